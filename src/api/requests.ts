@@ -1,0 +1,100 @@
+import type { HttpRequest, HttpResponse, RequestAuth } from '../http/client.js';
+import { API_VERSION, TOKEN_PATH, apiUrl } from './paths.js';
+
+/** Where the API under test lives: spec §Notation, {base_url} and {auth_url}. */
+export interface Target {
+  baseUrl: string;
+  authUrl: string;
+}
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** Sends one request through the HTTP layer, recording it for the check that asks. */
+export type Send = (req: HttpRequest) => Promise<HttpResponse>;
+
+/** How the `Accept-Version` header is sent: `null` leaves it out (spec §Versioning 2). */
+export interface VersionHeader {
+  acceptVersion?: string | null;
+  /** The header name as spelled on the wire; field names are case-insensitive (RFC 9110 §5.1). */
+  acceptVersionName?: string;
+}
+
+function versionHeaders(v: VersionHeader): Record<string, string> {
+  const value = v.acceptVersion === undefined ? API_VERSION : v.acceptVersion;
+  return value === null ? {} : { [v.acceptVersionName ?? 'Accept-Version']: value };
+}
+
+export interface TokenRequestOptions extends VersionHeader {
+  /** TOKEN_PATH unless a check probes the legacy path. */
+  path?: string;
+  /** `null`: send no client authentication at all. */
+  credentials: ClientCredentials | null;
+  /** The Basic scheme name as spelled on the wire (default "Basic"). */
+  basicScheme?: string;
+  /** `null` leaves grant_type out; default `client_credentials` (spec §Obtain an access token). */
+  grantType?: string | null;
+  extraParams?: Record<string, string>;
+  purpose: string;
+}
+
+/**
+ * The token request of spec §Obtain an access token: `POST {auth_url}/uaa/oauth2/token` with
+ * HTTP Basic client authentication and a form body (RFC 6749 §4.4.2).
+ */
+export function requestToken(send: Send, target: Target, opts: TokenRequestOptions): Promise<HttpResponse> {
+  const form = new URLSearchParams();
+  const grantType = opts.grantType === undefined ? 'client_credentials' : opts.grantType;
+  if (grantType !== null) form.set('grant_type', grantType);
+  for (const [name, value] of Object.entries(opts.extraParams ?? {})) form.append(name, value);
+  const auth: RequestAuth = opts.credentials
+    ? { kind: 'client-basic', ...opts.credentials, ...(opts.basicScheme ? { scheme: opts.basicScheme } : {}) }
+    : { kind: 'none' };
+  return send({
+    method: 'POST',
+    url: apiUrl(target.authUrl, opts.path ?? TOKEN_PATH),
+    headers: { ...versionHeaders(opts), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+    auth,
+    purpose: opts.purpose,
+  });
+}
+
+export interface ResourceRequestOptions extends VersionHeader {
+  /** The API path, with its query, e.g. `/users/me` or `/tenants/{id}/shipments?page=2`. */
+  path: string;
+  auth: RequestAuth;
+  purpose: string;
+}
+
+/** `GET {base_url}<path>` with `Accept-Version` and an Authorization (spec §Endpoints). */
+export function getResource(send: Send, target: Target, opts: ResourceRequestOptions): Promise<HttpResponse> {
+  return send({ method: 'GET', url: apiUrl(target.baseUrl, opts.path), headers: versionHeaders(opts), auth: opts.auth, purpose: opts.purpose });
+}
+
+/** `GET` of an absolute URL (a Link target) with a bearer token and the documented version. */
+export function getUrl(send: Send, url: string, auth: RequestAuth, purpose: string): Promise<HttpResponse> {
+  return send({ method: 'GET', url, headers: versionHeaders({}), auth, purpose });
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: string;
+  expiresIn: number;
+}
+
+/** The token of a successful token response, or undefined when there is none to use. */
+export function readIssuedToken(res: HttpResponse): IssuedToken | undefined {
+  if (res.status !== 200) return undefined;
+  const parsed = res.json();
+  if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') return undefined;
+  const body = parsed.value as Record<string, unknown>;
+  if (typeof body.access_token !== 'string' || body.access_token === '') return undefined;
+  return {
+    accessToken: body.access_token,
+    tokenType: typeof body.token_type === 'string' ? body.token_type : '',
+    expiresIn: typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in),
+  };
+}

@@ -1,0 +1,87 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+
+/**
+ * JSON Schemas of the API payloads (spec §Resources and their fields), validated with ajv.
+ * They check types only: whether a documented field is present at all is a separate check
+ * (spec §Generic rules for optional fields 1), and extra fields are always allowed (spec
+ * §Versioning 3: fields are added, not removed).
+ */
+
+/** spec §Tenant identifier: a UUID, in the 8-4-4-4-12 hex form (any version). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const uuid = { type: 'string', pattern: UUID_PATTERN } as const;
+const stringOrNull = { type: ['string', 'null'] } as const;
+
+/** The fields of a User (spec §User); the spec's table names the tenants array "the service". */
+export const USER_FIELDS = ['id', 'name', 'email', 'tenants'] as const;
+export const USER_TENANT_FIELDS = ['id', 'name'] as const;
+
+export const userSchema = {
+  $id: 'User',
+  type: 'object',
+  properties: {
+    id: uuid,
+    name: stringOrNull,
+    email: stringOrNull,
+    tenants: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: uuid, name: stringOrNull },
+      },
+    },
+  },
+} as const;
+
+/** spec §Access token response; RFC 6749 §5.1. `expires_in` must be an integer JSON number. */
+export const tokenResponseSchema = {
+  $id: 'AccessTokenResponse',
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in'],
+  properties: {
+    access_token: { type: 'string', minLength: 1 },
+    token_type: { type: 'string' },
+    expires_in: { type: 'integer', exclusiveMinimum: 0 },
+  },
+} as const;
+
+/**
+ * RFC 6749 §5.2 error response: `error` is required; its characters and those of
+ * `error_description` are limited to %x20-21 / %x23-5B / %x5D-7E (no `"` and no `\`).
+ */
+export const oauthErrorSchema = {
+  $id: 'OAuthError',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', minLength: 1, pattern: '^[\\x20-\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
+    error_description: { type: 'string', pattern: '^[\\x20-\\x21\\x23-\\x5B\\x5D-\\x7E]*$' },
+    error_uri: { type: 'string' },
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const compiled = new Map<string, ValidateFunction>();
+
+function validator(schema: { $id: string }): ValidateFunction {
+  let fn = compiled.get(schema.$id);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema.$id, fn);
+  }
+  return fn;
+}
+
+/** Validates `value`; returns one readable line per problem (`/tenants/0/id must match pattern ...`). */
+export function schemaProblems(schema: { $id: string }, value: unknown): string[] {
+  const validate = validator(schema);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map(describeAjvError);
+}
+
+function describeAjvError(e: ErrorObject): string {
+  const where = e.instancePath === '' ? 'the body' : e.instancePath;
+  if (e.keyword === 'pattern' && e.params.pattern === UUID_PATTERN) return `${where} must be a UUID`;
+  if (e.keyword === 'required') return `${where} lacks the required field "${String(e.params.missingProperty)}"`;
+  return `${where} ${e.message ?? 'is invalid'}`;
+}

@@ -1,0 +1,119 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { USER_PATH } from '../api/paths.js';
+import { getResource, readIssuedToken } from '../api/requests.js';
+import type { HttpResponse } from '../http/client.js';
+import type { CheckContext } from './check.js';
+import { PrerequisiteError } from './errors.js';
+import { requestValidToken } from './token-response.js';
+
+/**
+ * The expiry timeline (spec §Authentication 3: after expires_in seconds the token is invalid).
+ *
+ * It is built on the token the runner obtained before Vitest even started, so the wait for
+ * expiry runs while every other suite does its work; only when that token is too old for the
+ * "shortly before" probe does the suite fetch one of its own.
+ *
+ * Timing, in epoch ms, with T = expires_in:
+ * - the server cannot have issued the token before `sentAt`, so it is valid until at least
+ *   `sentAt + T`: the "before" probe is sent a little earlier than that (`lead`, twice the
+ *   observed round trip, at least 500 ms);
+ * - it cannot have issued it after `receivedAt`, so from `receivedAt + T` on it must be refused;
+ *   the server gets `--expiry-margin` seconds of clock margin, polled every 100 ms, so the check
+ *   ends as soon as the server refuses.
+ */
+
+export interface Timeline {
+  token: string;
+  expiresIn: number;
+  sentAt: number;
+  receivedAt: number;
+}
+
+const POLL_MS = 100;
+let timeline: Promise<Timeline> | undefined;
+let expiry: Promise<ExpiryObservation> | undefined;
+
+function lead(t: Timeline): number {
+  return Math.min(Math.max(500, 2 * (t.receivedAt - t.sentAt)), (t.expiresIn * 1000) / 2);
+}
+
+/** When the "shortly before" probe is sent. */
+export function probeBeforeAt(t: Timeline): number {
+  return t.sentAt + t.expiresIn * 1000 - lead(t);
+}
+
+/** The first moment the token must be refused, and the last one the margin allows. */
+export function mustBeRefusedFrom(t: Timeline, marginSeconds: number): { from: number; deadline: number } {
+  const from = t.receivedAt + t.expiresIn * 1000;
+  return { from, deadline: from + marginSeconds * 1000 };
+}
+
+/** The token the timeline follows (shared by the expiry checks of this worker). */
+export function getTimeline(c: CheckContext): Promise<Timeline> {
+  timeline ??= buildTimeline(c);
+  return timeline;
+}
+
+async function buildTimeline(c: CheckContext): Promise<Timeline> {
+  const shared = c.settings.sharedToken;
+  if (shared) {
+    const t = { token: shared.accessToken, expiresIn: shared.expiresIn, sentAt: shared.sentAt, receivedAt: shared.receivedAt };
+    if (Date.now() < probeBeforeAt(t) - POLL_MS) return t;
+  }
+  const sentAt = Date.now();
+  const res = await requestValidToken(c);
+  const receivedAt = Date.now();
+  const issued = readIssuedToken(res);
+  if (!issued) throw new PrerequisiteError(`cannot follow a token to its expiry: the token request answered ${res.status} without a usable token (see TOKEN-ISSUE)`);
+  if (!Number.isInteger(issued.expiresIn) || issued.expiresIn <= 0) throw new PrerequisiteError(`cannot follow a token to its expiry: expires_in is not a positive integer (see TOKEN-EXPIRES-IN)`);
+  return { token: issued.accessToken, expiresIn: issued.expiresIn, sentAt, receivedAt };
+}
+
+/** Skips the check when waiting out expires_in would take longer than --max-expiry-wait. */
+export function skipUnlessWaitable(c: CheckContext, t: Timeline): void {
+  const max = c.settings.maxExpiryWaitSeconds;
+  if (t.expiresIn > max) {
+    c.skip(`expires_in is ${t.expiresIn} s, longer than --max-expiry-wait ${max} s; pass --max-expiry-wait ${t.expiresIn} to wait it out`);
+  }
+}
+
+export async function sleepUntil(epochMs: number): Promise<void> {
+  const ms = epochMs - Date.now();
+  if (ms > 0) await sleep(ms);
+}
+
+/** GET /users/me with the timeline's token. */
+export function probe(c: CheckContext, t: Timeline, purpose: string): Promise<HttpResponse> {
+  return getResource(c.send, c.target, { path: USER_PATH, auth: { kind: 'bearer', token: t.token }, purpose });
+}
+
+export interface ExpiryObservation {
+  /** The first response that refused the token, if the server did within the margin. */
+  refused?: HttpResponse;
+  /** The last response that still accepted it. */
+  lastAccepted?: HttpResponse;
+  /** Seconds after `receivedAt + expires_in` at which the refusal was seen (or the deadline). */
+  secondsLate: number;
+}
+
+/**
+ * Waits for the token to expire and polls until the server refuses it or the margin runs out.
+ * Done once per worker; later checks reuse the observation.
+ */
+export function observeExpiry(c: CheckContext, t: Timeline): Promise<ExpiryObservation> {
+  expiry ??= (async () => {
+    const { from, deadline } = mustBeRefusedFrom(t, c.settings.expiryMarginSeconds);
+    await sleepUntil(from);
+    let lastAccepted: HttpResponse | undefined;
+    for (let attempt = 0; attempt < 1000; attempt += 1) {
+      const res = await probe(c, t, 'GET /users/me with a token whose expires_in has passed');
+      const secondsLate = (Date.now() - from) / 1000;
+      if (res.status !== 200) return { refused: res, secondsLate, ...(lastAccepted ? { lastAccepted } : {}) };
+      lastAccepted = res;
+      if (Date.now() >= deadline) return { lastAccepted, secondsLate };
+      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+    }
+    return { ...(lastAccepted ? { lastAccepted } : {}), secondsLate: (Date.now() - from) / 1000 };
+  })();
+  return expiry;
+}

@@ -1,0 +1,66 @@
+/**
+ * Field sets of JSON values, for spec §Generic rules for optional fields 1: an optional field
+ * without data is null, never omitted, so every item of a list carries every field.
+ *
+ * A path is a list of segments: a key, or ELEMENT for "an element of this array" (every element
+ * shares it). Sets hold paths encoded as JSON, so keys containing `.` or `[` stay unambiguous.
+ * Values nested deeper than MAX_DEPTH are not followed.
+ */
+
+const MAX_DEPTH = 4;
+/** The segment for the elements of an array. */
+const ELEMENT = 0;
+type Segment = string | typeof ELEMENT;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function collect(value: unknown, prefix: Segment[], depth: number, out: Set<string>): void {
+  if (depth > MAX_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const element of value) collect(element, [...prefix, ELEMENT], depth + 1, out);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const [key, child] of Object.entries(value)) {
+    const path = [...prefix, key];
+    out.add(JSON.stringify(path));
+    collect(child, path, depth + 1, out);
+  }
+}
+
+/** Every field path of `value`, encoded. */
+export function fieldPaths(value: unknown): Set<string> {
+  const out = new Set<string>();
+  collect(value, [], 0, out);
+  return out;
+}
+
+/** A path as a reader writes it: `carrier.name`, `tags[].id`, `["a.b"].c`. */
+export function displayPath(encoded: string): string {
+  const segments = JSON.parse(encoded) as Segment[];
+  return segments
+    .map((s, i) => (s === ELEMENT ? '[]' : /^[A-Za-z_$][\w$-]*$/.test(s) ? `${i === 0 ? '' : '.'}${s}` : `[${JSON.stringify(s)}]`))
+    .join('');
+}
+
+/**
+ * The paths of `union` that `value` lacks, for display. A path below a field that is null, a
+ * scalar or an empty array is not missing: the parent has no data to hold it.
+ */
+export function missingFields(value: unknown, union: ReadonlySet<string>): string[] {
+  const own = fieldPaths(value);
+  return [...union].filter((path) => !own.has(path) && parentCanHold(value, JSON.parse(path) as Segment[])).map(displayPath);
+}
+
+function parentCanHold(value: unknown, path: readonly Segment[]): boolean {
+  let nodes: unknown[] = [value];
+  for (const segment of path.slice(0, -1)) {
+    nodes = segment === ELEMENT ? nodes.flatMap((n): unknown[] => (Array.isArray(n) ? (n as unknown[]) : [])) : nodes.map((n) => (isObject(n) ? n[segment] : undefined));
+    if (nodes.length === 0) return false;
+  }
+  const last = path.at(-1);
+  // The final segment's holder: an object for a key, a non-empty array for an element.
+  return last === ELEMENT ? nodes.some((n) => Array.isArray(n) && n.length > 0) : nodes.some(isObject);
+}

@@ -1,0 +1,209 @@
+import { apiUrl, tenantPath } from '../api/paths.js';
+import { getResource, getUrl, type Send } from '../api/requests.js';
+import { Recorder, type HttpResponse } from '../http/client.js';
+import { parseLinkHeader, type LinkParseResult } from '../http/link.js';
+import type { CheckContext } from './check.js';
+import { getBattery } from './context.js';
+import { extractItems } from './list-items.js';
+
+/**
+ * Paged lists (spec §Pagination): the paging headers, and a walk over every page that the
+ * pagination checks share. The walk is done once per list and worker, with bounded concurrency
+ * once Total-Pages is known, and recorded in a recorder of its own; a check that cites one of
+ * its responses copies that exchange into its own record (CheckContext.cite).
+ */
+
+export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements'] as const;
+export type PagingHeader = (typeof PAGING_HEADERS)[number];
+
+export interface PagingValues {
+  values: Partial<Record<PagingHeader, number>>;
+  /** Header problems: missing, repeated, not a non-negative integer. */
+  problems: string[];
+}
+
+/** Reads the four paging headers: each must be sent once, as decimal digits (RFC 9110 §5.3). */
+export function readPagingHeaders(res: HttpResponse): PagingValues {
+  const out: PagingValues = { values: {}, problems: [] };
+  for (const name of PAGING_HEADERS) {
+    const lines = res.headerLines(name);
+    if (lines.length === 0) {
+      out.problems.push(`${name} is missing`);
+      continue;
+    }
+    if (lines.length > 1) out.problems.push(`${name} is sent ${lines.length} times (${lines.map((l) => JSON.stringify(l)).join(', ')})`);
+    // Only SP and HTAB are optional whitespace around a field value (RFC 9110 §5.6.3).
+    const raw = (lines[0] ?? '').replace(/^[ \t]+|[ \t]+$/g, '');
+    if (!/^\d+$/.test(raw)) {
+      out.problems.push(`${name} is ${JSON.stringify(lines[0])}, not a non-negative integer`);
+      continue;
+    }
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value)) out.problems.push(`${name} is ${raw}, too large to be a count`);
+    else out.values[name] = value;
+  }
+  return out;
+}
+
+/** The expected number of pages: ceil(elements / size); an empty list may say 0 or 1. */
+export function expectedTotalPages(totalElements: number, pageSize: number): number[] {
+  if (totalElements === 0) return [0, 1];
+  if (pageSize <= 0) return [];
+  return [Math.ceil(totalElements / pageSize)];
+}
+
+/** A URL in a form where equal requests compare equal: query parameters sorted. */
+export function normaliseUrl(url: string): string {
+  const u = new URL(url);
+  const params = [...u.searchParams].sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+  u.search = new URLSearchParams(params).toString();
+  u.hash = '';
+  return u.href;
+}
+
+export interface WalkPage {
+  number: number;
+  url: string;
+  res: HttpResponse;
+  paging: PagingValues;
+  items?: unknown[];
+  itemsProblem?: string;
+  links: LinkParseResult;
+}
+
+export interface Walk {
+  /** The tenant-relative path, e.g. `shipments`. */
+  path: string;
+  /** The API path of the list, e.g. `/tenants/{id}/shipments`. */
+  apiPath: string;
+  /** The size the walk requests on every page. */
+  size: number;
+  /** The response without page and size parameters. */
+  unparameterised: WalkPage;
+  pages: WalkPage[];
+  totalPages?: number;
+  totalElements?: number;
+  /** Why the walk could not cover the whole list; checks that need the whole list report these. */
+  problems: string[];
+  /** The recorder of every request of the walk. */
+  recorder: Recorder;
+}
+
+/** Hard bound on the pages of one walk: a hostile Total-Pages must not keep the run going. */
+export const MAX_WALK_PAGES = 100_000;
+
+const walks = new Map<string, Promise<Walk>>();
+
+/** The walk of the list at `path` for the tenant under test, done once per worker. */
+export function getWalk(c: CheckContext, path: string): Promise<Walk> {
+  let walk = walks.get(path);
+  if (!walk) {
+    walk = walkList(c, path);
+    walks.set(path, walk);
+  }
+  return walk;
+}
+
+function pageUrlPath(apiPath: string, page: number, size: number): string {
+  return `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`;
+}
+
+async function walkList(c: CheckContext, path: string): Promise<Walk> {
+  const tenantId = c.settings.tenantId;
+  if (tenantId === undefined) throw new Error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'}`);
+  const apiPath = tenantPath(tenantId, path);
+  const recorder = new Recorder();
+  const auth = await c.bearer();
+  const send: Send = (req) => getBattery().http.send(req, recorder);
+  const fetchPage = async (number: number, pathAndQuery: string, purpose: string): Promise<WalkPage> => {
+    const res = await getResource(send, c.target, { path: pathAndQuery, auth, purpose });
+    return readPage(number, res);
+  };
+
+  const unparameterised = await fetchPage(1, apiPath, `GET ${path} without page and size`);
+  const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
+  const first = await fetchPage(1, pageUrlPath(apiPath, 1, size), `GET ${path} page 1 (size ${size})`);
+  const walk: Walk = { path, apiPath, size, unparameterised, pages: [first], problems: [], recorder };
+  if (first.res.status < 200 || first.res.status > 299) {
+    walk.problems.push(`page 1 answered ${first.res.status}`);
+    return walk;
+  }
+  const { values } = first.paging;
+  if (values['Total-Elements'] !== undefined) walk.totalElements = values['Total-Elements'];
+  const pageSize = values['Page-Size'] ?? size;
+  const totalPages = values['Total-Pages'] ?? (walk.totalElements !== undefined ? Math.ceil(walk.totalElements / Math.max(1, pageSize)) : undefined);
+  if (totalPages === undefined) {
+    walk.problems.push('page 1 gives neither Total-Pages nor Total-Elements, so the number of pages is unknown');
+    return walk;
+  }
+  walk.totalPages = totalPages;
+  if (totalPages > MAX_WALK_PAGES) {
+    walk.problems.push(`Total-Pages is ${totalPages}, more than the ${MAX_WALK_PAGES} pages a walk may request`);
+    return walk;
+  }
+  const rest = Array.from({ length: Math.max(0, totalPages - 1) }, (_, i) => i + 2);
+  const fetched = await mapBounded(rest, c.settings.concurrency, (n) => fetchPage(n, pageUrlPath(apiPath, n, size), `GET ${path} page ${n} (size ${size})`));
+  walk.pages.push(...fetched);
+  return walk;
+}
+
+function readPage(number: number, res: HttpResponse): WalkPage {
+  const page: WalkPage = { number, url: res.url, res, paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
+  if (res.status >= 200 && res.status < 300) {
+    const parsed = res.json();
+    const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
+    if ('items' in extracted) page.items = extracted.items;
+    else page.itemsProblem = extracted.problem;
+  } else {
+    page.itemsProblem = `the page answered ${res.status}`;
+  }
+  return page;
+}
+
+/** Runs `fn` over `inputs` with at most `limit` in flight; results in input order. */
+export async function mapBounded<T, R>(inputs: readonly T[], limit: number, fn: (input: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(inputs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < inputs.length) {
+      const i = next;
+      next += 1;
+      results[i] = await fn(inputs[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), inputs.length) }, worker));
+  return results;
+}
+
+/** The page a link target stands for, when it is the very request the walk made for that page. */
+export function walkPageAt(walk: Walk, target: string): WalkPage | undefined {
+  const wanted = normaliseUrl(target);
+  return walk.pages.find((p) => normaliseUrl(p.url) === wanted);
+}
+
+const linkTargets = new Map<string, Promise<WalkPage>>();
+
+/**
+ * What a link target answers: the walk's own response when the link is the same request,
+ * otherwise the target fetched (once per worker) and read as a page.
+ */
+export async function followLink(c: CheckContext, walk: Walk, target: string): Promise<WalkPage> {
+  const known = walkPageAt(walk, target);
+  if (known) return known;
+  const key = normaliseUrl(target);
+  let page = linkTargets.get(key);
+  if (!page) {
+    page = (async () => {
+      const res = await getUrl((req) => getBattery().http.send(req, walk.recorder), target, await c.bearer(), `GET a Link target of ${walk.path}: ${target}`);
+      return readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res);
+    })();
+    linkTargets.set(key, page);
+  }
+  return page;
+}
+
+/** The list URL of the tenant under test with these query parameters. */
+export function listUrl(c: CheckContext, walk: Walk, params: Record<string, string>): string {
+  const query = new URLSearchParams(params).toString();
+  return apiUrl(c.target.baseUrl, query ? `${walk.apiPath}?${query}` : walk.apiPath).href;
+}

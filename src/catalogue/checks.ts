@@ -1,0 +1,448 @@
+import type { Check } from './types.js';
+
+/**
+ * The check catalogue: every check the battery runs, as data.
+ *
+ * `refs` cite the spec (`../shared/spec/carrier-platform-api.md`, vendored as
+ * `docs/spec/carrier-platform-api.md`) by section heading and item number, or an RFC it names.
+ * Where the spec is silent the checks accept every reasonable behaviour and flag only what is
+ * clearly wrong (a 5xx for a client error, data served without authorization); the `notes`
+ * say where a check is deliberately more lenient than a literal reading would be.
+ *
+ * Ids are stable: reports, baselines and `--check` refer to them. Never reuse an id for another rule.
+ */
+export const CHECKS: readonly Check[] = [
+  // ── token: POST {auth_url}/uaa/oauth2/token ─────────────────────────────────────────────
+  {
+    id: 'TOKEN-ISSUE',
+    suite: 'token',
+    level: 'MUST',
+    title: 'Valid client credentials get 200 and a JSON access token response',
+    refs: ['spec §Obtain an access token', 'RFC 6749 §4.4.3', 'RFC 6749 §5.1'],
+  },
+  {
+    id: 'TOKEN-ACCESS-TOKEN',
+    suite: 'token',
+    level: 'MUST',
+    title: 'access_token is a non-empty string',
+    refs: ['spec §Access token response', 'RFC 6749 §5.1'],
+  },
+  {
+    id: 'TOKEN-TYPE',
+    suite: 'token',
+    level: 'MUST',
+    title: 'token_type is bearer (compared case-insensitively)',
+    refs: ['spec §Access token response', 'RFC 6749 §5.1', 'RFC 6749 §7.1'],
+  },
+  {
+    id: 'TOKEN-TYPE-CASE',
+    suite: 'token',
+    level: 'SHOULD',
+    title: 'token_type is spelled exactly "bearer", as the spec documents it',
+    refs: ['spec §Access token response', 'spec §Authentication 3'],
+    notes: 'RFC 6749 §5.1 makes the value case-insensitive, so another spelling is only a warning.',
+  },
+  {
+    id: 'TOKEN-EXPIRES-IN',
+    suite: 'token',
+    level: 'MUST',
+    title: 'expires_in is a positive integer (a JSON number, not a string or a fraction)',
+    refs: ['spec §Access token response', 'spec §Authentication 3', 'RFC 6749 §5.1'],
+  },
+  {
+    id: 'TOKEN-NO-STORE',
+    suite: 'token',
+    level: 'MUST',
+    title: 'The token response carries Cache-Control: no-store',
+    refs: ['RFC 6749 §5.1'],
+  },
+  {
+    id: 'TOKEN-PRAGMA',
+    suite: 'token',
+    level: 'SHOULD',
+    title: 'The token response carries Pragma: no-cache',
+    refs: ['RFC 6749 §5.1'],
+    notes: 'RFC 6749 says MUST, but RFC 9111 §5.4 has since deprecated Pragma; a warning only.',
+  },
+  {
+    id: 'TOKEN-NO-REFRESH',
+    suite: 'token',
+    level: 'SHOULD',
+    title: 'No refresh_token is issued for the client credentials grant',
+    refs: ['RFC 6749 §4.4.3'],
+  },
+  {
+    id: 'TOKEN-WORKS',
+    suite: 'token',
+    level: 'MUST',
+    title: 'The issued token is accepted by GET /users/me',
+    refs: ['spec §Authentication 4', 'spec §Get the current user'],
+  },
+  {
+    id: 'TOKEN-WRONG-SECRET',
+    suite: 'token',
+    level: 'MUST',
+    title: 'A wrong client secret is refused with 401 invalid_client, a challenge and no token',
+    refs: ['spec §Authentication 2', 'RFC 6749 §5.2'],
+    notes: 'RFC 6749 §5.2: a client that authenticated with the Authorization header MUST get 401.',
+  },
+  {
+    id: 'TOKEN-UNKNOWN-CLIENT',
+    suite: 'token',
+    level: 'MUST',
+    title: 'An unknown client id is refused with 401 invalid_client, a challenge and no token',
+    refs: ['spec §Authentication 2', 'RFC 6749 §5.2'],
+  },
+  {
+    id: 'TOKEN-NO-CREDENTIALS',
+    suite: 'token',
+    level: 'MUST',
+    title: 'A token request without client credentials is refused with invalid_client and no token',
+    refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
+    notes:
+      'RFC 6749 §5.2 lets the server answer 400 or 401 when no client authentication was attempted; ' +
+      'both pass, and a 401 must carry a WWW-Authenticate challenge (RFC 9110 §11.6.1).',
+  },
+  {
+    id: 'TOKEN-GRANT-MISSING',
+    suite: 'token',
+    level: 'MUST',
+    title: 'A token request without grant_type gets 400 invalid_request and no token',
+    refs: ['spec §Obtain an access token', 'RFC 6749 §4.4.2', 'RFC 6749 §5.2'],
+  },
+  {
+    id: 'TOKEN-GRANT-UNSUPPORTED',
+    suite: 'token',
+    level: 'MUST',
+    title: 'An unsupported grant_type gets 400 unsupported_grant_type and no token',
+    refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
+    notes: 'The probe uses a made-up grant type URN, so no server can support it.',
+  },
+  {
+    id: 'TOKEN-ERROR-FORMAT',
+    suite: 'token',
+    level: 'MUST',
+    title: 'Token error responses are JSON objects with a string error code',
+    refs: ['RFC 6749 §5.2'],
+  },
+  {
+    id: 'TOKEN-EXTRA-PARAM',
+    suite: 'token',
+    level: 'MUST',
+    title: 'An unknown extra request parameter is ignored',
+    refs: ['RFC 6749 §3.2'],
+  },
+  {
+    id: 'TOKEN-BASIC-CASE',
+    suite: 'token',
+    level: 'SHOULD',
+    title: 'The Basic scheme name is accepted in lower case',
+    refs: ['RFC 7617 §2', 'RFC 9110 §11.1'],
+    notes: 'Authentication scheme names are case-insensitive; clients that send "basic" exist.',
+  },
+
+  // ── expiry: tokens stop working after expires_in ────────────────────────────────────────
+  {
+    id: 'EXPIRY-VALID-BEFORE',
+    suite: 'expiry',
+    level: 'MUST',
+    title: 'A token is still accepted shortly before expires_in runs out',
+    refs: ['spec §Access token response', 'spec §Authentication 3'],
+  },
+  {
+    id: 'EXPIRY-REFUSED-AFTER',
+    suite: 'expiry',
+    level: 'MUST',
+    title: 'A token is refused with 401 and a Bearer challenge once expires_in has passed',
+    refs: ['spec §Authentication 3', 'spec §Limits', 'RFC 6750 §3'],
+    notes: 'The server gets the clock margin of --expiry-margin (default 1 s) after expires_in.',
+  },
+  {
+    id: 'EXPIRY-INVALID-TOKEN-ERROR',
+    suite: 'expiry',
+    level: 'SHOULD',
+    title: 'The challenge for an expired token carries error="invalid_token"',
+    refs: ['RFC 6750 §3.1'],
+  },
+  {
+    id: 'EXPIRY-RENEW',
+    suite: 'expiry',
+    level: 'MUST',
+    title: 'After expiry a fresh token can be obtained and is accepted',
+    refs: ['spec §What the service does', 'spec §Authentication 1'],
+  },
+
+  // ── auth: bearer tokens on every resource endpoint ──────────────────────────────────────
+  {
+    id: 'AUTH-MISSING',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'Without an Authorization header: 401 with a Bearer challenge',
+    refs: ['spec §Authentication 4', 'RFC 6750 §3'],
+  },
+  {
+    id: 'AUTH-MALFORMED',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'A malformed Bearer credential: 400 or 401 (with a Bearer challenge), never data',
+    refs: ['spec §Authentication 4', 'RFC 6750 §2.1', 'RFC 6750 §3.1'],
+    notes: 'RFC 6750 §3.1 recommends 400 invalid_request for a malformed request, so 400 passes too.',
+  },
+  {
+    id: 'AUTH-UNKNOWN-TOKEN',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'An unknown access token: 401 with a Bearer challenge',
+    refs: ['spec §Authentication 4', 'RFC 6750 §3', 'RFC 6750 §3.1'],
+  },
+  {
+    id: 'AUTH-NOT-BEARER',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'Another scheme (Basic with the client credentials): 401 with a Bearer challenge',
+    refs: ['spec §Authentication 4', 'RFC 6750 §3'],
+  },
+  {
+    id: 'AUTH-MISSING-NO-ERROR',
+    suite: 'auth',
+    level: 'SHOULD',
+    title: 'The challenge to a request without credentials carries no error code',
+    refs: ['RFC 6750 §3.1'],
+  },
+  {
+    id: 'AUTH-INVALID-TOKEN-ERROR',
+    suite: 'auth',
+    level: 'SHOULD',
+    title: 'The challenge to an unknown token carries error="invalid_token"',
+    refs: ['RFC 6750 §3.1'],
+  },
+  {
+    id: 'AUTH-SCHEME-CASE',
+    suite: 'auth',
+    level: 'SHOULD',
+    title: 'The Bearer scheme name is accepted in lower case',
+    refs: ['RFC 6750 §2.1', 'RFC 9110 §11.1'],
+    notes: 'Clients that echo token_type send "bearer <token>".',
+  },
+
+  // ── versioning: Accept-Version on every endpoint ────────────────────────────────────────
+  {
+    id: 'VERSION-MISSING',
+    suite: 'versioning',
+    level: 'MUST',
+    title: 'Without Accept-Version every endpoint answers exactly 400',
+    refs: ['spec §Versioning 1', 'spec §Versioning 2', 'spec §Errors'],
+  },
+  {
+    id: 'VERSION-INVALID',
+    suite: 'versioning',
+    level: 'MUST',
+    title: 'An invalid Accept-Version gets 400 or 404 on every endpoint',
+    refs: ['spec §Versioning 2', 'spec §Errors'],
+    notes: 'Probes "0", "999999" and "banana"; either status passes, as the spec allows both.',
+  },
+  {
+    id: 'VERSION-ONE',
+    suite: 'versioning',
+    level: 'MUST',
+    title: 'Accept-Version: 1 succeeds on every endpoint',
+    refs: ['spec §Versioning 1'],
+  },
+  {
+    id: 'VERSION-HEADER-CASE',
+    suite: 'versioning',
+    level: 'MUST',
+    title: 'The Accept-Version header name is case-insensitive',
+    refs: ['spec §Versioning 1', 'RFC 9110 §5.1'],
+  },
+
+  // ── user: GET /users/me ─────────────────────────────────────────────────────────────────
+  {
+    id: 'USER-OK',
+    suite: 'user',
+    level: 'MUST',
+    title: 'GET /users/me answers 200 with a JSON body',
+    refs: ['spec §Get the current user', 'spec §Errors'],
+  },
+  {
+    id: 'USER-SCHEMA',
+    suite: 'user',
+    level: 'MUST',
+    title: 'The User has the documented types: id a UUID, name and email strings or null, tenants [{id, name}]',
+    refs: ['spec §User', 'spec §Tenant identifier'],
+    notes: 'Extra fields are allowed (spec §Versioning 3: fields are added).',
+  },
+  {
+    id: 'USER-FIELDS-PRESENT',
+    suite: 'user',
+    level: 'MUST',
+    title: 'No documented User field is omitted; a field without data is null',
+    refs: ['spec §User', 'spec §Generic rules for optional fields 1'],
+  },
+  {
+    id: 'USER-EXPECTED-VALUES',
+    suite: 'user',
+    level: 'MUST',
+    title: 'The User matches the known data of the test account exactly (null, "" and absent told apart)',
+    refs: ['spec §Generic rules for optional fields 1', 'spec §Generic rules for optional fields 2'],
+    notes: 'Needs --expectations; tenants are matched by id.',
+  },
+
+  // ── legacy: paths the gateway rewrites ──────────────────────────────────────────────────
+  {
+    id: 'LEGACY-TOKEN',
+    suite: 'legacy',
+    level: 'MUST',
+    title: 'POST /uaa/oauth/token issues a token like the token endpoint',
+    refs: ['spec §Obtain an access token'],
+  },
+  {
+    id: 'LEGACY-TOKEN-WORKS',
+    suite: 'legacy',
+    level: 'MUST',
+    title: 'A token from the legacy token path is accepted by /users/me',
+    refs: ['spec §Obtain an access token', 'spec §Authentication 4'],
+  },
+  {
+    id: 'LEGACY-TOKEN-REFUSES',
+    suite: 'legacy',
+    level: 'MUST',
+    title: 'The legacy token path refuses a wrong secret with 401 invalid_client, a challenge and no token',
+    refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
+  },
+  {
+    id: 'LEGACY-USERINFO',
+    suite: 'legacy',
+    level: 'MUST',
+    title: 'GET /uaa/userinfo returns the same User as /users/me',
+    refs: ['spec §Get the current user'],
+  },
+  {
+    id: 'LEGACY-NO-REDIRECT',
+    suite: 'legacy',
+    level: 'MUST',
+    title: 'Legacy paths are rewritten by the gateway, not redirected (no 3xx)',
+    refs: ['spec §Obtain an access token', 'spec §Get the current user'],
+  },
+
+  // ── tenant: /tenants/{tenantId}/<path> ──────────────────────────────────────────────────
+  {
+    id: 'TENANT-ACCESS',
+    suite: 'tenant',
+    level: 'MUST',
+    title: 'Every configured tenant endpoint answers 2xx for the tenant under test',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
+  },
+  {
+    id: 'TENANT-FOREIGN',
+    suite: 'tenant',
+    level: 'MUST',
+    title: 'A tenant the client may not access gets 403 or 404 and no data',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
+  },
+  {
+    id: 'TENANT-INVALID-ID',
+    suite: 'tenant',
+    level: 'MUST',
+    title: 'A tenantId that is not a UUID gets a 4xx, never a 5xx or data',
+    refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints'],
+  },
+
+  // ── pagination: page/size and the paging headers ───────────────────────────────────────
+  {
+    id: 'PAGE-HEADERS',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Total-Pages, Page-Size, Page-Number and Total-Elements are present once, as non-negative integers',
+    refs: ['spec §Pagination'],
+  },
+  {
+    id: 'PAGE-DEFAULT',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Without a page parameter page 1 is returned',
+    refs: ['spec §Pagination', 'spec §Limits'],
+  },
+  {
+    id: 'PAGE-ECHO',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Page-Number and Page-Size echo the request (Page-Size may state a cap)',
+    refs: ['spec §Pagination'],
+  },
+  {
+    id: 'PAGE-TOTALS',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Total-Pages equals ceil(Total-Elements / Page-Size), the same on every page',
+    refs: ['spec §Pagination'],
+    notes: 'An empty list may say 0 or 1 pages.',
+  },
+  {
+    id: 'PAGE-WALK',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Walking every page yields exactly Total-Elements items, no duplicates, every page full but the last',
+    refs: ['spec §Pagination'],
+    notes: 'Duplicates are found by item id when items have one, else by their whole JSON.',
+  },
+  {
+    id: 'PAGE-PAST-END',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'A page past the end gives an empty page or 404, never a 5xx',
+    refs: ['spec §Pagination'],
+  },
+  {
+    id: 'PAGE-INVALID-PARAMS',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Invalid page and size values get a 4xx or a valid clamped page, never a 5xx',
+    refs: ['spec §Pagination', 'spec §Errors'],
+    notes: 'The spec does not show the status for invalid paging values, so any 4xx passes.',
+  },
+  {
+    id: 'LINK-SYNTAX',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Link header fields are valid RFC 8288 links, each with a rel',
+    refs: ['spec §Pagination', 'RFC 8288 §3', 'RFC 8288 §3.3'],
+  },
+  {
+    id: 'LINK-NEXT',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Every page but the last links rel="next" to the following page; the last page has no next',
+    refs: ['spec §Pagination', 'RFC 8288 §3'],
+  },
+  {
+    id: 'LINK-PREV',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'A rel="prev" link, where present, points at the previous page; page 1 has none',
+    refs: ['spec §Pagination', 'RFC 8288 §3'],
+  },
+  {
+    id: 'LINK-FIRST-LAST',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'rel="first" and rel="last" links, where present, point at page 1 and the last page',
+    refs: ['spec §Pagination', 'RFC 8288 §3'],
+  },
+  {
+    id: 'LINK-FOLLOW',
+    suite: 'pagination',
+    level: 'MUST',
+    title: 'Following next from page 1 visits every page once and yields every item',
+    refs: ['spec §Pagination', 'RFC 8288 §3.1'],
+  },
+
+  // ── nulls: optional fields without data are null, never omitted ─────────────────────────
+  {
+    id: 'NULLS-SAME-FIELDS',
+    suite: 'nulls',
+    level: 'MUST',
+    title: 'Every item of every page carries the same set of fields (no field omitted for null)',
+    refs: ['spec §Generic rules for optional fields 1'],
+  },
+];

@@ -1,0 +1,165 @@
+import yargs, { type Argv } from 'yargs';
+import { CHECKS } from '../catalogue/index.js';
+import { SUITES } from '../catalogue/types.js';
+import { loadConfigFile, parseRunOptions } from '../config.js';
+import { HarnessExit, UsageError } from '../errors.js';
+import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
+import { redactor } from '../redact.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { renderCatalogue } from './list.js';
+import { serve } from './serve.js';
+
+/**
+ * The command line: `run` (the default), `list` and `serve`. Every run option can also come
+ * from a `CARRIER_*` environment variable or a JSON `--config` file; precedence is
+ * argv > environment > config file > default. Errors end with one line and a documented exit code.
+ */
+
+/** The long options of `run`, in camelCase as the config schema names them. */
+const RUN_OPTION_KEYS = [
+  'baseUrl',
+  'authUrl',
+  'clientId',
+  'clientSecret',
+  'tenantId',
+  'foreignTenantId',
+  'pagedPath',
+  'expectations',
+  'suite',
+  'check',
+  'maxExpiryWait',
+  'expiryMargin',
+  'timeout',
+  'maxBodyBytes',
+  'pageSize',
+  'concurrency',
+  'reportsDir',
+  'strict',
+] as const;
+
+function runOptions(y: Argv): Argv {
+  return y
+    .option('base-url', { type: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL). Absent: the embedded reference server is started on loopback' })
+    .option('auth-url', { type: 'string', group: 'Target:', describe: 'Host serving the token endpoint (default: the base URL)' })
+    .option('client-id', { type: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' })
+    .option('client-secret', { type: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET: the command line is visible to other users' })
+    .option('tenant-id', { type: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' })
+    .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access (default: a random UUID)' })
+    .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
+    .option('expectations', { type: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}}' })
+    .option('suite', { type: 'string', array: true, group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` })
+    .option('check', { type: 'string', array: true, group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' })
+    .option('strict', { type: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' })
+    .option('max-expiry-wait', { type: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds, else skip them [default: 60]' })
+    .option('expiry-margin', { type: 'number', group: 'Timing:', describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]' })
+    .option('timeout', { type: 'number', group: 'Timing:', describe: 'Per-request timeout in milliseconds [default: 10000]' })
+    .option('max-body-bytes', { type: 'number', group: 'Timing:', describe: 'Largest response body accepted, in bytes [default: 8388608]' })
+    .option('page-size', { type: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" })
+    .option('concurrency', { type: 'number', group: 'Timing:', describe: 'Parallel requests of a page walk [default: 4]' })
+    .option('reports-dir', { type: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' })
+    .config('config', 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]})', (path: string) => loadConfigFile(path))
+    .epilogue(EXIT_CODES_HELP);
+}
+
+function pickRunOptions(argv: Record<string, unknown>): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const key of RUN_OPTION_KEYS) if (argv[key] !== undefined) raw[key] = argv[key];
+  return raw;
+}
+
+/** True when the secret was typed on the command line, where `ps` and shell history show it. */
+function secretOnCommandLine(args: readonly string[]): boolean {
+  return args.some((a) => a === '--client-secret' || a.startsWith('--client-secret=') || a === '--clientSecret' || a.startsWith('--clientSecret='));
+}
+
+/** yargs names an unknown option twice (`bogus-option, bogusOption`): keep the spelling users type. */
+function tidyYargsMessage(message: string): string {
+  const m = /^(Unknown arguments?): (.*)$/.exec(message);
+  if (!m?.[2]) return message;
+  const names = m[2].split(', ');
+  const kept = names.filter((n) => !(/[A-Z]/.test(n) && names.includes(n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
+  return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.join(', ')}`;
+}
+
+export interface CliIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  color: boolean;
+}
+
+export async function main(args: readonly string[], io: CliIO): Promise<number> {
+  let exitCode: number = ExitCode.Conformant;
+  const parser = yargs([...args])
+    .scriptName(TOOL_NAME)
+    .version(TOOL_VERSION)
+    .env('CARRIER')
+    .usage('$0 [run] [options]\n\nChecks that a deployment of the Carrier-Platform API conforms to its specification.')
+    .command(['run', '$0'], 'Run the conformance battery (the default command)', runOptions, async (argv) => {
+      if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
+      const options = parseRunOptions(pickRunOptions(argv));
+      const { runConformance } = await import('../runner/run.js');
+      exitCode = (await runConformance(options, io)).exitCode;
+    })
+    .command(
+      'list',
+      'Print the check catalogue: id, suite, level, spec reference, title',
+      (y) => y.option('json', { type: 'boolean', describe: 'Print it as JSON' }),
+      (argv) => {
+        io.out(argv.json ? `${JSON.stringify(CHECKS, null, 2)}\n` : renderCatalogue(CHECKS));
+      },
+    )
+    .command(
+      'serve',
+      'Run the embedded reference server in the foreground',
+      (y) =>
+        y
+          .option('port', { type: 'number', default: 8080, describe: 'Port to listen on (0: any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+          .option('token-ttl', { type: 'number', default: 5, describe: 'Token lifetime (expires_in) in seconds' })
+          .option('client-id', { type: 'string', describe: 'Client id to accept (default: conformance-client)' })
+          .option('client-secret', { type: 'string', describe: 'Client secret to accept; prefer CARRIER_CLIENT_SECRET (default: the documented reference secret)' })
+          .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); see src/reference/faults.ts' })
+          .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); see src/reference/variants.ts' })
+          .option('shipments', { type: 'number', describe: 'Shipments of the main tenant [default: 23]' }),
+      async (argv) => {
+        exitCode = await serve(
+          {
+            port: argv.port,
+            host: argv.host,
+            tokenTtl: argv['token-ttl'],
+            ...(argv['client-id'] !== undefined ? { clientId: argv['client-id'] } : {}),
+            ...(argv['client-secret'] !== undefined ? { clientSecret: argv['client-secret'] } : {}),
+            faults: argv.fault ?? [],
+            variants: argv.variant ?? [],
+            ...(argv.shipments !== undefined ? { shipments: argv.shipments } : {}),
+          },
+          io,
+        );
+      },
+    )
+    .strict()
+    .epilogue(EXIT_CODES_HELP)
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((message: string | undefined, error: Error | undefined) => {
+      if (error instanceof HarnessExit) throw error;
+      throw new UsageError(`${tidyYargsMessage(message ?? error?.message ?? 'invalid usage')} (see --help)`);
+    });
+  let output = '';
+  try {
+    await parser.parseAsync(args, {}, (_err: unknown, _argv: unknown, text: string) => {
+      output = text;
+    });
+  } catch (err) {
+    if (err instanceof HarnessExit) {
+      io.err(`${TOOL_NAME}: ${redactor.redact(err.message)}`);
+      return err.exitCode;
+    }
+    // A harness bug: one line, no stack trace (CARRIER_DEBUG=1 shows it), and the run is incomplete.
+    io.err(`${TOOL_NAME}: internal error: ${redactor.redact(err instanceof Error ? err.message : String(err))} (please report it; CARRIER_DEBUG=1 shows details)`);
+    if (process.env.CARRIER_DEBUG && err instanceof Error) io.err(redactor.redact(err.stack ?? ''));
+    return ExitCode.Incomplete;
+  }
+  if (output) io.out(`${output}\n`);
+  return exitCode;
+}

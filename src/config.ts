@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
+import { UsageError } from './errors.js';
+
+/**
+ * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
+ * variables (yargs `.env('CARRIER')`), or a JSON config file (`--config`). Every problem is
+ * reported as one line that names the option and says how to fix it (exit code 2).
+ */
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const httpUrl = z
+  .string()
+  .refine(
+    (value) => {
+      // URL parsing silently drops tabs, newlines and surrounding spaces: refuse them instead.
+      if (/\s/.test(value) || [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return false;
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      } catch {
+        return false;
+      }
+    },
+    { error: (issue) => `${JSON.stringify(issue.input)} is not an http(s) URL without spaces, credentials, query or fragment; give e.g. https://api.example.com` },
+  )
+  .transform((value) => new URL(value).href.replace(/\/+$/, ''));
+
+const uuid = z.string().regex(UUID_RE, { error: (issue) => `${JSON.stringify(issue.input)} is not a UUID; give e.g. 0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f` });
+
+/** A tenant-relative path such as `shipments` (spec §Tenant-scoped endpoints). */
+const pagedPath = z
+  .string()
+  .refine((p) => /^\/*[^/?#\s]/.test(p) && !/[?#\s]/.test(p) && !/^https?:/i.test(p), {
+    error: (issue) => `${JSON.stringify(issue.input)} is not a tenant-relative path; give e.g. shipments (meaning {base}/tenants/{tenantId}/shipments)`,
+  })
+  .transform((p) => p.replace(/^\/+/, ''));
+
+const positiveInt = (what: string) => z.number({ error: `must be a number (${what})` }).int({ error: `must be a whole number (${what})` }).positive({ error: `must be greater than 0 (${what})` });
+const nonNegative = (what: string) => z.number({ error: `must be a number (${what})` }).nonnegative({ error: `must not be negative (${what})` });
+
+const list = <T extends z.ZodType>(item: T) => z.preprocess((v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(item));
+
+export const runOptionsSchema = z
+  .object({
+    baseUrl: httpUrl.optional(),
+    authUrl: httpUrl.optional(),
+    clientId: z.string().min(1, { error: 'must not be empty' }).optional(),
+    clientSecret: z.string().min(1, { error: 'must not be empty' }).optional(),
+    tenantId: uuid.optional(),
+    foreignTenantId: uuid.optional(),
+    pagedPath: list(pagedPath),
+    expectations: z.string().min(1).optional(),
+    suite: list(z.enum(SUITES, { error: (issue) => `unknown suite ${JSON.stringify(issue.input)}; the suites are ${SUITES.join(', ')}` })),
+    check: list(
+      z.string().refine((id) => findCheck(id.toUpperCase()) !== undefined, {
+        error: (issue) => `unknown check id ${JSON.stringify(issue.input)}; \`carrier-conformance list\` prints the ${CHECKS.length} ids`,
+      }).transform((id) => id.toUpperCase()),
+    ),
+    maxExpiryWait: nonNegative('seconds').default(60),
+    expiryMargin: nonNegative('seconds').max(30, { error: 'must be at most 30 seconds' }).default(1),
+    timeout: positiveInt('milliseconds').default(10_000),
+    maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
+    pageSize: positiveInt('items per page').optional(),
+    concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).default(4),
+    reportsDir: z.string().min(1, { error: 'must not be empty' }).default('reports'),
+    strict: z.boolean().default(false),
+  })
+  .strict();
+
+export type RunOptions = z.output<typeof runOptionsSchema>;
+export type RunOptionsInput = z.input<typeof runOptionsSchema>;
+
+/** The option as the user spells it on the command line. */
+export function flagName(key: PropertyKey): string {
+  return `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function firstProblem(error: z.ZodError, where: (path: PropertyKey[]) => string): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid options';
+  if (issue.code === 'unrecognized_keys') return `${where([])}: unknown option ${issue.keys.map((k) => flagName(k)).join(', ')}; \`carrier-conformance run --help\` lists them`;
+  return `${where(issue.path)}: ${issue.message}`;
+}
+
+/** Validates options gathered from argv, environment and config file. */
+export function parseRunOptions(raw: Record<string, unknown>): RunOptions {
+  const result = runOptionsSchema.safeParse(raw);
+  if (!result.success) throw new UsageError(firstProblem(result.error, (path) => (path.length ? flagName(path[0] ?? '') : 'options')));
+  return result.data;
+}
+
+function readJsonFile(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
+    throw new UsageError(`${what} ${path}: cannot read it (${reason})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`${what} ${path}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * Reads a `--config` file: a JSON object whose keys are the long option names, in camelCase or
+ * kebab-case (`baseUrl` or `base-url`). Checked field by field against the same schema.
+ */
+export function loadConfigFile(path: string): Record<string, unknown> {
+  const raw = readJsonFile(path, 'config file');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`config file ${path}: must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}`);
+  const config: Record<string, unknown> = {};
+  const written = new Map<string, string>();
+  for (const [key, value] of Object.entries(raw)) {
+    const camel = key.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    config[camel] = value;
+    written.set(camel, key);
+  }
+  const result = runOptionsSchema.partial().safeParse(config);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const problem =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown option ${issue.keys.map((k) => `"${written.get(k) ?? k}"`).join(', ')}; \`carrier-conformance run --help\` lists them`
+        : `"${written.get(String(issue?.path[0] ?? '')) ?? String(issue?.path[0] ?? '')}": ${issue?.message ?? 'invalid'}`;
+    throw new UsageError(`config file ${path}: ${problem}`);
+  }
+  return config;
+}
+
+/** spec §User, partially: the known data of the test account. Tenants are matched by `id`. */
+const expectedTenant = z.looseObject({ id: z.string({ error: 'each expected tenant needs an "id" string' }) });
+const expectationsSchema = z
+  .object({
+    user: z.looseObject({ tenants: z.array(expectedTenant).optional() }).optional(),
+  })
+  .strict();
+export type Expectations = z.infer<typeof expectationsSchema>;
+
+/** Reads an `--expectations` file: `{"user": {...}}`, a partial User object. */
+export function loadExpectations(path: string): Expectations {
+  const result = expectationsSchema.safeParse(readJsonFile(path, 'expectations file'));
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'the file';
+    throw new UsageError(`expectations file ${path}: ${where}: ${issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}; only "user" is known` : (issue?.message ?? 'invalid')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,24 @@
+/**
+ * The process exit codes: the one place they are defined. The README and `--help` print
+ * `EXIT_CODES_HELP`, so the documentation cannot drift from the code.
+ */
+export const ExitCode = {
+  /** Every required (MUST) check passed; with --strict, every SHOULD check too. */
+  Conformant: 0,
+  /** One or more required checks failed, or could not be carried out (error). */
+  NonConformant: 1,
+  /** Usage or configuration error: one line on stderr says what and how to fix it. */
+  Usage: 2,
+  /** The run could not be carried out: target unreachable, run aborted or interrupted. */
+  Incomplete: 3,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export const EXIT_CODES_HELP = [
+  'Exit codes:',
+  `  ${ExitCode.Conformant}  every required check passed`,
+  `  ${ExitCode.NonConformant}  one or more required checks failed or could not be carried out`,
+  `  ${ExitCode.Usage}  usage or configuration error`,
+  `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted)`,
+].join('\n');

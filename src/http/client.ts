@@ -1,0 +1,310 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { RecordedExchange } from '../report/model.js';
+import type { Redactor } from '../redact.js';
+import { encodeBasicCredentials } from './basic.js';
+import { describeTransportError } from './transport-errors.js';
+
+/**
+ * The HTTP layer: the one place where the harness sends requests. Every request goes through
+ * `HttpClient.send`, which
+ * - never follows redirects (a 3xx is a finding for the check to judge, spec §Endpoints: the
+ *   gateway *rewrites* legacy paths);
+ * - applies the per-request timeout and a cap on response bodies;
+ * - sends credentials only to the configured origins;
+ * - records the exchange, redacted, for the check that sent it;
+ * - registers every access token it sees in a response with the redactor, at once.
+ */
+
+export type RequestAuth =
+  /** No Authorization header. */
+  | { kind: 'none' }
+  /** The configured client credentials as HTTP Basic (RFC 7617, RFC 6749 §2.3.1). */
+  | { kind: 'client-basic'; clientId: string; clientSecret: string; scheme?: string }
+  /** An access token, `Bearer <token>` (RFC 6750 §2.1); `scheme` spells the scheme name differently. */
+  | { kind: 'bearer'; token: string; scheme?: string }
+  /** A made-up credential a check probes with (malformed, unknown): not a secret, recorded as sent. */
+  | { kind: 'literal'; value: string };
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'PATCH';
+  url: string | URL;
+  /** Header fields, sent with the names spelled as given. `null` leaves out a default header. */
+  headers?: Record<string, string | null>;
+  body?: string;
+  auth?: RequestAuth;
+  /** What this request is for, in the words of the check; shown with the recorded exchange. */
+  purpose: string;
+}
+
+export interface HttpClientOptions {
+  /** Per-request deadline: connect, headers and body (--timeout). */
+  timeoutMs: number;
+  /** Larger response bodies are an error of the check (a hostile target must not exhaust memory). */
+  maxBodyBytes: number;
+  /** How many characters of each (redacted) body a recorded exchange keeps. */
+  recordBodyChars: number;
+  /** Origins (`scheme://host:port`) that may receive credentials: the base and the auth URL. */
+  credentialOrigins: readonly string[];
+  redactor: Redactor;
+  userAgent: string;
+  /** Aborts every request in flight, e.g. on Ctrl-C. */
+  signal?: AbortSignal;
+}
+
+/** A response, its body read in full (up to the cap) and decoded. */
+export class HttpResponse {
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    /** Field lines by lower-cased name, every line kept apart (RFC 9110 §5.3). */
+    readonly headers: Readonly<Record<string, readonly string[]>>,
+    readonly text: string,
+    /** Index of the recorded exchange in `recorder` (-1 when not recorded). */
+    readonly exchange: number,
+    readonly recorder?: Recorder,
+  ) {}
+
+  /** The field value, lines combined with ", " as RFC 9110 §5.3 defines; undefined when absent. */
+  header(name: string): string | undefined {
+    const lines = this.headers[name.toLowerCase()];
+    return lines && lines.length > 0 ? lines.join(', ') : undefined;
+  }
+
+  /** Every line of a field, as received. */
+  headerLines(name: string): readonly string[] {
+    return this.headers[name.toLowerCase()] ?? [];
+  }
+
+  /** The body parsed as JSON; a parse failure is returned, not thrown, so checks can report it. */
+  json(): { ok: true; value: unknown } | { ok: false; error: string } {
+    try {
+      return { ok: true, value: JSON.parse(this.text) as unknown };
+    } catch (err) {
+      return { ok: false, error: `the body is not valid JSON (${(err as Error).message})` };
+    }
+  }
+}
+
+/** Where an exchange was recorded: what a finding cites as its evidence. */
+export interface ExchangeRef {
+  readonly exchange: number;
+  readonly recorder?: Recorder | undefined;
+}
+
+/** The exchange failed below HTTP: refused, reset, timed out, body too large. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly exchange: number,
+    readonly recorder?: Recorder,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+/** The harness refused to send a request (e.g. credentials to a foreign origin). */
+export class RequestRefusedError extends Error {
+  override name = 'RequestRefusedError';
+}
+
+/** The exchanges of one check, in order. */
+export class Recorder {
+  readonly exchanges: RecordedExchange[] = [];
+  /** Requests sent, including those of exchanges not kept. */
+  count = 0;
+
+  /** Records an exchange; `sent` is false when it is a copy of one recorded elsewhere. */
+  add(exchange: RecordedExchange, sent = true): number {
+    if (sent) this.count += 1;
+    this.exchanges.push(exchange);
+    return this.exchanges.length - 1;
+  }
+}
+
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'application/json',
+  // Real clients and gateways compress; a conformant server may (RFC 9110 §12.5.3).
+  'accept-encoding': 'gzip, deflate, br',
+};
+
+export class HttpClient {
+  readonly #agent: Dispatcher;
+  readonly #options: HttpClientOptions;
+  /** Requests sent by this client, for the benchmark's request count. */
+  requestsSent = 0;
+
+  constructor(options: HttpClientOptions, dispatcher?: Dispatcher) {
+    this.#options = options;
+    // One keep-alive pool per process: connections are reused across checks.
+    this.#agent = dispatcher ?? new Agent({ keepAliveTimeout: 4_000, connect: { timeout: options.timeoutMs } });
+  }
+
+  get options(): Readonly<HttpClientOptions> {
+    return this.#options;
+  }
+
+  async send(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
+    const url = new URL(req.url);
+    const headers = this.#buildHeaders(req, url);
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string): number => {
+      if (!recorder) return -1;
+      return recorder.add(this.#toRecord(req, url, headers, startedAt, performance.now() - t0, response, error));
+    };
+
+    this.requestsSent += 1;
+    const signals = [AbortSignal.timeout(this.#options.timeoutMs)];
+    if (this.#options.signal) signals.push(this.#options.signal);
+    let status: number;
+    let responseHeaders: Record<string, string[]>;
+    let text: string;
+    try {
+      const res = await request(url, {
+        method: req.method,
+        headers,
+        body: req.body ?? null,
+        dispatcher: this.#agent,
+        signal: AbortSignal.any(signals),
+        headersTimeout: this.#options.timeoutMs,
+        bodyTimeout: this.#options.timeoutMs,
+      });
+      status = res.statusCode;
+      responseHeaders = normaliseHeaders(res.headers);
+      const raw = await readCapped(res.body, this.#options.maxBodyBytes);
+      text = decodeBody(raw, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
+    } catch (err) {
+      const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: this.#options.signal?.aborted ?? false });
+      throw new TransportError(message, record(undefined, message), recorder);
+    }
+    this.#options.redactor.learnFromResponseBody(text);
+    const index = record({ status, headers: responseHeaders, text });
+    return new HttpResponse(url.href, status, responseHeaders, text, index, recorder);
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  #buildHeaders(req: HttpRequest, url: URL): Record<string, string> {
+    const headers: Record<string, string> = { ...DEFAULT_HEADERS, 'user-agent': this.#options.userAgent };
+    for (const [name, value] of Object.entries(req.headers ?? {})) {
+      // Replace a default whatever the case of the name; keep the caller's spelling of it.
+      for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+      if (value !== null) headers[name] = value;
+    }
+    const auth = req.auth ?? { kind: 'none' };
+    if (auth.kind === 'none') return headers;
+    if ((auth.kind === 'client-basic' || auth.kind === 'bearer') && !this.#options.credentialOrigins.includes(url.origin)) {
+      throw new RequestRefusedError(`refused to send credentials to ${url.origin}: only ${this.#options.credentialOrigins.join(' and ')} may receive them`);
+    }
+    headers.authorization =
+      auth.kind === 'client-basic'
+        ? `${auth.scheme ?? 'Basic'} ${encodeBasicCredentials(auth.clientId, auth.clientSecret)}`
+        : auth.kind === 'bearer'
+          ? `${auth.scheme ?? 'Bearer'} ${auth.token}`
+          : auth.value;
+    return headers;
+  }
+
+  #toRecord(
+    req: HttpRequest,
+    url: URL,
+    sentHeaders: Record<string, string>,
+    startedAt: Date,
+    durationMs: number,
+    response: { status: number; headers: Record<string, readonly string[]>; text: string } | undefined,
+    error: string | undefined,
+  ): RecordedExchange {
+    const r = this.#options.redactor;
+    const keepCredentials = req.auth?.kind === 'literal';
+    const limit = this.#options.recordBodyChars;
+    const exchange: RecordedExchange = {
+      purpose: r.redact(req.purpose),
+      request: {
+        method: req.method,
+        url: r.redact(url.href),
+        headers: Object.entries(sentHeaders).map(([n, v]) => [n, r.redactHeader(n, v, keepCredentials)]),
+        ...(req.body === undefined ? {} : { body: r.redactBody(req.body) }),
+      },
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(durationMs * 1000) / 1000,
+      auth: req.auth?.kind ?? 'none',
+    };
+    if (response) {
+      // Redact before cutting, so that a secret is never left half-visible at the cut.
+      const body = r.redactBody(response.text);
+      exchange.response = {
+        status: response.status,
+        headers: Object.entries(response.headers).flatMap(([n, lines]) => lines.map((v): [string, string] => [n, r.redactHeader(n, v)])),
+        body: cutAt(body, limit),
+        bodyTruncated: body.length > limit,
+      };
+    }
+    if (error !== undefined) exchange.error = r.redact(error);
+    return exchange;
+  }
+}
+
+/** The first `limit` characters, without splitting a surrogate pair at the cut. */
+function cutAt(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const last = text.charCodeAt(limit - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit);
+}
+
+function normaliseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value : [value];
+  }
+  return out;
+}
+
+/** Reads a body up to `max` bytes; beyond that the stream is destroyed and the exchange fails. */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      const err = new BodyTooLargeError(max);
+      body.destroy(err);
+      throw err;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`response body larger than ${limit} bytes`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+function decodeBody(raw: Buffer, contentEncoding: string | undefined, max: number): string {
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  let data = raw;
+  // Codings are listed in the order they were applied (RFC 9110 §8.4): undo them from the last.
+  for (const coding of codings.reverse()) {
+    const opts = { maxOutputLength: max };
+    try {
+      if (coding === 'gzip' || coding === 'x-gzip') data = gunzipSync(data, opts);
+      else if (coding === 'deflate') data = inflateSync(data, opts);
+      else if (coding === 'br') data = brotliDecompressSync(data, opts);
+      else throw new Error(`unsupported content coding "${coding}"`);
+    } catch (err) {
+      if (err instanceof RangeError) throw new BodyTooLargeError(max);
+      throw new Error(`cannot decode the ${coding} body: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return new TextDecoder('utf-8').decode(data);
+}

@@ -1,0 +1,89 @@
+/**
+ * Every behaviour knob of the reference server, in one place.
+ *
+ * `ReferenceOptions` is what callers may set; `resolveBehaviour` turns it into the complete,
+ * validated `ReferenceBehaviour` that every module reads. Later faults (each breaking exactly one
+ * rule) and variants (unusual but conformant behaviour) belong here as further fields, so that a
+ * switch is declared once and read in exactly one module.
+ */
+
+/** Default access-token lifetime; short so that the expiry suite does not wait long. */
+export const DEFAULT_TOKEN_TTL_SECONDS = 5;
+export const REFERENCE_CLIENT_ID = 'conformance-client';
+/**
+ * Contains `+ % : & = space é` on purpose: a client that forgets to form-urlencode the
+ * credentials before Base64 (RFC 6749 §2.3.1, Appendix B) fails against it.
+ */
+export const REFERENCE_CLIENT_SECRET = 'ref secret+%:&=é/2026';
+export const DEFAULT_SHIPMENT_COUNT = 23;
+export const DEFAULT_PAGE_SIZE = 10;
+export const DEFAULT_PAGE_SIZE_MAX = 50;
+
+export interface ReferenceOptions {
+  /** Listen address; default '127.0.0.1'. */
+  host?: string;
+  /** Listen port; default 0 (a free port). */
+  port?: number;
+  /** Access-token lifetime in whole seconds (`expires_in`); default 5. */
+  tokenTtlSeconds?: number;
+  clientId?: string;
+  clientSecret?: string;
+  /** Shipments of the main tenant; generated on demand, so 100 000 costs no memory. Default 23. */
+  shipmentCount?: number;
+  /** `size` when the request has none; default 10. */
+  pageSizeDefault?: number;
+  /** Larger `size` values are capped to this, and Page-Size says so; default 50. */
+  pageSizeMax?: number;
+  /** Faults to switch on, by name (src/reference/faults.ts): each breaks one rule. */
+  faults?: readonly string[];
+  /** Variants to switch on, by name (src/reference/variants.ts): unusual but conformant. */
+  variants?: readonly string[];
+}
+
+export interface ReferenceBehaviour {
+  readonly host: string;
+  readonly port: number;
+  /** The `realm` of every challenge (RFC 7617 §2, RFC 6750 §3). */
+  readonly realm: string;
+  readonly tokenTtlSeconds: number;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly shipmentCount: number;
+  readonly pageSizeDefault: number;
+  readonly pageSizeMax: number;
+  /** Accept-Version values served (spec §Versioning 1: the documented value is `1`). */
+  readonly supportedVersions: readonly string[];
+  /** Largest token request body read; the form has one short field, so a few KiB is ample. */
+  readonly maxTokenBodyBytes: number;
+}
+
+function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${v}`);
+  return v;
+}
+
+export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehaviour {
+  const pageSizeMax = integerOption('pageSizeMax', options.pageSizeMax, DEFAULT_PAGE_SIZE_MAX, 1);
+  const pageSizeDefault = integerOption('pageSizeDefault', options.pageSizeDefault, DEFAULT_PAGE_SIZE, 1);
+  if (pageSizeDefault > pageSizeMax) {
+    throw new RangeError(`pageSizeDefault (${pageSizeDefault}) must not exceed pageSizeMax (${pageSizeMax})`);
+  }
+  const clientId = options.clientId ?? REFERENCE_CLIENT_ID;
+  const clientSecret = options.clientSecret ?? REFERENCE_CLIENT_SECRET;
+  if (clientId === '') throw new RangeError('clientId must not be empty');
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: integerOption('port', options.port, 0, 0),
+    realm: 'carrier-platform',
+    // expires_in is an integer number of seconds (RFC 6749 §5.1), so the lifetime is one too.
+    tokenTtlSeconds: integerOption('tokenTtlSeconds', options.tokenTtlSeconds, DEFAULT_TOKEN_TTL_SECONDS, 1),
+    clientId,
+    clientSecret,
+    shipmentCount: integerOption('shipmentCount', options.shipmentCount, DEFAULT_SHIPMENT_COUNT, 0),
+    pageSizeDefault,
+    pageSizeMax,
+    supportedVersions: ['1'],
+    maxTokenBodyBytes: 8 * 1024,
+  };
+}

@@ -1,0 +1,778 @@
+/**
+ * Faults of the reference server: each breaks exactly one rule of the spec (or of an RFC it
+ * names), the way real implementations go wrong. `breaks` lists the checks that must catch it
+ * (fail, or warn for a SHOULD check); `alsoBreaks` the checks that may fail or err as a
+ * consequence. The meta-tests (test/meta/) hold every fault to both lists, and fail when a check
+ * of the catalogue has no fault that breaks it.
+ */
+import {
+  authoriseWithFreshToken,
+  basicClientId,
+  bearerToken,
+  errorCode,
+  header,
+  isLegacyRequest,
+  isListRequest,
+  isResourceRequest,
+  isTokenRequest,
+  isUserRequest,
+  replyHeader,
+  tenantSegment,
+  validBasic,
+  withBody,
+  withHeader,
+  withItems,
+  type Alteration,
+} from './alterations.js';
+import type { ReferenceContext } from './context.js';
+import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, shipmentsSlice } from './data.js';
+import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
+import { apiError, json, type Reply } from './reply.js';
+import type { Req } from './request.js';
+
+export interface Fault extends Alteration {
+  /** Checks that must catch the fault: failed (MUST) or warning (SHOULD). */
+  readonly breaks: readonly string[];
+  /** Checks that may also fail or err, as a consequence of the fault. */
+  readonly alsoBreaks?: readonly string[];
+}
+
+/** Every check that needs a valid access token errs when no token can be had. */
+const NEEDS_TOKEN = [
+  'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
+  'EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW',
+  'AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-SCHEME-CASE',
+  'VERSION-MISSING', 'VERSION-INVALID', 'VERSION-ONE', 'VERSION-HEADER-CASE',
+  'USER-OK', 'USER-SCHEMA', 'USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES',
+  'LEGACY-TOKEN-WORKS', 'LEGACY-USERINFO', 'LEGACY-NO-REDIRECT',
+  'TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-INVALID-ID',
+  ...['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS'],
+  ...['LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'],
+];
+/** The checks that walk or page through the list, which err when the list cannot be read. */
+const LIST_CHECKS = ['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS', 'LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'];
+
+const isSuccessfulToken = (reply: Reply, req: Req): boolean => isTokenRequest(req) && reply.status === 200;
+const isTokenError = (reply: Reply, req: Req): boolean => isTokenRequest(req) && reply.status >= 400;
+const isResource401 = (reply: Reply, req: Req): boolean => isResourceRequest(req) && reply.status === 401;
+const isList = (reply: Reply, req: Req): boolean => isListRequest(req) && reply.status === 200;
+
+/** The page a list request asks for, as the server computes it (without alterations). */
+function listWindow(req: Req, ctx: ReferenceContext): (PageWindow & { tenantId: string }) | undefined {
+  const tenantId = tenantSegment(req)?.toLowerCase();
+  const tenant = tenantId === undefined ? undefined : ctx.tenants.get(tenantId);
+  const request = parsePageRequest(req.query, ctx.behaviour);
+  if (!tenant || isRefusal(request)) return undefined;
+  return { ...pageWindow(request, tenant.shipmentCount), tenantId: tenant.id };
+}
+
+/** Replaces the items of a list page by `from`/`to` computed from the window. */
+function withSlice(reply: Reply, req: Req, ctx: ReferenceContext, range: (w: PageWindow) => [number, number]): Reply {
+  const w = listWindow(req, ctx);
+  const tenant = w && ctx.tenants.get(w.tenantId);
+  if (!w || !tenant) return reply;
+  const [from, to] = range(w);
+  return { ...reply, body: shipmentsSlice(tenant, from, to) };
+}
+
+/** Rewrites the Link header of list pages. */
+function withLinks(reply: Reply, req: Req, edit: (link: string, req: Req) => string | undefined): Reply {
+  if (!isListRequest(req) || reply.status !== 200) return reply;
+  const link = replyHeader(reply, 'Link');
+  return link === undefined ? reply : withHeader(reply, 'Link', edit(link, req));
+}
+
+/** Replaces the target of the link with relation `rel`. */
+function retarget(link: string, rel: string, page: (current: number) => number): string {
+  return link.replace(new RegExp(`<([^>]*)[?&]page=(\\d+)([^>]*)>; rel="${rel}"`), (_m, before: string, n: string, after: string) => {
+    const sep = before.includes('?') ? '&' : '?';
+    return `<${before}${sep}page=${page(Number(n))}${after}>; rel="${rel}"`;
+  });
+}
+
+const tokenFaults: Fault[] = [
+  {
+    name: 'token-content-type-text',
+    description: 'The token response is sent as text/plain instead of application/json (RFC 6749 §5.1)',
+    breaks: ['TOKEN-ISSUE'],
+    alsoBreaks: ['TOKEN-EXTRA-PARAM', 'TOKEN-BASIC-CASE', 'LEGACY-TOKEN', 'EXPIRY-RENEW'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? { ...r, contentType: 'text/plain;charset=UTF-8' } : r),
+  },
+  {
+    name: 'access-token-number',
+    description: 'access_token is a JSON number instead of a string (spec §Access token response)',
+    breaks: ['TOKEN-ACCESS-TOKEN', 'LEGACY-TOKEN'],
+    alsoBreaks: NEEDS_TOKEN,
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.access_token = 12345678)) : r),
+  },
+  {
+    name: 'token-type-mac',
+    description: 'token_type is "mac" instead of "bearer" (spec §Access token response)',
+    breaks: ['TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'LEGACY-TOKEN'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.token_type = 'mac')) : r),
+  },
+  {
+    name: 'token-type-capitalised',
+    description: 'token_type is "Bearer"; RFC 6749 §5.1 allows it, the spec documents "bearer" (a warning)',
+    breaks: ['TOKEN-TYPE-CASE'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.token_type = 'Bearer')) : r),
+  },
+  {
+    name: 'expires-in-string',
+    description: 'expires_in is the string "5" instead of a number (spec §Access token response, RFC 6749 §5.1)',
+    breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    alsoBreaks: ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = String(b.expires_in))) : r),
+  },
+  {
+    name: 'expires-in-fraction',
+    description: 'expires_in is a fraction (4.5) instead of an integer (RFC 6749 §5.1)',
+    breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    alsoBreaks: ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) - 0.5)) : r),
+  },
+  {
+    name: 'expires-in-missing',
+    description: 'The token response omits expires_in (spec §Access token response)',
+    breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    alsoBreaks: ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void delete b.expires_in) : r),
+  },
+  {
+    name: 'token-cacheable',
+    description: 'The token response says Cache-Control: max-age=300 instead of no-store (RFC 6749 §5.1)',
+    breaks: ['TOKEN-NO-STORE'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withHeader(r, 'Cache-Control', 'max-age=300') : r),
+  },
+  {
+    name: 'no-pragma',
+    description: 'The token response has no Pragma: no-cache (RFC 6749 §5.1; a warning)',
+    breaks: ['TOKEN-PRAGMA'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withHeader(r, 'Pragma', undefined) : r),
+  },
+  {
+    name: 'refresh-token-issued',
+    description: 'A refresh_token is issued for the client credentials grant (RFC 6749 §4.4.3; a warning)',
+    breaks: ['TOKEN-NO-REFRESH'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.refresh_token = 'rt-a9f3c1e07b2d4e6f')) : r),
+  },
+  {
+    name: 'wrong-secret-accepted',
+    description: 'The token endpoint accepts any secret for a known client id (spec §Authentication 2)',
+    breaks: ['TOKEN-WRONG-SECRET', 'LEGACY-TOKEN-REFUSES'],
+    request: (req, ctx) => {
+      if (isTokenRequest(req) && basicClientId(req) === ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+    },
+  },
+  {
+    name: 'unknown-client-accepted',
+    description: 'The token endpoint issues tokens to a client id it does not know (spec §Authentication 2)',
+    breaks: ['TOKEN-UNKNOWN-CLIENT'],
+    request: (req, ctx) => {
+      const id = basicClientId(req);
+      if (isTokenRequest(req) && id !== undefined && id !== ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+    },
+  },
+  {
+    name: 'no-credentials-accepted',
+    description: 'The token endpoint issues tokens without client authentication (RFC 6749 §3.2.1, §5.2)',
+    breaks: ['TOKEN-NO-CREDENTIALS'],
+    request: (req, ctx) => {
+      if (isTokenRequest(req) && header(req, 'authorization') === undefined) req.headers.authorization = validBasic(ctx);
+    },
+  },
+  {
+    name: 'bad-credentials-400',
+    description: 'Failed Basic client authentication answers 400 instead of the 401 RFC 6749 §5.2 requires',
+    breaks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'LEGACY-TOKEN-REFUSES'],
+    reply: (r, req) => (isTokenError(r, req) && r.status === 401 && header(req, 'authorization') !== undefined ? withHeader({ ...r, status: 400 }, 'WWW-Authenticate', undefined) : r),
+  },
+  {
+    name: 'token-401-no-challenge',
+    description: 'The token endpoint answers 401 without a WWW-Authenticate challenge (RFC 6749 §5.2, RFC 9110 §15.5.2)',
+    breaks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'LEGACY-TOKEN-REFUSES'],
+    reply: (r, req) => (isTokenError(r, req) && r.status === 401 ? withHeader(r, 'WWW-Authenticate', undefined) : r),
+  },
+  {
+    name: 'invalid-client-wrong-code',
+    description: 'Failed client authentication says error "unauthorized" instead of "invalid_client" (RFC 6749 §5.2)',
+    breaks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'LEGACY-TOKEN-REFUSES'],
+    alsoBreaks: ['TOKEN-ERROR-FORMAT'],
+    reply: (r, req) => (isTokenError(r, req) && errorCode(r) === 'invalid_client' ? withBody(r, (b) => void (b.error = 'unauthorized')) : r),
+  },
+  {
+    name: 'grant-type-optional',
+    description: 'A token request without grant_type gets a token (RFC 6749 §4.4.2: grant_type is required)',
+    breaks: ['TOKEN-GRANT-MISSING'],
+    request: (req) => {
+      if (isTokenRequest(req) && req.body && !new URLSearchParams(req.body.toString('utf8')).has('grant_type')) req.body = Buffer.from(`${req.body.toString('utf8')}&grant_type=client_credentials`);
+    },
+  },
+  {
+    name: 'any-grant-type-accepted',
+    description: 'Any grant_type gets a token (RFC 6749 §5.2: unsupported_grant_type)',
+    breaks: ['TOKEN-GRANT-UNSUPPORTED'],
+    request: (req) => {
+      if (!isTokenRequest(req) || !req.body) return;
+      const form = new URLSearchParams(req.body.toString('utf8'));
+      if (form.get('grant_type')) form.set('grant_type', 'client_credentials');
+      req.body = Buffer.from(form.toString());
+    },
+  },
+  {
+    name: 'unsupported-grant-wrong-code',
+    description: 'An unsupported grant_type gets error "invalid_grant" instead of "unsupported_grant_type" (RFC 6749 §5.2)',
+    breaks: ['TOKEN-GRANT-UNSUPPORTED'],
+    reply: (r, req) => (isTokenError(r, req) && errorCode(r) === 'unsupported_grant_type' ? withBody(r, (b) => void (b.error = 'invalid_grant')) : r),
+  },
+  {
+    name: 'token-errors-text-plain',
+    description: 'Token error responses are labelled text/plain instead of application/json (RFC 6749 §5.2)',
+    breaks: ['TOKEN-ERROR-FORMAT'],
+    reply: (r, req) => (isTokenError(r, req) ? { ...r, contentType: 'text/plain' } : r),
+  },
+  {
+    name: 'token-error-description-quotes',
+    description: 'error_description contains `"`, which RFC 6749 §5.2 excludes from its character set',
+    breaks: ['TOKEN-ERROR-FORMAT'],
+    reply: (r, req) => (isTokenError(r, req) ? withBody(r, (b) => void (b.error_description = 'Client "authentication" failed')) : r),
+  },
+  {
+    name: 'extra-param-rejected',
+    description: 'An unknown request parameter is refused (RFC 6749 §3.2: it MUST be ignored)',
+    breaks: ['TOKEN-EXTRA-PARAM'],
+    request: (req) => {
+      if (isTokenRequest(req) && req.body && [...new URLSearchParams(req.body.toString('utf8')).keys()].some((k) => k !== 'grant_type')) req.body = Buffer.from('');
+    },
+  },
+  {
+    name: 'new-tokens-rejected',
+    description: 'Only the first token issued is accepted; later ones are refused, as after a signing-key rotation the API missed (spec §Authentication 4)',
+    breaks: ['TOKEN-WORKS', 'LEGACY-TOKEN-WORKS'],
+    alsoBreaks: ['EXPIRY-RENEW'],
+    reply: (r, req, ctx) => {
+      if (isSuccessfulToken(r, req) && !ctx.scratch.has('new-tokens-rejected')) ctx.scratch.set('new-tokens-rejected', (r.body as { access_token: string }).access_token);
+      return r;
+    },
+    request: (req, ctx) => {
+      const token = bearerToken(req);
+      const first = ctx.scratch.get('new-tokens-rejected');
+      if (isResourceRequest(req) && token !== undefined && first !== undefined && token !== first && ctx.tokens.check(token) === 'valid') req.headers.authorization = 'Bearer rejected-by-the-api';
+    },
+  },
+  {
+    name: 'basic-scheme-case-sensitive',
+    description: 'The token endpoint accepts only "Basic", not "basic" (RFC 9110 §11.1; a warning)',
+    breaks: ['TOKEN-BASIC-CASE'],
+    request: (req) => {
+      const auth = header(req, 'authorization');
+      if (isTokenRequest(req) && auth?.startsWith('basic ')) req.headers.authorization = `X${auth}`;
+    },
+  },
+];
+
+const expiryFaults: Fault[] = [
+  {
+    name: 'tokens-never-expire',
+    description: 'Tokens are accepted after expires_in has passed (spec §Authentication 3)',
+    breaks: ['EXPIRY-REFUSED-AFTER'],
+    alsoBreaks: ['EXPIRY-INVALID-TOKEN-ERROR'],
+    request: (req, ctx) => {
+      const token = bearerToken(req);
+      if (token !== undefined && ctx.tokens.check(token) === 'expired') authoriseWithFreshToken(req, ctx);
+    },
+  },
+  {
+    name: 'tokens-expire-early',
+    description: 'Tokens stop working at half their expires_in (spec §Access token response)',
+    breaks: ['EXPIRY-VALID-BEFORE'],
+    alsoBreaks: NEEDS_TOKEN,
+    request: (req, ctx) => {
+      const token = bearerToken(req);
+      const left = token === undefined ? undefined : ctx.tokens.millisecondsLeft(token);
+      if (left !== undefined && left < (ctx.behaviour.tokenTtlSeconds * 1000) / 2) req.headers.authorization = 'Bearer expired-early';
+    },
+  },
+  {
+    name: 'expired-token-403',
+    description: 'An expired token gets 403 instead of 401 invalid_token (RFC 6750 §3.1)',
+    breaks: ['EXPIRY-REFUSED-AFTER'],
+    alsoBreaks: ['EXPIRY-INVALID-TOKEN-ERROR'],
+    reply: (r, req, ctx) => {
+      const token = bearerToken(req);
+      return r.status === 401 && token !== undefined && ctx.tokens.check(token) === 'expired' ? withHeader({ ...r, status: 403 }, 'WWW-Authenticate', undefined) : r;
+    },
+  },
+  {
+    name: 'token-response-cached',
+    description: 'The token endpoint hands out the same token again, even once it has expired (spec §Authentication 1)',
+    breaks: ['EXPIRY-RENEW'],
+    alsoBreaks: NEEDS_TOKEN,
+    reply: (r, req, ctx) => {
+      if (!isSuccessfulToken(r, req)) return r;
+      if (!ctx.scratch.has('token-response-cached')) ctx.scratch.set('token-response-cached', r);
+      return ctx.scratch.get('token-response-cached') as Reply;
+    },
+  },
+  {
+    name: 'expired-token-no-error-code',
+    description: 'The challenge for an expired token has no error="invalid_token" (RFC 6750 §3.1; a warning)',
+    breaks: ['EXPIRY-INVALID-TOKEN-ERROR'],
+    reply: (r, req, ctx) => {
+      const token = bearerToken(req);
+      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'expired' ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"') : r;
+    },
+  },
+];
+
+const authFaults: Fault[] = [
+  {
+    name: 'missing-auth-accepted',
+    description: 'Resources are served without an Authorization header (spec §Authentication 4)',
+    breaks: ['AUTH-MISSING'],
+    alsoBreaks: ['AUTH-MISSING-NO-ERROR'],
+    request: (req, ctx) => {
+      if (isResourceRequest(req) && header(req, 'authorization') === undefined) authoriseWithFreshToken(req, ctx);
+    },
+  },
+  {
+    name: 'unknown-token-accepted',
+    description: 'Resources are served for a bearer token the server never issued (spec §Authentication 4)',
+    breaks: ['AUTH-UNKNOWN-TOKEN'],
+    alsoBreaks: ['AUTH-INVALID-TOKEN-ERROR'],
+    request: (req, ctx) => {
+      const token = bearerToken(req);
+      if (isResourceRequest(req) && token !== undefined && ctx.tokens.check(token) === 'unknown') authoriseWithFreshToken(req, ctx);
+    },
+  },
+  {
+    name: 'basic-accepted-on-resources',
+    description: 'Resources are served for the client\'s Basic credentials (spec §Authentication 4: Bearer)',
+    breaks: ['AUTH-NOT-BEARER'],
+    request: (req, ctx) => {
+      if (isResourceRequest(req) && header(req, 'authorization') === validBasic(ctx)) authoriseWithFreshToken(req, ctx);
+    },
+  },
+  {
+    name: 'malformed-token-500',
+    description: 'A malformed Bearer credential crashes the server: 500 (RFC 6750 §3.1)',
+    breaks: ['AUTH-MALFORMED'],
+    // Only a Bearer credential that is not a b64token (RFC 6750 §2.1), or none at all.
+    reply: (r, req) => (isResourceRequest(req) && /^bearer(?:\s*|\s+\S*[^A-Za-z0-9\-._~+/=\s]\S*.*)$/i.test(header(req, 'authorization') ?? '') ? json(500, { error: 'server_error' }) : r),
+  },
+  {
+    name: 'resource-401-no-challenge',
+    description: 'Resources answer 401 without a WWW-Authenticate challenge (RFC 6750 §3, RFC 9110 §15.5.2)',
+    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR'],
+    alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
+    reply: (r, req) => (isResource401(r, req) ? withHeader(r, 'WWW-Authenticate', undefined) : r),
+  },
+  {
+    name: 'resource-challenge-basic',
+    description: 'Resources challenge with Basic instead of Bearer (RFC 6750 §3)',
+    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR'],
+    alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
+    reply: (r, req) => (isResourceRequest(req) && replyHeader(r, 'WWW-Authenticate') !== undefined ? withHeader(r, 'WWW-Authenticate', 'Basic realm="carrier-platform"') : r),
+  },
+  {
+    name: 'missing-auth-error-code',
+    description: 'A request without credentials gets error="invalid_token" in its challenge (RFC 6750 §3.1 SHOULD NOT; a warning)',
+    breaks: ['AUTH-MISSING-NO-ERROR'],
+    reply: (r, req) => (isResource401(r, req) && header(req, 'authorization') === undefined ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform", error="invalid_token"') : r),
+  },
+  {
+    name: 'unknown-token-no-error-code',
+    description: 'The challenge for an unknown token has no error="invalid_token" (RFC 6750 §3.1; a warning)',
+    breaks: ['AUTH-INVALID-TOKEN-ERROR'],
+    reply: (r, req, ctx) => {
+      const token = bearerToken(req);
+      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'unknown' ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"') : r;
+    },
+  },
+  {
+    name: 'bearer-scheme-case-sensitive',
+    description: 'Resources accept only "Bearer", not "bearer" (RFC 9110 §11.1; a warning)',
+    breaks: ['AUTH-SCHEME-CASE'],
+    request: (req) => {
+      const auth = header(req, 'authorization');
+      if (isResourceRequest(req) && auth?.startsWith('bearer ')) req.headers.authorization = `X${auth}`;
+    },
+  },
+];
+
+const versionFaults: Fault[] = [
+  {
+    name: 'version-missing-accepted',
+    description: 'A request without Accept-Version is served (spec §Versioning 2: 400)',
+    breaks: ['VERSION-MISSING'],
+    request: (req) => {
+      if (header(req, 'accept-version') === undefined) req.headers['accept-version'] = '1';
+    },
+  },
+  {
+    name: 'version-missing-404',
+    description: 'A missing Accept-Version gives 404 instead of 400 (spec §Versioning 2)',
+    breaks: ['VERSION-MISSING'],
+    reply: (r, req) => (header(req, 'accept-version') === undefined && r.status === 400 ? { ...r, status: 404 } : r),
+  },
+  {
+    name: 'version-missing-accepted-on-users-me',
+    description: 'GET /users/me alone serves requests without Accept-Version (spec §Versioning 1: every endpoint)',
+    breaks: ['VERSION-MISSING'],
+    request: (req) => {
+      if (req.rawPath === '/users/me' && header(req, 'accept-version') === undefined) req.headers['accept-version'] = '1';
+    },
+  },
+  {
+    name: 'invalid-version-accepted',
+    description: 'Any Accept-Version value is served as version 1 (spec §Versioning 2)',
+    breaks: ['VERSION-INVALID'],
+    request: (req) => {
+      if (header(req, 'accept-version') !== undefined) req.headers['accept-version'] = '1';
+    },
+  },
+  {
+    name: 'invalid-version-500-on-shipments',
+    description: 'The list endpoint alone crashes on an invalid Accept-Version: 500 (spec §Versioning 2: 400 or 404)',
+    breaks: ['VERSION-INVALID'],
+    reply: (r, req) => (isListRequest(req) && r.status === 404 && header(req, 'accept-version') !== '1' ? json(500, { error: 'server_error' }) : r),
+  },
+  {
+    name: 'version-header-case-sensitive',
+    description: 'The Accept-Version header is only recognised when spelled exactly so (RFC 9110 §5.1)',
+    breaks: ['VERSION-HEADER-CASE'],
+    request: (req) => {
+      if (req.rawHeaderNames.includes('ACCEPT-VERSION')) delete req.headers['accept-version'];
+    },
+  },
+];
+
+const userFaults: Fault[] = [
+  {
+    name: 'user-email-omitted',
+    description: 'The User omits email instead of sending null (spec §Generic rules for optional fields 1)',
+    breaks: ['USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES'],
+    reply: (r, req) => (isUserRequest(req) && r.status === 200 ? withBody(r, (b) => void delete b.email) : r),
+  },
+  {
+    name: 'user-email-empty-string',
+    description: 'The User sends "" for an email it does not have (spec §Generic rules for optional fields 2)',
+    breaks: ['USER-EXPECTED-VALUES'],
+    reply: (r, req) => (isUserRequest(req) && r.status === 200 ? withBody(r, (b) => void (b.email = '')) : r),
+  },
+  {
+    name: 'user-id-not-uuid',
+    description: 'The User id is not a UUID (spec §User)',
+    breaks: ['USER-SCHEMA', 'USER-EXPECTED-VALUES'],
+    reply: (r, req) => (isUserRequest(req) && r.status === 200 ? withBody(r, (b) => void (b.id = 'user-42')) : r),
+  },
+  {
+    name: 'user-tenant-name-omitted',
+    description: 'The User\'s tenants omit name when it is empty (spec §User, §Generic rules for optional fields)',
+    breaks: ['USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES'],
+    reply: (r, req) =>
+      isUserRequest(req) && r.status === 200
+        ? withBody(r, (b) => void (b.tenants = (b.tenants as { id: string; name: string }[]).map((t) => (t.name === '' ? { id: t.id } : t))))
+        : r,
+  },
+  {
+    name: 'user-not-json',
+    description: 'GET /users/me answers with Content-Type text/html (spec §Get the current user: the User object)',
+    breaks: ['USER-OK'],
+    reply: (r, req) => (isUserRequest(req) && r.status === 200 ? { ...r, contentType: 'text/html' } : r),
+  },
+];
+
+const legacyFaults: Fault[] = [
+  {
+    name: 'legacy-token-gone',
+    description: 'POST /uaa/oauth/token is no longer rewritten: 404 (spec §Obtain an access token, legacy path)',
+    breaks: ['LEGACY-TOKEN', 'LEGACY-TOKEN-REFUSES'],
+    alsoBreaks: ['LEGACY-TOKEN-WORKS', 'VERSION-MISSING', 'VERSION-ONE', 'VERSION-HEADER-CASE'],
+    reply: (r, req) => (req.rawPath === '/uaa/oauth/token' ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
+  },
+  {
+    name: 'legacy-tokens-rejected',
+    description: 'Tokens from the legacy token path are not accepted by the API (spec §Obtain an access token: the legacy path is the token endpoint)',
+    breaks: ['LEGACY-TOKEN-WORKS'],
+    reply: (r, req, ctx) => {
+      if (isSuccessfulToken(r, req) && isLegacyRequest(req)) {
+        const legacy = (ctx.scratch.get('legacy-tokens-rejected') as Set<string> | undefined) ?? new Set<string>();
+        legacy.add((r.body as { access_token: string }).access_token);
+        ctx.scratch.set('legacy-tokens-rejected', legacy);
+      }
+      return r;
+    },
+    request: (req, ctx) => {
+      const token = bearerToken(req);
+      const legacy = ctx.scratch.get('legacy-tokens-rejected') as Set<string> | undefined;
+      if (token !== undefined && legacy?.has(token)) req.headers.authorization = 'Bearer rejected-by-the-api';
+    },
+  },
+  {
+    name: 'legacy-token-refuses-version-1',
+    description: 'The legacy token path answers 404 to Accept-Version: 1, as an old service that knows only its own versions (spec §Versioning 1: every endpoint)',
+    breaks: ['VERSION-ONE', 'VERSION-HEADER-CASE', 'LEGACY-TOKEN'],
+    alsoBreaks: ['LEGACY-TOKEN-WORKS', 'LEGACY-TOKEN-REFUSES'],
+    reply: (r, req) => (req.rawPath === '/uaa/oauth/token' && header(req, 'accept-version')?.trim() === '1' ? json(404, { error: 'unsupported_version', error_description: 'Unknown version' }) : r),
+  },
+  {
+    name: 'legacy-userinfo-gone',
+    description: 'GET /uaa/userinfo is no longer rewritten: 404 (spec §Get the current user, legacy path)',
+    breaks: ['LEGACY-USERINFO'],
+    alsoBreaks: ['VERSION-MISSING', 'VERSION-ONE', 'VERSION-HEADER-CASE', 'AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-SCHEME-CASE'],
+    reply: (r, req) => (req.rawPath === '/uaa/userinfo' ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
+  },
+  {
+    name: 'legacy-redirect',
+    description: 'The legacy paths answer 308 redirects instead of being rewritten by the gateway (spec: "the gateway rewrites it")',
+    breaks: ['LEGACY-NO-REDIRECT', 'LEGACY-TOKEN', 'LEGACY-USERINFO', 'LEGACY-TOKEN-REFUSES'],
+    alsoBreaks: ['LEGACY-TOKEN-WORKS', 'VERSION-MISSING', 'VERSION-INVALID', 'VERSION-ONE', 'VERSION-HEADER-CASE', 'AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-SCHEME-CASE'],
+    reply: (r, req) => (isLegacyRequest(req) ? json(308, {}, { Location: req.path }) : r),
+  },
+  {
+    name: 'legacy-userinfo-differs',
+    description: 'GET /uaa/userinfo returns a different User than /users/me (an old shape without tenants)',
+    breaks: ['LEGACY-USERINFO'],
+    reply: (r, req) => (isLegacyRequest(req) && isUserRequest(req) && r.status === 200 ? withBody(r, (b) => void delete b.tenants) : r),
+  },
+  {
+    name: 'legacy-token-accepts-wrong-secret',
+    description: 'The legacy token path accepts a wrong secret (spec §Authentication 2)',
+    breaks: ['LEGACY-TOKEN-REFUSES'],
+    request: (req, ctx) => {
+      if (req.rawPath === '/uaa/oauth/token' && basicClientId(req) === ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+    },
+  },
+];
+
+const tenantFaults: Fault[] = [
+  {
+    name: 'cross-tenant-data',
+    description: 'A tenant the client may not access is served (spec §Authentication 5, tenant isolation)',
+    breaks: ['TENANT-FOREIGN'],
+    request: (req) => {
+      if (tenantSegment(req)?.toLowerCase() === FOREIGN_TENANT_ID) req.path = req.path.replace(/^\/tenants\/[^/]+/, `/tenants/${MAIN_TENANT_ID}`);
+    },
+  },
+  {
+    name: 'foreign-refusal-with-data',
+    description: 'The 403 for a foreign tenant carries its data anyway (spec §Authentication 5)',
+    breaks: ['TENANT-FOREIGN'],
+    reply: (r, req, ctx) => {
+      const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
+      return r.status === 403 && tenant ? { ...r, body: shipmentsSlice(tenant, 0, 3) } : r;
+    },
+  },
+  {
+    name: 'invalid-tenant-id-500',
+    description: 'A tenantId that is not a UUID crashes the server: 500 (spec §Tenant identifier)',
+    breaks: ['TENANT-INVALID-ID'],
+    reply: (r, req) => (tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) ? json(500, { error: 'server_error' }) : r),
+  },
+  {
+    name: 'tenant-access-denied',
+    description: 'The tenant the user may access answers 403 (spec §Tenant-scoped endpoints)',
+    breaks: ['TENANT-ACCESS'],
+    alsoBreaks: [...LIST_CHECKS, 'VERSION-ONE', 'VERSION-HEADER-CASE', 'AUTH-SCHEME-CASE'],
+    reply: (r, req) => (tenantSegment(req)?.toLowerCase() === MAIN_TENANT_ID && r.status === 200 ? apiError({ status: 403, error: 'forbidden', description: 'Denied' }) : r),
+  },
+];
+
+const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonly string[]): Fault => ({
+  name,
+  description: `List pages omit the ${headerName} header (spec §Pagination)`,
+  breaks: ['PAGE-HEADERS'],
+  alsoBreaks,
+  reply: (r, req) => (isList(r, req) ? withHeader(r, headerName, undefined) : r),
+});
+
+const paginationFaults: Fault[] = [
+  pagingHeaderFault('no-total-pages', 'Total-Pages', []),
+  pagingHeaderFault('no-page-size', 'Page-Size', ['PAGE-ECHO']),
+  pagingHeaderFault('no-page-number', 'Page-Number', ['PAGE-ECHO', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW']),
+  pagingHeaderFault('no-total-elements', 'Total-Elements', []),
+  {
+    name: 'paging-header-repeated',
+    description: 'Total-Elements is sent on two field lines (spec §Pagination: one number)',
+    breaks: ['PAGE-HEADERS'],
+    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', [replyHeader(r, 'Total-Elements') ?? '0', replyHeader(r, 'Total-Elements') ?? '0']) : r),
+  },
+  {
+    name: 'paging-header-not-integer',
+    description: 'Total-Elements is "23.0", not an integer (spec §Pagination)',
+    breaks: ['PAGE-HEADERS'],
+    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', `${replyHeader(r, 'Total-Elements') ?? '0'}.0`) : r),
+  },
+  {
+    name: 'page-number-always-1',
+    description: 'Page-Number says 1 whatever page was asked for (spec §Pagination)',
+    breaks: ['PAGE-ECHO'],
+    alsoBreaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
+    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Page-Number', '1') : r),
+  },
+  {
+    name: 'page-size-not-echoed',
+    description: 'Page-Size states the default size, not the size asked for (spec §Pagination)',
+    breaks: ['PAGE-ECHO'],
+    alsoBreaks: ['PAGE-TOTALS', 'PAGE-WALK', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST'],
+    reply: (r, req, ctx) => (isList(r, req) && req.query.has('size') ? withHeader(r, 'Page-Size', String(ctx.behaviour.pageSizeDefault * 2)) : r),
+  },
+  {
+    name: 'total-pages-off-by-one',
+    description: 'Total-Pages is one more than ceil(Total-Elements / Page-Size) (spec §Pagination)',
+    breaks: ['PAGE-TOTALS'],
+    alsoBreaks: ['PAGE-WALK', 'PAGE-PAST-END', 'LINK-NEXT', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'LINK-PREV'],
+    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Pages', String(Number(replyHeader(r, 'Total-Pages') ?? '0') + 1)) : r),
+  },
+  {
+    name: 'total-elements-off-by-one',
+    description: 'Total-Elements is one more than the items the pages hold (spec §Pagination)',
+    breaks: ['PAGE-WALK', 'LINK-FOLLOW'],
+    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', String(Number(replyHeader(r, 'Total-Elements') ?? '0') + 1)) : r),
+  },
+  {
+    name: 'default-page-is-last',
+    description: 'Without a page parameter the last page is returned (spec §Pagination: default 1)',
+    breaks: ['PAGE-DEFAULT'],
+    request: (req, ctx) => {
+      const w = isListRequest(req) && !req.query.has('page') ? listWindow(req, ctx) : undefined;
+      if (w && w.totalPages > 1) req.query.set('page', String(w.totalPages));
+    },
+  },
+  {
+    name: 'pages-overlap',
+    description: 'Every page after the first starts one item early, repeating the previous page\'s last item (spec §Pagination)',
+    breaks: ['PAGE-WALK'],
+    alsoBreaks: ['LINK-FOLLOW'],
+    reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > 1 && w.from < w.to ? [w.from - 1, w.to - 1] : [w.from, w.to])) : r),
+  },
+  {
+    name: 'pages-lose-items',
+    description: 'Every page after the first skips its first item (spec §Pagination)',
+    breaks: ['PAGE-WALK', 'LINK-FOLLOW'],
+    reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > 1 ? [w.from + 1, w.to] : [w.from, w.to])) : r),
+  },
+  {
+    name: 'page-past-end-500',
+    description: 'A page past the end crashes the server: 500 (spec §Pagination)',
+    breaks: ['PAGE-PAST-END'],
+    reply: (r, req, ctx) => {
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
+      return w && w.page > Math.max(w.totalPages, 1) ? json(500, { error: 'server_error' }) : r;
+    },
+  },
+  {
+    name: 'page-past-end-repeats-last',
+    description: 'A page past the end repeats the last page\'s items (spec §Pagination)',
+    breaks: ['PAGE-PAST-END'],
+    reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > w.totalPages && w.totalPages > 0 ? [(w.totalPages - 1) * w.size, w.totalElements] : [w.from, w.to])) : r),
+  },
+  {
+    name: 'invalid-page-500',
+    description: 'A page parameter that is not a number crashes the server: 500 (spec §Pagination)',
+    breaks: ['PAGE-INVALID-PARAMS'],
+    reply: (r, req) => (isListRequest(req) && r.status === 400 && /page/.test(JSON.stringify(r.body)) && !/^\d*$/.test(req.query.get('page') ?? '') ? json(500, { error: 'server_error' }) : r),
+  },
+  {
+    name: 'size-zero-served',
+    description: 'size=0 is served as an empty page with Page-Size 0 (spec §Pagination: a page has elements)',
+    breaks: ['PAGE-INVALID-PARAMS'],
+    reply: (r, req, ctx) => {
+      if (!isListRequest(req) || req.query.get('size') !== '0') return r;
+      const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
+      return json(200, [], { 'Total-Pages': '0', 'Page-Size': '0', 'Page-Number': req.query.get('page') ?? '1', 'Total-Elements': String(tenant?.shipmentCount ?? 0) });
+    },
+  },
+  {
+    name: 'no-link-header',
+    description: 'List pages carry no Link header (spec §Pagination: links to other pages)',
+    breaks: ['LINK-NEXT', 'LINK-FOLLOW'],
+    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Link', undefined) : r),
+  },
+  {
+    name: 'link-unterminated',
+    description: 'The Link header has an unterminated <target (RFC 8288 §3)',
+    breaks: ['LINK-SYNTAX'],
+    alsoBreaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/>; rel="last"/, '; rel="last"')),
+  },
+  {
+    name: 'link-without-rel',
+    description: 'A link of the Link header has no rel parameter (RFC 8288 §3.3: rel MUST be present)',
+    breaks: ['LINK-SYNTAX'],
+    alsoBreaks: ['LINK-FIRST-LAST'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/; rel="first"/, '; title="first"')),
+  },
+  {
+    name: 'next-skips-a-page',
+    description: 'rel="next" points two pages ahead (spec §Pagination)',
+    breaks: ['LINK-NEXT', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'next', (n) => n + 1)),
+  },
+  {
+    name: 'next-on-last-page',
+    description: 'The last page links rel="next" past the end (spec §Pagination)',
+    breaks: ['LINK-NEXT', 'LINK-FOLLOW'],
+    reply: (r, req, ctx) => {
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
+      if (!w || w.page !== w.totalPages) return r;
+      return withLinks(r, req, (link) => `${link}, <${req.path}?page=${w.page + 1}&size=${w.size}>; rel="next"`);
+    },
+  },
+  {
+    name: 'prev-points-forward',
+    description: 'rel="prev" points at the next page instead of the previous one (spec §Pagination)',
+    breaks: ['LINK-PREV'],
+    reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'prev', (n) => n + 2)),
+  },
+  {
+    name: 'prev-on-first-page',
+    description: 'Page 1 links rel="prev" to a page 0 (spec §Pagination)',
+    breaks: ['LINK-PREV'],
+    reply: (r, req, ctx) => {
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
+      return w?.page === 1 ? withLinks(r, req, (link) => `${link}, <${req.path}?page=0&size=${w.size}>; rel="prev"`) : r;
+    },
+  },
+  {
+    name: 'last-link-off-by-one',
+    description: 'rel="last" points at the page before the last (spec §Pagination)',
+    breaks: ['LINK-FIRST-LAST'],
+    reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'last', (n) => n - 1)),
+  },
+  {
+    name: 'first-link-page-0',
+    description: 'rel="first" points at page 0 (spec §Pagination: pages count from 1)',
+    breaks: ['LINK-FIRST-LAST'],
+    reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'first', () => 0)),
+  },
+  {
+    name: 'link-headers-stale-size',
+    description: 'The links of a page ignore the size asked for and use the default (spec §Pagination)',
+    breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST'],
+    alsoBreaks: ['LINK-FOLLOW'],
+    reply: (r, req, ctx) => {
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
+      if (!w) return r;
+      const stale = pagingHeaders({ ...pageWindow({ page: w.page, size: ctx.behaviour.pageSizeDefault + 1 }, w.totalElements) }, req.path).Link;
+      return withHeader(r, 'Link', stale);
+    },
+  },
+];
+
+const nullFaults: Fault[] = [
+  {
+    name: 'item-null-fields-omitted',
+    description: 'List items omit fields without data instead of sending null (spec §Generic rules for optional fields 1)',
+    breaks: ['NULLS-SAME-FIELDS'],
+    reply: (r, req) =>
+      isList(r, req)
+        ? withItems(r, (item) => {
+            for (const [k, v] of Object.entries(item)) if (v === null) delete item[k];
+          })
+        : r,
+  },
+];
+
+export const FAULTS: readonly Fault[] = [...tokenFaults, ...expiryFaults, ...authFaults, ...versionFaults, ...userFaults, ...legacyFaults, ...tenantFaults, ...paginationFaults, ...nullFaults];

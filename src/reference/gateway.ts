@@ -1,0 +1,31 @@
+/**
+ * The gateway in front of routing: rewrites legacy paths to their current ones (spec §Obtain an
+ * access token, §Get the current user — "the gateway rewrites it"). A rewrite, never a redirect:
+ * the client gets the target's answer directly, and the query string is kept.
+ */
+
+/** Legacy path → current path. Matched on the path alone, so a wrong method gets the target's 405. */
+export const LEGACY_REWRITES: ReadonlyMap<string, string> = new Map([
+  ['/uaa/oauth/token', '/uaa/oauth2/token'],
+  ['/uaa/userinfo', '/users/me'],
+]);
+
+export interface RequestTarget {
+  /** The path after rewriting, still percent-encoded as received. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** The raw query string without `?` (empty when absent). */
+  readonly rawQuery: string;
+}
+
+/**
+ * Splits an origin-form request target (RFC 9112 §3.2.1). Deliberately not `new URL(...)`: a
+ * target like `//evil/x` would otherwise be read as an authority.
+ */
+export function routeTarget(requestUrl: string): RequestTarget {
+  const q = requestUrl.indexOf('?');
+  const rawPath = q === -1 ? requestUrl : requestUrl.slice(0, q);
+  const rawQuery = q === -1 ? '' : requestUrl.slice(q + 1);
+  const path = LEGACY_REWRITES.get(rawPath) ?? rawPath;
+  return { path, query: new URLSearchParams(rawQuery), rawQuery };
+}

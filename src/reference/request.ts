@@ -1,0 +1,39 @@
+/**
+ * The request as the pipeline sees it: read once (body included, within a limit), path rewritten
+ * by the gateway, headers in a mutable copy. Alterations (src/reference/alterations.ts) may
+ * rewrite it before the handlers run, which is how faults and variants change the server's
+ * behaviour without touching the handlers.
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { readBody } from './body.js';
+import { routeTarget } from './gateway.js';
+
+export interface Req {
+  method: string;
+  /** The path as received, before the gateway's rewrite. */
+  readonly rawPath: string;
+  /** The path after the gateway's rewrite of legacy paths. */
+  path: string;
+  query: URLSearchParams;
+  /** Header fields by lower-cased name, as node parses them. */
+  headers: IncomingHttpHeaders;
+  /** Header field names as spelled on the wire. */
+  readonly rawHeaderNames: readonly string[];
+  /** The body; null when it exceeded the limit (the rest is left unread). */
+  body: Buffer | null;
+}
+
+export async function readRequest(message: IncomingMessage, bodyLimit: number): Promise<Req> {
+  const url = message.url ?? '/';
+  const q = url.indexOf('?');
+  const target = routeTarget(url);
+  return {
+    method: message.method ?? 'GET',
+    rawPath: q === -1 ? url : url.slice(0, q),
+    path: target.path,
+    query: target.query,
+    headers: { ...message.headers },
+    rawHeaderNames: message.rawHeaders.filter((_, i) => i % 2 === 0),
+    body: await readBody(message, bodyLimit),
+  };
+}

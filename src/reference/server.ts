@@ -1,0 +1,135 @@
+/**
+ * The reference server: node:http, one request pipeline, and the handle returned to callers.
+ *
+ * Pipeline (each step may answer on its own): gateway rewrite → Accept-Version → token endpoint
+ * (its own client authentication) or bearer authentication → resource routing.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveBehaviour, type ReferenceOptions } from './behaviour.js';
+import { authenticateBearer } from './bearer-auth.js';
+import type { ReferenceContext } from './context.js';
+import { buildTenants, buildUser, EMPTY_TENANT_ID, FOREIGN_TENANT_ID, MAIN_TENANT_ID, type ReferenceUser } from './data.js';
+import { alterReply, alterRequest } from './alterations.js';
+import { resolveAlterations } from './catalogue.js';
+import { apiError, DEFAULT_WIRE, json, oauthError, writeReply, type Reply, type WireOptions } from './reply.js';
+import { readRequest, type Req } from './request.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PAGED_PATHS, routeResource } from './routes.js';
+import { handleTokenRequest, TOKEN_PATH } from './token-endpoint.js';
+import { TokenStore } from './tokens.js';
+import { checkAcceptVersion } from './versioning.js';
+
+export interface ReferenceServer {
+  /** Base URL without a trailing slash, e.g. 'http://127.0.0.1:41234'. */
+  readonly url: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The first tenant listed by /users/me; it has the shipments. */
+  readonly tenantId: string;
+  /** A tenant that exists but this client may not access (403). */
+  readonly foreignTenantId: string;
+  /** The paged tenant sub-paths. */
+  readonly pagedPaths: string[];
+  /** The exact data the server serves, for the harness's expectation checks. */
+  readonly expectations: { user: ReferenceUser };
+  /** Tokens issued by the token endpoint so far. */
+  tokensIssued(): number;
+  /** HTTP requests received so far. */
+  requestCount(): number;
+  /** Stops listening and destroys every open connection, keep-alive ones included. */
+  close(): Promise<void>;
+}
+
+export function respond(req: Req, ctx: ReferenceContext): Reply {
+  const isTokenEndpoint = req.path === TOKEN_PATH;
+
+  // spec §Endpoints: "Every endpoint requires the Accept-Version header", before anything else.
+  const versionRefusal = checkAcceptVersion(req.headers, ctx.behaviour);
+  if (versionRefusal) return isTokenEndpoint ? oauthError(versionRefusal) : apiError(versionRefusal);
+
+  if (isTokenEndpoint) return handleTokenRequest(req, ctx);
+
+  // spec §Endpoints: every endpoint except the token endpoint requires Authorization, unknown
+  // paths included, so nothing about the API is revealed without a token.
+  const header = req.headers.authorization;
+  const authRefusal = authenticateBearer(Array.isArray(header) ? header.join(', ') : header, req.query, ctx.behaviour, ctx.tokens);
+  if (authRefusal) return apiError(authRefusal);
+
+  return routeResource(req.method, req, ctx);
+}
+
+const internalError = (): Reply =>
+  json(500, { error: 'server_error', message: 'Internal server error' }, { 'Cache-Control': 'no-store' });
+
+export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const alterations = resolveAlterations(options.faults ?? [], options.variants ?? []);
+  const paging = Object.assign({}, ...alterations.map((a) => a.paging ?? {})) as Pick<ReferenceOptions, 'pageSizeDefault' | 'pageSizeMax'>;
+  const behaviour = resolveBehaviour({ ...paging, ...options });
+  const wire: WireOptions = Object.assign({ ...DEFAULT_WIRE }, ...alterations.map((a) => a.wire ?? {})) as WireOptions;
+  const tenants = buildTenants(behaviour.shipmentCount);
+  const ctx: ReferenceContext = { behaviour, tokens: new TokenStore(behaviour.tokenTtlSeconds), tenants, user: buildUser(tenants), scratch: new Map() };
+  let requests = 0;
+
+  const server = createServer((message: IncomingMessage, res: ServerResponse) => {
+    requests += 1;
+    const answer = async (): Promise<Reply> => {
+      const req = await readRequest(message, behaviour.maxTokenBodyBytes);
+      alterRequest(alterations, req, ctx);
+      let reply: Reply;
+      try {
+        reply = respond(req, ctx);
+      } catch {
+        reply = internalError();
+      }
+      reply = alterReply(alterations, reply, req, ctx);
+      if (wire.delayMs > 0) await sleep(wire.delayMs);
+      return reply;
+    };
+    answer()
+      .catch(() => internalError())
+      .then((reply) => writeReply(res, reply, wire, String(message.headers['accept-encoding'] ?? '')))
+      .catch(() => {
+        // Writing itself failed (e.g. headers already sent): drop the connection, keep the server.
+        res.destroy();
+      });
+  });
+
+  server.keepAliveTimeout = wire.keepAliveTimeoutMs;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(behaviour.port, behaviour.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  // A separate copy, so a caller that mutates its expectations cannot change what is served.
+  const user = buildUser(tenants);
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    clientId: behaviour.clientId,
+    clientSecret: behaviour.clientSecret,
+    tenantId: user.tenants[0]?.id ?? MAIN_TENANT_ID,
+    foreignTenantId: FOREIGN_TENANT_ID,
+    pagedPaths: [...PAGED_PATHS],
+    expectations: { user },
+    tokensIssued: () => ctx.tokens.issued,
+    requestCount: () => requests,
+    close: () => {
+      // Idempotent: a second close() gets the first one's promise instead of ERR_SERVER_NOT_RUNNING.
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // server.close only stops accepting; idle keep-alive sockets would hold it open.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** The tenant with no shipments, for tests of the empty list. */
+export const REFERENCE_EMPTY_TENANT_ID = EMPTY_TENANT_ID;

@@ -1,0 +1,54 @@
+/**
+ * Issued access tokens and their lifetimes (spec §Authentication 3, §Limits).
+ */
+import { randomBytes } from 'node:crypto';
+
+export type TokenState = 'valid' | 'expired' | 'unknown';
+
+/** How many issues between sweeps of expired tokens, so benchmarks do not grow the map forever. */
+const SWEEP_EVERY = 1024;
+
+export class TokenStore {
+  /** token → expiry instant in epoch milliseconds. */
+  readonly #expiresAt = new Map<string, number>();
+  readonly #ttlSeconds: number;
+  #issued = 0;
+
+  constructor(ttlSeconds: number) {
+    this.#ttlSeconds = ttlSeconds;
+  }
+
+  /** A fresh token: 32 random bytes, base64url, which is within RFC 6750 §2.1 b64token. */
+  issue(): { token: string; expiresIn: number } {
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    this.#expiresAt.set(token, now + this.#ttlSeconds * 1000);
+    this.#issued += 1;
+    if (this.#issued % SWEEP_EVERY === 0) this.#sweep(now);
+    return { token, expiresIn: this.#ttlSeconds };
+  }
+
+  /**
+   * Valid while now < issuedAt + ttl exactly, with no leeway: after `expires_in` seconds
+   * "the token is invalid" (spec §Authentication 3).
+   */
+  check(token: string): TokenState {
+    const expiresAt = this.#expiresAt.get(token);
+    if (expiresAt === undefined) return 'unknown';
+    return Date.now() < expiresAt ? 'valid' : 'expired';
+  }
+
+  /** Milliseconds until the token expires (negative once it has); undefined for an unknown token. */
+  millisecondsLeft(token: string): number | undefined {
+    const expiresAt = this.#expiresAt.get(token);
+    return expiresAt === undefined ? undefined : expiresAt - Date.now();
+  }
+
+  get issued(): number {
+    return this.#issued;
+  }
+
+  #sweep(now: number): void {
+    for (const [token, expiresAt] of this.#expiresAt) if (expiresAt <= now) this.#expiresAt.delete(token);
+  }
+}

@@ -1,0 +1,159 @@
+import { styleText } from 'node:util';
+import { SUITES } from '../catalogue/types.js';
+import { formatDuration, oneLine, plural } from './format.js';
+import { countStatuses } from './model.js';
+import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
+
+/**
+ * The summary printed at the end of a run, for a person reading a CI log in a hurry: the verdict
+ * first, where the problems are (a count per suite), then every check that needs attention with a
+ * one-line reason, then what was not checked and why. Where the reports were written is printed
+ * by the caller, which knows.
+ */
+
+export interface ConsoleOptions {
+  /** Decided by the caller (TTY, NO_COLOR, --color); this module never looks at the stream. */
+  readonly color: boolean;
+}
+
+type Style = Parameters<typeof styleText>[0];
+type Color = Exclude<Style, readonly unknown[]>;
+
+/** Longest reason printed per check; the rest is in the JUnit and JSON reports. */
+const REASON_MAX = 200;
+
+const COLUMNS = ['passed', 'failed', 'warning', 'error', 'skipped'] as const satisfies readonly CheckStatus[];
+const COLUMN_STYLE: Record<(typeof COLUMNS)[number], Style> = {
+  passed: 'green',
+  failed: 'red',
+  warning: 'yellow',
+  error: 'red',
+  skipped: 'gray',
+};
+
+export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): string {
+  const paint = (style: Style, text: string): string =>
+    // validateStream: false, or Node ≥ 22 would drop the colours whenever stdout is not a TTY,
+    // overriding the caller's decision (and making the output depend on where the tests run).
+    opts.color ? styleText(style, text, { validateStream: false }) : text;
+
+  const blocks: string[] = [header(report, paint), suiteTable(report.checks, paint)];
+
+  const attention: [string, Color, CheckStatus, string][] = [
+    ['FAILED', 'red', 'failed', ''],
+    ['ERRORS', 'red', 'error', ': checks that could not be carried out'],
+    ['WARNINGS', 'yellow', 'warning', report.strict ? ': SHOULD checks; with --strict they fail the run' : ': SHOULD checks; they do not fail the run'],
+  ];
+  for (const [title, style, status, note] of attention) {
+    const checks = report.checks.filter((c) => c.status === status);
+    if (checks.length > 0) blocks.push(checkList(`${paint(['bold', style], `${title} (${checks.length})`)}${note}`, checks));
+  }
+
+  const skipped = report.checks.filter((c) => c.status === 'skipped');
+  if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
+
+  blocks.push(totals(report, paint));
+  return `${blocks.join('\n\n')}\n`;
+}
+
+type Paint = (style: Style, text: string) => string;
+
+function header(report: RunReport, paint: Paint): string {
+  const verdictStyle: Record<RunReport['verdict'], Style> = {
+    conformant: ['bold', 'green'],
+    'non-conformant': ['bold', 'red'],
+    incomplete: ['bold', 'yellow'],
+  };
+  const { target } = report;
+  // Verdict first: it is what the reader came for, and the first thing a log viewer shows.
+  const lines = [`${paint(verdictStyle[report.verdict], report.verdict.toUpperCase())}  ${printable(target.baseUrl)}`];
+  const details = [`${printable(report.tool.name)} ${printable(report.tool.version)}`, `auth ${printable(target.authUrl)}`];
+  if (target.tenantId !== undefined) details.push(`tenant ${printable(target.tenantId)}`);
+  if (target.embedded) details.push('embedded reference server');
+  if (report.strict) details.push('strict');
+  lines.push(paint('dim', details.join(', ')));
+  if (report.verdict === 'incomplete') {
+    lines.push(paint('yellow', `Incomplete: ${line(report.incompleteReason ?? 'the run stopped before every check was carried out')}`));
+  }
+  return lines.join('\n');
+}
+
+function suiteTable(checks: readonly CheckResult[], paint: Paint): string {
+  const rows: [string, Counts][] = [];
+  for (const suite of SUITES) {
+    const inSuite = checks.filter((c) => c.suite === suite);
+    if (inSuite.length > 0) rows.push([suite, countStatuses(inSuite)]);
+  }
+  if (rows.length === 0) return 'No checks were run.';
+
+  const nameWidth = Math.max('suite'.length, ...rows.map(([name]) => name.length));
+  const widths = COLUMNS.map((col) => Math.max(col.length, ...rows.map(([, counts]) => String(counts[col]).length)));
+  const head = ['suite'.padEnd(nameWidth), ...COLUMNS.map((col, i) => col.padStart(widths[i] ?? 0))].join('  ');
+  const body = rows.map(([name, counts]) =>
+    [
+      name.padEnd(nameWidth),
+      ...COLUMNS.map((col, i) => {
+        const cell = String(counts[col]).padStart(widths[i] ?? 0);
+        // Only non-zero problem counts are coloured, so the eye lands on them.
+        return counts[col] > 0 && col !== 'passed' ? paint(COLUMN_STYLE[col], cell) : cell;
+      }),
+    ].join('  '),
+  );
+  return [paint('bold', head), ...body].join('\n');
+}
+
+function checkList(title: string, checks: readonly CheckResult[]): string {
+  const idWidth = Math.max(...checks.map((c) => printable(c.id).length));
+  const lines = checks.map((c) => {
+    const why = reason(c);
+    return `  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${why}`.trimEnd();
+  });
+  return [title, ...lines].join('\n');
+}
+
+function skippedList(checks: readonly CheckResult[], paint: Paint): string {
+  const byReason = new Map<string, string[]>();
+  for (const c of checks) {
+    const why = reason(c);
+    byReason.set(why, [...(byReason.get(why) ?? []), printable(c.id)]);
+  }
+  const lines = [...byReason].map(([why, ids]) => `  ${why} (${ids.length}): ${ids.join(', ')}`);
+  return [paint('bold', `SKIPPED (${checks.length})`), ...lines].join('\n');
+}
+
+function totals(report: RunReport, paint: Paint): string {
+  const c = countStatuses(report.checks);
+  const parts = [
+    paint('green', `${c.passed} passed`),
+    c.failed > 0 ? paint('red', `${c.failed} failed`) : `${c.failed} failed`,
+    c.warning > 0 ? paint('yellow', plural(c.warning, 'warning')) : plural(c.warning, 'warning'),
+    c.error > 0 ? paint('red', plural(c.error, 'error')) : plural(c.error, 'error'),
+    `${c.skipped} skipped`,
+  ];
+  return `${plural(c.total, 'check')}: ${parts.join(', ')} (${formatDuration(report.durationMs)})`;
+}
+
+function reason(check: CheckResult): string {
+  const text = check.message ?? check.findings[0]?.message;
+  return text === undefined || text.trim() === '' ? '(no reason recorded)' : line(text);
+}
+
+function line(text: string): string {
+  return oneLine(printable(text), REASON_MAX);
+}
+
+/**
+ * Removes what a terminal would act on instead of print: C0 and C1 controls (ESC and CSI start
+ * colour and cursor sequences; a target's error text must not be able to rewrite the log) and
+ * bidirectional overrides. Tab, LF and CR stay: `oneLine` turns them into spaces.
+ */
+function printable(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    const control = (code < 0x20 && ch !== '\t' && ch !== '\n' && ch !== '\r') || (code >= 0x7f && code <= 0x9f);
+    const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+    if (!control && !bidi) out += ch;
+  }
+  return out;
+}

@@ -1,0 +1,123 @@
+import type { CheckResult, Finding, RecordedExchange } from './model.js';
+
+/**
+ * Plain-text pieces shared by every reporter (JUnit bodies and system-out, the console summary).
+ * Nothing here escapes for a particular output: the JUnit writer strips XML-invalid characters and
+ * the console strips terminal control characters, each from the finished text.
+ */
+
+/** "12 ms", "1.25 s", "2 min 5 s": durations a person reads, not a parser. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '? ms';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/**
+ * Collapses every run of whitespace (newlines included, and U+2028/U+2029, which some viewers
+ * break lines on) into one space, then cuts to `max` code points with "…". Cutting by code point
+ * rather than UTF-16 unit keeps surrogate pairs whole.
+ */
+export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const chars = Array.from(flat);
+  if (chars.length <= max) return flat;
+  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+}
+
+/** "1 exchange", "2 exchanges". */
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${n} ${n === 1 ? word : words}`;
+}
+
+/** "POST https://auth.example/uaa/oauth2/token → 401": what a finding's bullet points at. */
+export function summarizeExchange(ex: RecordedExchange): string {
+  const outcome = ex.response ? String(ex.response.status) : ex.error !== undefined ? 'transport error' : 'no response';
+  return `${ex.request.method} ${ex.request.url} → ${outcome}`;
+}
+
+/**
+ * One recorded exchange as an HTTP message, curl -v style: `*` describes, `>` is sent, `<` is
+ * received, `!` went wrong. Bodies are printed as they are (no prefix) after a blank line, so a
+ * JSON body can be copied out whole.
+ */
+export function formatExchange(ex: RecordedExchange): string {
+  const lines: string[] = [`* ${ex.purpose} (${formatDuration(ex.durationMs)}, auth: ${ex.auth}, started ${ex.startedAt})`];
+
+  lines.push(`> ${ex.request.method} ${ex.request.url}`);
+  for (const [name, value] of ex.request.headers) lines.push(`> ${name}: ${value}`);
+  const requestBody = ex.request.body;
+  if (requestBody !== undefined && requestBody !== '') {
+    lines.push('', requestBody);
+    // Ends the request body, so that a body line is never read as part of the response.
+    lines.push('');
+  }
+
+  const res = ex.response;
+  if (res) {
+    lines.push(`< ${res.status}`);
+    for (const [name, value] of res.headers) lines.push(`< ${name}: ${value}`);
+    if (res.body !== '') lines.push('', res.body);
+    if (res.bodyTruncated) lines.push('[response body truncated: it was longer than the recording limit]');
+  }
+  if (ex.error !== undefined) lines.push(`! transport error: ${ex.error}`);
+  if (!res && ex.error === undefined) lines.push('! no response was recorded');
+
+  return lines.join('\n');
+}
+
+function findingBullet(finding: Finding, exchanges: readonly RecordedExchange[]): string {
+  const bullet = `- ${finding.kind}: ${finding.message}`;
+  if (finding.exchange === undefined) return bullet;
+  const ex = exchanges[finding.exchange];
+  const label = `exchange #${finding.exchange + 1}`;
+  return ex ? `${bullet} [${label}: ${summarizeExchange(ex)}]` : `${bullet} [${label} was not recorded]`;
+}
+
+/**
+ * The findings as bullets, each naming its exchange in one line. Short enough for a JUnit
+ * failure body, where some consumers (dorny/test-reporter, mikepenz) show nothing else.
+ */
+export function formatFindingBullets(result: CheckResult): string {
+  return result.findings.map((f) => findingBullet(f, result.exchanges)).join('\n');
+}
+
+/**
+ * Every finding as a bullet, then every exchange a finding points at, in full and only once:
+ * several findings often point at the same response (wrong status and no challenge, say).
+ */
+export function formatFindings(result: CheckResult): string {
+  if (result.findings.length === 0) return '';
+  const parts = [formatFindingBullets(result)];
+
+  const referenced: number[] = [];
+  for (const f of result.findings) {
+    if (f.exchange !== undefined && f.exchange < result.exchanges.length && !referenced.includes(f.exchange)) {
+      referenced.push(f.exchange);
+    }
+  }
+  for (const index of referenced) {
+    const ex = result.exchanges[index];
+    if (ex) parts.push(`Exchange #${index + 1}:\n${formatExchange(ex)}`);
+  }
+
+  const others = result.exchanges.length - referenced.length;
+  if (others > 0) {
+    const what = plural(others, referenced.length > 0 ? 'further exchange' : 'exchange');
+    parts.push(`(${what} of this check ${others === 1 ? 'is' : 'are'} in report.json)`);
+  }
+  return parts.join('\n\n');
+}
+
+/** Who the check is, as labelled lines: id, level, title, spec references. */
+export function describeCheck(result: Pick<CheckResult, 'id' | 'level' | 'title' | 'refs'>): string {
+  return [
+    `Check: ${result.id}`,
+    `Level: ${result.level}`,
+    `Title: ${result.title}`,
+    `Refs: ${result.refs.length > 0 ? result.refs.join('; ') : '(none)'}`,
+  ].join('\n');
+}

@@ -1,0 +1,223 @@
+import junitReportBuilder from 'junit-report-builder';
+import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
+import { SUITES } from '../catalogue/types.js';
+import { describeCheck, formatDuration, formatFindingBullets, formatFindings, oneLine } from './format.js';
+import type { CheckResult, RunReport } from './model.js';
+import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
+
+/**
+ * JUnit XML for CI test reporters (Jenkins junit and xUnit, GitLab, dorny/test-reporter, mikepenz,
+ * EnricoMi, Azure). The shape is the one all of them read the same way and that validates against
+ * both jenkins-junit.xsd and xUnit's junit-10.xsd (vendored in test/xsd/):
+ *
+ * - a `<testsuites>` root, one `<testsuite name="carrier-conformance.<suite>">` per battery suite
+ *   with checks, its run metadata as suite `<properties>` (both XSDs reject testcase properties);
+ * - one `<testcase classname="carrier-conformance.<suite>" name="<ID> <title>">` per check, with at
+ *   most ONE outcome element: consumers disagree on which of several wins;
+ * - a warning (SHOULD check that found a problem) is a pass for consumers, since it does not fail
+ *   the run; its system-out starts with `WARNING (<level>): <message>` so it can still be found;
+ * - `time` with at most 3 decimals (xUnit's junit-10.xsd rejects more on the suite).
+ */
+
+/** Prefix of every suite name and classname; fixed, so report history stays comparable. */
+export const JUNIT_NAME_PREFIX = 'carrier-conformance';
+/** Consumers show `message` in one line (Azure, mikepenz annotations); longer text is in the body. */
+export const JUNIT_MESSAGE_MAX = 300;
+
+type XmlElement = ReturnType<TestCase['build']>;
+
+export function renderJUnit(report: RunReport): string {
+  // A new builder each time, never the package's export itself: that one is shared by the whole process.
+  const junit = sharedBuilder().newBuilder();
+  // A constant, not report data: removeRootSkipped relies on the root tag holding no `>`.
+  junit.name(JUNIT_NAME_PREFIX);
+  const timestamp = utcTimestamp(report.startedAt);
+  const properties = suiteProperties(report);
+
+  for (const suiteName of SUITES) {
+    const checks = report.checks.filter((c) => c.suite === suiteName);
+    if (checks.length === 0) continue;
+    const classname = `${JUNIT_NAME_PREFIX}.${suiteName}`;
+    const suite = junit
+      .testSuite()
+      .name(classname)
+      .time(seconds(checks.reduce((sum, c) => sum + c.durationMs, 0)));
+    if (timestamp !== undefined) suite.timestamp(timestamp);
+    for (const [name, value] of properties) suite.property(name, value);
+
+    const names = new Set<string>();
+    for (const check of checks) addTestCase(suite, classname, uniqueName(names, check), check, report);
+  }
+
+  return removeRootSkipped(junit.build());
+}
+
+/**
+ * The package's default builder, used only to make new ones. Its typings declare
+ * `export default`, i.e. `exports.default`, but the CommonJS file assigns `module.exports`, so under
+ * NodeNext the default import is typed as `{ default: Builder }` and is a Builder at run time.
+ * Accepting both keeps this working if either side is fixed.
+ */
+function sharedBuilder(): Builder {
+  const imported = junitReportBuilder as unknown as Builder | { default: Builder };
+  return 'newBuilder' in imported ? imported : imported.default;
+}
+
+function addTestCase(suite: TestSuite, classname: string, name: string, check: CheckResult, report: RunReport): void {
+  const testCase = suite.testCase().className(classname).name(name).time(seconds(check.durationMs));
+
+  switch (check.status) {
+    case 'failed':
+      testCase.failure(messageAttribute(check, 'the target does not conform'), 'NonConformance');
+      // `stacktrace` writes the failure's text body; it does not add a second outcome.
+      testCase.stacktrace(cdata(outcomeBody(check, 'does not conform')));
+      break;
+    case 'error':
+      testCase.error(messageAttribute(check, 'the check could not be carried out'), 'CheckError', cdata(outcomeBody(check, 'could not be carried out')));
+      break;
+    case 'skipped':
+      testCase.skipped();
+      setSkippedText(testCase, text(check.message ?? 'skipped'));
+      break;
+    case 'warning':
+    case 'passed':
+      break;
+  }
+
+  testCase.standardOutput(cdata(systemOut(check, report)));
+}
+
+/**
+ * `<skipped>reason</skipped>`: jenkins-junit.xsd declares `skipped` as a plain string (no
+ * `message` attribute allowed) and junit-10.xsd as mixed content, so element text is the only
+ * form both accept. junit-report-builder's `skipped()` takes no reason and writes `<skipped/>`,
+ * so the text is added to the element it creates, as the case is built.
+ */
+function setSkippedText(testCase: TestCase, reason: string): void {
+  const build = testCase.build.bind(testCase);
+  testCase.build = (parent: XmlElement): XmlElement => {
+    const element = build(parent);
+    const skipped = element.children.find((child) => 'name' in child && child.name === 'skipped');
+    if (!skipped) throw new Error('junit-report-builder wrote no <skipped> element for a skipped test case');
+    skipped.txt(reason);
+    return element;
+  };
+}
+
+/**
+ * junit-report-builder always writes `<testsuites … skipped="N">`, which both XSDs reject (xUnit
+ * then drops the whole file). The root start tag is the first tag after the XML declaration and
+ * holds only the constant name and counts, so cutting the attribute out of it is exact.
+ */
+function removeRootSkipped(xml: string): string {
+  const start = xml.indexOf('<testsuites');
+  const end = xml.indexOf('>', start);
+  if (start < 0 || end < 0) throw new Error('junit-report-builder wrote no <testsuites> root');
+  const rootTag = xml.slice(start, end).replace(/\sskipped="\d*"/, '');
+  return xml.slice(0, start) + rootTag + xml.slice(end);
+}
+
+function systemOut(check: CheckResult, report: RunReport): string {
+  const sections: string[] = [];
+  if (check.status === 'warning') {
+    sections.push(`WARNING (${check.level}): ${oneLine(reason(check) ?? 'the check found a problem')}`);
+  }
+
+  const { target } = report;
+  const about = [describeCheck(check), `Target: ${target.baseUrl}`, `Auth URL: ${target.authUrl}`];
+  if (target.tenantId !== undefined) about.push(`Tenant: ${target.tenantId}`);
+  if (target.embedded) about.push('Server: embedded reference server');
+  about.push(`Status: ${check.status} (${formatDuration(check.durationMs)})`);
+  if (check.message !== undefined) about.push(`${check.status === 'skipped' ? 'Reason' : 'Message'}: ${check.message}`);
+  sections.push(about.join('\n'));
+
+  if (check.notes.length > 0) sections.push(['Notes:', ...check.notes.map((n) => `- ${n}`)].join('\n'));
+
+  if (check.status === 'failed' || check.status === 'error' || check.status === 'warning') {
+    const findings = formatFindings(check);
+    sections.push(findings === '' ? 'Findings: none recorded' : `Findings:\n${findings}`);
+  }
+  return sections.join('\n\n');
+}
+
+/** The failure/error text: what Jenkins shows as the stack trace and Azure as the stack. */
+function outcomeBody(check: CheckResult, verb: string): string {
+  const parts = [`${check.id} (${check.level}) ${verb}: ${reason(check) ?? 'no reason was recorded'}`];
+  const bullets = formatFindingBullets(check);
+  if (bullets !== '') parts.push(bullets);
+  const refs = check.refs.length > 0 ? `Refs: ${check.refs.join('; ')}\n` : '';
+  parts.push(`${refs}The recorded exchanges are in this test case's system-out and in report.json.`);
+  return parts.join('\n\n');
+}
+
+/** The check's one-line reason, else its first finding's message. */
+function reason(check: CheckResult): string | undefined {
+  const message = check.message?.trim();
+  if (message) return check.message;
+  return check.findings.find((f) => f.message.trim() !== '')?.message;
+}
+
+/** Non-empty (junit-report-builder drops a falsy message), one line, at most JUNIT_MESSAGE_MAX. */
+function messageAttribute(check: CheckResult, fallback: string): string {
+  const line = oneLine(text(reason(check) ?? ''), JUNIT_MESSAGE_MAX);
+  return line === '' ? fallback : line;
+}
+
+/**
+ * `<ID> <title>`, unique within the suite: GitLab keys cases by suite+classname+name and drops
+ * duplicates. Ids are unique in the catalogue, so the suffix only guards a malformed report.
+ */
+function uniqueName(taken: Set<string>, check: CheckResult): string {
+  const base = oneLine(text(`${check.id} ${check.title}`));
+  let name = base;
+  for (let n = 2; taken.has(name); n += 1) name = `${base} (${n})`;
+  taken.add(name);
+  return name;
+}
+
+function suiteProperties(report: RunReport): [string, string][] {
+  const { tool, target } = report;
+  const props: [string, string][] = [
+    ['tool.name', tool.name],
+    ['tool.version', tool.version],
+    ['target.baseUrl', target.baseUrl],
+    ['target.authUrl', target.authUrl],
+  ];
+  // Never `property(name, undefined)`: it writes a property without `value`, which both XSDs reject.
+  if (target.tenantId !== undefined) props.push(['target.tenantId', target.tenantId]);
+  props.push(
+    ['target.embedded', String(target.embedded)],
+    ['run.strict', String(report.strict)],
+    ['run.verdict', report.verdict],
+    ['run.startedAt', report.startedAt],
+    ['run.finishedAt', report.finishedAt],
+  );
+  return props.map(([name, value]) => [name, text(value)]);
+}
+
+/**
+ * Seconds with at most 3 decimals. `Number(x.toFixed(3))` prints as the shortest decimal that
+ * reads back as the same double, which never has more than the 3 decimals it was parsed from.
+ */
+function seconds(ms: number): number {
+  if (!Number.isFinite(ms) || ms <= 0) return 0;
+  return Number((ms / 1000).toFixed(3));
+}
+
+/**
+ * `2025-03-01T03:04:05Z`. Always a string: given a Date, junit-report-builder writes local time
+ * without an offset, which Jenkins then reads as UTC. Omitted when `startedAt` is not a date.
+ */
+function utcTimestamp(startedAt: string): string | undefined {
+  const date = new Date(startedAt);
+  if (Number.isNaN(date.getTime())) return undefined;
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function text(value: string): string {
+  return stripInvalidXmlChars(value);
+}
+
+function cdata(value: string): string {
+  return splitCdataTerminators(stripInvalidXmlChars(value));
+}

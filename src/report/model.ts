@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { LEVELS, SUITES } from '../catalogue/types.js';
+
+/**
+ * The data every report is written from (JSON, JUnit, console). It is also what
+ * `reports/report.json` contains, so this schema is that file's documentation.
+ * Everything in it has already passed through the redactor (`src/redact.ts`).
+ */
+
+export const headerListSchema = z.array(z.tuple([z.string(), z.string()]));
+
+export const recordedExchangeSchema = z.object({
+  /** What the check meant to do with this request, e.g. "GET /users/me without Accept-Version". */
+  purpose: z.string(),
+  request: z.object({
+    method: z.string(),
+    url: z.string(),
+    headers: headerListSchema,
+    body: z.string().optional(),
+  }),
+  response: z
+    .object({
+      status: z.number().int(),
+      headers: headerListSchema,
+      body: z.string(),
+      /** The body was longer than the recording limit and is cut. */
+      bodyTruncated: z.boolean(),
+    })
+    .optional(),
+  /** Transport failure: timeout, reset, refused connection. */
+  error: z.string().optional(),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  /** How the request authenticated, so that a reproduction can use environment variables. */
+  auth: z.enum(['none', 'client-basic', 'bearer', 'literal']),
+});
+export type RecordedExchange = z.infer<typeof recordedExchangeSchema>;
+
+export const findingSchema = z.object({
+  /** `failure`: the target does not conform. `error`: the check could not be carried out. */
+  kind: z.enum(['failure', 'error']),
+  message: z.string(),
+  /** Index into the check's `exchanges` of the exchange that shows the finding. */
+  exchange: z.number().int().nonnegative().optional(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
+export const CHECK_STATUSES = ['passed', 'failed', 'warning', 'error', 'skipped'] as const;
+export const checkStatusSchema = z.enum(CHECK_STATUSES);
+export type CheckStatus = z.infer<typeof checkStatusSchema>;
+
+export const checkResultSchema = z.object({
+  id: z.string(),
+  suite: z.enum(SUITES),
+  level: z.enum(LEVELS),
+  title: z.string(),
+  refs: z.array(z.string()),
+  /**
+   * passed; failed (a MUST check found non-conformance); warning (a SHOULD check did);
+   * error (the check could not be carried out); skipped (with the reason in `message`).
+   */
+  status: checkStatusSchema,
+  /** One line: why it failed, errored, warned or was skipped. */
+  message: z.string().optional(),
+  findings: z.array(findingSchema),
+  /** Informational remarks, e.g. "size capped at 100 by the server". */
+  notes: z.array(z.string()),
+  exchanges: z.array(recordedExchangeSchema),
+  durationMs: z.number().nonnegative(),
+});
+export type CheckResult = z.infer<typeof checkResultSchema>;
+
+export const countsSchema = z.object({
+  total: z.number().int(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  warning: z.number().int(),
+  error: z.number().int(),
+  skipped: z.number().int(),
+});
+export type Counts = z.infer<typeof countsSchema>;
+
+export const runReportSchema = z.object({
+  tool: z.object({ name: z.string(), version: z.string() }),
+  target: z.object({
+    baseUrl: z.string(),
+    authUrl: z.string(),
+    /** The embedded reference server was started for this run. */
+    embedded: z.boolean(),
+    tenantId: z.string().optional(),
+    pagedPaths: z.array(z.string()),
+  }),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+  strict: z.boolean(),
+  /**
+   * conformant: every required check passed. non-conformant: a required check failed or errored.
+   * incomplete: the run could not be carried out to the end (see `incompleteReason`).
+   */
+  verdict: z.enum(['conformant', 'non-conformant', 'incomplete']),
+  incompleteReason: z.string().optional(),
+  exitCode: z.number().int(),
+  counts: countsSchema,
+  suites: z.array(z.object({ name: z.enum(SUITES), counts: countsSchema })),
+  checks: z.array(checkResultSchema),
+});
+export type RunReport = z.infer<typeof runReportSchema>;
+
+export function countStatuses(checks: readonly { status: CheckStatus }[]): Counts {
+  const counts: Counts = { total: checks.length, passed: 0, failed: 0, warning: 0, error: 0, skipped: 0 };
+  for (const c of checks) counts[c.status] += 1;
+  return counts;
+}

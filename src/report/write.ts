@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { renderJsonReport } from './json.js';
+import { renderJUnit } from './junit.js';
+import type { RunReport } from './model.js';
+
+export type ReportFormat = 'junit' | 'json';
+
+/** File name of each format inside the reports directory; CI configuration points at these. */
+export const REPORT_FILES: Readonly<Record<ReportFormat, string>> = {
+  junit: 'junit.xml',
+  json: 'report.json',
+};
+
+const RENDERERS: Readonly<Record<ReportFormat, (report: RunReport) => string>> = {
+  junit: renderJUnit,
+  json: renderJsonReport,
+};
+
+/**
+ * Writes the requested reports into `dir` (created if needed) and returns the paths written, in
+ * the order asked for.
+ *
+ * Every report is rendered before any file is touched, so an invalid report leaves the previous
+ * files in place. Each file is written to a temporary file in the same directory (same file
+ * system, so the rename is atomic), flushed, then renamed over the target: a CI step that
+ * collects `junit.xml` while the run is still writing sees the old file or the new one, never
+ * half of one (Jenkins turns a truncated file into a failed `[failed-to-read]` case).
+ */
+export async function writeReports(report: RunReport, dir: string, formats: readonly ReportFormat[]): Promise<string[]> {
+  const unique = [...new Set(formats)];
+  const rendered = unique.map((format) => ({ path: join(dir, REPORT_FILES[format]), contents: RENDERERS[format](report) }));
+
+  await mkdir(dir, { recursive: true });
+  for (const { path, contents } of rendered) await writeAtomically(path, contents);
+  return rendered.map((r) => r.path);
+}
+
+async function writeAtomically(path: string, contents: string): Promise<void> {
+  // Dot-prefixed: CI globs such as `reports/*.xml` do not pick it up, and it has no .xml ending.
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(contents, 'utf8');
+      // Without this, a crash right after the rename can leave an empty file under the final name.
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}

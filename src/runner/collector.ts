@@ -1,0 +1,60 @@
+import type { Reporter, TestModule } from 'vitest/node';
+import type { CheckMeta } from '../battery/check.js';
+
+/**
+ * A Vitest reporter that collects what each check left in its test's meta. It is the only
+ * reporter of the battery's Vitest instance: reports are written by the harness (src/report),
+ * not by Vitest, so that every consumer gets the shape it needs.
+ */
+
+export interface CollectedTest {
+  checkId: string;
+  state: 'passed' | 'failed' | 'skipped' | 'pending';
+  /** The reason given to ctx.skip(). */
+  note?: string;
+  /** Messages of the errors Vitest saw (a timeout, a throw outside the check's control). */
+  errors: string[];
+  meta?: CheckMeta;
+  durationMs: number;
+}
+
+export interface Collected {
+  tests: Map<string, CollectedTest>;
+  /** Suite files that failed to load, by relative path. */
+  moduleErrors: Map<string, string>;
+  unhandledErrors: string[];
+  /** Vitest's reason for ending the run, e.g. 'interrupted'. */
+  reason?: string;
+}
+
+/** The check id a test of the battery is named after: "<ID> <title>". */
+export function checkIdOfTestName(name: string): string | undefined {
+  return /^([A-Z]+(?:-[A-Z0-9]+)+) /.exec(name)?.[1];
+}
+
+export class CheckCollector implements Reporter {
+  readonly collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: string): void {
+    this.collected.reason = reason;
+    for (const error of unhandledErrors) this.collected.unhandledErrors.push(error.message ?? 'an error without a message');
+    for (const module of testModules) {
+      const errors = module.errors();
+      if (errors.length > 0) this.collected.moduleErrors.set(module.relativeModuleId, errors.map((e) => e.message).join('; '));
+      for (const test of module.children.allTests()) {
+        const meta = test.meta().carrier;
+        const checkId = meta?.checkId ?? checkIdOfTestName(test.name);
+        if (!checkId) continue;
+        const result = test.result();
+        this.collected.tests.set(checkId, {
+          checkId,
+          state: result.state,
+          ...(result.state === 'skipped' && result.note !== undefined ? { note: result.note } : {}),
+          errors: (result.errors ?? []).map((e) => e.message),
+          ...(meta ? { meta } : {}),
+          durationMs: test.diagnostic()?.duration ?? 0,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { suiteFile, type Check } from '../catalogue/index.js';
+import { SUITES } from '../catalogue/types.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport } from '../report/model.js';
+import type { Collected, CollectedTest } from './collector.js';
+
+/**
+ * From what Vitest collected to the verdict of every check, and from the verdicts to the run's
+ * verdict and exit code. Pure functions: the meta-tests exercise them directly.
+ */
+
+function summarise(findings: readonly Finding[]): string | undefined {
+  const [first] = findings;
+  if (!first) return undefined;
+  return findings.length === 1 ? first.message : `${first.message} (and ${findings.length - 1} more)`;
+}
+
+function base(check: Check): Pick<CheckResult, 'id' | 'suite' | 'level' | 'title' | 'refs'> {
+  return { id: check.id, suite: check.suite, level: check.level, title: check.title, refs: check.refs };
+}
+
+/** The result of one check from its collected test; `strict` turns SHOULD failures into failures. */
+export function checkResult(check: Check, test: CollectedTest | undefined, collected: Collected, strict: boolean): CheckResult {
+  const empty = { findings: [], notes: [], exchanges: [], durationMs: 0 };
+  if (!test) {
+    const loadError = collected.moduleErrors.get(suiteFile(check.suite));
+    const message = loadError
+      ? `the suite file ${suiteFile(check.suite)} failed to load: ${loadError}`
+      : collected.reason === 'interrupted'
+        ? 'not run: the run was interrupted'
+        : `not executed: ${suiteFile(check.suite)} has no test for this check`;
+    return { ...base(check), ...empty, status: 'error', message, findings: [{ kind: 'error', message }] };
+  }
+  const meta = test.meta;
+  const common = { ...base(check), findings: meta?.findings ?? [], notes: meta?.notes ?? [], exchanges: meta?.exchanges ?? [], durationMs: Math.round(test.durationMs * 1000) / 1000 };
+  switch (test.state) {
+    case 'passed':
+      return { ...common, status: 'passed' };
+    case 'skipped':
+      return { ...common, status: 'skipped', message: test.note ?? 'skipped' };
+    case 'pending': {
+      const message = 'did not finish: the run ended while the check was in progress';
+      return { ...common, status: 'error', message, findings: [...common.findings, { kind: 'error', message }] };
+    }
+    case 'failed': {
+      const failures = common.findings.filter((f) => f.kind === 'failure');
+      if (failures.length > 0) return { ...common, status: check.level === 'MUST' || strict ? 'failed' : 'warning', message: summarise(failures) ?? '' };
+      if (common.findings.length > 0) return { ...common, status: 'error', message: summarise(common.findings) ?? '' };
+      // The test failed without a finding: a timeout or a throw past the check's own handling.
+      const message = `the check could not be carried out: ${test.errors.join('; ') || 'unknown error'}`;
+      return { ...common, status: 'error', message, findings: [{ kind: 'error', message }] };
+    }
+  }
+}
+
+/** Whether a result fails the run: a failure, or an error of a check the run requires. */
+export function isBlocking(result: CheckResult, strict: boolean): boolean {
+  if (result.status === 'failed') return true;
+  if (result.status === 'error') return result.level === 'MUST' || strict;
+  return false;
+}
+
+export function suiteCounts(checks: readonly CheckResult[]): { name: (typeof SUITES)[number]; counts: Counts }[] {
+  return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({ name, counts: countStatuses(checks.filter((c) => c.suite === name)) }));
+}
+
+export function verdictOf(checks: readonly CheckResult[], strict: boolean, incompleteReason: string | undefined): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
+  if (incompleteReason !== undefined) return { verdict: 'incomplete', exitCode: ExitCode.Incomplete };
+  if (checks.some((c) => isBlocking(c, strict))) return { verdict: 'non-conformant', exitCode: ExitCode.NonConformant };
+  return { verdict: 'conformant', exitCode: ExitCode.Conformant };
+}

@@ -1,0 +1,143 @@
+/**
+ * token: POST {auth_url}/uaa/oauth2/token (spec §Obtain an access token, §Access token response,
+ * §Authentication; RFC 6749 §4.4, §5.1, §5.2; RFC 7617).
+ */
+import { requestToken } from '../src/api/requests.js';
+import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/api/schemas.js';
+import { check, suite } from '../src/battery/check.js';
+import { expectJsonObject, expectNoToken, expectStatus } from '../src/battery/expect.js';
+import { describeValue, expectClientRefused, expectErrorCode, expectTokenWorks, issuedTokenBody, requestValidToken, unknownClient, wrongSecret } from '../src/battery/token-response.js';
+import { TOKEN_PATH } from '../src/api/paths.js';
+import { hasDirective } from '../src/http/directives.js';
+import { isJsonMediaType } from '../src/http/media-type.js';
+
+/** A grant type no server supports: RFC 6749 §4.5 extension grants are absolute URIs. */
+const UNSUPPORTED_GRANT = 'urn:carrier-conformance:unsupported-grant-type';
+
+suite('token', () => {
+  check('TOKEN-ISSUE', async (c) => {
+    const res = await requestValidToken(c);
+    if (!expectStatus(c, res, [200], 'token request with valid client credentials')) return;
+    const body = expectJsonObject(c, res, 'token response');
+    if (body) for (const problem of schemaProblems(tokenResponseSchema, body)) c.note(`token response: ${problem}`);
+  });
+
+  check('TOKEN-ACCESS-TOKEN', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (issued && (typeof issued.body.access_token !== 'string' || issued.body.access_token === '')) {
+      c.fail(`expected access_token to be a non-empty string, got ${describeValue(issued.body.access_token)}`, issued.res);
+    }
+  });
+
+  check('TOKEN-TYPE', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (!issued) return;
+    const type = issued.body.token_type;
+    if (typeof type !== 'string' || type.toLowerCase() !== 'bearer') c.fail(`expected token_type "bearer" (in any case), got ${describeValue(type)}`, issued.res);
+  });
+
+  check('TOKEN-TYPE-CASE', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (!issued) return;
+    const type = issued.body.token_type;
+    if (type !== 'bearer') c.fail(`expected token_type spelled exactly "bearer", got ${describeValue(type)}`, issued.res);
+  });
+
+  check('TOKEN-EXPIRES-IN', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (!issued) return;
+    const value = issued.body.expires_in;
+    if (typeof value !== 'number') c.fail(`expected expires_in to be a JSON number, got ${describeValue(value)}`, issued.res);
+    else if (!Number.isInteger(value) || value <= 0) c.fail(`expected expires_in to be a positive integer, got ${value}`, issued.res);
+  });
+
+  check('TOKEN-NO-STORE', async (c) => {
+    const res = await requestValidToken(c);
+    const value = res.header('cache-control');
+    if (!hasDirective(value, 'no-store')) c.fail(`expected Cache-Control: no-store on the token response, got ${value === undefined ? 'no Cache-Control' : JSON.stringify(value)}`, res);
+  });
+
+  check('TOKEN-PRAGMA', async (c) => {
+    const res = await requestValidToken(c);
+    const value = res.header('pragma');
+    if (!hasDirective(value, 'no-cache')) c.fail(`expected Pragma: no-cache on the token response, got ${value === undefined ? 'no Pragma' : JSON.stringify(value)}`, res);
+  });
+
+  check('TOKEN-NO-REFRESH', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (issued && issued.body.refresh_token !== undefined) c.fail('expected no refresh_token for the client credentials grant, got one', issued.res);
+  });
+
+  check('TOKEN-WORKS', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (!issued) return;
+    if (typeof issued.body.access_token !== 'string') return c.error('cannot check: the token response has no access_token string (see TOKEN-ACCESS-TOKEN)', issued.res);
+    await expectTokenWorks(c, issued.body.access_token, 'the token endpoint');
+  });
+
+  check('TOKEN-WRONG-SECRET', (c) => expectClientRefused(c, wrongSecret(c.credentials), TOKEN_PATH, 'token request with a wrong client secret'));
+
+  check('TOKEN-UNKNOWN-CLIENT', (c) => expectClientRefused(c, unknownClient(c.credentials), TOKEN_PATH, 'token request with an unknown client id'));
+
+  check('TOKEN-NO-CREDENTIALS', async (c) => {
+    const what = 'token request without client credentials';
+    const res = await requestToken(c.send, c.target, { credentials: null, purpose: what });
+    // RFC 6749 §5.2: 400, or 401 with a challenge of a scheme the server supports.
+    const refused = expectStatus(c, res, [400, 401], what);
+    expectNoToken(c, res, what);
+    if (!refused) return;
+    expectErrorCode(c, res, ['invalid_client'], what);
+    if (res.status === 401 && res.headerLines('www-authenticate').length === 0) c.fail(`${what}: a 401 must carry a WWW-Authenticate challenge, got none`, res);
+  });
+
+  check('TOKEN-GRANT-MISSING', async (c) => {
+    const what = 'token request without grant_type';
+    const res = await requestToken(c.send, c.target, { credentials: c.credentials, grantType: null, purpose: what });
+    const refused = expectStatus(c, res, [400], what);
+    expectNoToken(c, res, what);
+    if (refused) expectErrorCode(c, res, ['invalid_request'], what);
+  });
+
+  check('TOKEN-GRANT-UNSUPPORTED', async (c) => {
+    const what = `token request with grant_type=${UNSUPPORTED_GRANT}`;
+    const res = await requestToken(c.send, c.target, { credentials: c.credentials, grantType: UNSUPPORTED_GRANT, purpose: what });
+    const refused = expectStatus(c, res, [400], what);
+    expectNoToken(c, res, what);
+    if (refused) expectErrorCode(c, res, ['unsupported_grant_type'], what);
+  });
+
+  check('TOKEN-ERROR-FORMAT', async (c) => {
+    const probes = [
+      { what: 'wrong client secret', credentials: wrongSecret(c.credentials) },
+      { what: 'no client credentials', credentials: null },
+      { what: 'no grant_type', credentials: c.credentials, grantType: null },
+      { what: 'unsupported grant_type', credentials: c.credentials, grantType: UNSUPPORTED_GRANT },
+    ];
+    for (const probe of probes) {
+      const res = await requestToken(c.send, c.target, { ...probe, purpose: `token error response (${probe.what})` });
+      if (res.status < 400) continue; // refusing at all is the other checks' business
+      const what = `error response to a token request with ${probe.what}`;
+      const type = res.header('content-type');
+      if (!isJsonMediaType(type)) {
+        c.fail(`${what}: expected Content-Type application/json, got ${type === undefined ? 'none' : JSON.stringify(type)}`, res);
+        continue;
+      }
+      const body = expectJsonObject(c, res, what);
+      if (!body) continue;
+      const problems = schemaProblems(oauthErrorSchema, body);
+      if (problems.length > 0) c.fail(`${what}: not an RFC 6749 §5.2 error object: ${problems.join('; ')}`, res);
+    }
+  });
+
+  check('TOKEN-EXTRA-PARAM', async (c) => {
+    const what = 'token request with an unknown extra parameter';
+    const res = await requestToken(c.send, c.target, { credentials: c.credentials, extraParams: { carrier_conformance_probe: 'ignore-me' }, purpose: what });
+    if (expectStatus(c, res, [200], what)) expectJsonObject(c, res, what);
+  });
+
+  check('TOKEN-BASIC-CASE', async (c) => {
+    const what = 'token request with the scheme spelled "basic"';
+    const res = await requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what });
+    expectStatus(c, res, [200], what);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * The command line end to end: the real executable (built into dist/ by `npm test`), its
+ * commands, its exit codes and its one-line errors.
+ */
+import { createServer } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../src/catalogue/index.js';
+import type { RunReport } from '../src/report/model.js';
+import { startReferenceServer } from '../src/reference/index.js';
+import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
+import { BIN, runBin, runMain, targetArgs, tempDir } from './support/harness.js';
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A usage error: exit 2, exactly one line on stderr, no stack trace. */
+function expectUsageError(result: { code: number; stderr: string }, mentions: RegExp): void {
+  expect(result.code).toBe(2);
+  const lines = result.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^carrier-conformance: /);
+  expect(lines[0]).toMatch(mentions);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('carrier-conformance run (no --base-url): the whole battery against the embedded reference server', () => {
+  it('passes every check, skips none, exits 0 and writes JUnit that both XSDs accept', async () => {
+    const reportsDir = await tempDir();
+    const result = await runBin(['run', '--reports-dir', reportsDir]);
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/started the embedded reference server at http:\/\/127\.0\.0\.1:\d+/);
+    expect(result.stdout).toMatch(new RegExp(`${CHECKS.length} checks: ${CHECKS.length} passed, 0 failed, 0 warnings, 0 errors, 0 skipped`));
+
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.verdict).toBe('conformant');
+    expect(report.checks.map((c) => c.id)).toEqual(CHECKS.map((c) => c.id));
+    expect(report.checks.filter((c) => c.status !== 'passed')).toEqual([]);
+
+    const junit = await readFile(join(reportsDir, 'junit.xml'), 'utf8');
+    for (const xsd of XSD_FILES) expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
+  });
+});
+
+describe('carrier-conformance list', () => {
+  it('prints every check with its id, level and spec reference', async () => {
+    const result = await runMain(['list']);
+    expect(result.code).toBe(0);
+    for (const check of CHECKS) {
+      expect(result.stdout).toContain(check.id);
+      expect(result.stdout).toContain(check.refs.join('; '));
+    }
+  });
+
+  it('prints the catalogue as JSON with --json', async () => {
+    const result = await runMain(['list', '--json']);
+    expect(JSON.parse(result.stdout)).toEqual(CHECKS);
+  });
+});
+
+describe('help', () => {
+  it('documents the exit codes', async () => {
+    const result = await runMain(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Exit codes:\s+0 {2}every required check passed\s+1 .*failed.*\s+2 {2}usage or configuration error\s+3 {2}the run could not be carried out/s);
+    expect(result.stdout).toContain('--base-url');
+  });
+});
+
+describe('bad input: exit 2 with one line that names the problem', () => {
+  it.each([
+    [['run', '--base-url', 'ftp://example.com'], /--base-url: "ftp:\/\/example.com" is not an http\(s\) URL/],
+    [['run', '--suite', 'tokens'], /--suite: unknown suite "tokens"; the suites are token, expiry/],
+    [['run', '--check', 'TOKEN-NOPE'], /--check: unknown check id "TOKEN-NOPE"; `carrier-conformance list`/],
+    [['run', '--tenant-id', '42'], /--tenant-id: "42" is not a UUID/],
+    [['run', '--timeout', '-5'], /--timeout: must be greater than 0/],
+    [['run', '--bogus-option'], /Unknown argument: bogus-option \(see --help\)$/],
+    [['frobnicate'], /Unknown argument: frobnicate/],
+    [['run', 'extra-word'], /Unknown argument: extra-word/],
+    [['run', '--config', '/nonexistent/config.json'], /config file \/nonexistent\/config.json: cannot read it \(no such file\)/],
+    [['run', '--base-url', 'https://api.example.com', '--client-id', 'x'], /--client-secret is missing: set CARRIER_CLIENT_SECRET/],
+    [['run', '--expectations', '/nonexistent.json'], /expectations file \/nonexistent.json: cannot read it/],
+  ])('%j', async (args, mentions) => {
+    expectUsageError(await runMain(args), mentions);
+  });
+
+  it('reads options from CARRIER_* variables and names the option when one is wrong', async () => {
+    const result = await runBin(['run'], { env: { CARRIER_TIMEOUT: 'soon' } });
+    expectUsageError(result, /timeout/);
+  });
+
+  it('checks a --config file field by field', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'config.json');
+    await import('node:fs/promises').then((fs) => fs.writeFile(path, JSON.stringify({ baseUrl: 'https://api.example.com', timeout: 'soon' })));
+    expectUsageError(await runMain(['run', '--config', path]), /config file .*config.json: "timeout": must be a number/);
+  });
+});
+
+describe('a target that cannot be reached', () => {
+  it('ends with exit 3 and one clear line, and still writes a report marked incomplete', async () => {
+    const port = await closedPort();
+    const reportsDir = await tempDir();
+    const result = await runBin(['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir], { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } });
+
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: connection refused/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.verdict).toBe('incomplete');
+    expect(report.exitCode).toBe(3);
+  });
+});
+
+describe('options from a config file and the environment', () => {
+  it('runs against the target a --config file names, with the secret from CARRIER_CLIENT_SECRET', async () => {
+    const server = await startReferenceServer();
+    try {
+      const dir = await tempDir();
+      const config = join(dir, 'carrier.json');
+      await import('node:fs/promises').then((fs) => fs.writeFile(config, JSON.stringify({ 'base-url': server.url, clientId: server.clientId, suite: ['user'], reportsDir: dir })));
+      const result = await runBin(['run', '--config', config], { env: { CARRIER_CLIENT_SECRET: server.clientSecret } });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/4 checks: 3 passed, 0 failed, 0 warnings, 0 errors, 1 skipped/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('warns when the secret is typed on the command line', async () => {
+    const server = await startReferenceServer();
+    try {
+      const result = await runMain(['run', ...targetArgs(server), '--client-secret', server.clientSecret, '--check', 'USER-OK', '--reports-dir', await tempDir()]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/warning: --client-secret on the command line is visible to other users/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('carrier-conformance serve', () => {
+  it('serves the reference API until SIGTERM and never prints the client secret', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token-ttl', '7'], { env: { ...process.env, CARRIER_CLIENT_SECRET: 'serve-secret-xyz' } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout}`)), 15_000);
+        child.stdout.on('data', () => {
+          const m = /listening at (http:\/\/\S+)/.exec(stdout);
+          if (m?.[1]) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+      });
+      const res = await fetch(`${url}/uaa/oauth2/token`, {
+        method: 'POST',
+        headers: { 'Accept-Version': '1', 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('conformance-client:serve-secret-xyz').toString('base64')}` },
+        body: 'grant_type=client_credentials',
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { expires_in: number }).expires_in).toBe(7);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('reference server stopped');
+    expect(stdout).not.toContain('serve-secret-xyz');
+  });
+});

@@ -1,0 +1,96 @@
+// Field sets of JSON values (src/battery/fields.ts), for spec §Generic rules for optional fields 1.
+import { describe, expect, it } from 'vitest';
+import { displayPath, fieldPaths, missingFields } from '../src/battery/fields.js';
+
+/** The union of the field paths of several items, as the nulls suite builds it. */
+function unionOf(...items: unknown[]): Set<string> {
+  const union = new Set<string>();
+  for (const item of items) for (const path of fieldPaths(item)) union.add(path);
+  return union;
+}
+
+describe('fieldPaths', () => {
+  it.each([
+    ['a flat object', { id: 1, name: 'x', note: null }, ['id', 'name', 'note']],
+    ['a nested object', { id: 1, carrier: { name: 'x', address: { city: 'y' } } }, ['id', 'carrier', 'carrier.name', 'carrier.address', 'carrier.address.city']],
+    ['an array of objects, whose elements share one path', { parcels: [{ weight: 1 }, { size: 2 }] }, ['parcels', 'parcels[].weight', 'parcels[].size']],
+    ['an array of scalars', { tags: ['a', 'b'] }, ['tags']],
+    ['an empty array and an empty object', { tags: [], meta: {} }, ['tags', 'meta']],
+    ['a top-level array', [{ id: 1 }, { name: 'x' }], ['[].id', '[].name']],
+    ['nested arrays', { grid: [[{ x: 1 }]] }, ['grid', 'grid[][].x']],
+  ])('lists the paths of %s', (_what, value, paths) => {
+    expect([...fieldPaths(value)].map(displayPath).sort()).toEqual([...paths].sort());
+  });
+
+  it.each([null, 'text', 42, true, undefined])('has no paths for %j', (value) => {
+    expect(fieldPaths(value).size).toBe(0);
+  });
+
+  it('stops below the maximum depth', () => {
+    const deep = { a: { b: { c: { d: { e: { f: { g: 1 } } } } } } };
+    expect([...fieldPaths(deep)].map(displayPath)).toEqual(['a', 'a.b', 'a.b.c', 'a.b.c.d', 'a.b.c.d.e']);
+  });
+
+  it('keeps keys that contain a dot apart from nested keys', () => {
+    expect([...fieldPaths({ 'a.b': { c: 1 } })].map(displayPath).sort()).toEqual(['["a.b"]', '["a.b"].c']);
+    expect(fieldPaths({ 'a.b': 1 })).not.toEqual(fieldPaths({ a: { b: 1 } }));
+  });
+});
+
+describe('missingFields', () => {
+  it('finds nothing missing in an item that has every field', () => {
+    const a = { id: 1, carrier: { name: 'x' } };
+    expect(missingFields(a, unionOf(a, { id: 2, carrier: { name: 'y' } }))).toEqual([]);
+  });
+
+  it('finds an omitted top-level field', () => {
+    const union = unionOf({ id: 1, note: 'n' }, { id: 2 });
+    expect(missingFields({ id: 2 }, union)).toEqual(['note']);
+  });
+
+  it('finds an omitted nested field', () => {
+    const union = unionOf({ carrier: { name: 'x', phone: null } }, { carrier: { name: 'y' } });
+    expect(missingFields({ carrier: { name: 'y' } }, union)).toEqual(['carrier.phone']);
+  });
+
+  it('does not count the children of a null parent as missing', () => {
+    const union = unionOf({ id: 1, carrier: { name: 'x', address: { city: 'c' } } });
+    expect(missingFields({ id: 2, carrier: null }, union)).toEqual([]);
+    expect(missingFields({ id: 2, carrier: { name: 'y', address: null } }, union)).toEqual([]);
+  });
+
+  it('counts an omitted parent once, not its children', () => {
+    const union = unionOf({ id: 1, carrier: { name: 'x', address: { city: 'c' } } });
+    expect(missingFields({ id: 2 }, union)).toEqual(['carrier']);
+  });
+
+  it('does not count the children of a scalar where another item has an object', () => {
+    const union = unionOf({ carrier: { name: 'x' } });
+    expect(missingFields({ carrier: 'x' }, union)).toEqual([]);
+  });
+
+  it('finds a field omitted in the elements of an array', () => {
+    const union = unionOf({ parcels: [{ weight: 1, size: 2 }] });
+    expect(missingFields({ parcels: [{ weight: 3 }] }, union)).toEqual(['parcels[].size']);
+  });
+
+  it('does not count element fields of an empty array as missing', () => {
+    const union = unionOf({ parcels: [{ weight: 1 }] });
+    expect(missingFields({ parcels: [] }, union)).toEqual([]);
+  });
+
+  it('finds a field omitted in the items of a top-level array', () => {
+    expect(missingFields([{ id: 1 }], unionOf([{ id: 1, name: 'x' }]))).toEqual(['[].name']);
+  });
+});
+
+describe('missingFields, for the cases a review found', () => {
+  it('finds a field omitted in arrays of arrays', () => {
+    expect(missingFields({ m: [[{ x: 1 }]] }, fieldPaths({ m: [[{ x: 1, y: 2 }]] }))).toEqual(['m[][].y']);
+    expect(missingFields([[{ x: 1 }]], fieldPaths([[{ x: 1, y: 2 }]]))).toEqual(['[][].y']);
+  });
+
+  it('finds a field omitted below a key that contains a dot', () => {
+    expect(missingFields({ 'a.b': {} }, fieldPaths({ 'a.b': { c: 1 } }))).toEqual(['["a.b"].c']);
+  });
+});

@@ -1,0 +1,216 @@
+// The pure helpers of the page walk (src/battery/paging.ts) and of list bodies (src/battery/list-items.ts).
+import { describe, expect, it } from 'vitest';
+import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
+import { PAGING_HEADERS, expectedTotalPages, mapBounded, normaliseUrl, readPagingHeaders, walkPageAt, type Walk, type WalkPage } from '../src/battery/paging.js';
+import { HttpResponse, Recorder } from '../src/http/client.js';
+
+const LIST = 'https://api.example.test/tenants/t1/shipments';
+
+/** A response with the paging headers given (lower-cased names, every line kept apart). */
+function response(headers: Record<string, string[]>, url = LIST): HttpResponse {
+  return new HttpResponse(url, 200, headers, '[]', -1);
+}
+
+const VALID = { 'total-pages': ['3'], 'page-size': ['10'], 'page-number': ['1'], 'total-elements': ['25'] };
+
+describe('readPagingHeaders', () => {
+  it('reads the four headers', () => {
+    expect(readPagingHeaders(response(VALID))).toEqual({ values: { 'Total-Pages': 3, 'Page-Size': 10, 'Page-Number': 1, 'Total-Elements': 25 }, problems: [] });
+  });
+
+  it('reports every missing header', () => {
+    expect(readPagingHeaders(response({}))).toEqual({ values: {}, problems: PAGING_HEADERS.map((h) => `${h} is missing`) });
+  });
+
+  it('reports a header sent on several lines, and reads the first', () => {
+    const paging = readPagingHeaders(response({ ...VALID, 'total-pages': ['3', '4'] }));
+    expect(paging.problems).toEqual(['Total-Pages is sent 2 times ("3", "4")']);
+    expect(paging.values['Total-Pages']).toBe(3);
+  });
+
+  it.each([
+    [' 3 ', 3],
+    ['\t3', 3],
+    ['0', 0],
+    ['007', 7],
+    [String(Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER],
+  ])('accepts %j as %d (optional whitespace around the value)', (raw, value) => {
+    const paging = readPagingHeaders(response({ ...VALID, 'page-size': [raw] }));
+    expect(paging.problems).toEqual([]);
+    expect(paging.values['Page-Size']).toBe(value);
+  });
+
+  it.each(['1.0', '-1', '+3', '3e2', '0x10', '', 'ten', '1 0', '1,2'])('rejects %j as not a non-negative integer', (raw) => {
+    const paging = readPagingHeaders(response({ ...VALID, 'page-size': [raw] }));
+    expect(paging.problems).toEqual([`Page-Size is ${JSON.stringify(raw)}, not a non-negative integer`]);
+    expect(paging.values['Page-Size']).toBeUndefined();
+    expect(paging.values['Total-Pages']).toBe(3);
+  });
+
+  it('rejects a count too large to be exact', () => {
+    const paging = readPagingHeaders(response({ ...VALID, 'total-elements': ['99999999999999999999'] }));
+    expect(paging.problems).toEqual(['Total-Elements is 99999999999999999999, too large to be a count']);
+    expect(paging.values['Total-Elements']).toBeUndefined();
+  });
+});
+
+describe('expectedTotalPages', () => {
+  it.each([
+    [0, 10, [0, 1]],
+    [0, 0, [0, 1]],
+    [20, 10, [2]],
+    [21, 10, [3]],
+    [5, 10, [1]],
+    [1, 1, [1]],
+    [7, 0, []],
+  ])('%d elements of size %d → %j', (elements, size, expected) => {
+    expect(expectedTotalPages(elements, size)).toEqual(expected);
+  });
+});
+
+describe('normaliseUrl', () => {
+  it.each([
+    ['parameter order', `${LIST}?size=10&page=2`, `${LIST}?page=2&size=10`],
+    ['the order of repeated parameters', `${LIST}?tag=b&tag=a`, `${LIST}?tag=a&tag=b`],
+    ['a fragment', `${LIST}?page=2#top`, `${LIST}?page=2`],
+    ['the spelling of a space', `${LIST}?q=a%20b`, `${LIST}?q=a+b`],
+    ['the case of the host', 'https://API.Example.TEST/x?a=1', 'https://api.example.test/x?a=1'],
+    ['an empty query', `${LIST}?`, LIST],
+  ])('makes URLs that differ only in %s equal', (_what, a, b) => {
+    expect(normaliseUrl(a)).toBe(normaliseUrl(b));
+  });
+
+  it('sorts the parameters and drops the fragment', () => {
+    expect(normaliseUrl(`${LIST}?size=10&page=2#frag`)).toBe(`${LIST}?page=2&size=10`);
+  });
+
+  it.each([
+    ['another value', `${LIST}?page=2`, `${LIST}?page=3`],
+    ['another path', `${LIST}?page=2`, 'https://api.example.test/tenants/t1/orders?page=2'],
+    ['a missing parameter', `${LIST}?page=2&size=10`, `${LIST}?page=2`],
+  ])('keeps URLs that differ in %s apart', (_what, a, b) => {
+    expect(normaliseUrl(a)).not.toBe(normaliseUrl(b));
+  });
+});
+
+describe('walkPageAt', () => {
+  function page(number: number, url: string): WalkPage {
+    const res = response(VALID, url);
+    return { number, url, res, paging: readPagingHeaders(res), links: { links: [], errors: [] } };
+  }
+  const pages = [1, 2, 3].map((n) => page(n, `${LIST}?page=${n}&size=10`));
+  const walk: Walk = { path: 'shipments', apiPath: '/tenants/t1/shipments', size: 10, unparameterised: page(1, LIST), pages, problems: [], recorder: new Recorder() };
+
+  it('finds the page a link target requests, whatever its parameter order and fragment', () => {
+    expect(walkPageAt(walk, `${LIST}?size=10&page=2#x`)).toBe(pages[1]);
+  });
+
+  it('finds no page for a request the walk did not make', () => {
+    expect(walkPageAt(walk, `${LIST}?page=2&size=20`)).toBeUndefined();
+    expect(walkPageAt(walk, `${LIST}?page=4&size=10`)).toBeUndefined();
+  });
+});
+
+describe('mapBounded', () => {
+  const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Runs mapBounded over `count` inputs, measuring how many calls were in flight at once. */
+  async function measure(count: number, limit: number): Promise<{ results: string[]; maxInFlight: number; calls: number }> {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let calls = 0;
+    const inputs = Array.from({ length: count }, (_, i) => i);
+    const results = await mapBounded(inputs, limit, async (n) => {
+      calls += 1;
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      // Later inputs finish sooner, so completion order differs from input order.
+      await tick((count - n) % 4);
+      inFlight -= 1;
+      return `r${n}`;
+    });
+    return { results, maxInFlight, calls };
+  }
+
+  it.each([
+    [10, 3],
+    [10, 1],
+    [5, 5],
+    [3, 8],
+  ])('maps %d inputs with limit %d: results in input order, never more than the limit in flight', async (count, limit) => {
+    const { results, maxInFlight, calls } = await measure(count, limit);
+    expect(results).toEqual(Array.from({ length: count }, (_, i) => `r${i}`));
+    expect(calls).toBe(count);
+    expect(maxInFlight).toBe(Math.min(limit, count));
+  });
+
+  it('maps no inputs to no results', async () => {
+    expect(await mapBounded([], 4, () => Promise.resolve(1))).toEqual([]);
+  });
+
+  it('rejects when a call rejects', async () => {
+    await expect(mapBounded([1, 2, 3], 2, (n) => (n === 2 ? Promise.reject(new Error('page 2 failed')) : Promise.resolve(n)))).rejects.toThrow('page 2 failed');
+  });
+});
+
+describe('extractItems', () => {
+  it.each([
+    ['a JSON array', [{ id: 1 }, { id: 2 }], [{ id: 1 }, { id: 2 }]],
+    ['an empty array', [], []],
+    ['an object with one array', { items: [{ id: 1 }], total: 1, meta: { next: null } }, [{ id: 1 }]],
+    ['an object with one empty array', { content: [], totalElements: 0 }, []],
+  ])('reads the items of %s', (_what, body, items) => {
+    expect(extractItems(body)).toEqual({ items });
+  });
+
+  it.each([
+    ['an object with several arrays', { items: [], errors: [] }, 'the list body has several arrays (items, errors); cannot tell which holds the items'],
+    ['an object without arrays', { total: 0 }, 'the list body is an object without an array of items'],
+    ['null', null, 'the list body is null, not a JSON array of items'],
+    ['a string', 'none', 'the list body is "none", not a JSON array of items'],
+    ['a number', 3, 'the list body is 3, not a JSON array of items'],
+  ])('reports %s', (_what, body, problem) => {
+    expect(extractItems(body)).toEqual({ problem });
+  });
+});
+
+describe('itemKey and itemLabel', () => {
+  it.each([
+    [{ id: 'a1', name: 'x' }, 'id:a1', 'id a1'],
+    [{ id: 42 }, 'id:42', 'id 42'],
+    [{ id: null, name: 'x' }, 'json:{"id":null,"name":"x"}', '{"id":null,"name":"x"}'],
+    [{ id: { nested: 1 } }, 'json:{"id":{"nested":1}}', '{"id":{"nested":1}}'],
+    [{ name: 'no id' }, 'json:{"name":"no id"}', '{"name":"no id"}'],
+    ['plain', 'json:"plain"', '"plain"'],
+    [7, 'json:7', '7'],
+    [null, 'json:null', 'null'],
+  ])('%j → key %j, label %j', (item, key, label) => {
+    expect(itemKey(item)).toBe(key);
+    expect(itemLabel(item)).toBe(label);
+  });
+
+  it('gives equal items without an id the same key, and different ones different keys', () => {
+    expect(itemKey({ a: 1, b: [2] })).toBe(itemKey({ a: 1, b: [2] }));
+    expect(itemKey({ a: 1 })).not.toBe(itemKey({ a: 2 }));
+  });
+
+  it('cuts the label of a long item without an id at 80 characters', () => {
+    const item = { description: 'x'.repeat(200) };
+    expect(itemLabel(item)).toBe(JSON.stringify(item).slice(0, 80));
+  });
+});
+
+describe('paging helpers, for the cases a review found', () => {
+  it('takes only spaces and tabs as optional whitespace around a paging header (RFC 9110 §5.6.3)', () => {
+    const res = new HttpResponse('http://x/', 200, { 'total-pages': ['\u00a03'], 'page-size': ['\ufeff10'], 'page-number': ['\t1 '], 'total-elements': ['23'] }, '[]', -1);
+    const { values, problems } = readPagingHeaders(res);
+    expect(values['Page-Number']).toBe(1);
+    expect(values['Total-Pages']).toBeUndefined();
+    expect(values['Page-Size']).toBeUndefined();
+    expect(problems).toHaveLength(2);
+  });
+
+  it('runs at least one task at a time whatever the limit', async () => {
+    expect(await mapBounded([1, 2, 3], 0, (n) => Promise.resolve(n * 2))).toEqual([2, 4, 6]);
+  });
+});
