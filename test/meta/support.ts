@@ -1,0 +1,143 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CHECKS, getCheck } from '../../src/catalogue/index.js';
+import { parseRunOptions } from '../../src/config.js';
+import type { Fault, Variant } from '../../src/reference/catalogue.js';
+import { startReferenceServer } from '../../src/reference/index.js';
+import type { RunReport } from '../../src/report/model.js';
+import { runConformance } from '../../src/runner/run.js';
+import { tempDir } from '../support/harness.js';
+
+/**
+ * The meta-tests' machinery: a reference server with one fault or variant, the harness run
+ * against it in-process, and a judgement of the verdict against what the fault declares.
+ */
+
+const ALL_BUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls'];
+/** A short token lifetime for the runs that include the expiry suite. */
+export const EXPIRY_TTL_SECONDS = 2;
+
+export interface Plan {
+  suites: string[];
+  tokenTtlSeconds: number;
+  strict: boolean;
+}
+
+/**
+ * How to run the harness against a fault: only the expiry suite, with short-lived tokens, when
+ * the fault targets expiry (its other suites would race the short lifetime); every other suite
+ * otherwise. Faults that target SHOULD checks alone are run with --strict, so that exit 1 holds.
+ */
+export function planForFault(fault: Fault): Plan {
+  const expiry = fault.breaks.some((id) => getCheck(id).suite === 'expiry');
+  return {
+    suites: expiry ? ['expiry'] : ALL_BUT_EXPIRY,
+    tokenTtlSeconds: expiry ? EXPIRY_TTL_SECONDS : 60,
+    strict: fault.breaks.every((id) => getCheck(id).level === 'SHOULD'),
+  };
+}
+
+/** Variants run the whole battery, expiry included: a conformant server passes all of it. */
+export function planForVariant(): Plan {
+  return { suites: [...ALL_BUT_EXPIRY, 'expiry'], tokenTtlSeconds: EXPIRY_TTL_SECONDS, strict: false };
+}
+
+export interface CaseResult {
+  exitCode: number;
+  report: RunReport;
+  ms: number;
+}
+
+let expectationsFile: Promise<string> | undefined;
+
+/** The reference server's data as an --expectations file (the same for every server). */
+async function expectations(): Promise<string> {
+  expectationsFile ??= (async () => {
+    const server = await startReferenceServer();
+    await server.close();
+    const path = join(await tempDir('carrier-meta-'), 'expectations.json');
+    await writeFile(path, JSON.stringify(server.expectations));
+    return path;
+  })();
+  return expectationsFile;
+}
+
+/** Starts a reference server with the alterations and runs the planned battery against it. */
+export async function runCase(alterations: { faults?: string[]; variants?: string[] }, plan: Plan): Promise<CaseResult> {
+  const started = performance.now();
+  const server = await startReferenceServer({ ...alterations, tokenTtlSeconds: plan.tokenTtlSeconds });
+  try {
+    const options = parseRunOptions({
+      baseUrl: server.url,
+      clientId: server.clientId,
+      clientSecret: server.clientSecret,
+      pagedPath: server.pagedPaths,
+      foreignTenantId: server.foreignTenantId,
+      expectations: await expectations(),
+      suite: plan.suites,
+      strict: plan.strict,
+      reportsDir: await tempDir('carrier-meta-'),
+    });
+    const { report, exitCode } = await runConformance(options, { out: () => undefined, err: () => undefined, color: false });
+    return { exitCode, report, ms: performance.now() - started };
+  } finally {
+    await server.close();
+  }
+}
+
+const describeCheck = (report: RunReport, id: string): string => {
+  const c = report.checks.find((x) => x.id === id);
+  return c ? `${id} ${c.status}${c.message ? `: ${c.message}` : ''}` : `${id} not run`;
+};
+
+/**
+ * What is wrong with a fault's run: the exit code is not 1, a targeted check did not catch it,
+ * or a check it does not declare did not pass. Empty when the harness judged it right.
+ */
+export function judgeFault(fault: Fault, result: CaseResult): string[] {
+  const problems: string[] = [];
+  if (result.exitCode !== 1) problems.push(`exit code ${result.exitCode}, expected 1`);
+  for (const id of fault.breaks) {
+    const status = result.report.checks.find((c) => c.id === id)?.status;
+    if (status !== 'failed' && status !== 'warning') problems.push(`targeted check not caught: ${describeCheck(result.report, id)}`);
+  }
+  const declared = new Set([...fault.breaks, ...(fault.alsoBreaks ?? [])]);
+  for (const c of result.report.checks) {
+    if (!declared.has(c.id) && c.status !== 'passed') problems.push(`independent check did not pass: ${describeCheck(result.report, c.id)}`);
+  }
+  return problems;
+}
+
+/** What is wrong with a variant's run: anything but exit 0 with every check passed. */
+export function judgeVariant(result: CaseResult): string[] {
+  const problems: string[] = [];
+  if (result.exitCode !== 0) problems.push(`exit code ${result.exitCode}, expected 0`);
+  for (const c of result.report.checks) if (c.status !== 'passed') problems.push(`false alarm: ${describeCheck(result.report, c.id)}`);
+  return problems;
+}
+
+/** The coverage matrix: check id → the faults that must make it fail. */
+export function coverageMatrix(faults: readonly Fault[]): Map<string, string[]> {
+  const matrix = new Map<string, string[]>(CHECKS.map((c) => [c.id, []]));
+  for (const fault of faults) for (const id of fault.breaks) matrix.get(id)?.push(fault.name);
+  return matrix;
+}
+
+export function renderMatrix(matrix: Map<string, string[]>, faults: readonly Fault[], variants: readonly Variant[]): string {
+  const covered = [...matrix.values()].filter((f) => f.length > 0).length;
+  const lines = [
+    '# Mutation matrix',
+    '',
+    `Generated by \`npm test\` (test/meta/coverage.test.ts) from the check catalogue and the fault catalogue.`,
+    '',
+    `- checks with at least one fault that fails them: **${covered} / ${matrix.size}**`,
+    `- faults: ${faults.length}, each run against the harness and caught by the checks it targets (test/meta/faults-*.test.ts)`,
+    `- variants (unusual but conformant servers): ${variants.length}, each passed with no failure and no warning (test/meta/variants.test.ts)`,
+    '',
+    '| check | level | faults that fail it |',
+    '|---|---|---|',
+    ...[...matrix].map(([id, names]) => `| ${id} | ${getCheck(id).level} | ${names.length > 0 ? names.join(', ') : '**none**'} |`),
+    '',
+  ];
+  return lines.join('\n');
+}
