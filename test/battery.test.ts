@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer } from '../src/reference/index.js';
+import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
 import { runAgainst, runMain, statusOf, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 
 describe.each([
@@ -79,5 +80,17 @@ describe('a run without --paged-path', () => {
       delete process.env.CARRIER_CLIENT_SECRET;
       await server.close();
     }
+  });
+});
+
+describe('the JUnit of a run with failures', () => {
+  it('validates against both Jenkins XSDs and carries the failing exchange', async () => {
+    const result = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma'] }, ['--suite', 'token', '--suite', 'user']);
+    const junit = await readFile(join(result.reportsDir, 'junit.xml'), 'utf8');
+
+    for (const xsd of XSD_FILES) expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
+    expect(junit).toMatch(/<failure message="token request with a wrong client secret: expected 401, got 200[^"]*" type="NonConformance">/);
+    expect(junit).toContain('> POST http://127.0.0.1:');
+    expect(junit).toContain('WARNING (SHOULD)');
   });
 });

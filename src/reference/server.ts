@@ -35,6 +35,8 @@ export interface ReferenceServer {
   readonly expectations: { user: ReferenceUser };
   /** Tokens issued by the token endpoint so far. */
   tokensIssued(): number;
+  /** The access tokens issued so far (the first 10 000), to scan outputs for leaks. */
+  issuedTokens(): readonly string[];
   /** HTTP requests received so far. */
   requestCount(): number;
   /** Stops listening and destroys every open connection, keep-alive ones included. */
@@ -118,6 +120,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     pagedPaths: [...PAGED_PATHS],
     expectations: { user },
     tokensIssued: () => ctx.tokens.issued,
+    issuedTokens: () => [...ctx.tokens.issuedTokens],
     requestCount: () => requests,
     close: () => {
       // Idempotent: a second close() gets the first one's promise instead of ERR_SERVER_NOT_RUNNING.

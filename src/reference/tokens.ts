@@ -7,12 +7,16 @@ export type TokenState = 'valid' | 'expired' | 'unknown';
 
 /** How many issues between sweeps of expired tokens, so benchmarks do not grow the map forever. */
 const SWEEP_EVERY = 1024;
+/** How many issued tokens are remembered for issuedTokens(). */
+const MAX_REMEMBERED = 10_000;
 
 export class TokenStore {
   /** token → expiry instant in epoch milliseconds. */
   readonly #expiresAt = new Map<string, number>();
   readonly #ttlSeconds: number;
   #issued = 0;
+  /** The first tokens issued, for tests that scan outputs for leaked tokens. */
+  readonly #recent: string[] = [];
 
   constructor(ttlSeconds: number) {
     this.#ttlSeconds = ttlSeconds;
@@ -24,6 +28,7 @@ export class TokenStore {
     const now = Date.now();
     this.#expiresAt.set(token, now + this.#ttlSeconds * 1000);
     this.#issued += 1;
+    if (this.#recent.length < MAX_REMEMBERED) this.#recent.push(token);
     if (this.#issued % SWEEP_EVERY === 0) this.#sweep(now);
     return { token, expiresIn: this.#ttlSeconds };
   }
@@ -42,6 +47,11 @@ export class TokenStore {
   millisecondsLeft(token: string): number | undefined {
     const expiresAt = this.#expiresAt.get(token);
     return expiresAt === undefined ? undefined : expiresAt - Date.now();
+  }
+
+  /** The tokens issued so far (the first 10 000). */
+  get issuedTokens(): readonly string[] {
+    return this.#recent;
   }
 
   get issued(): number {
