@@ -1,13 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
 import { UsageError } from './errors.js';
+import { readJsonFile } from './files.js';
 
 /**
  * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
  * variables (yargs `.env('CARRIER')`), or a JSON config file (`--config`). Every problem is
  * reported as one line that names the option and says how to fix it (exit code 2).
  */
+
+/** The reports a run can write; all of them unless --reporter names some. */
+export const REPORTERS = ['junit', 'json', 'html', 'github-summary'] as const;
+export type ReporterName = (typeof REPORTERS)[number];
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -49,6 +53,7 @@ export const runOptionsSchema = z
     authUrl: httpUrl.optional(),
     clientId: z.string().min(1, { error: 'must not be empty' }).optional(),
     clientSecret: z.string().min(1, { error: 'must not be empty' }).optional(),
+    clientSecretFile: z.string().min(1, { error: 'must name a file' }).optional(),
     tenantId: uuid.optional(),
     foreignTenantId: uuid.optional(),
     pagedPath: list(pagedPath),
@@ -62,11 +67,21 @@ export const runOptionsSchema = z
     maxExpiryWait: nonNegative('seconds').default(60),
     expiryMargin: nonNegative('seconds').max(30, { error: 'must be at most 30 seconds' }).default(1),
     timeout: positiveInt('milliseconds').default(10_000),
+    deadline: positiveInt('seconds for the whole run').default(600),
+    maxRetries: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).max(10, { error: 'must be at most 10' }).default(2),
+    maxRetryWait: nonNegative('seconds').max(120, { error: 'must be at most 120 seconds' }).default(10),
+    caFile: z.string().min(1, { error: 'must name a PEM file' }).optional(),
+    insecure: z.boolean().default(false),
     maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
     pageSize: positiveInt('items per page').optional(),
     concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).default(4),
     reportsDir: z.string().min(1, { error: 'must not be empty' }).default('reports'),
+    reporter: list(z.enum(REPORTERS, { error: (issue) => `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')}` })),
     strict: z.boolean().default(false),
+    baseline: z.string().min(1, { error: 'must name a file' }).optional(),
+    strictBaseline: z.boolean().default(false),
+    /** The report.json whose failed checks to run again; '' means the one in --reports-dir. */
+    rerunFailed: z.string().optional(),
   })
   .strict();
 
@@ -92,21 +107,6 @@ export function parseRunOptions(raw: Record<string, unknown>): RunOptions {
   return result.data;
 }
 
-function readJsonFile(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
-    throw new UsageError(`${what} ${path}: cannot read it (${reason})`);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new UsageError(`${what} ${path}: not valid JSON (${(err as Error).message})`);
-  }
-}
 
 /**
  * Reads a `--config` file: a JSON object whose keys are the long option names, in camelCase or

@@ -76,7 +76,12 @@ export class Redactor {
     return out;
   }
 
-  /** Header values: sensitive fields keep only their scheme (`Bearer [REDACTED:...]`); others by value. */
+  /**
+   * Header values: sensitive fields keep only their scheme, and their credentials are replaced
+   * whole: by the marker of the secret they are (`Bearer [REDACTED:access-token]`), or by an
+   * opaque `[REDACTED]`. Never in part: credentials derived from a secret (a wrong secret made
+   * by appending to the real one) can contain its Base64 as a prefix.
+   */
   redactHeader(name: string, value: string, keepCredentials = false): string {
     if (!SENSITIVE_HEADERS.has(name.toLowerCase()) || keepCredentials) return this.redact(value);
     const lower = name.toLowerCase();
@@ -85,7 +90,7 @@ export class Redactor {
       if (match) {
         const [, scheme = '', space = ' ', credentials = ''] = match;
         const redacted = this.redact(credentials);
-        return `${scheme}${space}${redacted === credentials ? '[REDACTED]' : redacted}`;
+        return `${scheme}${space}${/^\[REDACTED:[a-z-]+\]$/.test(redacted) ? redacted : '[REDACTED]'}`;
       }
     }
     return '[REDACTED]';

@@ -23,7 +23,7 @@ suite(
         skipUnlessWaitable(c, t);
         const at = probeBeforeAt(t);
         if (Date.now() > at) return c.error('the probe before expiry came too late to be meaningful (the run was too slow)');
-        await sleepUntil(at);
+        await sleepUntil(at, c.signal);
         const secondsLeft = (t.sentAt + t.expiresIn * 1000 - Date.now()) / 1000;
         const res = await probe(c, t, `GET /users/me with a token that has ${secondsLeft.toFixed(1)} s left of its expires_in`);
         expectStatus(c, res, [200], `GET /users/me ${secondsLeft.toFixed(1)} s before the token's expires_in (${t.expiresIn} s) runs out`);

@@ -181,3 +181,27 @@ describe('carrier-conformance serve', () => {
     expect(stdout).not.toContain('serve-secret-xyz');
   });
 });
+
+describe('bad input that only shows once the run starts', () => {
+  it('refuses an unwritable --reports-dir before running anything', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'a-file');
+    await import('node:fs/promises').then((fs) => fs.writeFile(file, 'x'));
+    expectUsageError(await runMain(['run', '--reports-dir', join(file, 'reports')]), /--reports-dir .*a-file\/reports: cannot write reports there \(ENOTDIR\); choose a writable directory/);
+  });
+
+  it.each([
+    ['invalid JSON', '{"user": ', /expectations file .*: not valid JSON/],
+    ['an unknown key', '{"users": {}}', /expectations file .*: the file: unknown key users; only "user" is known/],
+  ])('refuses an expectations file with %s', async (_what, content, message) => {
+    const path = join(await tempDir(), 'expectations.json');
+    await import('node:fs/promises').then((fs) => fs.writeFile(path, content));
+    expectUsageError(await runMain(['run', '--expectations', path]), message);
+  });
+
+  it('refuses an invalid config file', async () => {
+    const path = join(await tempDir(), 'config.json');
+    await import('node:fs/promises').then((fs) => fs.writeFile(path, '{not json'));
+    expectUsageError(await runMain(['run', '--config', path]), /config file .*: not valid JSON/);
+  });
+});

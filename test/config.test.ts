@@ -45,7 +45,13 @@ describe('parseRunOptions', () => {
       maxBodyBytes: 8 * 1024 * 1024,
       concurrency: 4,
       reportsDir: 'reports',
+      reporter: [],
       strict: false,
+      strictBaseline: false,
+      deadline: 600,
+      maxRetries: 2,
+      maxRetryWait: 10,
+      insecure: false,
     });
   });
 

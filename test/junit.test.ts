@@ -5,8 +5,9 @@ import { SUITES } from '../src/catalogue/types.js';
 import { formatExchange } from '../src/report/format.js';
 import { JUNIT_MESSAGE_MAX, renderJUnit } from '../src/report/junit.js';
 import type { CheckResult, RunReport } from '../src/report/model.js';
+import { curlCommand } from '../src/report/reproduce.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from '../src/report/xml-text.js';
-import { NASTY_BODY_XML, NASTY_MESSAGE_XML, makeRunReport } from './fixtures/report/run-report.js';
+import { BASELINE_REASON, NASTY_BODY_XML, NASTY_MESSAGE_XML, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
 import { XSD_FILES, childElements, loadXsd, parseXml, textOf, validateAgainst } from './fixtures/report/xml.js';
 import type { XmlElement } from './fixtures/report/xml.js';
 
@@ -72,6 +73,22 @@ describe('renderJUnit', () => {
       expect(await validateAgainst(xml, xsd)).toEqual({ valid: true, errors: [] });
     });
 
+    it('validates a rerun with a strict baseline, form-encoded credentials and every check expected or stale', async () => {
+      const other = makeRunReport();
+      other.rerunOf = 'reports/previous/report.json';
+      other.target.credentialsFormEncoded = true;
+      other.baseline = { file: 'baseline <&>.json', entries: other.checks.length, stale: [], strict: true };
+      other.checks = other.checks.map((c) =>
+        c.status === 'passed'
+          ? { ...c, baseline: { reason: `${c.id} ]]> was broken`, stale: true } }
+          : { ...c, status: 'expected', baseline: { reason: `known: ${c.id} ]]>\u0000`, stale: false } },
+      );
+      other.baseline.stale = other.checks.filter((c) => c.baseline?.stale === true).map((c) => c.id);
+      const otherXml = renderJUnit(other);
+      expect(otherXml).toContain('run.rerunOf');
+      expect(await validateAgainst(otherXml, xsd)).toEqual({ valid: true, errors: [] });
+    });
+
     it('validates a report without checks', async () => {
       const empty = renderJUnit({ ...makeRunReport(), checks: [] });
       expect(await validateAgainst(empty, xsd)).toEqual({ valid: true, errors: [] });
@@ -126,7 +143,9 @@ describe('renderJUnit', () => {
       expect(attr(suite, 'tests')).toBe(String(checks.length));
       expect(attr(suite, 'failures')).toBe(String(checks.filter((c) => c.status === 'failed').length));
       expect(attr(suite, 'errors')).toBe(String(checks.filter((c) => c.status === 'error').length));
-      expect(attr(suite, 'skipped')).toBe(String(checks.filter((c) => c.status === 'skipped').length));
+      // An expected failure is written as <skipped>, so it is counted with the skipped ones.
+      expect(attr(suite, 'skipped')).toBe(String(checks.filter((c) => c.status === 'skipped' || c.status === 'expected').length));
+      expect(attr(suite, 'skipped')).toBe(String(cases.filter((c) => childElements(c, 'skipped').length > 0).length));
       // The counts also match the elements, which is what most consumers count.
       expect(attr(suite, 'failures')).toBe(String(cases.filter((c) => childElements(c, 'failure').length > 0).length));
       expect(attr(suite, 'time')).toMatch(TIME);
@@ -163,7 +182,10 @@ describe('renderJUnit', () => {
         'target.tenantId': '0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11',
         'tool.version': '0.1.0',
         'run.verdict': 'non-conformant',
+        'run.baseline': 'conformance-baseline.json',
+        'run.baselineStale': 'PAGE-HEADERS',
       });
+      expect(props['run.rerunOf']).toBeUndefined();
     }
   });
 
@@ -192,6 +214,7 @@ describe('renderJUnit', () => {
       skipped: ['skipped'],
       warning: [],
       passed: [],
+      expected: ['skipped'],
     };
     for (const check of report.checks) {
       const tc = caseOf(root, check.id);
@@ -203,7 +226,7 @@ describe('renderJUnit', () => {
       // Outcome first, then one system-out: the order jenkins-junit.xsd requires.
       expect(childElements(tc).map((c) => c.name)).toEqual([...expected[check.status], 'system-out']);
     }
-    expect(new Set(report.checks.map((c) => c.status))).toEqual(new Set(['passed', 'failed', 'warning', 'error', 'skipped']));
+    expect(new Set(report.checks.map((c) => c.status))).toEqual(new Set(['passed', 'failed', 'warning', 'error', 'skipped', 'expected']));
   });
 
   it('gives every failure and error a one-line message, its type and a text body', () => {
@@ -284,6 +307,52 @@ describe('renderJUnit', () => {
     expect(textOf(only(childElements(caseOf(root, 'TENANT-ACCESS'), 'skipped'), 'skipped'))).toBe('no --tenant given <]]>&>');
   });
 
+  it('writes an expected failure as <skipped> with the baseline reason and the message', () => {
+    const check = checkOf(report, 'TOKEN-BASIC-SCHEME-CASE');
+    const tc = caseOf(root, check.id);
+    const skipped = only(childElements(tc, 'skipped'), 'skipped');
+    expect(skipped.attrs).toEqual({});
+    expect(textOf(skipped)).toBe(`expected failure (baseline: ${BASELINE_REASON}): status 401 for the scheme spelled "basic", expected 200`);
+    // Its evidence stays in system-out, as for a failure.
+    const out = textOf(only(childElements(tc, 'system-out'), 'system-out'));
+    expect(out).toContain(`Baseline (conformance-baseline.json): ${BASELINE_REASON}\n`);
+    expect(out).toContain('Findings:\n- failure: status 401, expected 200');
+    expect(out).toContain('Reproduce:\n');
+  });
+
+  it('marks a passed check whose baseline entry is stale on the first line of its system-out', () => {
+    const out = textOf(only(childElements(caseOf(root, 'PAGE-HEADERS'), 'system-out'), 'system-out'));
+    expect(out.split('\n')[0]).toBe(`BASELINE ENTRY CAN BE REMOVED: ${STALE_REASON}`);
+    expect(childElements(caseOf(root, 'PAGE-HEADERS')).map((c) => c.name)).toEqual(['system-out']);
+    for (const check of report.checks.filter((c) => c.id !== 'PAGE-HEADERS')) {
+      expect(textOf(only(childElements(caseOf(root, check.id), 'system-out'), 'system-out')), check.id).not.toContain('BASELINE ENTRY CAN BE REMOVED');
+    }
+  });
+
+  it('adds a curl command under Reproduce: after each referenced exchange of a failed, errored, warning or expected check', () => {
+    for (const check of report.checks) {
+      const out = textOf(only(childElements(caseOf(root, check.id), 'system-out'), 'system-out'));
+      if (!['failed', 'error', 'warning', 'expected'].includes(check.status)) {
+        expect(out, check.id).not.toContain('Reproduce:');
+        continue;
+      }
+      const referenced = [...new Set(check.findings.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])))];
+      expect(out.split('\nReproduce:\n'), check.id).toHaveLength(referenced.length + 1);
+      for (const index of referenced) {
+        const ex = check.exchanges[index];
+        if (!ex) throw new Error('fixture changed');
+        const block = `Exchange #${index + 1}:\n${stripInvalidXmlChars(formatExchange(ex))}\n\nReproduce:\n${curlCommand(ex, report)}`;
+        expect(out, check.id).toContain(block);
+      }
+    }
+  });
+
+  it('puts the rerun source in the suite properties', async () => {
+    const parsed = await parseXml(renderJUnit({ ...makeRunReport(), rerunOf: 'reports/report.json' }));
+    const props = childElements(only(childElements(only(childElements(parsed, 'testsuite').slice(0, 1), 'suite'), 'properties'), 'properties'), 'property');
+    expect(props.filter((p) => attr(p, 'name') === 'run.rerunOf').map((p) => attr(p, 'value'))).toEqual(['reports/report.json']);
+  });
+
   it("leaves junit-report-builder's process-wide builder untouched", () => {
     const shared = junitReportBuilder as unknown as Builder | { default: Builder };
     const builder = 'newBuilder' in shared ? shared : shared.default;
@@ -303,6 +372,7 @@ describe('renderJUnit', () => {
     );
     expect(childElements(user, 'testcase').map((c) => attr(c, 'name'))).toEqual([
       'USER-OK GET /users/me answers 200 with a JSON body',
+      'USER-FIELDS The User has the documented fields, with the documented types',
       'USER-EXPECTED-VALUES The User matches the known data of the test account exactly',
       'USER-OK GET /users/me answers 200 with a JSON body (2)',
     ]);

@@ -246,3 +246,15 @@ describe('redaction, for the cases a review found', () => {
     }
   });
 });
+
+describe('sensitive headers are never redacted in part', () => {
+  it('replaces credentials that merely contain a known secret (a wrong secret made from the real one) whole', () => {
+    const r = new Redactor();
+    // 18 bytes of "id:secret": its Base64 has no padding, so it is a prefix of the Base64 of "id:secret-wrong".
+    r.addClientCredentials('client', 'abcdefghijk');
+    const wrong = encodeBasicCredentials('client', 'abcdefghijk-wrong');
+    expect(wrong.startsWith(encodeBasicCredentials('client', 'abcdefghijk'))).toBe(true);
+    expect(r.redactHeader('Authorization', `Basic ${wrong}`)).toBe('Basic [REDACTED]');
+    expect(r.redactHeader('Authorization', `Basic ${encodeBasicCredentials('client', 'abcdefghijk')}`)).toBe('Basic [REDACTED:basic-credentials]');
+  });
+});

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,11 +7,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderConsoleSummary } from '../src/report/console.js';
 import { describeCheck, formatDuration, formatExchange, formatFindings, oneLine } from '../src/report/format.js';
 import { renderJsonReport } from '../src/report/json.js';
+import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';
+import { MARKDOWN_MAX_BYTES, renderMarkdownSummary } from '../src/report/markdown.js';
 import { runReportSchema } from '../src/report/model.js';
 import type { CheckResult, RecordedExchange, RunReport } from '../src/report/model.js';
-import { writeReports } from '../src/report/write.js';
-import { makeRunReport } from './fixtures/report/run-report.js';
+import { curlCommand } from '../src/report/reproduce.js';
+import { REPORT_FORMATS, appendGithubSummary, writeReports } from '../src/report/write.js';
+import { BASELINE_REASON, HOSTILE_FINDING, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
+import { childElements, parseXml, textOf } from './fixtures/report/xml.js';
 
 function checkOf(report: RunReport, id: string): CheckResult {
   const check = report.checks.find((c) => c.id === id);
@@ -146,20 +151,21 @@ describe('renderConsoleSummary', () => {
   const text = renderConsoleSummary(report, { color: false });
   const lines = text.split('\n');
 
-  it('starts with the verdict and the target', () => {
+  it('starts with the verdict, the target and the baseline', () => {
     expect(lines[0]).toBe('NON-CONFORMANT  https://api.example.test');
     expect(lines[1]).toBe('carrier-conformance 0.1.0, auth https://auth.example.test, tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11');
+    expect(lines[2]).toBe('Baseline: conformance-baseline.json (2 known failures)');
   });
 
   it('has a table of counts per suite', () => {
     const table = lines.slice(lines.indexOf('') + 1, lines.indexOf('', lines.indexOf('') + 1));
     expect(table.map((l) => l.split(/\s+/))).toEqual([
-      ['suite', 'passed', 'failed', 'warning', 'error', 'skipped'],
-      ['token', '1', '1', '1', '0', '0'],
-      ['auth', '1', '0', '0', '1', '0'],
-      ['user', '1', '0', '0', '0', '1'],
-      ['tenant', '0', '0', '0', '0', '2'],
-      ['pagination', '1', '1', '0', '0', '0'],
+      ['suite', 'passed', 'failed', 'warning', 'error', 'skipped', 'expected'],
+      ['token', '1', '1', '1', '0', '0', '1'],
+      ['auth', '1', '0', '0', '1', '0', '0'],
+      ['user', '1', '1', '0', '0', '1', '0'],
+      ['tenant', '0', '0', '0', '0', '2', '0'],
+      ['pagination', '1', '1', '0', '0', '0', '0'],
     ]);
   });
 
@@ -169,8 +175,9 @@ describe('renderConsoleSummary', () => {
       const end = lines.indexOf('', start);
       return lines.slice(start + 1, end).map((l) => l.trim().split(/\s{2,}/).join(' | '));
     };
-    expect(block('FAILED (2)')).toEqual([
+    expect(block('FAILED (3)')).toEqual([
       'TOKEN-WRONG-SECRET | MUST | Expected 401 ]]> but got 200 ]]> with a token[31m and ]]> too second line',
+      `USER-FIELDS | MUST | ${HOSTILE_FINDING}`,
       expect.stringMatching(/^PAGE-WALK \| MUST \| page 3 repeats items of page 2: a1b2c3d4, .*…$/),
     ]);
     expect(block('ERRORS (1)')).toEqual(['AUTH-MISSING | MUST | GET /users/me timed out after 10 s']);
@@ -186,8 +193,46 @@ describe('renderConsoleSummary', () => {
     ]);
   });
 
-  it('ends with the totals line', () => {
-    expect(text.endsWith('\n11 checks: 4 passed, 2 failed, 1 warning, 1 error, 3 skipped (11.32 s)\n')).toBe(true);
+  it('lists expected failures with the baseline reason, and the baseline entries that now pass', () => {
+    const start = lines.findIndex((l) => l.startsWith('EXPECTED FAILURES (baseline)'));
+    expect(lines[start]).toBe('EXPECTED FAILURES (baseline) (1): known failures listed in conformance-baseline.json; they do not fail the run');
+    expect(lines[start + 1]?.trim().split(/\s{2,}/)).toEqual([
+      'TOKEN-BASIC-SCHEME-CASE',
+      'MUST',
+      `${BASELINE_REASON} | this run: status 401 for the scheme spelled "basic", expected 200`,
+    ]);
+    const stale = lines.findIndex((l) => l.startsWith('BASELINE ENTRIES THAT NOW PASS'));
+    expect(lines.slice(stale, stale + 3)).toEqual(['BASELINE ENTRIES THAT NOW PASS (remove them from conformance-baseline.json) (1)', `  PAGE-HEADERS  ${STALE_REASON}`, '']);
+  });
+
+  it('ends with the totals line, expected failures included', () => {
+    expect(text.endsWith('\n13 checks: 4 passed, 3 failed, 1 warning, 1 error, 3 skipped, 1 expected (11.32 s)\n')).toBe(true);
+  });
+
+  it('leaves the expected column and count out of a run without a baseline', () => {
+    const plain = makeRunReport();
+    delete plain.baseline;
+    plain.checks = plain.checks.filter((c) => c.status !== 'expected').map((c) => {
+      const copy = { ...c };
+      delete copy.baseline;
+      return copy;
+    });
+    const out = renderConsoleSummary(plain, { color: false });
+    expect(out).not.toContain('expected');
+    expect(out).not.toContain('BASELINE');
+    expect(out.endsWith('\n12 checks: 4 passed, 3 failed, 1 warning, 1 error, 3 skipped (11.32 s)\n')).toBe(true);
+  });
+
+  it('says when the run repeats the failed checks of an earlier report, and when the baseline is strict', () => {
+    const rerun = makeRunReport();
+    rerun.rerunOf = 'reports/report.json';
+    if (rerun.baseline) rerun.baseline.strict = true;
+    const out = renderConsoleSummary(rerun, { color: false }).split('\n');
+    expect(out.slice(2, 4)).toEqual([
+      'Rerun: only the checks that did not pass in reports/report.json',
+      'Baseline: conformance-baseline.json (2 known failures, strict: entries that now pass fail the run)',
+    ]);
+    expect(out.find((l) => l.startsWith('BASELINE ENTRIES'))).toContain('with --strict-baseline they fail the run');
   });
 
   it('prints no escape sequences without colour, not even ones the target sent', () => {
@@ -214,10 +259,11 @@ describe('renderConsoleSummary', () => {
     expect(incomplete.split('\n').slice(0, 3)).toEqual([
       'INCOMPLETE  https://api.example.test',
       'carrier-conformance 0.1.0, auth https://auth.example.test, tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11',
-      'Incomplete: token endpoint unreachable',
+      'Baseline: conformance-baseline.json (2 known failures)',
     ]);
+    expect(incomplete.split('\n')[3]).toBe('Incomplete: token endpoint unreachable');
     expect(incomplete).toContain('\nNo checks were run.\n');
-    expect(incomplete).toContain('0 checks: 0 passed, 0 failed, 0 warnings, 0 errors, 0 skipped');
+    expect(incomplete).toContain('0 checks: 0 passed, 0 failed, 0 warnings, 0 errors, 0 skipped, 0 expected');
   });
 });
 
@@ -230,14 +276,25 @@ describe('writeReports', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('creates the directory, writes both reports and leaves no temporary file', async () => {
+  it('creates the directory, writes every report and leaves no temporary file', async () => {
     const report = makeRunReport();
     const dir = join(root, 'nested', 'reports');
-    const paths = await writeReports(report, dir, ['junit', 'json']);
-    expect(paths).toEqual([join(dir, 'junit.xml'), join(dir, 'report.json')]);
-    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.json']);
+    expect(REPORT_FORMATS).toEqual(['junit', 'json', 'html']);
+    const paths = await writeReports(report, dir, REPORT_FORMATS);
+    expect(paths).toEqual([join(dir, 'junit.xml'), join(dir, 'report.json'), join(dir, 'report.html')]);
+    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.html', 'report.json']);
     expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toBe(renderJUnit(report));
     expect(await readFile(join(dir, 'report.json'), 'utf8')).toBe(renderJsonReport(report));
+    expect(await readFile(join(dir, 'report.html'), 'utf8')).toBe(renderHtmlReport(report));
+  });
+
+  it('appends the Markdown summary to the GitHub step summary file, keeping what was there', async () => {
+    const path = join(root, 'step-summary.md');
+    await writeFile(path, '# Earlier step output');
+    await appendGithubSummary(makeRunReport(), path);
+    await appendGithubSummary(makeRunReport(), path);
+    const summary = renderMarkdownSummary(makeRunReport());
+    expect(await readFile(path, 'utf8')).toBe(`# Earlier step output\n${summary}\n${summary}`);
   });
 
   it('writes only the formats asked for, once each, and replaces an older file', async () => {
@@ -260,5 +317,305 @@ describe('writeReports', () => {
     await mkdir(join(root, 'junit.xml', 'occupied'), { recursive: true });
     await expect(writeReports(makeRunReport(), root, ['junit'])).rejects.toThrow();
     expect(await readdir(root)).toEqual(['junit.xml']);
+  });
+});
+
+describe('renderMarkdownSummary', () => {
+  const report = makeRunReport();
+  const md = renderMarkdownSummary(report);
+  const lines = md.split('\n');
+
+  it('starts with the verdict, the target and the tool version', () => {
+    expect(lines[0]).toBe('## Carrier-Platform API conformance: ❌ NON-CONFORMANT');
+    expect(lines[2]).toBe(
+      'Target **https\\://api.example.test** · auth https\\://auth.example.test · tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11 · carrier-conformance 0.1.0 · 2025-03-01 03:04:05 UTC, 11.32 s',
+    );
+    expect(md).toContain('\n\nBaseline: conformance-baseline.json (2 known failures).\n\n');
+  });
+
+  it('has a table of counts per suite with a total row', () => {
+    const start = lines.findIndex((l) => l.startsWith('| Suite'));
+    expect(lines.slice(start, start + 8)).toEqual([
+      '| Suite | Passed | Failed | Warnings | Errors | Skipped | Expected |',
+      '| :-- | --: | --: | --: | --: | --: | --: |',
+      '| token | 1 | 1 | 1 | 0 | 0 | 1 |',
+      '| auth | 1 | 0 | 0 | 1 | 0 | 0 |',
+      '| user | 1 | 1 | 0 | 0 | 1 | 0 |',
+      '| tenant | 0 | 0 | 0 | 0 | 2 | 0 |',
+      '| pagination | 1 | 1 | 0 | 0 | 0 | 0 |',
+      '| **Total** | **4** | **3** | **1** | **1** | **3** | **1** |',
+    ]);
+  });
+
+  it('lists failures, errors, warnings, expected failures and stale entries with id, level and refs', () => {
+    const section = (title: string): string[] => {
+      const start = lines.findIndex((l) => l.startsWith(`### ${title}`));
+      expect(start, title).toBeGreaterThan(0);
+      const end = lines.findIndex((l, i) => i > start + 1 && l === '');
+      return lines.slice(start + 2, end < 0 ? undefined : end);
+    };
+    expect(section('❌ Failed (3)')).toEqual([
+      '- **TOKEN-WRONG-SECRET** (MUST, spec §Authentication 2; RFC 6749 §5.2): Expected 401 \\]\\]&gt; but got 200 \\]\\]&gt; with a token\\[31m and \\]\\]&gt; too second line',
+      expect.stringMatching(/^- \*\*USER-FIELDS\*\* \(MUST, /),
+      expect.stringMatching(/^- \*\*PAGE-WALK\*\* \(MUST, spec §Pagination\): page 3 repeats items of page 2: a1b2c3d4, .*…$/),
+    ]);
+    expect(section('❌ Errors (1)')).toEqual(['- **AUTH-MISSING** (MUST, spec §Authentication 4; RFC 6750 §3): GET /users/me timed out after 10 s']);
+    expect(section('⚠️ Warnings (1)')).toEqual(['- **TOKEN-PRAGMA** (SHOULD, RFC 6749 §5.1): no Pragma: no-cache on the token response']);
+    expect(section('Expected failures (baseline) (1)')).toEqual([
+      '- **TOKEN-BASIC-SCHEME-CASE** (MUST, RFC 7617 §2; RFC 9110 §11.1): baseline: ACME-1234: the gateway only accepts the scheme spelled &quot;Basic&quot;; fix planned; this run: status 401 for the scheme spelled &quot;basic&quot;, expected 200',
+    ]);
+    expect(lines.find((l) => l.startsWith('### Baseline entries that now pass'))).toBe('### Baseline entries that now pass (1): remove them from conformance-baseline.json');
+    expect(md).toContain(`\n- **PAGE-HEADERS**: ${STALE_REASON}\n`);
+    expect(section('Skipped (3)')).toEqual(['- needs --expectations (1): USER-EXPECTED-VALUES', '- no --tenant given &lt;\\]\\]&gt;&amp;&gt; (2): TENANT-ACCESS, TENANT-FOREIGN']);
+  });
+
+  it('escapes what a server sent so that it renders as text: no HTML, links, code, emphasis or extra table cells', () => {
+    const line = lines.find((l) => l.startsWith('- **USER-FIELDS**')) ?? '';
+    expect(line).toContain(
+      'undocumented field &quot;&lt;img src=x onerror=alert\\(3\\)&gt;&quot; \\| \\`code\\` \\*bold\\* \\[link\\]\\(http\\://evil.test\\) in the User',
+    );
+    expect(md).not.toMatch(/<(?!br>)[a-z]/i);
+    expect(md).not.toContain(ESC);
+    // A hostile value in a table cell (the suite table only holds numbers) and in the header.
+    const hostile = makeRunReport();
+    hostile.target.baseUrl = 'https://x.test/|</td><script>alert(1)</script> www.evil.test a@b.test';
+    const head = renderMarkdownSummary(hostile).split('\n')[2] ?? '';
+    expect(head).toContain('https\\://x.test/\\|&lt;/td&gt;&lt;script&gt;alert\\(1\\)&lt;/script&gt; www\\.evil.test a\\@b.test');
+  });
+
+  it('stays under the byte budget by cutting whole lines, with a note', () => {
+    const big = makeRunReport();
+    const failed = checkOf(big, 'TOKEN-WRONG-SECRET');
+    big.checks = Array.from({ length: 5000 }, (_, i) => ({ ...failed, id: `BIG-${i}`, message: `${'é'.repeat(250)} ${i}` }));
+    const cut = renderMarkdownSummary(big, { maxBytes: 200_000 });
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(200_000);
+    expect(Buffer.byteLength(cut)).toBeGreaterThan(190_000);
+    expect(cut).toMatch(/\n\n> \*\*Truncated:\*\* \d+ more lines did not fit GitHub's step summary limit; every check is in junit.xml, report.json and report.html.\n$/);
+    const items = cut.split('\n').filter((l) => l.startsWith('- **BIG-'));
+    expect(items.length).toBeGreaterThan(100);
+    // Whole list items only: each one ends with its number.
+    items.forEach((l, i) => expect(l.endsWith(`é ${i}`)).toBe(true));
+    // The default budget is below GitHub's 1 MiB, and a report far bigger is cut to it.
+    expect(MARKDOWN_MAX_BYTES).toBeLessThan(1024 * 1024);
+    const full = renderMarkdownSummary(big);
+    expect(Buffer.byteLength(full)).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
+    expect(full).toContain('> **Truncated:**');
+    expect(renderMarkdownSummary(makeRunReport())).not.toContain('Truncated');
+  });
+
+  it('says why a run is incomplete and when it is a rerun', () => {
+    const md2 = renderMarkdownSummary({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'token endpoint <unreachable>', rerunOf: 'old/report.json', checks: [] });
+    expect(md2.split('\n')[0]).toBe('## Carrier-Platform API conformance: ⚠️ INCOMPLETE');
+    expect(md2).toContain('\n\n> **Incomplete:** token endpoint &lt;unreachable&gt;\n\nRerun: only the checks that did not pass in old/report.json.\n');
+    expect(md2).toContain('\nNo checks were run.\n');
+  });
+});
+
+/** Where the fake curl writes each call's argv: NUL after each argument, RS after each call. */
+const FAKE_CURL = `curl() {
+  for a in "$@"; do printf '%s\\0' "$a" >&2; done; printf '\\036' >&2
+  if [ "$1" = -sS ]; then printf '{"token_type":"bearer", "access_token" : "tok-%s"}\\n' "$CARRIER_CLIENT_ID"; fi
+}`;
+
+interface ShellRun {
+  status: number | null;
+  /** argv of every curl call, in order, without the program name. */
+  calls: string[][];
+  stdout: string;
+}
+
+/** Runs `command` with `sh`, `curl` being a shell function that records its argv. */
+function runWithFakeCurl(command: string, env: Record<string, string> = {}): ShellRun {
+  const result = spawnSync('sh', ['-c', `${FAKE_CURL}\n${command}`], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C.UTF-8', CARRIER_CLIENT_ID: 'my id', CARRIER_CLIENT_SECRET: "s3cr3t'$x", ...env },
+  });
+  const calls = result.stderr
+    .split('\u001e')
+    .slice(0, -1)
+    .map((call) => call.split('\u0000').slice(0, -1));
+  return { status: result.status, calls, stdout: result.stdout };
+}
+
+function shellSyntaxOk(command: string): { status: number | null; stderr: string } {
+  const result = spawnSync('sh', ['-n', '-c', command], { encoding: 'utf8', timeout: 10_000 });
+  return { status: result.status, stderr: result.stderr };
+}
+
+function exchangeOf(report: RunReport, id: string, index = 0): RecordedExchange {
+  const ex = checkOf(report, id).exchanges[index];
+  if (!ex) throw new Error(`no exchange ${index} in ${id}`);
+  return ex;
+}
+
+const TOKEN_URL = 'https://auth.example.test/uaa/oauth2/token';
+const TOKEN_CALL = ['-sS', '-u', "my id:s3cr3t'$x", '-H', 'Accept-Version: 1', '-d', 'grant_type=client_credentials', TOKEN_URL];
+
+describe('curlCommand', () => {
+  const report = makeRunReport();
+
+  it('is valid POSIX shell for every exchange of the fixture, and never holds a redaction marker', () => {
+    for (const check of report.checks) {
+      for (const ex of check.exchanges) {
+        const command = curlCommand(ex, report);
+        expect(shellSyntaxOk(command), `${check.id}: ${command}`).toEqual({ status: 0, stderr: '' });
+        expect(command, check.id).not.toContain('[REDACTED');
+        expect(command.split('\n').at(-1), check.id).toMatch(/^curl -i /);
+      }
+    }
+  });
+
+  it('sends the configured client credentials with -u, from environment variables, for a redacted Basic header', () => {
+    const ex = exchangeOf(report, 'TOKEN-ISSUE');
+    expect(ex.request.headers).toContainEqual(['authorization', 'Basic [REDACTED:basic-credentials]']);
+    const command = curlCommand(ex, report);
+    expect(command).toBe(
+      `curl -i -X POST -u "$CARRIER_CLIENT_ID:$CARRIER_CLIENT_SECRET" -H 'accept: application/json' -H 'Accept-Version: 1' -H 'Content-Type: application/x-www-form-urlencoded' --compressed --data-raw 'grant_type=client_credentials' '${TOKEN_URL}'`,
+    );
+    expect(command).not.toContain('REDACTED');
+    expect(command).toContain('$CARRIER_CLIENT_SECRET');
+    const run = runWithFakeCurl(command);
+    expect(run.status).toBe(0);
+    // user-agent and accept-encoding are left to curl (--compressed asks for compression).
+    expect(run.calls).toEqual([
+      [
+        '-i',
+        '-X',
+        'POST',
+        '-u',
+        "my id:s3cr3t'$x",
+        '-H',
+        'accept: application/json',
+        '-H',
+        'Accept-Version: 1',
+        '-H',
+        'Content-Type: application/x-www-form-urlencoded',
+        '--compressed',
+        '--data-raw',
+        'grant_type=client_credentials',
+        TOKEN_URL,
+      ],
+    ]);
+  });
+
+  it('keeps a scheme spelled otherwise than "Basic" by building the header itself', () => {
+    const command = curlCommand(exchangeOf(report, 'TOKEN-BASIC-SCHEME-CASE'), report);
+    expect(command).toContain(`-H "Authorization: basic $(printf '%s:%s' "$CARRIER_CLIENT_ID" "$CARRIER_CLIENT_SECRET" | base64 | tr -d '\\n')"`);
+    const run = runWithFakeCurl(command, { CARRIER_CLIENT_SECRET: 'a'.repeat(80) });
+    expect(run.calls).toHaveLength(1);
+    const args = run.calls[0] ?? [];
+    // Longer than base64's 76-column wrap: the newline it would insert is removed.
+    expect(args[args.indexOf('-H') + 1]).toBe(`Authorization: basic ${Buffer.from(`my id:${'a'.repeat(80)}`).toString('base64')}`);
+    expect(args.at(-1)).toBe(TOKEN_URL);
+  });
+
+  it('obtains a fresh token first for a bearer request, without jq, and keeps the scheme spelling', () => {
+    const ex = exchangeOf(report, 'USER-FIELDS');
+    const command = curlCommand(ex, report);
+    const [tokenLine, curlLine] = command.split('\n');
+    expect(tokenLine).toBe(
+      `CARRIER_ACCESS_TOKEN=$(curl -sS -u "$CARRIER_CLIENT_ID:$CARRIER_CLIENT_SECRET" -H 'Accept-Version: 1' -d grant_type=client_credentials '${TOKEN_URL}' | sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p')`,
+    );
+    expect(curlLine).toContain('-H "Authorization: Bearer $CARRIER_ACCESS_TOKEN"');
+    const run = runWithFakeCurl(command);
+    expect(run.calls).toEqual([
+      TOKEN_CALL,
+      ['-i', '-H', "Authorization: Bearer tok-my id", '-H', 'accept: application/json', '-H', 'Accept-Version: 1', '--compressed', 'https://api.example.test/users/me'],
+    ]);
+
+    const lower: RecordedExchange = { ...ex, request: { ...ex.request, headers: [['authorization', 'bearer [REDACTED:access-token]']] } };
+    expect(runWithFakeCurl(curlCommand(lower, report)).calls[1]).toContain('Authorization: bearer tok-my id');
+  });
+
+  it('says so when the credentials must be form-encoded for the command to match (RFC 6749 §2.3.1)', () => {
+    const encoded = { ...report, target: { ...report.target, credentialsFormEncoded: true } };
+    for (const id of ['TOKEN-ISSUE', 'USER-FIELDS', 'TOKEN-BASIC-SCHEME-CASE']) {
+      const lines = curlCommand(exchangeOf(encoded, id), encoded).split('\n');
+      expect(lines[0], id).toMatch(/^# .*RFC 6749 §2\.3\.1 form-encodes.*form-encoded values/);
+      expect(lines[0], id).toContain('$CARRIER_CLIENT_SECRET');
+      expect(shellSyntaxOk(lines.join('\n')).status).toBe(0);
+    }
+    // Not for a request without credentials, nor when the credentials need no encoding.
+    expect(curlCommand(exchangeOf(encoded, 'AUTH-MISSING'), encoded)).not.toContain('#');
+    expect(curlCommand(exchangeOf(report, 'TOKEN-ISSUE'), report)).not.toContain('#');
+  });
+
+  it('warns that a deliberately wrong credential is not reproduced, and names a hidden value as a variable', () => {
+    const wrong = curlCommand(exchangeOf(report, 'TOKEN-WRONG-SECRET', 0), report);
+    expect(wrong.split('\n')[0]).toMatch(/^# The check sent client credentials other than the configured ones/);
+    const body = curlCommand(exchangeOf(report, 'TOKEN-WRONG-SECRET', 1), report);
+    expect(body).toContain('"grant_type=client_credentials&client_secret=$CARRIER_HIDDEN_1"');
+    expect(body.split('\n')[0]).toMatch(/^# .*set \$CARRIER_HIDDEN_1 before running this/);
+    const run = runWithFakeCurl(body, { CARRIER_HIDDEN_1: 'the-wrong-one' });
+    // No Accept or Content-Type was recorded, so curl's own are switched off.
+    expect(run.calls).toEqual([['-i', '-X', 'POST', '-H', 'Accept:', '-H', 'Content-Type:', '--data-raw', 'grant_type=client_credentials&client_secret=the-wrong-one', TOKEN_URL]]);
+  });
+
+  it('sends a made-up literal credential as recorded, and an embedded real secret from the environment', () => {
+    const literal: RecordedExchange = {
+      purpose: 'probe',
+      request: { method: 'GET', url: 'https://api.example.test/users/me', headers: [['authorization', 'Bearer %not a token%']] },
+      startedAt: '2025-03-01T03:04:05.678Z',
+      durationMs: 1,
+      auth: 'literal',
+    };
+    expect(runWithFakeCurl(curlCommand(literal, report)).calls).toEqual([['-i', '-H', 'Authorization: Bearer %not a token%', '-H', 'Accept:', 'https://api.example.test/users/me']]);
+    const embedded = { ...literal, request: { ...literal.request, headers: [['authorization', 'Basic [REDACTED:basic-credentials], Bearer [REDACTED:secret]']] as [string, string][] } };
+    const command = curlCommand(embedded, report);
+    expect(command).not.toContain('REDACTED');
+    const args = runWithFakeCurl(command, { CARRIER_HIDDEN_1: 'h1dden' }).calls[0] ?? [];
+    expect(args[2]).toBe(`Authorization: Basic ${Buffer.from("my id:s3cr3t'$x").toString('base64')}, Bearer h1dden`);
+    // No Authorization at all for a request without authentication.
+    expect(curlCommand(exchangeOf(report, 'AUTH-MISSING'), report)).not.toMatch(/authorization|-u /i);
+  });
+
+  it('reproduces hostile values exactly: quotes, expansions, controls, bidi overrides, methods, globs, empty headers', () => {
+    const nasty = `it's "$(touch /tmp/pwned)" \`id\` $HOME \\ !! \t tab\r\nline2\u001b[31m \u202Eevil\u202C 😀 \u2028 end'`;
+    const ex: RecordedExchange = {
+      purpose: 'hostile',
+      request: {
+        method: 'PUT',
+        url: "https://[::1]:8443/a/{b}?q='x'&r=[1]",
+        headers: [
+          ['X-Nasty', nasty.replace(/[\r\n]/g, '')],
+          ['X-Empty', ''],
+          ['Content-Type', 'text/plain'],
+          ['accept', '*/*'],
+        ],
+        body: nasty,
+      },
+      startedAt: '2025-03-01T03:04:05.678Z',
+      durationMs: 1,
+      auth: 'none',
+    };
+    const command = curlCommand(ex, report);
+    expect(shellSyntaxOk(command).status).toBe(0);
+    // Nothing a terminal or XML would change is left raw in the command.
+    for (const raw of ['\t', '\r', ESC, '\u202e', '\u202c', '\u2028']) expect(command).not.toContain(raw);
+    const run = runWithFakeCurl(command);
+    expect(run.status).toBe(0);
+    expect(run.calls).toEqual([
+      ['-i', '-g', '-X', 'PUT', '-H', `X-Nasty: ${nasty.replace(/[\r\n]/g, '')}`, '-H', 'X-Empty;', '-H', 'Content-Type: text/plain', '-H', 'accept: */*', '--data-raw', nasty, "https://[::1]:8443/a/{b}?q='x'&r=[1]"],
+    ]);
+    expect(runWithFakeCurl(curlCommand({ ...ex, request: { method: 'HEAD', url: 'https://api.example.test/', headers: [['accept', '*/*']] } }, report)).calls).toEqual([
+      ['-i', '-I', '-H', 'accept: */*', 'https://api.example.test/'],
+    ]);
+  });
+
+  it('survives the trip through junit.xml: the command read back from system-out runs the same argv', async () => {
+    const check = checkOf(report, 'USER-FIELDS');
+    const hostile: CheckResult = {
+      ...check,
+      exchanges: check.exchanges.map((ex) => ({ ...ex, request: { ...ex.request, method: 'POST', body: 'a\r\nb\u0000c]]>d\u0007' } })),
+    };
+    const root = await parseXml(renderJUnit({ ...report, checks: [hostile] }));
+    const testcase = childElements(childElements(root, 'testsuite')[0] ?? root, 'testcase')[0];
+    if (!testcase) throw new Error('no testcase');
+    const out = textOf(childElements(testcase, 'system-out')[0] ?? testcase);
+    const command = out.slice(out.indexOf('\nReproduce:\n') + '\nReproduce:\n'.length);
+    expect(command).toBe(curlCommand(hostile.exchanges[0] ?? exchangeOf(report, 'USER-FIELDS'), report));
+    const run = runWithFakeCurl(command);
+    expect(run.calls[1]?.slice(-3)).toEqual(['--data-raw', 'a\r\nb\u0000c]]>d\u0007'.replace('\u0000', ''), 'https://api.example.test/users/me']);
   });
 });

@@ -55,7 +55,7 @@ export class CheckContext {
   }
 
   /** Sends a request through the HTTP layer and records it for this check. */
-  readonly send: Send = (req) => getBattery().http.send(req, this.recorder);
+  readonly send: Send = (req) => getBattery().http.send({ ...req, signal: this.vitest.signal }, this.recorder);
 
   /** The shared access token (refreshed when close to expiry) as a Bearer authorization. */
   async bearer(): Promise<RequestAuth> {
@@ -81,6 +81,11 @@ export class CheckContext {
   skip(reason: string): never {
     this.#skipped = true;
     return this.vitest.skip(reason);
+  }
+
+  /** Aborted when the run is stopped (Ctrl-C, --deadline) or the check times out: waits end then. */
+  get signal(): AbortSignal {
+    return AbortSignal.any([this.vitest.signal, getBattery().stopped]);
   }
 
   get isSkipped(): boolean {
@@ -127,7 +132,7 @@ export class CheckContext {
     return {
       checkId: this.check.id,
       findings: this.findings.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
-      notes: this.notes,
+      notes: [...this.notes, ...this.recorder.retries.map((r) => redactor.redact(r))],
       exchanges: order.map((i) => this.recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
       requests: this.recorder.count,
     };
@@ -156,7 +161,7 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
   const { settings } = getBattery();
   if (!settings.selected.includes(id)) return;
   // Checks bound their own requests (--timeout each); this only stops a check that hangs anyway.
-  const timeout = options.timeoutMs ?? Math.max(60_000, settings.timeoutMs * 20);
+  const timeout = options.timeoutMs ?? Math.max(60_000, settings.http.timeoutMs * 20);
   test(`${def.id} ${def.title}`, { timeout }, async (vitest) => {
     const c = new CheckContext(def, settings, vitest);
     try {

@@ -2,6 +2,7 @@ import { inject } from 'vitest';
 import type { ClientCredentials, Target } from '../api/requests.js';
 import type { Expectations } from '../config.js';
 import { HttpClient } from '../http/client.js';
+import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { redactor } from '../redact.js';
 
 /**
@@ -22,17 +23,27 @@ export interface BatteryContext {
   expectations?: Expectations;
   /** Ids of the checks to run. */
   selected: string[];
-  timeoutMs: number;
-  maxBodyBytes: number;
+  http: HttpSettings;
   maxExpiryWaitSeconds: number;
   expiryMarginSeconds: number;
   pageSize?: number;
   concurrency: number;
-  userAgent: string;
   /** The token the runner obtained before the battery, shared by every check that needs one. */
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
+  /** The BroadcastChannel on which the runner announces that the run stops (see abortChannelName). */
+  abortChannel: string;
+}
+
+/**
+ * The channel that stops a run's workers. The battery runs in worker threads of the harness's
+ * process, and a BroadcastChannel reaches every thread of a process: the runner posts the
+ * reason on it (Ctrl-C, --deadline) and every worker aborts its requests and waits at once.
+ * (Vitest's own cancellation waits for the running tests to end, which a hung request never does.)
+ */
+export function abortChannelName(runId: string): string {
+  return `carrier-conformance:abort:${runId}`;
 }
 
 export interface SharedToken {
@@ -54,6 +65,8 @@ export const PROVIDE_KEY = 'carrier';
 export interface Battery {
   settings: BatteryContext;
   http: HttpClient;
+  /** Aborted when the runner stops the run. */
+  stopped: AbortSignal;
 }
 
 let battery: Battery | undefined;
@@ -65,14 +78,15 @@ export function getBattery(): Battery {
   // Register every secret before the first request can record anything.
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
-  const http = new HttpClient({
-    timeoutMs: settings.timeoutMs,
-    maxBodyBytes: settings.maxBodyBytes,
-    recordBodyChars: 4096,
-    credentialOrigins: [...new Set([new URL(settings.target.baseUrl).origin, new URL(settings.target.authUrl).origin])],
-    redactor,
-    userAgent: settings.userAgent,
-  });
-  battery = { settings, http };
+  const stop = new AbortController();
+  const channel = new BroadcastChannel(settings.abortChannel);
+  channel.onmessage = (event: MessageEvent) => {
+    stop.abort(typeof event.data === 'string' ? event.data : 'the run was stopped');
+    channel.close();
+  };
+  // The channel must not keep a worker alive once its tests are done.
+  (channel as unknown as { unref(): void }).unref();
+  const http = new HttpClient(clientOptions(settings.http, redactor, stop.signal));
+  battery = { settings, http, stopped: stop.signal };
   return battery;
 }

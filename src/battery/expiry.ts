@@ -77,9 +77,10 @@ export function skipUnlessWaitable(c: CheckContext, t: Timeline): void {
   }
 }
 
-export async function sleepUntil(epochMs: number): Promise<void> {
+/** Waits until `epochMs`, or until the run is cancelled (then the check's requests fail at once). */
+export async function sleepUntil(epochMs: number, signal: AbortSignal): Promise<void> {
   const ms = epochMs - Date.now();
-  if (ms > 0) await sleep(ms);
+  if (ms > 0) await sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** GET /users/me with the timeline's token. */
@@ -103,7 +104,7 @@ export interface ExpiryObservation {
 export function observeExpiry(c: CheckContext, t: Timeline): Promise<ExpiryObservation> {
   expiry ??= (async () => {
     const { from, deadline } = mustBeRefusedFrom(t, c.settings.expiryMarginSeconds);
-    await sleepUntil(from);
+    await sleepUntil(from, c.signal);
     let lastAccepted: HttpResponse | undefined;
     for (let attempt = 0; attempt < 1000; attempt += 1) {
       const res = await probe(c, t, 'GET /users/me with a token whose expires_in has passed');
@@ -111,7 +112,8 @@ export function observeExpiry(c: CheckContext, t: Timeline): Promise<ExpiryObser
       if (res.status !== 200) return { refused: res, secondsLate, ...(lastAccepted ? { lastAccepted } : {}) };
       lastAccepted = res;
       if (Date.now() >= deadline) return { lastAccepted, secondsLate };
-      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+      await sleepUntil(Date.now() + Math.min(POLL_MS, Math.max(0, deadline - Date.now())), c.signal);
+      if (c.signal.aborted) break;
     }
     return { ...(lastAccepted ? { lastAccepted } : {}), secondsLate: (Date.now() - from) / 1000 };
   })();

@@ -1,7 +1,7 @@
 import { ExitCode } from '../exit-codes.js';
 import { main } from './main.js';
 
-/** Process glue: the real streams, and the exit code set once the run has ended. */
+/** Process glue: the real streams, signals, and the exit code set once the run has ended. */
 
 // A reader that went away (`carrier-conformance list | head`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -11,9 +11,23 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await main(process.argv.slice(2), {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-  color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
-}).catch(() => ExitCode.Incomplete);
+// The first Ctrl-C or SIGTERM stops the run and writes a partial report; a second one quits at once.
+const interrupt = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupt.signal.aborted) process.exit(ExitCode.Incomplete);
+    process.stderr.write(`\ncarrier-conformance: ${signal}: stopping; the report will say what ran (${signal} again to quit at once)\n`);
+    interrupt.abort(`interrupted by ${signal}`);
+  });
+}
+
+const code = await main(
+  process.argv.slice(2),
+  {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+  },
+  interrupt.signal,
+).catch(() => ExitCode.Incomplete);
 process.exitCode = code;

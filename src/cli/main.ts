@@ -1,7 +1,7 @@
 import yargs, { type Argv } from 'yargs';
 import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
-import { loadConfigFile, parseRunOptions } from '../config.js';
+import { REPORTERS, loadConfigFile, parseRunOptions } from '../config.js';
 import { HarnessExit, UsageError } from '../errors.js';
 import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
 import { redactor } from '../redact.js';
@@ -21,6 +21,7 @@ const RUN_OPTION_KEYS = [
   'authUrl',
   'clientId',
   'clientSecret',
+  'clientSecretFile',
   'tenantId',
   'foreignTenantId',
   'pagedPath',
@@ -30,11 +31,20 @@ const RUN_OPTION_KEYS = [
   'maxExpiryWait',
   'expiryMargin',
   'timeout',
+  'deadline',
+  'maxRetries',
+  'maxRetryWait',
+  'caFile',
+  'insecure',
   'maxBodyBytes',
   'pageSize',
   'concurrency',
   'reportsDir',
+  'reporter',
   'strict',
+  'baseline',
+  'strictBaseline',
+  'rerunFailed',
 ] as const;
 
 function runOptions(y: Argv): Argv {
@@ -42,7 +52,10 @@ function runOptions(y: Argv): Argv {
     .option('base-url', { type: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL). Absent: the embedded reference server is started on loopback' })
     .option('auth-url', { type: 'string', group: 'Target:', describe: 'Host serving the token endpoint (default: the base URL)' })
     .option('client-id', { type: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' })
-    .option('client-secret', { type: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET: the command line is visible to other users' })
+    .option('client-secret', { type: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users' })
+    .option('client-secret-file', { type: 'string', group: 'Target:', describe: 'File holding the client secret (a trailing newline is ignored)' })
+    .option('ca-file', { type: 'string', group: 'Target:', describe: 'PEM file of certificate authorities to trust besides the system ones (a private CA)' })
+    .option('insecure', { type: 'boolean', group: 'Target:', describe: 'Do not verify TLS certificates (test targets only; warned about)' })
     .option('tenant-id', { type: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' })
     .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access (default: a random UUID)' })
     .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
@@ -53,10 +66,17 @@ function runOptions(y: Argv): Argv {
     .option('max-expiry-wait', { type: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds, else skip them [default: 60]' })
     .option('expiry-margin', { type: 'number', group: 'Timing:', describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]' })
     .option('timeout', { type: 'number', group: 'Timing:', describe: 'Per-request timeout in milliseconds [default: 10000]' })
+    .option('deadline', { type: 'number', group: 'Timing:', describe: 'The whole run ends after this many seconds, with a partial report and exit 3 [default: 600]' })
+    .option('max-retries', { type: 'number', group: 'Timing:', describe: 'Retries of a 429 or 503 that carries Retry-After [default: 2]' })
+    .option('max-retry-wait', { type: 'number', group: 'Timing:', describe: 'Longest wait before such a retry, in seconds [default: 10]' })
     .option('max-body-bytes', { type: 'number', group: 'Timing:', describe: 'Largest response body accepted, in bytes [default: 8388608]' })
     .option('page-size', { type: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" })
     .option('concurrency', { type: 'number', group: 'Timing:', describe: 'Parallel requests of a page walk [default: 4]' })
     .option('reports-dir', { type: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' })
+    .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all; github-summary only when GITHUB_STEP_SUMMARY is set]` })
+    .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })
+    .option('strict-baseline', { type: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' })
+    .option('rerun-failed', { type: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' })
     .config('config', 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]})', (path: string) => loadConfigFile(path))
     .epilogue(EXIT_CODES_HELP);
 }
@@ -69,7 +89,7 @@ function pickRunOptions(argv: Record<string, unknown>): Record<string, unknown> 
 
 /** True when the secret was typed on the command line, where `ps` and shell history show it. */
 function secretOnCommandLine(args: readonly string[]): boolean {
-  return args.some((a) => a === '--client-secret' || a.startsWith('--client-secret=') || a === '--clientSecret' || a.startsWith('--clientSecret='));
+  return args.some((a) => /^--client-?[sS]ecret(=|$)/.test(a));
 }
 
 /** yargs names an unknown option twice (`bogus-option, bogusOption`): keep the spelling users type. */
@@ -87,7 +107,11 @@ export interface CliIO {
   color: boolean;
 }
 
-export async function main(args: readonly string[], io: CliIO): Promise<number> {
+/**
+ * Runs the command line. `interrupt` (Ctrl-C, SIGTERM) stops a run with a partial report and
+ * exit 3, and stops `serve`.
+ */
+export async function main(args: readonly string[], io: CliIO, interrupt: AbortSignal = new AbortController().signal): Promise<number> {
   let exitCode: number = ExitCode.Conformant;
   const parser = yargs([...args])
     .scriptName(TOOL_NAME)
@@ -98,7 +122,7 @@ export async function main(args: readonly string[], io: CliIO): Promise<number> 
       if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
       const options = parseRunOptions(pickRunOptions(argv));
       const { runConformance } = await import('../runner/run.js');
-      exitCode = (await runConformance(options, io)).exitCode;
+      exitCode = (await runConformance(options, io, interrupt)).exitCode;
     })
     .command(
       'list',
@@ -134,6 +158,7 @@ export async function main(args: readonly string[], io: CliIO): Promise<number> 
             ...(argv.shipments !== undefined ? { shipments: argv.shipments } : {}),
           },
           io,
+          interrupt,
         );
       },
     )

@@ -16,10 +16,10 @@ export interface ServeOptions {
 }
 
 /**
- * `serve`: the reference server in the foreground until Ctrl-C or SIGTERM. It prints how to
+ * `serve`: the reference server in the foreground until `stop` (Ctrl-C or SIGTERM). It prints how to
  * point the harness at it, but never the client secret itself.
  */
-export async function serve(options: ServeOptions, io: CliIO): Promise<number> {
+export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal): Promise<number> {
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) throw new UsageError(`--port: ${options.port} is not a port number (0-65535)`);
   if (!Number.isInteger(options.tokenTtl) || options.tokenTtl < 1) throw new UsageError(`--token-ttl: ${options.tokenTtl} must be a whole number of seconds, at least 1`);
   let server;
@@ -61,7 +61,7 @@ export async function serve(options: ServeOptions, io: CliIO): Promise<number> {
       '',
     ].join('\n'),
   );
-  await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  if (!stop.aborted) await once(stop, 'abort');
   await server.close();
   io.out('reference server stopped\n');
   return ExitCode.Conformant;

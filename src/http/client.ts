@@ -1,8 +1,10 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request, type Dispatcher } from 'undici';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RecordedExchange } from '../report/model.js';
 import type { Redactor } from '../redact.js';
 import { encodeBasicCredentials } from './basic.js';
+import { createDispatcher, type TlsSettings } from './dispatcher.js';
 import { describeTransportError } from './transport-errors.js';
 
 /**
@@ -35,6 +37,8 @@ export interface HttpRequest {
   auth?: RequestAuth;
   /** What this request is for, in the words of the check; shown with the recorded exchange. */
   purpose: string;
+  /** Aborts this request (the check was cancelled, the run interrupted). */
+  signal?: AbortSignal;
 }
 
 export interface HttpClientOptions {
@@ -50,6 +54,12 @@ export interface HttpClientOptions {
   userAgent: string;
   /** Aborts every request in flight, e.g. on Ctrl-C. */
   signal?: AbortSignal;
+  /** TLS trust: extra CAs (--ca-file) or none at all (--insecure). */
+  tls?: TlsSettings;
+  /** How often a 429 or 503 with Retry-After is retried (RFC 9110 §10.2.3). */
+  maxRetries: number;
+  /** The longest a retry waits, whatever Retry-After asks for. */
+  maxRetryWaitMs: number;
 }
 
 /** A response, its body read in full (up to the cap) and decoded. */
@@ -98,6 +108,8 @@ export class TransportError extends Error {
     message: string,
     readonly exchange: number,
     readonly recorder?: Recorder,
+    /** No HTTP response began: the target could not be reached (as opposed to a broken response). */
+    readonly beforeResponse = false,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -114,6 +126,8 @@ export class Recorder {
   readonly exchanges: RecordedExchange[] = [];
   /** Requests sent, including those of exchanges not kept. */
   count = 0;
+  /** One line per retried request, for the report: retries must never be silent. */
+  readonly retries: string[] = [];
 
   /** Records an exchange; `sent` is false when it is a copy of one recorded elsewhere. */
   add(exchange: RecordedExchange, sent = true): number {
@@ -138,14 +152,36 @@ export class HttpClient {
   constructor(options: HttpClientOptions, dispatcher?: Dispatcher) {
     this.#options = options;
     // One keep-alive pool per process: connections are reused across checks.
-    this.#agent = dispatcher ?? new Agent({ keepAliveTimeout: 4_000, connect: { timeout: options.timeoutMs } });
+    this.#agent = dispatcher ?? createDispatcher(options.timeoutMs, options.tls ?? { insecure: false });
   }
 
   get options(): Readonly<HttpClientOptions> {
     return this.#options;
   }
 
+  /**
+   * Sends the request; a 429 or 503 that says when to come back (Retry-After) is retried up to
+   * `maxRetries` times, waiting at most `maxRetryWaitMs`, and every attempt is recorded. A
+   * response the check does not like is never retried: that is the check's verdict to give.
+   */
   async send(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
+    for (let attempt = 1; ; attempt += 1) {
+      const purpose = attempt === 1 ? req.purpose : `${req.purpose} (retry ${attempt - 1} of ${this.#options.maxRetries})`;
+      const res = await this.#sendOnce({ ...req, purpose }, recorder);
+      const wait = attempt <= this.#options.maxRetries ? retryDelay(res, this.#options.maxRetryWaitMs) : undefined;
+      if (wait === undefined) return res;
+      recorder?.retries.push(`${req.method} ${new URL(req.url).pathname} answered ${res.status} with Retry-After: ${res.header('retry-after') ?? ''}; retried after ${(wait / 1000).toFixed(1)} s (retry ${attempt} of ${this.#options.maxRetries})`);
+      await sleep(wait, undefined, { signal: this.#signal(req) }).catch(() => undefined);
+      if (this.#signal(req).aborted) return res;
+    }
+  }
+
+  #signal(req: HttpRequest): AbortSignal {
+    const signals = [this.#options.signal, req.signal].filter((s): s is AbortSignal => s !== undefined);
+    return signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+  }
+
+  async #sendOnce(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
     const url = new URL(req.url);
     const headers = this.#buildHeaders(req, url);
     const startedAt = new Date();
@@ -156,10 +192,9 @@ export class HttpClient {
     };
 
     this.requestsSent += 1;
-    const signals = [AbortSignal.timeout(this.#options.timeoutMs)];
-    if (this.#options.signal) signals.push(this.#options.signal);
-    let status: number;
-    let responseHeaders: Record<string, string[]>;
+    const signals = [AbortSignal.timeout(this.#options.timeoutMs), this.#signal(req)];
+    let status: number | undefined;
+    let responseHeaders: Record<string, string[]> = {};
     let text: string;
     try {
       const res = await request(url, {
@@ -176,8 +211,10 @@ export class HttpClient {
       const raw = await readCapped(res.body, this.#options.maxBodyBytes);
       text = decodeBody(raw, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
     } catch (err) {
-      const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: this.#options.signal?.aborted ?? false });
-      throw new TransportError(message, record(undefined, message), recorder);
+      const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: this.#signal(req).aborted });
+      // A response that began and then broke is recorded with what came of it.
+      const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
+      throw new TransportError(message, record(partial, message), recorder, status === undefined);
     }
     this.#options.redactor.learnFromResponseBody(text);
     const index = record({ status, headers: responseHeaders, text });
@@ -253,6 +290,19 @@ function cutAt(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const last = text.charCodeAt(limit - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit);
+}
+
+/**
+ * How long to wait before retrying, or undefined when the response is not one to retry: a 429
+ * or 503 with a Retry-After of delta-seconds or an HTTP-date (RFC 9110 §10.2.3), capped.
+ */
+export function retryDelay(res: HttpResponse, maxWaitMs: number): number | undefined {
+  if (res.status !== 429 && res.status !== 503) return undefined;
+  const value = res.header('retry-after')?.trim();
+  if (value === undefined) return undefined;
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(0, ms), maxWaitMs);
 }
 
 function normaliseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string[]> {

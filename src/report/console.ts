@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, oneLine, plural } from './format.js';
+import { formatDuration, oneLine, plural, printable } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 
@@ -22,13 +22,15 @@ type Color = Exclude<Style, readonly unknown[]>;
 /** Longest reason printed per check; the rest is in the JUnit and JSON reports. */
 const REASON_MAX = 200;
 
-const COLUMNS = ['passed', 'failed', 'warning', 'error', 'skipped'] as const satisfies readonly CheckStatus[];
-const COLUMN_STYLE: Record<(typeof COLUMNS)[number], Style> = {
+const COLUMNS = ['passed', 'failed', 'warning', 'error', 'skipped', 'expected'] as const satisfies readonly CheckStatus[];
+type Column = (typeof COLUMNS)[number];
+const COLUMN_STYLE: Record<Column, Style> = {
   passed: 'green',
   failed: 'red',
   warning: 'yellow',
   error: 'red',
   skipped: 'gray',
+  expected: 'cyan',
 };
 
 export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): string {
@@ -37,7 +39,10 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
     // overriding the caller's decision (and making the output depend on where the tests run).
     opts.color ? styleText(style, text, { validateStream: false }) : text;
 
-  const blocks: string[] = [header(report, paint), suiteTable(report.checks, paint)];
+  // The `expected` column and count only appear in runs with a baseline: noise otherwise.
+  const withExpected = report.baseline !== undefined || report.checks.some((c) => c.status === 'expected');
+  const columns = COLUMNS.filter((col) => col !== 'expected' || withExpected);
+  const blocks: string[] = [header(report, paint), suiteTable(report.checks, columns, paint)];
 
   const attention: [string, Color, CheckStatus, string][] = [
     ['FAILED', 'red', 'failed', ''],
@@ -49,10 +54,15 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
     if (checks.length > 0) blocks.push(checkList(`${paint(['bold', style], `${title} (${checks.length})`)}${note}`, checks));
   }
 
+  const expected = report.checks.filter((c) => c.status === 'expected');
+  if (expected.length > 0) blocks.push(expectedList(report, expected, paint));
+  const stale = staleList(report, paint);
+  if (stale !== undefined) blocks.push(stale);
+
   const skipped = report.checks.filter((c) => c.status === 'skipped');
   if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
 
-  blocks.push(totals(report, paint));
+  blocks.push(totals(report, withExpected, paint));
   return `${blocks.join('\n\n')}\n`;
 }
 
@@ -72,13 +82,18 @@ function header(report: RunReport, paint: Paint): string {
   if (target.embedded) details.push('embedded reference server');
   if (report.strict) details.push('strict');
   lines.push(paint('dim', details.join(', ')));
+  if (report.rerunOf !== undefined) lines.push(`Rerun: only the checks that did not pass in ${line(report.rerunOf)}`);
+  if (report.baseline !== undefined) {
+    const { file, entries, strict } = report.baseline;
+    lines.push(`Baseline: ${line(file)} (${plural(entries, 'known failure')}${strict ? ', strict: entries that now pass fail the run' : ''})`);
+  }
   if (report.verdict === 'incomplete') {
     lines.push(paint('yellow', `Incomplete: ${line(report.incompleteReason ?? 'the run stopped before every check was carried out')}`));
   }
   return lines.join('\n');
 }
 
-function suiteTable(checks: readonly CheckResult[], paint: Paint): string {
+function suiteTable(checks: readonly CheckResult[], columns: readonly Column[], paint: Paint): string {
   const rows: [string, Counts][] = [];
   for (const suite of SUITES) {
     const inSuite = checks.filter((c) => c.suite === suite);
@@ -87,12 +102,12 @@ function suiteTable(checks: readonly CheckResult[], paint: Paint): string {
   if (rows.length === 0) return 'No checks were run.';
 
   const nameWidth = Math.max('suite'.length, ...rows.map(([name]) => name.length));
-  const widths = COLUMNS.map((col) => Math.max(col.length, ...rows.map(([, counts]) => String(counts[col]).length)));
-  const head = ['suite'.padEnd(nameWidth), ...COLUMNS.map((col, i) => col.padStart(widths[i] ?? 0))].join('  ');
+  const widths = columns.map((col) => Math.max(col.length, ...rows.map(([, counts]) => String(counts[col]).length)));
+  const head = ['suite'.padEnd(nameWidth), ...columns.map((col, i) => col.padStart(widths[i] ?? 0))].join('  ');
   const body = rows.map(([name, counts]) =>
     [
       name.padEnd(nameWidth),
-      ...COLUMNS.map((col, i) => {
+      ...columns.map((col, i) => {
         const cell = String(counts[col]).padStart(widths[i] ?? 0);
         // Only non-zero problem counts are coloured, so the eye lands on them.
         return counts[col] > 0 && col !== 'passed' ? paint(COLUMN_STYLE[col], cell) : cell;
@@ -111,6 +126,32 @@ function checkList(title: string, checks: readonly CheckResult[]): string {
   return [title, ...lines].join('\n');
 }
 
+/** Known failures: the baseline's reason first (why it is accepted), then what this run saw. */
+function expectedList(report: RunReport, checks: readonly CheckResult[], paint: Paint): string {
+  const file = report.baseline ? ` listed in ${printable(report.baseline.file)}` : '';
+  const title = `${paint(['bold', 'cyan'], `EXPECTED FAILURES (baseline) (${checks.length})`)}: known failures${file}; they do not fail the run`;
+  const idWidth = Math.max(...checks.map((c) => printable(c.id).length));
+  const lines = checks.map((c) => {
+    const known = c.baseline?.reason.trim() ? c.baseline.reason : '(no reason given)';
+    return `  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${line(`${known} | this run: ${reason(c)}`)}`.trimEnd();
+  });
+  return [title, ...lines].join('\n');
+}
+
+/** Baseline entries whose check passed: the entry can go, or it would hide a future regression. */
+function staleList(report: RunReport, paint: Paint): string | undefined {
+  const entries = new Map<string, string>();
+  for (const c of report.checks) if (c.baseline?.stale === true) entries.set(c.id, c.baseline.reason);
+  for (const id of report.baseline?.stale ?? []) if (!entries.has(id)) entries.set(id, '');
+  if (entries.size === 0) return undefined;
+  const file = report.baseline ? printable(report.baseline.file) : 'the baseline file';
+  const strict = report.baseline?.strict === true ? '; with --strict-baseline they fail the run' : '';
+  const title = `${paint(['bold', 'yellow'], `BASELINE ENTRIES THAT NOW PASS (remove them from ${file})`)} (${entries.size})${strict}`;
+  const idWidth = Math.max(...[...entries.keys()].map((id) => printable(id).length));
+  const lines = [...entries].map(([id, why]) => `  ${printable(id).padEnd(idWidth)}  ${why.trim() === '' ? '' : line(why)}`.trimEnd());
+  return [title, ...lines].join('\n');
+}
+
 function skippedList(checks: readonly CheckResult[], paint: Paint): string {
   const byReason = new Map<string, string[]>();
   for (const c of checks) {
@@ -121,7 +162,7 @@ function skippedList(checks: readonly CheckResult[], paint: Paint): string {
   return [paint('bold', `SKIPPED (${checks.length})`), ...lines].join('\n');
 }
 
-function totals(report: RunReport, paint: Paint): string {
+function totals(report: RunReport, withExpected: boolean, paint: Paint): string {
   const c = countStatuses(report.checks);
   const parts = [
     paint('green', `${c.passed} passed`),
@@ -130,6 +171,7 @@ function totals(report: RunReport, paint: Paint): string {
     c.error > 0 ? paint('red', plural(c.error, 'error')) : plural(c.error, 'error'),
     `${c.skipped} skipped`,
   ];
+  if (withExpected) parts.push(c.expected > 0 ? paint('cyan', `${c.expected} expected`) : `${c.expected} expected`);
   return `${plural(c.total, 'check')}: ${parts.join(', ')} (${formatDuration(report.durationMs)})`;
 }
 
@@ -140,20 +182,4 @@ function reason(check: CheckResult): string {
 
 function line(text: string): string {
   return oneLine(printable(text), REASON_MAX);
-}
-
-/**
- * Removes what a terminal would act on instead of print: C0 and C1 controls (ESC and CSI start
- * colour and cursor sequences; a target's error text must not be able to rewrite the log) and
- * bidirectional overrides. Tab, LF and CR stay: `oneLine` turns them into spaces.
- */
-function printable(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    const control = (code < 0x20 && ch !== '\t' && ch !== '\n' && ch !== '\r') || (code >= 0x7f && code <= 0x9f);
-    const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-    if (!control && !bidi) out += ch;
-  }
-  return out;
 }

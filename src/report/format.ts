@@ -89,19 +89,16 @@ export function formatFindingBullets(result: CheckResult): string {
  * Every finding as a bullet, then every exchange a finding points at, in full and only once:
  * several findings often point at the same response (wrong status and no challenge, say).
  */
-export function formatFindings(result: CheckResult): string {
+export function formatFindings(result: CheckResult, reproduce?: (ex: RecordedExchange) => string): string {
   if (result.findings.length === 0) return '';
   const parts = [formatFindingBullets(result)];
 
-  const referenced: number[] = [];
-  for (const f of result.findings) {
-    if (f.exchange !== undefined && f.exchange < result.exchanges.length && !referenced.includes(f.exchange)) {
-      referenced.push(f.exchange);
-    }
-  }
+  const referenced = referencedExchanges(result);
   for (const index of referenced) {
     const ex = result.exchanges[index];
-    if (ex) parts.push(`Exchange #${index + 1}:\n${formatExchange(ex)}`);
+    if (!ex) continue;
+    parts.push(`Exchange #${index + 1}:\n${formatExchange(ex)}`);
+    if (reproduce) parts.push(`Reproduce:\n${reproduce(ex)}`);
   }
 
   const others = result.exchanges.length - referenced.length;
@@ -112,6 +109,17 @@ export function formatFindings(result: CheckResult): string {
   return parts.join('\n\n');
 }
 
+/** Indexes of the recorded exchanges the findings point at, in order of first mention, once each. */
+export function referencedExchanges(result: Pick<CheckResult, 'findings' | 'exchanges'>): number[] {
+  const referenced: number[] = [];
+  for (const f of result.findings) {
+    if (f.exchange !== undefined && f.exchange < result.exchanges.length && !referenced.includes(f.exchange)) {
+      referenced.push(f.exchange);
+    }
+  }
+  return referenced;
+}
+
 /** Who the check is, as labelled lines: id, level, title, spec references. */
 export function describeCheck(result: Pick<CheckResult, 'id' | 'level' | 'title' | 'refs'>): string {
   return [
@@ -120,4 +128,20 @@ export function describeCheck(result: Pick<CheckResult, 'id' | 'level' | 'title'
     `Title: ${result.title}`,
     `Refs: ${result.refs.length > 0 ? result.refs.join('; ') : '(none)'}`,
   ].join('\n');
+}
+
+/**
+ * Removes what a terminal would act on instead of print: C0 and C1 controls (ESC and CSI start
+ * colour and cursor sequences; a target's error text must not be able to rewrite the log) and
+ * bidirectional overrides. Tab, LF and CR stay: `oneLine` turns them into spaces.
+ */
+export function printable(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    const control = (code < 0x20 && ch !== '\t' && ch !== '\n' && ch !== '\r') || (code >= 0x7f && code <= 0x9f);
+    const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+    if (!control && !bidi) out += ch;
+  }
+  return out;
 }

@@ -3,6 +3,7 @@ import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import { SUITES } from '../catalogue/types.js';
 import { describeCheck, formatDuration, formatFindingBullets, formatFindings, oneLine } from './format.js';
 import type { CheckResult, RunReport } from './model.js';
+import { curlCommand } from './reproduce.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
 
 /**
@@ -16,6 +17,11 @@ import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
  *   most ONE outcome element: consumers disagree on which of several wins;
  * - a warning (SHOULD check that found a problem) is a pass for consumers, since it does not fail
  *   the run; its system-out starts with `WARNING (<level>): <message>` so it can still be found;
+ * - an expected failure (listed in the --baseline file) is `<skipped>` with the baseline's reason:
+ *   every consumer counts it apart from passes and failures, and none fails the build on it;
+ * - a passed check whose baseline entry is stale says so on the first line of its system-out;
+ * - the system-out of a check with findings shows each exchange they point at with a curl
+ *   command that reproduces it (`Reproduce:`, see reproduce.ts);
  * - `time` with at most 3 decimals (xUnit's junit-10.xsd rejects more on the suite).
  */
 
@@ -79,6 +85,10 @@ function addTestCase(suite: TestSuite, classname: string, name: string, check: C
       testCase.skipped();
       setSkippedText(testCase, text(check.message ?? 'skipped'));
       break;
+    case 'expected':
+      testCase.skipped();
+      setSkippedText(testCase, text(expectedText(check)));
+      break;
     case 'warning':
     case 'passed':
       break;
@@ -117,10 +127,20 @@ function removeRootSkipped(xml: string): string {
   return xml.slice(0, start) + rootTag + xml.slice(end);
 }
 
+/** `expected failure (baseline: <reason>): <message>`, the `<skipped>` text of a known failure. */
+function expectedText(check: CheckResult): string {
+  const known = check.baseline?.reason.trim() ? check.baseline.reason : 'no reason given';
+  return `expected failure (baseline: ${known}): ${reason(check) ?? 'no reason was recorded'}`;
+}
+
 function systemOut(check: CheckResult, report: RunReport): string {
   const sections: string[] = [];
   if (check.status === 'warning') {
     sections.push(`WARNING (${check.level}): ${oneLine(reason(check) ?? 'the check found a problem')}`);
+  }
+  // First line, like WARNING: what a reader searching the logs for baseline upkeep looks for.
+  if (check.status === 'passed' && check.baseline?.stale === true) {
+    sections.push(`BASELINE ENTRY CAN BE REMOVED: ${oneLine(check.baseline.reason) || 'no reason given'}`);
   }
 
   const { target } = report;
@@ -129,12 +149,16 @@ function systemOut(check: CheckResult, report: RunReport): string {
   if (target.embedded) about.push('Server: embedded reference server');
   about.push(`Status: ${check.status} (${formatDuration(check.durationMs)})`);
   if (check.message !== undefined) about.push(`${check.status === 'skipped' ? 'Reason' : 'Message'}: ${check.message}`);
+  if (check.baseline !== undefined) {
+    const where = report.baseline ? ` (${report.baseline.file})` : '';
+    about.push(`Baseline${where}: ${check.baseline.reason}${check.baseline.stale ? ' [stale: the check passes now]' : ''}`);
+  }
   sections.push(about.join('\n'));
 
   if (check.notes.length > 0) sections.push(['Notes:', ...check.notes.map((n) => `- ${n}`)].join('\n'));
 
-  if (check.status === 'failed' || check.status === 'error' || check.status === 'warning') {
-    const findings = formatFindings(check);
+  if (check.status === 'failed' || check.status === 'error' || check.status === 'warning' || check.status === 'expected') {
+    const findings = formatFindings(check, (ex) => curlCommand(ex, report));
     sections.push(findings === '' ? 'Findings: none recorded' : `Findings:\n${findings}`);
   }
   return sections.join('\n\n');
@@ -192,6 +216,11 @@ function suiteProperties(report: RunReport): [string, string][] {
     ['run.startedAt', report.startedAt],
     ['run.finishedAt', report.finishedAt],
   );
+  if (report.baseline !== undefined) {
+    props.push(['run.baseline', report.baseline.file]);
+    if (report.baseline.stale.length > 0) props.push(['run.baselineStale', report.baseline.stale.join(' ')]);
+  }
+  if (report.rerunOf !== undefined) props.push(['run.rerunOf', report.rerunOf]);
   return props.map(([name, value]) => [name, text(value)]);
 }
 

@@ -45,7 +45,7 @@ export const findingSchema = z.object({
 });
 export type Finding = z.infer<typeof findingSchema>;
 
-export const CHECK_STATUSES = ['passed', 'failed', 'warning', 'error', 'skipped'] as const;
+export const CHECK_STATUSES = ['passed', 'failed', 'warning', 'error', 'skipped', 'expected'] as const;
 export const checkStatusSchema = z.enum(CHECK_STATUSES);
 export type CheckStatus = z.infer<typeof checkStatusSchema>;
 
@@ -57,9 +57,12 @@ export const checkResultSchema = z.object({
   refs: z.array(z.string()),
   /**
    * passed; failed (a MUST check found non-conformance); warning (a SHOULD check did);
-   * error (the check could not be carried out); skipped (with the reason in `message`).
+   * error (the check could not be carried out); skipped (with the reason in `message`);
+   * expected (it failed or errored, but --baseline lists it as a known failure).
    */
   status: checkStatusSchema,
+  /** Set when --baseline lists the check. `stale`: it is listed but passed, so the entry can go. */
+  baseline: z.object({ reason: z.string(), stale: z.boolean() }).optional(),
   /** One line: why it failed, errored, warned or was skipped. */
   message: z.string().optional(),
   findings: z.array(findingSchema),
@@ -77,6 +80,7 @@ export const countsSchema = z.object({
   warning: z.number().int(),
   error: z.number().int(),
   skipped: z.number().int(),
+  expected: z.number().int(),
 });
 export type Counts = z.infer<typeof countsSchema>;
 
@@ -89,11 +93,20 @@ export const runReportSchema = z.object({
     embedded: z.boolean(),
     tenantId: z.string().optional(),
     pagedPaths: z.array(z.string()),
+    /**
+     * The client credentials contain characters that RFC 6749 §2.3.1 form-encodes before
+     * Base64, so a naive `curl -u id:secret` would not send what the harness sent.
+     */
+    credentialsFormEncoded: z.boolean(),
   }),
   startedAt: z.string(),
   finishedAt: z.string(),
   durationMs: z.number().nonnegative(),
   strict: z.boolean(),
+  /** The --baseline file, when one was given; `stale` lists the entries whose check now passes. */
+  baseline: z.object({ file: z.string(), entries: z.number().int(), stale: z.array(z.string()), strict: z.boolean() }).optional(),
+  /** The report.json whose failed checks this run repeats (--rerun-failed). */
+  rerunOf: z.string().optional(),
   /**
    * conformant: every required check passed. non-conformant: a required check failed or errored.
    * incomplete: the run could not be carried out to the end (see `incompleteReason`).
@@ -108,7 +121,7 @@ export const runReportSchema = z.object({
 export type RunReport = z.infer<typeof runReportSchema>;
 
 export function countStatuses(checks: readonly { status: CheckStatus }[]): Counts {
-  const counts: Counts = { total: checks.length, passed: 0, failed: 0, warning: 0, error: 0, skipped: 0 };
+  const counts: Counts = { total: checks.length, passed: 0, failed: 0, warning: 0, error: 0, skipped: 0, expected: 0 };
   for (const c of checks) counts[c.status] += 1;
   return counts;
 }

@@ -1,21 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { renderJUnit } from './junit.js';
+import { renderMarkdownSummary } from './markdown.js';
 import type { RunReport } from './model.js';
 
-export type ReportFormat = 'junit' | 'json';
+/** The report files a run can write, in the order they are written; the CLI offers these. */
+export const REPORT_FORMATS = ['junit', 'json', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** File name of each format inside the reports directory; CI configuration points at these. */
 export const REPORT_FILES: Readonly<Record<ReportFormat, string>> = {
   junit: 'junit.xml',
   json: 'report.json',
+  html: 'report.html',
 };
 
 const RENDERERS: Readonly<Record<ReportFormat, (report: RunReport) => string>> = {
   junit: renderJUnit,
   json: renderJsonReport,
+  html: renderHtmlReport,
 };
 
 /**
@@ -54,4 +60,13 @@ async function writeAtomically(path: string, contents: string): Promise<void> {
     await rm(temp, { force: true });
     throw err;
   }
+}
+
+/**
+ * Appends the Markdown summary to GitHub's job summary file (`$GITHUB_STEP_SUMMARY`). Appended,
+ * not replaced atomically: the file is GitHub's, shared by every command of the step, and
+ * GitHub documents appending. The leading blank line keeps it apart from what came before.
+ */
+export async function appendGithubSummary(report: RunReport, path: string): Promise<void> {
+  await appendFile(path, `\n${renderMarkdownSummary(report)}`, 'utf8');
 }

@@ -20,11 +20,17 @@ export interface Preflight {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function reach<T>(what: string, url: string, send: () => Promise<T>): Promise<T> {
+/**
+ * Sends a preflight request. When no HTTP response even begins (refused, DNS, TLS, silence),
+ * the target cannot be reached and the run ends (exit 3); a response that begins and then
+ * breaks means the target is there but misbehaves, which the battery will report check by check.
+ */
+async function reach<T>(what: string, url: string, send: () => Promise<T>): Promise<T | TransportError> {
   try {
     return await send();
   } catch (err) {
-    if (err instanceof TransportError) throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}`);
+    if (err instanceof TransportError && err.beforeResponse) throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}`);
+    if (err instanceof TransportError) return err;
     throw err;
   }
 }
@@ -36,6 +42,12 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   const sentAt = Date.now();
   const tokenRes = await reach('token endpoint', target.authUrl, () => requestToken(send, target, { credentials, purpose: 'obtain the shared access token' }));
   const receivedAt = Date.now();
+  if (tokenRes instanceof TransportError) {
+    out.sharedTokenProblem = `the token request failed: ${tokenRes.message}`;
+    out.tenantProblem = `no tenant was given (--tenant-id) and there is no token to ask /users/me with`;
+    if (tenantId !== undefined) out.tenantId = tenantId;
+    return out;
+  }
   const issued = readIssuedToken(tokenRes);
   if (issued) {
     redactor.addSecret(issued.accessToken, 'access-token');
@@ -57,6 +69,10 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   }
   const token = out.sharedToken.accessToken;
   const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token }, purpose: 'find the tenant under test' }));
+  if (userRes instanceof TransportError) {
+    out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me failed: ${userRes.message}`;
+    return out;
+  }
   const parsed = userRes.json();
   const tenants = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { tenants?: unknown }).tenants : undefined;
   const first = Array.isArray(tenants) ? (tenants[0] as { id?: unknown } | undefined) : undefined;

@@ -64,8 +64,17 @@ export function suiteCounts(checks: readonly CheckResult[]): { name: (typeof SUI
   return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({ name, counts: countStatuses(checks.filter((c) => c.suite === name)) }));
 }
 
-export function verdictOf(checks: readonly CheckResult[], strict: boolean, incompleteReason: string | undefined): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
+/**
+ * The run's verdict. With `strictBaseline`, a baseline entry whose check now passes fails the
+ * run too: the baseline has to be trimmed, so that it cannot hide a future regression.
+ */
+export function verdictOf(
+  checks: readonly CheckResult[],
+  options: { strict: boolean; strictBaseline?: boolean },
+  incompleteReason: string | undefined,
+): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
   if (incompleteReason !== undefined) return { verdict: 'incomplete', exitCode: ExitCode.Incomplete };
-  if (checks.some((c) => isBlocking(c, strict))) return { verdict: 'non-conformant', exitCode: ExitCode.NonConformant };
+  if (checks.some((c) => isBlocking(c, options.strict))) return { verdict: 'non-conformant', exitCode: ExitCode.NonConformant };
+  if (options.strictBaseline && checks.some((c) => c.baseline?.stale)) return { verdict: 'conformant', exitCode: ExitCode.NonConformant };
   return { verdict: 'conformant', exitCode: ExitCode.Conformant };
 }

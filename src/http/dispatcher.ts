@@ -1,0 +1,28 @@
+import { rootCertificates } from 'node:tls';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+
+/**
+ * The connection pool the HTTP layer sends through: keep-alive, the TLS trust the user asked for
+ * (`--ca-file`, `--insecure`), and the standard proxy variables (HTTP_PROXY, HTTPS_PROXY,
+ * NO_PROXY, in either case), which undici's EnvHttpProxyAgent implements.
+ */
+
+export interface TlsSettings {
+  /** PEM of extra certificate authorities to trust, besides the system's (--ca-file). */
+  caPem?: string;
+  /** Accept any certificate (--insecure): only for a test target, and loudly warned about. */
+  insecure: boolean;
+}
+
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return PROXY_VARIABLES.some((name) => (env[name] ?? '') !== '');
+}
+
+export function createDispatcher(timeoutMs: number, tls: TlsSettings): Dispatcher {
+  const trust = { rejectUnauthorized: !tls.insecure, ...(tls.caPem ? { ca: [...rootCertificates, tls.caPem] } : {}) };
+  const base = { keepAliveTimeout: 4_000, connect: { timeout: timeoutMs, ...trust } };
+  // The proxy's own TLS (an https:// proxy) gets the same trust as the target's.
+  return proxyConfigured() ? new EnvHttpProxyAgent({ ...base, requestTls: trust, proxyTls: trust }) : new Agent(base);
+}

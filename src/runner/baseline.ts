@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { findCheck } from '../catalogue/index.js';
+import { UsageError } from '../errors.js';
+import { readJsonFile } from '../files.js';
+import { runReportSchema, type CheckResult, type CheckStatus, type RunReport } from '../report/model.js';
+
+/**
+ * Known failures (`--baseline FILE`) and reruns (`--rerun-failed [report.json]`), for gating a
+ * release on what changed rather than on what is already known to be broken.
+ *
+ * A baseline lists check ids, each with the reason it is known to fail (a ticket, a decision):
+ *
+ *   {"failures": [{"check": "TOKEN-PRAGMA", "reason": "PLAT-412: the gateway strips Pragma"}]}
+ *
+ * A listed check that fails or errs is reported as `expected` and does not fail the run; a listed
+ * check that passes is reported as stale, so the entry can go (`--strict-baseline` fails the run
+ * then, so that a baseline cannot silently outlive its failures).
+ */
+
+const baselineSchema = z
+  .object({
+    failures: z.array(
+      z
+        .object({
+          check: z.string().refine((id) => findCheck(id) !== undefined, { error: (issue) => `unknown check id ${JSON.stringify(issue.input)}` }),
+          reason: z.string().trim().min(1, { error: 'needs a reason: why is this failure accepted, and until when?' }),
+        })
+        .strict(),
+      { error: 'must be a list of known failures' },
+    ),
+  })
+  .strict();
+
+export type Baseline = ReadonlyMap<string, string>;
+
+
+/** Reads a --baseline file: check id → reason. */
+export function loadBaseline(path: string): Baseline {
+  const result = baselineSchema.safeParse(readJsonFile(path, 'baseline file'));
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'the file';
+    const problem = issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
+    throw new UsageError(`baseline file ${path}: ${where}: ${problem}; expected {"failures": [{"check": "ID", "reason": "why"}]}`);
+  }
+  const baseline = new Map<string, string>();
+  for (const entry of result.data.failures) baseline.set(entry.check.toUpperCase(), entry.reason);
+  return baseline;
+}
+
+const FAILING: readonly CheckStatus[] = ['failed', 'warning', 'error'];
+
+/** Marks baselined failures as `expected` and baselined passes as stale. */
+export function applyBaseline(results: readonly CheckResult[], baseline: Baseline): CheckResult[] {
+  return results.map((result) => {
+    const reason = baseline.get(result.id);
+    if (reason === undefined) return result;
+    if (FAILING.includes(result.status)) return { ...result, status: 'expected', baseline: { reason, stale: false } };
+    return { ...result, baseline: { reason, stale: result.status === 'passed' } };
+  });
+}
+
+/** The ids of baselined checks that passed: entries that can be removed. */
+export function staleEntries(results: readonly CheckResult[]): string[] {
+  return results.filter((r) => r.baseline?.stale === true).map((r) => r.id);
+}
+
+/** Statuses a rerun repeats: everything that did not pass or was not skipped. */
+const RERUN: readonly CheckStatus[] = ['failed', 'warning', 'error', 'expected'];
+
+/** Reads the report of an earlier run and returns the ids of its checks that did not pass. */
+export function failedChecksOf(path: string): string[] {
+  const result = runReportSchema.safeParse(readJsonFile(path, 'report'));
+  if (!result.success) throw new UsageError(`report ${path}: not a carrier-conformance report.json (${result.error.issues[0]?.path.join('.') ?? ''}: ${result.error.issues[0]?.message ?? 'invalid'})`);
+  const report: RunReport = result.data;
+  return report.checks.filter((c) => RERUN.includes(c.status) && findCheck(c.id) !== undefined).map((c) => c.id);
+}

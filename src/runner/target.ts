@@ -1,0 +1,84 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { loadExpectations, type Expectations, type RunOptions } from '../config.js';
+import { UsageError } from '../errors.js';
+import { readTextFile } from '../files.js';
+import type { TlsSettings } from '../http/dispatcher.js';
+import { startReferenceServer, type ReferenceServer } from '../reference/index.js';
+
+/**
+ * What a run tests: the deployment at --base-url with the given credentials, or, without a base
+ * URL, the embedded reference server started on loopback with its own credentials and data.
+ */
+
+export interface ResolvedTarget {
+  baseUrl: string;
+  authUrl: string;
+  embedded: boolean;
+  clientId: string;
+  clientSecret: string;
+  pagedPaths: string[];
+  foreignTenantId: string;
+  expectations?: Expectations;
+  tls: TlsSettings;
+  /** The embedded server, to be closed after the run. */
+  reference?: ReferenceServer;
+}
+
+/** A secret for the embedded server that exercises RFC 6749 §2.3.1 encoding on every run. */
+function embeddedSecret(): string {
+  return `${randomBytes(12).toString('base64url')} +%:&=é`;
+}
+
+
+/** The client secret: --client-secret (or CARRIER_CLIENT_SECRET), or the first line of --client-secret-file. */
+function clientSecretOf(options: RunOptions): string | undefined {
+  if (options.clientSecretFile === undefined) return options.clientSecret;
+  if (options.clientSecret !== undefined) throw new UsageError('--client-secret and --client-secret-file are both given; keep one (the file is safer)');
+  const secret = readTextFile(options.clientSecretFile, '--client-secret-file').replace(/\r?\n$/, '');
+  if (secret === '') throw new UsageError(`--client-secret-file ${options.clientSecretFile}: the file is empty; put the client secret in it`);
+  return secret;
+}
+
+function tlsOf(options: RunOptions): TlsSettings {
+  if (options.caFile === undefined) return { insecure: options.insecure };
+  const pem = readTextFile(options.caFile, '--ca-file');
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca-file ${options.caFile}: no PEM certificate in it (expected -----BEGIN CERTIFICATE-----)`);
+  return { caPem: pem, insecure: options.insecure };
+}
+
+export async function resolveTarget(options: RunOptions, note: (line: string) => void): Promise<ResolvedTarget> {
+  const expectations = options.expectations === undefined ? undefined : loadExpectations(options.expectations);
+  const tls = tlsOf(options);
+  if (options.baseUrl === undefined) {
+    if (options.authUrl !== undefined) throw new UsageError('--auth-url needs --base-url: without a base URL the embedded reference server is used');
+    if (options.clientId !== undefined || options.clientSecret !== undefined || options.clientSecretFile !== undefined) note('note: ignoring the given client credentials: the embedded reference server has its own');
+    const reference = await startReferenceServer({ clientSecret: embeddedSecret() });
+    return {
+      baseUrl: reference.url,
+      authUrl: reference.url,
+      embedded: true,
+      clientId: reference.clientId,
+      clientSecret: reference.clientSecret,
+      pagedPaths: options.pagedPath.length > 0 ? options.pagedPath : reference.pagedPaths,
+      foreignTenantId: options.foreignTenantId ?? reference.foreignTenantId,
+      // The reference server's own data, as the user would write it in an --expectations file.
+      expectations: expectations ?? (structuredClone(reference.expectations) as unknown as Expectations),
+      tls,
+      reference,
+    };
+  }
+  const clientSecret = clientSecretOf(options);
+  if (options.clientId === undefined) throw new UsageError('--client-id is missing: give the API client id (or set CARRIER_CLIENT_ID)');
+  if (clientSecret === undefined) throw new UsageError('--client-secret is missing: set CARRIER_CLIENT_SECRET or use --client-secret-file (safer than the command line, which other users can see)');
+  return {
+    baseUrl: options.baseUrl,
+    authUrl: options.authUrl ?? options.baseUrl,
+    embedded: false,
+    clientId: options.clientId,
+    clientSecret,
+    pagedPaths: options.pagedPath,
+    foreignTenantId: options.foreignTenantId ?? randomUUID(),
+    ...(expectations ? { expectations } : {}),
+    tls,
+  };
+}

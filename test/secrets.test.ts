@@ -1,0 +1,91 @@
+/**
+ * No secret ever reaches an output. The whole battery runs against a server with faults (so that
+ * failing exchanges are written into every report), with every reporter on, and then the console
+ * output, every file of the reports directory and the GitHub step summary are searched for the
+ * client secret in every spelling, the Basic credentials, and every token the server issued.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
+import { startReferenceServer } from '../src/reference/index.js';
+import { runMain, targetArgs, tempDir } from './support/harness.js';
+
+const SECRET = 'Leak-Check+%:&= é/"\\2026';
+/** A refresh token the refresh-token-issued fault hands out (src/reference/faults.ts). */
+const REFRESH_TOKEN = 'rt-a9f3c1e07b2d4e6f';
+
+function spellings(secret: string, clientId: string): string[] {
+  return [
+    secret,
+    encodeURIComponent(secret),
+    formEncode(secret),
+    JSON.stringify(secret).slice(1, -1),
+    encodeBasicCredentials(clientId, secret),
+    Buffer.from(`${clientId}:${secret}`).toString('base64'),
+  ];
+}
+
+describe('secrets', () => {
+  it('never reach the console, the reports or the step summary, even in failing exchanges', async () => {
+    const server = await startReferenceServer({
+      clientSecret: SECRET,
+      tokenTtlSeconds: 2,
+      faults: ['wrong-secret-accepted', 'refresh-token-issued', 'missing-auth-accepted', 'user-email-omitted', 'pages-lose-items', 'token-type-mac', 'legacy-redirect', 'tokens-never-expire'],
+    });
+    const reportsDir = await tempDir();
+    const summary = join(await tempDir(), 'step-summary.md');
+    await writeFile(summary, '');
+    process.env.CARRIER_CLIENT_SECRET = SECRET;
+    process.env.GITHUB_STEP_SUMMARY = summary;
+    let result;
+    try {
+      result = await runMain(['run', ...targetArgs(server), '--reports-dir', reportsDir]);
+    } finally {
+      delete process.env.CARRIER_CLIENT_SECRET;
+      delete process.env.GITHUB_STEP_SUMMARY;
+      await server.close();
+    }
+    const tokens = server.issuedTokens();
+    const outputs: [string, string][] = [
+      ['console', result.stdout + result.stderr],
+      ['step summary', await readFile(summary, 'utf8')],
+      ...(await Promise.all((await readdir(reportsDir)).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')]))),
+    ];
+    const needles = [...spellings(SECRET, server.clientId), ...tokens, REFRESH_TOKEN];
+
+    // The run did fail, and wrote its failing exchanges: the search had something to search.
+    expect(result.code).toBe(1);
+    expect(tokens.length).toBeGreaterThan(10);
+    expect(outputs.map(([name]) => name).sort()).toEqual(['console', 'junit.xml', 'report.html', 'report.json', 'step summary']);
+    expect(outputs.find(([name]) => name === 'junit.xml')?.[1]).toMatch(/\[REDACTED:(access-token|basic-credentials)\]/);
+    const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
+    expect(leaks).toEqual([]);
+  });
+});
+
+describe('--client-secret-file', () => {
+  it('reads the secret from a file (the trailing newline is not part of it)', async () => {
+    const server = await startReferenceServer();
+    const file = join(await tempDir(), 'secret');
+    await writeFile(file, `${server.clientSecret}\n`);
+    try {
+      const result = await runMain(['run', ...targetArgs(server), '--client-secret-file', file, '--check', 'TOKEN-ISSUE', '--reports-dir', await tempDir()]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['an empty file', '', [] as string[], /--client-secret-file .*: the file is empty; put the client secret in it/],
+    ['a file and --client-secret', 'x', ['--client-secret', 'y'], /--client-secret and --client-secret-file are both given/],
+  ])('refuses %s with exit 2', async (_what, content, extra, message) => {
+    const file = join(await tempDir(), 'secret');
+    await writeFile(file, content);
+    const result = await runMain(['run', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret-file', file, ...extra, '--reports-dir', await tempDir()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+});
