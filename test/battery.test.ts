@@ -4,10 +4,11 @@
  * to account; this file shows, suite by suite, what a failing run looks like to its user.)
  */
 import { describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer } from '../src/reference/index.js';
+import { junitRuleProblems } from './fixtures/report/junit-rules.js';
 import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
 import { runAgainst, runMain, statusOf, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 
@@ -84,11 +85,16 @@ describe('a run without --paged-path', () => {
 });
 
 describe('the JUnit of a run with failures', () => {
-  it('validates against both Jenkins XSDs and carries the failing exchange', async () => {
-    const result = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma'] }, ['--suite', 'token', '--suite', 'user']);
+  it('validates against both Jenkins XSDs, follows every consumer rule and carries the failing exchange', async () => {
+    // Failures, a warning, errors (a refused tenant leaves nothing to page through), a skip, an expected failure.
+    const baseline = join(await tempDir(), 'baseline.json');
+    await writeFile(baseline, JSON.stringify({ failures: [{ check: 'USER-FIELDS-PRESENT', reason: 'PLAT-7' }] }));
+    const result = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma', 'tenant-access-denied'] }, ['--suite', 'token', '--suite', 'user', '--suite', 'pagination', '--suite', 'expiry', '--max-expiry-wait', '1', '--baseline', baseline]);
     const junit = await readFile(join(result.reportsDir, 'junit.xml'), 'utf8');
+    expect(new Set(result.report.checks.map((c) => c.status))).toEqual(new Set(['passed', 'failed', 'warning', 'error', 'skipped', 'expected']));
 
     for (const xsd of XSD_FILES) expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
+    expect(await junitRuleProblems(junit)).toEqual([]);
     expect(junit).toMatch(/<failure message="token request with a wrong client secret: expected 401, got 200[^"]*" type="NonConformance">/);
     expect(junit).toContain('> POST http://127.0.0.1:');
     expect(junit).toContain('WARNING (SHOULD)');

@@ -172,8 +172,8 @@ describe('the overall deadline', () => {
   });
 });
 
-describe('Ctrl-C', () => {
-  it('stops a run promptly, with a partial report marked incomplete and exit 3', async () => {
+describe('Ctrl-C and SIGTERM', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s stops a run promptly, with a partial report marked incomplete and exit 3', async (signal) => {
     const server = await startReferenceServer({ tokenTtlSeconds: 60 });
     cleanup.push(() => server.close());
     const hostile = await startHostile({ upstream: server.url, misbehaviour: 'silent', match: LEGACY_USERINFO });
@@ -188,14 +188,15 @@ describe('Ctrl-C', () => {
     // Once a request hangs on the silent endpoint, interrupt.
     for (let i = 0; i < 100 && hostile.misbehaved === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
     const interruptedAt = performance.now();
-    child.kill('SIGINT');
+    child.kill(signal);
     const code = await exited;
 
     expect(code).toBe(3);
     expect((performance.now() - interruptedAt) / 1000).toBeLessThan(3);
-    expect(stderr).toMatch(/SIGINT: stopping/);
+    expect(stderr).toMatch(new RegExp(`${signal}: stopping`));
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('incomplete');
-    expect(report.incompleteReason).toBe('interrupted by SIGINT');
+    expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
+    expect(report.checks.find((c) => c.id === 'LEGACY-USERINFO')?.message).toMatch(new RegExp(`interrupted by ${signal}`));
   });
 });
