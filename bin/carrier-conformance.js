@@ -2,7 +2,7 @@
 // The CLI entry point: runs the compiled harness (dist/, built by `npm install` via "prepare").
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/entry.js', import.meta.url);
+const entry = new URL('../dist/src/cli/entry.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('carrier-conformance: the harness is not built; run `npm install` (or `npm run build`) in its directory first\n');
   process.exit(2);

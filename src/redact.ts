@@ -18,6 +18,8 @@ export type SecretKind = 'client-secret' | 'basic-credentials' | 'access-token' 
 const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 /** JSON or form field names whose values are secrets (`access_token`, `client_secret`, `password`...). */
 const SENSITIVE_FIELD = /(?:^|[_-])(?:secret|password|passwd|token|api[_-]?key)$/i;
+/** A body without any of these words (in any spelling a field name can take) has no sensitive field. */
+const SENSITIVE_WORD = /secret|passw|token|api[_-]?key|\\u00/i;
 /** Tokens shorter than this are not registered: redacting every "ab" would make reports unreadable. */
 const MIN_SECRET_LENGTH = 4;
 
@@ -103,6 +105,8 @@ export class Redactor {
    */
   redactBody(text: string): string {
     const byValue = this.redact(text);
+    // Most bodies (a page of shipments) name no sensitive field at all: nothing to tokenise.
+    if (!SENSITIVE_WORD.test(byValue)) return byValue;
     if (/^\s*[[{]/.test(byValue)) return redactJsonFields(byValue);
     return /^[^\s=&]+=/.test(byValue) ? redactFormFields(byValue) : byValue;
   }
@@ -140,7 +144,8 @@ function redactJsonFields(text: string): string {
     let after = offset + token.length;
     while (after < text.length && /\s/.test(text.charAt(after))) after += 1;
     if (text.charAt(after) === ':') {
-      sensitiveKey = SENSITIVE_FIELD.test(jsonStringValue(token));
+      // Decode the key only when it has escapes; most keys are plain.
+      sensitiveKey = SENSITIVE_FIELD.test(token.includes('\\') ? jsonStringValue(token) : token.slice(1, -1));
       return token;
     }
     let before = offset - 1;

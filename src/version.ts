@@ -1,8 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** The package root: this file is `src/version.ts` or `dist/version.js`, one level below it. */
-export const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
+/**
+ * The package root: the nearest folder above this file with a package.json. This file runs as
+ * `src/version.ts` (tests, the battery from sources) or `dist/src/version.js` (the CLI).
+ */
+function findPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('carrier-conformance: cannot find its package.json');
+    dir = parent;
+  }
+  return dir;
+}
+
+export const PACKAGE_ROOT = findPackageRoot();
 
 export const TOOL_NAME = 'carrier-conformance';
 
-export const TOOL_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const TOOL_VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;

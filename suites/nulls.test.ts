@@ -1,10 +1,12 @@
 /**
  * nulls: an optional field without data is sent as null, never omitted (spec §Generic rules for
  * optional fields 1). Across every item of every page of each list, the fields are the same.
+ * The walk keeps one example per item shape (src/battery/list-items.ts), which stands for all
+ * the items of that shape.
  */
 import { check, suite } from '../src/battery/check.js';
 import { fieldPaths, missingFields } from '../src/battery/fields.js';
-import { itemLabel } from '../src/battery/list-items.js';
+import { keyLabel } from '../src/battery/list-items.js';
 import { getWalk } from '../src/battery/paging.js';
 
 /** Omissions reported per list before the rest are summed up. */
@@ -21,22 +23,27 @@ suite('nulls', () => {
         c.error(`cannot walk ${path}: ${walk.problems.join('; ')}`, walk.pages[0]?.res);
         continue;
       }
-      const items = walk.pages.flatMap((page) => (page.items ?? []).map((item) => ({ item, page })));
-      if (items.length < 2) {
+      if (walk.sample) c.note(`${path}: judged on a sample of ${walk.sample.pages} of ${walk.sample.of} pages (--max-pages)`);
+      const groups = walk.pages.flatMap((page) => (page.items?.shapes ?? []).map((group) => ({ group, page })));
+      const itemCount = walk.pages.reduce((n, page) => n + (page.items?.keys.length ?? 0), 0);
+      if (itemCount < 2) {
         c.note(`${path}: fewer than two items, nothing to compare`);
         continue;
       }
       // The union of the fields any item has: an item without one of them omitted it.
       const union = new Set<string>();
-      for (const { item } of items) for (const field of fieldPaths(item)) union.add(field);
+      for (const { group } of groups) for (const field of fieldPaths(group.example)) union.add(field);
       let reported = 0;
-      for (const { item, page } of items) {
-        const missing = missingFields(item, union);
+      let omitting = 0;
+      for (const { group, page } of groups) {
+        const missing = missingFields(group.example, union);
         if (missing.length === 0) continue;
+        omitting += group.keys.length;
         reported += 1;
-        if (reported <= MAX_REPORTED) c.fail(`${path} page ${page.number}: item ${itemLabel(item)} omits ${missing.map((f) => `"${f}"`).join(', ')}, which other items carry (send null instead)`, page.res);
+        const more = group.keys.length > 1 ? ` (and ${group.keys.length - 1} more like it)` : '';
+        if (reported <= MAX_REPORTED) c.fail(`${path} page ${page.number}: item ${keyLabel(group.keys[0] ?? '')}${more} omits ${missing.map((f) => `"${f}"`).join(', ')}, which other items carry (send null instead)`, page.res);
       }
-      if (reported > MAX_REPORTED) c.fail(`${path}: ${reported - MAX_REPORTED} more items omit fields`);
+      if (reported > MAX_REPORTED) c.fail(`${path}: ${omitting} items in all omit fields that other items carry`);
     }
   });
 });

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKS, SUITES, checksOfSuite, findCheck, getCheck, isSuiteName, selectChecks, suiteFile, type SuiteName } from '../src/catalogue/index.js';
-import { checkSchema } from '../src/catalogue/types.js';
+import { checkSchema } from '../src/catalogue/schema.js';
 
 const ROOT = new URL('..', import.meta.url);
 const SPEC_PATH = 'docs/spec/carrier-platform-api.md';

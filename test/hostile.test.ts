@@ -102,7 +102,7 @@ describe('a target that misbehaves on one endpoint', () => {
     cleanup.push(() => hostile.close());
     const reportsDir = await tempDir();
     // A child process, so that its peak memory is its own.
-    const script = `const { main } = await import(${JSON.stringify(new URL('../dist/cli/main.js', import.meta.url).href)});
+    const script = `const { main } = await import(${JSON.stringify(new URL('../dist/src/cli/main.js', import.meta.url).href)});
       const code = await main(process.argv.slice(1), { out: () => {}, err: (t) => process.stderr.write(t + '\\n'), color: false });
       process.stderr.write('maxRSS=' + process.resourceUsage().maxRSS + '\\n'); process.exitCode = code;`;
     const args = ['--input-type=module', '-e', script, 'run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--suite', 'legacy', '--max-body-bytes', '4000000'];

@@ -1,7 +1,7 @@
 // The pure helpers of the page walk (src/battery/paging.ts) and of list bodies (src/battery/list-items.ts).
 import { describe, expect, it } from 'vitest';
 import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
-import { PAGING_HEADERS, expectedTotalPages, mapBounded, normaliseUrl, readPagingHeaders, walkPageAt, type Walk, type WalkPage } from '../src/battery/paging.js';
+import { PAGING_HEADERS, expectedTotalPages, mapBounded, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageAt, type Walk, type WalkPage } from '../src/battery/paging.js';
 import { HttpResponse, Recorder } from '../src/http/client.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
@@ -99,7 +99,7 @@ describe('walkPageAt', () => {
     return { number, url, res, paging: readPagingHeaders(res), links: { links: [], errors: [] } };
   }
   const pages = [1, 2, 3].map((n) => page(n, `${LIST}?page=${n}&size=10`));
-  const walk: Walk = { path: 'shipments', apiPath: '/tenants/t1/shipments', size: 10, unparameterised: page(1, LIST), pages, problems: [], recorder: new Recorder() };
+  const walk: Walk = { path: 'shipments', apiPath: '/tenants/t1/shipments', size: 10, unparameterised: page(1, LIST), pages, problems: [], recorder: new Recorder(), byUrl: new Map(pages.map((p) => [normaliseUrl(p.url), p])) };
 
   it('finds the page a link target requests, whatever its parameter order and fragment', () => {
     expect(walkPageAt(walk, `${LIST}?size=10&page=2#x`)).toBe(pages[1]);
@@ -212,5 +212,20 @@ describe('paging helpers, for the cases a review found', () => {
 
   it('runs at least one task at a time whatever the limit', async () => {
     expect(await mapBounded([1, 2, 3], 0, (n) => Promise.resolve(n * 2))).toEqual([2, 4, 6]);
+  });
+});
+
+describe('pagesToWalk (--max-pages)', () => {
+  it('walks every page when there are no more than the bound', () => {
+    expect(pagesToWalk(3, undefined)).toEqual([1, 2, 3]);
+    expect(pagesToWalk(3, 5)).toEqual([1, 2, 3]);
+    expect(pagesToWalk(0, 5)).toEqual([1]);
+  });
+
+  it('samples the first, the last and pages spread evenly between, the same ones every time', () => {
+    expect(pagesToWalk(1000, 5)).toEqual([1, 251, 501, 750, 1000]);
+    expect(pagesToWalk(1000, 2)).toEqual([1, 1000]);
+    expect(pagesToWalk(10, 9)).toHaveLength(9);
+    expect(pagesToWalk(1000, 20)).toEqual(pagesToWalk(1000, 20));
   });
 });

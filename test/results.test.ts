@@ -17,7 +17,7 @@ function collected(overrides: Partial<Collected> = {}): Collected {
 }
 
 function meta(checkId: string, findings: Finding[], notes: string[] = []): CheckMeta {
-  return { checkId, findings, notes, exchanges: [], requests: findings.length };
+  return { checkId, findings, notes, exchanges: [], requests: findings.length, sharedTokenRequests: 0 };
 }
 
 function collectedTest(state: CollectedTest['state'], extra: Partial<CollectedTest> = {}): CollectedTest {
@@ -93,16 +93,16 @@ describe('checkResult', () => {
   });
 
   it.each([
-    ['its suite file failed to load', collected({ moduleErrors: new Map([['suites/token.test.ts', 'SyntaxError: Unexpected token']]) }), 'the suite file suites/token.test.ts failed to load: SyntaxError: Unexpected token'],
+    ['its suite file failed to load', collected({ moduleErrors: new Map([['token', 'SyntaxError: Unexpected token']]) }), 'the suite file suites/token.test.ts failed to load: SyntaxError: Unexpected token'],
     ['the run was interrupted', collected({ reason: 'interrupted' }), 'not run: the run was interrupted'],
     ['its suite has no test for it', collected(), 'not executed: suites/token.test.ts has no test for this check'],
-    ['another suite file failed to load', collected({ moduleErrors: new Map([['suites/user.test.ts', 'boom']]) }), 'not executed: suites/token.test.ts has no test for this check'],
+    ['another suite file failed to load', collected({ moduleErrors: new Map([['user', 'boom']]) }), 'not executed: suites/token.test.ts has no test for this check'],
   ])('makes a check that was not collected because %s an error', (_why, c, message) => {
     expect(checkResult(MUST, undefined, c, false)).toMatchObject({ status: 'error', message, findings: [error(message)], notes: [], exchanges: [], durationMs: 0 });
   });
 
   it('prefers the load error to the interruption', () => {
-    const c = collected({ reason: 'interrupted', moduleErrors: new Map([['suites/token.test.ts', 'boom']]) });
+    const c = collected({ reason: 'interrupted', moduleErrors: new Map([['token', 'boom']]) });
     expect(checkResult(MUST, undefined, c, false).message).toBe('the suite file suites/token.test.ts failed to load: boom');
   });
 

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 
 /**
  * JSON Schemas of the API payloads (spec §Resources and their fields), validated with ajv.
@@ -60,12 +61,14 @@ export const oauthErrorSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: true });
+let ajv: AjvClass | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
 function validator(schema: { $id: string }): ValidateFunction {
   let fn = compiled.get(schema.$id);
   if (!fn) {
+    // ajv is loaded at the first validation, not when the battery starts (start-up time counts).
+    ajv ??= new (createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass }).Ajv({ allErrors: true, strict: true });
     fn = ajv.compile(schema);
     compiled.set(schema.$id, fn);
   }

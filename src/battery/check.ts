@@ -4,7 +4,7 @@ import type { Send, Target, ClientCredentials } from '../api/requests.js';
 import { RequestRefusedError, Recorder, TransportError, type ExchangeRef, type RequestAuth } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange } from '../report/model.js';
-import { getBattery, type BatteryContext } from './context.js';
+import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
 import { sharedAccessToken } from './token.js';
 
@@ -21,6 +21,8 @@ export interface CheckMeta {
   notes: string[];
   exchanges: RecordedExchange[];
   requests: number;
+  /** Token requests this check made to renew the shared token (not to test the token endpoint). */
+  sharedTokenRequests: number;
 }
 
 declare module 'vitest' {
@@ -29,6 +31,9 @@ declare module 'vitest' {
   }
 }
 
+// Every suite imports this module: they all wait here until the runner sends the run's context.
+await batteryReady();
+
 /** Exchanges kept for a failed check beyond the ones its findings cite. */
 const TRAILING_EXCHANGES = 2;
 
@@ -36,6 +41,8 @@ export class CheckContext {
   readonly recorder = new Recorder();
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
+  /** Token requests made on this check's behalf to renew the shared token (src/battery/token.ts). */
+  sharedTokenRequests = 0;
   #skipped = false;
   /** Exchanges cited from other recorders: their index here, so each is copied once. */
   #copies = new Map<Recorder, Map<number, number>>();
@@ -135,6 +142,7 @@ export class CheckContext {
       notes: [...this.notes, ...this.recorder.retries.map((r) => redactor.redact(r))],
       exchanges: order.map((i) => this.recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
       requests: this.recorder.count,
+      sharedTokenRequests: this.sharedTokenRequests,
     };
   }
 }

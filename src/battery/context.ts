@@ -27,23 +27,33 @@ export interface BatteryContext {
   maxExpiryWaitSeconds: number;
   expiryMarginSeconds: number;
   pageSize?: number;
+  /** With more pages than this, a walk samples them (first, last, evenly between). */
+  maxPages?: number;
   concurrency: number;
   /** The token the runner obtained before the battery, shared by every check that needs one. */
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
-  /** The BroadcastChannel on which the runner announces that the run stops (see abortChannelName). */
-  abortChannel: string;
 }
 
 /**
- * The channel that stops a run's workers. The battery runs in worker threads of the harness's
- * process, and a BroadcastChannel reaches every thread of a process: the runner posts the
- * reason on it (Ctrl-C, --deadline) and every worker aborts its requests and waits at once.
- * (Vitest's own cancellation waits for the running tests to end, which a hung request never does.)
+ * A run's channel, between the runner and the battery's workers. The battery runs in worker
+ * threads of the harness's process, and a BroadcastChannel reaches every thread of a process:
+ * - Vitest starts the workers as soon as the options are known, so that their start-up overlaps
+ *   the runner's own (loading, preflight); each worker says `ready` and waits for the `context`;
+ * - `stop` (Ctrl-C, --deadline, a failed preflight) makes every worker abort its requests and
+ *   waits at once. (Vitest's own cancellation waits for running tests, which a hung request
+ *   never ends.)
  */
-export function abortChannelName(runId: string): string {
-  return `carrier-conformance:abort:${runId}`;
+export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string };
+
+export function runChannelName(runId: string): string {
+  return `carrier-conformance:run:${runId}`;
+}
+
+/** What Vitest provides to the workers before the run: only the channel to ask for the rest on. */
+export interface BatteryWiring {
+  channel: string;
 }
 
 export interface SharedToken {
@@ -56,7 +66,7 @@ export interface SharedToken {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    carrier: BatteryContext;
+    carrier: BatteryWiring;
   }
 }
 
@@ -70,23 +80,40 @@ export interface Battery {
 }
 
 let battery: Battery | undefined;
+let ready: Promise<Battery> | undefined;
 
-/** The worker's view of the run: settings, and one HTTP client (one keep-alive pool) per worker. */
+/** The worker's view of the run once the runner has sent it (src/battery/check.ts awaits this). */
+export function batteryReady(): Promise<Battery> {
+  ready ??= new Promise<Battery>((resolve, reject) => {
+    const stop = new AbortController();
+    const channel = new BroadcastChannel(inject(PROVIDE_KEY).channel);
+    channel.onmessage = (event: MessageEvent) => {
+      const message = event.data as RunMessage;
+      if (message.type === 'context' && !battery) {
+        battery = openBattery(message.context, stop.signal);
+        resolve(battery);
+      } else if (message.type === 'stop') {
+        stop.abort(message.reason);
+        channel.close();
+        if (!battery) reject(new Error(message.reason));
+      }
+    };
+    // The channel must not keep a worker alive once its tests are done.
+    (channel as unknown as { unref(): void }).unref();
+    channel.postMessage({ type: 'ready' } satisfies RunMessage);
+  });
+  return ready;
+}
+
+/** The battery, once ready: settings, and one HTTP client (one keep-alive pool) per worker. */
 export function getBattery(): Battery {
-  if (battery) return battery;
-  const settings = inject(PROVIDE_KEY);
+  if (!battery) throw new Error('the battery is not ready: src/battery/check.ts awaits batteryReady() first');
+  return battery;
+}
+
+function openBattery(settings: BatteryContext, stopped: AbortSignal): Battery {
   // Register every secret before the first request can record anything.
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
-  const stop = new AbortController();
-  const channel = new BroadcastChannel(settings.abortChannel);
-  channel.onmessage = (event: MessageEvent) => {
-    stop.abort(typeof event.data === 'string' ? event.data : 'the run was stopped');
-    channel.close();
-  };
-  // The channel must not keep a worker alive once its tests are done.
-  (channel as unknown as { unref(): void }).unref();
-  const http = new HttpClient(clientOptions(settings.http, redactor, stop.signal));
-  battery = { settings, http, stopped: stop.signal };
-  return battery;
+  return { settings, http: new HttpClient(clientOptions(settings.http, redactor, stopped)), stopped };
 }

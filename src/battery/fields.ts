@@ -64,3 +64,37 @@ function parentCanHold(value: unknown, path: readonly Segment[]): boolean {
   // The final segment's holder: an object for a key, a non-empty array for an element.
   return last === ELEMENT ? nodes.some((n) => Array.isArray(n) && n.length > 0) : nodes.some(isObject);
 }
+
+/**
+ * The shape of a value: its fields, recursively, and whether each holds an object, a non-empty
+ * array or neither (null, a scalar, an empty array). Two items of one shape get the same verdict
+ * from missingFields, so a page walk keeps one example per shape instead of every item. Built in
+ * one pass, as it runs for every item of every page.
+ */
+export function shapeOf(value: unknown, depth = 0): string {
+  if (depth > MAX_DEPTH) return '';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '-';
+    const elements = new Set<string>();
+    for (const element of value) elements.add(shapeOf(element, depth + 1));
+    return `[${[...elements].sort().join('|')}]`;
+  }
+  if (!isObject(value)) return '-';
+  // Keys in their own order: items whose fields come in another order form another group, which
+  // the nulls check judges just as exactly; not sorting keeps this cheap.
+  let shape = '{';
+  for (const key in value) shape += `${quoted(key)}:${shapeOf(value[key], depth + 1)},`;
+  return `${shape}}`;
+}
+
+const quotedKeys = new Map<string, string>();
+
+/** A key as it appears in a shape: quoted when it has delimiter characters (cached: keys repeat). */
+function quoted(key: string): string {
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = /^[\w$-]+$/.test(key) ? key : JSON.stringify(key);
+    if (quotedKeys.size < 10_000) quotedKeys.set(key, q);
+  }
+  return q;
+}

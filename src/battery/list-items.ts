@@ -1,3 +1,5 @@
+import { shapeOf } from './fields.js';
+
 /**
  * The items of a list response. The spec does not show the body of a paged response (spec
  * §Pagination shows only its headers), so both common shapes are read: a JSON array, or an
@@ -24,6 +26,42 @@ export function itemKey(item: unknown): string {
 
 /** A short label of an item for messages. */
 export function itemLabel(item: unknown): string {
-  const key = itemKey(item);
+  return keyLabel(itemKey(item));
+}
+
+/** The label of an item from its key. */
+export function keyLabel(key: string): string {
   return key.startsWith('id:') ? `id ${key.slice(3)}` : key.slice(5, 85);
+}
+
+/** Items of one shape on a page (see fields.ts shapeOf): one example stands for all of them. */
+export interface ShapeGroup {
+  example: unknown;
+  /** Keys of the items of this shape, in page order. */
+  keys: string[];
+}
+
+/**
+ * What a page walk keeps of a page's items: their keys in order and their shapes, enough for
+ * every check, without keeping a 100 000-item list in memory.
+ */
+export interface PageItems {
+  keys: string[];
+  shapes: ShapeGroup[];
+}
+
+/** `withShapes`: group the items by shape, which only the nulls check needs. */
+export function summariseItems(items: readonly unknown[], withShapes = true): PageItems {
+  const keys: string[] = [];
+  const shapes = new Map<string, ShapeGroup>();
+  for (const item of items) {
+    const key = itemKey(item);
+    keys.push(key);
+    if (!withShapes) continue;
+    const shape = shapeOf(item);
+    const group = shapes.get(shape);
+    if (group) group.keys.push(key);
+    else shapes.set(shape, { example: item, keys: [key] });
+  }
+  return { keys, shapes: [...shapes.values()] };
 }

@@ -4,7 +4,7 @@ import { Recorder, type HttpResponse } from '../http/client.js';
 import { parseLinkHeader, type LinkParseResult } from '../http/link.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
-import { extractItems } from './list-items.js';
+import { extractItems, summariseItems, type PageItems } from './list-items.js';
 
 /**
  * Paged lists (spec §Pagination): the paging headers, and a walk over every page that the
@@ -66,7 +66,8 @@ export interface WalkPage {
   url: string;
   res: HttpResponse;
   paging: PagingValues;
-  items?: unknown[];
+  /** Keys and shapes of the page's items (the items themselves are not kept). */
+  items?: PageItems;
   itemsProblem?: string;
   links: LinkParseResult;
 }
@@ -85,8 +86,12 @@ export interface Walk {
   totalElements?: number;
   /** Why the walk could not cover the whole list; checks that need the whole list report these. */
   problems: string[];
+  /** Set when --max-pages made the walk a sample: which pages it fetched, out of how many. */
+  sample?: { pages: number; of: number };
   /** The recorder of every request of the walk. */
   recorder: Recorder;
+  /** The walked pages by normalised URL: link targets are looked up here, once per link. */
+  byUrl: Map<string, WalkPage>;
 }
 
 /** Hard bound on the pages of one walk: a hostile Total-Pages must not keep the run going. */
@@ -114,16 +119,19 @@ async function walkList(c: CheckContext, path: string): Promise<Walk> {
   const apiPath = tenantPath(tenantId, path);
   const recorder = new Recorder();
   const auth = await c.bearer();
+  // Item shapes cost a walk of every item; only the nulls check reads them.
+  const withShapes = c.settings.selected.includes('NULLS-SAME-FIELDS');
   const send: Send = (req) => getBattery().http.send(req, recorder);
   const fetchPage = async (number: number, pathAndQuery: string, purpose: string): Promise<WalkPage> => {
     const res = await getResource(send, c.target, { path: pathAndQuery, auth, purpose });
-    return readPage(number, res);
+    return readPage(number, res, withShapes);
   };
 
   const unparameterised = await fetchPage(1, apiPath, `GET ${path} without page and size`);
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
   const first = await fetchPage(1, pageUrlPath(apiPath, 1, size), `GET ${path} page 1 (size ${size})`);
-  const walk: Walk = { path, apiPath, size, unparameterised, pages: [first], problems: [], recorder };
+  const walk: Walk = { path, apiPath, size, unparameterised, pages: [first], problems: [], recorder, byUrl: new Map() };
+  indexPage(walk, first);
   if (first.res.status < 200 || first.res.status > 299) {
     walk.problems.push(`page 1 answered ${first.res.status}`);
     return walk;
@@ -141,18 +149,38 @@ async function walkList(c: CheckContext, path: string): Promise<Walk> {
     walk.problems.push(`Total-Pages is ${totalPages}, more than the ${MAX_WALK_PAGES} pages a walk may request`);
     return walk;
   }
-  const rest = Array.from({ length: Math.max(0, totalPages - 1) }, (_, i) => i + 2);
+  const rest = pagesToWalk(totalPages, c.settings.maxPages).slice(1);
+  if (rest.length + 1 < totalPages) walk.sample = { pages: rest.length + 1, of: totalPages };
   const fetched = await mapBounded(rest, c.settings.concurrency, (n) => fetchPage(n, pageUrlPath(apiPath, n, size), `GET ${path} page ${n} (size ${size})`));
   walk.pages.push(...fetched);
+  for (const page of fetched) indexPage(walk, page);
   return walk;
 }
 
-function readPage(number: number, res: HttpResponse): WalkPage {
-  const page: WalkPage = { number, url: res.url, res, paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
+/**
+ * The pages a walk requests: all of them, or with --max-pages n the first, the last and n - 2
+ * spread evenly between (the same ones every run, so that reruns compare).
+ */
+export function pagesToWalk(totalPages: number, maxPages: number | undefined): number[] {
+  const all = Math.max(1, totalPages);
+  if (maxPages === undefined || all <= maxPages) return Array.from({ length: all }, (_, i) => i + 1);
+  const picked = new Set<number>([1, all]);
+  const between = maxPages - 2;
+  for (let i = 1; i <= between; i += 1) picked.add(1 + Math.round((i * (all - 1)) / (between + 1)));
+  return [...picked].sort((a, b) => a - b);
+}
+
+function indexPage(walk: Walk, page: WalkPage): void {
+  walk.byUrl.set(normaliseUrl(page.url), page);
+}
+
+/** Reads what the checks need of a page; the body itself is dropped (the exchange keeps its start). */
+function readPage(number: number, res: HttpResponse, withShapes: boolean): WalkPage {
+  const page: WalkPage = { number, url: res.url, res: res.withoutBody(), paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
   if (res.status >= 200 && res.status < 300) {
     const parsed = res.json();
     const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
-    if ('items' in extracted) page.items = extracted.items;
+    if ('items' in extracted) page.items = summariseItems(extracted.items, withShapes);
     else page.itemsProblem = extracted.problem;
   } else {
     page.itemsProblem = `the page answered ${res.status}`;
@@ -177,8 +205,7 @@ export async function mapBounded<T, R>(inputs: readonly T[], limit: number, fn: 
 
 /** The page a link target stands for, when it is the very request the walk made for that page. */
 export function walkPageAt(walk: Walk, target: string): WalkPage | undefined {
-  const wanted = normaliseUrl(target);
-  return walk.pages.find((p) => normaliseUrl(p.url) === wanted);
+  return walk.byUrl.get(normaliseUrl(target));
 }
 
 const linkTargets = new Map<string, Promise<WalkPage>>();
@@ -195,7 +222,7 @@ export async function followLink(c: CheckContext, walk: Walk, target: string): P
   if (!page) {
     page = (async () => {
       const res = await getUrl((req) => getBattery().http.send(req, walk.recorder), target, await c.bearer(), `GET a Link target of ${walk.path}: ${target}`);
-      return readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res);
+      return readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, false);
     })();
     linkTargets.set(key, page);
   }

@@ -42,6 +42,7 @@ export async function sharedAccessToken(c: CheckContext): Promise<string> {
 
 async function fetchToken(c: CheckContext): Promise<Usable> {
   const sentAt = Date.now();
+  c.sharedTokenRequests += 1;
   const res = await requestToken(c.send, c.target, {
     credentials: c.credentials,
     purpose: 'obtain an access token for the checks (the shared one is missing or about to expire)',

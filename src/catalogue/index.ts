@@ -1,12 +1,12 @@
 import { CHECKS } from './checks.js';
-import { SUITES, checkSchema, type Check, type SuiteName } from './types.js';
+import { SUITES, type Check, type SuiteName } from './types.js';
 
 export { CHECKS };
 export { SUITES, LEVELS, type Check, type Level, type SuiteName } from './types.js';
 
 const byId = new Map<string, Check>();
+// Entries are validated against checkSchema by the catalogue's tests, not at every start.
 for (const check of CHECKS) {
-  checkSchema.parse(check);
   if (byId.has(check.id)) throw new Error(`duplicate check id in the catalogue: ${check.id}`);
   byId.set(check.id, check);
 }
@@ -29,9 +29,18 @@ export function isSuiteName(name: string): name is SuiteName {
   return (SUITES as readonly string[]).includes(name);
 }
 
-/** The suite's file, relative to the package root. */
+/** The suite's source file, relative to the package root. */
 export function suiteFile(suite: SuiteName): string {
   return `suites/${suite}.test.ts`;
+}
+
+/** The file that runs every suite but expiry in one Vitest module (suites/battery.test.ts). */
+export const BATTERY_ENTRY = 'battery';
+
+/** The suite a battery file (source or compiled) implements, from its path. */
+export function suiteOfFile(path: string): SuiteName | undefined {
+  const name = /(?:^|[\\/])([a-z]+)\.test\.[jt]s$/.exec(path)?.[1];
+  return name !== undefined && isSuiteName(name) ? name : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+// Plain types, no zod: the battery's workers load this, and every millisecond of start-up counts.
 
 /** The suites of the battery, in report order; each is one file `suites/<name>.test.ts`. */
 export const SUITES = ['token', 'expiry', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls'] as const;
@@ -11,19 +11,15 @@ export type SuiteName = (typeof SUITES)[number];
 export const LEVELS = ['MUST', 'SHOULD'] as const;
 export type Level = (typeof LEVELS)[number];
 
-export const checkIdSchema = z.string().regex(/^[A-Z]+(-[A-Z0-9]+)+$/, 'check ids are upper-case words joined by "-"');
-
-export const checkSchema = z
-  .object({
-    id: checkIdSchema,
-    suite: z.enum(SUITES),
-    level: z.enum(LEVELS),
-    title: z.string().min(10),
-    /** Where the rule comes from: sections of the spec (`spec §…`) or clauses of an RFC it names. */
-    refs: z.array(z.string().regex(/^(spec §|RFC \d{4} §)/)).min(1),
-    /** Why the check exists or how it decides, when the title alone does not say. */
-    notes: z.string().optional(),
-  })
-  .strict();
-
-export type Check = z.infer<typeof checkSchema>;
+/** A check of the battery, as the catalogue lists it (src/catalogue/checks.ts). */
+export interface Check {
+  /** Stable id, upper-case words joined by "-": reports, baselines and --check refer to it. */
+  id: string;
+  suite: SuiteName;
+  level: Level;
+  title: string;
+  /** Where the rule comes from: sections of the spec (`spec §…`) or clauses of an RFC it names. */
+  refs: string[];
+  /** Why the check exists or how it decides, when the title alone does not say. */
+  notes?: string;
+}

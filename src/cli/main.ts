@@ -7,7 +7,6 @@ import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
 import { redactor } from '../redact.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { renderCatalogue } from './list.js';
-import { serve } from './serve.js';
 
 /**
  * The command line: `run` (the default), `list` and `serve`. Every run option can also come
@@ -38,6 +37,7 @@ const RUN_OPTION_KEYS = [
   'insecure',
   'maxBodyBytes',
   'pageSize',
+  'maxPages',
   'concurrency',
   'reportsDir',
   'reporter',
@@ -72,6 +72,7 @@ function runOptions(y: Argv): Argv {
     .option('max-body-bytes', { type: 'number', group: 'Timing:', describe: 'Largest response body accepted, in bytes [default: 8388608]' })
     .option('page-size', { type: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" })
     .option('concurrency', { type: 'number', group: 'Timing:', describe: 'Parallel requests of a page walk [default: 4]' })
+    .option('max-pages', { type: 'number', group: 'Timing:', describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)' })
     .option('reports-dir', { type: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' })
     .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all; github-summary only when GITHUB_STEP_SUMMARY is set]` })
     .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })
@@ -117,6 +118,10 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
     .scriptName(TOOL_NAME)
     .version(TOOL_VERSION)
     .env('CARRIER')
+    // Read from CARRIER_DEBUG / CARRIER_PROFILE directly (before parsing); declared so that
+    // .env('CARRIER') does not turn them into unknown arguments.
+    .option('debug', { type: 'boolean', hidden: true, describe: 'On an internal error, print its stack (CARRIER_DEBUG=1)' })
+    .option('profile', { type: 'boolean', hidden: true, describe: 'Print the time of each phase of a run to stderr (CARRIER_PROFILE=1)' })
     .usage('$0 [run] [options]\n\nChecks that a deployment of the Carrier-Platform API conforms to its specification.')
     .command(['run', '$0'], 'Run the conformance battery (the default command)', runOptions, async (argv) => {
       if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
@@ -146,6 +151,7 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
           .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); see src/reference/variants.ts' })
           .option('shipments', { type: 'number', describe: 'Shipments of the main tenant [default: 23]' }),
       async (argv) => {
+        const { serve } = await import('./serve.js');
         exitCode = await serve(
           {
             port: argv.port,

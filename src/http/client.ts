@@ -86,6 +86,11 @@ export class HttpResponse {
     return this.headers[name.toLowerCase()] ?? [];
   }
 
+  /** The same response without its body text: for keeping many of them (a walk of 1000 pages). */
+  withoutBody(): HttpResponse {
+    return new HttpResponse(this.url, this.status, this.headers, '', this.exchange, this.recorder);
+  }
+
   /** The body parsed as JSON; a parse failure is returned, not thrown, so checks can report it. */
   json(): { ok: true; value: unknown } | { ok: false; error: string } {
     try {
@@ -165,23 +170,25 @@ export class HttpClient {
    * response the check does not like is never retried: that is the check's verdict to give.
    */
   async send(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
+    const signal = this.#signal(req);
     for (let attempt = 1; ; attempt += 1) {
       const purpose = attempt === 1 ? req.purpose : `${req.purpose} (retry ${attempt - 1} of ${this.#options.maxRetries})`;
-      const res = await this.#sendOnce({ ...req, purpose }, recorder);
+      const res = await this.#sendOnce({ ...req, purpose }, signal, recorder);
       const wait = attempt <= this.#options.maxRetries ? retryDelay(res, this.#options.maxRetryWaitMs) : undefined;
       if (wait === undefined) return res;
       recorder?.retries.push(`${req.method} ${new URL(req.url).pathname} answered ${res.status} with Retry-After: ${res.header('retry-after') ?? ''}; retried after ${(wait / 1000).toFixed(1)} s (retry ${attempt} of ${this.#options.maxRetries})`);
-      await sleep(wait, undefined, { signal: this.#signal(req) }).catch(() => undefined);
-      if (this.#signal(req).aborted) return res;
+      await sleep(wait, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return res;
     }
   }
 
+  /** The run's and the request's abort signals, as one. */
   #signal(req: HttpRequest): AbortSignal {
     const signals = [this.#options.signal, req.signal].filter((s): s is AbortSignal => s !== undefined);
-    return signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+    return signals.length === 1 && signals[0] ? signals[0] : signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
   }
 
-  async #sendOnce(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
+  async #sendOnce(req: HttpRequest, signal: AbortSignal, recorder?: Recorder): Promise<HttpResponse> {
     const url = new URL(req.url);
     const headers = this.#buildHeaders(req, url);
     const startedAt = new Date();
@@ -192,7 +199,7 @@ export class HttpClient {
     };
 
     this.requestsSent += 1;
-    const signals = [AbortSignal.timeout(this.#options.timeoutMs), this.#signal(req)];
+    const signals = [AbortSignal.timeout(this.#options.timeoutMs), signal];
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
     let text: string;
@@ -211,7 +218,7 @@ export class HttpClient {
       const raw = await readCapped(res.body, this.#options.maxBodyBytes);
       text = decodeBody(raw, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
     } catch (err) {
-      const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: this.#signal(req).aborted });
+      const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: signal.aborted });
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
       throw new TransportError(message, record(partial, message), recorder, status === undefined);

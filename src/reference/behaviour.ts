@@ -38,6 +38,8 @@ export interface ReferenceOptions {
   faults?: readonly string[];
   /** Variants to switch on, by name (src/reference/variants.ts): unusual but conformant. */
   variants?: readonly string[];
+  /** Keep a log of every request served (for the benchmark's replay and request counts). */
+  recordRequests?: boolean;
 }
 
 export interface ReferenceBehaviour {

@@ -2,7 +2,7 @@
  * The embedded reference implementation of the Carrier-Platform API, started on loopback when no
  * base URL is given so the battery has a conformant target.
  */
-export { startReferenceServer, REFERENCE_EMPTY_TENANT_ID, type ReferenceServer } from './server.js';
+export { startReferenceServer, REFERENCE_EMPTY_TENANT_ID, type ReferenceServer, type ServedRequest } from './server.js';
 export {
   DEFAULT_TOKEN_TTL_SECONDS,
   REFERENCE_CLIENT_ID,

@@ -37,6 +37,8 @@ export interface ReferenceServer {
   tokensIssued(): number;
   /** The access tokens issued so far (the first 10 000), to scan outputs for leaks. */
   issuedTokens(): readonly string[];
+  /** Every request served, when started with `recordRequests` (otherwise empty). */
+  requestLog(): readonly ServedRequest[];
   /** HTTP requests received so far. */
   requestCount(): number;
   /** Stops listening and destroys every open connection, keep-alive ones included. */
@@ -64,7 +66,19 @@ export function respond(req: Req, ctx: ReferenceContext): Reply {
 const internalError = (): Reply =>
   json(500, { error: 'server_error', message: 'Internal server error' }, { 'Cache-Control': 'no-store' });
 
+/** A request as the server received it, for replaying it elsewhere. */
+export interface ServedRequest {
+  method: string;
+  /** Path and query as received (before the gateway's rewrite). */
+  target: string;
+  /** The path after the rewrite: which endpoint served it. */
+  endpoint: string;
+  headers: [string, string][];
+  body: string;
+}
+
 export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const log: ServedRequest[] = [];
   const alterations = resolveAlterations(options.faults ?? [], options.variants ?? []);
   const paging = Object.assign({}, ...alterations.map((a) => a.paging ?? {})) as Pick<ReferenceOptions, 'pageSizeDefault' | 'pageSizeMax'>;
   const behaviour = resolveBehaviour({ ...paging, ...options });
@@ -77,6 +91,11 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     requests += 1;
     const answer = async (): Promise<Reply> => {
       const req = await readRequest(message, behaviour.maxTokenBodyBytes);
+      if (options.recordRequests) {
+        const headers: [string, string][] = [];
+        for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.push([message.rawHeaders[i] ?? '', message.rawHeaders[i + 1] ?? '']);
+        log.push({ method: req.method, target: message.url ?? '/', endpoint: req.path, headers, body: req.body?.toString('utf8') ?? '' });
+      }
       alterRequest(alterations, req, ctx);
       let reply: Reply;
       try {
@@ -121,6 +140,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     expectations: { user },
     tokensIssued: () => ctx.tokens.issued,
     issuedTokens: () => [...ctx.tokens.issuedTokens],
+    requestLog: () => log,
     requestCount: () => requests,
     close: () => {
       // Idempotent: a second close() gets the first one's promise instead of ERR_SERVER_NOT_RUNNING.

@@ -114,6 +114,8 @@ export const runReportSchema = z.object({
   verdict: z.enum(['conformant', 'non-conformant', 'incomplete']),
   incompleteReason: z.string().optional(),
   exitCode: z.number().int(),
+  /** How the run used the target: token requests made for the shared token (preflight and refreshes). */
+  stats: z.object({ sharedTokenRequests: z.number().int() }).optional(),
   counts: countsSchema,
   suites: z.array(z.object({ name: z.enum(SUITES), counts: countsSchema })),
   checks: z.array(checkResultSchema),

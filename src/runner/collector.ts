@@ -1,5 +1,6 @@
 import type { Reporter, TestModule } from 'vitest/node';
 import type { CheckMeta } from '../battery/check.js';
+import { mark } from '../profile.js';
 
 /**
  * A Vitest reporter that collects what each check left in its test's meta. It is the only
@@ -20,11 +21,13 @@ export interface CollectedTest {
 
 export interface Collected {
   tests: Map<string, CollectedTest>;
-  /** Suite files that failed to load, by relative path. */
+  /** Suite files that failed to load: suite name → the error. */
   moduleErrors: Map<string, string>;
   unhandledErrors: string[];
   /** Vitest's reason for ending the run, e.g. 'interrupted'. */
   reason?: string;
+  /** Token requests the checks made to renew the shared token. */
+  sharedTokenRequests?: number;
 }
 
 /** The check id a test of the battery is named after: "<ID> <title>". */
@@ -35,14 +38,25 @@ export function checkIdOfTestName(name: string): string | undefined {
 export class CheckCollector implements Reporter {
   readonly collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
 
+  onTestModuleStart(module: TestModule): void {
+    mark(`battery: ${module.relativeModuleId} started`);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    mark(`battery: ${module.relativeModuleId} ended`);
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: string): void {
     this.collected.reason = reason;
     for (const error of unhandledErrors) this.collected.unhandledErrors.push(error.message ?? 'an error without a message');
     for (const module of testModules) {
       const errors = module.errors();
-      if (errors.length > 0) this.collected.moduleErrors.set(module.relativeModuleId, errors.map((e) => e.message).join('; '));
+      // Keyed by suite, or BATTERY_ENTRY for the file that runs every suite but expiry.
+      const file = /([a-z]+)\.test\.[jt]s$/.exec(module.moduleId)?.[1] ?? module.relativeModuleId;
+      if (errors.length > 0) this.collected.moduleErrors.set(file, errors.map((e) => e.message).join('; '));
       for (const test of module.children.allTests()) {
         const meta = test.meta().carrier;
+        if (meta) this.collected.sharedTokenRequests = (this.collected.sharedTokenRequests ?? 0) + meta.sharedTokenRequests;
         const checkId = meta?.checkId ?? checkIdOfTestName(test.name);
         if (!checkId) continue;
         const result = test.result();

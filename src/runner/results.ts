@@ -1,4 +1,4 @@
-import { suiteFile, type Check } from '../catalogue/index.js';
+import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport } from '../report/model.js';
@@ -23,7 +23,7 @@ function base(check: Check): Pick<CheckResult, 'id' | 'suite' | 'level' | 'title
 export function checkResult(check: Check, test: CollectedTest | undefined, collected: Collected, strict: boolean): CheckResult {
   const empty = { findings: [], notes: [], exchanges: [], durationMs: 0 };
   if (!test) {
-    const loadError = collected.moduleErrors.get(suiteFile(check.suite));
+    const loadError = collected.moduleErrors.get(check.suite) ?? (check.suite === 'expiry' ? undefined : collected.moduleErrors.get(BATTERY_ENTRY));
     const message = loadError
       ? `the suite file ${suiteFile(check.suite)} failed to load: ${loadError}`
       : collected.reason === 'interrupted'

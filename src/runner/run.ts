@@ -1,7 +1,6 @@
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BatteryContext } from '../battery/context.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
@@ -10,16 +9,15 @@ import { needsFormEncoding } from '../http/basic.js';
 import { HttpClient } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { redactor } from '../redact.js';
-import { renderConsoleSummary } from '../report/console.js';
 import { countStatuses, type RunReport } from '../report/model.js';
-import { appendGithubSummary, REPORT_FORMATS, writeReports } from '../report/write.js';
+import { mark } from '../profile.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
 import { preflight } from './preflight.js';
 import { checkResult, suiteCounts, verdictOf } from './results.js';
-import { resolveTarget, type ResolvedTarget } from './target.js';
-import { runBattery } from './vitest-run.js';
+import { openTarget, planTarget, type ResolvedTarget } from './target.js';
+import { startBattery } from './vitest-run.js';
 
 /**
  * One run of the battery: resolve the target, preflight it, run the selected suites, and turn
@@ -96,27 +94,37 @@ function stopper(external: AbortSignal | undefined, deadlineSeconds: number): { 
 }
 
 export async function runConformance(options: RunOptions, io: RunIO, interrupt?: AbortSignal): Promise<RunOutcome> {
+  mark('run: options parsed');
   const started = new Date();
   const { checks, rerunOf } = selectionOf(options);
   const baseline = options.baseline === undefined ? undefined : loadBaseline(options.baseline);
   await ensureWritableDir(options.reportsDir);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf);
-  const target = await resolveTarget(options, io.err);
-  if (target.embedded) io.out(`No --base-url given: started the embedded reference server at ${target.baseUrl}\n`);
-  if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
-  redactor.addClientCredentials(target.clientId, target.clientSecret);
+  const plan = planTarget(options);
 
+  // Vitest and its workers start now; they load the battery while the target is preflighted.
+  const battery = startBattery(checks);
   const { signal, dispose } = stopper(interrupt, options.deadline);
-  const http = httpSettingsOf(options, target);
-  const client = new HttpClient(clientOptions(http, redactor, signal));
+  const stopBattery = (): void => battery.stop(String(signal.reason));
+  signal.addEventListener('abort', stopBattery, { once: true });
+  let target: ResolvedTarget | undefined;
+  let client: HttpClient | undefined;
   let incompleteReason: string | undefined;
   let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
   let tenantId = options.tenantId;
   try {
+    target = await openTarget(plan, io.err);
+    mark('run: target resolved');
+    if (target.embedded) io.out(`No --base-url given: started the embedded reference server at ${target.baseUrl}\n`);
+    if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
+    redactor.addClientCredentials(target.clientId, target.clientSecret);
+    const http = httpSettingsOf(options, target);
+    client = new HttpClient(clientOptions(http, redactor, signal));
     const pre = await preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
     tenantId = pre.tenantId;
+    mark('run: preflight done');
     if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
-    const context: Omit<BatteryContext, 'abortChannel'> = {
+    battery.provide({
       target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded },
       credentials: { clientId: target.clientId, clientSecret: target.clientSecret },
       ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
@@ -129,24 +137,37 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       maxExpiryWaitSeconds: options.maxExpiryWait,
       expiryMarginSeconds: options.expiryMargin,
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      ...(options.maxPages ? { maxPages: options.maxPages } : {}),
       concurrency: options.concurrency,
       ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
       ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
-    };
-    collected = (await runBattery(context, checks, signal)).collected;
+    });
+    // The report writers load while the battery runs (their modules are not needed before).
+    void import('../report/write.js').catch(() => undefined);
+    collected = (await battery.done).collected;
+    mark('run: battery done');
     if (collected.unhandledErrors.length > 0) incompleteReason = `the battery hit an unexpected error: ${collected.unhandledErrors.join('; ')}`;
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    battery.stop(err instanceof Error ? err.message : String(err));
+    await battery.done.catch(() => undefined);
+    if (err instanceof UsageError) {
+      await target?.reference?.close();
+      throw err;
+    }
     incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
   } finally {
+    signal.removeEventListener('abort', stopBattery);
     dispose();
-    await client.close();
-    await target.reference?.close();
+    await client?.close();
+    await target?.reference?.close();
   }
   if (signal.aborted) incompleteReason = String(signal.reason);
+  if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
   const report = buildReport({ options, target, tenantId, checks, collected, baseline, incompleteReason, started, rerunOf });
-  return finish(report, options, io);
+  const outcome = await finish(report, options, io);
+  mark('run: reports written');
+  return outcome;
 }
 
 interface ReportInputs {
@@ -191,6 +212,8 @@ function buildReport({ options, target, tenantId, checks, collected, baseline, i
     verdict,
     ...(incompleteReason !== undefined ? { incompleteReason: redactor.redact(incompleteReason) } : {}),
     exitCode,
+    // The preflight's token request, and the renewals the checks made.
+    stats: { sharedTokenRequests: 1 + (collected.sharedTokenRequests ?? 0) },
     counts: countStatuses(results),
     suites: suiteCounts(results),
     checks: results,
@@ -199,6 +222,7 @@ function buildReport({ options, target, tenantId, checks, collected, baseline, i
 
 /** Writes the reports, prints the summary and where the reports are. */
 async function finish(report: RunReport, options: RunOptions, io: RunIO): Promise<RunOutcome> {
+  const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([import('../report/write.js'), import('../report/console.js')]);
   const reporters = options.reporter.length > 0 ? options.reporter : REPORTERS;
   const formats = REPORT_FORMATS.filter((f) => reporters.includes(f));
   let written: string[];

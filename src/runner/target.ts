@@ -3,7 +3,7 @@ import { loadExpectations, type Expectations, type RunOptions } from '../config.
 import { UsageError } from '../errors.js';
 import { readTextFile } from '../files.js';
 import type { TlsSettings } from '../http/dispatcher.js';
-import { startReferenceServer, type ReferenceServer } from '../reference/index.js';
+import type { ReferenceServer } from '../reference/index.js';
 
 /**
  * What a run tests: the deployment at --base-url with the given credentials, or, without a base
@@ -46,12 +46,35 @@ function tlsOf(options: RunOptions): TlsSettings {
   return { caPem: pem, insecure: options.insecure };
 }
 
-export async function resolveTarget(options: RunOptions, note: (line: string) => void): Promise<ResolvedTarget> {
+/** What the options say about the target, every file read and checked: no server started yet. */
+export interface TargetPlan {
+  options: RunOptions;
+  expectations?: Expectations;
+  tls: TlsSettings;
+  clientSecret?: string;
+}
+
+/** Reads and checks everything the target needs from the user (files, credentials): usage errors now. */
+export function planTarget(options: RunOptions): TargetPlan {
   const expectations = options.expectations === undefined ? undefined : loadExpectations(options.expectations);
   const tls = tlsOf(options);
   if (options.baseUrl === undefined) {
     if (options.authUrl !== undefined) throw new UsageError('--auth-url needs --base-url: without a base URL the embedded reference server is used');
+    return { options, tls, ...(expectations ? { expectations } : {}) };
+  }
+  const clientSecret = clientSecretOf(options);
+  if (options.clientId === undefined) throw new UsageError('--client-id is missing: give the API client id (or set CARRIER_CLIENT_ID)');
+  if (clientSecret === undefined) throw new UsageError('--client-secret is missing: set CARRIER_CLIENT_SECRET or use --client-secret-file (safer than the command line, which other users can see)');
+  return { options, tls, clientSecret, ...(expectations ? { expectations } : {}) };
+}
+
+/** The target to test: the one the options name, or the embedded reference server, started now. */
+export async function openTarget(plan: TargetPlan, note: (line: string) => void): Promise<ResolvedTarget> {
+  const { options, expectations, tls } = plan;
+  if (options.baseUrl === undefined) {
     if (options.clientId !== undefined || options.clientSecret !== undefined || options.clientSecretFile !== undefined) note('note: ignoring the given client credentials: the embedded reference server has its own');
+    // Loaded only when used: a run against a real target does not pay for it.
+    const { startReferenceServer } = await import('../reference/index.js');
     const reference = await startReferenceServer({ clientSecret: embeddedSecret() });
     return {
       baseUrl: reference.url,
@@ -67,15 +90,12 @@ export async function resolveTarget(options: RunOptions, note: (line: string) =>
       reference,
     };
   }
-  const clientSecret = clientSecretOf(options);
-  if (options.clientId === undefined) throw new UsageError('--client-id is missing: give the API client id (or set CARRIER_CLIENT_ID)');
-  if (clientSecret === undefined) throw new UsageError('--client-secret is missing: set CARRIER_CLIENT_SECRET or use --client-secret-file (safer than the command line, which other users can see)');
   return {
     baseUrl: options.baseUrl,
     authUrl: options.authUrl ?? options.baseUrl,
     embedded: false,
-    clientId: options.clientId,
-    clientSecret,
+    clientId: options.clientId ?? '',
+    clientSecret: plan.clientSecret ?? '',
     pagedPaths: options.pagedPath,
     foreignTenantId: options.foreignTenantId ?? randomUUID(),
     ...(expectations ? { expectations } : {}),

@@ -1,42 +1,94 @@
-import type { TestSpecification } from 'vitest/node';
-import type { BatteryContext } from '../battery/context.js';
-import { abortChannelName, PROVIDE_KEY } from '../battery/context.js';
 import { randomUUID } from 'node:crypto';
-import { SUITES, suiteFile, type Check } from '../catalogue/index.js';
+import { fileURLToPath } from 'node:url';
+import type { TestSpecification, Vitest } from 'vitest/node';
+import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/context.js';
+import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
+import { mark } from '../profile.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { CheckCollector } from './collector.js';
 
 /**
  * Runs the suites of the selected checks with Vitest, in this process's Vitest instance.
  *
- * One worker with a shared module cache (`isolate: false`) runs every suite but expiry, so the
- * suites share one token, one keep-alive pool and one walk per list. The expiry suite, which
- * mostly waits for a token to expire, gets a worker of its own and is started first, so that
- * its wait overlaps everything else.
+ * - One worker runs every suite but expiry from one entry file (suites/battery.test.ts), so their
+ *   checks run concurrently and share one token, one keep-alive pool and one walk per list. The
+ *   expiry suite, which mostly waits for a token to expire, gets a worker of its own and is
+ *   started first, so that its wait overlaps everything else.
+ * - Vitest starts as soon as the checks are known; the workers load the battery while the runner
+ *   preflights the target, then wait for the run's context (startBattery, RunMessage).
+ * - Run from the build (the CLI), the battery is the compiled `dist/suites/*.test.js`, and the
+ *   harness's own modules are externalised: Node loads them natively instead of Vite
+ *   transforming each one, which halves the workers' start-up (docs/design.md). Run from the
+ *   sources (the harness's own tests), it is `suites/*.test.ts`, always current.
  */
 
-/** Orders suite files for the workers: expiry first, then catalogue order. */
+/** Whether this module is the compiled one (dist/src/runner/vitest-run.js). */
+const FROM_BUILD = /[\\/]dist[\\/]src[\\/]runner[\\/]/.test(fileURLToPath(import.meta.url));
+
+/** The battery's files: the entry that runs every suite but expiry (suites/battery.test.ts), and expiry. */
+function batteryFiles(suites: readonly SuiteName[]): string[] {
+  const file = (name: string): string => (FROM_BUILD ? `dist/suites/${name}.test.js` : `suites/${name}.test.ts`);
+  return [...(suites.includes('expiry') ? [file('expiry')] : []), ...(suites.some((s) => s !== 'expiry') ? [file(BATTERY_ENTRY)] : [])];
+}
+
+/** Starts the expiry file first, so that its wait begins as early as possible. */
 class ExpiryFirstSequencer {
   shard(files: TestSpecification[]): TestSpecification[] {
     return files;
   }
   sort(files: TestSpecification[]): TestSpecification[] {
-    const rank = (f: TestSpecification): number => {
-      const suite = SUITES.findIndex((s) => f.moduleId.endsWith(suiteFile(s)));
-      return suite === SUITES.indexOf('expiry') ? -1 : suite;
-    };
-    return [...files].sort((a, b) => rank(a) - rank(b));
+    return [...files].sort((a, b) => Number(suiteOfFile(b.moduleId) === 'expiry') - Number(suiteOfFile(a.moduleId) === 'expiry'));
   }
 }
 
+/** A battery run, started before its context is known (see RunMessage in src/battery/context.ts). */
+export interface BatteryRun {
+  /** Sends the workers the run's context: the checks register and run. */
+  provide(context: BatteryContext): void;
+  /** Stops the run: before `provide`, no check runs; after it, the workers abort what they do. */
+  stop(reason: string): void;
+  /** What Vitest collected, once the run is over. */
+  done: Promise<CheckCollector>;
+}
+
 /**
- * Runs the battery; `signal` cancels it (Ctrl-C, --deadline): Vitest aborts each running test's
- * signal, which aborts its requests and waits, and the tests not yet started do not start.
+ * Starts Vitest and its workers now, so that their start-up (loading the battery's modules)
+ * overlaps the runner's preflight on another core; the checks wait for `provide`.
  */
-export async function runBattery(context: Omit<BatteryContext, 'abortChannel'>, checks: readonly Check[], signal: AbortSignal): Promise<CheckCollector> {
-  const runId = randomUUID();
+export function startBattery(checks: readonly Check[]): BatteryRun {
+  const name = runChannelName(randomUUID());
+  const channel = new BroadcastChannel(name);
+  const post = (message: RunMessage): void => channel.postMessage(message);
+  let context: BatteryContext | undefined;
+  let stopped: string | undefined;
+  let vitest: Vitest | undefined;
+  // A worker that says `ready` gets what it waits for: the context, or the reason to stop.
+  channel.onmessage = (event: MessageEvent) => {
+    if ((event.data as RunMessage).type !== 'ready') return;
+    if (stopped !== undefined) post({ type: 'stop', reason: stopped });
+    else if (context) post({ type: 'context', context });
+  };
+  const done = runVitest(checks, name, (v) => (vitest = v), () => stopped !== undefined).finally(() => channel.close());
+  return {
+    provide(c) {
+      context = c;
+      post({ type: 'context', context: c });
+    },
+    stop(reason) {
+      if (stopped !== undefined) return;
+      stopped = reason;
+      post({ type: 'stop', reason });
+      // Keeps tests that have not started from starting; not awaited: it waits for running ones.
+      void vitest?.cancelCurrentRun('keyboard-input');
+    },
+    done,
+  };
+}
+
+async function runVitest(checks: readonly Check[], channel: string, created: (v: Vitest) => void, isStopped: () => boolean): Promise<CheckCollector> {
   const { createVitest } = await import('vitest/node');
-  const files = SUITES.filter((s) => checks.some((c) => c.suite === s)).map(suiteFile);
+  mark('battery: vitest loaded');
+  const suites = SUITES.filter((s) => checks.some((c) => c.suite === s));
   const collector = new CheckCollector();
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   const vitest = await createVitest(
@@ -44,39 +96,33 @@ export async function runBattery(context: Omit<BatteryContext, 'abortChannel'>, 
     {
       root: PACKAGE_ROOT,
       config: false,
-      include: files,
+      include: batteryFiles(suites),
       watch: false,
       reporters: [collector],
       pool: 'threads',
       isolate: false,
-      maxWorkers: files.includes(suiteFile('expiry')) && files.length > 1 ? 2 : 1,
+      maxWorkers: suites.includes('expiry') && suites.length > 1 ? 2 : 1,
       sequence: { sequencer: ExpiryFirstSequencer },
       maxConcurrency: 16,
       // The battery's own console output (none expected) must not mix into the summary.
       silent: true,
+      ...(FROM_BUILD ? { server: { deps: { external: [/[\\/]dist[\\/](src[\\/]|suites[\\/](?!battery\.))/] } } } : {}),
     },
     { server: { watch: null } },
   );
+  created(vitest);
   // Vitest's logger exits the process on SIGINT/SIGTERM; the harness handles those itself, so
   // that an interrupted run still ends with its partial report (src/cli/entry.ts).
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.off(signal, listener);
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(name)) if (!before[name].includes(listener)) process.off(name, listener);
   }
-  const cancel = (): void => {
-    const channel = new BroadcastChannel(abortChannelName(runId));
-    channel.postMessage(typeof signal.reason === 'string' ? signal.reason : 'the run was stopped');
-    channel.close();
-    // Keeps tests that have not started from starting; not awaited: it waits for running ones.
-    void vitest.cancelCurrentRun('keyboard-input');
-  };
-  signal.addEventListener('abort', cancel, { once: true });
   // Vitest sets process.exitCode when tests fail; the exit code is the harness's to decide.
   const exitCode = process.exitCode;
   try {
-    vitest.provide(PROVIDE_KEY, { ...context, abortChannel: abortChannelName(runId) });
-    if (!signal.aborted) await vitest.start();
+    vitest.provide(PROVIDE_KEY, { channel });
+    mark('battery: vitest created');
+    if (!isStopped()) await vitest.start();
   } finally {
-    signal.removeEventListener('abort', cancel);
     await vitest.close();
     process.exitCode = exitCode;
   }

@@ -5,8 +5,8 @@ import { parseRunOptions } from '../../src/config.js';
 import type { Fault, Variant } from '../../src/reference/catalogue.js';
 import { startReferenceServer } from '../../src/reference/index.js';
 import type { RunReport } from '../../src/report/model.js';
-import { runConformance } from '../../src/runner/run.js';
 import { tempDir } from '../support/harness.js';
+import type { runConformance as runConformanceFromSources } from '../../src/runner/run.js';
 
 /**
  * The meta-tests' machinery: a reference server with one fault or variant, the harness run
@@ -62,6 +62,12 @@ async function expectations(): Promise<string> {
   return expectationsFile;
 }
 
+/**
+ * The harness as it ships: the build in dist/ (`npm test` builds first), which runs the compiled
+ * battery; faster than the sources, and what users run.
+ */
+const built = import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as Promise<{ runConformance: typeof runConformanceFromSources }>;
+
 /** Starts a reference server with the alterations and runs the planned battery against it. */
 export async function runCase(alterations: { faults?: string[]; variants?: string[] }, plan: Plan): Promise<CaseResult> {
   const started = performance.now();
@@ -78,6 +84,7 @@ export async function runCase(alterations: { faults?: string[]; variants?: strin
       strict: plan.strict,
       reportsDir: await tempDir('carrier-meta-'),
     });
+    const { runConformance } = await built;
     const { report, exitCode } = await runConformance(options, { out: () => undefined, err: () => undefined, color: false });
     return { exitCode, report, ms: performance.now() - started };
   } finally {
