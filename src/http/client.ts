@@ -151,8 +151,6 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 export class HttpClient {
   readonly #agent: Dispatcher;
   readonly #options: HttpClientOptions;
-  /** Requests sent by this client, for the benchmark's request count. */
-  requestsSent = 0;
 
   constructor(options: HttpClientOptions, dispatcher?: Dispatcher) {
     this.#options = options;
@@ -198,7 +196,6 @@ export class HttpClient {
       return recorder.add(this.#toRecord(req, url, headers, startedAt, performance.now() - t0, response, error));
     };
 
-    this.requestsSent += 1;
     const signals = [AbortSignal.timeout(this.#options.timeoutMs), signal];
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
