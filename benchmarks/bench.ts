@@ -2,7 +2,8 @@
  * `npm run bench`: how long the harness takes, against what it cannot do without.
  *
  * Every figure is the median of RUNS runs (default 5, BENCH_RUNS to change), with min and max,
- * measured in this one process run so that the ratios hold on a noisy machine. Each harness run
+ * measured in this one process run, the runs of compared figures interleaved, so that the ratios
+ * hold on a noisy machine. Each harness run
  * is the real CLI process (`bin/carrier-conformance.js`), timed from spawn to exit; the servers
  * are reference servers started here, on loopback.
  *
@@ -70,13 +71,25 @@ function timed(args: string[], env: Record<string, string> = {}): Promise<Timed>
   });
 }
 
-async function repeat(what: string, run: () => Promise<Timed>, check: (t: Timed) => void = () => undefined): Promise<Timed[]> {
-  const results: Timed[] = [];
+interface Contender {
+  what: string;
+  run: () => Promise<Timed>;
+  check?: (t: Timed) => void;
+}
+
+/**
+ * Runs each contender RUNS times, interleaved (a, b, a, b, ...), so that a machine that speeds
+ * up or slows down during the benchmark affects all of them alike and their ratios hold.
+ */
+async function interleave(...contenders: Contender[]): Promise<Timed[][]> {
+  const results: Timed[][] = contenders.map(() => []);
   for (let i = 0; i < RUNS; i += 1) {
-    const t = await run();
-    check(t);
-    results.push(t);
-    process.stderr.write(`  ${what} ${i + 1}/${RUNS}: ${Math.round(t.ms)} ms\n`);
+    for (const [k, c] of contenders.entries()) {
+      const t = await c.run();
+      c.check?.(t);
+      results[k]?.push(t);
+      process.stderr.write(`  ${c.what} ${i + 1}/${RUNS}: ${Math.round(t.ms)} ms\n`);
+    }
   }
   return results;
 }
@@ -110,29 +123,31 @@ process.stderr.write(`carrier-conformance benchmark: ${RUNS} runs of each, in ${
 const s1 = await server({ tokenTtlSeconds: 300, recordRequests: true });
 const expectations = join(work, 'expectations.json');
 await writeFile(expectations, JSON.stringify(s1.expectations));
-const battery: Timed[] = [];
 const perRun: { served: number; tokenEndpoint: number; sharedToken: number }[] = [];
-for (const t of await repeat('battery (no expiry)', async () => {
+const batteryRun = async (): Promise<Timed> => {
   const before = s1.requestLog().length;
-  const dir = join(work, `battery-${battery.length}`);
+  const dir = join(work, `battery-${perRun.length}`);
   const result = await harness(s1, dir, WITHOUT_EXPIRY, expectations);
   const log = s1.requestLog().slice(before);
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as RunReport;
   perRun.push({ served: log.length, tokenEndpoint: log.filter((r) => r.endpoint === '/uaa/oauth2/token').length, sharedToken: report.stats?.sharedTokenRequests ?? NaN });
-  battery.push(result);
   return result;
-}, mustExit(0))) void t;
+};
+// One run first, whose requests the work floor replays.
+mustExit(0)(await batteryRun());
 const replayFile = join(work, 'requests.json');
-const lastRun = s1.requestLog().slice(-(perRun.at(-1)?.served ?? 0));
-await writeFile(replayFile, JSON.stringify(lastRun));
-const runnerFloor = await repeat('runner floor (vitest run, one trivial test)', () => timed([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', join(ROOT, 'benchmarks/floor')]), mustExit(0));
-const workFloor = await repeat('work floor (undici replay)', () => timed([join(HERE, 'replay.js'), replayFile, s1.url, String(HARNESS_CONCURRENCY)]), mustExit(0));
+await writeFile(replayFile, JSON.stringify(s1.requestLog().slice(-(perRun.at(-1)?.served ?? 0))));
+const [battery = [], runnerFloor = [], workFloor = []] = await interleave(
+  { what: 'battery (no expiry)', run: batteryRun, check: mustExit(0) },
+  { what: 'runner floor (vitest run, one trivial test)', run: () => timed([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', join(ROOT, 'benchmarks/floor')]), check: mustExit(0) },
+  { what: 'work floor (undici replay)', run: () => timed([join(HERE, 'replay.js'), replayFile, s1.url, String(HARNESS_CONCURRENCY)]), check: mustExit(0) },
+);
 await s1.close();
 
 // ── 2. expiry overlap ───────────────────────────────────────────────────────────────────────
 const s2 = await server({ tokenTtlSeconds: EXPIRY_TTL_SECONDS, recordRequests: true });
 const fullRuns: { served: number; tokenEndpoint: number; sharedToken: number }[] = [];
-const full = await repeat(`full battery, T = ${EXPIRY_TTL_SECONDS} s`, async () => {
+const [full = []] = await interleave({ what: `full battery, T = ${EXPIRY_TTL_SECONDS} s`, check: mustExit(0), run: async () => {
   const before = s2.requestLog().length;
   const dir = join(work, `full-${fullRuns.length}`);
   const result = await harness(s2, dir, [], expectations);
@@ -140,32 +155,42 @@ const full = await repeat(`full battery, T = ${EXPIRY_TTL_SECONDS} s`, async () 
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as RunReport;
   fullRuns.push({ served: log.length, tokenEndpoint: log.filter((r) => r.endpoint === '/uaa/oauth2/token').length, sharedToken: report.stats?.sharedTokenRequests ?? NaN });
   return result;
-}, mustExit(0));
+} });
 await s2.close();
 
 // ── 3. list walk ────────────────────────────────────────────────────────────────────────────
 const s3 = await server({ tokenTtlSeconds: 600, shipmentCount: LIST_ITEMS, pageSizeDefault: LIST_PAGE_SIZE, pageSizeMax: LIST_PAGE_SIZE });
 const walkArgs = ['--suite', 'pagination', '--page-size', String(LIST_PAGE_SIZE), '--concurrency', String(WALK_CONCURRENCY)];
-const walkPhases: number[] = [];
-const harnessWalk = await repeat('list walk, harness', async () => {
-  const t = await harness(s3, join(work, 'walk'), walkArgs, expectations);
-  // The walk phase: PAGE-WALK waits for the whole walk, which starts with the suite.
-  const report = JSON.parse(readFileSync(join(work, 'walk', 'report.json'), 'utf8')) as RunReport;
-  walkPhases.push(report.checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
-  return t;
-}, mustExit(0));
 const tokenRes = await request(`${s3.url}/uaa/oauth2/token`, {
   method: 'POST',
   headers: { 'accept-version': '1', 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(s3.clientId)}:${new URLSearchParams([['', s3.clientSecret]]).toString().slice(1)}`).toString('base64')}` },
   body: 'grant_type=client_credentials',
 });
 const token = ((await tokenRes.body.json()) as { access_token: string }).access_token;
+const walkPhases: number[] = [];
 const plainPhases: number[] = [];
-const plainWalk = await repeat('list walk, plain undici', () => timed([join(HERE, 'plain-walk.js'), `${s3.url}/tenants/${s3.tenantId}/shipments`, token, String(LIST_PAGE_SIZE), String(WALK_CONCURRENCY)]), (t) => {
-  const [items, elapsed] = t.stdout.trim().split(' ');
-  if (items !== String(LIST_ITEMS)) throw new Error(`the plain walk saw ${items} items`);
-  plainPhases.push(Number(elapsed));
-});
+const [harnessWalk = [], plainWalk = []] = await interleave(
+  {
+    what: 'list walk, harness',
+    check: mustExit(0),
+    run: async () => {
+      const t = await harness(s3, join(work, 'walk'), walkArgs, expectations);
+      // The walk phase: PAGE-WALK waits for the whole walk, which starts with the suite.
+      const report = JSON.parse(readFileSync(join(work, 'walk', 'report.json'), 'utf8')) as RunReport;
+      walkPhases.push(report.checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
+      return t;
+    },
+  },
+  {
+    what: 'list walk, plain undici',
+    run: () => timed([join(HERE, 'plain-walk.js'), `${s3.url}/tenants/${s3.tenantId}/shipments`, token, String(LIST_PAGE_SIZE), String(WALK_CONCURRENCY)]),
+    check: (t) => {
+      const [items, elapsed] = t.stdout.trim().split(' ');
+      if (items !== String(LIST_ITEMS)) throw new Error(`the plain walk saw ${items} items`);
+      plainPhases.push(Number(elapsed));
+    },
+  },
+);
 await s3.close();
 
 // ── the figures ─────────────────────────────────────────────────────────────────────────────

@@ -1,6 +1,6 @@
 import { USER_PATH } from '../api/paths.js';
 import { getResource, readIssuedToken, requestToken, type ClientCredentials, type Target } from '../api/requests.js';
-import type { SharedToken } from '../battery/context.js';
+import type { SharedToken } from '../battery/wiring.js';
 import { RunAbortedError } from '../errors.js';
 import { TransportError, type HttpClient } from '../http/client.js';
 import type { Redactor } from '../redact.js';

@@ -6,7 +6,7 @@ import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { needsFormEncoding } from '../http/basic.js';
-import { HttpClient } from '../http/client.js';
+import type { HttpClient } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { redactor } from '../redact.js';
 import { countStatuses, type RunReport } from '../report/model.js';
@@ -14,7 +14,6 @@ import { mark } from '../profile.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
-import { preflight } from './preflight.js';
 import { checkResult, suiteCounts, verdictOf } from './results.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { startBattery } from './vitest-run.js';
@@ -119,6 +118,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
     redactor.addClientCredentials(target.clientId, target.clientSecret);
     const http = httpSettingsOf(options, target);
+    // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
+    const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
     client = new HttpClient(clientOptions(http, redactor, signal));
     const pre = await preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
     tenantId = pre.tenantId;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { TestSpecification, Vitest } from 'vitest/node';
-import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/context.js';
+import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
 import { mark } from '../profile.js';
 import { PACKAGE_ROOT } from '../version.js';

@@ -1,0 +1,77 @@
+import type { ClientCredentials, Target } from '../api/requests.js';
+import type { Expectations } from '../config.js';
+import type { HttpSettings } from '../http/settings.js';
+
+/**
+ * What passes between the runner and the battery's workers. Plain data and names only: the
+ * runner loads this before it starts Vitest, so it must cost nothing to load (the worker side,
+ * with its HTTP client and Vitest's runtime, is src/battery/context.ts).
+ */
+
+/**
+ * What the runner hands to the battery: everything a check needs to know about the target and
+ * the run. It crosses from the CLI process to the Vitest workers with `provide`/`inject`, so it
+ * is plain data (structured-cloneable). It holds secrets: it is never written anywhere.
+ */
+export interface BatteryContext {
+  target: Target & { embedded: boolean };
+  credentials: ClientCredentials;
+  /** The tenant under test; absent when none was given and /users/me listed none. */
+  tenantId?: string;
+  /** Why there is no tenant under test. */
+  tenantProblem?: string;
+  /** A tenant this client may not access (given, or a random UUID). */
+  foreignTenantId: string;
+  pagedPaths: string[];
+  expectations?: Expectations;
+  /** Ids of the checks to run. */
+  selected: string[];
+  http: HttpSettings;
+  maxExpiryWaitSeconds: number;
+  expiryMarginSeconds: number;
+  pageSize?: number;
+  /** With more pages than this, a walk samples them (first, last, evenly between). */
+  maxPages?: number;
+  concurrency: number;
+  /** The token the runner obtained before the battery, shared by every check that needs one. */
+  sharedToken?: SharedToken;
+  /** Why there is no shared token. */
+  sharedTokenProblem?: string;
+}
+
+/**
+ * A run's channel, between the runner and the battery's workers. The battery runs in worker
+ * threads of the harness's process, and a BroadcastChannel reaches every thread of a process:
+ * - Vitest starts the workers as soon as the options are known, so that their start-up overlaps
+ *   the runner's own (loading, preflight); each worker says `ready` and waits for the `context`;
+ * - `stop` (Ctrl-C, --deadline, a failed preflight) makes every worker abort its requests and
+ *   waits at once. (Vitest's own cancellation waits for running tests, which a hung request
+ *   never ends.)
+ */
+export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string };
+
+export function runChannelName(runId: string): string {
+  return `carrier-conformance:run:${runId}`;
+}
+
+/** What Vitest provides to the workers before the run: only the channel to ask for the rest on. */
+export interface BatteryWiring {
+  channel: string;
+}
+
+export interface SharedToken {
+  accessToken: string;
+  expiresIn: number;
+  /** Epoch ms when the token request was sent and when its response arrived. */
+  sentAt: number;
+  receivedAt: number;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    carrier: BatteryWiring;
+  }
+}
+
+export const PROVIDE_KEY = 'carrier';
+
