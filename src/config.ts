@@ -108,7 +108,6 @@ export function parseRunOptions(raw: Record<string, unknown>): RunOptions {
   return result.data;
 }
 
-
 /**
  * Reads a `--config` file: a JSON object whose keys are the long option names, in camelCase or
  * kebab-case (`baseUrl` or `base-url`). Checked field by field against the same schema.

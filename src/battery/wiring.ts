@@ -74,4 +74,3 @@ declare module 'vitest' {
 }
 
 export const PROVIDE_KEY = 'carrier';
-

@@ -48,12 +48,6 @@ a { color: #0550ae; }
 .tile { border: 1px solid var(--line); border-radius: 6px; padding: 6px 14px; background: var(--bg-soft); min-width: 96px; }
 .tile-n { display: block; font-size: 22px; font-weight: 700; line-height: 1.2; }
 .tile-l { font-size: 13px; }
-.tile-passed { color: var(--passed-fg); background: var(--passed-bg); border-color: var(--passed-line); }
-.tile-failed { color: var(--failed-fg); background: var(--failed-bg); border-color: var(--failed-line); }
-.tile-error { color: var(--error-fg); background: var(--error-bg); border-color: var(--error-line); }
-.tile-warning { color: var(--warning-fg); background: var(--warning-bg); border-color: var(--warning-line); }
-.tile-expected { color: var(--expected-fg); background: var(--expected-bg); border-color: var(--expected-line); }
-.tile-skipped { color: var(--skipped-fg); background: var(--skipped-bg); border-color: var(--skipped-line); }
 
 table.suites { border-collapse: collapse; width: 100%; font-size: 14px; }
 .suites th, .suites td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; }
@@ -69,13 +63,15 @@ table.suites { border-collapse: collapse; width: 100%; font-size: 14px; }
 .index { padding-left: 0; list-style: none; margin: 0; }
 .index li { padding: 3px 0; overflow-wrap: anywhere; }
 
+/* Count tiles and badges share the status colours; these come after both base rules, since the
+   .badge shorthand "border: 1px solid" resets border-color. */
 .badge { display: inline-block; border: 1px solid; border-radius: 4px; padding: 0 6px; font-size: 12px; font-weight: 700; letter-spacing: .03em; white-space: nowrap; vertical-align: 1px; }
-.badge-passed { color: var(--passed-fg); background: var(--passed-bg); border-color: var(--passed-line); }
-.badge-failed { color: var(--failed-fg); background: var(--failed-bg); border-color: var(--failed-line); }
-.badge-error { color: var(--error-fg); background: var(--error-bg); border-color: var(--error-line); }
-.badge-warning { color: var(--warning-fg); background: var(--warning-bg); border-color: var(--warning-line); }
-.badge-expected { color: var(--expected-fg); background: var(--expected-bg); border-color: var(--expected-line); }
-.badge-skipped { color: var(--skipped-fg); background: var(--skipped-bg); border-color: var(--skipped-line); }
+.tile-passed, .badge-passed { color: var(--passed-fg); background: var(--passed-bg); border-color: var(--passed-line); }
+.tile-failed, .badge-failed { color: var(--failed-fg); background: var(--failed-bg); border-color: var(--failed-line); }
+.tile-error, .badge-error { color: var(--error-fg); background: var(--error-bg); border-color: var(--error-line); }
+.tile-warning, .badge-warning { color: var(--warning-fg); background: var(--warning-bg); border-color: var(--warning-line); }
+.tile-expected, .badge-expected { color: var(--expected-fg); background: var(--expected-bg); border-color: var(--expected-line); }
+.tile-skipped, .badge-skipped { color: var(--skipped-fg); background: var(--skipped-bg); border-color: var(--skipped-line); }
 .level { display: inline-block; font-size: 12px; font-weight: 600; color: var(--muted); margin: 0 2px; }
 .suite-counts { font-size: 13px; font-weight: 400; color: var(--muted); margin-left: 8px; }
 

@@ -41,7 +41,7 @@ class ExpiryFirstSequencer {
   }
 }
 
-/** A battery run, started before its context is known (see RunMessage in src/battery/context.ts). */
+/** A battery run, started before its context is known (see RunMessage in src/battery/wiring.ts). */
 export interface BatteryRun {
   /** Sends the workers the run's context: the checks register and run. */
   provide(context: BatteryContext): void;
