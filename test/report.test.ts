@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderConsoleSummary } from '../src/report/console.js';
-import { describeCheck, formatDuration, formatExchange, formatFindings, oneLine } from '../src/report/format.js';
+import { checkReason, describeCheck, formatDuration, formatExchange, formatFindings, oneLine } from '../src/report/format.js';
 import { renderJsonReport } from '../src/report/json.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';
@@ -105,6 +105,20 @@ describe('format', () => {
     expect(describeCheck(checkOf(makeRunReport(), 'TOKEN-PRAGMA'))).toBe(
       ['Check: TOKEN-PRAGMA', 'Level: SHOULD', 'Title: The token response carries Pragma: no-cache', 'Refs: RFC 6749 §5.1'].join('\n'),
     );
+  });
+
+  it('gives a check one reason, the same in every report: its message, else its first finding with words', () => {
+    const found = { ...checkOf(makeRunReport(), 'USER-OK'), status: 'failed' as const, message: '  ', findings: [{ kind: 'failure' as const, message: ' ' }, { kind: 'failure' as const, message: 'ARRIVAL-NOT-NULL' }] };
+    expect(checkReason(found)).toBe('ARRIVAL-NOT-NULL');
+    expect(checkReason({ ...found, message: 'SAID-SO' })).toBe('SAID-SO');
+    expect(checkReason({ ...found, findings: [] })).toBeUndefined();
+    const report = { ...makeRunReport(), checks: [found] };
+    for (const out of [renderConsoleSummary(report, { color: false }), renderMarkdownSummary(report), renderHtmlReport(report), renderJUnit(report)]) {
+      expect(out).toContain('ARRIVAL-NOT-NULL');
+      expect(out).not.toContain('no reason');
+    }
+    const silent = { ...makeRunReport(), checks: [{ ...found, findings: [] }] };
+    expect(renderConsoleSummary(silent, { color: false })).toContain('(no reason recorded)');
   });
 
   it('makes one line and cuts it without splitting a surrogate pair', () => {

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, oneLine, plural, printable } from './format.js';
+import { formatDuration, oneLine, plural, printable, reasonOrNone } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 
@@ -176,8 +176,7 @@ function totals(report: RunReport, withExpected: boolean, paint: Paint): string 
 }
 
 function reason(check: CheckResult): string {
-  const text = check.message ?? check.findings[0]?.message;
-  return text === undefined || text.trim() === '' ? '(no reason recorded)' : line(text);
+  return line(reasonOrNone(check));
 }
 
 function line(text: string): string {

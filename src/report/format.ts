@@ -1,7 +1,7 @@
 import type { CheckResult, Finding, RecordedExchange } from './model.js';
 
 /**
- * Plain-text pieces shared by every reporter (JUnit bodies and system-out, the console summary).
+ * Plain-text pieces shared by every reporter (JUnit, the console summary, Markdown, HTML).
  * Nothing here escapes for a particular output: the JUnit writer strips XML-invalid characters and
  * the console strips terminal control characters, each from the finished text.
  */
@@ -118,6 +118,26 @@ export function referencedExchanges(result: Pick<CheckResult, 'findings' | 'exch
     }
   }
   return referenced;
+}
+
+/**
+ * Why the check ended as it did: its own message, else its first finding's; undefined when
+ * neither says anything. Every reporter words the missing case itself.
+ */
+export function checkReason(check: Pick<CheckResult, 'message' | 'findings'>): string | undefined {
+  if (check.message?.trim()) return check.message;
+  return check.findings.find((f) => f.message.trim() !== '')?.message;
+}
+
+/** checkReason, or a plain "(no reason recorded)". */
+export function reasonOrNone(check: Pick<CheckResult, 'message' | 'findings'>): string {
+  return checkReason(check) ?? '(no reason recorded)';
+}
+
+/** "2026-11-22 09:30:00 UTC" from an ISO timestamp; anything unparsable is returned as it is. */
+export function formatUtc(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /** Who the check is, as labelled lines: id, level, title, spec references. */

@@ -1,5 +1,5 @@
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, formatExchange, oneLine, plural, referencedExchanges, summarizeExchange } from './format.js';
+import { formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonOrNone, referencedExchanges, summarizeExchange } from './format.js';
 import { Html, escapeHtml, html } from './html-escape.js';
 import { HTML_STYLE } from './html-style.js';
 import { countStatuses } from './model.js';
@@ -302,11 +302,5 @@ function badge(status: CheckStatus): Html {
 }
 
 function oneReason(check: CheckResult): string {
-  const text = check.message ?? check.findings[0]?.message;
-  return text === undefined || text.trim() === '' ? '(no reason recorded)' : oneLine(text, 200);
-}
-
-function utc(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return oneLine(reasonOrNone(check), 200);
 }

@@ -1,7 +1,7 @@
 import junitReportBuilder from 'junit-report-builder';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import { SUITES } from '../catalogue/types.js';
-import { describeCheck, formatDuration, formatFindingBullets, formatFindings, oneLine } from './format.js';
+import { checkReason as reason, describeCheck, formatDuration, formatFindingBullets, formatFindings, oneLine } from './format.js';
 import type { CheckResult, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
@@ -172,13 +172,6 @@ function outcomeBody(check: CheckResult, verb: string): string {
   const refs = check.refs.length > 0 ? `Refs: ${check.refs.join('; ')}\n` : '';
   parts.push(`${refs}The recorded exchanges are in this test case's system-out and in report.json.`);
   return parts.join('\n\n');
-}
-
-/** The check's one-line reason, else its first finding's message. */
-function reason(check: CheckResult): string | undefined {
-  const message = check.message?.trim();
-  if (message) return check.message;
-  return check.findings.find((f) => f.message.trim() !== '')?.message;
 }
 
 /** Non-empty (junit-report-builder drops a falsy message), one line, at most JUNIT_MESSAGE_MAX. */

@@ -1,5 +1,5 @@
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, oneLine, plural, printable } from './format.js';
+import { formatDuration, formatUtc, oneLine, plural, printable, reasonOrNone as reason } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 
@@ -91,7 +91,7 @@ function header(report: RunReport): string[] {
   const about = [`Target **${inline(target.baseUrl)}**`, `auth ${inline(target.authUrl)}`];
   if (target.tenantId !== undefined) about.push(`tenant ${inline(target.tenantId)}`);
   if (target.embedded) about.push('embedded reference server');
-  about.push(`${inline(tool.name)} ${inline(tool.version)}`, `${utc(report.startedAt)}, ${formatDuration(report.durationMs)}`);
+  about.push(`${inline(tool.name)} ${inline(tool.version)}`, `${inline(formatUtc(report.startedAt))}, ${formatDuration(report.durationMs)}`);
   if (report.strict) about.push('strict');
   lines.push(about.join(' · '));
 
@@ -156,15 +156,6 @@ function fit(head: readonly string[], body: readonly string[], maxBytes: number)
   return `${out}\n`;
 }
 
-function reason(check: CheckResult): string {
-  const text = check.message ?? check.findings[0]?.message;
-  return text === undefined || text.trim() === '' ? '(no reason recorded)' : text;
-}
-
-function utc(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? inline(iso) : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
 
 /**
  * One line of text that renders as exactly that text: controls removed, whitespace collapsed, cut
