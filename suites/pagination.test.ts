@@ -95,7 +95,7 @@ suite('pagination', () => {
       // A smaller size than the walk's, on page 2 when there is one.
       const size = walk.size > 1 ? Math.floor(walk.size / 2) : 1;
       const pageNumber = (walk.totalPages ?? 0) >= 2 ? 2 : 1;
-      const res = await getUrl(c.send, listUrl(c, walk, { page: String(pageNumber), size: String(size) }), await c.bearer(), `GET ${walk.path} page ${pageNumber} with size ${size}`);
+      const res = await getUrl(c.send, listUrl(c, walk, { page: String(pageNumber), size: String(size) }), c.bearer(), `GET ${walk.path} page ${pageNumber} with size ${size}`);
       const what = `GET ${walk.path}?page=${pageNumber}&size=${size}`;
       if (res.status < 200 || res.status > 299) return c.fail(`${what}: expected a 2xx page, got ${res.status}`, res);
       const { values } = readPagingHeaders(res);
@@ -109,7 +109,7 @@ suite('pagination', () => {
       }
       // A size far beyond any cap: refused (4xx), or served with Page-Size stating the cap.
       const huge = 1_000_000;
-      const big = await getUrl(c.send, listUrl(c, walk, { page: '1', size: String(huge) }), await c.bearer(), `GET ${walk.path} with size ${huge}`);
+      const big = await getUrl(c.send, listUrl(c, walk, { page: '1', size: String(huge) }), c.bearer(), `GET ${walk.path} with size ${huge}`);
       const bigWhat = `GET ${walk.path}?page=1&size=${huge}`;
       if (!expectNoServerError(c, big, bigWhat) || big.status < 200 || big.status > 299) return;
       const bigSize = readPagingHeaders(big).values['Page-Size'];
@@ -173,7 +173,7 @@ suite('pagination', () => {
     onEveryList(c, async (walk) => {
       const beyond = Math.max(walk.totalPages ?? 0, 1) + 1;
       const what = `GET ${walk.path}?page=${beyond}&size=${walk.size} (past the last page)`;
-      const res = await getUrl(c.send, listUrl(c, walk, { page: String(beyond), size: String(walk.size) }), await c.bearer(), what);
+      const res = await getUrl(c.send, listUrl(c, walk, { page: String(beyond), size: String(walk.size) }), c.bearer(), what);
       if (res.status === 404) return;
       if (res.status < 200 || res.status > 299) return c.fail(`${what}: expected an empty page or 404, got ${res.status}`, res);
       const parsed = res.json();
@@ -194,7 +194,7 @@ suite('pagination', () => {
         for (const probe of probes) {
           const params = probe.param === 'page' ? { page: probe.value, size: String(walk.size) } : { page: '1', size: probe.value };
           const what = `GET ${walk.path} with ${probe.param}=${JSON.stringify(probe.value)}`;
-          const res = await getUrl(c.send, listUrl(c, walk, params), await c.bearer(), what);
+          const res = await getUrl(c.send, listUrl(c, walk, params), c.bearer(), what);
           if (res.status >= 400 && res.status < 500) continue;
           if (res.status < 200 || res.status > 299) {
             c.fail(`${what}: expected a 4xx (or a page with the value clamped), got ${res.status}${res.status >= 500 ? ' (a server error for a client mistake)' : ''}`, res);

@@ -8,11 +8,12 @@ import { USER_FIELDS, USER_TENANT_FIELDS, schemaProblems, userSchema } from '../
 import { check, suite } from '../src/battery/check.js';
 import { expectJsonObject, expectStatus } from '../src/battery/expect.js';
 import { describeValue } from '../src/battery/token-response.js';
-import { requestUser, userBody } from '../src/battery/user.js';
+import { userBody } from '../src/battery/user.js';
+import { USER_ENDPOINT, validAnswer } from '../src/battery/endpoints.js';
 
 suite('user', () => {
   check('USER-OK', async (c) => {
-    const res = await requestUser(c);
+    const res = await validAnswer(c, USER_ENDPOINT);
     if (expectStatus(c, res, [200], 'GET /users/me with a valid token')) expectJsonObject(c, res, 'GET /users/me');
   });
 

@@ -117,7 +117,9 @@ describe('server handle', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.clientId).toBe(REFERENCE_CLIENT_ID);
     expect(server.clientSecret).toBe(REFERENCE_CLIENT_SECRET);
-    for (const ch of ['+', '%', ':', '&', '=', ' ', 'é']) expect(REFERENCE_CLIENT_SECRET).toContain(ch);
+    for (const ch of ['+', '%', ':', '&', '=', ' ']) expect(REFERENCE_CLIENT_SECRET).toContain(ch);
+    // RFC 6749 Appendix A.2: client_secret is printable ASCII (VSCHAR).
+    expect(REFERENCE_CLIENT_SECRET).toMatch(/^[\x20-\x7e]+$/);
     expect(server.pagedPaths).toEqual(['shipments']);
     expect(server.tenantId).toBe(server.expectations.user.tenants[0]?.id);
     expect(server.expectations.user.tenants.map((t) => t.id)).not.toContain(server.foreignTenantId);

@@ -11,7 +11,8 @@ import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';
 
-const SECRET = 'Leak-Check+%:&= é/"\\2026';
+// Every character RFC 6749 §2.3.1 form-encoding changes, within RFC 6749 Appendix A.2 (printable ASCII).
+const SECRET = 'Leak-Check+%:&= /"\\2026';
 /** A refresh token the refresh-token-issued fault hands out (src/reference/faults.ts). */
 const REFRESH_TOKEN = 'rt-a9f3c1e07b2d4e6f';
 

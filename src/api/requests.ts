@@ -1,3 +1,4 @@
+import type { BasicEncoding } from '../http/basic.js';
 import type { HttpRequest, HttpResponse, RequestAuth } from '../http/client.js';
 import { API_VERSION, TOKEN_PATH, apiUrl } from './paths.js';
 
@@ -10,6 +11,8 @@ export interface Target {
 export interface ClientCredentials {
   clientId: string;
   clientSecret: string;
+  /** How they go into the Basic header: RFC 6749 §2.3.1 form-encoding (the default), or as they are. */
+  encoding?: BasicEncoding;
 }
 
 /** Sends one request through the HTTP layer, recording it for the check that asks. */
@@ -97,4 +100,19 @@ export function readIssuedToken(res: HttpResponse): IssuedToken | undefined {
     tokenType: typeof body.token_type === 'string' ? body.token_type : '',
     expiresIn: typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in),
   };
+}
+
+/** The OAuth error code of a response body, if it has one (RFC 6749 §5.2). */
+export function oauthErrorCode(res: HttpResponse): string | undefined {
+  const parsed = res.json();
+  const code = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { error?: unknown }).error : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * The token endpoint refused the client's authentication (RFC 6749 §5.2: invalid_client, with
+ * 401 when the client authenticated with the Authorization header, as the harness does).
+ */
+export function credentialsRefused(res: HttpResponse): boolean {
+  return res.status === 401 || (res.status === 400 && oauthErrorCode(res) === 'invalid_client');
 }

@@ -6,7 +6,6 @@ import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
-import { sharedAccessToken } from './token.js';
 
 /**
  * `check(id, body)`: one catalogue entry, one Vitest test. The body reads like the spec and
@@ -41,11 +40,13 @@ export class CheckContext {
   readonly recorder = new Recorder();
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
-  /** Token requests made on this check's behalf to renew the shared token (src/battery/token.ts). */
+  /** Token requests made to renew the shared token for exchanges recorded elsewhere (a walk this check started). */
   sharedTokenRequests = 0;
   #skipped = false;
   /** Exchanges cited from other recorders: their index here, so each is copied once. */
   #copies = new Map<Recorder, Map<number, number>>();
+  /** Recorders of shared exchanges this check relied on (a walk, an endpoint's valid answer). */
+  #used = new Set<Recorder>();
 
   constructor(
     readonly check: Check,
@@ -64,9 +65,12 @@ export class CheckContext {
   /** Sends a request through the HTTP layer and records it for this check. */
   readonly send: Send = (req) => getBattery().http.send({ ...req, signal: this.vitest.signal }, this.recorder);
 
-  /** The shared access token (refreshed when close to expiry) as a Bearer authorization. */
-  async bearer(): Promise<RequestAuth> {
-    return { kind: 'bearer', token: await sharedAccessToken(this) };
+  /**
+   * The shared access token as a Bearer authorization: the HTTP layer takes a token that is
+   * valid when the request is sent, and renews it once if the server refuses it (src/battery/token.ts).
+   */
+  bearer(): RequestAuth {
+    return { kind: 'shared-token' };
   }
 
   /** The target does not conform: `message` says what was expected and what came back. */
@@ -109,6 +113,11 @@ export class CheckContext {
     this.findings.push({ kind, message: redactor.redact(message), ...(exchange !== undefined && exchange >= 0 ? { exchange } : {}) });
   }
 
+  /** This check relies on exchanges recorded in `recorder`: their retries are noted in its report. */
+  uses(recorder: Recorder): void {
+    if (recorder !== this.recorder) this.#used.add(recorder);
+  }
+
   /**
    * The index, in this check's recorder, of the exchange behind `ref`: one recorded for another
    * purpose (a page walk shared by several checks) is copied in.
@@ -139,10 +148,10 @@ export class CheckContext {
     return {
       checkId: this.check.id,
       findings: this.findings.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
-      notes: [...this.notes, ...this.recorder.retries.map((r) => redactor.redact(r))],
+      notes: [...this.notes, ...new Set([this.recorder, ...this.#used].flatMap((r) => r.retries).map((r) => redactor.redact(r)))],
       exchanges: order.map((i) => this.recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
       requests: this.recorder.count,
-      sharedTokenRequests: this.sharedTokenRequests,
+      sharedTokenRequests: this.sharedTokenRequests + this.recorder.tokenRequests,
     };
   }
 }

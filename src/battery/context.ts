@@ -2,6 +2,7 @@ import { inject } from 'vitest';
 import { HttpClient } from '../http/client.js';
 import { clientOptions } from '../http/settings.js';
 import { redactor } from '../redact.js';
+import { SharedTokens } from './token.js';
 import { PROVIDE_KEY, type BatteryContext, type RunMessage } from './wiring.js';
 
 export type { BatteryContext, SharedToken } from './wiring.js';
@@ -50,5 +51,9 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal): Battery {
   // Register every secret before the first request can record anything.
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
-  return { settings, http: new HttpClient(clientOptions(settings.http, redactor, stopped)), stopped };
+  // The shared token renews itself through the same client: its requests are recorded with the
+  // exchange that needed the token.
+  const sharedTokens = new SharedTokens((recorder) => (req) => http.send(req, recorder), settings.target, settings.credentials, settings.sharedToken, settings.sharedTokenProblem);
+  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens });
+  return { settings, http, stopped };
 }

@@ -14,9 +14,12 @@ import { requestValidToken } from './token-response.js';
  * "shortly before" probe does the suite fetch one of its own.
  *
  * Timing, in epoch ms, with T = expires_in:
+ * - the token is first tried right after it arrived: a token the API never accepts cannot show
+ *   when it stops being accepted, so every expiry check is then an error, not a pass;
  * - the server cannot have issued the token before `sentAt`, so it is valid until at least
- *   `sentAt + T`: the "before" probe is sent a little earlier than that (`lead`, twice the
- *   observed round trip, at least 500 ms);
+ *   `sentAt + T` — to the second only: expires_in is whole seconds, and servers that compute
+ *   `exp = floor(iat) + T` (JWT issuers, RFC 7519 §4.1.4 NumericDate) end a token up to 1 s
+ *   early. The "before" probe is therefore sent 1 s plus the observed round trip ahead;
  * - it cannot have issued it after `receivedAt`, so from `receivedAt + T` on it must be refused;
  *   the server gets `--expiry-margin` seconds of clock margin, polled every 100 ms, so the check
  *   ends as soon as the server refuses.
@@ -27,23 +30,33 @@ export interface Timeline {
   expiresIn: number;
   sentAt: number;
   receivedAt: number;
+  /** GET /users/me with the token right after it arrived: the precondition of every expiry check. */
+  first: HttpResponse;
+  /** The slowest round trip seen so far (the token request, the first probe), in ms. */
+  roundTripMs: number;
 }
 
 const POLL_MS = 100;
+/** Whole-second expires_in: a conformant server may end a token up to this much early. */
+export const CLOCK_GRANULARITY_MS = 1000;
 let timeline: Promise<Timeline> | undefined;
 let expiry: Promise<ExpiryObservation> | undefined;
 
-function lead(t: Timeline): number {
-  return Math.min(Math.max(500, 2 * (t.receivedAt - t.sentAt)), (t.expiresIn * 1000) / 2);
+/** How late a timer may fire on a busy machine; the lead allows for it. */
+export const TIMER_SLACK_MS = 100;
+
+/** How far ahead of `sentAt + T` the "before" probe is sent: 1 s granularity, a round trip, timer slack. */
+export function lead(t: Pick<Timeline, 'roundTripMs'>): number {
+  return CLOCK_GRANULARITY_MS + t.roundTripMs + TIMER_SLACK_MS;
 }
 
-/** When the "shortly before" probe is sent. */
-export function probeBeforeAt(t: Timeline): number {
-  return t.sentAt + t.expiresIn * 1000 - lead(t);
+/** When the "shortly before" probe is sent (never before the token arrived). */
+export function probeBeforeAt(t: Pick<Timeline, 'sentAt' | 'receivedAt' | 'expiresIn' | 'roundTripMs'>): number {
+  return Math.max(t.receivedAt, t.sentAt + t.expiresIn * 1000 - lead(t));
 }
 
 /** The first moment the token must be refused, and the last one the margin allows. */
-export function mustBeRefusedFrom(t: Timeline, marginSeconds: number): { from: number; deadline: number } {
+export function mustBeRefusedFrom(t: Pick<Timeline, 'receivedAt' | 'expiresIn'>, marginSeconds: number): { from: number; deadline: number } {
   const from = t.receivedAt + t.expiresIn * 1000;
   return { from, deadline: from + marginSeconds * 1000 };
 }
@@ -56,17 +69,43 @@ export function getTimeline(c: CheckContext): Promise<Timeline> {
 
 async function buildTimeline(c: CheckContext): Promise<Timeline> {
   const shared = c.settings.sharedToken;
-  if (shared) {
-    const t = { token: shared.accessToken, expiresIn: shared.expiresIn, sentAt: shared.sentAt, receivedAt: shared.receivedAt };
-    if (Date.now() < probeBeforeAt(t) - POLL_MS) return t;
+  const preflighted = shared && { token: shared.accessToken, expiresIn: shared.expiresIn, sentAt: shared.sentAt, receivedAt: shared.receivedAt, roundTripMs: shared.receivedAt - shared.sentAt };
+  // The runner's token, unless it is already too old to probe shortly before its expiry.
+  const usable = (t: Omit<Timeline, 'first'>): boolean => Date.now() < probeBeforeAt(t) - POLL_MS;
+  for (const candidate of [preflighted && usable(preflighted) ? preflighted : undefined, 'own' as const]) {
+    if (candidate === undefined) continue;
+    const issued = candidate === 'own' ? await ownToken(c) : candidate;
+    const probeSent = Date.now();
+    const first = await probe(c, issued.token, 'GET /users/me with the token just issued (does the API accept it at all?)');
+    const t = { ...issued, first, roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent) };
+    // A slow first probe moves the "before" probe earlier: past already, the runner's token is too old.
+    if (candidate === 'own' || Date.now() <= probeBeforeAt(t)) return t;
   }
+  throw new Error('unreachable: the own token is always returned');
+}
+
+async function ownToken(c: CheckContext): Promise<Omit<Timeline, 'first'>> {
   const sentAt = Date.now();
   const res = await requestValidToken(c);
   const receivedAt = Date.now();
   const issued = readIssuedToken(res);
   if (!issued) throw new PrerequisiteError(`cannot follow a token to its expiry: the token request answered ${res.status} without a usable token (see TOKEN-ISSUE)`);
   if (!Number.isInteger(issued.expiresIn) || issued.expiresIn <= 0) throw new PrerequisiteError(`cannot follow a token to its expiry: expires_in is not a positive integer (see TOKEN-EXPIRES-IN)`);
-  return { token: issued.accessToken, expiresIn: issued.expiresIn, sentAt, receivedAt };
+  return { token: issued.accessToken, expiresIn: issued.expiresIn, sentAt, receivedAt, roundTripMs: receivedAt - sentAt };
+}
+
+/**
+ * The precondition of every expiry check: the API accepted the token when it was new. Otherwise
+ * records an error that names the cause (a refusal before expiry proves nothing about expiry)
+ * and returns false.
+ */
+export function acceptedWhenNew(c: CheckContext, t: Timeline): boolean {
+  if (t.first.status === 200) return true;
+  c.error(
+    `cannot observe expiry: GET /users/me refused the token right after it was issued (${t.first.status}), so it never worked; see TOKEN-WORKS (does the API accept tokens from ${c.target.authUrl === c.target.baseUrl ? 'its token endpoint' : `--auth-url ${c.target.authUrl}`}?)`,
+    t.first,
+  );
+  return false;
 }
 
 /** Skips the check when waiting out expires_in would take longer than --max-expiry-wait. */
@@ -83,9 +122,9 @@ export async function sleepUntil(epochMs: number, signal: AbortSignal): Promise<
   if (ms > 0) await sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 
-/** GET /users/me with the timeline's token. */
-export function probe(c: CheckContext, t: Timeline, purpose: string): Promise<HttpResponse> {
-  return getResource(c.send, c.target, { path: USER_PATH, auth: { kind: 'bearer', token: t.token }, purpose });
+/** GET /users/me with the timeline's token (never the shared one: no renewal, no retry). */
+export function probe(c: CheckContext, token: string, purpose: string): Promise<HttpResponse> {
+  return getResource(c.send, c.target, { path: USER_PATH, auth: { kind: 'bearer', token }, purpose });
 }
 
 export interface ExpiryObservation {
@@ -107,7 +146,7 @@ export function observeExpiry(c: CheckContext, t: Timeline): Promise<ExpiryObser
     await sleepUntil(from, c.signal);
     let lastAccepted: HttpResponse | undefined;
     for (let attempt = 0; attempt < 1000; attempt += 1) {
-      const res = await probe(c, t, 'GET /users/me with a token whose expires_in has passed');
+      const res = await probe(c, t.token, 'GET /users/me with a token whose expires_in has passed');
       const secondsLate = (Date.now() - from) / 1000;
       if (res.status !== 200) return { refused: res, secondsLate, ...(lastAccepted ? { lastAccepted } : {}) };
       lastAccepted = res;

@@ -97,28 +97,31 @@ export interface Walk {
 /** Hard bound on the pages of one walk: a hostile Total-Pages must not keep the run going. */
 export const MAX_WALK_PAGES = 100_000;
 
-const walks = new Map<string, Promise<Walk>>();
+const walks = new Map<string, { walk: Promise<Walk>; recorder: Recorder }>();
 
 /** The walk of the list at `path` for the tenant under test, done once per worker. */
 export function getWalk(c: CheckContext, path: string): Promise<Walk> {
   let walk = walks.get(path);
   if (!walk) {
-    walk = walkList(c, path);
+    const recorder = new Recorder();
+    // The check that starts the walk accounts for the token renewals it needed.
+    walk = { walk: walkList(c, path, recorder).finally(() => (c.sharedTokenRequests += recorder.tokenRequests)), recorder };
     walks.set(path, walk);
   }
-  return walk;
+  c.uses(walk.recorder);
+  return walk.walk;
 }
 
 function pageUrlPath(apiPath: string, page: number, size: number): string {
   return `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`;
 }
 
-async function walkList(c: CheckContext, path: string): Promise<Walk> {
+async function walkList(c: CheckContext, path: string, recorder: Recorder): Promise<Walk> {
   const tenantId = c.settings.tenantId;
   if (tenantId === undefined) throw new Error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'}`);
   const apiPath = tenantPath(tenantId, path);
-  const recorder = new Recorder();
-  const auth = await c.bearer();
+  // Taken by the HTTP layer for each page as it is sent: a long walk outlives many tokens.
+  const auth = c.bearer();
   // Item shapes cost a walk of every item; only the nulls check reads them.
   const withShapes = c.settings.selected.includes('NULLS-SAME-FIELDS');
   const send: Send = (req) => getBattery().http.send(req, recorder);
@@ -221,7 +224,7 @@ export async function followLink(c: CheckContext, walk: Walk, target: string): P
   let page = linkTargets.get(key);
   if (!page) {
     page = (async () => {
-      const res = await getUrl((req) => getBattery().http.send(req, walk.recorder), target, await c.bearer(), `GET a Link target of ${walk.path}: ${target}`);
+      const res = await getUrl((req) => getBattery().http.send(req, walk.recorder), target, c.bearer(), `GET a Link target of ${walk.path}: ${target}`);
       return readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, false);
     })();
     linkTargets.set(key, page);

@@ -1,7 +1,8 @@
-import { TOKEN_PATH, USER_PATH } from '../api/paths.js';
-import { getResource, requestToken, type ClientCredentials } from '../api/requests.js';
+import { LEGACY_TOKEN_PATH, TOKEN_PATH, USER_PATH } from '../api/paths.js';
+import { credentialsRefused, getResource, readIssuedToken, requestToken, type ClientCredentials } from '../api/requests.js';
 import type { HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
+import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, validAnswer, type Endpoint } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 
 /** Token-endpoint steps shared by the token and legacy suites. */
@@ -12,26 +13,38 @@ export function requestValidToken(c: CheckContext, path = TOKEN_PATH): Promise<H
 }
 
 /**
- * The body of a successful token response, or undefined after recording why there is none:
- * as an error when `asPrerequisite` (the check tests something else and cannot go on).
+ * The body of the endpoint's answer to a valid token request, shared by the checks that examine
+ * it, or undefined after an error that points at the check judging that answer.
  */
-export async function issuedTokenBody(c: CheckContext, path = TOKEN_PATH, asPrerequisite = true): Promise<{ res: HttpResponse; body: Record<string, unknown> } | undefined> {
-  const res = await requestValidToken(c, path);
-  if (asPrerequisite) {
-    if (res.status !== 200) {
-      c.error(`cannot check: the token request with valid credentials answered ${res.status}, not 200 (see TOKEN-ISSUE)`, res);
-      return undefined;
-    }
-    const parsed = res.json();
-    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
-      c.error('cannot check: the token response is not a JSON object (see TOKEN-ISSUE)', res);
-      return undefined;
-    }
-    return { res, body: parsed.value as Record<string, unknown> };
+export async function issuedTokenBody(c: CheckContext, endpoint: Endpoint = TOKEN_ENDPOINT): Promise<{ res: HttpResponse; body: Record<string, unknown> } | undefined> {
+  const res = await validAnswer(c, endpoint);
+  if (res.status !== 200) {
+    c.error(`cannot check: the token request with valid credentials answered ${res.status}, not 200 (see ${endpoint.judgedBy})`, res);
+    return undefined;
   }
-  if (!expectStatus(c, res, [200], `POST ${path} with valid client credentials`)) return undefined;
-  const body = expectJsonObject(c, res, `POST ${path} response`);
-  return body ? { res, body } : undefined;
+  const parsed = res.json();
+  if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+    c.error(`cannot check: the token response is not a JSON object (see ${endpoint.judgedBy})`, res);
+    return undefined;
+  }
+  return { res, body: parsed.value as Record<string, unknown> };
+}
+
+/** Judges a token response the check itself is about: 200 and a JSON object, or failures. */
+export function judgeTokenResponse(c: CheckContext, res: HttpResponse, what: string): Record<string, unknown> | undefined {
+  if (!expectStatus(c, res, [200], what)) return undefined;
+  return expectJsonObject(c, res, `${what}: the response`);
+}
+
+/**
+ * A token issued just now, for a check that uses it at once (a shared one might be close to its
+ * expiry by the time a late check runs), or undefined after an error pointing at `judgedBy`.
+ */
+export async function freshToken(c: CheckContext, endpoint: Endpoint = TOKEN_ENDPOINT): Promise<{ res: HttpResponse; token: string } | undefined> {
+  const res = await requestValidToken(c, endpoint === LEGACY_TOKEN_ENDPOINT ? LEGACY_TOKEN_PATH : TOKEN_PATH);
+  const issued = readIssuedToken(res);
+  if (!issued) c.error(`cannot check: the token request with valid credentials answered ${res.status} without an access_token string (see ${endpoint.judgedBy})`, res);
+  return issued ? { res, token: issued.accessToken } : undefined;
 }
 
 /** spec §Access token response: the three fields and their types (RFC 6749 §5.1). */
@@ -59,12 +72,12 @@ export async function expectTokenWorks(c: CheckContext, token: string, where: st
 
 /** A client id no server knows, for the unknown-client probes. */
 export function unknownClient(credentials: ClientCredentials): ClientCredentials {
-  return { clientId: `carrier-conformance-unknown-client-${process.pid}`, clientSecret: credentials.clientSecret };
+  return { ...credentials, clientId: `carrier-conformance-unknown-client-${process.pid}` };
 }
 
-/** The configured client with a secret that differs from the real one. */
+/** The configured client with a secret that differs from the real one (encoded the same way). */
 export function wrongSecret(credentials: ClientCredentials): ClientCredentials {
-  return { clientId: credentials.clientId, clientSecret: `${credentials.clientSecret}-wrong` };
+  return { ...credentials, clientSecret: `${credentials.clientSecret}-wrong` };
 }
 
 /**
@@ -92,4 +105,18 @@ export function expectErrorCode(c: CheckContext, res: HttpResponse, codes: reado
   const got = typeof error === 'string' ? `"${error}"` : parsed.ok ? 'a body without an error code' : 'a body that is not JSON';
   c.fail(`${what}: expected error ${codes.map((x) => `"${x}"`).join(' or ')}, got ${got}`, res);
   return false;
+}
+
+/**
+ * The configured credentials were refused (401 invalid_client) on a request that varied
+ * something else: when a valid request is refused too right now, the credentials are the cause
+ * and the check cannot judge its own rule, an error that points at TOKEN-ISSUE. A valid request
+ * that still succeeds means the refusal was the server's answer to the variation: judged.
+ */
+export async function credentialsRefusedNow(c: CheckContext, res: HttpResponse, what: string): Promise<boolean> {
+  if (!credentialsRefused(res)) return false;
+  const control = await requestValidToken(c);
+  if (control.status === 200) return false;
+  c.error(`${what}: refused (${res.status}), but so is a valid token request now (${control.status}): the configured credentials are refused, so nothing about this rule was learnt (see TOKEN-ISSUE)`, res);
+  return true;
 }

@@ -1,58 +1,97 @@
-import { readIssuedToken, requestToken } from '../api/requests.js';
+import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
+import type { Recorder, SharedTokenSource, TokenLease } from '../http/client.js';
 import { redactor } from '../redact.js';
-import type { CheckContext } from './check.js';
-import { getBattery } from './context.js';
+import type { SharedToken } from './wiring.js';
 import { PrerequisiteError } from './errors.js';
 
 /**
- * The access token the checks use when they do not test the token endpoint itself: the one the
- * runner obtained before the battery, so that a run sends as few token requests as possible.
- * Only when it is about to expire (short-lived tokens, slow targets) does a worker fetch another,
- * once for all its checks.
+ * The access token the checks use when they do not test the token endpoint itself: at first the
+ * one the runner obtained before the battery, so that a run sends as few token requests as
+ * possible, then renewed ahead of its expiry for as long as the run lasts (a walk of thousands
+ * of pages may outlast many tokens). The HTTP layer takes a lease when it sends each request
+ * (`{ kind: 'shared-token' }`), so every request carries a token that is valid when it leaves.
  */
 
-interface Usable {
+/** A token as issued, with when it was asked for and when it arrived (epoch ms). */
+interface Issued {
   token: string;
-  /** Epoch ms after which the token is not handed out any more. */
-  usableUntil: number;
+  expiresIn: number;
+  sentAt: number;
+  receivedAt: number;
 }
 
-let current: Usable | undefined;
-let inflight: Promise<Usable> | undefined;
-
-/** Stop using a token this long before it expires: a fifth of its lifetime, at least 1 s. */
-export function usableUntil(sentAt: number, expiresInSeconds: number): number {
-  const lifetime = expiresInSeconds * 1000;
-  return sentAt + lifetime - Math.max(1000, lifetime / 5);
+/**
+ * When to stop handing a token out: its lifetime counted from `sentAt` (the server cannot have
+ * issued it earlier), less a lead of a fifth of the lifetime, at least 1 s (`expires_in` is whole
+ * seconds and servers that compute `exp = floor(iat) + ttl` end a token up to 1 s early) and at
+ * least two round trips (the request still has to reach the server), but never more than half
+ * the lifetime. A token just received is always handed out to the requests that waited for it.
+ */
+export function renewAt(t: Issued): number {
+  const lifetime = t.expiresIn * 1000;
+  const roundTrip = Math.max(0, t.receivedAt - t.sentAt);
+  const lead = Math.min(lifetime / 2, Math.max(1000, lifetime / 5, 2 * roundTrip));
+  return t.sentAt + lifetime - lead;
 }
 
-export async function sharedAccessToken(c: CheckContext): Promise<string> {
-  const { settings } = getBattery();
-  if (!current && settings.sharedToken) {
-    const t = settings.sharedToken;
-    current = { token: t.accessToken, usableUntil: usableUntil(t.sentAt, t.expiresIn) };
+/** A token without a usable expires_in is used for this long before it is renewed. */
+const FALLBACK_EXPIRES_IN = 60;
+
+export class SharedTokens implements SharedTokenSource {
+  #current: (TokenLease & { renewAt: number }) | undefined;
+  #renewal: Promise<TokenLease & { renewAt: number }> | undefined;
+
+  constructor(
+    private readonly send: (recorder: Recorder | undefined) => Send,
+    private readonly target: Target,
+    private readonly credentials: ClientCredentials,
+    initial: SharedToken | undefined,
+    /** Why the runner has no shared token, for the error of every check that needs one. */
+    private readonly problem: string | undefined,
+  ) {
+    if (initial) this.#current = leaseOf({ token: initial.accessToken, expiresIn: initial.expiresIn, sentAt: initial.sentAt, receivedAt: initial.receivedAt });
   }
-  if (current && Date.now() < current.usableUntil) return current.token;
-  inflight ??= fetchToken(c).finally(() => {
-    inflight = undefined;
-  });
-  current = await inflight;
-  return current.token;
+
+  async lease(recorder?: Recorder): Promise<TokenLease> {
+    const current = this.#current;
+    if (current && Date.now() < current.renewAt) return current;
+    return this.#renew(recorder);
+  }
+
+  async renewAfterRefusal(refused: TokenLease, recorder?: Recorder): Promise<TokenLease> {
+    // Another request refused with the same token may have renewed it already.
+    if (this.#current && this.#current.token !== refused.token) return this.#current;
+    if (this.#current?.token === refused.token) this.#current = undefined;
+    return this.#renew(recorder);
+  }
+
+  /** One renewal in flight at a time: every request that needs a token meanwhile waits for it. */
+  #renew(recorder: Recorder | undefined): Promise<TokenLease & { renewAt: number }> {
+    this.#renewal ??= this.#fetch(recorder)
+      .then((lease) => (this.#current = lease))
+      .finally(() => {
+        this.#renewal = undefined;
+      });
+    return this.#renewal;
+  }
+
+  async #fetch(recorder: Recorder | undefined): Promise<TokenLease & { renewAt: number }> {
+    const sentAt = Date.now();
+    if (recorder) recorder.tokenRequests += 1;
+    const res = await requestToken(this.send(recorder), this.target, {
+      credentials: this.credentials,
+      purpose: 'obtain an access token for the checks (the shared one is missing or about to expire)',
+    });
+    const issued = readIssuedToken(res);
+    if (!issued) {
+      throw new PrerequisiteError(`no access token to test with: the token endpoint answered ${res.status}${this.problem ? ` (${this.problem})` : ''} (see TOKEN-ISSUE)`);
+    }
+    redactor.addSecret(issued.accessToken, 'access-token');
+    const expiresIn = Number.isFinite(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn : FALLBACK_EXPIRES_IN;
+    return leaseOf({ token: issued.accessToken, expiresIn, sentAt, receivedAt: Date.now() });
+  }
 }
 
-async function fetchToken(c: CheckContext): Promise<Usable> {
-  const sentAt = Date.now();
-  c.sharedTokenRequests += 1;
-  const res = await requestToken(c.send, c.target, {
-    credentials: c.credentials,
-    purpose: 'obtain an access token for the checks (the shared one is missing or about to expire)',
-  });
-  const issued = readIssuedToken(res);
-  if (!issued) {
-    const why = getBattery().settings.sharedTokenProblem;
-    throw new PrerequisiteError(`no access token to test with: the token endpoint answered ${res.status}${why ? ` (${why})` : ''}`);
-  }
-  redactor.addSecret(issued.accessToken, 'access-token');
-  const expiresIn = Number.isFinite(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn : 60;
-  return { token: issued.accessToken, usableUntil: usableUntil(sentAt, expiresIn) };
+function leaseOf(t: Issued): TokenLease & { renewAt: number } {
+  return { token: t.token, declaredValidUntil: t.sentAt + t.expiresIn * 1000, renewAt: Math.max(renewAt(t), t.receivedAt) };
 }

@@ -133,6 +133,20 @@ export const CHECKS: readonly Check[] = [
     refs: ['RFC 6749 §3.2'],
   },
   {
+    id: 'TOKEN-CREDENTIALS-ENCODING',
+    suite: 'token',
+    level: 'SHOULD',
+    title: 'Client credentials form-urlencoded before Base64 are accepted (a secret with space + % : & = works)',
+    refs: ['RFC 6749 §2.3.1', 'RFC 7617 §2'],
+    notes:
+      'RFC 6749 §2.3.1 has the client form-urlencode client_id and client_secret (Appendix B) before using them as the Basic ' +
+      'user-id and password, so a server must decode them; OpenID Certified servers (oidc-provider) do, many others ' +
+      '(@node-oauth/oauth2-server) do not. SHOULD, not MUST: the spec itself names only RFC 7617 for the token ' +
+      'request, which a server that does not decode follows to the letter, and with secrets of unreserved ' +
+      'characters the two readings never differ. When only the unencoded credentials are accepted, the rest ' +
+      'of the battery runs with them. Skipped when the credentials contain nothing that form-encoding changes.',
+  },
+  {
     id: 'TOKEN-BASIC-CASE',
     suite: 'token',
     level: 'SHOULD',

@@ -12,9 +12,17 @@ export function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
 }
 
+/**
+ * How the client credentials become the Basic user-id and password: `form` is RFC 6749 §2.3.1;
+ * `raw` uses them as they are (plain RFC 7617), which is what a server that does not form-decode
+ * them accepts. The harness sends `form` unless the preflight found that only `raw` works.
+ */
+export type BasicEncoding = 'form' | 'raw';
+
 /** The credentials part of `Authorization: Basic <credentials>`. */
-export function encodeBasicCredentials(clientId: string, clientSecret: string): string {
-  return Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`, 'utf8').toString('base64');
+export function encodeBasicCredentials(clientId: string, clientSecret: string, encoding: BasicEncoding = 'form'): string {
+  const [id, secret] = encoding === 'form' ? [formEncode(clientId), formEncode(clientSecret)] : [clientId, clientSecret];
+  return Buffer.from(`${id}:${secret}`, 'utf8').toString('base64');
 }
 
 /** True when the RFC 6749 form-encoding changes the credentials, i.e. a naive `curl -u` would differ. */

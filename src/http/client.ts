@@ -3,7 +3,8 @@ import { request, type Dispatcher } from 'undici';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RecordedExchange } from '../report/model.js';
 import type { Redactor } from '../redact.js';
-import { encodeBasicCredentials } from './basic.js';
+import { encodeBasicCredentials, type BasicEncoding } from './basic.js';
+import { closedBeforeResponseOnReusedConnection, trackConnectionReuse } from './connection-reuse.js';
 import { createDispatcher, type TlsSettings } from './dispatcher.js';
 import { describeTransportError } from './transport-errors.js';
 
@@ -21,10 +22,18 @@ import { describeTransportError } from './transport-errors.js';
 export type RequestAuth =
   /** No Authorization header. */
   | { kind: 'none' }
-  /** The configured client credentials as HTTP Basic (RFC 7617, RFC 6749 §2.3.1). */
-  | { kind: 'client-basic'; clientId: string; clientSecret: string; scheme?: string }
+  /**
+   * Client credentials as HTTP Basic (RFC 7617), form-urlencoded first as RFC 6749 §2.3.1 says
+   * (`encoding: 'raw'` skips that, for a server that does not decode them).
+   */
+  | { kind: 'client-basic'; clientId: string; clientSecret: string; scheme?: string; encoding?: BasicEncoding }
   /** An access token, `Bearer <token>` (RFC 6750 §2.1); `scheme` spells the scheme name differently. */
   | { kind: 'bearer'; token: string; scheme?: string }
+  /**
+   * The run's shared access token (`HttpClientOptions.sharedTokens`), taken when the request is
+   * sent so that it is valid then, and renewed once if the server refuses it (see `send`).
+   */
+  | { kind: 'shared-token'; scheme?: string }
   /** A made-up credential a check probes with (malformed, unknown): not a secret, recorded as sent. */
   | { kind: 'literal'; value: string };
 
@@ -56,10 +65,31 @@ export interface HttpClientOptions {
   signal?: AbortSignal;
   /** TLS trust: extra CAs (--ca-file) or none at all (--insecure). */
   tls?: TlsSettings;
-  /** How often a 429 or 503 with Retry-After is retried (RFC 9110 §10.2.3). */
+  /** How often a 429 or 503 is retried (after Retry-After, RFC 9110 §10.2.3, or a back-off). */
   maxRetries: number;
   /** The longest a retry waits, whatever Retry-After asks for. */
   maxRetryWaitMs: number;
+  /** Where `{ kind: 'shared-token' }` requests get their token (the battery's workers). */
+  sharedTokens?: SharedTokenSource;
+}
+
+/** An access token handed out for requests, and how long the server declared it valid. */
+export interface TokenLease {
+  readonly token: string;
+  /** Epoch ms of `sentAt + expires_in` of the token request: the server cannot have meant less. */
+  readonly declaredValidUntil: number;
+}
+
+/**
+ * The shared access token, for requests that are not about authentication: valid when the
+ * request is sent (renewed ahead of expiry, one renewal in flight at a time), and replaced once
+ * when the server refuses it. Its errors (no token to be had) reach the caller of `send`.
+ */
+export interface SharedTokenSource {
+  /** A token that is still valid now; `recorder` records a renewal made on the request's behalf. */
+  lease(recorder?: Recorder): Promise<TokenLease>;
+  /** `refused` got a 401: a fresh token (one renewal for every request refused with the same one). */
+  renewAfterRefusal(refused: TokenLease, recorder?: Recorder): Promise<TokenLease>;
 }
 
 /** A response, its body read in full (up to the cap) and decoded. */
@@ -115,9 +145,27 @@ export class TransportError extends Error {
     readonly recorder?: Recorder,
     /** No HTTP response began: the target could not be reached (as opposed to a broken response). */
     readonly beforeResponse = false,
+    /** A reused keep-alive connection was closed before any byte of the response (RFC 9112 §9.3.1). */
+    readonly closedReusedConnection = false,
   ) {
     super(message);
     this.name = 'TransportError';
+  }
+}
+
+/**
+ * The target kept answering 429 or 503 after every retry: it is throttling or unavailable, which
+ * says nothing about conformance, so the check that needed the answer errs instead of judging it.
+ */
+export class UnavailableError extends TransportError {
+  constructor(readonly response: HttpResponse, retries: number) {
+    const what = response.status === 429 ? '429 Too Many Requests (rate limited)' : '503 Service Unavailable';
+    super(
+      `${new URL(response.url).pathname} answered ${what}${retries > 0 ? ` ${retries + 1} times` : ''}; the target is throttling or unavailable, so nothing was judged (lower --concurrency, or raise --max-retries / --max-retry-wait)`,
+      response.exchange,
+      response.recorder,
+    );
+    this.name = 'UnavailableError';
   }
 }
 
@@ -133,6 +181,8 @@ export class Recorder {
   count = 0;
   /** One line per retried request, for the report: retries must never be silent. */
   readonly retries: string[] = [];
+  /** Token requests made to renew the shared token on behalf of these exchanges. */
+  tokenRequests = 0;
 
   /** Records an exchange; `sent` is false when it is a copy of one recorded elsewhere. */
   add(exchange: RecordedExchange, sent = true): number {
@@ -156,6 +206,7 @@ export class HttpClient {
     this.#options = options;
     // One keep-alive pool per process: connections are reused across checks.
     this.#agent = dispatcher ?? createDispatcher(options.timeoutMs, options.tls ?? { insecure: false });
+    trackConnectionReuse();
   }
 
   get options(): Readonly<HttpClientOptions> {
@@ -163,21 +214,63 @@ export class HttpClient {
   }
 
   /**
-   * Sends the request; a 429 or 503 that says when to come back (Retry-After) is retried up to
-   * `maxRetries` times, waiting at most `maxRetryWaitMs`, and every attempt is recorded. A
-   * response the check does not like is never retried: that is the check's verdict to give.
+   * Sends the request, and repeats it only where the repeat cannot change what is judged, each
+   * time noting it in `recorder.retries` (retries are never silent) and recording every attempt:
+   * - a reused keep-alive connection closed before any byte of the response: once (RFC 9112
+   *   §9.3.1; a server or gateway closing an idle connection as the request goes out);
+   * - a 401 to a request sent with the shared token (and its standard scheme): once, with a
+   *   fresh token, since the check is not about the token (`SharedTokenSource`);
+   * - a 429 or 503: up to `maxRetries` times, after Retry-After (RFC 9110 §10.2.3) or a short
+   *   back-off; if it persists, an UnavailableError (nothing about conformance was learnt).
+   * Any other response, however wrong, is returned for the check to judge.
    */
   async send(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
     const signal = this.#signal(req);
-    for (let attempt = 1; ; attempt += 1) {
-      const purpose = attempt === 1 ? req.purpose : `${req.purpose} (retry ${attempt - 1} of ${this.#options.maxRetries})`;
-      const res = await this.#sendOnce({ ...req, purpose }, signal, recorder);
-      const wait = attempt <= this.#options.maxRetries ? retryDelay(res, this.#options.maxRetryWaitMs) : undefined;
-      if (wait === undefined) return res;
-      recorder?.retries.push(`${req.method} ${new URL(req.url).pathname} answered ${res.status} with Retry-After: ${res.header('retry-after') ?? ''}; retried after ${(wait / 1000).toFixed(1)} s (retry ${attempt} of ${this.#options.maxRetries})`);
+    const path = `${req.method} ${new URL(req.url).pathname}`;
+    const shared = req.auth?.kind === 'shared-token' ? req.auth : undefined;
+    let lease = shared ? await this.#tokens().lease(recorder) : undefined;
+    let reuseRetried = false;
+    let tokenRetried = false;
+    let throttled = 0;
+    for (;;) {
+      const auth: RequestAuth | undefined = lease ? { kind: 'bearer', token: lease.token, ...(shared?.scheme ? { scheme: shared.scheme } : {}) } : req.auth;
+      const again = [reuseRetried ? 'after a closed connection' : '', tokenRetried ? 'with a fresh token' : '', throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : ''].filter(Boolean);
+      const purpose = again.length === 0 ? req.purpose : `${req.purpose} (${again.join(', ')})`;
+      const sentAt = Date.now();
+      let res: HttpResponse;
+      try {
+        res = await this.#sendOnce({ ...req, ...(auth ? { auth } : {}), purpose }, signal, recorder);
+      } catch (err) {
+        if (err instanceof TransportError && err.closedReusedConnection && !reuseRetried && !signal.aborted) {
+          reuseRetried = true;
+          recorder?.retries.push(`${path}: the server closed the reused keep-alive connection before answering (${err.message}); sent again once on a new connection (RFC 9112 §9.3.1)`);
+          continue;
+        }
+        throw err;
+      }
+      if (res.status === 401 && lease && shared?.scheme === undefined && !tokenRetried) {
+        tokenRetried = true;
+        const leftMs = lease.declaredValidUntil - sentAt;
+        lease = await this.#tokens().renewAfterRefusal(lease, recorder);
+        recorder?.retries.push(
+          `${path} was refused (401) with the shared access token, ${leftMs > 0 ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s` : 'whose expires_in had run out'}; sent again once with a fresh token before judging`,
+        );
+        continue;
+      }
+      if (res.status !== 429 && res.status !== 503) return res;
+      if (throttled >= this.#options.maxRetries || signal.aborted) throw new UnavailableError(res, throttled);
+      throttled += 1;
+      const wait = retryDelay(res, this.#options.maxRetryWaitMs) ?? Math.min(500 * 2 ** (throttled - 1), this.#options.maxRetryWaitMs);
+      recorder?.retries.push(`${path} answered ${res.status}${res.header('retry-after') === undefined ? '' : ` with Retry-After: ${res.header('retry-after') ?? ''}`}; retried after ${(wait / 1000).toFixed(1)} s (retry ${throttled} of ${this.#options.maxRetries})`);
       await sleep(wait, undefined, { signal }).catch(() => undefined);
-      if (signal.aborted) return res;
+      if (signal.aborted) throw new UnavailableError(res, throttled - 1);
     }
+  }
+
+  #tokens(): SharedTokenSource {
+    const tokens = this.#options.sharedTokens;
+    if (!tokens) throw new RequestRefusedError('no shared access token source: this HTTP client cannot send shared-token requests');
+    return tokens;
   }
 
   /** The run's and the request's abort signals, as one. */
@@ -218,7 +311,8 @@ export class HttpClient {
       const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: signal.aborted });
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
-      throw new TransportError(message, record(partial, message), recorder, status === undefined);
+      const reusedClosed = status === undefined && closedBeforeResponseOnReusedConnection(err);
+      throw new TransportError(message, record(partial, message), recorder, status === undefined, reusedClosed);
     }
     this.#options.redactor.learnFromResponseBody(text);
     const index = record({ status, headers: responseHeaders, text });
@@ -238,12 +332,13 @@ export class HttpClient {
     }
     const auth = req.auth ?? { kind: 'none' };
     if (auth.kind === 'none') return headers;
-    if ((auth.kind === 'client-basic' || auth.kind === 'bearer') && !this.#options.credentialOrigins.includes(url.origin)) {
+    if (auth.kind !== 'literal' && !this.#options.credentialOrigins.includes(url.origin)) {
       throw new RequestRefusedError(`refused to send credentials to ${url.origin}: only ${this.#options.credentialOrigins.join(' and ')} may receive them`);
     }
+    if (auth.kind === 'shared-token') throw new RequestRefusedError('a shared-token request reached the wire without its token (HttpClient.send resolves it)');
     headers.authorization =
       auth.kind === 'client-basic'
-        ? `${auth.scheme ?? 'Basic'} ${encodeBasicCredentials(auth.clientId, auth.clientSecret)}`
+        ? `${auth.scheme ?? 'Basic'} ${encodeBasicCredentials(auth.clientId, auth.clientSecret, auth.encoding)}`
         : auth.kind === 'bearer'
           ? `${auth.scheme ?? 'Bearer'} ${auth.token}`
           : auth.value;
@@ -272,7 +367,8 @@ export class HttpClient {
       },
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(durationMs * 1000) / 1000,
-      auth: req.auth?.kind ?? 'none',
+      // send() has replaced a shared token by the bearer token it leased.
+      auth: req.auth?.kind === 'shared-token' ? 'bearer' : (req.auth?.kind ?? 'none'),
     };
     if (response) {
       // Redact before cutting, so that a secret is never left half-visible at the cut.

@@ -11,10 +11,13 @@
 export const DEFAULT_TOKEN_TTL_SECONDS = 5;
 export const REFERENCE_CLIENT_ID = 'conformance-client';
 /**
- * Contains `+ % : & = space é` on purpose: a client that forgets to form-urlencode the
- * credentials before Base64 (RFC 6749 §2.3.1, Appendix B) fails against it.
+ * Contains `+ % : & =` and a space on purpose: a client that forgets to form-urlencode the
+ * credentials before Base64 (RFC 6749 §2.3.1, Appendix B) fails against it. Printable ASCII
+ * only, as RFC 6749 Appendix A.2 defines client_secret (*VSCHAR).
  */
-export const REFERENCE_CLIENT_SECRET = 'ref secret+%:&=é/2026';
+export const REFERENCE_CLIENT_SECRET = 'ref secret+%:&=/2026';
+/** RFC 6749 Appendix A.1, A.2: client_id and client_secret are *VSCHAR, %x20-7E. */
+const VSCHARS = /^[\x20-\x7e]*$/;
 export const DEFAULT_SHIPMENT_COUNT = 23;
 export const DEFAULT_PAGE_SIZE = 10;
 export const DEFAULT_PAGE_SIZE_MAX = 50;
@@ -74,6 +77,9 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
   const clientId = options.clientId ?? REFERENCE_CLIENT_ID;
   const clientSecret = options.clientSecret ?? REFERENCE_CLIENT_SECRET;
   if (clientId === '') throw new RangeError('clientId must not be empty');
+  for (const [name, value] of [['client id', clientId], ['client secret', clientSecret]] as const) {
+    if (!VSCHARS.test(value)) throw new RangeError(`the ${name} must be printable ASCII (RFC 6749 Appendix A: *VSCHAR, %x20-7E)`);
+  }
   return {
     host: options.host ?? '127.0.0.1',
     port: integerOption('port', options.port, 0, 0),

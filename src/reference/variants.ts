@@ -97,6 +97,16 @@ export const VARIANTS: readonly Variant[] = [
       if (left !== undefined && left <= 0 && left > -400) authoriseWithFreshToken(req, ctx);
     },
   },
+  {
+    name: 'expiry-whole-seconds',
+    description:
+      'Tokens end 999 ms before iat + expires_in, as with exp = floor(iat) + ttl for an iat at the end of its second (JWT NumericDate, RFC 7519 §2; expires_in is whole seconds)',
+    request: (req, ctx: ReferenceContext) => {
+      const token = bearerToken(req);
+      const left = token === undefined ? undefined : ctx.tokens.millisecondsLeft(token);
+      if (left !== undefined && left > 0 && left <= 999) req.headers.authorization = 'Bearer expired-on-the-second';
+    },
+  },
 
   // ── payloads: extra fields and other spellings ────────────────────────────────────────
   {

@@ -98,6 +98,11 @@ export const runReportSchema = z.object({
      * Base64, so a naive `curl -u id:secret` would not send what the harness sent.
      */
     credentialsFormEncoded: z.boolean(),
+    /**
+     * `raw`: the token endpoint accepted the credentials only without that form-encoding, and
+     * the run sent them as they are (TOKEN-CREDENTIALS-ENCODING). Absent: form-encoded.
+     */
+    basicEncoding: z.enum(['form', 'raw']).optional(),
   }),
   startedAt: z.string(),
   finishedAt: z.string(),

@@ -1,14 +1,17 @@
 import { USER_PATH } from '../api/paths.js';
-import { getResource, readIssuedToken, requestToken, type ClientCredentials, type Target } from '../api/requests.js';
+import { credentialsRefused, getResource, oauthErrorCode, readIssuedToken, requestToken, type ClientCredentials, type Target } from '../api/requests.js';
 import type { SharedToken } from '../battery/wiring.js';
-import { RunAbortedError } from '../errors.js';
-import { TransportError, type HttpClient } from '../http/client.js';
+import { RunAbortedError, UsageError } from '../errors.js';
+import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
+import { TransportError, type HttpClient, type HttpResponse } from '../http/client.js';
 import type { Redactor } from '../redact.js';
 
 /**
  * Before the battery: make sure the target answers at all (else exit 3 with one clear line
- * instead of fifty errored checks), obtain the token every check shares, and find the tenant
- * under test when none was given (spec §Get the current user: the tenants the user may access).
+ * instead of fifty errored checks), make sure the configured credentials are accepted (else
+ * exit 2: a mistyped secret is a configuration problem, not seven MUST failures), obtain the
+ * token every check shares, and find the tenant under test when none was given (spec §Get the
+ * current user: the tenants the user may access).
  */
 
 export interface Preflight {
@@ -16,37 +19,63 @@ export interface Preflight {
   sharedTokenProblem?: string;
   tenantId?: string;
   tenantProblem?: string;
+  /**
+   * How the checks send the client credentials: RFC 6749 §2.3.1 form-encoded, unless the token
+   * endpoint refused that and accepted them as they are (TOKEN-CREDENTIALS-ENCODING reports it).
+   */
+  encoding: BasicEncoding;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * Sends a preflight request. When no HTTP response even begins (refused, DNS, TLS, silence),
- * the target cannot be reached and the run ends (exit 3); a response that begins and then
- * breaks means the target is there but misbehaves, which the battery will report check by check.
- */
-async function reach<T>(what: string, url: string, send: () => Promise<T>): Promise<T | TransportError> {
-  try {
-    return await send();
-  } catch (err) {
-    if (err instanceof TransportError && err.beforeResponse) throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}`);
-    if (err instanceof TransportError) return err;
-    throw err;
-  }
-}
+/** What the user is told to check when the token endpoint refuses the configured credentials. */
+export const CREDENTIALS_HINT = 'check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)';
 
 export async function preflight(http: HttpClient, target: Target, credentials: ClientCredentials, redactor: Redactor, tenantId: string | undefined): Promise<Preflight> {
   const send = (req: Parameters<HttpClient['send']>[0]) => http.send(req);
-  const out: Preflight = {};
+  /** Origins that have answered at least one request: those are reachable, whatever comes next. */
+  const answered = new Set<string>();
+  const reach = async (what: string, url: string, request: () => Promise<HttpResponse>): Promise<HttpResponse | TransportError> => {
+    try {
+      const res = await request();
+      answered.add(new URL(url).origin);
+      return res;
+    } catch (err) {
+      if (!(err instanceof TransportError)) throw err;
+      // A target that answered something is there and misbehaving: the battery reports it check
+      // by check. One that never answered cannot be tested at all.
+      if (err.beforeResponse && !answered.has(new URL(url).origin)) throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}`);
+      return err;
+    }
+  };
+  const obtain = (encoding: BasicEncoding) => {
+    const sentAt = Date.now();
+    return reach('token endpoint', target.authUrl, () =>
+      requestToken(send, target, { credentials: { ...credentials, encoding }, purpose: 'obtain the shared access token' }),
+    ).then((res) => ({ res, sentAt, receivedAt: Date.now() }));
+  };
 
-  const sentAt = Date.now();
-  const tokenRes = await reach('token endpoint', target.authUrl, () => requestToken(send, target, { credentials, purpose: 'obtain the shared access token' }));
-  const receivedAt = Date.now();
+  let encoding: BasicEncoding = 'form';
+  let token = await obtain(encoding);
+  if (!(token.res instanceof TransportError) && credentialsRefused(token.res) && needsFormEncoding(credentials.clientId, credentials.clientSecret)) {
+    // RFC 6749 §2.3.1 says to form-encode; many servers do not decode. Try the credentials as they are.
+    const raw = await obtain('raw');
+    if (!(raw.res instanceof TransportError) && readIssuedToken(raw.res)) {
+      encoding = 'raw';
+      token = raw;
+    }
+  }
+  const out: Preflight = { encoding };
+  const { res: tokenRes, sentAt, receivedAt } = token;
   if (tokenRes instanceof TransportError) {
     out.sharedTokenProblem = `the token request failed: ${tokenRes.message}`;
     out.tenantProblem = `no tenant was given (--tenant-id) and there is no token to ask /users/me with`;
     if (tenantId !== undefined) out.tenantId = tenantId;
     return out;
+  }
+  if (credentialsRefused(tokenRes)) {
+    const code = oauthErrorCode(tokenRes);
+    throw new UsageError(`the token endpoint ${new URL(tokenRes.url).origin}${new URL(tokenRes.url).pathname} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${CREDENTIALS_HINT}`);
   }
   const issued = readIssuedToken(tokenRes);
   if (issued) {
@@ -54,9 +83,8 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     const expiresIn = Number.isInteger(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn : 60;
     out.sharedToken = { accessToken: issued.accessToken, expiresIn, sentAt, receivedAt };
   } else {
-    const parsed = tokenRes.json();
-    const code = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { error?: unknown }).error : undefined;
-    out.sharedTokenProblem = `the token request with the configured credentials answered ${tokenRes.status}${typeof code === 'string' ? ` ${code}` : ''}${tokenRes.status === 401 ? ': check --client-id and --client-secret' : ''}`;
+    const code = oauthErrorCode(tokenRes);
+    out.sharedTokenProblem = `the token request with the configured credentials answered ${tokenRes.status}${code ? ` ${code}` : ''}`;
   }
 
   if (tenantId !== undefined) {
@@ -67,8 +95,8 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     out.tenantProblem = `no tenant was given (--tenant-id) and /users/me cannot be asked without a token (${out.sharedTokenProblem ?? 'no token'})`;
     return out;
   }
-  const token = out.sharedToken.accessToken;
-  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token }, purpose: 'find the tenant under test' }));
+  const bearer = out.sharedToken.accessToken;
+  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token: bearer }, purpose: 'find the tenant under test' }));
   if (userRes instanceof TransportError) {
     out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me failed: ${userRes.message}`;
     return out;

@@ -5,7 +5,7 @@ import { selectChecks, type Check } from '../catalogue/index.js';
 import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { needsFormEncoding } from '../http/basic.js';
+import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
 import type { HttpClient } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { redactor } from '../redact.js';
@@ -111,6 +111,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   let incompleteReason: string | undefined;
   let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
   let tenantId = options.tenantId;
+  let basicEncoding: BasicEncoding = 'form';
   try {
     target = await openTarget(plan, io.err);
     mark('run: target resolved');
@@ -123,11 +124,13 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     client = new HttpClient(clientOptions(http, redactor, signal));
     const pre = await preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
     tenantId = pre.tenantId;
+    basicEncoding = pre.encoding;
     mark('run: preflight done');
+    if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
     if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
     battery.provide({
       target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded },
-      credentials: { clientId: target.clientId, clientSecret: target.clientSecret },
+      credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
       ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
       ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
       foreignTenantId: target.foreignTenantId,
@@ -165,7 +168,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   if (signal.aborted) incompleteReason = String(signal.reason);
   if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-  const report = buildReport({ options, target, tenantId, checks, collected, baseline, incompleteReason, started, rerunOf });
+  const report = buildReport({ options, target, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
   const outcome = await finish(report, options, io);
   mark('run: reports written');
   return outcome;
@@ -175,6 +178,7 @@ interface ReportInputs {
   options: RunOptions;
   target: ResolvedTarget;
   tenantId: string | undefined;
+  basicEncoding: BasicEncoding;
   checks: readonly Check[];
   collected: Collected;
   baseline: Baseline | undefined;
@@ -183,7 +187,7 @@ interface ReportInputs {
   rerunOf: string | undefined;
 }
 
-function buildReport({ options, target, tenantId, checks, collected, baseline, incompleteReason, started, rerunOf }: ReportInputs): RunReport {
+function buildReport({ options, target, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
@@ -203,6 +207,7 @@ function buildReport({ options, target, tenantId, checks, collected, baseline, i
       ...(tenantId ? { tenantId } : {}),
       pagedPaths: target.pagedPaths,
       credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
+      ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
     },
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),

@@ -108,7 +108,11 @@ export function judgeFault(fault: Fault, result: CaseResult): string[] {
     const status = result.report.checks.find((c) => c.id === id)?.status;
     if (status !== 'failed' && status !== 'warning') problems.push(`targeted check not caught: ${describeCheck(result.report, id)}`);
   }
-  const declared = new Set([...fault.breaks, ...(fault.alsoBreaks ?? [])]);
+  for (const id of fault.errs ?? []) {
+    const status = result.report.checks.find((c) => c.id === id)?.status;
+    if (status !== 'error') problems.push(`a dependant must err, pointing at the cause, not ${status ?? 'be missing'}: ${describeCheck(result.report, id)}`);
+  }
+  const declared = new Set([...fault.breaks, ...(fault.alsoBreaks ?? []), ...(fault.errs ?? [])]);
   for (const c of result.report.checks) {
     if (!declared.has(c.id) && c.status !== 'passed') problems.push(`independent check did not pass: ${describeCheck(result.report, c.id)}`);
   }

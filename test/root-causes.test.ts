@@ -1,0 +1,128 @@
+/**
+ * One cause, reported once, and never a pass for what was not exercised: a mistyped secret is a
+ * configuration error (exit 2), a token server whose tokens the API refuses makes the expiry and
+ * tenant-isolation checks errors that name the cause (not passes, not failures of their rules),
+ * a server that does not form-decode the Basic credentials is one warning, and a target that
+ * answers the token endpoint but hangs on /users/me is tested, not declared unreachable.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunReport } from '../src/report/model.js';
+import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
+import { runMain, tempDir, targetArgs, type CliResult } from './support/harness.js';
+import { startHostile } from './support/hostile.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of cleanup.splice(0).reverse()) await close();
+});
+
+async function server(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const s = await startReferenceServer(options);
+  cleanup.push(() => s.close());
+  return s;
+}
+
+/** Runs the harness with `secret` in CARRIER_CLIENT_SECRET; the report when one was written. */
+async function run(secret: string, args: string[]): Promise<CliResult & { report?: RunReport }> {
+  const reportsDir = await tempDir();
+  process.env.CARRIER_CLIENT_SECRET = secret;
+  try {
+    const result = await runMain(['run', '--reports-dir', reportsDir, ...args]);
+    const report = await readFile(join(reportsDir, 'report.json'), 'utf8').then(
+      (text) => JSON.parse(text) as RunReport,
+      () => undefined,
+    );
+    return { ...result, ...(report ? { report } : {}) };
+  } finally {
+    delete process.env.CARRIER_CLIENT_SECRET;
+  }
+}
+
+const statuses = (report: RunReport | undefined): Record<string, string> => Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status]));
+const message = (report: RunReport | undefined, id: string): string => report?.checks.find((c) => c.id === id)?.message ?? '';
+
+describe('a refused client credential', () => {
+  it('is a configuration error: one line naming the options to check, exit 2, not seven MUST failures', async () => {
+    const target = await server();
+    const result = await run(`${target.clientSecret}-typo`, targetArgs(target));
+
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `carrier-conformance: the token endpoint ${target.url}/uaa/oauth2/token refused the configured client credentials (401 invalid_client): check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)`,
+    ]);
+    expect(result.report).toBeUndefined();
+  });
+});
+
+describe('a token endpoint that does not form-decode the Basic credentials (RFC 6749 §2.3.1)', () => {
+  it('is one SHOULD warning; the rest of the battery runs with the credentials that work and passes', async () => {
+    const target = await server({ faults: ['basic-credentials-not-form-decoded'], tokenTtlSeconds: 60 });
+    const result = await run(target.clientSecret, [...targetArgs(target), '--max-expiry-wait', '0']);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2\.3\.1 requires and accepted them as they are/);
+    const got = statuses(result.report);
+    expect(got['TOKEN-CREDENTIALS-ENCODING']).toBe('warning');
+    expect(message(result.report, 'TOKEN-CREDENTIALS-ENCODING')).toMatch(/does not form-decode the Basic user-id and password/);
+    // Expiry is not waited for here; USER-EXPECTED-VALUES needs an --expectations file.
+    const others = Object.entries(got).filter(([id]) => id !== 'TOKEN-CREDENTIALS-ENCODING' && id !== 'USER-EXPECTED-VALUES' && !id.startsWith('EXPIRY-'));
+    expect(others.filter(([, s]) => s !== 'passed')).toEqual([]);
+    expect(result.report?.target.basicEncoding).toBe('raw');
+  });
+
+  it('is not tested, and says why, when the credentials have nothing form-encoding would change', async () => {
+    const target = await server({ clientSecret: 'plain-Secret-2026' });
+    const result = await run(target.clientSecret, [...targetArgs(target), '--check', 'TOKEN-CREDENTIALS-ENCODING']);
+    expect(statuses(result.report)['TOKEN-CREDENTIALS-ENCODING']).toBe('skipped');
+    expect(message(result.report, 'TOKEN-CREDENTIALS-ENCODING')).toMatch(/no character that RFC 6749 §2\.3\.1 form-encoding changes/);
+  });
+});
+
+describe('tokens from a token server the API does not accept (--auth-url elsewhere)', () => {
+  /** Two reference servers: tokens of `auth` mean nothing to `api`. */
+  async function mismatched(): Promise<{ args: string[]; secret: string }> {
+    const api = await server({ tokenTtlSeconds: 2 });
+    const auth = await server({ tokenTtlSeconds: 2 });
+    return { args: ['--base-url', api.url, '--auth-url', auth.url, '--client-id', auth.clientId, '--tenant-id', api.tenantId, '--foreign-tenant-id', api.foreignTenantId, '--paged-path', 'shipments'], secret: auth.clientSecret };
+  }
+
+  it('makes every expiry check an error that names the cause, never a pass: the token never worked', async () => {
+    const { args, secret } = await mismatched();
+    const result = await run(secret, [...args, '--suite', 'expiry']);
+
+    expect(result.code).toBe(1);
+    expect(statuses(result.report)).toEqual({ 'EXPIRY-VALID-BEFORE': 'error', 'EXPIRY-REFUSED-AFTER': 'error', 'EXPIRY-INVALID-TOKEN-ERROR': 'error', 'EXPIRY-RENEW': 'error' });
+    for (const id of ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW']) {
+      expect(message(result.report, id)).toMatch(/cannot observe expiry: GET \/users\/me refused the token right after it was issued \(401\), so it never worked; see TOKEN-WORKS \(does the API accept tokens from --auth-url http:\/\/127\.0\.0\.1:\d+\?\)/);
+    }
+  });
+
+  it('makes the tenant-isolation checks errors that point at the token problem, not isolation failures', async () => {
+    const { args, secret } = await mismatched();
+    const result = await run(secret, [...args, '--suite', 'tenant']);
+
+    expect(result.code).toBe(1);
+    expect(statuses(result.report)).toEqual({ 'TENANT-ACCESS': 'failed', 'TENANT-FOREIGN': 'error', 'TENANT-INVALID-ID': 'error' });
+    expect(message(result.report, 'TENANT-FOREIGN')).toBe('cannot judge GET /tenants/{tenantId}/shipments: even a valid request gets 401 there (see TENANT-ACCESS)');
+  });
+});
+
+describe('a target that answers the token endpoint but hangs on /users/me', () => {
+  it('is reachable and misbehaving: the token checks are judged, what needs /users/me errs with the timeout, exit 1', async () => {
+    const target = await server({ tokenTtlSeconds: 60 });
+    const hostile = await startHostile({ upstream: target.url, misbehaviour: 'silent', match: (path) => path === '/users/me' });
+    cleanup.push(() => hostile.close());
+    const result = await run(target.clientSecret, ['--base-url', hostile.url, '--client-id', target.clientId, '--timeout', '1000', '--suite', 'token', '--suite', 'user']);
+
+    expect(result.code).toBe(1);
+    const got = statuses(result.report);
+    expect(got['TOKEN-ISSUE']).toBe('passed');
+    expect(got['TOKEN-WRONG-SECRET']).toBe('passed');
+    expect(got['USER-OK']).toBe('error');
+    expect(got['TOKEN-WORKS']).toBe('error');
+    expect(message(result.report, 'USER-OK')).toMatch(/no (complete )?response.* within 1000 ms \(--timeout\)/);
+    expect(result.report?.verdict).toBe('non-conformant');
+  });
+});
