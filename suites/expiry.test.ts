@@ -5,8 +5,8 @@
  */
 import { check, suite } from '../src/battery/check.js';
 import { expectChallenge, expectStatus } from '../src/battery/expect.js';
-import { acceptedWhenNew, getTimeline, observeExpiry, probe, probeBeforeAt, skipUnlessWaitable, sleepUntil, TIMER_SLACK_MS } from '../src/battery/expiry.js';
-import { expectTokenWorks, judgeTokenResponse, requestValidToken } from '../src/battery/token-response.js';
+import { acceptedWhenNew, freshTimeline, getTimeline, observeExpiry, probeShortlyBefore, skipUnlessWaitable } from '../src/battery/expiry.js';
+import { judgeTokenResponse, judgeTokenUse, requestValidToken } from '../src/battery/token-response.js';
 import { getBattery } from '../src/battery/context.js';
 
 const { settings } = getBattery();
@@ -19,18 +19,19 @@ suite(
     check(
       'EXPIRY-VALID-BEFORE',
       async (c) => {
-        const t = await getTimeline(c);
+        let t = await getTimeline(c);
         skipUnlessWaitable(c, t);
         if (!acceptedWhenNew(c, t)) return;
-        const at = probeBeforeAt(t);
-        if (at > t.receivedAt && Date.now() > at + TIMER_SLACK_MS) return c.error('the probe before expiry came too late to be meaningful (the run was too slow)');
-        if (at === t.receivedAt) c.note(`expires_in (${t.expiresIn} s) is too short to probe closer to its end than right after issue: the probe must lead by 1 s of clock granularity plus the ${t.roundTripMs} ms round trip`);
-        await sleepUntil(at, c.signal);
-        const secondsLeft = (t.sentAt + t.expiresIn * 1000 - Date.now()) / 1000;
-        const res = await probe(c, t.token, `GET /users/me with a token that has ${secondsLeft.toFixed(1)} s left of its expires_in`);
-        expectStatus(c, res, [200], `GET /users/me ${secondsLeft.toFixed(1)} s before the token's expires_in (${t.expiresIn} s) runs out`);
+        // A busy moment can make one probe inconclusive: then once more, on a token of its own.
+        for (let attempt = 1; attempt <= 2; attempt += 1) {
+          if ((await probeShortlyBefore(c, t)) !== 'inconclusive') return;
+          if (attempt === 2) break;
+          t = await freshTimeline(c);
+          if (!acceptedWhenNew(c, t)) return;
+        }
+        c.error('cannot judge: twice the probe shortly before expiry could not be sent or answered in time; the target (or this machine) is too slow for tokens this short-lived');
       },
-      { timeoutMs },
+      { timeoutMs: 2 * timeoutMs },
     );
 
     check(
@@ -42,7 +43,7 @@ suite(
         const seen = await observeExpiry(c, t);
         const margin = settings.expiryMarginSeconds;
         if (!seen.refused) {
-          return c.fail(`the token was still accepted ${seen.secondsLate.toFixed(1)} s after its expires_in (${t.expiresIn} s) ran out, beyond the ${margin} s clock margin (--expiry-margin)`, seen.lastAccepted);
+          return c.fail(`the token was still accepted ${seen.secondsLate.toFixed(1)} s after its expires_in (${t.expiresIn} s) ran out, beyond a second of whole-second rounding and the ${margin} s clock margin (--expiry-margin)`, seen.lastAccepted);
         }
         const what = `GET /users/me with a token ${seen.secondsLate.toFixed(1)} s past its expires_in`;
         if (expectStatus(c, seen.refused, [401], what)) expectChallenge(c, seen.refused, 'Bearer', what);
@@ -76,11 +77,17 @@ suite(
         skipUnlessWaitable(c, t);
         if (!acceptedWhenNew(c, t)) return;
         await observeExpiry(c, t);
-        const res = await requestValidToken(c);
-        const body = judgeTokenResponse(c, res, 'a token request after the first token expired');
-        if (!body) return;
-        if (typeof body.access_token !== 'string') return c.fail('the fresh token response has no access_token string', res);
-        await expectTokenWorks(c, body.access_token, 'a token request after the first token expired');
+        const where = 'a token request after the first token expired';
+        for (let attempt = 1; attempt <= 2; attempt += 1) {
+          const sentAt = Date.now();
+          const res = await requestValidToken(c);
+          const body = judgeTokenResponse(c, res, where);
+          if (!body) return;
+          if (typeof body.access_token !== 'string') return c.fail('the fresh token response has no access_token string', res);
+          const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number.NaN;
+          if ((await judgeTokenUse(c, { res, token: body.access_token, sentAt, expiresIn }, where)) !== 'inconclusive') return;
+        }
+        c.error('cannot judge: twice the fresh token was refused only once its expires_in (less a second) had run out; the target answers too slowly for tokens this short-lived');
       },
       { timeoutMs },
     );

@@ -8,7 +8,7 @@ import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, USER_PATH } from '../src/api/paths
 import { check, suite } from '../src/battery/check.js';
 import { LEGACY_TOKEN_ENDPOINT, LEGACY_USER_ENDPOINT, USER_ENDPOINT, requireWorking, validAnswer } from '../src/battery/endpoints.js';
 import { expectStatus } from '../src/battery/expect.js';
-import { expectClientRefused, expectTokenWorks, freshToken, judgeTokenResponse, tokenFieldProblems, wrongSecret } from '../src/battery/token-response.js';
+import { expectClientRefused, expectFreshTokenWorks, judgeTokenResponse, tokenFieldProblems, wrongSecret } from '../src/battery/token-response.js';
 import { userBody } from '../src/battery/user.js';
 
 suite('legacy', () => {
@@ -22,8 +22,7 @@ suite('legacy', () => {
   check('LEGACY-TOKEN-WORKS', async (c) => {
     // Only evidence about the legacy path where tokens work on /users/me at all (TOKEN-WORKS).
     if (!(await requireWorking(c, USER_ENDPOINT))) return;
-    const issued = await freshToken(c, LEGACY_TOKEN_ENDPOINT);
-    if (issued) await expectTokenWorks(c, issued.token, LEGACY_TOKEN_PATH);
+    await expectFreshTokenWorks(c, LEGACY_TOKEN_ENDPOINT, LEGACY_TOKEN_PATH);
   });
 
   check('LEGACY-TOKEN-REFUSES', async (c) => {

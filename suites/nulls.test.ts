@@ -17,6 +17,7 @@ suite('nulls', () => {
     const { pagedPaths, tenantId, tenantProblem } = c.settings;
     if (pagedPaths.length === 0) c.skip('no list endpoint configured: pass --paged-path (e.g. --paged-path shipments)');
     if (tenantId === undefined) return c.error(`no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)`);
+    let compared = 0;
     for (const path of pagedPaths) {
       const walk = await getWalk(c, path);
       if (walk.problems.length > 0) {
@@ -30,6 +31,7 @@ suite('nulls', () => {
         c.note(`${path}: fewer than two items, nothing to compare`);
         continue;
       }
+      compared += 1;
       // The union of the fields any item has: an item without one of them omitted it.
       const union = new Set<string>();
       for (const { group } of groups) for (const field of fieldPaths(group.example)) union.add(field);
@@ -45,5 +47,7 @@ suite('nulls', () => {
       }
       if (reported > MAX_REPORTED) c.fail(`${path}: ${omitting} items in all omit fields that other items carry`);
     }
+    // Nothing compared is not a pass: the rule was not exercised (seed the tenant, or add a list).
+    if (compared === 0 && c.findings.length === 0) c.skip(`no list with two or more items to compare (${pagedPaths.join(', ')}): the rule could not be exercised; seed the tenant under test or add a --paged-path`);
   });
 });

@@ -7,7 +7,7 @@ import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/ap
 import { check, suite } from '../src/battery/check.js';
 import { TOKEN_ENDPOINT, requireWorking, validAnswer } from '../src/battery/endpoints.js';
 import { expectJsonObject, expectNoToken, expectStatus } from '../src/battery/expect.js';
-import { credentialsRefusedNow, describeValue, expectClientRefused, expectErrorCode, expectTokenWorks, freshToken, issuedTokenBody, unknownClient, wrongSecret } from '../src/battery/token-response.js';
+import { credentialsRefusedNow, describeValue, expectClientRefused, expectErrorCode, expectFreshTokenWorks, issuedTokenBody, unknownClient, wrongSecret } from '../src/battery/token-response.js';
 import { TOKEN_PATH } from '../src/api/paths.js';
 import { needsFormEncoding } from '../src/http/basic.js';
 import { hasDirective } from '../src/http/directives.js';
@@ -77,8 +77,7 @@ suite('token', () => {
 
   check('TOKEN-WORKS', async (c) => {
     // A token of its own, used at once: the shared answer's token may be old by the time this runs.
-    const issued = await freshToken(c);
-    if (issued) await expectTokenWorks(c, issued.token, 'the token endpoint');
+    await expectFreshTokenWorks(c, TOKEN_ENDPOINT, 'the token endpoint');
   });
 
   check('TOKEN-CREDENTIALS-ENCODING', async (c) => {
@@ -119,7 +118,9 @@ suite('token', () => {
     const refused = expectStatus(c, res, [400, 401], what);
     expectNoToken(c, res, what);
     if (!refused) return;
-    expectErrorCode(c, res, ['invalid_client'], what);
+    // RFC 6749 §5.2 gives "no client authentication included" as an example of invalid_client,
+    // and defines invalid_request for a request missing a required part: either code passes.
+    expectErrorCode(c, res, ['invalid_client', 'invalid_request'], what);
     if (res.status === 401 && res.headerLines('www-authenticate').length === 0) c.fail(`${what}: a 401 must carry a WWW-Authenticate challenge, got none`, res);
   });
 
@@ -151,9 +152,11 @@ suite('token', () => {
       { what: 'no grant_type', credentials: c.credentials, grantType: null },
       { what: 'unsupported grant_type', credentials: c.credentials, grantType: UNSUPPORTED_GRANT },
     ];
+    let judged = 0;
     for (const probe of probes) {
       const res = await requestToken(c.send, c.target, { ...probe, purpose: `token error response (${probe.what})` });
       if (res.status < 400) continue; // refusing at all is the other checks' business
+      judged += 1;
       const what = `error response to a token request with ${probe.what}`;
       const type = res.header('content-type');
       if (!isJsonMediaType(type)) {
@@ -165,6 +168,7 @@ suite('token', () => {
       const problems = schemaProblems(oauthErrorSchema, body);
       if (problems.length > 0) c.fail(`${what}: not an RFC 6749 §5.2 error object: ${problems.join('; ')}`, res);
     }
+    if (judged === 0) c.error('no error response to judge: the token endpoint refused none of the four bad requests (see TOKEN-WRONG-SECRET, TOKEN-NO-CREDENTIALS, TOKEN-GRANT-MISSING, TOKEN-GRANT-UNSUPPORTED)');
   });
 
   check('TOKEN-EXTRA-PARAM', async (c) => {

@@ -126,3 +126,26 @@ describe('a target that answers the token endpoint but hangs on /users/me', () =
     expect(result.report?.verdict).toBe('non-conformant');
   });
 });
+
+describe('checks whose rule was not exercised', () => {
+  it('TOKEN-ERROR-FORMAT errs when the token endpoint refused none of its bad requests: there was no error response to judge', async () => {
+    const target = await server({ faults: ['wrong-secret-accepted', 'no-credentials-accepted', 'grant-type-optional', 'any-grant-type-accepted'] });
+    const result = await run(target.clientSecret, [...targetArgs(target), '--check', 'TOKEN-ERROR-FORMAT']);
+    expect(statuses(result.report)).toEqual({ 'TOKEN-ERROR-FORMAT': 'error' });
+    expect(message(result.report, 'TOKEN-ERROR-FORMAT')).toMatch(/^no error response to judge: the token endpoint refused none of the four bad requests/);
+  });
+
+  it('PAGE-TOTALS errs when no page carries the totals to check (PAGE-HEADERS fails for it)', async () => {
+    const target = await server({ faults: ['no-page-size'] });
+    const result = await run(target.clientSecret, [...targetArgs(target), '--check', 'PAGE-TOTALS', '--check', 'PAGE-HEADERS']);
+    expect(statuses(result.report)).toEqual({ 'PAGE-HEADERS': 'failed', 'PAGE-TOTALS': 'error' });
+    expect(message(result.report, 'PAGE-TOTALS')).toMatch(/^cannot check the totals of shipments: no page carries .* \(see PAGE-HEADERS\)$/);
+  });
+
+  it('NULLS-SAME-FIELDS is not a pass when no list has two items to compare', async () => {
+    const target = await server({ shipmentCount: 1 });
+    const result = await run(target.clientSecret, [...targetArgs(target), '--check', 'NULLS-SAME-FIELDS']);
+    expect(statuses(result.report)).toEqual({ 'NULLS-SAME-FIELDS': 'skipped' });
+    expect(message(result.report, 'NULLS-SAME-FIELDS')).toMatch(/no list with two or more items to compare \(shipments\): the rule could not be exercised/);
+  });
+});

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { USER_PATH } from '../api/paths.js';
 import { getResource, readIssuedToken } from '../api/requests.js';
-import type { HttpResponse } from '../http/client.js';
+import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { PrerequisiteError } from './errors.js';
 import { requestValidToken } from './token-response.js';
@@ -20,9 +20,9 @@ import { requestValidToken } from './token-response.js';
  *   `sentAt + T` — to the second only: expires_in is whole seconds, and servers that compute
  *   `exp = floor(iat) + T` (JWT issuers, RFC 7519 §4.1.4 NumericDate) end a token up to 1 s
  *   early. The "before" probe is therefore sent 1 s plus the observed round trip ahead;
- * - it cannot have issued it after `receivedAt`, so from `receivedAt + T` on it must be refused;
- *   the server gets `--expiry-margin` seconds of clock margin, polled every 100 ms, so the check
- *   ends as soon as the server refuses.
+ * - it cannot have issued it after `receivedAt`, so from `receivedAt + T` on it must be refused,
+ *   within a second (whole-second rounding the other way) plus `--expiry-margin` seconds of clock
+ *   margin, polled every 100 ms, so the check ends as soon as the server refuses.
  */
 
 export interface Timeline {
@@ -37,8 +37,6 @@ export interface Timeline {
 }
 
 const POLL_MS = 100;
-/** Whole-second expires_in: a conformant server may end a token up to this much early. */
-export const CLOCK_GRANULARITY_MS = 1000;
 let timeline: Promise<Timeline> | undefined;
 let expiry: Promise<ExpiryObservation> | undefined;
 
@@ -47,7 +45,7 @@ export const TIMER_SLACK_MS = 100;
 
 /** How far ahead of `sentAt + T` the "before" probe is sent: 1 s granularity, a round trip, timer slack. */
 export function lead(t: Pick<Timeline, 'roundTripMs'>): number {
-  return CLOCK_GRANULARITY_MS + t.roundTripMs + TIMER_SLACK_MS;
+  return WHOLE_SECOND_MS + t.roundTripMs + TIMER_SLACK_MS;
 }
 
 /** When the "shortly before" probe is sent (never before the token arrived). */
@@ -55,10 +53,15 @@ export function probeBeforeAt(t: Pick<Timeline, 'sentAt' | 'receivedAt' | 'expir
   return Math.max(t.receivedAt, t.sentAt + t.expiresIn * 1000 - lead(t));
 }
 
-/** The first moment the token must be refused, and the last one the margin allows. */
+/**
+ * The first moment the token may be refused for sure, and the last one it may still be accepted:
+ * a second more than `receivedAt + expires_in` for whole-second rounding (a server that rounds the
+ * time left down, as @node-oauth/oauth2-server does, declares T - 1 for a token that lives T),
+ * plus the clock margin of --expiry-margin.
+ */
 export function mustBeRefusedFrom(t: Pick<Timeline, 'receivedAt' | 'expiresIn'>, marginSeconds: number): { from: number; deadline: number } {
   const from = t.receivedAt + t.expiresIn * 1000;
-  return { from, deadline: from + marginSeconds * 1000 };
+  return { from, deadline: from + WHOLE_SECOND_MS + marginSeconds * 1000 };
 }
 
 /** The token the timeline follows (shared by the expiry checks of this worker). */
@@ -70,18 +73,51 @@ export function getTimeline(c: CheckContext): Promise<Timeline> {
 async function buildTimeline(c: CheckContext): Promise<Timeline> {
   const shared = c.settings.sharedToken;
   const preflighted = shared && { token: shared.accessToken, expiresIn: shared.expiresIn, sentAt: shared.sentAt, receivedAt: shared.receivedAt, roundTripMs: shared.receivedAt - shared.sentAt };
-  // The runner's token, unless it is already too old to probe shortly before its expiry.
-  const usable = (t: Omit<Timeline, 'first'>): boolean => Date.now() < probeBeforeAt(t) - POLL_MS;
-  for (const candidate of [preflighted && usable(preflighted) ? preflighted : undefined, 'own' as const]) {
-    if (candidate === undefined) continue;
-    const issued = candidate === 'own' ? await ownToken(c) : candidate;
-    const probeSent = Date.now();
-    const first = await probe(c, issued.token, 'GET /users/me with the token just issued (does the API accept it at all?)');
-    const t = { ...issued, first, roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent) };
-    // A slow first probe moves the "before" probe earlier: past already, the runner's token is too old.
-    if (candidate === 'own' || Date.now() <= probeBeforeAt(t)) return t;
+  // The runner's token, unless it is already too old to probe shortly before its expiry; a slow
+  // first probe moves the "before" probe earlier, and past already, the token is too old too. It
+  // may also be refused already (a server that ends tokens early): whether the API accepts
+  // tokens at all is then asked with one of the suite's own, right after issue.
+  if (preflighted && Date.now() < probeBeforeAt(preflighted) - POLL_MS) {
+    const t = await startTimeline(c, preflighted);
+    if (t.first.status === 200 && Date.now() <= probeBeforeAt(t)) return t;
   }
-  throw new Error('unreachable: the own token is always returned');
+  return freshTimeline(c);
+}
+
+/** A timeline on a token of the suite's own, asked for now. */
+export async function freshTimeline(c: CheckContext): Promise<Timeline> {
+  return startTimeline(c, await ownToken(c));
+}
+
+async function startTimeline(c: CheckContext, issued: Omit<Timeline, 'first'>): Promise<Timeline> {
+  const probeSent = Date.now();
+  const first = await probe(c, issued.token, 'GET /users/me with the token just issued (does the API accept it at all?)');
+  return { ...issued, first, roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent) };
+}
+
+/**
+ * The "shortly before" probe of a timeline: 'accepted', 'judged' (refused while the token was
+ * surely valid: a failure recorded), or 'inconclusive' (the probe could not be sent in time, or
+ * its refusal arrived when a whole-second clock may already have ended the token).
+ */
+export async function probeShortlyBefore(c: CheckContext, t: Timeline): Promise<'accepted' | 'judged' | 'inconclusive'> {
+  const at = probeBeforeAt(t);
+  if (at > t.receivedAt && Date.now() > at + TIMER_SLACK_MS) {
+    c.note(`the probe before expiry could not be sent in time (${((Date.now() - at) / 1000).toFixed(1)} s late): a busy moment`);
+    return 'inconclusive';
+  }
+  if (at === t.receivedAt) c.note(`expires_in (${t.expiresIn} s) is too short to probe closer to its end than right after issue: the probe must lead by a second of clock granularity plus the ${t.roundTripMs} ms round trip`);
+  await sleepUntil(at, c.signal);
+  const secondsLeft = (t.sentAt + t.expiresIn * 1000 - Date.now()) / 1000;
+  const what = `GET /users/me ${secondsLeft.toFixed(1)} s before the token's expires_in (${t.expiresIn} s) runs out`;
+  const res = await probe(c, t.token, `GET /users/me with a token that has ${secondsLeft.toFixed(1)} s left of its expires_in`);
+  if (res.status === 200) return 'accepted';
+  if (res.receivedAt > t.sentAt + t.expiresIn * 1000 - WHOLE_SECOND_MS) {
+    c.note(`${what}: refused, but the answer came ${((res.receivedAt - at) / 1000).toFixed(1)} s after the probe was sent, when a whole-second clock may already have ended the token: not evidence either way`);
+    return 'inconclusive';
+  }
+  c.fail(`${what}: expected 200, got ${res.status}`, res);
+  return 'judged';
 }
 
 async function ownToken(c: CheckContext): Promise<Omit<Timeline, 'first'>> {

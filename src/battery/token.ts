@@ -1,5 +1,5 @@
 import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
-import type { Recorder, SharedTokenSource, TokenLease } from '../http/client.js';
+import { WHOLE_SECOND_MS, type Recorder, type SharedTokenSource, type TokenLease } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { SharedToken } from './wiring.js';
 import { PrerequisiteError } from './errors.js';
@@ -30,7 +30,7 @@ interface Issued {
 export function renewAt(t: Issued): number {
   const lifetime = t.expiresIn * 1000;
   const roundTrip = Math.max(0, t.receivedAt - t.sentAt);
-  const lead = Math.min(lifetime / 2, Math.max(1000, lifetime / 5, 2 * roundTrip));
+  const lead = Math.min(lifetime / 2, Math.max(WHOLE_SECOND_MS, lifetime / 5, 2 * roundTrip));
   return t.sentAt + lifetime - lead;
 }
 

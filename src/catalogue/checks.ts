@@ -97,11 +97,14 @@ export const CHECKS: readonly Check[] = [
     id: 'TOKEN-NO-CREDENTIALS',
     suite: 'token',
     level: 'MUST',
-    title: 'A token request without client credentials is refused with invalid_client and no token',
+    title: 'A token request without client credentials is refused with invalid_client (or invalid_request) and no token',
     refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
     notes:
       'RFC 6749 §5.2 lets the server answer 400 or 401 when no client authentication was attempted; ' +
-      'both pass, and a 401 must carry a WWW-Authenticate challenge (RFC 9110 §11.6.1).',
+      'both pass, and a 401 must carry a WWW-Authenticate challenge (RFC 9110 §11.6.1). The error code may be ' +
+      'invalid_client, which §5.2 illustrates with "no client authentication included", or invalid_request, ' +
+      'which §5.2 defines for a request missing a required part and which oidc-provider (OpenID Certified) sends; ' +
+      "§5.2's list is examples (\"e.g.\"), so neither reading can be failed.",
   },
   {
     id: 'TOKEN-GRANT-MISSING',
@@ -162,6 +165,11 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A token is still accepted shortly before expires_in runs out',
     refs: ['spec §Access token response', 'spec §Authentication 3'],
+    notes:
+      'expires_in is whole seconds (RFC 6749 §5.1) and JWT issuers compute exp = floor(iat) + ttl (RFC 7519 NumericDate), ' +
+      'so a conformant server may end a token up to a second early: the probe leads sentAt + expires_in by a second plus ' +
+      'the observed round trip, and a refusal that arrives later than a second before it is not evidence (the probe is ' +
+      'repeated once on a new token, then the check errs). The token must also have been accepted right after issue.',
   },
   {
     id: 'EXPIRY-REFUSED-AFTER',
@@ -169,7 +177,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A token is refused with 401 and a Bearer challenge once expires_in has passed',
     refs: ['spec §Authentication 3', 'spec §Limits', 'RFC 6750 §3'],
-    notes: 'The server gets the clock margin of --expiry-margin (default 1 s) after expires_in.',
+    notes: 'expires_in is whole seconds, so a server that rounds the time left down declares T - 1 for a token that lives T: it gets a second more, plus the clock margin of --expiry-margin (default 1 s).',
   },
   {
     id: 'EXPIRY-INVALID-TOKEN-ERROR',

@@ -103,6 +103,8 @@ export class HttpResponse {
     /** Index of the recorded exchange in `recorder` (-1 when not recorded). */
     readonly exchange: number,
     readonly recorder?: Recorder,
+    /** Epoch ms when the response had arrived: the server handled the request before then. */
+    readonly receivedAt: number = Date.now(),
   ) {}
 
   /** The field value, lines combined with ", " as RFC 9110 §5.3 defines; undefined when absent. */
@@ -118,7 +120,7 @@ export class HttpResponse {
 
   /** The same response without its body text: for keeping many of them (a walk of 1000 pages). */
   withoutBody(): HttpResponse {
-    return new HttpResponse(this.url, this.status, this.headers, '', this.exchange, this.recorder);
+    return new HttpResponse(this.url, this.status, this.headers, '', this.exchange, this.recorder, this.receivedAt);
   }
 
   /** The body parsed as JSON; a parse failure is returned, not thrown, so checks can report it. */
@@ -192,6 +194,12 @@ export class Recorder {
   }
 }
 
+/**
+ * expires_in is whole seconds (RFC 6749 §5.1): a server that computes exp = floor(iat) + ttl ends
+ * a token up to this much before sentAt + expires_in.
+ */
+export const WHOLE_SECOND_MS = 1000;
+
 const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   accept: 'application/json',
   // Real clients and gateways compress; a conformant server may (RFC 9110 §12.5.3).
@@ -248,7 +256,12 @@ export class HttpClient {
         }
         throw err;
       }
-      if (res.status === 401 && lease && shared?.scheme === undefined && !tokenRetried) {
+      // A 401 with the shared token is the check's to judge only when the token was surely still
+      // valid as the server handled it: with the standard scheme the check is not about the
+      // token (renewed and sent again at once); with another spelling, when the answer came
+      // later than a second (whole-second expires_in) before the token's declared end.
+      const maybeExpired = lease !== undefined && res.receivedAt > lease.declaredValidUntil - WHOLE_SECOND_MS;
+      if (res.status === 401 && lease && (shared?.scheme === undefined || maybeExpired) && !tokenRetried) {
         tokenRetried = true;
         const leftMs = lease.declaredValidUntil - sentAt;
         lease = await this.#tokens().renewAfterRefusal(lease, recorder);

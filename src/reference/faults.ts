@@ -603,19 +603,21 @@ const tenantFaults: Fault[] = [
   },
 ];
 
-const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonly string[]): Fault => ({
+const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonly string[], errs: readonly string[] = []): Fault => ({
   name,
   description: `List pages omit the ${headerName} header (spec §Pagination)`,
   breaks: ['PAGE-HEADERS'],
   alsoBreaks,
+  errs,
   reply: (r, req) => (isList(r, req) ? withHeader(r, headerName, undefined) : r),
 });
 
 const paginationFaults: Fault[] = [
-  pagingHeaderFault('no-total-pages', 'Total-Pages', []),
-  pagingHeaderFault('no-page-size', 'Page-Size', ['PAGE-ECHO']),
+  // Without one of the three numbers PAGE-TOTALS has nothing to compare: it errs, pointing at PAGE-HEADERS.
+  pagingHeaderFault('no-total-pages', 'Total-Pages', [], ['PAGE-TOTALS']),
+  pagingHeaderFault('no-page-size', 'Page-Size', ['PAGE-ECHO'], ['PAGE-TOTALS']),
   pagingHeaderFault('no-page-number', 'Page-Number', ['PAGE-ECHO', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW']),
-  pagingHeaderFault('no-total-elements', 'Total-Elements', []),
+  pagingHeaderFault('no-total-elements', 'Total-Elements', [], ['PAGE-TOTALS']),
   {
     name: 'paging-header-repeated',
     description: 'Total-Elements is sent on two field lines (spec §Pagination: one number)',
@@ -626,6 +628,7 @@ const paginationFaults: Fault[] = [
     name: 'paging-header-not-integer',
     description: 'Total-Elements is "23.0", not an integer (spec §Pagination)',
     breaks: ['PAGE-HEADERS'],
+    errs: ['PAGE-TOTALS'],
     reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', `${replyHeader(r, 'Total-Elements') ?? '0'}.0`) : r),
   },
   {

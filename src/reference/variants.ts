@@ -49,6 +49,14 @@ export const VARIANTS: readonly Variant[] = [
     reply: (r, req) => (isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined ? withHeader({ ...r, status: 400 }, 'WWW-Authenticate', undefined) : r),
   },
   {
+    name: 'no-credentials-invalid-request',
+    description: 'A token request without client authentication gets 400 invalid_request, as oidc-provider (OpenID Certified) answers (RFC 6749 §5.2: a request missing a required part)',
+    reply: (r, req) =>
+      isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined
+        ? withHeader(withBody({ ...r, status: 400 }, (b) => void (b.error = 'invalid_request')), 'WWW-Authenticate', undefined)
+        : r,
+  },
+  {
     name: 'malformed-bearer-401',
     description: 'An empty Bearer credential gets 401 invalid_token instead of 400 invalid_request (RFC 6750 §3.1: either is reasonable)',
     reply: (r, req) => (isResourceRequest(req) && r.status === 400 && /^bearer\s*$/i.test(header(req, 'authorization') ?? '') ? withHeader({ ...r, status: 401 }, 'WWW-Authenticate', 'Bearer realm="carrier-platform", error="invalid_token"') : r),

@@ -16,6 +16,12 @@ import type { runConformance as runConformanceFromSources } from '../../src/runn
 const ALL_BUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls'];
 /** A short token lifetime for the runs that include the expiry suite. */
 export const EXPIRY_TTL_SECONDS = 2;
+/**
+ * The token lifetime for the runs of a fault that targets expiry: long enough that the "before"
+ * probe (a second of clock granularity plus a round trip ahead of expiry) still lands after a
+ * token cut off at a quarter of its life, even on a busy machine with slow round trips.
+ */
+export const EXPIRY_FAULT_TTL_SECONDS = 3;
 
 export interface Plan {
   suites: string[];
@@ -32,7 +38,7 @@ export function planForFault(fault: Fault): Plan {
   const expiry = fault.breaks.some((id) => getCheck(id).suite === 'expiry');
   return {
     suites: expiry ? ['expiry'] : ALL_BUT_EXPIRY,
-    tokenTtlSeconds: expiry ? EXPIRY_TTL_SECONDS : 60,
+    tokenTtlSeconds: expiry ? EXPIRY_FAULT_TTL_SECONDS : 60,
     strict: fault.breaks.every((id) => getCheck(id).level === 'SHOULD'),
   };
 }
