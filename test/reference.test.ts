@@ -332,6 +332,38 @@ describe('legacy paths (gateway rewrite)', () => {
     expect(routeTarget('/uaa/oauth/token').path).toBe('/uaa/oauth2/token');
     expect(routeTarget('//uaa/userinfo').path).toBe('//uaa/userinfo');
   });
+
+  it('leaves the legacy paths unknown with legacyRewrites off (a real gateway in front rewrites them)', async () => {
+    const backend = await startReferenceServer({ legacyRewrites: false });
+    try {
+      const backendToken = await getToken(backend);
+      const unknownPath = '/no/such/path';
+      // What an unknown path gets, for a request of each legacy path's method, with and without a token.
+      const probes: [string, CallOptions][] = [
+        ['with a token', { headers: { Authorization: `Bearer ${backendToken}` } }],
+        ['without a token', {}],
+      ];
+      for (const [how, options] of probes) {
+        for (const [method, path] of [['POST', '/uaa/oauth/token'], ['GET', '/uaa/userinfo?x=1']] as const) {
+          const unknown = await call(backend.url, unknownPath, { ...options, method });
+          const legacy = await call(backend.url, path, { ...options, method });
+          expect(unknown.status, `${method} ${unknownPath} ${how}`).toBe(how === 'with a token' ? 404 : 401);
+          expect({ status: legacy.status, body: legacy.json, challenge: legacy.headers['www-authenticate'] }, `${method} ${path} ${how}`).toEqual({
+            status: unknown.status,
+            body: unknown.json,
+            challenge: unknown.headers['www-authenticate'],
+          });
+        }
+      }
+      // The client credentials get no token there either: the token endpoint is not reached.
+      const legacyToken = await tokenRequest(backend, { path: '/uaa/oauth/token' });
+      expect(legacyToken.status).toBe(401);
+      expect(legacyToken.json).not.toHaveProperty('access_token');
+      expect(backend.tokensIssued()).toBe(1);
+    } finally {
+      await backend.close();
+    }
+  });
 });
 
 describe('bearer authentication (RFC 6750)', () => {

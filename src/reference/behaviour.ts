@@ -43,6 +43,11 @@ export interface ReferenceOptions {
   variants?: readonly string[];
   /** Keep a log of every request served (for the benchmark's replay and request counts). */
   recordRequests?: boolean;
+  /**
+   * Rewrite the legacy paths itself (src/reference/gateway.ts); default true. False when a real
+   * gateway in front does it (spec: "the gateway rewrites it"): the legacy paths are then unknown.
+   */
+  legacyRewrites?: boolean;
 }
 
 export interface ReferenceBehaviour {
@@ -60,6 +65,7 @@ export interface ReferenceBehaviour {
   readonly supportedVersions: readonly string[];
   /** Largest token request body read; the form has one short field, so a few KiB is ample. */
   readonly maxTokenBodyBytes: number;
+  readonly legacyRewrites: boolean;
 }
 
 function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -93,5 +99,6 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
     pageSizeMax,
     supportedVersions: ['1'],
     maxTokenBodyBytes: 8 * 1024,
+    legacyRewrites: options.legacyRewrites ?? true,
   };
 }

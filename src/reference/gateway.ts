@@ -20,12 +20,13 @@ export interface RequestTarget {
 
 /**
  * Splits an origin-form request target (RFC 9112 §3.2.1). Deliberately not `new URL(...)`: a
- * target like `//evil/x` would otherwise be read as an authority.
+ * target like `//evil/x` would otherwise be read as an authority. With `legacyRewrites` false
+ * (a real gateway in front rewrites them) the legacy paths are left as they are, i.e. unknown.
  */
-export function routeTarget(requestUrl: string): RequestTarget {
+export function routeTarget(requestUrl: string, legacyRewrites = true): RequestTarget {
   const q = requestUrl.indexOf('?');
   const rawPath = q === -1 ? requestUrl : requestUrl.slice(0, q);
   const rawQuery = q === -1 ? '' : requestUrl.slice(q + 1);
-  const path = LEGACY_REWRITES.get(rawPath) ?? rawPath;
+  const path = (legacyRewrites ? LEGACY_REWRITES.get(rawPath) : undefined) ?? rawPath;
   return { path, query: new URLSearchParams(rawQuery), rawQuery };
 }

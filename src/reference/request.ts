@@ -23,10 +23,10 @@ export interface Req {
   body: Buffer | null;
 }
 
-export async function readRequest(message: IncomingMessage, bodyLimit: number): Promise<Req> {
+export async function readRequest(message: IncomingMessage, bodyLimit: number, legacyRewrites: boolean): Promise<Req> {
   const url = message.url ?? '/';
   const q = url.indexOf('?');
-  const target = routeTarget(url);
+  const target = routeTarget(url, legacyRewrites);
   return {
     method: message.method ?? 'GET',
     rawPath: q === -1 ? url : url.slice(0, q),

@@ -90,7 +90,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const server = createServer((message: IncomingMessage, res: ServerResponse) => {
     requests += 1;
     const answer = async (): Promise<Reply> => {
-      const req = await readRequest(message, behaviour.maxTokenBodyBytes);
+      const req = await readRequest(message, behaviour.maxTokenBodyBytes, behaviour.legacyRewrites);
       if (options.recordRequests) {
         const headers: [string, string][] = [];
         for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.push([message.rawHeaders[i] ?? '', message.rawHeaders[i + 1] ?? '']);
