@@ -1,0 +1,251 @@
+/**
+ * The whole battery through real gateways (Debian's nginx and HAProxy) in front of the reference
+ * server, deployed as a platform team deploys the API: TLS with a private CA, the legacy paths
+ * rewritten by the gateway (the backend does not serve them: `legacyRewrites: false`), JSON
+ * gzip'd, idle client connections closed after 0.5 s, nginx closing every connection after 5
+ * requests. A conformant backend behind a correctly configured gateway is still conformant, so
+ * every run must give the verdicts of the direct run, check by check, and exit 0.
+ *
+ * The first tests show that each gateway really does its job (rewrite, gzip, connection closes),
+ * so that an equal verdict cannot come from a gateway that passes everything through unchanged.
+ *
+ * Needs the binaries (`apt-get install nginx-light haproxy`): skipped locally without them,
+ * failed in CI (`CI` set), like the Chromium test of test/html-report.test.ts.
+ * GATEWAY_RUNS=N repeats the battery N times per gateway (default 3).
+ */
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { gunzipSync } from 'node:zlib';
+import { Client } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../src/report/model.js';
+import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
+import { GATEWAY_BINARIES, GATEWAY_PACKAGES, GATEWAY_REWRITES, haveGateway, startGateway, type Gateway, type GatewayKind } from './support/gateways.js';
+import { runBin, tempDir } from './support/harness.js';
+
+const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
+const RUNS = Number(process.env.GATEWAY_RUNS ?? 3);
+/** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
+const TOKEN_TTL_SECONDS = 2;
+const KEEP_ALIVE_TIMEOUT_MS = 500;
+const KEEP_ALIVE_REQUESTS = 5;
+const BACKEND: ReferenceOptions = { tokenTtlSeconds: TOKEN_TTL_SECONDS };
+
+interface Run {
+  code: number;
+  report: RunReport;
+  stderr: string;
+}
+
+/** The real executable, as a user runs it (its own keep-alive pool, its own process). */
+async function runHarness(server: ReferenceServer, baseUrl: string, extra: string[] = []): Promise<Run> {
+  const reportsDir = await tempDir();
+  // The known data of the test account, so that USER-EXPECTED-VALUES runs too.
+  const expectations = join(reportsDir, 'expectations.json');
+  await writeFile(expectations, JSON.stringify(server.expectations));
+  const args = ['run', '--base-url', baseUrl, '--client-id', server.clientId, ...server.pagedPaths.flatMap((p) => ['--paged-path', p]), '--foreign-tenant-id', server.foreignTenantId, '--expectations', expectations, '--reports-dir', reportsDir, ...extra];
+  const result = await runBin(args, { env: { CARRIER_CLIENT_SECRET: server.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' }, timeoutMs: 45_000 });
+  const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+  return { code: result.code, report, stderr: result.stderr };
+}
+
+/** Each check whose status differs from the direct run's, with the gateway run's reason. */
+function differences(direct: RunReport, through: RunReport): string[] {
+  const statuses = new Map(direct.checks.map((c) => [c.id, c.status]));
+  const lines: string[] = [];
+  for (const check of through.checks) {
+    const expected = statuses.get(check.id);
+    statuses.delete(check.id);
+    if (check.status === expected) continue;
+    const why = [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
+    lines.push(`${check.id}: ${expected ?? 'absent'} directly, ${check.status} through the gateway: ${why.join(' | ') || '(no message)'}`);
+  }
+  for (const [id, status] of statuses) lines.push(`${id}: ${status} directly, absent through the gateway`);
+  return lines;
+}
+
+const basic = (server: ReferenceServer): string => {
+  // RFC 6749 §2.3.1: form-urlencode id and secret before Base64.
+  const form = (v: string) => new URLSearchParams([['', v]]).toString().slice(1);
+  return `Basic ${Buffer.from(`${form(server.clientId)}:${form(server.clientSecret)}`, 'utf8').toString('base64')}`;
+};
+
+/** The private CA's certificate of a gateway started with TLS. */
+function caOf(gateway: Gateway): string {
+  if (!gateway.ca) throw new Error(`${gateway.kind} was started without TLS`);
+  return readFileSync(gateway.ca.caFile, 'utf8');
+}
+
+/** Idle time after a response until the gateway closes the TLS connection (bounded by `limitMs`). */
+function idleCloseAfterMs(gateway: Gateway, limitMs: number): Promise<number> {
+  const url = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: caOf(gateway) });
+    let answeredAt: number | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was still open ${limitMs} ms after the response`));
+    }, limitMs);
+    socket.once('secureConnect', () => socket.write(`GET /no/such/path HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Version: 1\r\n\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      if (answeredAt === undefined && chunk.toString('latin1').startsWith('HTTP/1.1 401')) answeredAt = Date.now();
+    });
+    socket.once('error', reject);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      if (answeredAt === undefined) reject(new Error('closed before any response'));
+      else resolve(Date.now() - answeredAt);
+    });
+  });
+}
+
+let direct: Run | undefined;
+
+beforeAll(async () => {
+  if (!haveGateway('nginx') && !haveGateway('haproxy')) return;
+  const server = await startReferenceServer(BACKEND);
+  try {
+    direct = await runHarness(server, server.url);
+  } finally {
+    await server.close();
+  }
+}, 60_000);
+
+it.skipIf(!haveGateway('nginx') && !haveGateway('haproxy') && !IN_CI)('the direct run, the reference for the gateway runs, passes every check', () => {
+  expect(direct, 'no direct run: no gateway binary, yet CI is set').toBeDefined();
+  if (!direct) return;
+  const notPassed = direct.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status}: ${c.message ?? ''}`);
+  expect(notPassed, notPassed.join('\n')).toEqual([]);
+  expect(direct.code).toBe(0);
+});
+
+describe.each(['nginx', 'haproxy'] as const)('%s in front of the reference server', (kind: GatewayKind) => {
+  const have = haveGateway(kind);
+  const skip = !have && !IN_CI;
+  const missing = `no ${kind} at ${GATEWAY_BINARIES[kind]}; install it with \`apt-get install ${GATEWAY_PACKAGES[kind]}\``;
+  const title = (name: string) => (skip ? `${name} (skipped: ${missing})` : name);
+  const requireBinary = () => expect(have, `CI is set but there is ${missing}: the CI script must install it`).toBe(true);
+
+  let server: ReferenceServer;
+  let gateway: Gateway;
+  let client: Client;
+  let ca: string;
+
+  beforeAll(async () => {
+    // Without the binary the tests themselves fail (in CI) or are skipped.
+    if (!have) return;
+    server = await startReferenceServer({ ...BACKEND, legacyRewrites: false, recordRequests: true });
+    gateway = await startGateway({ kind, upstream: server.url, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveRequests: KEEP_ALIVE_REQUESTS });
+    ca = caOf(gateway);
+    // Idle connections are dropped well before the gateway's 500 ms: the probes race no close.
+    client = new Client(gateway.url, { connect: { ca }, keepAliveTimeout: 100 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+    await server?.close();
+  });
+
+  const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string) => {
+    const res = await client.request({ method, path, headers: { 'accept-version': '1', ...headers }, body: body ?? null });
+    return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+  };
+  const token = async (path = '/uaa/oauth2/token'): Promise<string> => {
+    const res = await call('POST', path, { authorization: basic(server), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials');
+    expect(res.status, `POST ${path}`).toBe(200);
+    return (JSON.parse(res.body.toString('utf8')) as { access_token: string }).access_token;
+  };
+  const backendTargets = () => server.requestLog().map((r) => `${r.method} ${r.target}`);
+
+  it.skipIf(skip)(title('rewrites the legacy paths for the backend, keeping the query string, without a redirect'), async () => {
+    requireBinary();
+    const probe = `probe-${Date.now()}`;
+    const legacyToken = await token(`/uaa/oauth/token?${probe}=1`);
+    expect(backendTargets()).toContain(`POST /uaa/oauth2/token?${probe}=1`);
+
+    const legacyUser = await call('GET', `/uaa/userinfo?${probe}=2`, { authorization: `Bearer ${legacyToken}` });
+    const currentUser = await call('GET', '/users/me', { authorization: `Bearer ${legacyToken}` });
+    expect(legacyUser.status).toBe(200);
+    expect(legacyUser.headers.location).toBeUndefined();
+    expect(JSON.parse(legacyUser.body.toString('utf8'))).toEqual(JSON.parse(currentUser.body.toString('utf8')));
+    expect(backendTargets()).toContain(`GET /users/me?${probe}=2`);
+    // The backend never saw a legacy path: the gateway did all the rewriting.
+    expect(backendTargets().filter((t) => GATEWAY_REWRITES.some(([legacy]) => t.split(' ')[1]?.startsWith(legacy)))).toEqual([]);
+  });
+
+  it.skipIf(skip)(title('gzips JSON for clients that accept it; the backend does not'), async () => {
+    requireBinary();
+    const bearer = `Bearer ${await token()}`;
+    const before = server.requestLog().length;
+    const res = await call('GET', `/tenants/${server.tenantId}/shipments`, { authorization: bearer, 'accept-encoding': 'gzip' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(res.body).toString('utf8'))).toEqual(expect.any(Array));
+    const forwarded = server.requestLog().slice(before);
+    expect(forwarded).toHaveLength(1);
+    expect(forwarded[0]?.headers.filter(([name, value]) => name.toLowerCase() === 'accept-encoding' && /gzip/i.test(value))).toEqual([]);
+  });
+
+  it.skipIf(skip)(title(`closes an idle client connection after ${KEEP_ALIVE_TIMEOUT_MS} ms`), async () => {
+    requireBinary();
+    const idleMs = await idleCloseAfterMs(gateway, 5_000);
+    expect(idleMs).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS - 100);
+    expect(idleMs).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + 1_500);
+  });
+
+  // HAProxy has no per-connection request limit.
+  if (kind === 'nginx') it.skipIf(skip)(title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (keepalive_requests)`), async () => {
+    requireBinary();
+    const one = new Client(gateway.url, { connect: { ca }, keepAliveTimeout: 10_000, pipelining: 1 });
+    let connections = 0;
+    one.on('connect', () => (connections += 1));
+    try {
+      const closing: (string | string[] | undefined)[] = [];
+      for (let i = 1; i <= KEEP_ALIVE_REQUESTS + 1; i += 1) {
+        const res = await one.request({ method: 'GET', path: '/no/such/path', headers: { 'accept-version': '1' } });
+        await res.body.arrayBuffer();
+        closing.push(res.headers.connection);
+      }
+      expect(closing[KEEP_ALIVE_REQUESTS - 1]).toBe('close');
+      expect(closing.slice(0, KEEP_ALIVE_REQUESTS - 1).every((c) => c !== 'close')).toBe(true);
+      expect(connections).toBe(2);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it.skipIf(skip).each(Array.from({ length: RUNS }, (_, i) => i + 1))(
+    title(`run %i of the whole battery over TLS: the verdicts of the direct run, exit 0`),
+    async () => {
+      requireBinary();
+      expect(direct, 'no direct run to compare with').toBeDefined();
+      if (!direct) return;
+      const logged = (await gateway.accessLog()).length;
+      const served = server.requestLog().length;
+      const caFile = gateway.ca?.caFile ?? '';
+
+      const run = await runHarness(server, gateway.url, ['--ca-file', caFile]);
+
+      const diff = differences(direct.report, run.report);
+      const access = (await gateway.accessLog()).slice(logged);
+      const backend = server.requestLog().slice(served);
+      const why = diff.length > 0 ? `\n${diff.join('\n')}\n${await gateway.diagnostics()}` : '';
+      expect.soft(diff, `run ${run.report.checks.length} checks through ${kind}, ${diff.length} differ from the direct run:${why}`).toEqual([]);
+      expect.soft(run.code, `exit code through ${kind}${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+
+      // The gateway did its job during the run, so the equal verdicts mean something.
+      const legacy = access.filter((e) => GATEWAY_REWRITES.some(([path]) => e.target.split('?')[0] === path));
+      expect.soft(legacy.length, 'the battery sent legacy paths through the gateway').toBeGreaterThan(0);
+      expect.soft(backend.filter((r) => GATEWAY_REWRITES.some(([path]) => r.target.split('?')[0] === path)).map((r) => r.target), 'the backend got no legacy path').toEqual([]);
+      expect.soft(access.some((e) => e.contentEncoding === 'gzip'), 'some response was gzip-compressed by the gateway').toBe(true);
+      const perConnection = new Map<string, number>();
+      for (const e of access) perConnection.set(e.connection, (perConnection.get(e.connection) ?? 0) + 1);
+      expect.soft(perConnection.size, `client connections for ${access.length} requests`).toBeGreaterThan(1);
+      if (kind === 'nginx') expect.soft(Math.max(...perConnection.values()), 'requests on one connection (keepalive_requests)').toBeLessThanOrEqual(KEEP_ALIVE_REQUESTS);
+    },
+    50_000,
+  );
+});

@@ -1,0 +1,377 @@
+/**
+ * Real gateways for tests: Debian's nginx or HAProxy, started as a child process on loopback in
+ * front of an upstream (normally a reference server started with `legacyRewrites: false`), set up
+ * the way a platform team deploys the API: TLS terminated with a private CA's certificate, the
+ * spec's legacy paths rewritten (spec §Obtain an access token, §Get the current user: "the gateway
+ * rewrites it"), JSON gzip'd, short idle keep-alive on the client side, keep-alive to the upstream.
+ *
+ * Everything the process writes (configuration, pid, logs, temp files, certificates) lives in one
+ * temp dir. `close()` kills the process group; the ones a test forgets are killed at process exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tempDir } from './harness.js';
+import { privateCa, type PrivateCa } from './tls.js';
+
+export type GatewayKind = 'nginx' | 'haproxy';
+
+/** Where the binaries are (Debian's paths); NGINX_PATH / HAPROXY_PATH point at others. */
+export const GATEWAY_BINARIES: Readonly<Record<GatewayKind, string>> = {
+  nginx: process.env.NGINX_PATH ?? '/usr/sbin/nginx',
+  haproxy: process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy',
+};
+
+/** The Debian package that has each binary (what `.ci/run` installs). */
+export const GATEWAY_PACKAGES: Readonly<Record<GatewayKind, string>> = { nginx: 'nginx-light', haproxy: 'haproxy' };
+
+export const haveGateway = (kind: GatewayKind): boolean => existsSync(GATEWAY_BINARIES[kind]);
+
+/** The spec's legacy paths and what the gateway rewrites them to (the same table as src/reference/gateway.ts). */
+export const GATEWAY_REWRITES: readonly (readonly [legacy: string, current: string])[] = [
+  ['/uaa/oauth/token', '/uaa/oauth2/token'],
+  ['/uaa/userinfo', '/users/me'],
+];
+
+export interface GatewayOptions {
+  kind: GatewayKind;
+  /** The backend, `http://host:port` (no path). */
+  upstream: string;
+  /** Terminate TLS with a certificate for 127.0.0.1 signed by a private CA made here; default true. */
+  tls?: boolean;
+  /** Idle client keep-alive before the gateway closes the connection; default 500 ms. */
+  keepAliveTimeoutMs?: number;
+  /** nginx `keepalive_requests`: requests per client connection, then it closes it; default 5. */
+  keepAliveRequests?: number;
+  /** Rewrite the legacy paths; default true. */
+  legacyRewrites?: boolean;
+  /** Gzip JSON responses for clients that accept it; default true. */
+  gzip?: boolean;
+  /**
+   * Idle keep-alive to the upstream. Shorter than the upstream's own (node's default: 5 s), so
+   * the gateway never sends a request on a connection the upstream is closing (a POST on such a
+   * connection would be a 502, not retried: it is not idempotent, RFC 9110 §9.2.2). Default 2 s.
+   */
+  upstreamKeepAliveMs?: number;
+  /** Bounded wait for the gateway to accept connections; default 10 s. */
+  startTimeoutMs?: number;
+}
+
+/** One request as the gateway logged it: the target as the client sent it, before any rewrite. */
+export interface AccessEntry {
+  /** Which client connection carried it (nginx: connection serial; HAProxy: client port). */
+  connection: string;
+  method: string;
+  target: string;
+  status: number;
+  /** Content-Encoding of the response sent to the client ('' when none). */
+  contentEncoding: string;
+}
+
+export interface Gateway {
+  readonly kind: GatewayKind;
+  /** Base URL, e.g. `https://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The private CA's certificate (for `--ca-file`); undefined without TLS. */
+  readonly ca: PrivateCa | undefined;
+  readonly dir: string;
+  /** Every request logged so far, in order. */
+  accessLog(): Promise<AccessEntry[]>;
+  /** stderr, stdout besides the access log, and the error log: for a failure message. */
+  diagnostics(): Promise<string>;
+  /** Kills the gateway (and its workers) and removes its temp dir. Idempotent. */
+  close(): Promise<void>;
+}
+
+// ── configuration ──────────────────────────────────────────────────────────────────────────
+
+interface Resolved {
+  kind: GatewayKind;
+  upstream: URL;
+  port: number;
+  dir: string;
+  ca: PrivateCa | undefined;
+  keepAliveTimeoutMs: number;
+  keepAliveRequests: number;
+  legacyRewrites: boolean;
+  gzip: boolean;
+  upstreamKeepAliveMs: number;
+}
+
+const NGINX_ACCESS_LOG = 'access.log';
+const ERROR_LOG = 'error.log';
+
+export function nginxConfig(o: Resolved): string {
+  const listen = `127.0.0.1:${o.port}${o.ca ? ' ssl' : ''}`;
+  const proxy = 'proxy_pass http://backend;';
+  // `location =` matches the path exactly, whatever the query; `rewrite ... break` changes the
+  // URI nginx proxies and appends the original arguments (a rewrite, not a redirect).
+  const rewrites = o.legacyRewrites
+    ? GATEWAY_REWRITES.map(([legacy, current]) => `    location = ${legacy} { rewrite ^ ${current} break; ${proxy} }`).join('\n')
+    : '';
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(o.dir, 'temp', t)};`).join('\n');
+  return `# Generated by test/support/gateways.ts
+# As root the workers would switch to nobody, who cannot enter the 0700 temp dir: keep root.
+${process.getuid?.() === 0 ? 'user root root;' : ''}
+worker_processes 1;
+pid ${join(o.dir, 'nginx.pid')};
+error_log ${join(o.dir, ERROR_LOG)} warn;
+events { worker_connections 256; }
+http {
+${temp}
+  default_type application/octet-stream;
+  log_format gateway '$connection\\t$request_method\\t$request_uri\\t$status\\t$sent_http_content_encoding';
+  access_log ${join(o.dir, NGINX_ACCESS_LOG)} gateway;
+  # Paths as sent: '//uaa/userinfo' is not '/uaa/userinfo' (RFC 3986 §6.2.2 does not merge slashes).
+  merge_slashes off;
+  keepalive_timeout ${o.keepAliveTimeoutMs}ms;
+  keepalive_requests ${o.keepAliveRequests};
+  gzip ${o.gzip ? 'on' : 'off'};
+  gzip_types application/json;
+  gzip_proxied any;
+  gzip_vary on;
+  upstream backend {
+    server ${o.upstream.host};
+    keepalive 8;
+    keepalive_timeout ${o.upstreamKeepAliveMs}ms;
+  }
+  server {
+    listen ${listen};
+${o.ca ? `    ssl_certificate ${o.ca.certFile};\n    ssl_certificate_key ${o.ca.keyFile};` : ''}
+    # Upstream keep-alive needs HTTP/1.1 and no 'Connection: close' from the client.
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host $http_host;
+    # The gateway compresses, not the upstream.
+    proxy_set_header Accept-Encoding "";
+    proxy_buffering off;
+    proxy_request_buffering off;
+    proxy_redirect off;
+${rewrites}
+    location / { ${proxy} }
+  }
+}
+`;
+}
+
+export function haproxyConfig(o: Resolved): string {
+  const bind = `127.0.0.1:${o.port}${o.ca ? ` ssl crt ${join(o.dir, 'haproxy-cert.pem')}` : ''}`;
+  // set-path changes the path and keeps the query string (a rewrite, not a redirect).
+  const rewrites = o.legacyRewrites ? GATEWAY_REWRITES.map(([legacy, current]) => `  http-request set-path ${current} if { path ${legacy} }`).join('\n') : '';
+  return `# Generated by test/support/gateways.ts
+global
+  log stdout format raw local0 info
+  nbthread 1
+defaults
+  mode http
+  log global
+  # Not the readiness probe's empty connection.
+  option dontlognull
+  timeout connect 5s
+  timeout client 30s
+  timeout server 30s
+  timeout http-request 10s
+  timeout http-keep-alive ${o.keepAliveTimeoutMs}ms
+frontend api
+  bind ${bind}
+  log-format "%cp %HM %HU %ST %[res.comp_algo]"
+  # Keep-Alive is connection-specific (RFC 9110 §7.6.1): the upstream's 'timeout=5' is not this
+  # gateway's, which closes idle connections much sooner. nginx drops it by itself.
+  http-response del-header keep-alive
+${rewrites}
+${o.gzip ? '  compression algo gzip\n  compression type application/json\n  # The gateway compresses, not the upstream: Accept-Encoding is removed on the way in.\n  compression offload' : ''}
+  default_backend reference
+backend reference
+  # Reuse upstream connections across client connections, but not for a client's first
+  # request (which may be a POST that cannot be retried, RFC 9110 §9.2.2).
+  http-reuse safe
+  # Idle upstream connections are closed (half of them per period) well before the upstream's
+  # own idle timeout; HAProxy also drops those the upstream closes while they are idle.
+  server upstream ${o.upstream.host} pool-purge-delay ${o.upstreamKeepAliveMs}ms
+`;
+}
+
+// ── processes ──────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Children still running, killed if the test process ends before their close(): at exit, and on
+ * the SIGTERM with which Vitest stops a worker (a test that timed out never reaches its
+ * afterAll), after which the signal is raised again with its default action.
+ */
+const running = new Set<ChildProcess>();
+const killRunning = (): void => {
+  for (const child of running) killGroup(child, 'SIGKILL');
+};
+process.once('exit', killRunning);
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  const onSignal = (): void => {
+    killRunning();
+    process.off(signal, onSignal);
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on(signal, onSignal);
+}
+
+/** The process was started in its own group: this reaches nginx's worker as well as its master. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function parseAccessLine(kind: GatewayKind, line: string): AccessEntry | undefined {
+  const [connection = '', method = '', target = '', status = '', encoding = ''] = line.split(kind === 'nginx' ? '\t' : ' ');
+  // HAProxy's other lines (a connection closed during the TLS handshake) go to stdout as well.
+  if (!/^[A-Z]+$/.test(method) || !/^\d{3}$/.test(status)) return undefined;
+  // nginx writes '-' for an absent variable; HAProxy writes '-' for an absent sample.
+  return { connection, method, target, status: Number(status), contentEncoding: encoding === '-' ? '' : encoding };
+}
+
+async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | undefined): Promise<Gateway> {
+  const o: Resolved = {
+    kind: options.kind,
+    upstream: new URL(options.upstream),
+    port: await freePort(),
+    dir,
+    ca,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 500,
+    keepAliveRequests: options.keepAliveRequests ?? 5,
+    legacyRewrites: options.legacyRewrites ?? true,
+    gzip: options.gzip ?? true,
+    upstreamKeepAliveMs: options.upstreamKeepAliveMs ?? 2_000,
+  };
+  const configFile = join(dir, `${o.kind}.conf`);
+  let args: string[];
+  if (o.kind === 'nginx') {
+    await writeFile(configFile, nginxConfig(o));
+    args = ['-p', dir, '-c', configFile, '-e', join(dir, ERROR_LOG), '-g', 'daemon off;'];
+  } else {
+    if (ca) await writeFile(join(dir, 'haproxy-cert.pem'), (await readFile(ca.certFile, 'utf8')) + (await readFile(ca.keyFile, 'utf8')));
+    await writeFile(configFile, haproxyConfig(o));
+    // -db: foreground, no daemon; one process, so killing it leaves nothing behind.
+    args = ['-db', '-f', configFile, '-p', join(dir, 'haproxy.pid')];
+  }
+
+  const child = spawn(GATEWAY_BINARIES[o.kind], args, { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  let spawnError: Error | undefined;
+  child.once('error', (err) => (spawnError = err));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  void exited.then(() => running.delete(child));
+
+  const readLog = (name: string) => readFile(join(dir, name), 'utf8').catch(() => '');
+  const diagnostics = async (): Promise<string> => {
+    const errorLog = await readLog(ERROR_LOG);
+    const other = o.kind === 'haproxy' ? stdout.split('\n').filter((l) => parseAccessLine(o.kind, l) === undefined && l !== '').join('\n') : stdout;
+    // Answers the gateway made up itself (502, 504…): the upstream side failed, not the client's.
+    const own = (await gateway.accessLog()).filter((e) => e.status >= 500).map((e) => `${e.status} ${e.method} ${e.target}`);
+    return [
+      `gateway: ${o.kind} ${args.join(' ')}`,
+      stderr && `stderr:\n${stderr}`,
+      other && `stdout:\n${other}`,
+      errorLog && `${ERROR_LOG}:\n${errorLog}`,
+      own.length > 0 && `5xx answers:\n${own.join('\n')}`,
+    ].filter(Boolean).join('\n');
+  };
+  let closing: Promise<void> | undefined;
+  const gateway: Gateway = {
+    kind: o.kind,
+    url: `${ca ? 'https' : 'http'}://127.0.0.1:${o.port}`,
+    ca,
+    dir,
+    accessLog: async () => {
+      const text = o.kind === 'nginx' ? await readLog(NGINX_ACCESS_LOG) : stdout;
+      return text.split('\n').flatMap((line) => parseAccessLine(o.kind, line) ?? []);
+    },
+    diagnostics,
+    close: () => {
+      closing ??= (async () => {
+        // SIGTERM: both shut down at once (nginx's master takes its worker along); SIGKILL if not.
+        killGroup(child, 'SIGTERM');
+        await Promise.race([exited, sleep(3_000)]);
+        killGroup(child, 'SIGKILL');
+        await Promise.race([exited, sleep(2_000)]);
+        running.delete(child);
+        await rm(dir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+
+  const deadline = Date.now() + (options.startTimeoutMs ?? 10_000);
+  for (;;) {
+    if (spawnError || child.exitCode !== null || child.signalCode !== null) {
+      await Promise.race([exited, sleep(500)]);
+      const message = `${o.kind} did not start${spawnError ? ` (${spawnError.message})` : ` (exit ${child.exitCode ?? child.signalCode})`}:\n${await diagnostics()}`;
+      running.delete(child);
+      throw new GatewayStartError(message, /address already in use/i.test(stderr + (await readLog(ERROR_LOG))));
+    }
+    if (await accepts(o.port)) return gateway;
+    if (Date.now() > deadline) {
+      const message = `${o.kind} did not accept connections on 127.0.0.1:${o.port} within ${options.startTimeoutMs ?? 10_000} ms:\n${await diagnostics()}`;
+      await gateway.close();
+      throw new GatewayStartError(message, false);
+    }
+    await sleep(25);
+  }
+}
+
+class GatewayStartError extends Error {
+  constructor(
+    message: string,
+    readonly portTaken: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Starts a gateway. The free port is found by binding port 0 and letting it go, so another
+ * process may take it in between: that one case is retried (three attempts in all).
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const dir = await tempDir(`carrier-${options.kind}-`);
+  try {
+    await mkdir(join(dir, 'temp'));
+    const ca = options.tls === false ? undefined : await privateCa(dir);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await startOnce(options, dir, ca);
+      } catch (err) {
+        if (!(err instanceof GatewayStartError && err.portTaken && attempt < 3)) throw err;
+      }
+    }
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
