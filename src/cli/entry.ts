@@ -6,11 +6,30 @@ mark('cli: modules loaded');
 
 /** Process glue: the real streams, signals, and the exit code set once the run has ended. */
 
-// A reader that went away (`carrier-conformance list | head`) is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
+// A reader that went away (`carrier-conformance run | head -3`) is not an error worth a stack
+// trace, nor a reason to stop: the run goes on without that stream, and the exit code is still the
+// verdict (CI scripts pipe the output and read the code). Any other write error ends the stream too,
+// said once on the other one: a failed console line must not cost the report or the exit code.
+const outputStreams = [process.stdout, process.stderr];
+for (const stream of outputStreams) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? ExitCode.Conformant);
-    throw err;
+    if (err.code === 'EPIPE' || stream !== process.stdout) return;
+    writeTo(process.stderr, `carrier-conformance: standard output failed (${err.code ?? err.message}); the run goes on without it\n`);
+  });
+}
+
+/** Writes unless the stream is gone (destroyed by a write error, or ended). */
+function writeTo(stream: NodeJS.WriteStream, text: string): void {
+  if (stream.writable) stream.write(text);
+}
+
+/** Resolves once what was written to `stream` is handed to the OS, or at once if the stream is gone. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writable) return Promise.resolve();
+  return new Promise((resolve) => {
+    // The callback runs on an error too; 'close' covers a stream destroyed while waiting.
+    stream.write('', () => resolve());
+    stream.once('close', () => resolve());
   });
 }
 
@@ -22,7 +41,7 @@ const interrupt = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (interrupt.signal.aborted) process.exit(ExitCode.Incomplete);
-    process.stderr.write(`\ncarrier-conformance: ${signal}: stopping; the report will say what ran (${signal} again to quit at once)\n`);
+    writeTo(process.stderr, `\ncarrier-conformance: ${signal}: stopping; the report will say what ran (${signal} again to quit at once)\n`);
     interrupt.abort(`interrupted by ${signal}`);
   });
 }
@@ -30,8 +49,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const code = await main(
   process.argv.slice(2),
   {
-    out: (text) => void process.stdout.write(text),
-    err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    out: (text) => writeTo(process.stdout, text),
+    err: (text) => writeTo(process.stderr, text.endsWith('\n') ? text : `${text}\n`),
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
   },
   interrupt.signal,
@@ -39,6 +58,6 @@ const code = await main(
 
 // Exit as soon as the work is done, once stdout and stderr are flushed: worker threads and
 // sockets winding down in the background must not hold a CI job (or the benchmark) for longer.
-await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
+await Promise.all(outputStreams.map(flushed));
 mark(`cli: exiting (peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB)`);
 process.exit(code);
