@@ -555,6 +555,31 @@ describe('curlCommand', () => {
     expect(curlCommand(exchangeOf(report, 'TOKEN-ISSUE'), report)).not.toContain('#');
   });
 
+  it('trusts what the run trusted: --cacert for --ca-file, --insecure for --insecure, the token request too', () => {
+    const caFile = "/etc/carrier ca's/root.pem";
+    const trusting = { ...report, target: { ...report.target, caFile, insecure: true } };
+    const bearer = curlCommand(exchangeOf(trusting, 'USER-FIELDS'), trusting);
+    expect(bearer).toContain(`curl -i --cacert '/etc/carrier ca'\\''s/root.pem' --insecure -H`);
+    expect(shellSyntaxOk(bearer)).toEqual({ status: 0, stderr: '' });
+    const [tokenCall, userCall] = runWithFakeCurl(bearer).calls;
+    expect(tokenCall?.slice(0, 4)).toEqual(['-sS', '--cacert', caFile, '--insecure']);
+    expect(tokenCall?.slice(4)).toEqual(TOKEN_CALL.slice(1));
+    expect(userCall?.slice(0, 4)).toEqual(['-i', '--cacert', caFile, '--insecure']);
+    expect(userCall?.at(-1)).toBe('https://api.example.test/users/me');
+
+    const caOnly = { ...report, target: { ...report.target, caFile } };
+    expect(runWithFakeCurl(curlCommand(exchangeOf(caOnly, 'TOKEN-ISSUE'), caOnly)).calls[0]?.slice(0, 4)).toEqual(['-i', '--cacert', caFile, '-X']);
+    const insecureOnly = { ...report, target: { ...report.target, insecure: true } };
+    expect(runWithFakeCurl(curlCommand(exchangeOf(insecureOnly, 'TOKEN-ISSUE'), insecureOnly)).calls[0]?.slice(0, 3)).toEqual(['-i', '--insecure', '-X']);
+    // Neither: curl verifies against its own bundle, as the harness did against the system's.
+    expect(curlCommand(exchangeOf(report, 'USER-FIELDS'), report)).not.toMatch(/--cacert|--insecure/);
+
+    // The writers take the command from here: JUnit carries it, report.json keeps what it needs.
+    expect(renderJUnit(trusting)).toContain('--cacert');
+    expect(renderHtmlReport(trusting)).toContain('--cacert');
+    expect((JSON.parse(renderJsonReport(trusting)) as RunReport).target).toMatchObject({ caFile, insecure: true });
+  });
+
   it('warns that a deliberately wrong credential is not reproduced, and names a hidden value as a variable', () => {
     const wrong = curlCommand(exchangeOf(report, 'TOKEN-WRONG-SECRET', 0), report);
     expect(wrong.split('\n')[0]).toMatch(/^# The check sent client credentials other than the configured ones/);

@@ -103,6 +103,10 @@ export const runReportSchema = z.object({
      * the run sent them as they are (TOKEN-CREDENTIALS-ENCODING). Absent: form-encoded.
      */
     basicEncoding: z.enum(['form', 'raw']).optional(),
+    /** The --ca-file the run trusted (an absolute path): a reproduction must trust it too (curl --cacert). */
+    caFile: z.string().optional(),
+    /** True when the run did not verify TLS certificates (--insecure), so a reproduction must not either. */
+    insecure: z.boolean().optional(),
   }),
   startedAt: z.string(),
   finishedAt: z.string(),

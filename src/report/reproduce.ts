@@ -91,7 +91,7 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
   const headers = request.headers;
   const authHeader = headers.find(([name]) => name.toLowerCase() === 'authorization');
 
-  const args: string[] = ['curl', '-i'];
+  const args: string[] = ['curl', '-i', ...tlsArgs(report)];
   // curl reads `[…]` and `{…}` in a URL as a glob (an IPv6 host, say); the harness sent it as is.
   if (/[[\]{}]/.test(request.url.replace(MARKER, ''))) args.push('-g');
   // `-X HEAD` would make curl wait for a body that never comes; `-I` is its HEAD request.
@@ -120,6 +120,16 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
   if (needs.accessToken) lines.push(tokenLine(report));
   lines.push(args.join(' '));
   return lines.join('\n');
+}
+
+/**
+ * The TLS trust the run had: --ca-file as `--cacert`, --insecure as `--insecure`. (curl's --cacert
+ * replaces its default bundle where the harness adds the file to the system's: the same trust for
+ * a target whose certificate that CA issued, the reason --ca-file is given.)
+ */
+function tlsArgs(report: RunReport): string[] {
+  const { caFile, insecure } = report.target;
+  return [...(caFile !== undefined ? ['--cacert', word([caFile])] : []), ...(insecure === true ? ['--insecure'] : [])];
 }
 
 function authArgs(auth: RecordedExchange['auth'], recorded: string | undefined, needs: Needs): string[] {
@@ -181,7 +191,7 @@ function comments(needs: Needs, report: RunReport): string[] {
 function tokenLine(report: RunReport): string {
   const tokenUrl = tokenEndpoint(report.target.authUrl);
   return (
-    `${ENV_ACCESS_TOKEN}=$(curl -sS -u "$${ENV_CLIENT_ID}:$${ENV_CLIENT_SECRET}" -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}` +
+    `${ENV_ACCESS_TOKEN}=$(${['curl', '-sS', ...tlsArgs(report)].join(' ')} -u "$${ENV_CLIENT_ID}:$${ENV_CLIENT_SECRET}" -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}` +
     ` | sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p')`
   );
 }

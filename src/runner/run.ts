@@ -1,6 +1,6 @@
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
@@ -208,6 +208,9 @@ function buildReport({ options, target, tenantId, basicEncoding, checks, collect
       pagedPaths: target.pagedPaths,
       credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
       ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
+      // The TLS trust the requests were sent with, for the reports' curl commands.
+      ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),
+      ...(target.tls.insecure ? { insecure: true } : {}),
     },
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
