@@ -175,7 +175,7 @@ describe('EXPIRY-* against a whole-second JWT issuer, 20 runs', () => {
     fixture = await startOidcProvider({ format: 'jwt', clientSecret: SECRETS.plain, tokenTtlSeconds: TTL_SECONDS });
     const target = fixture;
     const expiry = checksOfSuite('expiry').map((c) => c.id);
-    const expected = Object.fromEntries(expiry.map((id) => [id, OIDC_PROVIDER[id]]));
+    const expected: Verdict = Object.fromEntries(Object.entries(OIDC_PROVIDER).filter(([id]) => expiry.includes(id)));
     const outcomes: string[] = [];
     const one = async (): Promise<void> => {
       const reportsDir = await tempDir();
