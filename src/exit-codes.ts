@@ -7,7 +7,10 @@ export const ExitCode = {
   Conformant: 0,
   /** One or more required checks failed, or could not be carried out (error). */
   NonConformant: 1,
-  /** Usage or configuration error: one line on stderr says what and how to fix it. */
+  /**
+   * Usage or configuration error: one line on stderr says what and how to fix it. Client
+   * credentials that the token endpoint refuses are one (src/runner/preflight.ts).
+   */
   Usage: 2,
   /** The run could not be carried out: target unreachable, run aborted or interrupted. */
   Incomplete: 3,
@@ -19,6 +22,6 @@ export const EXIT_CODES_HELP = [
   'Exit codes:',
   `  ${ExitCode.Conformant}  every required check passed`,
   `  ${ExitCode.NonConformant}  one or more required checks failed or could not be carried out`,
-  `  ${ExitCode.Usage}  usage or configuration error`,
+  `  ${ExitCode.Usage}  usage or configuration error (client credentials refused included)`,
   `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted)`,
 ].join('\n');
