@@ -42,6 +42,14 @@ const pagedPath = z
   })
   .transform((p) => p.replace(/^\/+/, ''));
 
+/** A tenant-relative path that may hold parameters, such as `settings` or `invoices/{invoiceId}`. */
+const endpointPath = pagedPath.refine((p) => !/[{}]/.test(p.replace(/\{[A-Za-z_][A-Za-z0-9_.-]*\}/g, '')), {
+  error: (issue) => `${JSON.stringify(issue.input)} has unbalanced braces; parameters are written {name}, e.g. invoices/{invoiceId}`,
+});
+
+/** `NAME=VALUE`: the value of a path parameter (`--parameter invoiceId=inv-1`). */
+const parameterAssignment = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*=.+$/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE; give e.g. invoiceId=8f2c…` });
+
 const positiveInt = (what: string) => z.number({ error: `must be a number (${what})` }).int({ error: `must be a whole number (${what})` }).positive({ error: `must be greater than 0 (${what})` });
 const nonNegative = (what: string) => z.number({ error: `must be a number (${what})` }).nonnegative({ error: `must not be negative (${what})` });
 
@@ -57,6 +65,14 @@ export const runOptionsSchema = z
     tenantId: uuid.optional(),
     foreignTenantId: uuid.optional(),
     pagedPath: list(pagedPath),
+    /** An OpenAPI 3.0 or 3.1 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
+    openapi: z.string().min(1, { error: 'must name a file' }).optional(),
+    /** Tenant-relative single-resource endpoints, for users without an OpenAPI document. */
+    endpoint: list(endpointPath),
+    /** Path parameter values, `NAME=VALUE` (command line). */
+    parameter: list(parameterAssignment),
+    /** Path parameter values by name (config file); `parameter` entries win. */
+    parameters: z.record(z.string(), z.string({ error: 'each parameter value must be a string' })).default({}),
     expectations: z.string().min(1).optional(),
     suite: list(z.enum(SUITES, { error: (issue) => `unknown suite ${JSON.stringify(issue.input)}; the suites are ${SUITES.join(', ')}` })),
     check: list(
@@ -136,20 +152,29 @@ export function loadConfigFile(path: string): Record<string, unknown> {
 
 /** spec §User, partially: the known data of the test account. Tenants are matched by `id`. */
 const expectedTenant = z.looseObject({ id: z.string({ error: 'each expected tenant needs an "id" string' }) });
+const expectedItem = z.looseObject({ id: z.union([z.string(), z.number()], { error: 'each expected item needs an "id" (a string or a number)' }) });
 const expectationsSchema = z
   .object({
     user: z.looseObject({ tenants: z.array(expectedTenant).optional() }).optional(),
+    /**
+     * Known data per tenant endpoint (tenant-relative path, as --paged-path): items matched by
+     * `id` wherever they appear (the list's pages, the single resource under it), or, for a
+     * single resource without an id, the resource itself. Partial: only the fields given are compared.
+     */
+    resources: z
+      .record(z.string().transform((p) => p.replace(/^\/?tenants\/\{[^}]+\}\//, '').replace(/^\/+/, '')), z.union([z.array(expectedItem), z.looseObject({})], { error: 'must be an array of items with an "id", or one object' }))
+      .optional(),
   })
   .strict();
 export type Expectations = z.infer<typeof expectationsSchema>;
 
-/** Reads an `--expectations` file: `{"user": {...}}`, a partial User object. */
+/** Reads an `--expectations` file: `{"user": {...}, "resources": {...}}`, partial known data. */
 export function loadExpectations(path: string): Expectations {
   const result = expectationsSchema.safeParse(readJsonFile(path, 'expectations file'));
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    throw new UsageError(`expectations file ${path}: ${where}: ${issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}; only "user" is known` : (issue?.message ?? 'invalid')}`);
+    throw new UsageError(`expectations file ${path}: ${where}: ${issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}; "user" and "resources" are known` : (issue?.message ?? 'invalid')}`);
   }
   return result.data;
 }

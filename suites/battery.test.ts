@@ -12,3 +12,4 @@ import './legacy.test.js';
 import './tenant.test.js';
 import './pagination.test.js';
 import './nulls.test.js';
+import './resources.test.js';

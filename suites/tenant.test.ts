@@ -1,13 +1,14 @@
 /**
- * tenant: /tenants/{tenantId}/<path> for each --paged-path (spec §Tenant-scoped endpoints,
+ * tenant: every tenant endpoint, /tenants/{tenantId}/<path> (spec §Tenant-scoped endpoints,
  * §Tenant identifier, §Authentication 5): the tenant under test is served, another tenant and a
- * malformed tenant id are refused, never with a 5xx and never with data.
+ * malformed tenant id are refused, never with a 5xx and never with data. Each check is applied to
+ * every list and single resource, each with its own outcome.
  */
-import { tenantPath } from '../src/api/paths.js';
+import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { requireWorking, tenantEndpoints, validAnswer } from '../src/battery/endpoints.js';
+import { onEach, requireWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems } from '../src/battery/list-items.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -15,62 +16,73 @@ import type { HttpResponse } from '../src/http/client.js';
 /** Not a UUID, but a plausible path segment. */
 const NOT_A_UUID = 'not-a-uuid';
 
-function pathsOrSkip(c: CheckContext): string[] {
-  if (c.settings.pagedPaths.length === 0) c.skip('no tenant endpoint configured: pass --paged-path (e.g. --paged-path shipments)');
-  return c.settings.pagedPaths;
+function endpointsOrSkip(c: CheckContext): Endpoint[] {
+  if (c.settings.endpoints.length === 0) c.skip('no tenant endpoint configured: pass --openapi, --paged-path or --endpoint (e.g. --paged-path shipments)');
+  return tenantEndpoints(c);
 }
 
-/** The precondition of the isolation checks: the tenant under test is served on `path`. */
-async function ownTenantWorks(c: CheckContext, path: string): Promise<boolean> {
-  if (c.settings.tenantId === undefined) {
-    c.error(`cannot compare with the tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+/** The precondition of the isolation checks: the tenant under test is served on the endpoint. */
+async function ownTenantWorks(e: CheckContext, endpoint: Endpoint): Promise<boolean> {
+  if (e.settings.tenantId === undefined) {
+    e.error(`cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
     return false;
   }
-  const endpoint = tenantEndpoints(c).find((e) => e.label === `GET /tenants/{tenantId}/${path}`);
-  return endpoint !== undefined && requireWorking(c, endpoint);
+  return requireWorking(e, endpoint);
 }
 
-async function getTenantPath(c: CheckContext, tenantId: string, path: string, purpose: string): Promise<HttpResponse> {
-  return getResource(c.send, c.target, { path: tenantPath(tenantId, path), auth: c.bearer(), purpose });
+/** The endpoint's request path with another tenant id: the same resource, asked for in another tenant. */
+async function inTenant(e: CheckContext, endpoint: Endpoint, tenantId: string): Promise<string> {
+  const own = await endpoint.path(e);
+  if (typeof own !== 'string') throw new Error(`${endpoint.label} has no path: ${own.unresolved}`);
+  return own.replace(/^\/tenants\/[^/]+/, `/tenants/${encodeURIComponent(tenantId)}`);
 }
 
-/** A refusal must not carry the list: no items in the body. */
-function expectNoData(c: CheckContext, res: HttpResponse, what: string): void {
+/**
+ * A refusal must not carry data: no list items, and for a single resource not the resource (its
+ * own tenant's answer, or one with the id that was asked for); an error body may say anything else.
+ */
+async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string): Promise<void> {
   const parsed = res.json();
   if (!parsed.ok) return;
   const extracted = extractItems(parsed.value);
-  if ('items' in extracted && extracted.items.length > 0) c.fail(`${what}: the refusal carries ${extracted.items.length} items of data`, res);
+  if ('items' in extracted && extracted.items.length > 0) return e.fail(`${what}: the refusal carries ${extracted.items.length} items of data`, res);
+  if (endpoint.spec?.kind !== 'single' || parsed.value === null || typeof parsed.value !== 'object') return;
+  const own = (await validAnswer(e, endpoint)).json();
+  const asked = decodeURIComponent((await inTenant(e, endpoint, '')).split('/').at(-1) ?? '');
+  const id = (parsed.value as { id?: unknown }).id;
+  if ((own.ok && isDeepStrictEqual(own.value, parsed.value)) || ((typeof id === 'string' || typeof id === 'number') && String(id) === asked)) e.fail(`${what}: the refusal carries the resource itself`, res);
 }
 
 suite('tenant', () => {
   check('TENANT-ACCESS', async (c) => {
-    pathsOrSkip(c);
+    const endpoints = endpointsOrSkip(c);
     if (c.settings.tenantId === undefined) return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
-    for (const endpoint of tenantEndpoints(c)) {
-      const what = `${endpoint.label} for the tenant under test`;
-      expectStatusClass(c, await validAnswer(c, endpoint), 2, what);
-    }
+    await onEach(c, endpoints, async (e, endpoint) => {
+      const path = await endpoint.path(e);
+      if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
+      expectStatusClass(e, await validAnswer(e, endpoint), 2, `${endpoint.label} for the tenant under test`);
+    });
   });
 
   // Another tenant's refusal is evidence of isolation only where this client's own tenant is
   // served: with a token refused everywhere, a 401 there says nothing about tenants.
   check('TENANT-FOREIGN', async (c) => {
-    for (const path of pathsOrSkip(c)) {
-      if (!(await ownTenantWorks(c, path))) continue;
-      const what = `GET /tenants/{foreignTenantId}/${path} (a tenant this client may not access)`;
-      const res = await getTenantPath(c, c.settings.foreignTenantId, path, what);
-      expectStatus(c, res, [403, 404], what);
-      expectNoData(c, res, what);
-    }
+    await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
+      if (!(await ownTenantWorks(e, endpoint))) return;
+      const what = `${endpoint.label.replace('{tenantId}', '{foreignTenantId}')} (a tenant this client may not access)`;
+      const res = await getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.foreignTenantId), auth: e.bearer(), purpose: what });
+      expectStatus(e, res, [403, 404], what);
+      await expectNoData(e, endpoint, res, what);
+    });
   });
 
   check('TENANT-INVALID-ID', async (c) => {
-    for (const path of pathsOrSkip(c)) {
-      if (!(await ownTenantWorks(c, path))) continue;
-      const what = `GET /tenants/${NOT_A_UUID}/${path} (a tenantId that is not a UUID)`;
-      const res = await getTenantPath(c, NOT_A_UUID, path, what);
-      expectStatusClass(c, res, 4, what);
-      expectNoData(c, res, what);
-    }
+    await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
+      if (!(await ownTenantWorks(e, endpoint))) return;
+      const what = `${endpoint.label.replace('{tenantId}', NOT_A_UUID)} (a tenantId that is not a UUID)`;
+      const res = await getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), purpose: what });
+      expectStatusClass(e, res, 4, what);
+      await expectNoData(e, endpoint, res, what);
+    });
   });
 });

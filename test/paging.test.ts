@@ -1,8 +1,9 @@
 // The pure helpers of the page walk (src/battery/paging.ts) and of list bodies (src/battery/list-items.ts).
 import { describe, expect, it } from 'vitest';
 import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
-import { PAGING_HEADERS, expectedTotalPages, mapBounded, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageAt, type Walk, type WalkPage } from '../src/battery/paging.js';
-import { HttpResponse, Recorder } from '../src/http/client.js';
+import { mapBounded } from '../src/battery/bounded.js';
+import { PAGING_HEADERS, expectedTotalPages, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageAt, type Walk, type WalkPage } from '../src/battery/paging.js';
+import { HttpResponse } from '../src/http/client.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
 
@@ -99,7 +100,7 @@ describe('walkPageAt', () => {
     return { number, url, res, paging: readPagingHeaders(res), links: { links: [], errors: [] } };
   }
   const pages = [1, 2, 3].map((n) => page(n, `${LIST}?page=${n}&size=10`));
-  const walk: Walk = { path: 'shipments', apiPath: '/tenants/t1/shipments', size: 10, unparameterised: page(1, LIST), pages, problems: [], recorder: new Recorder(), byUrl: new Map(pages.map((p) => [normaliseUrl(p.url), p])) };
+  const walk: Pick<Walk, 'byUrl'> = { byUrl: new Map(pages.map((p) => [normaliseUrl(p.url), p])) };
 
   it('finds the page a link target requests, whatever its parameter order and fragment', () => {
     expect(walkPageAt(walk, `${LIST}?size=10&page=2#x`)).toBe(pages[1]);

@@ -9,6 +9,9 @@ export const USER_PATH = '/users/me';
 /** spec §Get the current user, legacy path: the gateway rewrites it to USER_PATH. */
 export const LEGACY_USER_PATH = '/uaa/userinfo';
 
+/** The response headers of a paged response (spec §Pagination). */
+export const PAGING_HEADER_NAMES = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements'] as const;
+
 /** The documented value of the mandatory `Accept-Version` header (spec §Versioning 1). */
 export const API_VERSION = '1';
 

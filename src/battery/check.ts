@@ -22,6 +22,8 @@ export interface CheckMeta {
   requests: number;
   /** Token requests this check made to renew the shared token (not to test the token endpoint). */
   sharedTokenRequests: number;
+  /** The endpoints the check was applied to, each with its own outcome. */
+  endpoints?: EndpointOutcome[];
 }
 
 declare module 'vitest' {
@@ -36,23 +38,76 @@ await batteryReady();
 /** Exchanges kept for a failed check beyond the ones its findings cite. */
 const TRAILING_EXCHANGES = 2;
 
-export class CheckContext {
+/** An endpoint a check was applied to, with its own outcome (`CheckMeta.endpoints`). */
+export interface EndpointOutcome {
+  /** The endpoint's label, e.g. "GET /tenants/{tenantId}/invoices/{invoiceId}". */
+  endpoint: string;
+  status: 'passed' | 'failed' | 'error' | 'skipped';
+  /** The first finding on it, or why it was skipped. */
+  message?: string;
+}
+
+/** What a check records, shared by its context and the endpoint scopes made from it. */
+class CheckState {
   readonly recorder = new Recorder();
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
   /** Token requests made to renew the shared token for exchanges recorded elsewhere (a walk this check started). */
   sharedTokenRequests = 0;
-  #skipped = false;
+  skipped = false;
   /** Exchanges cited from other recorders: their index here, so each is copied once. */
-  #copies = new Map<Recorder, Map<number, number>>();
+  readonly copies = new Map<Recorder, Map<number, number>>();
   /** Recorders of shared exchanges this check relied on (a walk, an endpoint's valid answer). */
-  #used = new Set<Recorder>();
+  readonly used = new Set<Recorder>();
+  /** The endpoints the check was applied to, in order, with why an endpoint was skipped. */
+  readonly endpoints = new Map<string, { skipped?: string }>();
+}
+
+export class CheckContext {
+  readonly #state: CheckState;
 
   constructor(
     readonly check: Check,
     readonly settings: BatteryContext,
     private readonly vitest: TestContext,
-  ) {}
+    state?: CheckState,
+    /** The endpoint this context judges (see `at`); findings carry it. */
+    readonly endpoint?: string,
+  ) {
+    this.#state = state ?? new CheckState();
+  }
+
+  /**
+   * The same check, applied to one endpoint: findings recorded through the returned context carry
+   * the endpoint, and the report lists every endpoint the check was applied to with its own
+   * outcome ("VERSION-MISSING: 23 endpoints, 1 failed: GET /tenants/{tenantId}/invoices/{invoiceId}").
+   */
+  at(endpoint: string): CheckContext {
+    if (!this.#state.endpoints.has(endpoint)) this.#state.endpoints.set(endpoint, {});
+    return new CheckContext(this.check, this.settings, this.vitest, this.#state, endpoint);
+  }
+
+  /** This endpoint (of an `at` context) is not judged, for `reason`: the report says so. */
+  skipEndpoint(reason: string): void {
+    if (this.endpoint === undefined) throw new Error('skipEndpoint needs an endpoint context (CheckContext.at)');
+    this.#state.endpoints.set(this.endpoint, { skipped: redactor.redact(reason) });
+  }
+
+  get recorder(): Recorder {
+    return this.#state.recorder;
+  }
+
+  get findings(): readonly Finding[] {
+    return this.#state.findings;
+  }
+
+  get sharedTokenRequests(): number {
+    return this.#state.sharedTokenRequests;
+  }
+
+  set sharedTokenRequests(n: number) {
+    this.#state.sharedTokenRequests = n;
+  }
 
   get target(): Target {
     return this.settings.target;
@@ -85,12 +140,12 @@ export class CheckContext {
 
   /** An informational remark for the report (e.g. "the server caps size at 50"). */
   note(message: string): void {
-    this.notes.push(redactor.redact(message));
+    this.#state.notes.push(redactor.redact(this.endpoint === undefined ? message : `${this.endpoint}: ${message}`));
   }
 
   /** Skips the check with the reason shown in every report. */
   skip(reason: string): never {
-    this.#skipped = true;
+    this.#state.skipped = true;
     return this.vitest.skip(reason);
   }
 
@@ -100,22 +155,27 @@ export class CheckContext {
   }
 
   get isSkipped(): boolean {
-    return this.#skipped;
+    return this.#state.skipped;
   }
 
-  /** Failures so far; lets a check stop early when going on would only repeat them. */
+  /** Failures so far (of this endpoint, in an `at` context); lets a check stop early when going on would only repeat them. */
   get failed(): boolean {
-    return this.findings.some((f) => f.kind === 'failure');
+    return this.#state.findings.some((f) => f.kind === 'failure' && (this.endpoint === undefined || f.endpoint === this.endpoint));
   }
 
   #add(kind: Finding['kind'], message: string, evidence?: ExchangeRef): void {
     const exchange = evidence === undefined ? undefined : this.cite(evidence);
-    this.findings.push({ kind, message: redactor.redact(message), ...(exchange !== undefined && exchange >= 0 ? { exchange } : {}) });
+    this.#state.findings.push({
+      kind,
+      message: redactor.redact(message),
+      ...(exchange !== undefined && exchange >= 0 ? { exchange } : {}),
+      ...(this.endpoint !== undefined ? { endpoint: this.endpoint } : {}),
+    });
   }
 
   /** This check relies on exchanges recorded in `recorder`: their retries are noted in its report. */
   uses(recorder: Recorder): void {
-    if (recorder !== this.recorder) this.#used.add(recorder);
+    if (recorder !== this.recorder) this.#state.used.add(recorder);
   }
 
   /**
@@ -124,8 +184,8 @@ export class CheckContext {
    */
   cite(ref: ExchangeRef): number {
     if (ref.exchange < 0 || !ref.recorder || ref.recorder === this.recorder) return ref.exchange;
-    let copies = this.#copies.get(ref.recorder);
-    if (!copies) this.#copies.set(ref.recorder, (copies = new Map<number, number>()));
+    let copies = this.#state.copies.get(ref.recorder);
+    if (!copies) this.#state.copies.set(ref.recorder, (copies = new Map<number, number>()));
     let index = copies.get(ref.exchange);
     if (index === undefined) {
       const exchange = ref.recorder.exchanges[ref.exchange];
@@ -135,23 +195,37 @@ export class CheckContext {
     return index;
   }
 
+  /** Each endpoint the check was applied to, with its own outcome. */
+  #endpointOutcomes(): EndpointOutcome[] {
+    return [...this.#state.endpoints].map(([endpoint, { skipped }]) => {
+      const mine = this.#state.findings.filter((f) => f.endpoint === endpoint);
+      const failure = mine.find((f) => f.kind === 'failure');
+      const first = failure ?? mine[0];
+      if (first) return { endpoint, status: failure ? 'failed' : 'error', message: first.message };
+      return skipped !== undefined ? { endpoint, status: 'skipped', message: skipped } : { endpoint, status: 'passed' };
+    });
+  }
+
   /** The meta for the collector: cited exchanges (renumbered) and the last few, nothing for a pass. */
   toMeta(): CheckMeta {
+    const { findings, recorder } = this.#state;
     const keep = new Set<number>();
-    for (const f of this.findings) if (f.exchange !== undefined) keep.add(f.exchange);
-    if (this.findings.length > 0) {
-      const n = this.recorder.exchanges.length;
+    for (const f of findings) if (f.exchange !== undefined) keep.add(f.exchange);
+    if (findings.length > 0) {
+      const n = recorder.exchanges.length;
       for (let i = Math.max(0, n - TRAILING_EXCHANGES); i < n; i += 1) keep.add(i);
     }
     const order = [...keep].sort((a, b) => a - b);
     const renumber = new Map(order.map((old, i) => [old, i]));
+    const endpoints = this.#endpointOutcomes();
     return {
       checkId: this.check.id,
-      findings: this.findings.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
-      notes: [...this.notes, ...new Set([this.recorder, ...this.#used].flatMap((r) => r.retries).map((r) => redactor.redact(r)))],
-      exchanges: order.map((i) => this.recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
-      requests: this.recorder.count,
-      sharedTokenRequests: this.sharedTokenRequests + this.recorder.tokenRequests,
+      findings: findings.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
+      notes: [...this.#state.notes, ...new Set([recorder, ...this.#state.used].flatMap((r) => r.retries).map((r) => redactor.redact(r)))],
+      exchanges: order.map((i) => recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
+      requests: recorder.count,
+      sharedTokenRequests: this.#state.sharedTokenRequests + recorder.tokenRequests,
+      ...(endpoints.length > 0 ? { endpoints } : {}),
     };
   }
 }

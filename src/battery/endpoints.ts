@@ -1,13 +1,17 @@
+import { endpointLabel, pathParameters, type EndpointSpec } from '../api/endpoint-specs.js';
 import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, TOKEN_PATH, USER_PATH, tenantPath } from '../api/paths.js';
 import { getResource, requestToken, type Send, type VersionHeader } from '../api/requests.js';
 import { Recorder, type HttpResponse, type RequestAuth } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
+import { extractItems } from './list-items.js';
+import { mapBounded } from './bounded.js';
 
 /**
  * The endpoints that rules "on every endpoint" apply to (spec §Endpoints: every endpoint requires
- * Accept-Version; every endpoint but the token endpoint requires a bearer token). Each one knows
- * how to send a request that is valid in every respect but the one a check varies.
+ * Accept-Version; every endpoint but the token endpoint requires a bearer token; spec
+ * §Tenant-scoped endpoints: every tenant endpoint is within one tenant). Each one knows how to
+ * send a request that is valid in every respect but the one a check varies.
  *
  * Each endpoint's answer to a fully valid request (`validAnswer`) is fetched once and shared: the
  * check named in `judgedBy` judges it, and every check that varies one thing on the endpoint
@@ -16,6 +20,10 @@ import { getBattery } from './context.js';
  * and a 400 without Accept-Version nothing on one that answers 400 to anything. When the valid
  * request fails, the probes on that endpoint are errors that point at `judgedBy`, so that one
  * root cause is reported once.
+ *
+ * A tenant endpoint with path parameters (`invoices/{invoiceId}`) is filled with real ids: the
+ * user's value (--parameter), else the id of the first item of the list it is under
+ * (`invoices`). One that cannot be filled is skipped, with the reason, by every check.
  */
 
 export interface Endpoint {
@@ -24,9 +32,24 @@ export interface Endpoint {
   kind: 'token' | 'resource';
   /** The check that judges the endpoint's answer to a valid request. */
   judgedBy: string;
+  /** The tenant endpoint it is, when it is one. */
+  spec?: EndpointSpec;
+  /** The request path (with parameters filled), or why there is none. */
+  path(c: CheckContext): Promise<string | { unresolved: string }>;
   send(c: CheckContext, variation: VersionHeader & { auth?: RequestAuth }, purpose: string): Promise<HttpResponse>;
   /** The valid request, sent through `send` (which records it where the caller wants). */
   sendValid(c: CheckContext, send: Send, purpose: string): Promise<HttpResponse>;
+}
+
+/** Thrown by `send` on an endpoint whose path parameters cannot be filled. */
+export class UnresolvedEndpoint extends Error {
+  override name = 'UnresolvedEndpoint';
+}
+
+async function concrete(c: CheckContext, endpoint: Endpoint): Promise<string> {
+  const path = await endpoint.path(c);
+  if (typeof path !== 'string') throw new UnresolvedEndpoint(`${endpoint.label}: ${path.unresolved}`);
+  return path;
 }
 
 function tokenEndpoint(path: string, legacy: boolean): Endpoint {
@@ -35,34 +58,88 @@ function tokenEndpoint(path: string, legacy: boolean): Endpoint {
     label,
     kind: 'token',
     judgedBy: legacy ? 'LEGACY-TOKEN' : 'TOKEN-ISSUE',
+    path: () => Promise.resolve(path),
     send: (c, v, purpose) => requestToken(c.send, c.target, { path, credentials: c.credentials, ...v, purpose: `${label}: ${purpose}` }),
     sendValid: (c, send, purpose) => requestToken(send, c.target, { path, credentials: c.credentials, purpose: `${label}: ${purpose}` }),
   };
 }
 
-function resourceEndpoint(path: string, label: string, judgedBy: string): Endpoint {
-  return {
+function resourceEndpoint(label: string, judgedBy: string, path: (c: CheckContext) => Promise<string | { unresolved: string }>, spec?: EndpointSpec): Endpoint {
+  const endpoint: Endpoint = {
     label,
     kind: 'resource',
     judgedBy,
-    send: (c, v, purpose) => getResource(c.send, c.target, { path, auth: v.auth ?? c.bearer(), ...v, purpose: `${label}: ${purpose}` }),
-    sendValid: (c, send, purpose) => getResource(send, c.target, { path, auth: c.bearer(), purpose: `${label}: ${purpose}` }),
+    ...(spec ? { spec } : {}),
+    path,
+    send: async (c, v, purpose) => getResource(c.send, c.target, { path: await concrete(c, endpoint), auth: v.auth ?? c.bearer(), ...v, purpose: `${label}: ${purpose}` }),
+    sendValid: async (c, send, purpose) => getResource(send, c.target, { path: await concrete(c, endpoint), auth: c.bearer(), purpose: `${label}: ${purpose}` }),
   };
+  return endpoint;
 }
 
-/** The tenant endpoints configured with --paged-path, for the tenant under test. */
-export function tenantEndpoints(c: CheckContext): Endpoint[] {
-  const { tenantId, pagedPaths } = c.settings;
-  if (tenantId === undefined) return [];
-  return pagedPaths.map((p) => resourceEndpoint(tenantPath(tenantId, p), `GET /tenants/{tenantId}/${p}`, 'TENANT-ACCESS'));
-}
+const fixed = (path: string) => () => Promise.resolve(path);
 
-export const USER_ENDPOINT = resourceEndpoint(USER_PATH, `GET ${USER_PATH}`, 'USER-OK');
-export const LEGACY_USER_ENDPOINT = resourceEndpoint(LEGACY_USER_PATH, `GET ${LEGACY_USER_PATH} (legacy)`, 'LEGACY-USERINFO');
+export const USER_ENDPOINT = resourceEndpoint(`GET ${USER_PATH}`, 'USER-OK', fixed(USER_PATH));
+export const LEGACY_USER_ENDPOINT = resourceEndpoint(`GET ${LEGACY_USER_PATH} (legacy)`, 'LEGACY-USERINFO', fixed(LEGACY_USER_PATH));
 export const TOKEN_ENDPOINT = tokenEndpoint(TOKEN_PATH, false);
 export const LEGACY_TOKEN_ENDPOINT = tokenEndpoint(LEGACY_TOKEN_PATH, true);
 
-/** /users/me, its legacy path and every configured tenant endpoint. */
+const tenantEndpointCache = new Map<string, Endpoint>();
+
+/** The tenant endpoint for a spec, made once per worker (its path is resolved once). */
+function tenantEndpoint(spec: EndpointSpec): Endpoint {
+  let endpoint = tenantEndpointCache.get(spec.path);
+  if (!endpoint) {
+    let resolved: Promise<string | { unresolved: string }> | undefined;
+    endpoint = resourceEndpoint(endpointLabel(spec.path), 'TENANT-ACCESS', (c) => (resolved ??= resolvePath(c, spec)), spec);
+    tenantEndpointCache.set(spec.path, endpoint);
+  }
+  return endpoint;
+}
+
+/**
+ * The request path of a tenant endpoint: each parameter after the tenant's from --parameter,
+ * else from the first item of the list the endpoint is under (`invoices` for
+ * `invoices/{invoiceId}`): its field of the parameter's name, else its `id`.
+ */
+async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string | { unresolved: string }> {
+  const { tenantId, tenantProblem, parameters, endpoints } = c.settings;
+  if (tenantId === undefined) return { unresolved: `no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)` };
+  let path = spec.path;
+  for (const name of pathParameters(spec.path)) {
+    const given = parameters[name];
+    if (given !== undefined) {
+      path = path.replace(`{${name}}`, encodeURIComponent(given));
+      continue;
+    }
+    const parentPath = spec.path.slice(0, spec.path.indexOf(`/{${name}}`));
+    const parent = endpoints.find((e) => e.path === parentPath && e.kind === 'list');
+    if (!parent) return { unresolved: `no value for {${name}}: no list ${endpointLabel(parentPath)} to take an id from; give one with --parameter ${name}=VALUE` };
+    const res = await validAnswer(c, tenantEndpoint(parent)).catch(() => undefined);
+    const parsed = res && res.status >= 200 && res.status < 300 ? res.json() : undefined;
+    const extracted = parsed?.ok ? extractItems(parsed.value) : undefined;
+    const first = extracted && 'items' in extracted ? (extracted.items[0] as Record<string, unknown> | undefined) : undefined;
+    const id = first?.[name] ?? first?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      const why = !res ? 'it could not be read' : res.status < 200 || res.status > 299 ? `it answered ${res.status}` : first === undefined ? 'it has no items' : `its first item has neither "${name}" nor "id"`;
+      return { unresolved: `no value for {${name}}: ${why} (${endpointLabel(parentPath)}); give one with --parameter ${name}=VALUE` };
+    }
+    path = path.replace(`{${name}}`, encodeURIComponent(String(id)));
+  }
+  return tenantPath(tenantId, path);
+}
+
+/** Every tenant endpoint under test (lists and single resources). */
+export function tenantEndpoints(c: CheckContext): Endpoint[] {
+  return c.settings.endpoints.map(tenantEndpoint);
+}
+
+/** The tenant endpoints that are lists. */
+export function listEndpoints(c: CheckContext): Endpoint[] {
+  return c.settings.endpoints.filter((e) => e.kind === 'list').map(tenantEndpoint);
+}
+
+/** /users/me, its legacy path and every tenant endpoint. */
 export function resourceEndpoints(c: CheckContext): Endpoint[] {
   return [USER_ENDPOINT, LEGACY_USER_ENDPOINT, ...tenantEndpoints(c)];
 }
@@ -82,6 +159,7 @@ const validAnswers = new Map<string, { answer: Promise<HttpResponse>; recorder: 
 /**
  * The endpoint's answer to a fully valid request (the documented Accept-Version, a valid token
  * or the configured client credentials), sent once per worker and recorded apart; checks cite it.
+ * For a list, it is the request without page and size.
  */
 export function validAnswer(c: CheckContext, endpoint: Endpoint): Promise<HttpResponse> {
   let shared = validAnswers.get(endpoint.label);
@@ -102,22 +180,38 @@ export function succeeded(endpoint: Endpoint, res: HttpResponse): boolean {
 }
 
 /**
- * The precondition of every probe on an endpoint: its valid request succeeds. Otherwise an error
- * that points at the check judging the endpoint, and false.
+ * The precondition of every probe on an endpoint: its path can be filled and its valid request
+ * succeeds. Otherwise the endpoint is skipped (no path) or errs, pointing at the check judging it.
  */
 export async function requireWorking(c: CheckContext, endpoint: Endpoint): Promise<boolean> {
+  const path = await endpoint.path(c);
+  if (typeof path !== 'string') {
+    c.at(endpoint.label).skipEndpoint(path.unresolved);
+    return false;
+  }
   const res = await validAnswer(c, endpoint);
   if (succeeded(endpoint, res)) return true;
-  c.error(`cannot judge ${endpoint.label}: even a valid request gets ${res.status} there (see ${endpoint.judgedBy})`, res);
+  c.at(endpoint.label).error(`cannot judge ${endpoint.label}: even a valid request gets ${res.status} there (see ${endpoint.judgedBy})`, res);
   return false;
 }
 
 /**
- * Notes, once per check, that tenant endpoints were left out and why, so that a run without
- * --paged-path does not look as if it had covered them.
+ * Applies the check to every endpoint, each judged through its own context (`CheckContext.at`),
+ * a few at a time: so a check over 200 endpoints costs round trips by the few, not by the 200.
+ */
+export async function onEach(c: CheckContext, endpoints: readonly Endpoint[], judge: (e: CheckContext, endpoint: Endpoint) => Promise<void>): Promise<void> {
+  await mapBounded(endpoints, ENDPOINT_CONCURRENCY, (endpoint) => judge(c.at(endpoint.label), endpoint));
+}
+
+/** Endpoints a check judges at the same time. */
+const ENDPOINT_CONCURRENCY = 4;
+
+/**
+ * Notes, once per check, that tenant endpoints were left out and why, so that a run without any
+ * does not look as if it had covered them.
  */
 export function noteMissingTenantEndpoints(c: CheckContext): void {
-  const { pagedPaths, tenantId, tenantProblem } = c.settings;
-  if (pagedPaths.length === 0) c.note('no tenant endpoints were checked: none configured (--paged-path)');
+  const { endpoints, tenantId, tenantProblem } = c.settings;
+  if (endpoints.length === 0) c.note('no tenant endpoints were checked: none configured (--openapi, --paged-path or --endpoint)');
   else if (tenantId === undefined) c.error(`the tenant endpoints could not be checked: ${tenantProblem ?? 'no tenant under test'}`);
 }

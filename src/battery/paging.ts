@@ -1,10 +1,13 @@
-import { apiUrl, tenantPath } from '../api/paths.js';
+import { PAGING_HEADER_NAMES, apiUrl } from '../api/paths.js';
 import { getResource, getUrl, type Send } from '../api/requests.js';
 import { Recorder, type HttpResponse } from '../http/client.js';
 import { parseLinkHeader, type LinkParseResult } from '../http/link.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
-import { extractItems, summariseItems, type PageItems } from './list-items.js';
+import { mapBounded } from './bounded.js';
+import { validAnswer, type Endpoint } from './endpoints.js';
+import { extractItems, itemLabel, summariseItems, type PageItems } from './list-items.js';
+import { itemJudge, type PageFindings } from './resources.js';
 
 /**
  * Paged lists (spec §Pagination): the paging headers, and a walk over every page that the
@@ -13,7 +16,7 @@ import { extractItems, summariseItems, type PageItems } from './list-items.js';
  * its responses copies that exchange into its own record (CheckContext.cite).
  */
 
-export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements'] as const;
+export const PAGING_HEADERS = PAGING_HEADER_NAMES;
 export type PagingHeader = (typeof PAGING_HEADERS)[number];
 
 export interface PagingValues {
@@ -69,12 +72,16 @@ export interface WalkPage {
   /** Keys and shapes of the page's items (the items themselves are not kept). */
   items?: PageItems;
   itemsProblem?: string;
+  /** What the resource checks found in the page's items (src/battery/resources.ts). */
+  resources?: PageFindings;
   links: LinkParseResult;
 }
 
 export interface Walk {
   /** The tenant-relative path, e.g. `shipments`. */
   path: string;
+  /** The list endpoint walked. */
+  endpoint: Endpoint;
   /** The API path of the list, e.g. `/tenants/{id}/shipments`. */
   apiPath: string;
   /** The size the walk requests on every page. */
@@ -99,14 +106,14 @@ export const MAX_WALK_PAGES = 100_000;
 
 const walks = new Map<string, { walk: Promise<Walk>; recorder: Recorder }>();
 
-/** The walk of the list at `path` for the tenant under test, done once per worker. */
-export function getWalk(c: CheckContext, path: string): Promise<Walk> {
-  let walk = walks.get(path);
+/** The walk of a list endpoint for the tenant under test, done once per worker (its path is filled). */
+export function getWalk(c: CheckContext, endpoint: Endpoint): Promise<Walk> {
+  let walk = walks.get(endpoint.label);
   if (!walk) {
     const recorder = new Recorder();
     // The check that starts the walk accounts for the token renewals it needed.
-    walk = { walk: walkList(c, path, recorder).finally(() => (c.sharedTokenRequests += recorder.tokenRequests)), recorder };
-    walks.set(path, walk);
+    walk = { walk: walkList(c, endpoint, recorder).finally(() => (c.sharedTokenRequests += recorder.tokenRequests)), recorder };
+    walks.set(endpoint.label, walk);
   }
   c.uses(walk.recorder);
   return walk.walk;
@@ -116,24 +123,34 @@ function pageUrlPath(apiPath: string, page: number, size: number): string {
   return `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`;
 }
 
-async function walkList(c: CheckContext, path: string, recorder: Recorder): Promise<Walk> {
-  const tenantId = c.settings.tenantId;
-  if (tenantId === undefined) throw new Error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'}`);
-  const apiPath = tenantPath(tenantId, path);
+/** How a page reads its items: what the checks of this run need, judged as the page arrives. */
+interface PageReader {
+  /** Item shapes cost a walk of every item; only the nulls check reads them. */
+  withShapes: boolean;
+  judge?: ((items: readonly unknown[]) => PageFindings) | undefined;
+}
+
+async function walkList(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Promise<Walk> {
+  const path = endpoint.spec?.path ?? endpoint.label;
+  const apiPath = await endpoint.path(c);
+  if (typeof apiPath !== 'string') throw new Error(`${endpoint.label} cannot be walked: ${apiPath.unresolved}`);
   // Taken by the HTTP layer for each page as it is sent: a long walk outlives many tokens.
   const auth = c.bearer();
-  // Item shapes cost a walk of every item; only the nulls check reads them.
-  const withShapes = c.settings.selected.includes('NULLS-SAME-FIELDS');
+  const reader: PageReader = {
+    withShapes: c.settings.selected.includes('NULLS-SAME-FIELDS'),
+    judge: endpoint.spec ? itemJudge(c.settings, endpoint.spec, itemLabel) : undefined,
+  };
   const send: Send = (req) => getBattery().http.send(req, recorder);
   const fetchPage = async (number: number, pathAndQuery: string, purpose: string): Promise<WalkPage> => {
     const res = await getResource(send, c.target, { path: pathAndQuery, auth, purpose });
-    return readPage(number, res, withShapes);
+    return readPage(number, res, reader);
   };
 
-  const unparameterised = await fetchPage(1, apiPath, `GET ${path} without page and size`);
+  // Without page and size: the endpoint's valid request, which other checks share.
+  const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false });
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
   const first = await fetchPage(1, pageUrlPath(apiPath, 1, size), `GET ${path} page 1 (size ${size})`);
-  const walk: Walk = { path, apiPath, size, unparameterised, pages: [first], problems: [], recorder, byUrl: new Map() };
+  const walk: Walk = { path, endpoint, apiPath, size, unparameterised, pages: [first], problems: [], recorder, byUrl: new Map() };
   indexPage(walk, first);
   if (first.res.status < 200 || first.res.status > 299) {
     walk.problems.push(`page 1 answered ${first.res.status}`);
@@ -178,36 +195,23 @@ function indexPage(walk: Walk, page: WalkPage): void {
 }
 
 /** Reads what the checks need of a page; the body itself is dropped (the exchange keeps its start). */
-function readPage(number: number, res: HttpResponse, withShapes: boolean): WalkPage {
+function readPage(number: number, res: HttpResponse, reader: PageReader): WalkPage {
   const page: WalkPage = { number, url: res.url, res: res.withoutBody(), paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
   if (res.status >= 200 && res.status < 300) {
     const parsed = res.json();
     const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
-    if ('items' in extracted) page.items = summariseItems(extracted.items, withShapes);
-    else page.itemsProblem = extracted.problem;
+    if ('items' in extracted) {
+      page.items = summariseItems(extracted.items, reader.withShapes);
+      if (reader.judge) page.resources = reader.judge(extracted.items);
+    } else page.itemsProblem = extracted.problem;
   } else {
     page.itemsProblem = `the page answered ${res.status}`;
   }
   return page;
 }
 
-/** Runs `fn` over `inputs` with at most `limit` in flight; results in input order. */
-export async function mapBounded<T, R>(inputs: readonly T[], limit: number, fn: (input: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(inputs.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < inputs.length) {
-      const i = next;
-      next += 1;
-      results[i] = await fn(inputs[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), inputs.length) }, worker));
-  return results;
-}
-
 /** The page a link target stands for, when it is the very request the walk made for that page. */
-export function walkPageAt(walk: Walk, target: string): WalkPage | undefined {
+export function walkPageAt(walk: Pick<Walk, 'byUrl'>, target: string): WalkPage | undefined {
   return walk.byUrl.get(normaliseUrl(target));
 }
 
@@ -225,7 +229,7 @@ export async function followLink(c: CheckContext, walk: Walk, target: string): P
   if (!page) {
     page = (async () => {
       const res = await getUrl((req) => getBattery().http.send(req, walk.recorder), target, c.bearer(), `GET a Link target of ${walk.path}: ${target}`);
-      return readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, false);
+      return readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, { withShapes: false });
     })();
     linkTargets.set(key, page);
   }

@@ -1,3 +1,4 @@
+import type { EndpointSpec } from '../api/endpoint-specs.js';
 import type { ClientCredentials, Target } from '../api/requests.js';
 import type { Expectations } from '../config.js';
 import type { HttpSettings } from '../http/settings.js';
@@ -22,7 +23,12 @@ export interface BatteryContext {
   tenantProblem?: string;
   /** A tenant this client may not access (given, or a random UUID). */
   foreignTenantId: string;
-  pagedPaths: string[];
+  /** The tenant endpoints under test: lists and single resources (src/api/endpoint-specs.ts). */
+  endpoints: EndpointSpec[];
+  /** The OpenAPI document the endpoints' schemas point into (--openapi). */
+  openapi?: Record<string, unknown>;
+  /** Path parameter values the user gave (--parameter, `parameters` in a config file). */
+  parameters: Record<string, string>;
   expectations?: Expectations;
   /** Ids of the checks to run. */
   selected: string[];

@@ -467,4 +467,33 @@ export const CHECKS: readonly Check[] = [
     title: 'Every item of every page carries the same set of fields (no field omitted for null)',
     refs: ['spec §Generic rules for optional fields 1'],
   },
+
+  // ── resources: what every tenant endpoint serves, against its schema and known data ───────
+  {
+    id: 'RESOURCE-SCHEMA',
+    suite: 'resources',
+    level: 'MUST',
+    title: 'Every item and resource of every tenant endpoint has the types and nullability its OpenAPI schema declares',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Generic rules for optional fields 1'],
+    notes:
+      'Needs --openapi. OpenAPI 3.1 schemas are JSON Schema 2020-12; 3.0 `nullable` is read as a type that also allows null. ' +
+      'A null where the schema does not allow it, or a value of the wrong type, is a finding that names the item and the field. ' +
+      'Formats are annotations (JSON Schema 2020-12 §7.2) and are not asserted; omitted properties are RESOURCE-FIELDS-PRESENT\'s.',
+  },
+  {
+    id: 'RESOURCE-FIELDS-PRESENT',
+    suite: 'resources',
+    level: 'MUST',
+    title: 'Every property the schema declares is present in every item and resource: a field without data is null, never omitted',
+    refs: ['spec §Generic rules for optional fields 1'],
+    notes: 'Needs --openapi. writeOnly properties are exempt; properties that only some oneOf/anyOf branches declare are not required.',
+  },
+  {
+    id: 'RESOURCE-EXPECTED-VALUES',
+    suite: 'resources',
+    level: 'MUST',
+    title: 'Seeded items are served exactly as known, wherever they appear (null, "" and absent told apart)',
+    refs: ['spec §Generic rules for optional fields 1', 'spec §Generic rules for optional fields 2'],
+    notes: 'Needs an --expectations file with "resources": known items per endpoint, matched by id in every page of the list and in the single resource under it.',
+  },
 ];

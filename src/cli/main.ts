@@ -24,6 +24,10 @@ const RUN_OPTION_KEYS = [
   'tenantId',
   'foreignTenantId',
   'pagedPath',
+  'openapi',
+  'endpoint',
+  'parameter',
+  'parameters',
   'expectations',
   'suite',
   'check',
@@ -59,7 +63,10 @@ function runOptions(y: Argv): Argv {
     .option('tenant-id', { type: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' })
     .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access (default: a random UUID)' })
     .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
-    .option('expectations', { type: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}}' })
+    .option('openapi', { type: 'string', group: 'Target:', describe: 'OpenAPI 3.0 or 3.1 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
+    .option('endpoint', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' })
+    .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path parameter, NAME=VALUE (repeatable); by default ids come from the list the endpoint is under' })
+    .option('expectations', { type: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}' })
     .option('suite', { type: 'string', array: true, group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` })
     .option('check', { type: 'string', array: true, group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' })
     .option('strict', { type: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' })

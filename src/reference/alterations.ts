@@ -41,7 +41,8 @@ export function alterReply(alterations: readonly Alteration[], reply: Reply, req
 
 export const isTokenRequest = (req: Req): boolean => req.path === TOKEN_PATH;
 export const isUserRequest = (req: Req): boolean => req.path === USER_PATH;
-export const isListRequest = (req: Req): boolean => /^\/tenants\/[^/]+\/shipments$/.test(req.path);
+export const isListRequest = (req: Req): boolean => /^\/tenants\/[^/]+\/(shipments|invoices)$/.test(req.path);
+export const isShipmentsRequest = (req: Req): boolean => /^\/tenants\/[^/]+\/shipments$/.test(req.path);
 export const isLegacyRequest = (req: Req): boolean => LEGACY_REWRITES.has(req.rawPath);
 /** A resource endpoint: every endpoint but the token endpoint (spec §Endpoints). */
 export const isResourceRequest = (req: Req): boolean => !isTokenRequest(req);

@@ -31,10 +31,42 @@ export interface Shipment {
   createdAt: string;
 }
 
+/**
+ * An invoice: a second list under the tenant, whose optional fields are null or "" in a fixed
+ * pattern (spec §Generic rules for optional fields 1, 2), so that ground truth can tell them apart.
+ */
+export interface Invoice {
+  id: string;
+  number: string;
+  amountCents: number;
+  currency: 'EUR' | 'USD';
+  /** null: no due date agreed. */
+  dueDate: string | null;
+  /** null until paid. */
+  paidAt: string | null;
+  /** A free text: "" when the customer left it empty, null when none was ever asked for. */
+  note: string | null;
+  /** The shipment it bills, or null for a service invoice. */
+  shipmentId: string | null;
+}
+
+/** The tenant's settings: one resource, not a list. */
+export interface TenantSettings {
+  tenantId: string;
+  timezone: string;
+  locale: string;
+  /** null: no default carrier chosen. */
+  defaultCarrier: string | null;
+  /** "": invoices by email switched off on purpose, which is not the same as unknown. */
+  invoiceEmail: string;
+  webhookUrl: string | null;
+}
+
 export interface TenantRecord {
   readonly id: string;
   readonly name: string;
   readonly shipmentCount: number;
+  readonly invoiceCount: number;
   /** Whether the reference client may access it; a tenant that exists but is not accessible answers 403. */
   readonly accessible: boolean;
 }
@@ -46,12 +78,15 @@ export const EMPTY_TENANT_ID = '9b2d4f6a-8c0e-4a1b-b3c5-d7e9f1a3b5c7';
 export const FOREIGN_TENANT_ID = 'c4e6a8b0-2d4f-4c6e-a8b0-c2d4e6f8a0b2';
 export const FOREIGN_SHIPMENT_COUNT = 7;
 
+export const MAIN_INVOICE_COUNT = 14;
+export const FOREIGN_INVOICE_COUNT = 3;
+
 export function buildTenants(mainShipmentCount: number): ReadonlyMap<string, TenantRecord> {
   const tenants: TenantRecord[] = [
-    { id: MAIN_TENANT_ID, name: 'Acme Freight', shipmentCount: mainShipmentCount, accessible: true },
+    { id: MAIN_TENANT_ID, name: 'Acme Freight', shipmentCount: mainShipmentCount, invoiceCount: MAIN_INVOICE_COUNT, accessible: true },
     // The empty string is a valid name, not a stand-in for null (spec §Generic rules 2).
-    { id: EMPTY_TENANT_ID, name: '', shipmentCount: 0, accessible: true },
-    { id: FOREIGN_TENANT_ID, name: 'Rival Logistics', shipmentCount: FOREIGN_SHIPMENT_COUNT, accessible: false },
+    { id: EMPTY_TENANT_ID, name: '', shipmentCount: 0, invoiceCount: 0, accessible: true },
+    { id: FOREIGN_TENANT_ID, name: 'Rival Logistics', shipmentCount: FOREIGN_SHIPMENT_COUNT, invoiceCount: FOREIGN_INVOICE_COUNT, accessible: false },
   ];
   return new Map(tenants.map((t) => [t.id, t]));
 }
@@ -78,15 +113,35 @@ const MINUTE_MS = 60_000;
  */
 const idPrefixes = new Map<string, string>();
 
-function shipmentId(tenantId: string, index: number): string {
-  let prefix = idPrefixes.get(tenantId);
+/** The first 20 hex digits of the ids of one kind of item of one tenant. */
+function idPrefix(tenantId: string, kind: string): string {
+  const key = `${kind}:${tenantId}`;
+  let prefix = idPrefixes.get(key);
   if (prefix === undefined) {
-    const h = createHash('sha256').update(tenantId).digest('hex');
+    // Shipments keep the plain tenant hash their ids always had.
+    const h = createHash('sha256').update(kind === 'shipment' ? tenantId : key).digest('hex');
     const variant = ((parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
     prefix = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}`;
-    idPrefixes.set(tenantId, prefix);
+    idPrefixes.set(key, prefix);
   }
-  return `${prefix}-${(index + 1).toString(16).padStart(12, '0')}`;
+  return prefix;
+}
+
+function itemId(tenantId: string, kind: string, index: number): string {
+  return `${idPrefix(tenantId, kind)}-${(index + 1).toString(16).padStart(12, '0')}`;
+}
+
+/** The index of the item an id names, when it is one of this tenant's ids of this kind; else undefined. */
+export function indexOfId(tenantId: string, kind: 'shipment' | 'invoice', id: string, count: number): number | undefined {
+  const prefix = idPrefix(tenantId, kind);
+  const m = /^([0-9a-f-]{23})-([0-9a-f]{12})$/i.exec(id);
+  if (m?.[1]?.toLowerCase() !== prefix) return undefined;
+  const index = parseInt(m[2] ?? '', 16) - 1;
+  return index >= 0 && index < count ? index : undefined;
+}
+
+function shipmentId(tenantId: string, index: number): string {
+  return itemId(tenantId, 'shipment', index);
 }
 
 /** Item `index` (0-based) of a tenant's list; the same on every call. */
@@ -111,4 +166,50 @@ export function shipmentsSlice(tenant: TenantRecord, from: number, to: number): 
   const items: Shipment[] = [];
   for (let i = Math.max(0, from); i < Math.min(to, tenant.shipmentCount); i++) items.push(shipmentAt(tenant.id, i));
   return items;
+}
+
+const CURRENCIES = ['EUR', 'USD'] as const;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** Invoice `index` (0-based) of a tenant; the same on every call. */
+export function invoiceAt(tenantId: string, index: number, shipmentCount: number): Invoice {
+  const n = index + 1;
+  const issued = EPOCH_MS + index * 3 * DAY_MS;
+  return {
+    id: itemId(tenantId, 'invoice', index),
+    number: `INV-2026-${String(n).padStart(4, '0')}`,
+    amountCents: ((index * 104_729) % 90_000) + 1_000,
+    currency: CURRENCIES[index % CURRENCIES.length] ?? 'EUR',
+    // Every 3rd has no due date; every 2nd is paid.
+    dueDate: n % 3 === 0 ? null : new Date(issued + 30 * DAY_MS).toISOString().slice(0, 10),
+    paidAt: n % 2 === 0 ? new Date(issued + 10 * DAY_MS).toISOString() : null,
+    // Every 4th note is "", every 5th (not 4th) null: both kinds of "no value" appear.
+    note: n % 4 === 0 ? '' : n % 5 === 0 ? null : `Invoice ${n} for services rendered`,
+    shipmentId: n % 6 === 0 || shipmentCount === 0 ? null : shipmentId(tenantId, index % shipmentCount),
+  };
+}
+
+/** Items [from, to) of a tenant's invoices. */
+export function invoicesSlice(tenant: TenantRecord, from: number, to: number): Invoice[] {
+  const items: Invoice[] = [];
+  for (let i = Math.max(0, from); i < Math.min(to, tenant.invoiceCount); i++) items.push(invoiceAt(tenant.id, i, tenant.shipmentCount));
+  return items;
+}
+
+/** A tenant's settings. */
+export function settingsOf(tenant: TenantRecord): TenantSettings {
+  return { tenantId: tenant.id, timezone: 'Europe/Amsterdam', locale: 'nl-NL', defaultCarrier: null, invoiceEmail: '', webhookUrl: null };
+}
+
+/** The paged lists of a tenant, by path segment. */
+export type Collection = 'shipments' | 'invoices';
+
+/** How many items a tenant's list holds. */
+export function listCount(tenant: TenantRecord, collection: Collection): number {
+  return collection === 'shipments' ? tenant.shipmentCount : tenant.invoiceCount;
+}
+
+/** Items [from, to) of a tenant's list. */
+export function listSlice(tenant: TenantRecord, collection: Collection, from: number, to: number): unknown[] {
+  return collection === 'shipments' ? shipmentsSlice(tenant, from, to) : invoicesSlice(tenant, from, to);
 }

@@ -25,7 +25,7 @@ import {
   type Alteration,
 } from './alterations.js';
 import type { ReferenceContext } from './context.js';
-import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, shipmentsSlice } from './data.js';
+import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, shipmentsSlice, type Collection } from './data.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
 import type { Req } from './request.js';
@@ -54,6 +54,7 @@ const NEEDS_TOKEN = [
   'TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-INVALID-ID',
   ...['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS'],
   ...['LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'],
+  ...['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
 ];
 /** The checks that vary one thing of a request to an endpoint: they err where its valid request fails. */
 const VERSION_PROBES = ['VERSION-MISSING', 'VERSION-INVALID', 'VERSION-HEADER-CASE'];
@@ -67,12 +68,13 @@ const isResource401 = (reply: Reply, req: Req): boolean => isResourceRequest(req
 const isList = (reply: Reply, req: Req): boolean => isListRequest(req) && reply.status === 200;
 
 /** The page a list request asks for, as the server computes it (without alterations). */
-function listWindow(req: Req, ctx: ReferenceContext): (PageWindow & { tenantId: string }) | undefined {
+function listWindow(req: Req, ctx: ReferenceContext): (PageWindow & { tenantId: string; collection: Collection }) | undefined {
   const tenantId = tenantSegment(req)?.toLowerCase();
   const tenant = tenantId === undefined ? undefined : ctx.tenants.get(tenantId);
+  const collection = /\/(shipments|invoices)$/.exec(req.path)?.[1] as Collection | undefined;
   const request = parsePageRequest(req.query, ctx.behaviour);
-  if (!tenant || isRefusal(request)) return undefined;
-  return { ...pageWindow(request, tenant.shipmentCount), tenantId: tenant.id };
+  if (!tenant || !collection || isRefusal(request)) return undefined;
+  return { ...pageWindow(request, listCount(tenant, collection)), tenantId: tenant.id, collection };
 }
 
 /** Replaces the items of a list page by `from`/`to` computed from the window. */
@@ -81,7 +83,7 @@ function withSlice(reply: Reply, req: Req, ctx: ReferenceContext, range: (w: Pag
   const tenant = w && ctx.tenants.get(w.tenantId);
   if (!w || !tenant) return reply;
   const [from, to] = range(w);
-  return { ...reply, body: shipmentsSlice(tenant, from, to) };
+  return { ...reply, body: listSlice(tenant, w.collection, from, to) };
 }
 
 /** Rewrites the Link header of list pages. */
@@ -598,7 +600,7 @@ const tenantFaults: Fault[] = [
     name: 'tenant-access-denied',
     description: 'The tenant the user may access answers 403 (spec §Tenant-scoped endpoints)',
     breaks: ['TENANT-ACCESS', 'VERSION-ONE'],
-    errs: [...LIST_CHECKS, ...VERSION_PROBES, ...AUTH_PROBES, 'TENANT-FOREIGN', 'TENANT-INVALID-ID'],
+    errs: [...LIST_CHECKS, ...VERSION_PROBES, ...AUTH_PROBES, 'TENANT-FOREIGN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
     reply: (r, req) => (tenantSegment(req)?.toLowerCase() === MAIN_TENANT_ID && r.status === 200 ? apiError({ status: 403, error: 'forbidden', description: 'Denied' }) : r),
   },
 ];
@@ -788,11 +790,77 @@ const paginationFaults: Fault[] = [
   },
 ];
 
+/** GET /tenants/{tenantId}/<list>/{id}: a single resource under a list. */
+const isSingleItemRequest = (req: Req): boolean => /^\/tenants\/[^/]+\/(shipments|invoices)\/[^/]+$/.test(req.path);
+const isInvoicesPath = (req: Req): boolean => /^\/tenants\/[^/]+\/invoices(\/[^/]+)?$/.test(req.path);
+const isInvoiceList = (reply: Reply, req: Req): boolean => isList(reply, req) && /\/invoices$/.test(req.path);
+
+/** Edits the object of a successful single-resource reply. */
+function withResource(reply: Reply, edit: (resource: Record<string, unknown>) => void): Reply {
+  if (reply.status !== 200 || reply.body === null || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
+  const copy = { ...(reply.body as Record<string, unknown>) };
+  edit(copy);
+  return { ...reply, body: copy };
+}
+
+const resourceFaults: Fault[] = [
+  {
+    name: 'invoice-amount-as-string',
+    description: 'Invoices carry amountCents as a string ("12345"): a wrong type that only the declared schema reveals (every item still has every field)',
+    breaks: ['RESOURCE-SCHEMA'],
+    // The seeded invoices' amounts are numbers: the ground truth sees the string too.
+    alsoBreaks: ['RESOURCE-EXPECTED-VALUES'],
+    reply: (r, req) => {
+      if (!isInvoicesPath(req) || r.status !== 200) return r;
+      const edit = (item: Record<string, unknown>): void => void (item.amountCents = String(item.amountCents));
+      return Array.isArray(r.body) ? withItems(r, edit) : withResource(r, edit);
+    },
+  },
+  {
+    name: 'single-null-fields-omitted',
+    description: 'A shipment or invoice fetched by id omits its fields without data instead of sending null (spec §Generic rules for optional fields 1); the lists are right',
+    breaks: ['RESOURCE-FIELDS-PRESENT'],
+    // The first shipment is seeded with deliveredAt null: the ground truth sees it missing too.
+    alsoBreaks: ['RESOURCE-EXPECTED-VALUES'],
+    reply: (r, req) => (isSingleItemRequest(req) ? withResource(r, (item) => Object.keys(item).forEach((k) => item[k] === null && delete item[k])) : r),
+  },
+  {
+    name: 'seeded-null-as-empty-string',
+    description: 'Invoice list items send "" where the note is null (spec §Generic rules for optional fields 2): allowed by the schema, wrong against the seeded data',
+    breaks: ['RESOURCE-EXPECTED-VALUES'],
+    reply: (r, req) => (isInvoiceList(r, req) ? withItems(r, (item) => void (item.note === null && (item.note = ''))) : r),
+  },
+  {
+    name: 'seeded-empty-string-as-null',
+    description: 'Invoice list items send null where the note is "" (spec §Generic rules for optional fields 2): "" is a value, not a stand-in for null',
+    breaks: ['RESOURCE-EXPECTED-VALUES'],
+    reply: (r, req) => (isInvoiceList(r, req) ? withItems(r, (item) => void (item.note === '' && (item.note = null))) : r),
+  },
+  {
+    name: 'version-ignored-on-single-invoice',
+    description: 'GET /tenants/{tenantId}/invoices/{invoiceId} alone serves requests without or with an invalid Accept-Version (spec §Versioning 1: every endpoint)',
+    breaks: ['VERSION-MISSING', 'VERSION-INVALID'],
+    request: (req) => {
+      if (/^\/tenants\/[^/]+\/invoices\/[^/]+$/.test(req.path)) req.headers['accept-version'] = '1';
+    },
+  },
+  {
+    name: 'single-resource-cross-tenant',
+    description: 'A shipment or invoice by id is served to a tenant the client may not access (spec §Authentication 5); the lists are isolated',
+    breaks: ['TENANT-FOREIGN'],
+    request: (req) => {
+      if (isSingleItemRequest(req) && tenantSegment(req)?.toLowerCase() === FOREIGN_TENANT_ID) req.path = req.path.replace(/^\/tenants\/[^/]+/, `/tenants/${MAIN_TENANT_ID}`);
+    },
+  },
+];
+
 const nullFaults: Fault[] = [
   {
     name: 'item-null-fields-omitted',
     description: 'List items omit fields without data instead of sending null (spec §Generic rules for optional fields 1)',
     breaks: ['NULLS-SAME-FIELDS'],
+    // The same omission, against the declared properties and against the seeded items.
+    alsoBreaks: ['RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
     reply: (r, req) =>
       isList(r, req)
         ? withItems(r, (item) => {
@@ -802,4 +870,4 @@ const nullFaults: Fault[] = [
   },
 ];
 
-export const FAULTS: readonly Fault[] = [...tokenFaults, ...expiryFaults, ...authFaults, ...versionFaults, ...userFaults, ...legacyFaults, ...tenantFaults, ...paginationFaults, ...nullFaults];
+export const FAULTS: readonly Fault[] = [...tokenFaults, ...expiryFaults, ...authFaults, ...versionFaults, ...userFaults, ...legacyFaults, ...tenantFaults, ...paginationFaults, ...nullFaults, ...resourceFaults];

@@ -1,17 +1,21 @@
 /**
  * The resource endpoints behind bearer authentication: GET /users/me (spec §Get the current user)
- * and the tenant-scoped list GET /tenants/{tenantId}/shipments (spec §Tenant-scoped endpoints,
- * §Pagination).
+ * and a small tenant-scoped API (spec §Tenant-scoped endpoints: any endpoint path under the
+ * tenant; the spec shows none beyond the pattern, so the reference invents no rule): two paged
+ * lists (spec §Pagination), a single resource by id under each, and the tenant's settings, a
+ * resource that is not a list. docs/openapi.yaml describes them.
  */
 import type { ReferenceContext } from './context.js';
-import { shipmentsSlice, type TenantRecord } from './data.js';
+import { indexOfId, invoiceAt, listCount, listSlice, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
 import type { RequestTarget } from './gateway.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
 
 export const USER_PATH = '/users/me';
 /** Tenant sub-paths that are paged lists, relative to /tenants/{tenantId}/. */
-export const PAGED_PATHS: readonly string[] = ['shipments'];
+export const PAGED_PATHS: readonly string[] = ['shipments', 'invoices'];
+/** Tenant sub-paths that are single resources, with their parameters. */
+export const SINGLE_PATHS: readonly string[] = ['shipments/{shipmentId}', 'invoices/{invoiceId}', 'settings'];
 
 /** RFC 9562 §4 UUID text; hex digits are case-insensitive on input. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -48,18 +52,24 @@ export function routeResource(method: string, target: Pick<RequestTarget, 'path'
     return apiError({ status: 403, error: 'forbidden', description: 'This client may not access the tenant' });
   }
 
-  if (m[2] === '/shipments') {
-    if (method !== 'GET') return methodNotAllowed('GET');
-    return listShipments(tenant, target, ctx);
-  }
-  return notFound();
+  const sub = /^\/(shipments|invoices|settings)(?:\/([^/]+))?$/.exec(m[2]);
+  if (!sub?.[1]) return notFound();
+  if (method !== 'GET') return methodNotAllowed('GET');
+  const [, collection, id] = sub;
+  if (collection === 'settings') return id === undefined ? json(200, settingsOf(tenant)) : notFound();
+  const list = collection === 'shipments' ? 'shipments' : 'invoices';
+  const kind = list === 'shipments' ? 'shipment' : 'invoice';
+  const count = listCount(tenant, list);
+  if (id === undefined) return page(tenant, target, ctx, list);
+  const index = indexOfId(tenant.id, kind, decodeURIComponent(id), count);
+  if (index === undefined) return apiError({ status: 404, error: 'not_found', description: `No such ${kind}` });
+  return json(200, kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount));
 }
 
-function listShipments(tenant: TenantRecord, target: Pick<RequestTarget, 'path' | 'query'>, ctx: ReferenceContext): Reply {
+function page(tenant: TenantRecord, target: Pick<RequestTarget, 'query'>, ctx: ReferenceContext, collection: Collection): Reply {
   const request = parsePageRequest(target.query, ctx.behaviour);
   if (isRefusal(request)) return apiError(request);
-  const window = pageWindow(request, tenant.shipmentCount);
+  const window = pageWindow(request, listCount(tenant, collection));
   // Past the end: 200 with an empty array and the same totals.
-  const items = shipmentsSlice(tenant, window.from, window.to);
-  return json(200, items, pagingHeaders(window, `/tenants/${tenant.id}/shipments`));
+  return json(200, listSlice(tenant, collection, window.from, window.to), pagingHeaders(window, `/tenants/${tenant.id}/${collection}`));
 }

@@ -15,7 +15,8 @@ import { resolveAlterations } from './catalogue.js';
 import { apiError, DEFAULT_WIRE, json, oauthError, writeReply, type Reply, type WireOptions } from './reply.js';
 import { readRequest, type Req } from './request.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PAGED_PATHS, routeResource } from './routes.js';
+import { PAGED_PATHS, SINGLE_PATHS, routeResource } from './routes.js';
+import { REFERENCE_OPENAPI_FILE, seededResources } from './seeded.js';
 import { handleTokenRequest, TOKEN_PATH } from './token-endpoint.js';
 import { TokenStore } from './tokens.js';
 import { checkAcceptVersion } from './versioning.js';
@@ -31,8 +32,15 @@ export interface ReferenceServer {
   readonly foreignTenantId: string;
   /** The paged tenant sub-paths. */
   readonly pagedPaths: string[];
-  /** The exact data the server serves, for the harness's expectation checks. */
-  readonly expectations: { user: ReferenceUser };
+  /** The single-resource tenant sub-paths, with their parameters. */
+  readonly singlePaths: string[];
+  /** The OpenAPI 3.1 document that describes the server's API (docs/openapi.yaml). */
+  readonly openapiFile: string;
+  /**
+   * Data the server serves, for the harness's expectation checks: the user, and seeded resources
+   * of the main tenant with null and "" in their optional fields (an --expectations file).
+   */
+  readonly expectations: { user: ReferenceUser; resources: Record<string, unknown> };
   /** Tokens issued by the token endpoint so far. */
   tokensIssued(): number;
   /** The access tokens issued so far (the first 10 000), to scan outputs for leaks. */
@@ -137,7 +145,9 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     tenantId: user.tenants[0]?.id ?? MAIN_TENANT_ID,
     foreignTenantId: FOREIGN_TENANT_ID,
     pagedPaths: [...PAGED_PATHS],
-    expectations: { user },
+    singlePaths: [...SINGLE_PATHS],
+    openapiFile: REFERENCE_OPENAPI_FILE,
+    expectations: { user, resources: seededResources(tenants) },
     tokensIssued: () => ctx.tokens.issued,
     issuedTokens: () => [...ctx.tokens.issuedTokens],
     requestLog: () => log,

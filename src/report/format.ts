@@ -165,3 +165,38 @@ export function printable(text: string): string {
   }
   return out;
 }
+
+/** An endpoint a check was applied to, as the report records it. */
+type EndpointResult = NonNullable<CheckResult['endpoints']>[number];
+
+const SUMMARY_LABELS = 3;
+
+/**
+ * "23 endpoints, 1 failed: GET /tenants/{tenantId}/invoices/{invoiceId}": how a check fared across
+ * the endpoints it was applied to, naming those that did not pass (a few, then how many more).
+ * Undefined when the check is not about endpoints.
+ */
+export function endpointSummary(endpoints: readonly EndpointResult[] | undefined): string | undefined {
+  if (!endpoints || endpoints.length === 0) return undefined;
+  const parts = [plural(endpoints.length, 'endpoint')];
+  const words: [EndpointResult['status'], string, string][] = [
+    ['failed', 'failed', 'failed'],
+    ['warning', 'warned', 'warned'],
+    ['error', 'error', 'errors'],
+    ['skipped', 'skipped', 'skipped'],
+  ];
+  for (const [status, one, many] of words) {
+    const labels = endpoints.filter((e) => e.status === status).map((e) => e.endpoint);
+    if (labels.length === 0) continue;
+    const shown = labels.slice(0, SUMMARY_LABELS).join(', ');
+    const more = labels.length > SUMMARY_LABELS ? ` and ${labels.length - SUMMARY_LABELS} more` : '';
+    parts.push(`${labels.length} ${labels.length === 1 ? one : many}: ${shown}${more}`);
+  }
+  if (parts.length === 1) parts.push(endpoints.length === 1 ? 'passed' : 'all passed');
+  return parts.join(', ');
+}
+
+/** Every endpoint a check was applied to, a line each: "- failed  GET /…: why". */
+export function formatEndpoints(endpoints: readonly EndpointResult[] | undefined): string {
+  return (endpoints ?? []).map((e) => `- ${e.status.padEnd(7)} ${e.endpoint}${e.message ? `: ${e.message}` : ''}`).join('\n');
+}

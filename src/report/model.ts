@@ -42,6 +42,8 @@ export const findingSchema = z.object({
   message: z.string(),
   /** Index into the check's `exchanges` of the exchange that shows the finding. */
   exchange: z.number().int().nonnegative().optional(),
+  /** The endpoint the finding is about, e.g. "GET /tenants/{tenantId}/invoices/{invoiceId}". */
+  endpoint: z.string().optional(),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -66,6 +68,13 @@ export const checkResultSchema = z.object({
   /** One line: why it failed, errored, warned or was skipped. */
   message: z.string().optional(),
   findings: z.array(findingSchema),
+  /**
+   * Every endpoint the check was applied to, with its own outcome (a SHOULD check's failure is a
+   * warning, as for the check). Absent for checks that are not about endpoints.
+   */
+  endpoints: z
+    .array(z.object({ endpoint: z.string(), status: z.enum(['passed', 'failed', 'warning', 'error', 'skipped']), message: z.string().optional() }))
+    .optional(),
   /** Informational remarks, e.g. "size capped at 100 by the server". */
   notes: z.array(z.string()),
   exchanges: z.array(recordedExchangeSchema),
@@ -92,7 +101,12 @@ export const runReportSchema = z.object({
     /** The embedded reference server was started for this run. */
     embedded: z.boolean(),
     tenantId: z.string().optional(),
+    /** The tenant-relative paths of the lists under test. */
     pagedPaths: z.array(z.string()),
+    /** Every tenant endpoint under test: lists and single resources, and where each was named. */
+    endpoints: z.array(z.object({ path: z.string(), kind: z.enum(['list', 'single']), source: z.string() })).optional(),
+    /** The OpenAPI document the endpoints came from (--openapi). */
+    openapi: z.string().optional(),
     /**
      * The client credentials contain characters that RFC 6749 §2.3.1 form-encodes before
      * Base64, so a naive `curl -u id:secret` would not send what the harness sent.

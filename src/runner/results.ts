@@ -1,6 +1,7 @@
 import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { endpointSummary } from '../report/format.js';
 import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport } from '../report/model.js';
 import type { Collected, CollectedTest } from './collector.js';
 
@@ -32,7 +33,20 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
     return { ...base(check), ...empty, status: 'error', message, findings: [{ kind: 'error', message }] };
   }
   const meta = test.meta;
-  const common = { ...base(check), findings: meta?.findings ?? [], notes: meta?.notes ?? [], exchanges: meta?.exchanges ?? [], durationMs: Math.round(test.durationMs * 1000) / 1000 };
+  // A SHOULD check's failure on an endpoint is a warning there too, as it is for the check.
+  const warns = check.level === 'SHOULD' && !strict;
+  const endpoints = meta?.endpoints?.map((e) => (e.status === 'failed' && warns ? { ...e, status: 'warning' as const } : e));
+  const common = {
+    ...base(check),
+    findings: meta?.findings ?? [],
+    ...(endpoints ? { endpoints } : {}),
+    notes: meta?.notes ?? [],
+    exchanges: meta?.exchanges ?? [],
+    durationMs: Math.round(test.durationMs * 1000) / 1000,
+  };
+  // Across several endpoints the reason starts with how each fared: "23 endpoints, 1 failed: …".
+  const across = endpoints && endpoints.length > 1 ? endpointSummary(endpoints) : undefined;
+  const reason = (findings: readonly Finding[]): string => [across, summarise(findings)].filter(Boolean).join('. ');
   switch (test.state) {
     case 'passed':
       return { ...common, status: 'passed' };
@@ -44,8 +58,8 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
     }
     case 'failed': {
       const failures = common.findings.filter((f) => f.kind === 'failure');
-      if (failures.length > 0) return { ...common, status: check.level === 'MUST' || strict ? 'failed' : 'warning', message: summarise(failures) ?? '' };
-      if (common.findings.length > 0) return { ...common, status: 'error', message: summarise(common.findings) ?? '' };
+      if (failures.length > 0) return { ...common, status: check.level === 'MUST' || strict ? 'failed' : 'warning', message: reason(failures) };
+      if (common.findings.length > 0) return { ...common, status: 'error', message: reason(common.findings) };
       // The test failed without a finding: a timeout or a throw past the check's own handling.
       const message = `the check could not be carried out: ${test.errors.join('; ') || 'unknown error'}`;
       return { ...common, status: 'error', message, findings: [{ kind: 'error', message }] };

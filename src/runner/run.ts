@@ -15,7 +15,9 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
 import { checkResult, suiteCounts, verdictOf } from './results.js';
+import { describeApi, parameterValues } from './api.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
+import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 
 /**
@@ -112,9 +114,12 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
   let tenantId = options.tenantId;
   let basicEncoding: BasicEncoding = 'form';
+  let api: ApiDescription | undefined;
   try {
     target = await openTarget(plan, io.err);
     mark('run: target resolved');
+    api = await describeApi(options, target);
+    if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
     if (target.embedded) io.out(`No --base-url given: started the embedded reference server at ${target.baseUrl}\n`);
     if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
     redactor.addClientCredentials(target.clientId, target.clientSecret);
@@ -134,7 +139,9 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
       ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
       foreignTenantId: target.foreignTenantId,
-      pagedPaths: target.pagedPaths,
+      endpoints: api.endpoints,
+      ...(api.document ? { openapi: api.document } : {}),
+      parameters: parameterValues(options),
       ...(target.expectations ? { expectations: target.expectations } : {}),
       selected: checks.map((c) => c.id),
       http,
@@ -168,7 +175,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   if (signal.aborted) incompleteReason = String(signal.reason);
   if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-  const report = buildReport({ options, target, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
+  const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
   const outcome = await finish(report, options, io);
   mark('run: reports written');
   return outcome;
@@ -177,6 +184,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
 interface ReportInputs {
   options: RunOptions;
   target: ResolvedTarget;
+  api: ApiDescription | undefined;
   tenantId: string | undefined;
   basicEncoding: BasicEncoding;
   checks: readonly Check[];
@@ -187,7 +195,7 @@ interface ReportInputs {
   rerunOf: string | undefined;
 }
 
-function buildReport({ options, target, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf }: ReportInputs): RunReport {
+function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
@@ -205,7 +213,9 @@ function buildReport({ options, target, tenantId, basicEncoding, checks, collect
       authUrl: target.authUrl,
       embedded: target.embedded,
       ...(tenantId ? { tenantId } : {}),
-      pagedPaths: target.pagedPaths,
+      pagedPaths: api ? api.endpoints.filter((e) => e.kind === 'list').map((e) => e.path) : target.pagedPaths,
+      ...(api ? { endpoints: api.endpoints.map(({ path, kind, source }) => ({ path, kind, source })) } : {}),
+      ...(api?.file !== undefined ? { openapi: api.file } : {}),
       credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
       ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
       // The TLS trust the requests were sent with, for the reports' curl commands.

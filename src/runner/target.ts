@@ -17,6 +17,10 @@ export interface ResolvedTarget {
   clientId: string;
   clientSecret: string;
   pagedPaths: string[];
+  /** Single-resource tenant endpoints the target itself names (the embedded server's). */
+  singlePaths: string[];
+  /** The target's own OpenAPI document, used when no --openapi is given (the embedded server's). */
+  openapiFile?: string;
   foreignTenantId: string;
   expectations?: Expectations;
   tls: TlsSettings;
@@ -86,6 +90,8 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
       clientId: reference.clientId,
       clientSecret: reference.clientSecret,
       pagedPaths: options.pagedPath.length > 0 ? options.pagedPath : reference.pagedPaths,
+      singlePaths: options.pagedPath.length > 0 || options.endpoint.length > 0 ? [] : reference.singlePaths,
+      openapiFile: reference.openapiFile,
       foreignTenantId: options.foreignTenantId ?? reference.foreignTenantId,
       // The reference server's own data, as the user would write it in an --expectations file.
       expectations: expectations ?? (structuredClone(reference.expectations) as unknown as Expectations),
@@ -100,6 +106,7 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
     clientId: options.clientId ?? '',
     clientSecret: plan.clientSecret ?? '',
     pagedPaths: options.pagedPath,
+    singlePaths: [],
     foreignTenantId: options.foreignTenantId ?? randomUUID(),
     ...(expectations ? { expectations } : {}),
     tls,

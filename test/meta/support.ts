@@ -13,7 +13,7 @@ import type { runConformance as runConformanceFromSources } from '../../src/runn
  * against it in-process, and a judgement of the verdict against what the fault declares.
  */
 
-const ALL_BUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls'];
+const ALL_BUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'];
 /** A short token lifetime for the runs that include the expiry suite. */
 export const EXPIRY_TTL_SECONDS = 2;
 /**
@@ -84,6 +84,8 @@ export async function runCase(alterations: { faults?: string[]; variants?: strin
       clientId: server.clientId,
       clientSecret: server.clientSecret,
       pagedPath: server.pagedPaths,
+      endpoint: server.singlePaths,
+      openapi: server.openapiFile,
       foreignTenantId: server.foreignTenantId,
       expectations: await expectations(),
       suite: plan.suites,

@@ -86,4 +86,4 @@ export function statusOf(report: RunReport, id: string): string | undefined {
 }
 
 /** Every suite but expiry, for runs that need not wait for a token to expire. */
-export const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls'].flatMap((s) => ['--suite', s]);
+export const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);

@@ -1,0 +1,226 @@
+import { createRequire } from 'node:module';
+import { isDeepStrictEqual } from 'node:util';
+import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { EndpointSpec } from '../api/endpoint-specs.js';
+import { resolve, type Json } from '../openapi/pointer.js';
+import { describeValue } from './token-response.js';
+import type { BatteryContext } from './wiring.js';
+
+/**
+ * Judging the resources a tenant endpoint serves, item by item, against what the user declared:
+ * the JSON Schema of the OpenAPI document (RESOURCE-SCHEMA), the properties it declares, which
+ * must all be present, null where there is no data (RESOURCE-FIELDS-PRESENT; spec §Generic rules
+ * for optional fields 1), and the known values of seeded items (RESOURCE-EXPECTED-VALUES; null,
+ * "" and absent told apart, spec §Generic rules for optional fields 1 and 2).
+ *
+ * Every judgement returns lines of text for the report; nothing is thrown, nothing is kept.
+ */
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** What the three checks found in one object (an item of a list, or a resource). */
+export interface ResourceProblems {
+  schema: string[];
+  missing: string[];
+  expected: string[];
+}
+
+/** The ids of the seeded items, and what is known of each. */
+export type ExpectedItems = Map<string, Json>;
+
+const DOCUMENT_ID = 'openapi:document';
+let ajv: Ajv2020Class | undefined;
+let ajvDocument: unknown;
+const validators = new Map<string, ValidateFunction>();
+
+/**
+ * The compiled validator of a schema pointer. ajv validates against JSON Schema 2020-12, which
+ * OpenAPI 3.1 schemas are and 3.0 schemas were rewritten to (src/openapi/json-schema.ts). It is
+ * loaded at the first validation (start-up time counts). Formats are not asserted: JSON Schema
+ * 2020-12 §7.2 makes `format` an annotation, and asserting `date-time` or `email` would fail
+ * values that many conformant servers send.
+ */
+function validator(document: Json, pointer: string): ValidateFunction {
+  if (ajvDocument !== document) {
+    const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
+    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
+    ajv.addSchema(document, DOCUMENT_ID);
+    ajvDocument = document;
+    validators.clear();
+  }
+  let fn = validators.get(pointer);
+  if (!fn && ajv) {
+    const fragment = pointer.slice(1).split('/').map(encodeURIComponent).join('/');
+    fn = ajv.compile({ $ref: `${DOCUMENT_ID}#${fragment}` });
+    validators.set(pointer, fn);
+  }
+  if (!fn) throw new Error('ajv is not loaded');
+  return fn;
+}
+
+/** A field's path as a reader writes it, from a JSON Pointer: `/lines/0/amount` → `lines[0].amount`. */
+function fieldOf(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((t, i) => (/^\d+$/.test(t) ? `[${t}]` : `${i === 0 ? '' : '.'}${t}`))
+    .join('');
+}
+
+function valueAt(value: unknown, instancePath: string): unknown {
+  let node = value;
+  for (const raw of instancePath.split('/').slice(1)) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = Array.isArray(node) ? node[Number(token)] : isObject(node) ? node[token] : undefined;
+  }
+  return node;
+}
+
+function describeError(e: ErrorObject, value: unknown): string {
+  const field = fieldOf(e.instancePath);
+  const got = describeValue(valueAt(value, e.instancePath));
+  const where = field === '' ? 'the resource' : `field "${field}"`;
+  if (e.keyword === 'type') {
+    const types = ([] as unknown[]).concat(e.params.type as unknown).map(String);
+    return `${where}: must be ${types.join(' or ')}, got ${got}`;
+  }
+  if (e.keyword === 'enum') return `${where}: must be one of ${JSON.stringify(e.params.allowedValues)}, got ${got}`;
+  if (e.keyword === 'const') return `${where}: must be ${JSON.stringify(e.params.allowedValue)}, got ${got}`;
+  return `${where}: ${e.message ?? 'is invalid'} (got ${got})`;
+}
+
+/**
+ * RESOURCE-SCHEMA: what the value breaks of its declared schema, a line each. Omitted properties
+ * (`required`) are RESOURCE-FIELDS-PRESENT's to report, so that one omission is one finding.
+ */
+export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
+  const validate = validator(document, pointer);
+  if (validate(value)) return [];
+  const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'required' && !(e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf'));
+  // A value that breaks a composition reports its branches; if only those remain, say it once.
+  const lines = [...new Set(errors.map((e) => describeError(e, value)))];
+  return lines.length > 0 ? lines : (validate.errors ?? []).filter((e) => e.keyword !== 'required').slice(0, 1).map((e) => describeError(e, value));
+}
+
+/** The properties a schema declares (its own and those of every allOf member), with their schemas. */
+function declaredProperties(document: Json, schema: unknown, pointer: string, depth: number): Map<string, { schema: unknown; pointer: string }> {
+  const out = new Map<string, { schema: unknown; pointer: string }>();
+  const resolved = resolve(document, schema, pointer);
+  if (!isObject(resolved.value) || depth > 16) return out;
+  const { value: s, pointer: at } = resolved;
+  if (isObject(s.properties)) {
+    for (const [name, child] of Object.entries(s.properties)) {
+      // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1, JSON Schema validation §9.4).
+      const childSchema = resolve(document, child, `${at}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (isObject(childSchema.value) && childSchema.value.writeOnly === true) continue;
+      out.set(name, { schema: child, pointer: childSchema.pointer });
+    }
+  }
+  if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string' && !out.has(name)) out.set(name, { schema: {}, pointer: `${at}/required` });
+  if (Array.isArray(s.allOf)) {
+    s.allOf.forEach((member, i) => {
+      for (const [name, child] of declaredProperties(document, member, `${at}/allOf/${i}`, depth + 1)) if (!out.has(name)) out.set(name, child);
+    });
+  }
+  return out;
+}
+
+/**
+ * RESOURCE-FIELDS-PRESENT: every property the schema declares that the value omits, as dotted
+ * paths (nested objects and array elements included, a few levels deep). Properties that only
+ * some branches of oneOf/anyOf declare are not required: which branch applies is not known.
+ */
+export function missingDeclared(document: Json, pointer: string, value: unknown, prefix = '', depth = 0): string[] {
+  if (depth > 6) return [];
+  if (Array.isArray(value)) {
+    const items = resolve(document, { $ref: pointer }, pointer).value;
+    if (!isObject(items) || items.items === undefined) return [];
+    const itemPointer = resolve(document, items.items, `${resolve(document, { $ref: pointer }, pointer).pointer}/items`).pointer;
+    return value.flatMap((element, i) => missingDeclared(document, itemPointer, element, `${prefix}[${i}]`, depth + 1)).slice(0, 20);
+  }
+  if (!isObject(value)) return [];
+  const out: string[] = [];
+  for (const [name, child] of declaredProperties(document, { $ref: pointer }, pointer, 0)) {
+    const path = prefix === '' ? name : `${prefix}.${name}`;
+    if (!(name in value)) out.push(path);
+    else if (value[name] !== null && typeof value[name] === 'object') out.push(...missingDeclared(document, child.pointer, value[name], path, depth + 1));
+  }
+  return out;
+}
+
+/** The seeded items of an endpoint's expectations, by id; undefined when none are known. */
+export function expectedItems(settings: BatteryContext, spec: EndpointSpec): ExpectedItems | undefined {
+  const resources = settings.expectations?.resources;
+  if (!resources) return undefined;
+  // The items of a list also stand for the single resource under it (`invoices/{invoiceId}`).
+  const parent = spec.kind === 'single' ? spec.path.replace(/\/\{[^}]+\}$/, '') : spec.path;
+  const known = resources[spec.path] ?? resources[parent];
+  if (!Array.isArray(known)) return undefined;
+  return new Map(known.filter(isObject).map((item) => [String(item.id), item]));
+}
+
+/** The whole known resource of a single endpoint without an id (`settings`), if the expectations give one. */
+export function expectedResource(settings: BatteryContext, spec: EndpointSpec): Json | undefined {
+  const known = settings.expectations?.resources?.[spec.path];
+  return isObject(known) ? known : undefined;
+}
+
+/** RESOURCE-EXPECTED-VALUES: each known field that the value does not carry exactly. */
+export function expectedValueProblems(expected: Json, actual: unknown): string[] {
+  if (!isObject(actual)) return [`expected an object, got ${describeValue(actual)}`];
+  const out: string[] = [];
+  for (const [field, want] of Object.entries(expected)) {
+    const got = field in actual ? actual[field] : undefined;
+    if (!(field in actual)) out.push(`field "${field}": expected ${describeValue(want)}, got no such field`);
+    else if (!isDeepStrictEqual(got, want)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
+  }
+  return out;
+}
+
+/** What the resource checks found on one page of a list: a few lines each, and how many in all. */
+export interface PageFindings {
+  schema: string[];
+  missing: string[];
+  expected: string[];
+  counts: { schema: number; missing: number; expected: number };
+  /** Ids of seeded items that appeared on the page. */
+  seen: string[];
+}
+
+/** Lines kept per page and check; the rest are counted. */
+const LINES_PER_PAGE = 5;
+
+/**
+ * The judge of a list's items, for the resource checks this run selected, or undefined when none
+ * applies (no schema, no seeded items). Each page is judged as it arrives; only the lines are kept.
+ */
+export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (item: unknown) => string): ((items: readonly unknown[]) => PageFindings) | undefined {
+  const { openapi, selected } = settings;
+  const schema = openapi && spec.schema !== undefined ? spec.schema : undefined;
+  const wantSchema = schema !== undefined && selected.includes('RESOURCE-SCHEMA');
+  const wantMissing = schema !== undefined && selected.includes('RESOURCE-FIELDS-PRESENT');
+  const known = selected.includes('RESOURCE-EXPECTED-VALUES') ? expectedItems(settings, spec) : undefined;
+  if (!wantSchema && !wantMissing && !known) return undefined;
+  return (items) => {
+    const out: PageFindings = { schema: [], missing: [], expected: [], counts: { schema: 0, missing: 0, expected: 0 }, seen: [] };
+    const add = (kind: 'schema' | 'missing' | 'expected', line: string): void => {
+      out.counts[kind] += 1;
+      if (out[kind].length < LINES_PER_PAGE) out[kind].push(line);
+    };
+    for (const item of items) {
+      if (wantSchema && openapi && schema) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
+      if (wantMissing && openapi && schema) {
+        const missing = missingDeclared(openapi, schema, item);
+        if (missing.length > 0) add('missing', `${label(item)} omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`);
+      }
+      const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+      const want = id === undefined ? undefined : known?.get(id);
+      if (want && id !== undefined) {
+        out.seen.push(id);
+        for (const p of expectedValueProblems(want, item)) add('expected', `${label(item)}: ${p}`);
+      }
+    }
+    return out;
+  };
+}

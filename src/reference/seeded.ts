@@ -1,0 +1,24 @@
+/**
+ * The reference server's own description and ground truth: its OpenAPI document, and the items
+ * of the main tenant whose values are known (an --expectations file's `resources`), chosen so
+ * that null and "" both occur in optional fields (spec §Generic rules for optional fields 1, 2).
+ */
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../version.js';
+import { MAIN_TENANT_ID, invoiceAt, settingsOf, shipmentAt, type TenantRecord } from './data.js';
+
+/** docs/openapi.yaml: validated by a real OpenAPI validator in the tests. */
+export const REFERENCE_OPENAPI_FILE = join(PACKAGE_ROOT, 'docs', 'openapi.yaml');
+
+/**
+ * Shipments 1 (deliveredAt null; the first item, so GET /shipments/{shipmentId} serves it too),
+ * 4 (weightKg null) and 5 (reference ""); invoices 1 (paidAt null), 4 (note ""), 5 (note null)
+ * and 6 (dueDate and shipmentId null); the tenant's settings (defaultCarrier null, invoiceEmail "").
+ */
+export function seededResources(tenants: ReadonlyMap<string, TenantRecord>): Record<string, unknown> {
+  const main = tenants.get(MAIN_TENANT_ID);
+  if (!main) return {};
+  const shipments = [0, 3, 4].filter((i) => i < main.shipmentCount).map((i) => shipmentAt(main.id, i));
+  const invoices = [0, 3, 4, 5].filter((i) => i < main.invoiceCount).map((i) => invoiceAt(main.id, i, main.shipmentCount));
+  return { shipments, invoices, settings: settingsOf(main) };
+}

@@ -1,0 +1,125 @@
+/**
+ * resources: what every tenant endpoint serves, item by item (spec §Generic rules for optional
+ * fields 1, 2): the types and nullability its OpenAPI schema declares (RESOURCE-SCHEMA), every
+ * declared property present, null where there is no data (RESOURCE-FIELDS-PRESENT), and seeded
+ * items served exactly as known, null, "" and absent told apart (RESOURCE-EXPECTED-VALUES). Lists
+ * are judged page by page as the shared walk reads them (src/battery/resources.ts); single
+ * resources on their answer to a valid request.
+ */
+import type { CheckContext } from '../src/battery/check.js';
+import { check, suite } from '../src/battery/check.js';
+import { onEach, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { itemLabel } from '../src/battery/list-items.js';
+import { getWalk, type Walk } from '../src/battery/paging.js';
+import { expectedItems, expectedResource, expectedValueProblems, missingDeclared, schemaProblems, type PageFindings } from '../src/battery/resources.js';
+import type { HttpResponse } from '../src/http/client.js';
+
+/** Findings reported per endpoint before the rest are counted. */
+const MAX_REPORTED = 20;
+
+interface Judge {
+  /** The lines of one page, from the walk's judgement. */
+  page: (found: PageFindings) => { lines: string[]; count: number };
+  /** The lines of a single resource's body. */
+  single: (e: CheckContext, endpoint: Endpoint, body: unknown, res: HttpResponse) => string[];
+  /** After the whole walk: anything to say about the list as a whole. */
+  walked?: (e: CheckContext, walk: Walk) => void;
+}
+
+/**
+ * Applies a resource check to each endpoint: the pages of a list's walk, or the body of a single
+ * resource, each endpoint with its own outcome; a list that cannot be walked, or a resource that
+ * is not served, is an error pointing at the check that judges that.
+ */
+async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Judge): Promise<void> {
+  if (c.settings.tenantId === undefined) return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+  await onEach(c, endpoints, async (e, endpoint) => {
+    const path = await endpoint.path(e);
+    if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
+    if (endpoint.spec?.kind === 'list') {
+      const walk = await getWalk(e, endpoint);
+      const first = walk.pages[0];
+      if (first && (first.res.status < 200 || first.res.status > 299)) return e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+      let reported = 0;
+      let total = 0;
+      for (const page of walk.pages) {
+        if (!page.resources) continue;
+        const { lines, count } = judge.page(page.resources);
+        total += count;
+        for (const line of lines) if (reported++ < MAX_REPORTED) e.fail(`${walk.path} page ${page.number}: ${line}`, page.res);
+      }
+      if (total > reported) e.fail(`${walk.path}: ${total} findings in all, ${Math.min(reported, MAX_REPORTED)} shown`);
+      if (walk.problems.length > 0) e.note(`the walk did not cover the whole list (${walk.problems.join('; ')}): judged on the pages it read`);
+      judge.walked?.(e, walk);
+      return;
+    }
+    const res = await validAnswer(e, endpoint);
+    if (res.status < 200 || res.status > 299) return e.error(`cannot check ${endpoint.label}: a valid request gets ${res.status} (see TENANT-ACCESS)`, res);
+    const parsed = res.json();
+    if (!parsed.ok) return e.fail(`${endpoint.label}: ${parsed.error}`, res);
+    const lines = judge.single(e, endpoint, parsed.value, res);
+    lines.slice(0, MAX_REPORTED).forEach((line) => e.fail(`${endpoint.label}: ${line}`, res));
+  });
+}
+
+/** The endpoints whose response schema the OpenAPI document declares; skips when there are none. */
+function withSchemas(c: CheckContext): Endpoint[] {
+  if (!c.settings.openapi) c.skip('no OpenAPI document (--openapi): there are no declared schemas to hold the responses to');
+  const endpoints = tenantEndpoints(c).filter((e) => e.spec?.schema !== undefined);
+  if (endpoints.length === 0) c.skip('the OpenAPI document declares no JSON response schema for any tenant endpoint');
+  return endpoints;
+}
+
+suite('resources', () => {
+  check('RESOURCE-SCHEMA', async (c) => {
+    const document = c.settings.openapi;
+    await onEveryResource(c, withSchemas(c), {
+      page: (found) => ({ lines: found.schema, count: found.counts.schema }),
+      single: (_e, endpoint, body) => (document && endpoint.spec?.schema ? schemaProblems(document, endpoint.spec.schema, body) : []),
+    });
+  });
+
+  check('RESOURCE-FIELDS-PRESENT', async (c) => {
+    const document = c.settings.openapi;
+    await onEveryResource(c, withSchemas(c), {
+      page: (found) => ({ lines: found.missing, count: found.counts.missing }),
+      single: (_e, endpoint, body) => {
+        const missing = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
+        return missing.length > 0 ? [`omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`] : [];
+      },
+    });
+  });
+
+  check('RESOURCE-EXPECTED-VALUES', async (c) => {
+    if (!c.settings.expectations?.resources) c.skip('no --expectations file with "resources" (known items per endpoint) was given');
+    const endpoints = tenantEndpoints(c).filter((e) => e.spec && (expectedItems(c.settings, e.spec) !== undefined || expectedResource(c.settings, e.spec) !== undefined));
+    if (endpoints.length === 0) c.skip('the "resources" of the --expectations file name no endpoint under test');
+    await onEveryResource(c, endpoints, {
+      page: (found) => ({ lines: found.expected, count: found.counts.expected }),
+      walked: (e, walk) => {
+        const known = walk.endpoint.spec ? expectedItems(e.settings, walk.endpoint.spec) : undefined;
+        if (!known) return;
+        const seen = new Set(walk.pages.flatMap((p) => p.resources?.seen ?? []));
+        const absent = [...known.keys()].filter((id) => !seen.has(id));
+        if (absent.length === 0) return;
+        const which = absent.map((id) => `id ${id}`).join(', ');
+        // A sample, or a walk cut short, cannot show that an item is absent.
+        if (walk.sample || walk.problems.length > 0) e.note(`seeded items not among the pages read: ${which}`);
+        else e.fail(`${walk.path}: the seeded items ${which} are not in the list (every page was read)`, walk.pages.at(-1)?.res);
+      },
+      single: (e, endpoint, body) => {
+        const spec = endpoint.spec;
+        const whole = spec ? expectedResource(e.settings, spec) : undefined;
+        if (whole) return expectedValueProblems(whole, body);
+        const raw = body !== null && typeof body === 'object' && 'id' in body ? body.id : undefined;
+        const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
+        const want = spec && id !== undefined ? expectedItems(e.settings, spec)?.get(id) : undefined;
+        if (!want) {
+          e.skipEndpoint(`the resource served (${id === undefined ? 'no id' : `id ${id}`}) is not a seeded item: nothing known to compare`);
+          return [];
+        }
+        return expectedValueProblems(want, body).map((p) => `${itemLabel(body)}: ${p}`);
+      },
+    });
+  });
+});
