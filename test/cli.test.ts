@@ -192,7 +192,7 @@ describe('bad input that only shows once the run starts', () => {
 
   it.each([
     ['invalid JSON', '{"user": ', /expectations file .*: not valid JSON/],
-    ['an unknown key', '{"users": {}}', /expectations file .*: the file: unknown key users; only "user" is known/],
+    ['an unknown key', '{"users": {}}', /expectations file .*: the file: unknown key users; "user" and "resources" are known/],
   ])('refuses an expectations file with %s', async (_what, content, message) => {
     const path = join(await tempDir(), 'expectations.json');
     await import('node:fs/promises').then((fs) => fs.writeFile(path, content));

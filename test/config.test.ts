@@ -37,6 +37,9 @@ describe('parseRunOptions', () => {
   it('fills in the defaults', () => {
     expect(parseRunOptions({})).toEqual({
       pagedPath: [],
+      endpoint: [],
+      parameter: [],
+      parameters: {},
       suite: [],
       check: [],
       maxExpiryWait: 60,
@@ -197,7 +200,7 @@ describe('loadExpectations', () => {
   });
 
   const broken: readonly (readonly [string, string, string])[] = [
-    ['an unknown top-level key', '{"user": {}, "tenants": []}', 'the file: unknown key tenants; only "user" is known'],
+    ['an unknown top-level key', '{"user": {}, "tenants": []}', 'the file: unknown key tenants; "user" and "resources" are known'],
     ['a tenant without an id', '{"user": {"tenants": [{"name": "x"}]}}', 'user.tenants.0.id: each expected tenant needs an "id" string'],
     ['a tenant with a numeric id', '{"user": {"tenants": [{"id": 7}]}}', 'user.tenants.0.id: each expected tenant needs an "id" string'],
   ];

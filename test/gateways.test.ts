@@ -45,7 +45,7 @@ async function runHarness(server: ReferenceServer, baseUrl: string, extra: strin
   // The known data of the test account, so that USER-EXPECTED-VALUES runs too.
   const expectations = join(reportsDir, 'expectations.json');
   await writeFile(expectations, JSON.stringify(server.expectations));
-  const args = ['run', '--base-url', baseUrl, '--client-id', server.clientId, ...server.pagedPaths.flatMap((p) => ['--paged-path', p]), '--foreign-tenant-id', server.foreignTenantId, '--expectations', expectations, '--reports-dir', reportsDir, ...extra];
+  const args = ['run', '--base-url', baseUrl, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId, '--expectations', expectations, '--reports-dir', reportsDir, ...extra];
   const result = await runBin(args, { env: { CARRIER_CLIENT_SECRET: server.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' }, timeoutMs: 45_000 });
   const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
   return { code: result.code, report, stderr: result.stderr };

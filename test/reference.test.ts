@@ -120,7 +120,8 @@ describe('server handle', () => {
     for (const ch of ['+', '%', ':', '&', '=', ' ']) expect(REFERENCE_CLIENT_SECRET).toContain(ch);
     // RFC 6749 Appendix A.2: client_secret is printable ASCII (VSCHAR).
     expect(REFERENCE_CLIENT_SECRET).toMatch(/^[\x20-\x7e]+$/);
-    expect(server.pagedPaths).toEqual(['shipments']);
+    expect(server.pagedPaths).toEqual(['shipments', 'invoices']);
+    expect(server.singlePaths).toEqual(['shipments/{shipmentId}', 'invoices/{invoiceId}', 'settings']);
     expect(server.tenantId).toBe(server.expectations.user.tenants[0]?.id);
     expect(server.expectations.user.tenants.map((t) => t.id)).not.toContain(server.foreignTenantId);
   });

@@ -123,6 +123,15 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
       for (const [name, child] of declaredProperties(document, member, `${at}/allOf/${i}`, depth + 1)) if (!out.has(name)) out.set(name, child);
     });
   }
+  // "X or null" (anyOf/oneOf with a null branch, as 3.0's nullable reads): X's properties, for a value that is not null.
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = s[key];
+    if (!Array.isArray(branches)) continue;
+    const nonNull = branches.map((b, i) => [b, i] as const).filter(([b]) => !(isObject(b) && b.type === 'null'));
+    if (nonNull.length === 1 && branches.length === 2 && nonNull[0]) {
+      for (const [name, child] of declaredProperties(document, nonNull[0][0], `${at}/${key}/${nonNull[0][1]}`, depth + 1)) if (!out.has(name)) out.set(name, child);
+    }
+  }
   return out;
 }
 

@@ -66,6 +66,8 @@ function runOptions(y: Argv): Argv {
     .option('openapi', { type: 'string', group: 'Target:', describe: 'OpenAPI 3.0 or 3.1 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
     .option('endpoint', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' })
     .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path parameter, NAME=VALUE (repeatable); by default ids come from the list the endpoint is under' })
+    // A config file's {"parameters": {NAME: VALUE}}: declared so that strict parsing accepts it.
+    .option('parameters', { hidden: true })
     .option('expectations', { type: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}' })
     .option('suite', { type: 'string', array: true, group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` })
     .option('check', { type: 'string', array: true, group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' })

@@ -47,9 +47,14 @@ export function fromOpenApi30(schema: unknown): unknown {
   delete out.nullable;
   // A $ref's siblings are ignored in 3.0, but `nullable` beside one is common and means what it says.
   if (typeof out.$ref === 'string') return { anyOf: [{ $ref: out.$ref }, { type: 'null' }] };
-  if (typeof out.type === 'string') out.type = [out.type, 'null'];
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
-  return out;
+  if (typeof out.type === 'string') {
+    out.type = [out.type, 'null'];
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
+    return out;
+  }
+  // Without a type (an allOf, say) OAS 3.0.3 leaves nullable without effect, but documents use it
+  // to mean "or null": read it that way rather than fail a conformant null.
+  return { anyOf: [out, { type: 'null' }] };
 }
 
 /**

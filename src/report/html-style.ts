@@ -95,6 +95,10 @@ details.check[open] > summary { border-bottom: 1px solid var(--line); background
 .kind { font-size: 12px; font-weight: 700; text-transform: uppercase; }
 .kind-failure { color: var(--failed-fg); }
 .kind-error { color: var(--error-fg); }
+.kind-pass { color: var(--passed-fg); }
+.kind-skipped { color: var(--skipped-fg); }
+ul.endpoints { list-style: none; padding-left: 0; }
+ul.endpoints li { margin: 2px 0; overflow-wrap: anywhere; }
 .ref { color: var(--muted); }
 .notes { margin: 0; padding-left: 20px; }
 pre { margin: 0 0 8px; padding: 8px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg-soft); white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.45; }

@@ -1,5 +1,5 @@
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonOrNone, referencedExchanges, summarizeExchange } from './format.js';
+import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonOrNone, referencedExchanges, summarizeExchange } from './format.js';
 import { Html, escapeHtml, html } from './html-escape.js';
 import { HTML_STYLE } from './html-style.js';
 import { countStatuses } from './model.js';
@@ -249,6 +249,12 @@ function checkBody(check: CheckResult, report: RunReport): Html {
   return html`<dl class="facts">
 ${facts.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}
 </dl>
+${
+  check.endpoints !== undefined &&
+  check.endpoints.length > 0 &&
+  html`<h4>Endpoints: ${endpointSummary(check.endpoints) ?? ''}</h4>
+<ul class="endpoints">${check.endpoints.map((e) => html`<li><span class="kind kind-${e.status === 'passed' ? 'pass' : e.status === 'failed' || e.status === 'warning' ? 'failure' : e.status}">${e.status}</span> <code>${e.endpoint}</code>${e.message === undefined ? '' : html`: ${e.message}`}</li>`)}</ul>`
+}
 ${
   check.notes.length > 0 &&
   html`<h4>Notes</h4>

@@ -1,7 +1,7 @@
 import junitReportBuilder from 'junit-report-builder';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import { SUITES } from '../catalogue/types.js';
-import { checkReason as reason, describeCheck, formatDuration, formatFindingBullets, formatFindings, oneLine } from './format.js';
+import { checkReason as reason, describeCheck, endpointSummary, formatDuration, formatEndpoints, formatFindingBullets, formatFindings, oneLine } from './format.js';
 import type { CheckResult, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
@@ -155,6 +155,8 @@ function systemOut(check: CheckResult, report: RunReport): string {
   }
   sections.push(about.join('\n'));
 
+  if (check.endpoints && check.endpoints.length > 0) sections.push(`Endpoints: ${endpointSummary(check.endpoints) ?? ''}\n${formatEndpoints(check.endpoints)}`);
+
   if (check.notes.length > 0) sections.push(['Notes:', ...check.notes.map((n) => `- ${n}`)].join('\n'));
 
   if (check.status === 'failed' || check.status === 'error' || check.status === 'warning' || check.status === 'expected') {
@@ -167,6 +169,8 @@ function systemOut(check: CheckResult, report: RunReport): string {
 /** The failure/error text: what Jenkins shows as the stack trace and Azure as the stack. */
 function outcomeBody(check: CheckResult, verb: string): string {
   const parts = [`${check.id} (${check.level}) ${verb}: ${reason(check) ?? 'no reason was recorded'}`];
+  // Each endpoint's outcome, so that a reader of the failure alone sees which endpoints broke the rule.
+  if (check.endpoints && check.endpoints.length > 1) parts.push(formatEndpoints(check.endpoints.filter((e) => e.status !== 'passed')));
   const bullets = formatFindingBullets(check);
   if (bullets !== '') parts.push(bullets);
   const refs = check.refs.length > 0 ? `Refs: ${check.refs.join('; ')}\n` : '';

@@ -37,9 +37,14 @@ export async function runMain(args: readonly string[]): Promise<CliResult> {
   return { code, stdout, stderr };
 }
 
-/** The arguments that point the harness at a reference server. */
+/** The arguments that point the harness at a reference server and its API (its OpenAPI document). */
 export function targetArgs(server: ReferenceServer): string[] {
-  return ['--base-url', server.url, '--client-id', server.clientId, ...server.pagedPaths.flatMap((p) => ['--paged-path', p]), '--foreign-tenant-id', server.foreignTenantId];
+  return ['--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId];
+}
+
+/** The arguments that point the harness at a reference server, with only these lists (no OpenAPI document). */
+export function listArgs(server: ReferenceServer, lists: readonly string[]): string[] {
+  return ['--base-url', server.url, '--client-id', server.clientId, ...lists.flatMap((p) => ['--paged-path', p]), '--foreign-tenant-id', server.foreignTenantId];
 }
 
 /**

@@ -1,0 +1,139 @@
+// --openapi: reading the user's OpenAPI 3.0 or 3.1 document (src/openapi/), and judging served
+// resources against it (src/battery/resources.ts): endpoints and their kinds, 3.0's nullable as
+// JSON Schema 2020-12, $refs across files, declared properties, and clear errors for bad documents.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validate } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../src/errors.js';
+import { expectedValueProblems, missingDeclared, schemaProblems } from '../src/battery/resources.js';
+import { fromOpenApi30 } from '../src/openapi/json-schema.js';
+import { loadOpenApi } from '../src/openapi/load.js';
+import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
+import { tempDir } from './support/harness.js';
+
+const FIXTURE = new URL('./fixtures/openapi/api-3.0.yaml', import.meta.url).pathname;
+
+async function usageError(promise: Promise<unknown>): Promise<string> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(UsageError);
+  const message = (err as Error).message;
+  expect(message.split('\n')).toHaveLength(1);
+  return message;
+}
+
+describe("the reference server's own document (docs/openapi.yaml)", () => {
+  it('is a valid OpenAPI 3.1 document, by @readme/openapi-parser', async () => {
+    const result = await validate(REFERENCE_OPENAPI_FILE);
+    expect(result.valid, JSON.stringify(result)).toBe(true);
+    expect(result.specification).toBe('OpenAPI');
+  });
+
+  it('describes two lists, a resource by id under each, and the settings', async () => {
+    const { endpoints } = await loadOpenApi(REFERENCE_OPENAPI_FILE);
+    expect(endpoints.map(({ path, kind, source }) => ({ path, kind, source }))).toEqual([
+      { path: 'shipments', kind: 'list', source: 'openapi: listShipments' },
+      { path: 'shipments/{shipmentId}', kind: 'single', source: 'openapi: getShipment' },
+      { path: 'invoices', kind: 'list', source: 'openapi: listInvoices' },
+      { path: 'invoices/{invoiceId}', kind: 'single', source: 'openapi: getInvoice' },
+      { path: 'settings', kind: 'single', source: 'openapi: getSettings' },
+    ]);
+  });
+});
+
+describe('an OpenAPI 3.0 document split over files', () => {
+  it('yields every GET under /tenants/{tenantId}/ (not other paths, not other methods), lists by page/size or paging headers', async () => {
+    const { endpoints } = await loadOpenApi(FIXTURE);
+    expect(endpoints.map((e) => [e.path, e.kind])).toEqual([
+      ['parcels', 'list'],
+      ['parcels/{parcelId}', 'single'],
+      ['labels', 'list'],
+    ]);
+  });
+
+  it("points each at its item's or body's schema, in the bundled document, whatever the JSON media type", async () => {
+    const { endpoints, document } = await loadOpenApi(FIXTURE);
+    const [parcels, parcel] = endpoints;
+    // The list's body is an object with one array property: the item is that array's items.
+    expect(parcels?.schema).toMatch(/\/properties\/data\/items$/);
+    expect(parcel?.schema).toMatch(/application~1vnd\.parcels\+json; charset=utf-8\/schema$/);
+    // The other file's schema is inlined: no $ref leaves the document.
+    expect(JSON.stringify(document)).not.toContain('components.json');
+  });
+
+  it('reads nullable as a type that allows null, and judges items against it', async () => {
+    const { endpoints, document } = await loadOpenApi(FIXTURE);
+    const pointer = endpoints[0]?.schema ?? '';
+    if (!document) throw new Error('no document');
+    const good = { id: 'p1', weight: 2.5, note: null, kind: null, sender: { name: 'A', phone: null }, recipient: null };
+    expect(schemaProblems(document, pointer, good)).toEqual([]);
+    expect(schemaProblems(document, pointer, { ...good, weight: null, sender: { name: null, phone: null } })).toEqual([
+      'field "weight": must be number, got null',
+      'field "sender.name": must be string, got null',
+    ]);
+    expect(schemaProblems(document, pointer, { ...good, weight: '2.5' })).toEqual(['field "weight": must be number, got the string "2.5"']);
+    expect(schemaProblems(document, pointer, { ...good, kind: 'crate' })).toEqual(['field "kind": must be one of ["box","letter",null], got the string "crate"']);
+    // exclusiveMinimum: true beside minimum 0 (3.0) is exclusiveMinimum: 0 (2020-12).
+    expect(schemaProblems(document, pointer, { ...good, weight: 0 })).toEqual(['field "weight": must be > 0 (got 0)']);
+  });
+
+  it('holds every declared property to be present, nested ones and allOf members included, writeOnly ones exempt', async () => {
+    const { endpoints, document } = await loadOpenApi(FIXTURE);
+    const pointer = endpoints[0]?.schema ?? '';
+    if (!document) throw new Error('no document');
+    const full = { id: 'p1', weight: 1, note: null, kind: 'box', sender: { name: 'A', phone: null }, recipient: { name: 'B', phone: '1' } };
+    expect(missingDeclared(document, pointer, full)).toEqual([]);
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone', 'recipient.name']);
+    // A field that is null holds nothing further: its properties are not missing.
+    expect(missingDeclared(document, pointer, { ...full, recipient: null })).toEqual([]);
+  });
+});
+
+describe('3.0 schemas as JSON Schema 2020-12', () => {
+  it.each([
+    ['nullable beside a type', { type: 'string', nullable: true }, { type: ['string', 'null'] }],
+    ['nullable beside an enum', { type: 'string', enum: ['a'], nullable: true }, { type: ['string', 'null'], enum: ['a', null] }],
+    ['nullable beside a $ref', { $ref: '#/x', nullable: true }, { anyOf: [{ $ref: '#/x' }, { type: 'null' }] }],
+    ['nullable: false', { type: 'integer', nullable: false }, { type: 'integer' }],
+    ['nullable beside an allOf (no type)', { allOf: [{ $ref: '#/x' }], nullable: true }, { anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] }],
+    ['boolean exclusiveMaximum', { type: 'number', maximum: 9, exclusiveMaximum: true }, { type: 'number', exclusiveMaximum: 9 }],
+    ['nested in properties and items', { type: 'array', items: { type: 'object', properties: { a: { type: 'string', nullable: true } } } }, { type: 'array', items: { type: 'object', properties: { a: { type: ['string', 'null'] } } } }],
+  ])('%s', (_what, schema, expected) => {
+    expect(fromOpenApi30(schema)).toEqual(expected);
+  });
+});
+
+describe('ground truth: null, "" and absent told apart', () => {
+  it.each([
+    [{ note: null }, { note: '' }, 'field "note": expected null, got the string ""'],
+    [{ note: '' }, { note: null }, 'field "note": expected the string "", got null'],
+    [{ note: null }, {}, 'field "note": expected null, got no such field'],
+    [{ amount: 10 }, { amount: '10' }, 'field "amount": expected 10, got the string "10"'],
+  ])('%j served as %j', (expected, actual, problem) => {
+    expect(expectedValueProblems(expected, actual)).toEqual([problem]);
+  });
+
+  it('compares only the fields that are known', () => {
+    expect(expectedValueProblems({ note: null }, { note: null, extra: 1 })).toEqual([]);
+  });
+});
+
+describe('a document that cannot be used: exit 2, one line', () => {
+  it('a file that does not exist', async () => {
+    expect(await usageError(loadOpenApi('/nonexistent/api.yaml'))).toMatch(/^--openapi \/nonexistent\/api\.yaml: cannot read it as an OpenAPI document: /);
+  });
+
+  it.each([
+    ['YAML that does not parse', 'openapi: 3.1.0\npaths: [unclosed', /cannot read it as an OpenAPI document/],
+    ['a Swagger 2.0 document', 'swagger: "2.0"\ninfo: {title: x, version: "1"}\npaths: {}\n', /OpenAPI 2\.0 is not supported; give an OpenAPI 3\.0 or 3\.1 document/],
+    ['a document without tenant endpoints', 'openapi: 3.1.0\ninfo: {title: x, version: "1"}\npaths:\n  /status:\n    get:\n      responses: {"200": {description: ok}}\n', /no GET operation under \/tenants\/\{tenantId\}\/ in the document/],
+    ['a $ref to a file that is not there', 'openapi: 3.1.0\ninfo: {title: x, version: "1"}\npaths:\n  /tenants/{t}/a:\n    get:\n      responses: {"200": {$ref: "missing.yaml#/r"}}\n', /cannot read it as an OpenAPI document/],
+  ])('%s', async (_what, text, message) => {
+    const file = join(await tempDir(), 'api.yaml');
+    await writeFile(file, text);
+    expect(await usageError(loadOpenApi(file))).toMatch(message);
+  });
+});
