@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
+import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { childElements, loadXsd, parseXml, validateAgainst, XSD_FILES, type XmlElement } from './fixtures/report/xml.js';
 import { listArgs, runMain, targetArgs, tempDir, WITHOUT_EXPIRY, type CliResult } from './support/harness.js';
@@ -163,5 +164,28 @@ describe('seeded ground truth (--expectations "resources")', () => {
     const result = await runMain(['run', ...targetArgs(target), '--expectations', file, '--reports-dir', await tempDir()]).finally(() => delete process.env.CARRIER_CLIENT_SECRET);
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([`carrier-conformance: expectations file ${file}: resources.invoices: must be an array of items with an "id", or one object`]);
+  });
+});
+
+describe('many endpoints', () => {
+  it('20 generated operations: every check passes, and each list is walked once, whatever the number of checks that read it', async () => {
+    const target = await server({ generatedCollections: 10, recordRequests: true });
+    const document = join(await tempDir(), 'openapi.json');
+    await writeFile(document, JSON.stringify(generatedOpenApi(10)));
+    const result = await run(target, ['--base-url', target.url, '--client-id', target.clientId, '--openapi', document, ...WITHOUT_EXPIRY]);
+
+    expect(result.code, result.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message ?? ''}`).join('\n')).toBe(0);
+    expect(result.stdout).toContain('20 tenant endpoints: 10 lists, 10 single resources');
+    expect(checkOf(result.report, 'VERSION-MISSING')?.endpoints).toHaveLength(2 + 2 + 20);
+    expect(checkOf(result.report, 'PAGE-WALK')?.endpoints).toHaveLength(10);
+    // Every page of every walk, asked for once: the pagination, nulls and resources checks share one walk per list.
+    const pages = target.requestLog().filter((r) => /\/c\d{3}\?page=\d+&size=\d+$/.test(r.target) && r.headers.some(([n, v]) => n.toLowerCase() === 'authorization' && v.startsWith('Bearer ')));
+    const counts = new Map<string, number>();
+    for (const r of pages) counts.set(r.target, (counts.get(r.target) ?? 0) + 1);
+    for (let n = 1; n <= 10; n += 1) {
+      const list = `/tenants/${target.tenantId}/c${String(n).padStart(3, '0')}`;
+      expect(counts.get(`${list}?page=1&size=10`), list).toBe(1);
+      expect(counts.get(`${list}?page=2&size=10`), list).toBe(1);
+    }
   });
 });

@@ -48,6 +48,8 @@ export interface ReferenceOptions {
    * gateway in front does it (spec: "the gateway rewrites it"): the legacy paths are then unknown.
    */
   legacyRewrites?: boolean;
+  /** Generated lists (and resources by id) under every tenant, c001 … cNNN, for scale; default 0. */
+  generatedCollections?: number;
 }
 
 export interface ReferenceBehaviour {
@@ -66,6 +68,7 @@ export interface ReferenceBehaviour {
   /** Largest token request body read; the form has one short field, so a few KiB is ample. */
   readonly maxTokenBodyBytes: number;
   readonly legacyRewrites: boolean;
+  readonly generatedCollections: number;
 }
 
 function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -97,6 +100,7 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
     shipmentCount: integerOption('shipmentCount', options.shipmentCount, DEFAULT_SHIPMENT_COUNT, 0),
     pageSizeDefault,
     pageSizeMax,
+    generatedCollections: integerOption('generatedCollections', options.generatedCollections, 0, 0),
     supportedVersions: ['1'],
     maxTokenBodyBytes: 8 * 1024,
     legacyRewrites: options.legacyRewrites ?? true,

@@ -8,6 +8,7 @@
 import type { ReferenceContext } from './context.js';
 import { indexOfId, invoiceAt, listCount, listSlice, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
 import type { RequestTarget } from './gateway.js';
+import { GENERATED_ITEMS, generatedItem } from './generated.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
 
@@ -52,6 +53,11 @@ export function routeResource(method: string, target: Pick<RequestTarget, 'path'
     return apiError({ status: 403, error: 'forbidden', description: 'This client may not access the tenant' });
   }
 
+  const generated = /^\/c(\d{3})(?:\/([^/]+))?$/.exec(m[2]);
+  if (generated?.[1] && Number(generated[1]) >= 1 && Number(generated[1]) <= ctx.behaviour.generatedCollections) {
+    if (method !== 'GET') return methodNotAllowed('GET');
+    return generatedResource(tenant, target, ctx, `c${generated[1]}`, generated[2]);
+  }
   const sub = /^\/(shipments|invoices|settings)(?:\/([^/]+))?$/.exec(m[2]);
   if (!sub?.[1]) return notFound();
   if (method !== 'GET') return methodNotAllowed('GET');
@@ -72,4 +78,19 @@ function page(tenant: TenantRecord, target: Pick<RequestTarget, 'query'>, ctx: R
   const window = pageWindow(request, listCount(tenant, collection));
   // Past the end: 200 with an empty array and the same totals.
   return json(200, listSlice(tenant, collection, window.from, window.to), pagingHeaders(window, `/tenants/${tenant.id}/${collection}`));
+}
+
+/** A generated collection (src/reference/generated.ts): a tenant's list, or one of its items; the empty tenant has none. */
+function generatedResource(tenant: TenantRecord, target: Pick<RequestTarget, 'query'>, ctx: ReferenceContext, collection: string, id: string | undefined): Reply {
+  const count = tenant.shipmentCount > 0 ? GENERATED_ITEMS : 0;
+  if (id !== undefined) {
+    const decoded = decodeURIComponent(id);
+    const index = Number(/^c\d{3}-(\d+)$/.exec(decoded)?.[1] ?? 0) - 1;
+    return decoded.startsWith(`${collection}-`) && index >= 0 && index < count ? json(200, generatedItem(collection, index)) : apiError({ status: 404, error: 'not_found', description: 'No such item' });
+  }
+  const request = parsePageRequest(target.query, ctx.behaviour);
+  if (isRefusal(request)) return apiError(request);
+  const window = pageWindow(request, count);
+  const items = Array.from({ length: Math.max(0, window.to - window.from) }, (_, i) => generatedItem(collection, window.from + i));
+  return json(200, items, pagingHeaders(window, `/tenants/${tenant.id}/${collection}`));
 }
