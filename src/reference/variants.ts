@@ -11,6 +11,7 @@ import {
   isResourceRequest,
   isTokenRequest,
   isUserRequest,
+  tenantSegment,
   replyHeader,
   withBody,
   withHeader,
@@ -129,6 +130,9 @@ export const VARIANTS: readonly Variant[] = [
         });
       if (isList(r, req)) return withItems(r, (item, i) => void (item.trackingUrl = i % 2 === 0 ? `https://track.example/${String(item.id)}` : null));
       if (r.status >= 400) return withBody(r, (b) => void (b.traceId = '4bf92f3577b34da6a3ce929d0e0e4736'));
+      // A tenant resource (by id, or the settings) with fields its schema does not declare: allowed, as
+      // schemas do not forbid additional properties and fields are added (spec §Versioning 3).
+      if (tenantSegment(req) !== undefined && r.status === 200) return withBody(r, (b) => void (b.etag = 'W/"1"'));
       return r;
     },
   },
