@@ -53,6 +53,15 @@ const parameterAssignment = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*=.+$/, { 
 const positiveInt = (what: string) => z.number({ error: `must be a number (${what})` }).int({ error: `must be a whole number (${what})` }).positive({ error: `must be greater than 0 (${what})` });
 const nonNegative = (what: string) => z.number({ error: `must be a number (${what})` }).nonnegative({ error: `must not be negative (${what})` });
 
+/** A name shown in matrices, badges and bundles: one line, no control character, not too long to show. */
+const label = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)), { error: 'must be one line without control characters' });
+
 const list = <T extends z.ZodType>(item: T) => z.preprocess((v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(item));
 
 export const runOptionsSchema = z
@@ -99,6 +108,12 @@ export const runOptionsSchema = z
     strictBaseline: z.boolean().default(false),
     /** The report.json whose failed checks to run again; '' means the one in --reports-dir. */
     rerunFailed: z.string().optional(),
+    /** How matrices, badges and bundles name the target (default: the base URL's host). */
+    targetName: label(100).optional(),
+    targetVersion: label(100).optional(),
+    operator: label(200).optional(),
+    /** An earlier report.json: the exit code says whether anything regressed since (src/compare/). */
+    compareWith: z.string().min(1, { error: 'must name a report.json' }).optional(),
   })
   .strict();
 

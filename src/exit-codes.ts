@@ -25,3 +25,16 @@ export const EXIT_CODES_HELP = [
   `  ${ExitCode.Usage}  usage or configuration error (client credentials refused included)`,
   `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted)`,
 ].join('\n');
+
+/** `run --compare-with`: the exit code says whether anything got worse. */
+export const COMPARE_EXIT_CODES_HELP = [
+  `With --compare-with OLD: ${ExitCode.NonConformant} when a check regressed since OLD, else ${ExitCode.Conformant} (${ExitCode.Usage} and ${ExitCode.Incomplete} as above)`,
+].join('\n');
+
+/** `diff OLD NEW`. */
+export const DIFF_EXIT_CODES_HELP = [
+  'Exit codes:',
+  `  ${ExitCode.Conformant}  nothing regressed`,
+  `  ${ExitCode.NonConformant}  a check regressed: passed or warning before, failed or error now; or a MUST check no longer run`,
+  `  ${ExitCode.Usage}  unusable input: a file that is missing, too large or not a report.json (one line on stderr)`,
+].join('\n');

@@ -3,7 +3,7 @@ import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { REPORTERS, loadConfigFile, parseRunOptions } from '../config.js';
 import { HarnessExit, UsageError } from '../errors.js';
-import { EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
+import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
 import { redactor } from '../redact.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { renderCatalogue } from './list.js';
@@ -49,6 +49,10 @@ const RUN_OPTION_KEYS = [
   'baseline',
   'strictBaseline',
   'rerunFailed',
+  'targetName',
+  'targetVersion',
+  'operator',
+  'compareWith',
 ] as const;
 
 function runOptions(y: Argv): Argv {
@@ -87,8 +91,12 @@ function runOptions(y: Argv): Argv {
     .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })
     .option('strict-baseline', { type: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' })
     .option('rerun-failed', { type: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' })
+    .option('compare-with', { type: 'string', group: 'Gating:', describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did" })
+    .option('target-name', { type: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" })
+    .option('target-version', { type: 'string', group: 'Certification:', describe: "The implementation's version, recorded in the reports and the bundle" })
+    .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
     .config('config', 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]})', (path: string) => loadConfigFile(path))
-    .epilogue(EXIT_CODES_HELP);
+    .epilogue(`${EXIT_CODES_HELP}\n${COMPARE_EXIT_CODES_HELP}`);
 }
 
 function pickRunOptions(argv: Record<string, unknown>): Record<string, unknown> {
@@ -144,6 +152,20 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
       (y) => y.option('json', { type: 'boolean', describe: 'Print it as JSON' }),
       (argv) => {
         io.out(argv.json ? `${JSON.stringify(CHECKS, null, 2)}\n` : renderCatalogue(CHECKS));
+      },
+    )
+    .command(
+      'diff <old> <new>',
+      'Compare two report.json files: what regressed, what was fixed, what changed',
+      (y) =>
+        y
+          .positional('old', { type: 'string', demandOption: true, describe: "The earlier report.json (or its directory), e.g. the last release's" })
+          .positional('new', { type: 'string', demandOption: true, describe: 'The later report.json (or its directory)' })
+          .option('markdown', { type: 'string', describe: 'Also write the diff as Markdown to this file (it is appended to $GITHUB_STEP_SUMMARY when that is set)' })
+          .epilogue(DIFF_EXIT_CODES_HELP),
+      async (argv) => {
+        const { diffCommand } = await import('../compare/command.js');
+        exitCode = await diffCommand(argv.old, argv.new, io, argv.markdown);
       },
     )
     .command(

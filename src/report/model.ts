@@ -121,7 +121,18 @@ export const runReportSchema = z.object({
     caFile: z.string().optional(),
     /** True when the run did not verify TLS certificates (--insecure), so a reproduction must not either. */
     insecure: z.boolean().optional(),
+    /** What matrices, badges and bundles call the target: --target-name, else the base URL's host. */
+    name: z.string().optional(),
+    /** The implementation's version (--target-version) and who runs it (--operator), as the run was told. */
+    version: z.string().optional(),
+    operator: z.string().optional(),
   }),
+  /**
+   * The check catalogue the run was judged against (src/catalogue/digest.ts): reports with the same
+   * digest can be combined (`matrix`), and a bundle is held to the current one (`verify-bundle`).
+   * Absent in reports of harnesses that predate it.
+   */
+  catalogue: z.object({ digest: z.string(), checks: z.number().int(), must: z.number().int() }).optional(),
   startedAt: z.string(),
   finishedAt: z.string(),
   durationMs: z.number().nonnegative(),
@@ -136,7 +147,10 @@ export const runReportSchema = z.object({
    */
   verdict: z.enum(['conformant', 'non-conformant', 'incomplete']),
   incompleteReason: z.string().optional(),
+  /** The process's exit code; with --compare-with it says whether anything regressed (see `comparison`). */
   exitCode: z.number().int(),
+  /** --compare-with: the earlier report.json and the ids of the checks that got worse since (src/compare/). */
+  comparison: z.object({ with: z.string(), regressions: z.array(z.string()), fixes: z.array(z.string()) }).optional(),
   /** How the run used the target: token requests made for the shared token (preflight and refreshes). */
   stats: z.object({ sharedTokenRequests: z.number().int() }).optional(),
   counts: countsSchema,

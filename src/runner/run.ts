@@ -2,6 +2,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { selectChecks, type Check } from '../catalogue/index.js';
+import { currentCatalogue } from '../catalogue/digest.js';
 import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -10,6 +11,7 @@ import type { HttpClient } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { redactor } from '../redact.js';
 import { countStatuses, type RunReport } from '../report/model.js';
+import { hostOf } from '../report/target-name.js';
 import { mark } from '../profile.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
@@ -36,6 +38,26 @@ export interface RunOutcome {
   report: RunReport;
   exitCode: number;
   written: string[];
+}
+
+/** What a run does besides its reports (issue 11): compare with an earlier run. */
+interface Extras {
+  previous?: { report: RunReport; path: string };
+}
+
+/** Reads --compare-with before the run: a bad file costs no run. */
+async function prepareExtras(options: RunOptions): Promise<Extras> {
+  const previous = options.compareWith === undefined ? undefined : (await import('../compare/command.js')).loadPrevious(options.compareWith);
+  return previous ? { previous } : {};
+}
+
+/** The target's name in matrices, badges and bundles: --target-name, else the base URL's host. */
+function targetLabels(options: RunOptions, baseUrl: string): Pick<RunReport['target'], 'name' | 'version' | 'operator'> {
+  return {
+    name: options.targetName ?? hostOf(baseUrl),
+    ...(options.targetVersion !== undefined ? { version: options.targetVersion } : {}),
+    ...(options.operator !== undefined ? { operator: options.operator } : {}),
+  };
 }
 
 /** The checks to run: the selection, or with --rerun-failed those of it that did not pass last time. */
@@ -100,7 +122,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const { checks, rerunOf } = selectionOf(options);
   const baseline = options.baseline === undefined ? undefined : loadBaseline(options.baseline);
   await ensureWritableDir(options.reportsDir);
-  if (checks.length === 0) return nothingToRun(options, io, started, rerunOf);
+  const extras = await prepareExtras(options);
+  if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
   const plan = planTarget(options);
 
   // Vitest and its workers start now; they load the battery while the target is preflighted.
@@ -176,7 +199,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
   const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
-  const outcome = await finish(report, options, io);
+  const outcome = await finish(report, options, io, extras);
   mark('run: reports written');
   return outcome;
 }
@@ -221,7 +244,9 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
       // The TLS trust the requests were sent with, for the reports' curl commands.
       ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),
       ...(target.tls.insecure ? { insecure: true } : {}),
+      ...targetLabels(options, target.baseUrl),
     },
+    catalogue: currentCatalogue(),
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
@@ -240,8 +265,11 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
 }
 
 /** Writes the reports, prints the summary and where the reports are. */
-async function finish(report: RunReport, options: RunOptions, io: RunIO): Promise<RunOutcome> {
+async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras): Promise<RunOutcome> {
   const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([import('../report/write.js'), import('../report/console.js')]);
+  const compare = extras.previous === undefined ? undefined : await import('../compare/command.js');
+  const compared = extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
+  const report = compared?.report ?? judged;
   const reporters = options.reporter.length > 0 ? options.reporter : REPORTERS;
   const formats = REPORT_FORMATS.filter((f) => reporters.includes(f));
   let written: string[];
@@ -256,13 +284,14 @@ async function finish(report: RunReport, options: RunOptions, io: RunIO): Promis
     throw new RunAbortedError(`cannot write the reports to ${options.reportsDir}: ${(err as Error).message}`);
   }
   io.out(renderConsoleSummary(report, { color: io.color }));
+  if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
   if (written.length > 0) io.out(`Reports: ${written.join(', ')}\n`);
   if (report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
   return { report, exitCode: report.exitCode, written };
 }
 
 /** A rerun with nothing left to rerun: an empty, conformant report, and exit 0. */
-async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerunOf: string | undefined): Promise<RunOutcome> {
+async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerunOf: string | undefined, extras: Extras): Promise<RunOutcome> {
   io.out(rerunOf !== undefined ? `Nothing to rerun: every selected check passed in ${rerunOf}\n` : 'No check selected\n');
   const finished = new Date();
   const report: RunReport = {
@@ -273,7 +302,9 @@ async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerun
       embedded: options.baseUrl === undefined,
       pagedPaths: options.pagedPath,
       credentialsFormEncoded: false,
+      ...targetLabels(options, options.baseUrl ?? 'embedded reference server'),
     },
+    catalogue: currentCatalogue(),
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
@@ -285,5 +316,5 @@ async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerun
     suites: [],
     checks: [],
   };
-  return finish(report, options, io);
+  return finish(report, options, io, extras);
 }

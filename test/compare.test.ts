@@ -1,0 +1,231 @@
+/**
+ * `diff OLD NEW` and `run --compare-with OLD`: a release gate that fails only on what got worse.
+ * The classification is tested on hand-made reports (each situation stated exactly), the commands
+ * end to end on runs of the reference server with and without faults.
+ */
+import { readFile, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../src/catalogue/index.js';
+import { diffReports, regressions, type ChangeKind, type ReportDiff } from '../src/compare/diff.js';
+import { renderDiffMarkdown } from '../src/compare/render.js';
+import type { RunReport } from '../src/report/model.js';
+import { REPORT_MAX_BYTES } from '../src/report/read.js';
+import { runAgainst, runMain, tempDir } from './support/harness.js';
+import { fullReport, reportOf, writeReport } from './support/reports.js';
+
+function kinds(diff: ReportDiff): Record<string, ChangeKind[]> {
+  const out: Record<string, ChangeKind[]> = {};
+  for (const c of diff.changes) out[c.id] = [...(out[c.id] ?? []), c.kind];
+  return out;
+}
+
+describe('diffReports: what counts as a regression', () => {
+  it('passed or warning → failed or error is a regression; the reverse is a fix', () => {
+    const old = reportOf({ 'TOKEN-ISSUE': 'passed', 'TOKEN-PRAGMA': 'warning', 'TOKEN-NO-STORE': 'passed', 'USER-OK': 'failed', 'AUTH-MISSING': 'error', 'LEGACY-USERINFO': 'expected' });
+    const neu = reportOf({ 'TOKEN-ISSUE': 'failed', 'TOKEN-PRAGMA': 'error', 'TOKEN-NO-STORE': 'passed', 'USER-OK': 'passed', 'AUTH-MISSING': 'passed', 'LEGACY-USERINFO': 'passed' });
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'TOKEN-ISSUE': ['regression'], 'TOKEN-PRAGMA': ['regression'], 'USER-OK': ['fix'], 'AUTH-MISSING': ['fix'], 'LEGACY-USERINFO': ['fix'] });
+    expect(diff.unchanged).toBe(1);
+  });
+
+  it('a MUST check that becomes skipped or is no longer run regresses; a SHOULD one does not', () => {
+    const old = reportOf({ 'PAGE-WALK': 'passed', 'USER-OK': 'failed', 'TOKEN-ISSUE': 'passed', 'TOKEN-PRAGMA': 'passed', 'TOKEN-NO-REFRESH': 'passed', 'EXPIRY-RENEW': 'skipped' });
+    const neu = reportOf({ 'PAGE-WALK': 'skipped', 'USER-OK': 'skipped', 'TOKEN-PRAGMA': 'skipped', 'EXPIRY-RENEW': 'skipped' });
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'PAGE-WALK': ['regression'], 'USER-OK': ['regression'], 'TOKEN-ISSUE': ['regression'], 'TOKEN-PRAGMA': ['status'], 'TOKEN-NO-REFRESH': ['not-run'] });
+    expect(diff.changes.find((c) => c.id === 'TOKEN-ISSUE')?.note).toBe('not run in NEW');
+  });
+
+  it('a failure without an earlier verdict is listed, not counted as a regression', () => {
+    const diff = diffReports(reportOf({ 'PAGE-WALK': 'skipped' }), reportOf({ 'PAGE-WALK': 'failed', 'USER-OK': 'error' }));
+    expect(kinds(diff)).toEqual({ 'PAGE-WALK': ['unverified'], 'USER-OK': ['unverified'] });
+    expect(regressions(diff)).toEqual([]);
+  });
+
+  it('other status changes and changed reasons are listed; a reason that differs only in the target URL is not', () => {
+    const old = reportOf(
+      { 'TOKEN-PRAGMA': 'passed', 'USER-OK': ['failed', 'GET https://old.example.test/users/me: status 500'], 'AUTH-MISSING': ['failed', 'status 200, expected 401'], 'TOKEN-ISSUE': 'failed' },
+      { target: { baseUrl: 'https://old.example.test', authUrl: 'https://old.example.test', embedded: false, pagedPaths: [], credentialsFormEncoded: false } },
+    );
+    const neu = reportOf({ 'TOKEN-PRAGMA': 'warning', 'USER-OK': ['failed', 'GET https://api.example.test/users/me: status 500'], 'AUTH-MISSING': ['failed', 'status 403, expected 401'], 'TOKEN-ISSUE': 'error' });
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'TOKEN-PRAGMA': ['status'], 'AUTH-MISSING': ['message'], 'TOKEN-ISSUE': ['status'] });
+    expect(regressions(diff)).toEqual([]);
+    expect(diff.notes).toContain('the runs tested different targets: old.example.test (OLD) and example (NEW)');
+  });
+
+  it('a baselined failure is neither a regression nor a fix, and says so', () => {
+    const diff = diffReports(reportOf({ 'TOKEN-PRAGMA': 'passed', 'USER-OK': 'expected' }), reportOf({ 'TOKEN-PRAGMA': 'expected', 'USER-OK': 'failed' }));
+    expect(kinds(diff)).toEqual({ 'TOKEN-PRAGMA': ['status'], 'USER-OK': ['status'] });
+  });
+
+  it('checks added and removed by a catalogue change are listed apart from regressions', () => {
+    // Two full runs of different catalogues: OLD had a check NEW's catalogue dropped, NEW one OLD lacked.
+    const old = fullReport({}, {});
+    old.checks = old.checks.filter((c) => c.id !== 'LINK-PREV').concat([{ ...old.checks[0]!, id: 'TOKEN-RETIRED', title: 'A check a later catalogue dropped' }]);
+    old.catalogue = { digest: 'sha256:older', checks: old.checks.length, must: 50 };
+    old.tool = { name: 'carrier-conformance', version: '0.0.9' };
+    const neu = fullReport({ 'LINK-PREV': 'failed' });
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'LINK-PREV': ['added'], 'TOKEN-RETIRED': ['removed'] });
+    expect(regressions(diff)).toEqual([]);
+    expect(diff.notes.join('\n')).toMatch(/the check catalogue changed between the runs \(carrier-conformance 0\.0\.9 → carrier-conformance 0\.1\.0\)/);
+  });
+
+  it('a level change is listed, and judged at the new level', () => {
+    const old = reportOf({ 'TOKEN-PRAGMA': 'warning' });
+    const neu = reportOf({ 'TOKEN-PRAGMA': 'failed' });
+    neu.checks[0]!.level = 'MUST';
+    expect(kinds(diffReports(old, neu))).toEqual({ 'TOKEN-PRAGMA': ['level', 'regression'] });
+  });
+
+  it('with an unknown catalogue, a vanished MUST check counts as a regression (fail safe), and the note says why', () => {
+    const old = reportOf({ 'TOKEN-ISSUE': 'passed' }, { catalogue: undefined });
+    const neu = reportOf({}, { catalogue: { digest: 'sha256:elsewhere', checks: 70, must: 60 } });
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'TOKEN-ISSUE': ['regression'] });
+    expect(diff.changes[0]?.note).toMatch(/removed from NEW's catalogue, or not run/);
+    expect(diff.notes.join('\n')).toMatch(/OLD records no catalogue digest/);
+  });
+
+  it('renders hostile text in Markdown as text', () => {
+    const evil = '<img src=x onerror=alert(1)> [x](http://evil.test) | `x`';
+    const md = renderDiffMarkdown(diffReports(reportOf({ 'USER-OK': 'passed' }), reportOf({ 'USER-OK': ['failed', evil] }, { target: { ...reportOf({}).target, name: evil } })));
+    expect(md).not.toMatch(/<img|\]\(http/);
+    expect(md).toContain('&lt;img src=x onerror=alert\\(1\\)&gt;');
+  });
+});
+
+/** One clean run and one with faults of the reference server, written once for the file. */
+async function runs(): Promise<{ dir: string; clean: string; faulty: string; faultyReport: RunReport }> {
+  const dir = await tempDir('carrier-diff-');
+  const args = ['--suite', 'token', '--suite', 'legacy', '--suite', 'user'];
+  const clean = await runAgainst({}, [...args, '--target-name', 'acme']);
+  const faulty = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted'] }, [...args, '--target-name', 'acme']);
+  expect([clean.code, faulty.code]).toEqual([0, 1]);
+  return {
+    dir,
+    clean: await writeReport(dir, 'clean.json', clean.report),
+    faulty: await writeReport(dir, 'faulty.json', faulty.report),
+    faultyReport: faulty.report,
+  };
+}
+
+describe('carrier-conformance diff, against runs of the reference server', () => {
+  it('exits 1 and names every regression; the other way round, exit 0 with the fixes; the same run, no change', async () => {
+    const { clean, faulty, faultyReport } = await runs();
+    const worse = await runMain(['diff', clean, faulty]);
+    expect(worse.code).toBe(1);
+    expect(worse.stderr).toBe('');
+    const failed = faultyReport.checks.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
+    expect(failed).toEqual(expect.arrayContaining(['TOKEN-WRONG-SECRET', 'USER-FIELDS-PRESENT']));
+    expect(worse.stdout).toMatch(new RegExp(`REGRESSED: ${failed.length} checks got worse`));
+    for (const id of failed) expect(worse.stdout).toMatch(new RegExp(`\\n  ${id} +MUST +passed → (failed|error): `));
+    expect(worse.stdout).toMatch(/TOKEN-WRONG-SECRET +MUST +passed → failed: token request with a wrong client secret: expected 401, got 200/);
+
+    const better = await runMain(['diff', faulty, clean]);
+    expect(better.code).toBe(0);
+    expect(better.stdout).toMatch(/NO REGRESSION/);
+    expect(better.stdout).toMatch(new RegExp(`FIXED \\(${failed.length}\\)`));
+
+    const same = await runMain(['diff', clean, clean]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(/0 regressions, 0 fixes, 0 other changes, \d+ unchanged/);
+  });
+
+  it('appends the Markdown to GITHUB_STEP_SUMMARY and writes --markdown FILE', async () => {
+    const { dir, clean, faulty } = await runs();
+    const summary = join(dir, 'summary.md');
+    await writeFile(summary, '# earlier step\n');
+    process.env.GITHUB_STEP_SUMMARY = summary;
+    try {
+      const result = await runMain(['diff', clean, faulty, '--markdown', join(dir, 'diff.md')]);
+      expect(result.code).toBe(1);
+    } finally {
+      delete process.env.GITHUB_STEP_SUMMARY;
+    }
+    const text = await readFile(summary, 'utf8');
+    expect(text.startsWith('# earlier step\n')).toBe(true);
+    expect(text).toMatch(/## Carrier-Platform API conformance diff: ❌ \d+ regressions/);
+    expect(text).toMatch(/- \*\*TOKEN-WRONG-SECRET\*\* \(MUST\) passed → failed: /);
+    expect(await readFile(join(dir, 'diff.md'), 'utf8')).toBe(text.slice('# earlier step\n\n'.length));
+  });
+
+  it('refuses unusable input with one line and exit 2', async () => {
+    const dir = await tempDir('carrier-diff-bad-');
+    const good = await writeReport(dir, 'good.json', fullReport());
+    const cases: [string, RegExp][] = [
+      [join(dir, 'missing.json'), /OLD report .*missing\.json: cannot read it \(no such file\)/],
+      [await writeReport(dir, 'array.json', [1, 2]), /not a carrier-conformance report\.json/],
+      [await writeReport(dir, 'partial.json', { tool: { name: 'x', version: '1' } }), /not a carrier-conformance report\.json \(target: /],
+      [await writeReport(dir, 'dup.json', { ...fullReport(), checks: [...fullReport().checks, fullReport().checks[0]] }), /check "TOKEN-ISSUE" appears twice/],
+      [dir, /report\.json: cannot read it \(no such file\)/],
+    ];
+    const broken = join(dir, 'broken.json');
+    await writeFile(broken, '{"tool": \u001b[31m');
+    cases.push([broken, /not valid JSON \(/]);
+    const huge = join(dir, 'huge.json');
+    await writeFile(huge, '');
+    await truncate(huge, REPORT_MAX_BYTES + 1); // sparse: refused by its size, never read
+    cases.push([huge, new RegExp(`${REPORT_MAX_BYTES + 1} bytes, more than the ${REPORT_MAX_BYTES} a report can be`)]);
+    for (const [path, message] of cases) {
+      const result = await runMain(['diff', path, good]);
+      expect(result.code, path).toBe(2);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines, path).toHaveLength(1);
+      expect(lines[0], path).toMatch(message);
+      expect(result.stderr).not.toContain('\u001b');
+      expect(result.stdout).toBe('');
+    }
+    const noArgs = await runMain(['diff', good]);
+    expect(noArgs.code).toBe(2);
+    expect(noArgs.stderr).toMatch(/Not enough non-option arguments/);
+  });
+});
+
+describe('run --compare-with OLD: the gate fails only on what got worse', () => {
+  it('passes a run whose failures were already there, fails one with a new failure, and records the comparison', async () => {
+    const { faulty, clean } = await runs();
+    const args = ['--suite', 'token', '--suite', 'legacy', '--suite', 'user'];
+
+    // The same faults as the last release: non-conformant, but nothing got worse.
+    const same = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted'] }, [...args, '--compare-with', faulty]);
+    expect(same.report.verdict).toBe('non-conformant');
+    expect(same.code).toBe(0);
+    expect(same.report.exitCode).toBe(0);
+    expect(same.report.comparison).toEqual({ with: faulty, regressions: [], fixes: [] });
+    expect(same.stdout).toMatch(/NO REGRESSION/);
+
+    // A new fault since the last release: exit 1, naming it.
+    const worse = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma', 'token-cacheable'] }, [...args, '--compare-with', faulty]);
+    expect(worse.code).toBe(1);
+    expect(worse.report.comparison?.regressions).toEqual(['TOKEN-NO-STORE']);
+    expect(worse.stdout).toMatch(/REGRESSED: 1 check got worse/);
+    expect(worse.stdout).toMatch(/TOKEN-NO-STORE +MUST +passed → failed/);
+    expect(worse.stdout).toMatch(/TOKEN-PRAGMA +SHOULD +passed → warning/);
+
+    // Fixed since: exit 0 and the fixes are listed.
+    const fixed = await runAgainst({}, [...args, '--compare-with', faulty]);
+    expect(fixed.code).toBe(0);
+    expect(fixed.report.comparison?.fixes).toEqual(expect.arrayContaining(['TOKEN-WRONG-SECRET', 'USER-FIELDS-PRESENT']));
+
+    // A narrower run than the last release: MUST checks no longer run are regressions.
+    const narrower = await runAgainst({}, ['--suite', 'token', '--compare-with', clean]);
+    expect(narrower.code).toBe(1);
+    expect(narrower.stdout).toMatch(/USER-OK +MUST +passed → not run \(not run in NEW\)/);
+  });
+
+  it('refuses an unusable OLD before running anything', async () => {
+    const dir = await tempDir('carrier-compare-');
+    const result = await runMain(['run', '--compare-with', join(dir, 'nope.json'), '--reports-dir', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^carrier-conformance: --compare-with .*nope\.json: cannot read it \(no such file\)$/);
+    expect(result.stdout).toBe('');
+  });
+});
+
+it('the catalogue is what the classification is tested against', () => {
+  // The hand-made reports use real ids; a renamed id would make these tests vacuous.
+  for (const id of ['TOKEN-ISSUE', 'TOKEN-PRAGMA', 'PAGE-WALK', 'USER-OK', 'LINK-PREV', 'EXPIRY-RENEW', 'TOKEN-NO-REFRESH']) expect(CHECKS.some((c) => c.id === id), id).toBe(true);
+});
