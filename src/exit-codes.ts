@@ -38,3 +38,10 @@ export const DIFF_EXIT_CODES_HELP = [
   `  ${ExitCode.NonConformant}  a check regressed: passed or warning before, failed or error now; or a MUST check no longer run`,
   `  ${ExitCode.Usage}  unusable input: a file that is missing, too large or not a report.json (one line on stderr)`,
 ].join('\n');
+
+/** `matrix REPORT…`. */
+export const MATRIX_EXIT_CODES_HELP = [
+  'Exit codes:',
+  `  ${ExitCode.Conformant}  the matrix was written (whatever the targets' verdicts: each target's own run is its gate)`,
+  `  ${ExitCode.Usage}  reports that cannot be combined (different catalogues, one target twice) or read, or --out not writable`,
+].join('\n');

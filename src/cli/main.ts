@@ -3,7 +3,7 @@ import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { REPORTERS, loadConfigFile, parseRunOptions } from '../config.js';
 import { HarnessExit, UsageError } from '../errors.js';
-import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode } from '../exit-codes.js';
+import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, MATRIX_EXIT_CODES_HELP } from '../exit-codes.js';
 import { redactor } from '../redact.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { renderCatalogue } from './list.js';
@@ -166,6 +166,19 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
       async (argv) => {
         const { diffCommand } = await import('../compare/command.js');
         exitCode = await diffCommand(argv.old, argv.new, io, argv.markdown);
+      },
+    )
+    .command(
+      'matrix <reports..>',
+      "Combine many targets' report.json files into one page (checks x targets), a JSON summary and a badge per target",
+      (y) =>
+        y
+          .positional('reports', { type: 'string', array: true, demandOption: true, describe: "Each target's report.json, or the directory holding it" })
+          .option('out', { type: 'string', default: 'matrix', describe: 'Directory for matrix.html, matrix.json and badges/<target>.json' })
+          .epilogue(MATRIX_EXIT_CODES_HELP),
+      async (argv) => {
+        const { matrixCommand } = await import('../matrix/command.js');
+        exitCode = await matrixCommand(argv.reports, argv.out, io);
       },
     )
     .command(

@@ -1,6 +1,7 @@
 import { SUITES } from '../catalogue/types.js';
 import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonOrNone, referencedExchanges, summarizeExchange } from './format.js';
-import { Html, escapeHtml, html } from './html-escape.js';
+import { html, type Html } from './html-escape.js';
+import { pageHead } from './html-page.js';
 import { HTML_STYLE } from './html-style.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RecordedExchange, RunReport } from './model.js';
@@ -23,7 +24,7 @@ interface StatusLook {
   readonly symbol: string;
 }
 
-const STATUS: Record<CheckStatus, StatusLook> = {
+export const STATUS: Record<CheckStatus, StatusLook> = {
   failed: { label: 'FAILED', symbol: '✗' },
   error: { label: 'ERROR', symbol: '⚠' },
   warning: { label: 'WARNING', symbol: '!' },
@@ -50,18 +51,7 @@ export function renderHtmlReport(report: RunReport): string {
   // Anchors by position, never by check id: an id from a report file is data, not a safe name.
   const anchors = new Map(report.checks.map((c, i) => [c, `check-${i + 1}`]));
 
-  const page = html`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="referrer" content="no-referrer">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
-<meta name="generator" content="${report.tool.name} ${report.tool.version}">
-<title>${new Html(escapeHtml(title, false))}</title>
-<style>${new Html(HTML_STYLE)}</style>
-</head>
+  const page = html`${pageHead({ title, style: HTML_STYLE, generator: `${report.tool.name} ${report.tool.version}` })}
 <body>
 <main>
 ${header(report)}

@@ -43,7 +43,7 @@ export async function writeReports(report: RunReport, dir: string, formats: read
   return rendered.map((r) => r.path);
 }
 
-async function writeAtomically(path: string, contents: string): Promise<void> {
+export async function writeAtomically(path: string, contents: string): Promise<void> {
   // Dot-prefixed: CI globs such as `reports/*.xml` do not pick it up, and it has no .xml ending.
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
   try {

@@ -62,3 +62,19 @@ export async function writeReport(dir: string, name: string, report: unknown): P
   await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
   return path;
 }
+
+/**
+ * An --expectations file with the reference server's own data, so that a run against a reference
+ * server by URL runs every check (USER-EXPECTED-VALUES included), as a certification run would.
+ */
+export async function referenceExpectations(dir: string): Promise<string> {
+  const { startReferenceServer } = await import('../../src/reference/index.js');
+  const server = await startReferenceServer();
+  try {
+    const path = join(dir, 'expectations.json');
+    await writeFile(path, JSON.stringify(server.expectations));
+    return path;
+  } finally {
+    await server.close();
+  }
+}
