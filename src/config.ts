@@ -114,6 +114,9 @@ export const runOptionsSchema = z
     operator: label(200).optional(),
     /** An earlier report.json: the exit code says whether anything regressed since (src/compare/). */
     compareWith: z.string().min(1, { error: 'must name a report.json' }).optional(),
+    /** A directory for a certification bundle (src/bundle/), signed with --sign-key. */
+    bundle: z.string().min(1, { error: 'must name a directory' }).optional(),
+    signKey: z.string().min(1, { error: 'must name a PEM file' }).optional(),
   })
   .strict();
 

@@ -45,3 +45,11 @@ export const MATRIX_EXIT_CODES_HELP = [
   `  ${ExitCode.Conformant}  the matrix was written (whatever the targets' verdicts: each target's own run is its gate)`,
   `  ${ExitCode.Usage}  reports that cannot be combined (different catalogues, one target twice) or read, or --out not writable`,
 ].join('\n');
+
+/** `verify-bundle DIR`. */
+export const VERIFY_EXIT_CODES_HELP = [
+  'Exit codes:',
+  `  ${ExitCode.Conformant}  the bundle is complete, untampered and conformant`,
+  `  ${ExitCode.NonConformant}  it is not: every finding is printed (a file changed, a MUST check missing, skipped, errored or failed, …)`,
+  `  ${ExitCode.Usage}  DIR is not a directory, or --public-key is not an Ed25519 public key (one line on stderr)`,
+].join('\n');

@@ -3,7 +3,7 @@ import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { REPORTERS, loadConfigFile, parseRunOptions } from '../config.js';
 import { HarnessExit, UsageError } from '../errors.js';
-import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, MATRIX_EXIT_CODES_HELP } from '../exit-codes.js';
+import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../exit-codes.js';
 import { redactor } from '../redact.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { renderCatalogue } from './list.js';
@@ -53,6 +53,8 @@ const RUN_OPTION_KEYS = [
   'targetVersion',
   'operator',
   'compareWith',
+  'bundle',
+  'signKey',
 ] as const;
 
 function runOptions(y: Argv): Argv {
@@ -95,6 +97,8 @@ function runOptions(y: Argv): Argv {
     .option('target-name', { type: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" })
     .option('target-version', { type: 'string', group: 'Certification:', describe: "The implementation's version, recorded in the reports and the bundle" })
     .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
+    .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
+    .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
     .config('config', 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]})', (path: string) => loadConfigFile(path))
     .epilogue(`${EXIT_CODES_HELP}\n${COMPARE_EXIT_CODES_HELP}`);
 }
@@ -179,6 +183,19 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
       async (argv) => {
         const { matrixCommand } = await import('../matrix/command.js');
         exitCode = await matrixCommand(argv.reports, argv.out, io);
+      },
+    )
+    .command(
+      'verify-bundle <dir>',
+      'Check a certification bundle: manifest, signature, current catalogue, every MUST check passed, JUnit and JSON agreeing',
+      (y) =>
+        y
+          .positional('dir', { type: 'string', demandOption: true, describe: 'The directory `run --bundle` wrote' })
+          .option('public-key', { type: 'string', describe: "The signer's Ed25519 public key (PEM) you trust; without it a signature proves nothing about who signed" })
+          .epilogue(VERIFY_EXIT_CODES_HELP),
+      async (argv) => {
+        const { verifyBundleCommand } = await import('../bundle/command.js');
+        exitCode = verifyBundleCommand(argv.dir, argv['public-key'], io);
       },
     )
     .command(

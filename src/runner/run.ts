@@ -1,6 +1,7 @@
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { BundlePlan } from '../bundle/write.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { currentCatalogue } from '../catalogue/digest.js';
 import { REPORTERS, type RunOptions } from '../config.js';
@@ -40,15 +41,17 @@ export interface RunOutcome {
   written: string[];
 }
 
-/** What a run does besides its reports (issue 11): compare with an earlier run. */
+/** What a run does besides its reports (issue 11): compare with an earlier run, write a bundle. */
 interface Extras {
   previous?: { report: RunReport; path: string };
+  bundle?: BundlePlan;
 }
 
-/** Reads --compare-with before the run: a bad file costs no run. */
+/** Reads --compare-with and checks --bundle/--sign-key before the run: a bad file costs no run. */
 async function prepareExtras(options: RunOptions): Promise<Extras> {
   const previous = options.compareWith === undefined ? undefined : (await import('../compare/command.js')).loadPrevious(options.compareWith);
-  return previous ? { previous } : {};
+  const bundle = options.bundle === undefined && options.signKey === undefined ? undefined : await (await import('../bundle/write.js')).prepareBundle(options);
+  return { ...(previous ? { previous } : {}), ...(bundle ? { bundle } : {}) };
 }
 
 /** The target's name in matrices, badges and bundles: --target-name, else the base URL's host. */
@@ -283,9 +286,17 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
   } catch (err) {
     throw new RunAbortedError(`cannot write the reports to ${options.reportsDir}: ${(err as Error).message}`);
   }
+  let bundle: { dir: string; fingerprint?: string } | undefined;
+  if (extras.bundle !== undefined) {
+    const { writeBundle } = await import('../bundle/write.js');
+    bundle = await writeBundle(extras.bundle, report, options).catch((err: unknown) => {
+      throw new RunAbortedError(`cannot write the bundle to ${extras.bundle?.dir ?? ''}: ${(err as Error).message}`);
+    });
+  }
   io.out(renderConsoleSummary(report, { color: io.color }));
   if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
   if (written.length > 0) io.out(`Reports: ${written.join(', ')}\n`);
+  if (bundle !== undefined) io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
   if (report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
   return { report, exitCode: report.exitCode, written };
 }

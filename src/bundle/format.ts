@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * A certification bundle is a directory of plain files:
+ *
+ *   report.json, junit.xml, report.html   the run's reports, as `run` writes them
+ *   target.json                           what was tested and how (no secret)
+ *   manifest.json                         the SHA-256 and size of each of the four files above
+ *   signature.json                        with --sign-key: an Ed25519 signature of manifest.json
+ *
+ * The manifest names files, never paths: a bundle is one flat directory, and a verifier reads
+ * nothing the manifest could point outside it.
+ */
+
+export const BUNDLE_FILES = {
+  report: 'report.json',
+  junit: 'junit.xml',
+  html: 'report.html',
+  target: 'target.json',
+  manifest: 'manifest.json',
+  signature: 'signature.json',
+} as const;
+
+/** The files the manifest must list, in this order. */
+export const MANIFESTED: readonly string[] = [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target];
+
+/** Every file a bundle directory may hold. */
+export const BUNDLE_NAMES: readonly string[] = Object.values(BUNDLE_FILES);
+
+export const MANIFEST_FORMAT = 'carrier-conformance-bundle/1';
+export const TARGET_FORMAT = 'carrier-conformance-target/1';
+export const SIGNATURE_FORMAT = 'carrier-conformance-signature/1';
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lower-case hex');
+
+export const manifestSchema = z
+  .object({
+    format: z.literal(MANIFEST_FORMAT),
+    algorithm: z.literal('sha256'),
+    files: z.array(z.object({ path: z.string(), sha256: sha256Hex, bytes: z.number().int().nonnegative() }).strict()).max(64),
+  })
+  .strict();
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export const signatureSchema = z
+  .object({
+    format: z.literal(SIGNATURE_FORMAT),
+    algorithm: z.literal('Ed25519'),
+    signed: z.literal(BUNDLE_FILES.manifest),
+    publicKey: z.string().max(4096),
+    keyFingerprint: z.string().max(100),
+    signature: z.string().max(200),
+  })
+  .strict();
+export type Signature = z.infer<typeof signatureSchema>;
+
+const fileDigest = z.object({ file: z.string(), sha256: sha256Hex }).strict();
+
+/**
+ * target.json: who and what was certified, and every option that shapes a verdict, so a reviewer
+ * can tell a full, strict run from a lenient subset. Built from an allow-list: never a secret,
+ * never the client id; user files (CA, expectations, baseline) by name and digest only.
+ */
+export const targetInfoSchema = z
+  .object({
+    format: z.literal(TARGET_FORMAT),
+    implementation: z.object({ name: z.string(), version: z.string().optional(), operator: z.string().optional() }).strict(),
+    target: z
+      .object({ baseUrl: z.string(), authUrl: z.string(), embedded: z.boolean(), tenantId: z.string().optional(), pagedPaths: z.array(z.string()) })
+      .strict(),
+    harness: z.object({ name: z.string(), version: z.string() }).strict(),
+    catalogue: z.object({ digest: z.string(), checks: z.number().int(), must: z.number().int() }).strict(),
+    run: z.object({ startedAt: z.string(), finishedAt: z.string(), verdict: z.string() }).strict(),
+    options: z
+      .object({
+        strict: z.boolean(),
+        suites: z.array(z.string()),
+        checks: z.array(z.string()),
+        rerunOf: z.string().optional(),
+        baseline: fileDigest.extend({ entries: z.number().int(), strict: z.boolean() }).optional(),
+        expectations: fileDigest.optional(),
+        caFile: fileDigest.optional(),
+        insecure: z.boolean(),
+        foreignTenantId: z.string().optional(),
+        maxExpiryWait: z.number(),
+        expiryMargin: z.number(),
+        timeout: z.number(),
+        deadline: z.number(),
+        maxRetries: z.number(),
+        maxRetryWait: z.number(),
+        maxBodyBytes: z.number(),
+        pageSize: z.number().optional(),
+        maxPages: z.number().optional(),
+        concurrency: z.number(),
+      })
+      .strict(),
+  })
+  .strict();
+export type TargetInfo = z.infer<typeof targetInfoSchema>;
+
+export function sha256Of(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** A manifest entry must be one of the bundle's own file names: no directory, no `..`, nothing absolute. */
+export function isBundleFileName(path: string): boolean {
+  return MANIFESTED.includes(path);
+}

@@ -1,0 +1,79 @@
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { readTextFile } from '../files.js';
+
+/**
+ * Ed25519 keys as PEM (RFC 8410): a PKCS#8 private key to sign a bundle, an SPKI public key to
+ * verify one. `openssl genpkey -algorithm ed25519 -out sign-key.pem` makes the first and
+ * `openssl pkey -in sign-key.pem -pubout -out public-key.pem` the second. Ed25519 (RFC 8032) signs
+ * the message itself, with no separate digest, hence `null` as the algorithm below.
+ *
+ * A private key is never printed: errors name the file, not its content.
+ */
+
+const KEY_MAX_CHARS = 64 * 1024;
+
+function readPem(path: string, what: string): string {
+  const text = readTextFile(path, what);
+  if (text.length > KEY_MAX_CHARS) throw new UsageError(`${what} ${path}: too large for a PEM key`);
+  return text;
+}
+
+export function loadSigningKey(path: string): KeyObject {
+  const pem = readPem(path, '--sign-key');
+  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----/.test(pem)) throw new UsageError(`--sign-key ${path}: the key is encrypted; give an unencrypted PKCS#8 PEM key (keep it in a CI secret)`);
+  if (!/-----BEGIN PRIVATE KEY-----/.test(pem)) throw new UsageError(`--sign-key ${path}: not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----); make one with: openssl genpkey -algorithm ed25519`);
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pem, format: 'pem' });
+  } catch {
+    throw new UsageError(`--sign-key ${path}: the PEM private key cannot be read`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`--sign-key ${path}: an ${key.asymmetricKeyType ?? 'unknown'} key; bundles are signed with Ed25519 (openssl genpkey -algorithm ed25519)`);
+  return key;
+}
+
+export function loadPublicKey(path: string): KeyObject {
+  const pem = readPem(path, '--public-key');
+  if (/PRIVATE KEY-----/.test(pem)) throw new UsageError(`--public-key ${path}: this is a private key; give the public one (openssl pkey -in KEY -pubout)`);
+  return parsePublicKey(pem, (problem) => new UsageError(`--public-key ${path}: ${problem}`));
+}
+
+/** A PEM SPKI Ed25519 public key, or the error `fail` makes of the problem. */
+export function parsePublicKey(pem: string, fail: (problem: string) => Error): KeyObject {
+  if (!/^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\s*$/.test(pem.trim() + '\n')) throw fail('not a PEM public key (-----BEGIN PUBLIC KEY-----)');
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: pem, format: 'pem' });
+  } catch {
+    throw fail('the PEM public key cannot be read');
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw fail(`an ${key.asymmetricKeyType ?? 'unknown'} key, not Ed25519`);
+  return key;
+}
+
+export function publicKeyPem(key: KeyObject): string {
+  const pub = key.type === 'private' ? createPublicKey(key) : key;
+  return pub.export({ type: 'spki', format: 'pem' }).toString();
+}
+
+/** `SHA256:<hex>` of the DER SubjectPublicKeyInfo: how people compare keys. */
+export function keyFingerprint(key: KeyObject): string {
+  const pub = key.type === 'private' ? createPublicKey(key) : key;
+  return `SHA256:${createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex')}`;
+}
+
+export function signBytes(data: Buffer, key: KeyObject): string {
+  return sign(null, data, key).toString('base64');
+}
+
+export function verifyBytes(data: Buffer, key: KeyObject, signatureBase64: string): boolean {
+  const signature = Buffer.from(signatureBase64, 'base64');
+  // An Ed25519 signature is 64 bytes (RFC 8032 §5.1.6); anything else is not one.
+  if (signature.length !== 64 || signature.toString('base64') !== signatureBase64) return false;
+  try {
+    return verify(null, data, key, signature);
+  } catch {
+    return false;
+  }
+}

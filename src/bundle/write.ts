@@ -1,0 +1,144 @@
+import type { KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { access, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { RunOptions } from '../config.js';
+import { UsageError } from '../errors.js';
+import { renderHtmlReport } from '../report/html.js';
+import { renderJsonReport } from '../report/json.js';
+import { renderJUnit } from '../report/junit.js';
+import type { RunReport } from '../report/model.js';
+import { targetName } from '../report/target-name.js';
+import { writeAtomically } from '../report/write.js';
+import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
+import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
+
+/**
+ * `run --bundle DIR [--sign-key FILE]`: the run's evidence as a certification bundle (format.ts).
+ * Everything the user gave is checked before the run (directory, key), so a bad option costs no run.
+ */
+
+export interface BundlePlan {
+  dir: string;
+  key?: KeyObject;
+}
+
+/** The directory must be new, empty, or an earlier bundle (which is replaced): never someone's files. */
+async function checkBundleDir(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    const stat = await lstat(dir);
+    if (!stat.isDirectory()) throw new UsageError(`--bundle ${dir}: exists and is not a directory; give a new directory`);
+    entries = await readdir(dir);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    if ((err as { code?: string }).code === 'ENOENT') entries = [];
+    else throw new UsageError(`--bundle ${dir}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
+  }
+  const foreign = entries.filter((name) => !BUNDLE_NAMES.includes(name));
+  if (foreign.length > 0) throw new UsageError(`--bundle ${dir}: holds files that are not a bundle's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); give a new or empty directory`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, fsConstants.W_OK);
+  } catch (err) {
+    throw new UsageError(`--bundle ${dir}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
+  }
+}
+
+export async function prepareBundle(options: RunOptions): Promise<BundlePlan | undefined> {
+  if (options.bundle === undefined) {
+    if (options.signKey !== undefined) throw new UsageError('--sign-key needs --bundle DIR: it signs a certification bundle');
+    return undefined;
+  }
+  const key = options.signKey === undefined ? undefined : loadSigningKey(options.signKey);
+  await checkBundleDir(options.bundle);
+  return { dir: options.bundle, ...(key ? { key } : {}) };
+}
+
+function fileDigest(path: string): { file: string; sha256: string } {
+  // Read once already by the run; read again for its digest (an unreadable file would have stopped the run).
+  return { file: basename(path), sha256: sha256Of(readFileSync(path)) };
+}
+
+/** target.json, from an allow-list of the report and options: nothing secret can reach it. */
+export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
+  const { target } = report;
+  return {
+    format: TARGET_FORMAT,
+    implementation: {
+      name: targetName(report),
+      ...(target.version !== undefined ? { version: target.version } : {}),
+      ...(target.operator !== undefined ? { operator: target.operator } : {}),
+    },
+    target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded, ...(target.tenantId !== undefined ? { tenantId: target.tenantId } : {}), pagedPaths: target.pagedPaths },
+    harness: { name: report.tool.name, version: report.tool.version },
+    catalogue: report.catalogue ?? { digest: 'unknown', checks: 0, must: 0 },
+    run: { startedAt: report.startedAt, finishedAt: report.finishedAt, verdict: report.verdict },
+    options: {
+      strict: options.strict,
+      suites: [...options.suite],
+      checks: [...options.check],
+      ...(report.rerunOf !== undefined ? { rerunOf: report.rerunOf } : {}),
+      ...(options.baseline !== undefined ? { baseline: { ...fileDigest(options.baseline), entries: report.baseline?.entries ?? 0, strict: options.strictBaseline } } : {}),
+      ...(options.expectations !== undefined ? { expectations: fileDigest(options.expectations) } : {}),
+      ...(options.caFile !== undefined ? { caFile: fileDigest(options.caFile) } : {}),
+      insecure: options.insecure,
+      ...(options.foreignTenantId !== undefined ? { foreignTenantId: options.foreignTenantId } : {}),
+      maxExpiryWait: options.maxExpiryWait,
+      expiryMargin: options.expiryMargin,
+      timeout: options.timeout,
+      deadline: options.deadline,
+      maxRetries: options.maxRetries,
+      maxRetryWait: options.maxRetryWait,
+      maxBodyBytes: options.maxBodyBytes,
+      ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+      ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
+      concurrency: options.concurrency,
+    },
+  };
+}
+
+export interface WrittenBundle {
+  dir: string;
+  files: string[];
+  fingerprint?: string;
+}
+
+/**
+ * Writes the bundle. The old manifest and signature go first, so that a bundle interrupted while
+ * written never pairs a valid-looking manifest with other files; each file is written atomically.
+ */
+export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions): Promise<WrittenBundle> {
+  const contents: [string, string][] = [
+    [BUNDLE_FILES.report, renderJsonReport(report)],
+    [BUNDLE_FILES.junit, renderJUnit(report)],
+    [BUNDLE_FILES.html, renderHtmlReport(report)],
+    [BUNDLE_FILES.target, `${JSON.stringify(targetInfo(report, options), null, 2)}\n`],
+  ];
+  await rm(join(plan.dir, BUNDLE_FILES.signature), { force: true });
+  await rm(join(plan.dir, BUNDLE_FILES.manifest), { force: true });
+  for (const [name, text] of contents) await writeAtomically(join(plan.dir, name), text);
+
+  const manifest: Manifest = {
+    format: MANIFEST_FORMAT,
+    algorithm: 'sha256',
+    files: contents.map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text, 'utf8') })),
+  };
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+  await writeAtomically(join(plan.dir, BUNDLE_FILES.manifest), manifestText);
+  const files = [...contents.map(([name]) => name), BUNDLE_FILES.manifest];
+  if (plan.key === undefined) return { dir: resolve(plan.dir), files };
+
+  const fingerprint = keyFingerprint(plan.key);
+  const signature: Signature = {
+    format: SIGNATURE_FORMAT,
+    algorithm: 'Ed25519',
+    signed: BUNDLE_FILES.manifest,
+    publicKey: publicKeyPem(plan.key),
+    keyFingerprint: fingerprint,
+    signature: signBytes(Buffer.from(manifestText, 'utf8'), plan.key),
+  };
+  await writeAtomically(join(plan.dir, BUNDLE_FILES.signature), `${JSON.stringify(signature, null, 2)}\n`);
+  return { dir: resolve(plan.dir), files: [...files, BUNDLE_FILES.signature], fingerprint };
+}
