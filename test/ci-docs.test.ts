@@ -1,0 +1,49 @@
+/**
+ * The CI workflows the README shows (docs/ci/) must stay what the README says and use only options
+ * the commands have: a renamed flag would break every copy of them.
+ */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { runMain } from './support/harness.js';
+
+const root = new URL('..', import.meta.url);
+const read = (path: string): Promise<string> => readFile(new URL(path, root), 'utf8');
+
+/** The fenced blocks of a Markdown text in a given language. */
+function blocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '');
+}
+
+/** `carrier-conformance <command> … --flag …` in shell text (continuation lines and YAML folding joined). */
+function invocations(text: string): { command: string; flags: string[] }[] {
+  const joined = text.replace(/\\\n\s*/g, ' ').replace(/>-\n((?:\s{10,}.*\n)+)/g, (_m, body: string) => `${body.replace(/\n\s*/g, ' ')}\n`);
+  return [...joined.matchAll(/carrier-conformance (run|diff|matrix|verify-bundle|list|serve)\b([^\n]*)/g)].map((m) => ({
+    command: m[1] ?? '',
+    flags: [...(m[2] ?? '').matchAll(/(?:^|\s)(--[a-z][a-z-]*)/g)].map((f) => f[1] ?? ''),
+  }));
+}
+
+describe('docs/ci workflows', () => {
+  it('the README shows them as they are', async () => {
+    const readme = await read('README.md');
+    const matrix = await read('docs/ci/conformance-matrix.yml');
+    const gate = await read('docs/ci/release-gate.yml');
+    const yaml = blocks(readme, 'yaml');
+    const matrixBlock = yaml.find((b) => b.includes('combine:'));
+    expect(matrixBlock && matrix.includes(matrixBlock)).toBe(true);
+    const gateBlock = yaml.find((b) => b.includes('--compare-with'));
+    expect(gateBlock).toBeDefined();
+    for (const line of (gateBlock ?? '').split('\n').filter((l) => l.trim() !== '')) expect(gate, line).toContain(line);
+  });
+
+  it('use only options the commands have', async () => {
+    const texts = [await read('docs/ci/conformance-matrix.yml'), await read('docs/ci/release-gate.yml'), ...blocks(await read('README.md'), 'sh')];
+    const found = texts.flatMap(invocations);
+    expect(found.map((f) => f.command)).toEqual(expect.arrayContaining(['run', 'diff', 'matrix', 'verify-bundle']));
+    const help = new Map<string, string>();
+    for (const { command, flags } of found) {
+      if (!help.has(command)) help.set(command, (await runMain([command, '--help'])).stdout);
+      for (const flag of flags) expect(help.get(command), `${command} ${flag}`).toMatch(new RegExp(`\\s${flag}\\b`));
+    }
+  });
+});
