@@ -11,7 +11,7 @@ import { diffReports, regressions, type ChangeKind, type ReportDiff } from '../s
 import { renderDiffMarkdown } from '../src/compare/render.js';
 import type { RunReport } from '../src/report/model.js';
 import { REPORT_MAX_BYTES } from '../src/report/read.js';
-import { runAgainst, runMain, tempDir } from './support/harness.js';
+import { runAgainst, runBin, runMain, tempDir } from './support/harness.js';
 import { fullReport, reportOf, writeReport } from './support/reports.js';
 
 function kinds(diff: ReportDiff): Record<string, ChangeKind[]> {
@@ -223,6 +223,19 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
     expect(result.stderr.trim()).toMatch(/^carrier-conformance: --compare-with .*nope\.json: cannot read it \(no such file\)$/);
     expect(result.stdout).toBe('');
   });
+});
+
+it('diff, matrix and verify-bundle ignore the CARRIER_* variables of run (a secret exported for it)', async () => {
+  const dir = await tempDir('carrier-env-');
+  const report = await writeReport(dir, 'report.json', fullReport());
+  const env = { CARRIER_CLIENT_SECRET: 'exported for run', CARRIER_BASE_URL: 'https://api.example.test', CARRIER_OUT: 'elsewhere' };
+  const diff = await runBin(['diff', report, report], { env });
+  expect([diff.code, diff.stderr]).toEqual([0, '']);
+  const matrix = await runBin(['matrix', report, '--out', join(dir, 'matrix')], { env });
+  expect([matrix.code, matrix.stderr]).toEqual([0, '']);
+  const verify = await runBin(['verify-bundle', dir], { env });
+  expect([verify.code, verify.stderr]).toEqual([1, '']);
+  expect(verify.stdout).toMatch(/FAIL {2}manifest\.json: cannot read it \(no such file\)/);
 });
 
 it('the catalogue is what the classification is tested against', () => {

@@ -166,6 +166,7 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
           .positional('old', { type: 'string', demandOption: true, describe: "The earlier report.json (or its directory), e.g. the last release's" })
           .positional('new', { type: 'string', demandOption: true, describe: 'The later report.json (or its directory)' })
           .option('markdown', { type: 'string', describe: 'Also write the diff as Markdown to this file (it is appended to $GITHUB_STEP_SUMMARY when that is set)' })
+          .env(false)
           .epilogue(DIFF_EXIT_CODES_HELP),
       async (argv) => {
         const { diffCommand } = await import('../compare/command.js');
@@ -179,6 +180,7 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
         y
           .positional('reports', { type: 'string', array: true, demandOption: true, describe: "Each target's report.json, or the directory holding it" })
           .option('out', { type: 'string', default: 'matrix', describe: 'Directory for matrix.html, matrix.json and badges/<target>.json' })
+          .env(false)
           .epilogue(MATRIX_EXIT_CODES_HELP),
       async (argv) => {
         const { matrixCommand } = await import('../matrix/command.js');
@@ -192,6 +194,7 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
         y
           .positional('dir', { type: 'string', demandOption: true, describe: 'The directory `run --bundle` wrote' })
           .option('public-key', { type: 'string', describe: "The signer's Ed25519 public key (PEM) you trust; without it a signature proves nothing about who signed" })
+          .env(false)
           .epilogue(VERIFY_EXIT_CODES_HELP),
       async (argv) => {
         const { verifyBundleCommand } = await import('../bundle/command.js');
