@@ -128,6 +128,7 @@ describe('carrier-conformance diff, against runs of the reference server', () =>
     expect(better.code).toBe(0);
     expect(better.stdout).toMatch(/NO REGRESSION/);
     expect(better.stdout).toMatch(new RegExp(`FIXED \\(${failed.length}\\)`));
+    expect(better.stdout).toMatch(/TOKEN-WRONG-SECRET +MUST +failed → passed: was: token request with a wrong client secret/);
 
     const same = await runMain(['diff', clean, clean]);
     expect(same.code).toBe(0);

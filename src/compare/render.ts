@@ -41,9 +41,11 @@ function transition(c: CheckChange): string {
   return c.old?.status === c.new?.status ? statusOf(c.new) : `${statusOf(c.old)} → ${statusOf(c.new)}`;
 }
 
-/** The reason worth showing: the new one, or the old one for a check that is gone. */
+/** The reason worth showing: the new one; the old one, marked as such, for a check that passes now or is gone. */
 function reasonOf(c: CheckChange): string | undefined {
-  return c.kind === 'removed' || c.kind === 'not-run' ? c.old?.reason : (c.new?.reason ?? c.old?.reason);
+  if (c.kind === 'removed' || c.kind === 'not-run') return c.old?.reason;
+  if (c.new?.reason !== undefined) return c.new.reason;
+  return c.old?.reason === undefined ? undefined : `was: ${c.old.reason}`;
 }
 
 function describeRun(label: string, run: RunSummary): string {
