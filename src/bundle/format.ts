@@ -67,7 +67,15 @@ export const targetInfoSchema = z
     format: z.literal(TARGET_FORMAT),
     implementation: z.object({ name: z.string(), version: z.string().optional(), operator: z.string().optional() }).strict(),
     target: z
-      .object({ baseUrl: z.string(), authUrl: z.string(), embedded: z.boolean(), tenantId: z.string().optional(), pagedPaths: z.array(z.string()) })
+      .object({
+        baseUrl: z.string(),
+        authUrl: z.string(),
+        embedded: z.boolean(),
+        tenantId: z.string().optional(),
+        pagedPaths: z.array(z.string()),
+        /** Every tenant endpoint under test, as report.json lists them. */
+        endpoints: z.array(z.object({ path: z.string(), kind: z.string(), source: z.string() })).optional(),
+      })
       .strict(),
     harness: z.object({ name: z.string(), version: z.string() }).strict(),
     catalogue: z.object({ digest: z.string(), checks: z.number().int(), must: z.number().int() }).strict(),
@@ -80,6 +88,11 @@ export const targetInfoSchema = z
         rerunOf: z.string().optional(),
         baseline: fileDigest.extend({ entries: z.number().int(), strict: z.boolean() }).optional(),
         expectations: fileDigest.optional(),
+        /** The OpenAPI document given (its own bytes; files it references are not digested). */
+        openapi: fileDigest.optional(),
+        /** --endpoint paths, and path parameter values (ids of the test account's data, not secrets). */
+        endpoints: z.array(z.string()),
+        parameters: z.record(z.string(), z.string()),
         caFile: fileDigest.optional(),
         insecure: z.boolean(),
         foreignTenantId: z.string().optional(),

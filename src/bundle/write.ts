@@ -11,6 +11,7 @@ import { renderJUnit } from '../report/junit.js';
 import type { RunReport } from '../report/model.js';
 import { targetName } from '../report/target-name.js';
 import { writeAtomically } from '../report/write.js';
+import { parameterValues } from '../runner/api.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
 import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
 
@@ -71,7 +72,14 @@ export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
       ...(target.version !== undefined ? { version: target.version } : {}),
       ...(target.operator !== undefined ? { operator: target.operator } : {}),
     },
-    target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded, ...(target.tenantId !== undefined ? { tenantId: target.tenantId } : {}), pagedPaths: target.pagedPaths },
+    target: {
+      baseUrl: target.baseUrl,
+      authUrl: target.authUrl,
+      embedded: target.embedded,
+      ...(target.tenantId !== undefined ? { tenantId: target.tenantId } : {}),
+      pagedPaths: target.pagedPaths,
+      ...(target.endpoints !== undefined ? { endpoints: target.endpoints } : {}),
+    },
     harness: { name: report.tool.name, version: report.tool.version },
     catalogue: report.catalogue ?? { digest: 'unknown', checks: 0, must: 0 },
     run: { startedAt: report.startedAt, finishedAt: report.finishedAt, verdict: report.verdict },
@@ -82,6 +90,9 @@ export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
       ...(report.rerunOf !== undefined ? { rerunOf: report.rerunOf } : {}),
       ...(options.baseline !== undefined ? { baseline: { ...fileDigest(options.baseline), entries: report.baseline?.entries ?? 0, strict: options.strictBaseline } } : {}),
       ...(options.expectations !== undefined ? { expectations: fileDigest(options.expectations) } : {}),
+      ...(options.openapi !== undefined ? { openapi: fileDigest(options.openapi) } : {}),
+      endpoints: [...options.endpoint],
+      parameters: parameterValues(options),
       ...(options.caFile !== undefined ? { caFile: fileDigest(options.caFile) } : {}),
       insecure: options.insecure,
       ...(options.foreignTenantId !== undefined ? { foreignTenantId: options.foreignTenantId } : {}),
