@@ -37,6 +37,14 @@ describe('diffReports: what counts as a regression', () => {
     expect(diff.changes.find((c) => c.id === 'TOKEN-ISSUE')?.note).toBe('not run in NEW');
   });
 
+  it('a --rerun-failed run leaves out what passed on purpose: not a regression; what failed and is not rerun still is', () => {
+    const old = reportOf({ 'TOKEN-ISSUE': 'passed', 'TOKEN-PRAGMA': 'warning', 'USER-OK': 'failed', 'PAGE-WALK': 'failed' });
+    const neu: RunReport = { ...reportOf({ 'USER-OK': 'passed' }), rerunOf: 'reports/report.json' };
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'USER-OK': ['fix'], 'TOKEN-ISSUE': ['not-run'], 'TOKEN-PRAGMA': ['not-run'], 'PAGE-WALK': ['regression'] });
+    expect(diff.changes.find((c) => c.id === 'TOKEN-ISSUE')?.note).toBe('not rerun: NEW repeats only the checks that did not pass in reports/report.json');
+  });
+
   it('a failure without an earlier verdict is listed, not counted as a regression', () => {
     const diff = diffReports(reportOf({ 'PAGE-WALK': 'skipped' }), reportOf({ 'PAGE-WALK': 'failed', 'USER-OK': 'error' }));
     expect(kinds(diff)).toEqual({ 'PAGE-WALK': ['unverified'], 'USER-OK': ['unverified'] });

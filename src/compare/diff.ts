@@ -117,6 +117,10 @@ function onlyInOld(check: CheckResult, newReport: RunReport, sameCatalogue: bool
   const removed = isFullRun(newReport) || (current && findCheck(check.id) === undefined);
   if (removed && !sameCatalogue) return { ...base, kind: 'removed', note: 'no longer in the catalogue' };
   const hadResult = !NO_VERDICT.includes(check.status);
+  // --rerun-failed runs only what did not pass last time: a check that passed was left out on purpose.
+  if (newReport.rerunOf !== undefined && (check.status === 'passed' || check.status === 'warning')) {
+    return { ...base, kind: 'not-run', note: `not rerun: NEW repeats only the checks that did not pass in ${newReport.rerunOf}` };
+  }
   const known = sameCatalogue || current;
   const note = known ? 'not run in NEW' : "not in NEW: removed from NEW's catalogue, or not run (the reports do not say which)";
   if (check.level === 'MUST' && hadResult) return { ...base, kind: 'regression', note };
