@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { EndpointSpec } from '../api/endpoint-specs.js';
-import { resolve, type Json } from '../openapi/pointer.js';
+import { isObject, resolve, type Json } from '../openapi/pointer.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
 
@@ -16,7 +16,6 @@ import type { BatteryContext } from './wiring.js';
  * Every judgement returns lines of text for the report; nothing is thrown, nothing is kept.
  */
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** What the three checks found in one object (an item of a list, or a resource). */
 export interface ResourceProblems {

@@ -9,9 +9,7 @@
  * that ajv, without strict mode, ignores.
  */
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObject, type Json } from './pointer.js';
 
 /** Schema keywords whose value is a schema, and those whose value is a map or list of schemas. */
 const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else'];

@@ -3,7 +3,7 @@ import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
 import { PAGING_HEADER_NAMES } from '../api/paths.js';
 import { UsageError } from '../errors.js';
 import { documentAsJsonSchema } from './json-schema.js';
-import { pointerOf, resolve, type Json } from './pointer.js';
+import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
 /**
  * --openapi FILE: the tenant endpoints of the user's API, from their OpenAPI 3.0 or 3.1 document
@@ -22,7 +22,6 @@ import { pointerOf, resolve, type Json } from './pointer.js';
 
 const TENANT_PATH = /^\/tenants\/\{[^}/]+\}\/(.+)$/;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** application/json, or any `+json` structured syntax suffix (RFC 6839 §3.1), parameters ignored. */
 function isJsonMediaType(type: string): boolean {

@@ -5,7 +5,8 @@
 
 export type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object: not null, not an array. */
+export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** One reference token (RFC 6901 §3: `~` as `~0`, `/` as `~1`). */
 export function pointerOf(token: string): string {
