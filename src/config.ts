@@ -1,12 +1,15 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
+import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from './environment.js';
 import { UsageError } from './errors.js';
 import { readJsonFile } from './files.js';
 
 /**
  * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
- * variables (yargs `.env('CARRIER')`), or a JSON config file (`--config`). Every problem is
- * reported as one line that names the option and says how to fix it (exit code 2).
+ * variables, or a JSON config file (`--config`). Every problem is reported as one line that names
+ * the option as the user wrote it (the flag, the variable, or the file and its key) and says how
+ * to fix it (exit code 2).
  */
 
 /** The reports a run can write; all of them unless --reporter names some. */
@@ -62,6 +65,12 @@ const label = (max: number) =>
     .max(max, { error: `must be at most ${max} characters` })
     .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)), { error: 'must be one line without control characters' });
 
+/** A yes/no setting: a JSON boolean, or one of the words every source accepts (src/environment.ts). */
+const yesNo = z.preprocess(
+  (v: unknown) => (typeof v === 'string' ? (parseBooleanWord(v) ?? v) : v),
+  z.boolean({ error: (issue) => `${JSON.stringify(issue.input)} is not a yes/no value; use ${BOOLEAN_SPELLINGS}` }),
+);
+
 const list = <T extends z.ZodType>(item: T) => z.preprocess((v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(item));
 
 export const runOptionsSchema = z
@@ -96,16 +105,20 @@ export const runOptionsSchema = z
     maxRetries: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).max(10, { error: 'must be at most 10' }).default(2),
     maxRetryWait: nonNegative('seconds').max(120, { error: 'must be at most 120 seconds' }).default(10),
     caFile: z.string().min(1, { error: 'must name a PEM file' }).optional(),
-    insecure: z.boolean().default(false),
+    insecure: yesNo.default(false),
     maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
     pageSize: positiveInt('items per page').optional(),
     maxPages: positiveInt('pages a walk requests').min(2, { error: 'must be at least 2 (the first and the last page)' }).optional(),
     concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).default(4),
     reportsDir: z.string().min(1, { error: 'must not be empty' }).default('reports'),
     reporter: list(z.enum(REPORTERS, { error: (issue) => `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')}` })),
-    strict: z.boolean().default(false),
+    strict: yesNo.default(false),
     baseline: z.string().min(1, { error: 'must name a file' }).optional(),
-    strictBaseline: z.boolean().default(false),
+    strictBaseline: yesNo.default(false),
+    /** A required check that was skipped fails the run (src/runner/results.ts). */
+    requireComplete: yesNo.default(false),
+    /** Test the embedded reference server: never implied where a real target may have been meant (src/runner/target.ts). */
+    embedded: yesNo.default(false),
     /** The report.json whose failed checks to run again; '' means the one in --reports-dir. */
     rerunFailed: z.string().optional(),
     /** How matrices, badges and bundles name the target (default: the base URL's host). */
@@ -123,6 +136,54 @@ export const runOptionsSchema = z
 export type RunOptions = z.output<typeof runOptionsSchema>;
 export type RunOptionsInput = z.input<typeof runOptionsSchema>;
 
+/** Every option of `run`, with how the command line and the environment write it. */
+export const RUN_OPTION_KINDS = {
+  baseUrl: 'string',
+  authUrl: 'string',
+  clientId: 'string',
+  clientSecret: 'string',
+  clientSecretFile: 'string',
+  tenantId: 'string',
+  foreignTenantId: 'string',
+  pagedPath: 'list',
+  openapi: 'string',
+  endpoint: 'list',
+  parameter: 'list',
+  parameters: 'map',
+  expectations: 'string',
+  suite: 'list',
+  check: 'list',
+  maxExpiryWait: 'number',
+  expiryMargin: 'number',
+  timeout: 'number',
+  deadline: 'number',
+  maxRetries: 'number',
+  maxRetryWait: 'number',
+  caFile: 'string',
+  insecure: 'boolean',
+  maxBodyBytes: 'number',
+  pageSize: 'number',
+  maxPages: 'number',
+  concurrency: 'number',
+  reportsDir: 'string',
+  reporter: 'list',
+  strict: 'boolean',
+  baseline: 'string',
+  strictBaseline: 'boolean',
+  requireComplete: 'boolean',
+  embedded: 'boolean',
+  rerunFailed: 'string',
+  targetName: 'string',
+  targetVersion: 'string',
+  operator: 'string',
+  compareWith: 'string',
+  bundle: 'string',
+  signKey: 'string',
+} as const satisfies Record<keyof RunOptions, OptionKind>;
+
+/** Options whose value is a file or directory: in a config file, relative to the file itself. */
+const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'openapi', 'expectations', 'caFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
+
 /** The option as the user spells it on the command line. */
 export function flagName(key: PropertyKey): string {
   return `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -135,16 +196,68 @@ function firstProblem(error: z.ZodError, where: (path: PropertyKey[]) => string)
   return `${where(issue.path)}: ${issue.message}`;
 }
 
-/** Validates options gathered from argv, environment and config file. */
+/** Validates options gathered from argv, environment and config file, naming each as a flag. */
 export function parseRunOptions(raw: Record<string, unknown>): RunOptions {
   const result = runOptionsSchema.safeParse(raw);
   if (!result.success) throw new UsageError(firstProblem(result.error, (path) => (path.length ? flagName(path[0] ?? '') : 'options')));
   return result.data;
 }
 
+/** Checks the options of one source on their own, so that a problem is named as that source writes it. */
+function checkSource(raw: Record<string, unknown>, name: (key: string) => string): void {
+  const result = runOptionsSchema.partial().safeParse(raw);
+  if (!result.success) throw new UsageError(firstProblem(result.error, (path) => (path.length ? name(String(path[0])) : 'options')));
+}
+
+/** Where the run options come from, highest precedence first: argv, environment, config file. */
+export interface RunOptionSources {
+  /** The options given on the command line (and only those: no defaults). */
+  argv: Record<string, unknown>;
+  /** `CARRIER_<NAME>` variables of the run's options (src/environment.ts optionsFromEnv). */
+  env?: Record<string, unknown>;
+  /** A --config file, as loadConfigFile read and checked it. */
+  config?: Record<string, unknown>;
+}
+
+/**
+ * The client secret is one setting given three ways (--client-secret, --client-secret-file, and
+ * their variables): the source of highest precedence that gives it wins, as for any option, and
+ * only two ways within one source conflict.
+ */
+const SECRET_KEYS = ['clientSecret', 'clientSecretFile'] as const;
+
+function conflictingSecrets(argv: Record<string, unknown>, env: Record<string, unknown>, config: Record<string, unknown>): Record<string, unknown>[] {
+  const sources: [Record<string, unknown>, string][] = [
+    [argv, '--client-secret and --client-secret-file are both given; keep one (the file is safer)'],
+    [env, `${envName('clientSecret')} and ${envName('clientSecretFile')} are both set; unset one`],
+    [config, 'the config file gives both "clientSecret" and "clientSecretFile"; keep one'],
+  ];
+  const winner = sources.find(([values]) => SECRET_KEYS.some((k) => values[k] !== undefined));
+  if (!winner) return [];
+  if (SECRET_KEYS.every((k) => winner[0][k] !== undefined)) throw new UsageError(winner[1]);
+  return sources.filter(([values]) => values !== winner[0]).map(([values]) => values);
+}
+
+/**
+ * The run options from every source, argv > environment > config file > default. Each source is
+ * checked on its own first, so that an error names what the user wrote: `--timeout`,
+ * `CARRIER_TIMEOUT` or the config file's "timeout".
+ */
+export function resolveRunOptions(sources: RunOptionSources): RunOptions {
+  const argv = { ...sources.argv };
+  const env = { ...(sources.env ?? {}) };
+  const config = { ...(sources.config ?? {}) };
+  checkSource(env, envName);
+  checkSource(argv, flagName);
+  for (const lower of conflictingSecrets(argv, env, config)) for (const key of SECRET_KEYS) delete lower[key];
+  return parseRunOptions({ ...config, ...env, ...argv });
+}
+
 /**
  * Reads a `--config` file: a JSON object whose keys are the long option names, in camelCase or
- * kebab-case (`baseUrl` or `base-url`). Checked field by field against the same schema.
+ * kebab-case (`baseUrl` or `base-url`). Checked field by field against the same schema. Paths in
+ * it are relative to the file, not to the directory the harness runs in, so that a config file
+ * and the files it names can move together.
  */
 export function loadConfigFile(path: string): Record<string, unknown> {
   const raw = readJsonFile(path, 'config file');
@@ -164,6 +277,10 @@ export function loadConfigFile(path: string): Record<string, unknown> {
         ? `unknown option ${issue.keys.map((k) => `"${written.get(k) ?? k}"`).join(', ')}; \`carrier-conformance run --help\` lists them`
         : `"${written.get(String(issue?.path[0] ?? '')) ?? String(issue?.path[0] ?? '')}": ${issue?.message ?? 'invalid'}`;
     throw new UsageError(`config file ${path}: ${problem}`);
+  }
+  for (const key of PATH_OPTIONS) {
+    const value = config[key];
+    if (typeof value === 'string' && value !== '' && !isAbsolute(value)) config[key] = resolve(dirname(path), value);
   }
   return config;
 }

@@ -3,16 +3,22 @@
  * `EXIT_CODES_HELP`, so the documentation cannot drift from the code.
  */
 export const ExitCode = {
-  /** Every required (MUST) check passed; with --strict, every SHOULD check too. */
+  /**
+   * Every required (MUST) check that was carried out passed; with --strict, every SHOULD check
+   * too. The verdict says which checks were carried out (src/report/verdict.ts).
+   */
   Conformant: 0,
-  /** One or more required checks failed, or could not be carried out (error). */
+  /**
+   * One or more required checks failed, or could not be carried out (error; with
+   * --require-complete, a skipped one too); or --strict-baseline found entries that now pass.
+   */
   NonConformant: 1,
   /**
    * Usage or configuration error: one line on stderr says what and how to fix it. Client
    * credentials that the token endpoint refuses are one (src/runner/preflight.ts).
    */
   Usage: 2,
-  /** The run could not be carried out: target unreachable, run aborted or interrupted. */
+  /** The run could not be carried out: target unreachable, run aborted or interrupted, or no check carried out. */
   Incomplete: 3,
 } as const;
 
@@ -20,10 +26,10 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export const EXIT_CODES_HELP = [
   'Exit codes:',
-  `  ${ExitCode.Conformant}  every required check passed`,
+  `  ${ExitCode.Conformant}  every required check that was carried out passed (the verdict says which were)`,
   `  ${ExitCode.NonConformant}  one or more required checks failed or could not be carried out`,
   `  ${ExitCode.Usage}  usage or configuration error (client credentials refused included)`,
-  `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted)`,
+  `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted, no check carried out)`,
 ].join('\n');
 
 /** `run --compare-with`: the exit code says whether anything got worse. */

@@ -51,6 +51,8 @@ describe('parseRunOptions', () => {
       reporter: [],
       strict: false,
       strictBaseline: false,
+      requireComplete: false,
+      embedded: false,
       deadline: 600,
       maxRetries: 2,
       maxRetryWait: 10,

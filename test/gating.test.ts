@@ -60,7 +60,7 @@ describe('--baseline', () => {
     [{ failures: [{ check: 'TOKEN-PRAGMA', reason: ' ' }] }, /failures\.0\.reason: needs a reason/],
     [{ known: [] }, /baseline file .*: failures: must be a list of known failures; expected \{"failures"/],
   ])('refuses a bad baseline file with exit 2: %j', async (content, message) => {
-    const result = await runMain(['run', '--baseline', await baselineFile(content), '--reports-dir', await tempDir()]);
+    const result = await runMain(['run', '--embedded', '--baseline', await baselineFile(content), '--reports-dir', await tempDir()]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });
@@ -91,19 +91,22 @@ describe('--rerun-failed', () => {
   it('runs nothing, and says so, when nothing failed', async () => {
     const reportsDir = await tempDir();
     const previous = join(reportsDir, 'previous.json');
-    await runMain(['run', '--check', 'USER-OK', '--reports-dir', reportsDir]);
+    await runMain(['run', '--embedded', '--check', 'USER-OK', '--reports-dir', reportsDir]);
     await writeFile(previous, await readFile(join(reportsDir, 'report.json'), 'utf8'));
 
-    const rerun = await runMain(['run', '--rerun-failed', previous, '--reports-dir', reportsDir]);
-    expect(rerun.code).toBe(0);
-    expect(rerun.stdout).toMatch(/Nothing to rerun: every selected check passed in .*previous\.json/);
-    expect((JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport).checks).toEqual([]);
+    const rerun = await runMain(['run', '--embedded', '--rerun-failed', previous, '--reports-dir', reportsDir]);
+    // No check carried out: no verdict, and not a green one (src/runner/scope.ts).
+    expect(rerun.code).toBe(3);
+    expect(rerun.stdout).toMatch(/^NOTHING CHECKED .*\n {2}nothing to rerun: every selected check passed in .*previous\.json/);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.checks).toEqual([]);
+    expect(report).toMatchObject({ verdict: 'incomplete', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
   });
 
   it('refuses a file that is not a report', async () => {
     const file = join(await tempDir(), 'x.json');
     await writeFile(file, '{"checks": 3}');
-    const result = await runMain(['run', '--rerun-failed', file, '--reports-dir', await tempDir()]);
+    const result = await runMain(['run', '--embedded', '--rerun-failed', file, '--reports-dir', await tempDir()]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/report .*x\.json: not a carrier-conformance report\.json/);
   });
@@ -112,7 +115,7 @@ describe('--rerun-failed', () => {
 describe('--reporter and the GitHub step summary', () => {
   it('writes only the reports asked for', async () => {
     const reportsDir = await tempDir();
-    const result = await runMain(['run', '--check', 'USER-OK', '--reporter', 'json', '--reports-dir', reportsDir]);
+    const result = await runMain(['run', '--embedded', '--check', 'USER-OK', '--reporter', 'json', '--reports-dir', reportsDir]);
     expect(result.code).toBe(0);
     expect(await readdir(reportsDir)).toEqual(['report.json']);
   });
@@ -122,14 +125,14 @@ describe('--reporter and the GitHub step summary', () => {
     await writeFile(summary, '# earlier step\n');
     process.env.GITHUB_STEP_SUMMARY = summary;
     try {
-      const result = await runMain(['run', '--check', 'USER-OK', '--reports-dir', await tempDir()]);
+      const result = await runMain(['run', '--embedded', '--check', 'USER-OK', '--reports-dir', await tempDir()]);
       expect(result.code).toBe(0);
     } finally {
       delete process.env.GITHUB_STEP_SUMMARY;
     }
     const text = await readFile(summary, 'utf8');
     expect(text.startsWith('# earlier step\n')).toBe(true);
-    expect(text).toMatch(/CONFORMANT/i);
+    expect(text).toMatch(/CONFORMANT ON 1 OF \d+ CHECKS/);
     expect(text).toMatch(/\| user \|/);
   });
 });

@@ -105,14 +105,16 @@ describe('renderHtmlReport (markup)', () => {
       return copy;
     });
     const conformant = renderHtmlReport(passing);
-    expect(conformant).toContain('<span aria-hidden="true">✓</span> CONFORMANT</p>\n<p class="verdict-why">Every required check passed.</p>');
+    expect(conformant).toContain(
+      '<section class="verdict verdict-conformant" aria-label="Verdict">\n<p class="verdict-word"><span aria-hidden="true">✓</span> CONFORMANT</p>\n<ul class="verdict-why"><li>every check of the catalogue was carried out, and every required check passed</li></ul>',
+    );
     expect(conformant).not.toContain('Needs attention');
     expect(conformant).not.toContain('Baseline entries that now pass');
     expect(conformant).not.toContain(' open>');
 
-    const incomplete = renderHtmlReport({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'the token endpoint <was> unreachable', checks: [] });
-    expect(incomplete).toContain('INCOMPLETE</p>\n<p class="verdict-why">The run could not be carried out to the end: the token endpoint &lt;was&gt; unreachable.</p>');
-    expect(incomplete).toContain('<p>No checks were run.</p>');
+    const incomplete = renderHtmlReport({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'the token endpoint <was> unreachable' });
+    expect(incomplete).toContain('<section class="verdict verdict-incomplete" aria-label="Verdict">\n<p class="verdict-word"><span aria-hidden="true">⚠</span> INCOMPLETE</p>\n<ul class="verdict-why"><li>the token endpoint &lt;was&gt; unreachable</li>');
+    expect(renderHtmlReport({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun', checks: [] })).toContain('<p>No checks were run.</p>');
   });
 
   it('names the rerun source and the embedded server', () => {

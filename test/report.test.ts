@@ -165,10 +165,17 @@ describe('renderConsoleSummary', () => {
   const text = renderConsoleSummary(report, { color: false });
   const lines = text.split('\n');
 
-  it('starts with the verdict, the target and the baseline', () => {
-    expect(lines[0]).toBe('NON-CONFORMANT  https://api.example.test');
-    expect(lines[1]).toBe('carrier-conformance 0.1.0, auth https://auth.example.test, tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11');
-    expect(lines[2]).toBe('Baseline: conformance-baseline.json (2 known failures)');
+  it('starts with the verdict and what it covers, then the target and the baseline', () => {
+    expect(lines.slice(0, 8)).toEqual([
+      'NON-CONFORMANT  https://api.example.test',
+      '  3 required checks failed: the target does not conform',
+      '  1 required check could not be carried out: nothing was proven either way',
+      '  1 known failure accepted by conformance-baseline.json: TOKEN-BASIC-SCHEME-CASE',
+      '  1 SHOULD check warned (not failing the run)',
+      '  4 of 13 checks not carried out: 1 skipped: needs --expectations; 2 skipped: no --tenant given <]]>&>; 1 could not be carried out',
+      'carrier-conformance 0.1.0, auth https://auth.example.test, tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11',
+      'Baseline: conformance-baseline.json (2 known failures)',
+    ]);
   });
 
   it('has a table of counts per suite', () => {
@@ -242,7 +249,8 @@ describe('renderConsoleSummary', () => {
     rerun.rerunOf = 'reports/report.json';
     if (rerun.baseline) rerun.baseline.strict = true;
     const out = renderConsoleSummary(rerun, { color: false }).split('\n');
-    expect(out.slice(2, 4)).toEqual([
+    const tool = out.findIndex((l) => l.startsWith('carrier-conformance 0.1.0'));
+    expect(out.slice(tool + 1, tool + 3)).toEqual([
       'Rerun: only the checks that did not pass in reports/report.json',
       'Baseline: conformance-baseline.json (2 known failures, strict: entries that now pass fail the run)',
     ]);
@@ -266,16 +274,24 @@ describe('renderConsoleSummary', () => {
   });
 
   it('says why a run is incomplete, and when nothing ran', () => {
+    const stopped = makeRunReport();
+    stopped.verdict = 'incomplete';
+    stopped.incompleteReason = 'the run exceeded its --deadline of 60 s';
+    expect(renderConsoleSummary(stopped, { color: false }).split('\n').slice(0, 3)).toEqual([
+      'INCOMPLETE  https://api.example.test',
+      '  the run exceeded its --deadline of 60 s',
+      '  9 of 13 checks were carried out before it stopped; this is no verdict on the rest',
+    ]);
     const incomplete = renderConsoleSummary(
-      { ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'token endpoint unreachable', checks: [] },
+      { ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun: every selected check passed in old.json', checks: [] },
       { color: false },
     );
-    expect(incomplete.split('\n').slice(0, 3)).toEqual([
-      'INCOMPLETE  https://api.example.test',
+    expect(incomplete.split('\n').slice(0, 4)).toEqual([
+      'NOTHING CHECKED  https://api.example.test',
+      '  nothing to rerun: every selected check passed in old.json',
       'carrier-conformance 0.1.0, auth https://auth.example.test, tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11',
       'Baseline: conformance-baseline.json (2 known failures)',
     ]);
-    expect(incomplete.split('\n')[3]).toBe('Incomplete: token endpoint unreachable');
     expect(incomplete).toContain('\nNo checks were run.\n');
     expect(incomplete).toContain('0 checks: 0 passed, 0 failed, 0 warnings, 0 errors, 0 skipped, 0 expected');
   });
@@ -339,9 +355,11 @@ describe('renderMarkdownSummary', () => {
   const md = renderMarkdownSummary(report);
   const lines = md.split('\n');
 
-  it('starts with the verdict, the target and the tool version', () => {
+  it('starts with the verdict and what it covers, the target and the tool version', () => {
     expect(lines[0]).toBe('## Carrier-Platform API conformance: ❌ NON-CONFORMANT');
-    expect(lines[2]).toBe(
+    expect(lines[2]).toBe('- 3 required checks failed: the target does not conform');
+    expect(lines[6]).toBe('- 4 of 13 checks not carried out: 1 skipped: needs --expectations; 2 skipped: no --tenant given &lt;\\]\\]&gt;&amp;&gt;; 1 could not be carried out');
+    expect(lines.find((l) => l.startsWith('Target **'))).toBe(
       'Target **https\\://api.example.test** · auth https\\://auth.example.test · tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11 · carrier-conformance 0.1.0 · 2025-03-01 03:04:05 UTC, 11.32 s',
     );
     expect(md).toContain('\n\nBaseline: conformance-baseline.json (2 known failures).\n\n');
@@ -393,7 +411,7 @@ describe('renderMarkdownSummary', () => {
     // A hostile value in a table cell (the suite table only holds numbers) and in the header.
     const hostile = makeRunReport();
     hostile.target.baseUrl = 'https://x.test/|</td><script>alert(1)</script> www.evil.test a@b.test';
-    const head = renderMarkdownSummary(hostile).split('\n')[2] ?? '';
+    const head = renderMarkdownSummary(hostile).split('\n').find((l) => l.startsWith('Target **')) ?? '';
     expect(head).toContain('https\\://x.test/\\|&lt;/td&gt;&lt;script&gt;alert\\(1\\)&lt;/script&gt; www\\.evil.test a\\@b.test');
   });
 
@@ -418,10 +436,12 @@ describe('renderMarkdownSummary', () => {
   });
 
   it('says why a run is incomplete and when it is a rerun', () => {
-    const md2 = renderMarkdownSummary({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'token endpoint <unreachable>', rerunOf: 'old/report.json', checks: [] });
-    expect(md2.split('\n')[0]).toBe('## Carrier-Platform API conformance: ⚠️ INCOMPLETE');
-    expect(md2).toContain('\n\n> **Incomplete:** token endpoint &lt;unreachable&gt;\n\nRerun: only the checks that did not pass in old/report.json.\n');
-    expect(md2).toContain('\nNo checks were run.\n');
+    const md2 = renderMarkdownSummary({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'the token endpoint <broke>', rerunOf: 'old/report.json' });
+    expect(md2.split('\n').slice(0, 3)).toEqual(['## Carrier-Platform API conformance: ⚠️ INCOMPLETE', '', '- the token endpoint &lt;broke&gt;']);
+    expect(md2).toContain('\n\nRerun: only the checks that did not pass in old/report.json.\n');
+    const md3 = renderMarkdownSummary({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun', rerunOf: 'old/report.json', checks: [] });
+    expect(md3.split('\n')[0]).toBe('## Carrier-Platform API conformance: ⚠️ NOTHING CHECKED');
+    expect(md3).toContain('\nNo checks were run.\n');
   });
 });
 

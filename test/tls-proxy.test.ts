@@ -33,7 +33,7 @@ describe('TLS', () => {
   it('refuses a self-signed certificate: exit 3 and the way out (--ca-file)', async () => {
     const result = await runAt(https.url);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/cannot reach the token endpoint at https:\/\/127\.0\.0\.1:\d+: TLS: .*self-signed certificate \(use --ca-file\)/);
+    expect(result.stderr).toMatch(/cannot reach the token endpoint at https:\/\/127\.0\.0\.1:\d+: TLS: .*self-signed certificate: trust its CA with --ca-file/);
   });
 
   it('trusts a private CA given with --ca-file', async () => {

@@ -24,6 +24,8 @@ export interface CheckMeta {
   sharedTokenRequests: number;
   /** The endpoints the check was applied to, each with its own outcome. */
   endpoints?: EndpointOutcome[];
+  /** The check skipped itself, for this reason (Vitest also reports a run it cancelled as skipped). */
+  skipReason?: string;
 }
 
 declare module 'vitest' {
@@ -54,7 +56,7 @@ class CheckState {
   readonly notes: string[] = [];
   /** Token requests made to renew the shared token for exchanges recorded elsewhere (a walk this check started). */
   sharedTokenRequests = 0;
-  skipped = false;
+  skipReason: string | undefined;
   /** Exchanges cited from other recorders: their index here, so each is copied once. */
   readonly copies = new Map<Recorder, Map<number, number>>();
   /** Recorders of shared exchanges this check relied on (a walk, an endpoint's valid answer). */
@@ -145,7 +147,7 @@ export class CheckContext {
 
   /** Skips the check with the reason shown in every report. */
   skip(reason: string): never {
-    this.#state.skipped = true;
+    this.#state.skipReason = reason;
     return this.vitest.skip(reason);
   }
 
@@ -155,7 +157,7 @@ export class CheckContext {
   }
 
   get isSkipped(): boolean {
-    return this.#state.skipped;
+    return this.#state.skipReason !== undefined;
   }
 
   /** Failures so far (of this endpoint, in an `at` context); lets a check stop early when going on would only repeat them. */
@@ -226,6 +228,7 @@ export class CheckContext {
       requests: recorder.count,
       sharedTokenRequests: this.#state.sharedTokenRequests + recorder.tokenRequests,
       ...(endpoints.length > 0 ? { endpoints } : {}),
+      ...(this.#state.skipReason !== undefined ? { skipReason: this.#state.skipReason } : {}),
     };
   }
 }

@@ -5,6 +5,7 @@ import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { PrerequisiteError } from './errors.js';
 import { requestValidToken } from './token-response.js';
+import { judgeOfMissingToken } from './token.js';
 
 /**
  * The expiry timeline (spec §Authentication 3: after expires_in seconds the token is invalid).
@@ -125,7 +126,7 @@ async function ownToken(c: CheckContext): Promise<Omit<Timeline, 'first'>> {
   const res = await requestValidToken(c);
   const receivedAt = Date.now();
   const issued = readIssuedToken(res);
-  if (!issued) throw new PrerequisiteError(`cannot follow a token to its expiry: the token request answered ${res.status} without a usable token (see TOKEN-ISSUE)`);
+  if (!issued) throw new PrerequisiteError(`cannot follow a token to its expiry: the token request answered ${res.status} without a usable token (see ${judgeOfMissingToken(res)})`);
   if (!Number.isInteger(issued.expiresIn) || issued.expiresIn <= 0) throw new PrerequisiteError(`cannot follow a token to its expiry: expires_in is not a positive integer (see TOKEN-EXPIRES-IN)`);
   return { token: issued.accessToken, expiresIn: issued.expiresIn, sentAt, receivedAt, roundTripMs: receivedAt - sentAt };
 }

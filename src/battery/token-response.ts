@@ -4,6 +4,7 @@ import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, validAnswer, type Endpoint } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
+import { judgeOfMissingToken } from './token.js';
 
 /** Token-endpoint steps shared by the token and legacy suites. */
 
@@ -52,7 +53,9 @@ export async function freshToken(c: CheckContext, endpoint: Endpoint = TOKEN_END
   const sentAt = Date.now();
   const res = await requestValidToken(c, endpoint === LEGACY_TOKEN_ENDPOINT ? LEGACY_TOKEN_PATH : TOKEN_PATH);
   const issued = readIssuedToken(res);
-  if (!issued) c.error(`cannot check: the token request with valid credentials answered ${res.status} without an access_token string (see ${endpoint.judgedBy})`, res);
+  // The legacy path's token is LEGACY-TOKEN's to judge, status and fields alike.
+  const judge = endpoint === LEGACY_TOKEN_ENDPOINT ? endpoint.judgedBy : judgeOfMissingToken(res);
+  if (!issued) c.error(`cannot check: the token request with valid credentials answered ${res.status} without an access_token string (see ${judge})`, res);
   return issued ? { res, token: issued.accessToken, sentAt, expiresIn: issued.expiresIn } : undefined;
 }
 

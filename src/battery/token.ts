@@ -1,5 +1,5 @@
 import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
-import { WHOLE_SECOND_MS, type Recorder, type SharedTokenSource, type TokenLease } from '../http/client.js';
+import { WHOLE_SECOND_MS, type HttpResponse, type Recorder, type SharedTokenSource, type TokenLease } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { SharedToken } from './wiring.js';
 import { PrerequisiteError } from './errors.js';
@@ -11,6 +11,17 @@ import { PrerequisiteError } from './errors.js';
  * of pages may outlast many tokens). The HTTP layer takes a lease when it sends each request
  * (`{ kind: 'shared-token' }`), so every request carries a token that is valid when it leaves.
  */
+
+/**
+ * The check that judges why a valid token request gave no usable token, for an error to point
+ * at: TOKEN-ISSUE judges the status and the JSON object; at 200 with a JSON object, the token
+ * itself is TOKEN-ACCESS-TOKEN's business (TOKEN-ISSUE passed then, and must not be blamed).
+ */
+export function judgeOfMissingToken(res: HttpResponse): string {
+  const parsed = res.json();
+  const object = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value);
+  return res.status === 200 && object ? 'TOKEN-ACCESS-TOKEN' : 'TOKEN-ISSUE';
+}
 
 /** A token as issued, with when it was asked for and when it arrived (epoch ms). */
 interface Issued {
@@ -84,7 +95,7 @@ export class SharedTokens implements SharedTokenSource {
     });
     const issued = readIssuedToken(res);
     if (!issued) {
-      throw new PrerequisiteError(`no access token to test with: the token endpoint answered ${res.status}${this.problem ? ` (${this.problem})` : ''} (see TOKEN-ISSUE)`);
+      throw new PrerequisiteError(`no access token to test with: the token endpoint answered ${res.status}${this.problem ? ` (${this.problem})` : ''} (see ${judgeOfMissingToken(res)})`);
     }
     redactor.addSecret(issued.accessToken, 'access-token');
     const expiresIn = Number.isFinite(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn : FALLBACK_EXPIRES_IN;

@@ -1,65 +1,33 @@
 import yargs, { type Argv } from 'yargs';
 import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
-import { REPORTERS, loadConfigFile, parseRunOptions } from '../config.js';
+import { REPORTERS, RUN_OPTION_KINDS, loadConfigFile, resolveRunOptions } from '../config.js';
+import { envName, envSwitch, optionsFromEnv } from '../environment.js';
 import { HarnessExit, UsageError } from '../errors.js';
 import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../exit-codes.js';
 import { redactor } from '../redact.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { renderCatalogue } from './list.js';
+import { normalizeYesNoFlags } from './yes-no-flags.js';
 
 /**
- * The command line: `run` (the default), `list` and `serve`. Every run option can also come
- * from a `CARRIER_*` environment variable or a JSON `--config` file; precedence is
- * argv > environment > config file > default. Errors end with one line and a documented exit code.
+ * The command line: `run` (the default), `list` and `serve`. Every option of `run` and `serve`
+ * can also come from a `CARRIER_<NAME>` environment variable, and those of `run` from a JSON
+ * `--config` file; precedence is argv > environment > config file > default. A command reads only
+ * the variables of its own options: the command line is strict, the environment is shared with
+ * everything else the user runs. Errors end with one line and a documented exit code.
  */
 
 /** The long options of `run`, in camelCase as the config schema names them. */
-const RUN_OPTION_KEYS = [
-  'baseUrl',
-  'authUrl',
-  'clientId',
-  'clientSecret',
-  'clientSecretFile',
-  'tenantId',
-  'foreignTenantId',
-  'pagedPath',
-  'openapi',
-  'endpoint',
-  'parameter',
-  'parameters',
-  'expectations',
-  'suite',
-  'check',
-  'maxExpiryWait',
-  'expiryMargin',
-  'timeout',
-  'deadline',
-  'maxRetries',
-  'maxRetryWait',
-  'caFile',
-  'insecure',
-  'maxBodyBytes',
-  'pageSize',
-  'maxPages',
-  'concurrency',
-  'reportsDir',
-  'reporter',
-  'strict',
-  'baseline',
-  'strictBaseline',
-  'rerunFailed',
-  'targetName',
-  'targetVersion',
-  'operator',
-  'compareWith',
-  'bundle',
-  'signKey',
-] as const;
+const RUN_OPTION_KEYS = Object.keys(RUN_OPTION_KINDS) as (keyof typeof RUN_OPTION_KINDS)[];
+
+/** Every yes/no flag of every command, for normalizeYesNoFlags. */
+const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'profile'];
 
 function runOptions(y: Argv): Argv {
   return y
-    .option('base-url', { type: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL). Absent: the embedded reference server is started on loopback' })
+    .option('base-url', { type: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL)' })
+    .option('embedded', { type: 'boolean', group: 'Target:', describe: 'Test the embedded reference server, started on loopback (implied without --base-url, except in CI or with client credentials)' })
     .option('auth-url', { type: 'string', group: 'Target:', describe: 'Host serving the token endpoint (default: the base URL)' })
     .option('client-id', { type: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' })
     .option('client-secret', { type: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users' })
@@ -92,6 +60,7 @@ function runOptions(y: Argv): Argv {
     .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all; github-summary only when GITHUB_STEP_SUMMARY is set]` })
     .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })
     .option('strict-baseline', { type: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' })
+    .option('require-complete', { type: 'boolean', group: 'Gating:', describe: 'Every required check must be carried out: a skipped MUST check (SHOULD too with --strict) fails the run' })
     .option('rerun-failed', { type: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' })
     .option('compare-with', { type: 'string', group: 'Gating:', describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did" })
     .option('target-name', { type: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" })
@@ -99,14 +68,24 @@ function runOptions(y: Argv): Argv {
     .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
     .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
     .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
-    .config('config', 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]})', (path: string) => loadConfigFile(path))
+    .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}); paths in it are relative to it' })
+    // Here only: the top-level help shows the default command's, so it appears there once too.
     .epilogue(`${EXIT_CODES_HELP}\n${COMPARE_EXIT_CODES_HELP}`);
 }
 
-function pickRunOptions(argv: Record<string, unknown>): Record<string, unknown> {
+/** The options of `keys` that argv gives (yargs sets no defaults for them: the sources decide). */
+function pick(argv: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
-  for (const key of RUN_OPTION_KEYS) if (argv[key] !== undefined) raw[key] = argv[key];
+  for (const key of keys) if (argv[key] !== undefined) raw[key] = argv[key];
   return raw;
+}
+
+/** The --config file (or CARRIER_CONFIG), read and checked. */
+function configFileOf(argv: Record<string, unknown>): Record<string, unknown> | undefined {
+  const path = typeof argv.config === 'string' ? argv.config : process.env[envName('config')];
+  if (path === undefined) return undefined;
+  if (path === '') throw new UsageError('--config: give the path of a JSON file of options');
+  return loadConfigFile(path);
 }
 
 /** True when the secret was typed on the command line, where `ps` and shell history show it. */
@@ -135,18 +114,28 @@ export interface CliIO {
  */
 export async function main(args: readonly string[], io: CliIO, interrupt: AbortSignal = new AbortController().signal): Promise<number> {
   let exitCode: number = ExitCode.Conformant;
-  const parser = yargs([...args])
+  let normalized: string[];
+  try {
+    normalized = normalizeYesNoFlags(args, YES_NO_FLAGS);
+  } catch (err) {
+    if (!(err instanceof HarnessExit)) throw err;
+    io.err(`${TOOL_NAME}: ${redactor.redact(err.message)}`);
+    return err.exitCode;
+  }
+  const parser = yargs(normalized)
     .scriptName(TOOL_NAME)
     .version(TOOL_VERSION)
-    .env('CARRIER')
-    // Read from CARRIER_DEBUG / CARRIER_PROFILE directly (before parsing); declared so that
-    // .env('CARRIER') does not turn them into unknown arguments.
+    .help('help')
+    .alias('help', 'h')
+    // Read from CARRIER_DEBUG / CARRIER_PROFILE directly (before parsing); declared so that the
+    // flags are known too.
     .option('debug', { type: 'boolean', hidden: true, describe: 'On an internal error, print its stack (CARRIER_DEBUG=1)' })
     .option('profile', { type: 'boolean', hidden: true, describe: 'Print the time of each phase of a run to stderr (CARRIER_PROFILE=1)' })
     .usage('$0 [run] [options]\n\nChecks that a deployment of the Carrier-Platform API conforms to its specification.')
     .command(['run', '$0'], 'Run the conformance battery (the default command)', runOptions, async (argv) => {
       if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
-      const options = parseRunOptions(pickRunOptions(argv));
+      const config = configFileOf(argv);
+      const options = resolveRunOptions({ argv: pick(argv, RUN_OPTION_KEYS), env: optionsFromEnv(RUN_OPTION_KINDS), ...(config ? { config } : {}) });
       const { runConformance } = await import('../runner/run.js');
       exitCode = (await runConformance(options, io, interrupt)).exitCode;
     })
@@ -206,34 +195,21 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
       'Run the embedded reference server in the foreground',
       (y) =>
         y
-          .option('port', { type: 'number', default: 8080, describe: 'Port to listen on (0: any free port)' })
-          .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
-          .option('token-ttl', { type: 'number', default: 5, describe: 'Token lifetime (expires_in) in seconds' })
+          .option('port', { type: 'number', describe: 'Port to listen on (0: any free port) [default: 8080]' })
+          .option('host', { type: 'string', describe: 'Address to listen on [default: 127.0.0.1]' })
+          .option('token-ttl', { type: 'number', describe: 'Token lifetime (expires_in) in seconds [default: 5]' })
           .option('client-id', { type: 'string', describe: 'Client id to accept (default: conformance-client)' })
           .option('client-secret', { type: 'string', describe: 'Client secret to accept; prefer CARRIER_CLIENT_SECRET (default: the documented reference secret)' })
           .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); see src/reference/faults.ts' })
           .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); see src/reference/variants.ts' })
           .option('shipments', { type: 'number', describe: 'Shipments of the main tenant [default: 23]' }),
       async (argv) => {
-        const { serve } = await import('./serve.js');
-        exitCode = await serve(
-          {
-            port: argv.port,
-            host: argv.host,
-            tokenTtl: argv['token-ttl'],
-            ...(argv['client-id'] !== undefined ? { clientId: argv['client-id'] } : {}),
-            ...(argv['client-secret'] !== undefined ? { clientSecret: argv['client-secret'] } : {}),
-            faults: argv.fault ?? [],
-            variants: argv.variant ?? [],
-            ...(argv.shipments !== undefined ? { shipments: argv.shipments } : {}),
-          },
-          io,
-          interrupt,
-        );
+        const { serve, resolveServeOptions, SERVE_OPTION_KINDS } = await import('./serve.js');
+        const options = resolveServeOptions(pick(argv, Object.keys(SERVE_OPTION_KINDS)), optionsFromEnv(SERVE_OPTION_KINDS));
+        exitCode = await serve(options, io, interrupt);
       },
     )
     .strict()
-    .epilogue(EXIT_CODES_HELP)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message: string | undefined, error: Error | undefined) => {
@@ -242,7 +218,7 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
     });
   let output = '';
   try {
-    await parser.parseAsync(args, {}, (_err: unknown, _argv: unknown, text: string) => {
+    await parser.parseAsync(normalized, {}, (_err: unknown, _argv: unknown, text: string) => {
       output = text;
     });
   } catch (err) {
@@ -252,7 +228,7 @@ export async function main(args: readonly string[], io: CliIO, interrupt: AbortS
     }
     // A harness bug: one line, no stack trace (CARRIER_DEBUG=1 shows it), and the run is incomplete.
     io.err(`${TOOL_NAME}: internal error: ${redactor.redact(err instanceof Error ? err.message : String(err))} (please report it; CARRIER_DEBUG=1 shows details)`);
-    if (process.env.CARRIER_DEBUG && err instanceof Error) io.err(redactor.redact(err.stack ?? ''));
+    if (envSwitch('CARRIER_DEBUG') && err instanceof Error) io.err(redactor.redact(err.stack ?? ''));
     return ExitCode.Incomplete;
   }
   if (output) io.out(`${output}\n`);

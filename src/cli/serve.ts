@@ -1,6 +1,8 @@
 import { once } from 'node:events';
+import { envName, type OptionKind } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { FAULTS, VARIANTS } from '../reference/catalogue.js';
 import { REFERENCE_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
 import type { CliIO } from './main.js';
 
@@ -15,13 +17,64 @@ export interface ServeOptions {
   shipments?: number;
 }
 
+/** The options of `serve`, each also read from `CARRIER_<NAME>`. */
+export const SERVE_OPTION_KINDS = {
+  port: 'number',
+  host: 'string',
+  tokenTtl: 'number',
+  clientId: 'string',
+  clientSecret: 'string',
+  fault: 'list',
+  variant: 'list',
+  shipments: 'number',
+} as const satisfies Record<string, OptionKind>;
+type ServeKey = keyof typeof SERVE_OPTION_KINDS;
+
+/** `serve`'s options from argv (given ones only) over the environment over the defaults, checked. */
+export function resolveServeOptions(argv: Record<string, unknown>, env: Record<string, unknown>): ServeOptions {
+  const value = (key: ServeKey): unknown => argv[key] ?? env[key];
+  // A problem is named as the user wrote it: the flag, or the variable.
+  const name = (key: ServeKey): string => (argv[key] !== undefined ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : envName(key));
+  const integer = (key: ServeKey, fallback: number, min: number, max: number, what: string): number => {
+    const v = value(key) ?? fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new UsageError(`${name(key)}: ${JSON.stringify(v)} is not ${what}`);
+    return v;
+  };
+  const names = (key: 'fault' | 'variant', known: readonly { name: string }[]): string[] => {
+    const v = value(key);
+    const list = v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((n) => (typeof n === 'string' ? n : JSON.stringify(n)));
+    // `--fault` without a name must not start a server with no fault, as if one had been asked for.
+    if ((v !== undefined && list.length === 0) || list.some((n) => n.trim() === '')) {
+      throw new UsageError(`${name(key)} needs the name of a ${key}; the ${key}s are: ${known.map((k) => k.name).join(', ')}`);
+    }
+    return list;
+  };
+  const text = (key: 'host' | 'clientId' | 'clientSecret'): string | undefined => {
+    const v = value(key);
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || v === '') throw new UsageError(`${name(key)}: must not be empty`);
+    return v;
+  };
+  const clientId = text('clientId');
+  const clientSecret = text('clientSecret');
+  const shipments = value('shipments') === undefined ? undefined : integer('shipments', 0, 0, 1_000_000, 'a number of shipments (0 to 1000000)');
+  return {
+    port: integer('port', 8080, 0, 65535, 'a port number (0-65535)'),
+    host: text('host') ?? '127.0.0.1',
+    tokenTtl: integer('tokenTtl', 5, 1, 86_400, 'a whole number of seconds, at least 1'),
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    faults: names('fault', FAULTS),
+    variants: names('variant', VARIANTS),
+    ...(shipments !== undefined ? { shipments } : {}),
+  };
+}
+
 /**
  * `serve`: the reference server in the foreground until `stop` (Ctrl-C or SIGTERM). It prints how to
  * point the harness at it, but never the client secret itself.
  */
 export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal): Promise<number> {
-  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) throw new UsageError(`--port: ${options.port} is not a port number (0-65535)`);
-  if (!Number.isInteger(options.tokenTtl) || options.tokenTtl < 1) throw new UsageError(`--token-ttl: ${options.tokenTtl} must be a whole number of seconds, at least 1`);
   let server;
   try {
     server = await startReferenceServer({

@@ -6,7 +6,7 @@ import type { Redactor } from '../redact.js';
 import { encodeBasicCredentials, type BasicEncoding } from './basic.js';
 import { closedBeforeResponseOnReusedConnection, trackConnectionReuse } from './connection-reuse.js';
 import { createDispatcher, type TlsSettings } from './dispatcher.js';
-import { describeTransportError } from './transport-errors.js';
+import { describeTransportError, transportErrorCode } from './transport-errors.js';
 
 /**
  * The HTTP layer: the one place where the harness sends requests. Every request goes through
@@ -149,6 +149,8 @@ export class TransportError extends Error {
     readonly beforeResponse = false,
     /** A reused keep-alive connection was closed before any byte of the response (RFC 9112 §9.3.1). */
     readonly closedReusedConnection = false,
+    /** The underlying error's code (ECONNREFUSED, ERR_SSL_WRONG_VERSION_NUMBER…), for advice on reaching the target. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -325,7 +327,7 @@ export class HttpClient {
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
       const reusedClosed = status === undefined && closedBeforeResponseOnReusedConnection(err);
-      throw new TransportError(message, record(partial, message), recorder, status === undefined, reusedClosed);
+      throw new TransportError(message, record(partial, message), recorder, status === undefined, reusedClosed, transportErrorCode(err));
     }
     this.#options.redactor.learnFromResponseBody(text);
     const index = record({ status, headers: responseHeaders, text });

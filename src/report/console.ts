@@ -3,6 +3,7 @@ import { SUITES } from '../catalogue/types.js';
 import { formatDuration, oneLine, plural, printable, reasonOrNone } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
+import { describeVerdict, type VerdictTone } from './verdict.js';
 
 /**
  * The summary printed at the end of a run, for a person reading a CI log in a hurry: the verdict
@@ -21,6 +22,8 @@ type Color = Exclude<Style, readonly unknown[]>;
 
 /** Longest reason printed per check; the rest is in the JUnit and JSON reports. */
 const REASON_MAX = 200;
+/** Longest line of the verdict's details (a list of skip reasons can be long). */
+const DETAIL_MAX = 400;
 
 const COLUMNS = ['passed', 'failed', 'warning', 'error', 'skipped', 'expected'] as const satisfies readonly CheckStatus[];
 type Column = (typeof COLUMNS)[number];
@@ -68,15 +71,20 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
 
 type Paint = (style: Style, text: string) => string;
 
+const TONE_STYLE: Record<VerdictTone, Style> = {
+  pass: ['bold', 'green'],
+  partial: ['bold', 'yellow'],
+  fail: ['bold', 'red'],
+  incomplete: ['bold', 'yellow'],
+};
+
 function header(report: RunReport, paint: Paint): string {
-  const verdictStyle: Record<RunReport['verdict'], Style> = {
-    conformant: ['bold', 'green'],
-    'non-conformant': ['bold', 'red'],
-    incomplete: ['bold', 'yellow'],
-  };
   const { target } = report;
-  // Verdict first: it is what the reader came for, and the first thing a log viewer shows.
-  const lines = [`${paint(verdictStyle[report.verdict], report.verdict.toUpperCase())}  ${printable(target.baseUrl)}`];
+  const verdict = describeVerdict(report);
+  // Verdict first: it is what the reader came for, and the first thing a log viewer shows. Then
+  // what it covers: a partial run must not read like a full one in a hurried glance.
+  const lines = [`${paint(TONE_STYLE[verdict.tone], verdict.headline)}  ${printable(target.baseUrl)}`];
+  for (const detail of verdict.details) lines.push(`  ${line(detail, DETAIL_MAX)}`);
   const details = [`${printable(report.tool.name)} ${printable(report.tool.version)}`, `auth ${printable(target.authUrl)}`];
   if (target.tenantId !== undefined) details.push(`tenant ${printable(target.tenantId)}`);
   if (target.embedded) details.push('embedded reference server');
@@ -86,9 +94,6 @@ function header(report: RunReport, paint: Paint): string {
   if (report.baseline !== undefined) {
     const { file, entries, strict } = report.baseline;
     lines.push(`Baseline: ${line(file)} (${plural(entries, 'known failure')}${strict ? ', strict: entries that now pass fail the run' : ''})`);
-  }
-  if (report.verdict === 'incomplete') {
-    lines.push(paint('yellow', `Incomplete: ${line(report.incompleteReason ?? 'the run stopped before every check was carried out')}`));
   }
   return lines.join('\n');
 }
@@ -117,12 +122,25 @@ function suiteTable(checks: readonly CheckResult[], columns: readonly Column[], 
   return [paint('bold', head), ...body].join('\n');
 }
 
+/** Checks that share one reason are one line from this many on (a run stopped by its deadline). */
+const GROUP_FROM = 3;
+
 function checkList(title: string, checks: readonly CheckResult[]): string {
-  const idWidth = Math.max(...checks.map((c) => printable(c.id).length));
-  const lines = checks.map((c) => {
+  const byReason = new Map<string, CheckResult[]>();
+  for (const c of checks) byReason.set(reason(c), [...(byReason.get(reason(c)) ?? []), c]);
+  const single = checks.filter((c) => (byReason.get(reason(c))?.length ?? 0) < GROUP_FROM);
+  const idWidth = Math.max(0, ...single.map((c) => printable(c.id).length));
+  const lines: string[] = [];
+  const printed = new Set<string>();
+  for (const c of checks) {
     const why = reason(c);
-    return `  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${why}`.trimEnd();
-  });
+    const group = byReason.get(why) ?? [];
+    if (group.length < GROUP_FROM) lines.push(`  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${why}`.trimEnd());
+    else if (!printed.has(why)) {
+      printed.add(why);
+      lines.push(`  ${why} (${group.length}): ${group.map((g) => printable(g.id)).join(', ')}`);
+    }
+  }
   return [title, ...lines].join('\n');
 }
 
@@ -179,6 +197,6 @@ function reason(check: CheckResult): string {
   return line(reasonOrNone(check));
 }
 
-function line(text: string): string {
-  return oneLine(printable(text), REASON_MAX);
+function line(text: string, max = REASON_MAX): string {
+  return oneLine(printable(text), max);
 }

@@ -32,8 +32,11 @@ a { color: #0550ae; }
 .verdict { border: 2px solid; border-radius: 8px; padding: 14px 18px; margin: 0 0 16px; }
 .verdict p { margin: 0; }
 .verdict-word { font-size: 30px; font-weight: 800; letter-spacing: .02em; line-height: 1.2; }
-.verdict-why { margin-top: 6px !important; font-size: 15px; }
+.verdict-why { margin: 6px 0 0; padding-left: 20px; font-size: 14px; }
+.verdict-why li { margin: 1px 0; overflow-wrap: anywhere; }
 .verdict-conformant { color: var(--passed-fg); background: var(--passed-bg); border-color: var(--passed-line); }
+/* A verdict on part of the catalogue, or with known failures accepted: not the green one. */
+.verdict-partial { color: var(--warning-fg); background: var(--warning-bg); border-color: var(--warning-line); }
 .verdict-non-conformant { color: var(--failed-fg); background: var(--failed-bg); border-color: var(--failed-line); }
 .verdict-incomplete { color: var(--warning-fg); background: var(--warning-bg); border-color: var(--warning-line); }
 

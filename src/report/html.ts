@@ -6,6 +6,7 @@ import { HTML_STYLE } from './html-style.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RecordedExchange, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
+import { describeVerdict, type VerdictTone } from './verdict.js';
 
 /**
  * report.html: the run as one self-contained page that can be mailed to a third party as
@@ -39,15 +40,17 @@ const STATUS_ORDER: readonly CheckStatus[] = ['passed', 'failed', 'error', 'warn
 /** The statuses whose evidence is shown, open. */
 const ATTENTION: readonly CheckStatus[] = ['failed', 'error', 'warning', 'expected'];
 
-const VERDICT: Record<RunReport['verdict'], { label: string; symbol: string }> = {
-  conformant: { label: 'CONFORMANT', symbol: '✓' },
-  'non-conformant': { label: 'NON-CONFORMANT', symbol: '✗' },
-  incomplete: { label: 'INCOMPLETE', symbol: '⚠' },
+/** The verdict banner's class and symbol: only a full, clean run is the green one. */
+const TONE: Record<VerdictTone, { className: string; symbol: string }> = {
+  pass: { className: 'verdict-conformant', symbol: '✓' },
+  partial: { className: 'verdict-partial', symbol: '◐' },
+  fail: { className: 'verdict-non-conformant', symbol: '✗' },
+  incomplete: { className: 'verdict-incomplete', symbol: '⚠' },
 };
 
 export function renderHtmlReport(report: RunReport): string {
-  const verdict = VERDICT[report.verdict];
-  const title = `Carrier-Platform API conformance: ${verdict.label}, ${report.target.baseUrl}`;
+  const verdict = describeVerdict(report);
+  const title = `Carrier-Platform API conformance: ${verdict.headline}, ${report.target.baseUrl}`;
   // Anchors by position, never by check id: an id from a report file is data, not a safe name.
   const anchors = new Map(report.checks.map((c, i) => [c, `check-${i + 1}`]));
 
@@ -72,7 +75,8 @@ Secrets were removed before this file was written: a curl command names them as 
 
 function header(report: RunReport): Html {
   const { target, tool } = report;
-  const verdict = VERDICT[report.verdict];
+  const verdict = describeVerdict(report);
+  const tone = TONE[verdict.tone];
   const details: [string, Html | string][] = [
     ['Base URL', html`<code>${target.baseUrl}</code>`],
     ['Auth URL', html`<code>${target.authUrl}</code>`],
@@ -94,39 +98,14 @@ function header(report: RunReport): Html {
   return html`<header>
 <p class="eyebrow">Carrier-Platform API conformance report</p>
 <h1>${target.baseUrl}</h1>
-<section class="verdict verdict-${report.verdict}" aria-label="Verdict">
-<p class="verdict-word"><span aria-hidden="true">${verdict.symbol}</span> ${verdict.label}</p>
-<p class="verdict-why">${verdictExplanation(report)}</p>
+<section class="verdict ${tone.className}" aria-label="Verdict">
+<p class="verdict-word"><span aria-hidden="true">${tone.symbol}</span> ${verdict.headline}</p>
+<ul class="verdict-why">${verdict.details.map((d) => html`<li>${d}</li>`)}</ul>
 </section>
 <dl class="meta">
 ${details.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}
 </dl>
 </header>`;
-}
-
-/** The verdict in one or two sentences, including what a baseline accepted: evidence must say so. */
-function verdictExplanation(report: RunReport): Html {
-  const c = countStatuses(report.checks);
-  const parts: string[] = [];
-  switch (report.verdict) {
-    case 'conformant':
-      parts.push('Every required check passed.');
-      break;
-    case 'non-conformant': {
-      const problems: string[] = [];
-      if (c.failed > 0) problems.push(`${plural(c.failed, 'check')} found non-conformance`);
-      if (c.error > 0) problems.push(`${plural(c.error, 'check')} could not be carried out`);
-      parts.push(`${problems.length > 0 ? problems.join(' and ') : 'Required checks did not pass'}.`.replace(/^./, (s) => s.toUpperCase()));
-      break;
-    }
-    case 'incomplete':
-      parts.push(`The run could not be carried out to the end: ${report.incompleteReason ?? 'no reason was recorded'}.`);
-      break;
-  }
-  if (c.warning > 0) parts.push(`${plural(c.warning, 'SHOULD check')} warned.`);
-  if (c.expected > 0) parts.push(`${plural(c.expected, 'known failure')} ${c.expected === 1 ? 'was' : 'were'} accepted by the baseline and did not count.`);
-  if (c.skipped > 0) parts.push(`${plural(c.skipped, 'check')} ${c.skipped === 1 ? 'was' : 'were'} skipped.`);
-  return html`${parts.join(' ')}`;
 }
 
 function countsSection(report: RunReport): Html {

@@ -4,6 +4,7 @@ import { SUITES } from '../catalogue/types.js';
 import { checkReason as reason, describeCheck, endpointSummary, formatDuration, formatEndpoints, formatFindingBullets, formatFindings, oneLine } from './format.js';
 import type { CheckResult, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
+import { scopeOfReport, verdictLine } from './verdict.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
 
 /**
@@ -210,6 +211,10 @@ function suiteProperties(report: RunReport): [string, string][] {
     ['target.embedded', String(target.embedded)],
     ['run.strict', String(report.strict)],
     ['run.verdict', report.verdict],
+    // What the verdict covers, in the words of every other output: a CI view that shows only the
+    // properties must not read a partial run as a full one.
+    ['run.summary', verdictLine(report)],
+    ['run.coverage', scopeOfReport(report).coverage],
     ['run.startedAt', report.startedAt],
     ['run.finishedAt', report.finishedAt],
   );
@@ -218,6 +223,7 @@ function suiteProperties(report: RunReport): [string, string][] {
     if (report.baseline.stale.length > 0) props.push(['run.baselineStale', report.baseline.stale.join(' ')]);
   }
   if (report.rerunOf !== undefined) props.push(['run.rerunOf', report.rerunOf]);
+  if (report.incompleteReason !== undefined) props.push(['run.incompleteReason', report.incompleteReason]);
   return props.map(([name, value]) => [name, text(value)]);
 }
 

@@ -2,6 +2,7 @@ import { SUITES } from '../catalogue/types.js';
 import { formatDuration, formatUtc, oneLine, plural, printable, reasonOrNone as reason } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
+import { describeVerdict, type VerdictTone } from './verdict.js';
 
 /**
  * The run as GitHub-flavoured Markdown for a job summary (`$GITHUB_STEP_SUMMARY`): the verdict,
@@ -19,16 +20,20 @@ import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 export const MARKDOWN_MAX_BYTES = 1_000_000;
 /** Longest message per check line; the rest is in the other reports. */
 const MESSAGE_MAX = 300;
+/** Longest line of the verdict's details. */
+const DETAIL_MAX = 600;
 
 export interface MarkdownOptions {
   /** Byte budget of the whole summary (tests use a small one). */
   readonly maxBytes?: number;
 }
 
-const VERDICT: Record<RunReport['verdict'], string> = {
-  conformant: '✅ CONFORMANT',
-  'non-conformant': '❌ NON-CONFORMANT',
-  incomplete: '⚠️ INCOMPLETE',
+/** Only a verdict on the whole catalogue, with nothing baselined, is green. */
+const TONE_MARK: Record<VerdictTone, string> = {
+  pass: '✅',
+  partial: '🟡',
+  fail: '❌',
+  incomplete: '⚠️',
 };
 
 const COLUMNS: readonly [CheckStatus, string][] = [
@@ -87,7 +92,10 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
 
 function header(report: RunReport): string[] {
   const { target, tool } = report;
-  const lines = [`## Carrier-Platform API conformance: ${VERDICT[report.verdict]}`, ''];
+  const verdict = describeVerdict(report);
+  const lines = [`## Carrier-Platform API conformance: ${TONE_MARK[verdict.tone]} ${inline(verdict.headline)}`, ''];
+  for (const detail of verdict.details) lines.push(`- ${inline(detail, DETAIL_MAX)}`);
+  lines.push('');
   const about = [`Target **${inline(target.baseUrl)}**`, `auth ${inline(target.authUrl)}`];
   if (target.tenantId !== undefined) about.push(`tenant ${inline(target.tenantId)}`);
   if (target.embedded) about.push('embedded reference server');
@@ -96,7 +104,6 @@ function header(report: RunReport): string[] {
   lines.push(about.join(' · '));
 
   const notes: string[] = [];
-  if (report.verdict === 'incomplete') notes.push(`> **Incomplete:** ${inline(report.incompleteReason ?? 'the run stopped before every check was carried out', MESSAGE_MAX)}`);
   if (report.rerunOf !== undefined) notes.push(`Rerun: only the checks that did not pass in ${inline(report.rerunOf)}.`);
   if (report.baseline !== undefined) {
     notes.push(`Baseline: ${inline(report.baseline.file)} (${plural(report.baseline.entries, 'known failure')}${report.baseline.strict ? ', strict' : ''}).`);

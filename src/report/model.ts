@@ -93,6 +93,34 @@ export const countsSchema = z.object({
 });
 export type Counts = z.infer<typeof countsSchema>;
 
+/**
+ * What the verdict covers: which checks were selected, which were carried out, which were
+ * skipped and why, and which failures a baseline accepted. A verdict is evidence only for the
+ * checks carried out; every output says so (src/report/verdict.ts).
+ */
+export const scopeSchema = z.object({
+  /**
+   * full: every check of the catalogue was carried out; partial: some were not selected, were
+   * skipped or could not be carried out; none: no check was carried out.
+   */
+  coverage: z.enum(['full', 'partial', 'none']),
+  /** Checks in the harness's catalogue. */
+  catalogue: z.number().int(),
+  /** How the checks were chosen: --suite and --check (both empty: every check), narrowed by --rerun-failed. */
+  selection: z.object({ suites: z.array(z.string()), checks: z.array(z.string()), rerunOf: z.string().optional() }),
+  /** Checks of the catalogue the selection left out. */
+  notSelected: z.array(z.string()),
+  /** Checks carried out: they passed, failed or warned (a baselined failure included). */
+  carriedOut: z.number().int(),
+  /** Selected checks that were skipped, grouped by the reason they gave. */
+  skipped: z.array(z.object({ reason: z.string(), checks: z.array(z.string()) })),
+  /** Failures the --baseline accepted (status `expected`): the verdict holds except for these. */
+  baselined: z.array(z.object({ check: z.string(), level: z.enum(LEVELS), reason: z.string() })),
+  /** --require-complete: a skipped required check was turned into an error and fails the run. */
+  requireComplete: z.boolean(),
+});
+export type Scope = z.infer<typeof scopeSchema>;
+
 export const runReportSchema = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
   target: z.object({
@@ -142,10 +170,15 @@ export const runReportSchema = z.object({
   /** The report.json whose failed checks this run repeats (--rerun-failed). */
   rerunOf: z.string().optional(),
   /**
-   * conformant: every required check passed. non-conformant: a required check failed or errored.
-   * incomplete: the run could not be carried out to the end (see `incompleteReason`).
+   * conformant: every required check that was carried out passed (`scope` says which were).
+   * non-conformant: a required check failed or errored. incomplete: the run could not be carried
+   * out to the end, or carried out no check at all (see `incompleteReason`).
    */
   verdict: z.enum(['conformant', 'non-conformant', 'incomplete']),
+  /** The verdict in one line, as every output words it: what was proven, and what was not (see `scope`). */
+  summary: z.string().optional(),
+  /** What the verdict covers. Absent in reports of earlier versions. */
+  scope: scopeSchema.optional(),
   incompleteReason: z.string().optional(),
   /** The process's exit code; with --compare-with it says whether anything regressed (see `comparison`). */
   exitCode: z.number().int(),

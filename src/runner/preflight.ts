@@ -4,6 +4,7 @@ import type { SharedToken } from '../battery/wiring.js';
 import { RunAbortedError, UsageError } from '../errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
 import { TransportError, type HttpClient, type HttpResponse } from '../http/client.js';
+import { reachAdvice } from '../http/transport-errors.js';
 import type { Redactor } from '../redact.js';
 
 /**
@@ -44,7 +45,10 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
       if (!(err instanceof TransportError)) throw err;
       // A target that answered something is there and misbehaving: the battery reports it check
       // by check. One that never answered cannot be tested at all.
-      if (err.beforeResponse && !answered.has(new URL(url).origin)) throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}`);
+      if (err.beforeResponse && !answered.has(new URL(url).origin)) {
+        const advice = reachAdvice(err.code, new URL(url));
+        throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}${advice === undefined ? '' : `: ${advice}`}`);
+      }
       return err;
     }
   };
@@ -72,6 +76,12 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     out.tenantProblem = `no tenant was given (--tenant-id) and there is no token to ask /users/me with`;
     if (tenantId !== undefined) out.tenantId = tenantId;
     return out;
+  }
+  if (tokenRes.status === 400 && /plain HTTP request was sent to HTTPS port/i.test(tokenRes.text)) {
+    // nginx's answer to plain HTTP on a TLS port: a gateway, but not spoken to in its protocol.
+    const url = new URL(tokenRes.url);
+    url.protocol = 'https:';
+    throw new RunAbortedError(`cannot reach the token endpoint at ${target.authUrl}: it answered 400 "The plain HTTP request was sent to HTTPS port": use ${url.origin} (https://)`);
   }
   if (credentialsRefused(tokenRes)) {
     const code = oauthErrorCode(tokenRes);

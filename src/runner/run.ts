@@ -1,24 +1,25 @@
 import { constants as fsConstants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { BundlePlan } from '../bundle/write.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { currentCatalogue } from '../catalogue/digest.js';
 import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
 import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
 import type { HttpClient } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { redactor } from '../redact.js';
-import { countStatuses, type RunReport } from '../report/model.js';
+import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
 import { hostOf } from '../report/target-name.js';
 import { mark } from '../profile.js';
+import { verdictLine } from '../report/verdict.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
-import { checkResult, suiteCounts, verdictOf } from './results.js';
+import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
 import { describeApi, parameterValues } from './api.js';
+import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
@@ -72,11 +73,26 @@ function selectionOf(options: RunOptions): { checks: Check[]; rerunOf?: string }
   return { checks: selected.filter((c) => failed.has(c.id)), rerunOf: file };
 }
 
-/** Fails early, with exit 2, when the reports cannot be written: before the run, not after it. */
+/**
+ * Fails early, with exit 2, when the reports cannot be written: before the run, not after it. The
+ * directory is not created here (a run refused for bad input must leave nothing behind): the
+ * nearest existing directory on its path must be writable, and writing the reports creates it.
+ */
 async function ensureWritableDir(dir: string): Promise<void> {
+  let path = resolve(dir);
   try {
-    await mkdir(dir, { recursive: true });
-    await access(dir, fsConstants.W_OK);
+    for (;;) {
+      const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' && dirname(path) !== path) return undefined;
+        throw err;
+      });
+      if (info) {
+        if (!info.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+        await access(path, fsConstants.W_OK);
+        return;
+      }
+      path = dirname(path);
+    }
   } catch (err) {
     const code = (err as { code?: string }).code ?? (err as Error).message;
     throw new UsageError(`--reports-dir ${dir}: cannot write reports there (${code}); choose a writable directory`);
@@ -122,12 +138,14 @@ function stopper(external: AbortSignal | undefined, deadlineSeconds: number): { 
 export async function runConformance(options: RunOptions, io: RunIO, interrupt?: AbortSignal): Promise<RunOutcome> {
   mark('run: options parsed');
   const started = new Date();
+  // Every usage error before anything is started or written.
+  checkRequireComplete(options);
   const { checks, rerunOf } = selectionOf(options);
   const baseline = options.baseline === undefined ? undefined : loadBaseline(options.baseline);
+  const plan = planTarget(options);
   await ensureWritableDir(options.reportsDir);
   const extras = await prepareExtras(options);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
-  const plan = planTarget(options);
 
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   const battery = startBattery(checks);
@@ -141,12 +159,14 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   let tenantId = options.tenantId;
   let basicEncoding: BasicEncoding = 'form';
   let api: ApiDescription | undefined;
+  /** The checks were given their context: before that, a stop (unreachable, interrupted) is one line. */
+  let batteryStarted = false;
   try {
     target = await openTarget(plan, io.err);
     mark('run: target resolved');
     api = await describeApi(options, target);
     if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
-    if (target.embedded) io.out(`No --base-url given: started the embedded reference server at ${target.baseUrl}\n`);
+    if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
     if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
     redactor.addClientCredentials(target.clientId, target.clientSecret);
     const http = httpSettingsOf(options, target);
@@ -179,6 +199,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
       ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
     });
+    batteryStarted = true;
     // The report writers load while the battery runs (their modules are not needed before).
     void import('../report/write.js').catch(() => undefined);
     collected = (await battery.done).collected;
@@ -202,7 +223,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
   const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
-  const outcome = await finish(report, options, io, extras);
+  const outcome = await finish(report, options, io, extras, !batteryStarted);
   mark('run: reports written');
   return outcome;
 }
@@ -225,30 +246,71 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
-    // A check the interruption kept from running is not "skipped" but not run.
-    const notRun = !test || (test.state === 'skipped' && test.note === undefined) || test.state === 'pending';
-    return incompleteReason !== undefined && notRun ? { ...result, status: 'error' as const, message: `not run: ${incompleteReason}` } : result;
+    // A check the interruption kept from running or finishing is not "skipped" but not run:
+    // Vitest reports a test it cancelled as skipped; only a check that skipped itself says why.
+    const notRun = !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
+    return incompleteReason !== undefined && notRun ? { ...result, status: 'error' as const, message: `not run: ${incompleteReason}`, findings: [{ kind: 'error' as const, message: `not run: ${incompleteReason}` }] } : result;
   });
-  const results = baseline ? applyBaseline(checked, baseline) : checked;
-  const { verdict, exitCode } = verdictOf(results, options, incompleteReason);
-  const finished = new Date();
+  const skipped = skippedByReason(checked);
+  const complete = enforceComplete(checked, options);
+  const results = baseline ? applyBaseline(complete, baseline) : complete;
+  const scope = scopeOf({ options, selected: checks, rerunOf, results, skipped });
+  return assemble({
+    options,
+    target: reportTarget(options, target, api, tenantId, basicEncoding),
+    started,
+    rerunOf,
+    baseline,
+    results,
+    scope,
+    incompleteReason,
+    // The preflight's token request, and the renewals the checks made.
+    sharedTokenRequests: 1 + (collected.sharedTokenRequests ?? 0),
+  });
+}
+
+/** The report's target: what was tested, and how a reproduction must reach it. */
+function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescription | undefined, tenantId: string | undefined, basicEncoding: BasicEncoding): RunReport['target'] {
   return {
+    baseUrl: target.baseUrl,
+    authUrl: target.authUrl,
+    embedded: target.embedded,
+    ...(tenantId ? { tenantId } : {}),
+    pagedPaths: api ? api.endpoints.filter((e) => e.kind === 'list').map((e) => e.path) : target.pagedPaths,
+    ...(api ? { endpoints: api.endpoints.map(({ path, kind, source }) => ({ path, kind, source })) } : {}),
+    ...(api?.file !== undefined ? { openapi: api.file } : {}),
+    credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
+    ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
+    // The TLS trust the requests were sent with, for the reports' curl commands.
+    ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),
+    ...(target.tls.insecure ? { insecure: true } : {}),
+    ...targetLabels(options, target.baseUrl),
+  };
+}
+
+interface Assembly {
+  options: RunOptions;
+  target: RunReport['target'];
+  started: Date;
+  rerunOf: string | undefined;
+  baseline: Baseline | undefined;
+  results: CheckResult[];
+  scope: Scope;
+  incompleteReason: string | undefined;
+  /** Token requests made for the shared token (preflight and renewals); absent when there was no run. */
+  sharedTokenRequests?: number;
+}
+
+/** The report from the final results: verdict, exit code and the verdict's wording. */
+function assemble({ options, target, started, rerunOf, baseline, results, scope, incompleteReason, sharedTokenRequests }: Assembly): RunReport {
+  // A run that proved nothing has no verdict to give, whatever its options (src/runner/scope.ts).
+  const blocking = results.some((r) => isBlocking(r, options.strict));
+  const reason = incompleteReason ?? (blocking ? undefined : nothingCheckedReason(scope, results));
+  const { verdict, exitCode } = verdictOf(results, options, reason);
+  const finished = new Date();
+  const report: RunReport = {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    target: {
-      baseUrl: target.baseUrl,
-      authUrl: target.authUrl,
-      embedded: target.embedded,
-      ...(tenantId ? { tenantId } : {}),
-      pagedPaths: api ? api.endpoints.filter((e) => e.kind === 'list').map((e) => e.path) : target.pagedPaths,
-      ...(api ? { endpoints: api.endpoints.map(({ path, kind, source }) => ({ path, kind, source })) } : {}),
-      ...(api?.file !== undefined ? { openapi: api.file } : {}),
-      credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
-      ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
-      // The TLS trust the requests were sent with, for the reports' curl commands.
-      ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),
-      ...(target.tls.insecure ? { insecure: true } : {}),
-      ...targetLabels(options, target.baseUrl),
-    },
+    target,
     catalogue: currentCatalogue(),
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
@@ -257,75 +319,92 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
     ...(baseline && options.baseline !== undefined ? { baseline: { file: options.baseline, entries: baseline.size, stale: staleEntries(results), strict: options.strictBaseline } } : {}),
     ...(rerunOf !== undefined ? { rerunOf } : {}),
     verdict,
-    ...(incompleteReason !== undefined ? { incompleteReason: redactor.redact(incompleteReason) } : {}),
+    scope,
+    ...(reason !== undefined ? { incompleteReason: redactor.redact(reason) } : {}),
     exitCode,
-    // The preflight's token request, and the renewals the checks made.
-    stats: { sharedTokenRequests: 1 + (collected.sharedTokenRequests ?? 0) },
+    ...(sharedTokenRequests !== undefined ? { stats: { sharedTokenRequests } } : {}),
     counts: countStatuses(results),
     suites: suiteCounts(results),
     checks: results,
   };
+  return { ...report, summary: verdictLine(report) };
 }
 
-/** Writes the reports, prints the summary and where the reports are. */
-async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras): Promise<RunOutcome> {
+/**
+ * Writes the reports, then prints the summary and where the reports are. The console summary is
+ * printed whatever happens to the files: a report that cannot be written ends the run with exit 3
+ * after it, and a step summary that cannot be written is a warning (it is GitHub's file, and the
+ * reports hold the same).
+ */
+async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras, beforeBattery: boolean): Promise<RunOutcome> {
   const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([import('../report/write.js'), import('../report/console.js')]);
   const compare = extras.previous === undefined ? undefined : await import('../compare/command.js');
   const compared = extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
   const report = compared?.report ?? judged;
   const reporters = options.reporter.length > 0 ? options.reporter : REPORTERS;
   const formats = REPORT_FORMATS.filter((f) => reporters.includes(f));
-  let written: string[];
+  const warnings: string[] = [];
+  let written: string[] = [];
+  let failure: string | undefined;
   try {
     written = await writeReports(report, options.reportsDir, formats);
-    const summary = process.env.GITHUB_STEP_SUMMARY;
-    if (reporters.includes('github-summary') && summary) {
-      await appendGithubSummary(report, summary);
-      written.push(summary);
-    }
   } catch (err) {
-    throw new RunAbortedError(`cannot write the reports to ${options.reportsDir}: ${(err as Error).message}`);
+    failure = `cannot write the reports to ${options.reportsDir}: ${(err as Error).message}`;
+  }
+  if (reporters.includes('github-summary')) {
+    const summary = process.env.GITHUB_STEP_SUMMARY;
+    if (summary) {
+      try {
+        await appendGithubSummary(report, summary);
+        written.push(summary);
+      } catch (err) {
+        warnings.push(`warning: cannot append the step summary to GITHUB_STEP_SUMMARY (${summary}): ${(err as Error).message}; the other reports hold the same`);
+      }
+    } else if (options.reporter.includes('github-summary')) {
+      warnings.push('warning: --reporter github-summary: GITHUB_STEP_SUMMARY is not set (GitHub Actions sets it in every job), so no step summary was written');
+    }
   }
   let bundle: { dir: string; fingerprint?: string } | undefined;
-  if (extras.bundle !== undefined) {
+  if (extras.bundle !== undefined && failure === undefined) {
     const { writeBundle } = await import('../bundle/write.js');
     bundle = await writeBundle(extras.bundle, report, options).catch((err: unknown) => {
       throw new RunAbortedError(`cannot write the bundle to ${extras.bundle?.dir ?? ''}: ${(err as Error).message}`);
     });
   }
-  io.out(renderConsoleSummary(report, { color: io.color }));
-  if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
-  if (written.length > 0) io.out(`Reports: ${written.join(', ')}\n`);
-  if (bundle !== undefined) io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
-  if (report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
+  // A run that stopped before any check began (an unreachable target, an interruption) is one
+  // line: the cause and the fix. The reports keep the detail.
+  if (beforeBattery && report.incompleteReason !== undefined) io.err(`${TOOL_NAME}: ${report.incompleteReason}`);
+  else {
+    io.out(renderConsoleSummary(report, { color: io.color }));
+    if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
+    if (written.length > 0) io.out(`Reports: ${written.join(', ')}\n`);
+    if (bundle !== undefined) io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
+    if (report.verdict === 'incomplete' && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
+  }
+  for (const warning of warnings) io.err(warning);
+  if (failure !== undefined) throw new RunAbortedError(failure);
   return { report, exitCode: report.exitCode, written };
 }
 
-/** A rerun with nothing left to rerun: an empty, conformant report, and exit 0. */
+/** A run with no check to carry out (a rerun of a report where every check passed): no verdict. */
 async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerunOf: string | undefined, extras: Extras): Promise<RunOutcome> {
-  io.out(rerunOf !== undefined ? `Nothing to rerun: every selected check passed in ${rerunOf}\n` : 'No check selected\n');
-  const finished = new Date();
-  const report: RunReport = {
-    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+  const notStarted = '(the embedded reference server, not started)';
+  const report = assemble({
+    options,
     target: {
-      baseUrl: options.baseUrl ?? '(the embedded reference server, not started)',
-      authUrl: options.authUrl ?? options.baseUrl ?? '(the embedded reference server, not started)',
+      baseUrl: options.baseUrl ?? notStarted,
+      authUrl: options.authUrl ?? options.baseUrl ?? notStarted,
       embedded: options.baseUrl === undefined,
       pagedPaths: options.pagedPath,
       credentialsFormEncoded: false,
       ...targetLabels(options, options.baseUrl ?? 'embedded reference server'),
     },
-    catalogue: currentCatalogue(),
-    startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
-    strict: options.strict,
-    ...(rerunOf !== undefined ? { rerunOf } : {}),
-    verdict: 'conformant',
-    exitCode: ExitCode.Conformant,
-    counts: countStatuses([]),
-    suites: [],
-    checks: [],
-  };
-  return finish(report, options, io, extras);
+    started,
+    rerunOf,
+    baseline: undefined,
+    results: [],
+    scope: scopeOf({ options, selected: [], rerunOf, results: [], skipped: [] }),
+    incompleteReason: undefined,
+  });
+  return finish(report, options, io, extras, false);
 }

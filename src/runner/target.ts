@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadExpectations, type Expectations, type RunOptions } from '../config.js';
+import { ciMarker } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { readTextFile } from '../files.js';
 import type { TlsSettings } from '../http/dispatcher.js';
@@ -61,8 +62,29 @@ export interface TargetPlan {
   clientSecret?: string;
 }
 
+/**
+ * Without a base URL the embedded reference server is tested, but only where nobody can have
+ * meant a real target: a CI job or given client credentials say that someone did (a secret
+ * renamed, a typo in CARRIER_BASE_URL), and a gate that silently tests the harness's own server
+ * passes whatever the deployment does. There, --embedded must say it.
+ */
+function checkEmbeddedWanted(options: RunOptions, env: NodeJS.ProcessEnv): void {
+  if (options.baseUrl !== undefined) {
+    if (options.embedded) throw new UsageError('--embedded and --base-url contradict each other: keep --base-url to test a deployment, or --embedded to test the built-in reference server');
+    return;
+  }
+  if (options.embedded) return;
+  const fix = 'give the API under test with --base-url (CARRIER_BASE_URL), or --embedded to test the built-in reference server';
+  if (options.clientId !== undefined || options.clientSecret !== undefined || options.clientSecretFile !== undefined) {
+    throw new UsageError(`no --base-url, but client credentials are given, so a real target was meant: ${fix}`);
+  }
+  const ci = ciMarker(env);
+  if (ci !== undefined) throw new UsageError(`no --base-url in a CI job (${ci}), where testing the built-in reference server instead would pass the gate unseen: ${fix}`);
+}
+
 /** Reads and checks everything the target needs from the user (files, credentials): usage errors now. */
-export function planTarget(options: RunOptions): TargetPlan {
+export function planTarget(options: RunOptions, env: NodeJS.ProcessEnv = process.env): TargetPlan {
+  checkEmbeddedWanted(options, env);
   const expectations = options.expectations === undefined ? undefined : loadExpectations(options.expectations);
   const tls = tlsOf(options);
   if (options.baseUrl === undefined) {

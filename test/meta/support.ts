@@ -120,11 +120,33 @@ export function judgeFault(fault: Fault, result: CaseResult): string[] {
     const status = result.report.checks.find((c) => c.id === id)?.status;
     if (status !== 'error') problems.push(`a dependant must err, pointing at the cause, not ${status ?? 'be missing'}: ${describeCheck(result.report, id)}`);
   }
+  problems.push(...misdirectedPointers(result.report));
   const declared = new Set([...fault.breaks, ...(fault.alsoBreaks ?? []), ...(fault.errs ?? [])]);
   for (const c of result.report.checks) {
     if (!declared.has(c.id) && c.status !== 'passed') problems.push(`independent check did not pass: ${describeCheck(result.report, c.id)}`);
   }
   return problems;
+}
+
+/**
+ * Messages that send the reader to a check that passed: "cannot check … (see TOKEN-ISSUE)" when
+ * TOKEN-ISSUE passed points the wrong way. Every check id a message names as the cause must be
+ * one that did not pass in the same run.
+ */
+export function misdirectedPointers(report: RunReport): string[] {
+  const status = new Map(report.checks.map((c) => [c.id, c.status]));
+  const problems: string[] = [];
+  for (const c of report.checks) {
+    const texts = [c.message ?? '', ...c.findings.map((f) => f.message)];
+    for (const text of texts) {
+      for (const match of text.matchAll(/\bsee ((?:[A-Z]+-)+[A-Z0-9]+(?:, (?:[A-Z]+-)+[A-Z0-9]+)*)/g)) {
+        for (const id of (match[1] ?? '').split(', ')) {
+          if (status.get(id) === 'passed') problems.push(`${c.id} points at ${id}, which passed: ${text}`);
+        }
+      }
+    }
+  }
+  return [...new Set(problems)];
 }
 
 /** What is wrong with a variant's run: anything but exit 0 with every check passed. */

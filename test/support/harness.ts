@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,21 +69,27 @@ export async function runAgainst(options: ReferenceOptions, args: readonly strin
   }
 }
 
-/** Spawns the real executable; kills it after `timeoutMs`. */
-export function runBin(args: readonly string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
+/** What a child process printed and how it ended; it is killed after `timeoutMs`. */
+function collect(child: ChildProcessWithoutNullStreams, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd ?? process.cwd() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
+      resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Spawns the real executable; kills it after `timeoutMs`. */
+export async function runBin(args: readonly string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd ?? process.cwd() });
+  const { code, stdout, stderr } = await collect(child, options.timeoutMs ?? 60_000);
+  return { code: code ?? -1, stdout, stderr };
 }
 
 /** The status of check `id` in a report. */
@@ -92,3 +99,40 @@ export function statusOf(report: RunReport, id: string): string | undefined {
 
 /** Every suite but expiry, for runs that need not wait for a token to expire. */
 export const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
+
+/** Runs a POSIX shell script as a user would, without proxies; killed after `timeoutMs`. */
+export async function runShell(script: string, options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  // Asynchronous: the servers a test starts run in this process and must answer meanwhile.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', NO_COLOR: '1', ...options.env };
+  const { code, stdout, stderr } = await collect(spawn('sh', ['-c', script], { env, ...(options.cwd ? { cwd: options.cwd } : {}) }), options.timeoutMs ?? 90_000);
+  return { status: code, stdout, stderr };
+}
+
+/** A loopback port nothing listens on (for now). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Sets environment variables for an in-process run; `restoreEnv` (in afterEach) puts back what
+ * was there before.
+ */
+const savedEnv = new Map<string, string | undefined>();
+export function setEnv(vars: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(vars)) {
+    if (!savedEnv.has(name)) savedEnv.set(name, process.env[name]);
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+export function restoreEnv(): void {
+  for (const [name, value] of savedEnv) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  savedEnv.clear();
+}
