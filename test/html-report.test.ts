@@ -11,6 +11,7 @@ import { renderHtmlReport } from '../src/report/html.js';
 import type { CheckResult, RecordedExchange, RunReport } from '../src/report/model.js';
 import { curlCommand } from '../src/report/reproduce.js';
 import { BASELINE_REASON, HOSTILE_FINDING, SCRIPT_BODY, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
+import { runAgainst } from './support/harness.js';
 
 function checkOf(report: RunReport, id: string): CheckResult {
   const check = report.checks.find((c) => c.id === id);
@@ -108,7 +109,7 @@ describe('renderHtmlReport (markup)', () => {
     expect(conformant).toContain(
       '<section class="verdict verdict-conformant" aria-label="Verdict">\n<p class="verdict-word"><span aria-hidden="true">✓</span> CONFORMANT</p>\n<ul class="verdict-why"><li>every check of the catalogue was carried out, and every required check passed</li></ul>',
     );
-    expect(conformant).not.toContain('Needs attention');
+    expect(conformant).not.toContain('id="causes-title"');
     expect(conformant).not.toContain('Baseline entries that now pass');
     expect(conformant).not.toContain(' open>');
 
@@ -123,12 +124,14 @@ describe('renderHtmlReport (markup)', () => {
     expect(rerun).toContain('<dt>Server</dt><dd>the embedded reference server, started for this run</dd>');
   });
 
-  it('opens the checks that need attention and closes passed and skipped ones', () => {
+  it('shows each check as one closed line, the passed ones of a suite folded into one, the causes first', () => {
+    expect(page).not.toMatch(/<details[^>]* open[ >]/);
     for (const check of report.checks) {
-      const open = ['failed', 'error', 'warning', 'expected'].includes(check.status);
-      const tag = new RegExp(`<details class="check check-${check.status}" id="check-${report.checks.indexOf(check) + 1}"${open ? ' open' : ''}>`);
-      expect(page, check.id).toMatch(tag);
+      const anchor = `id="check-${report.checks.indexOf(check) + 1}"`;
+      if (check.status === 'passed' && check.baseline?.stale !== true) expect(page, check.id).toMatch(new RegExp(`<li ${anchor}><code class="id">${check.id}</code>`));
+      else expect(page, check.id).toContain(`<details class="check check-${check.status}" ${anchor}>`);
     }
+    expect(page.indexOf('Findings by cause')).toBeLessThan(page.indexOf('Every check, by suite'));
   });
 });
 
@@ -198,13 +201,17 @@ describe('report.html in Chromium', () => {
     // The verdict, prominent, in words.
     expect(await page.locator('.verdict-word').innerText()).toContain('NON-CONFORMANT');
     expect(await page.title()).toBe('Carrier-Platform API conformance: NON-CONFORMANT, https://api.example.test');
-    // Every check is listed: its id is in the summary line, which shows even when closed.
-    for (const check of report.checks) expect(text, check.id).toContain(check.id);
+    // Every check is listed: a check that needs a look on its own line, which shows even when
+    // closed; the passed ones of a suite in one folded list.
+    const everything = (await page.locator('body').textContent()) ?? '';
+    for (const check of report.checks) expect(everything, check.id).toContain(check.id);
+    for (const check of report.checks.filter((c) => c.status !== 'passed')) expect(text, check.id).toContain(check.id);
     expect(text).toContain('carrier-conformance 0.1.0');
     expect(text).toContain('2025-03-01 03:04:05 UTC');
 
-    // A failure's findings (what was expected, what came back) and its curl command.
+    // A failure's findings (what was expected, what came back) and its curl command, one click away.
     const failed = page.locator('details.check-failed', { hasText: 'TOKEN-WRONG-SECRET' });
+    await failed.locator(':scope > summary').click();
     const failedText = await failed.innerText();
     expect(failedText).toContain('status 200, expected 401');
     expect(failedText).toContain('POST https://auth.example.test/uaa/oauth2/token → 200');
@@ -213,6 +220,7 @@ describe('report.html in Chromium', () => {
 
     // The server's markup is text: shown verbatim, no element made of it, nothing ran.
     const userFields = page.locator('details.check-failed', { hasText: 'USER-FIELDS' });
+    await userFields.locator(':scope > summary').click();
     expect(await userFields.locator('pre.http').first().innerText()).toContain(SCRIPT_BODY);
     expect(await userFields.innerText()).toContain(HOSTILE_FINDING);
     expect(await page.locator('script').count()).toBe(0);
@@ -224,14 +232,14 @@ describe('report.html in Chromium', () => {
 
     // Expected failure, stale baseline entry, skipped reason.
     expect(text).toContain('EXPECTED FAILURE');
-    expect(text).toContain(BASELINE_REASON);
+    expect(everything).toContain(BASELINE_REASON);
     expect(text).toContain('baseline entry can be removed');
     expect(text).toContain(STALE_REASON);
-    expect(text).toContain('skipped: needs --expectations');
+    expect(text).toMatch(/SKIPPED\s+MUST\s+USER-EXPECTED-VALUES\s+needs --expectations/);
 
-    // Passed checks are closed, failures open.
+    // Everything closed but what was clicked.
     expect(await page.locator('details.check-passed[open]').count()).toBe(0);
-    expect(await page.locator('details.check-failed:not([open])').count()).toBe(0);
+    expect(await page.locator('details.check-failed[open]').count()).toBe(2);
 
     // Nothing is wider than the page: long bodies and commands wrap instead of being clipped.
     // (A string: the project's TypeScript has no DOM library.)
@@ -244,5 +252,83 @@ describe('report.html in Chromium', () => {
     await mkdir(join(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true, timeout: BROWSER_TIMEOUT_MS });
     expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+});
+
+/*
+ * A failing run as a person reads it: a legacy path redirected, one cause that breaks checks in
+ * four suites. Grouped by cause, each failure one line with its exchange one click away, passed
+ * checks folded, and readable on a laptop (1280 px) and a phone (390 px): no sideways scrolling,
+ * the verdict and the first cause on the first screen. Screenshots of both widths are kept in
+ * reports/ for a person to look at.
+ */
+describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
+  let dir: string;
+  let browser: Browser | undefined;
+  let failing: RunReport;
+  let fileUrl: string;
+  const skip = !HAVE_CHROMIUM && !IN_CI;
+  const name = skip ? `groups findings by cause and stays compact (skipped: no Chromium at ${CHROMIUM})` : 'groups findings by cause and stays compact';
+
+  beforeAll(async () => {
+    failing = (await runAgainst({ faults: ['legacy-redirect'] }, ['--reporter', 'json'])).report;
+    dir = await mkdtemp(join(tmpdir(), 'carrier-html-'));
+    const path = join(dir, 'report.html');
+    await writeFile(path, renderHtmlReport(failing), 'utf8');
+    fileUrl = pathToFileURL(path).href;
+    if (!HAVE_CHROMIUM) return;
+    browser = await chromium.launch({ executablePath: CHROMIUM, timeout: BROWSER_TIMEOUT_MS, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  }, 2 * BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)(name, async () => {
+    expect(HAVE_CHROMIUM, `CI is set but there is no Chromium at ${CHROMIUM}`).toBe(true);
+    if (!browser) throw new Error('no browser');
+    const broken = failing.checks.filter((c) => ['failed', 'error'].includes(c.status));
+    expect(broken.length).toBeGreaterThanOrEqual(12);
+    const sizes: string[] = [];
+    for (const width of [1280, 390]) {
+      const page = await browser.newPage({ viewport: { width, height: 800 } });
+      page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+      await page.goto(fileUrl, { waitUntil: 'load' });
+      const number = async (js: string): Promise<number> => Number(await page.evaluate(js));
+      // Nothing wider than the screen, at either width.
+      expect(await number('document.documentElement.scrollWidth - document.documentElement.clientWidth'), `${width} px`).toBeLessThanOrEqual(0);
+      const height = await number('document.documentElement.scrollHeight');
+      sizes.push(`${width} px wide: ${height} px high`);
+
+      // One cause per redirected endpoint, each with the checks it breaks; every broken check is in one.
+      const titles = await page.locator('.cause-title').allInnerTexts();
+      expect(titles.sort()).toEqual(['GET /uaa/userinfo answered 308, a redirect to /users/me', 'POST /uaa/oauth/token answered 308, a redirect to /uaa/oauth2/token']);
+      const causes = await page.locator('.cause').allInnerTexts();
+      for (const check of broken) expect(causes.some((c) => c.includes(check.id)), check.id).toBe(true);
+      // The verdict and the first cause are on the first screen of a laptop.
+      if (width === 1280) {
+        const top = await number(`document.querySelector('.cause').getBoundingClientRect().top`);
+        expect(top).toBeLessThan(800);
+        expect(height).toBeLessThan(5000);
+      } else expect(height).toBeLessThan(8000);
+
+      // Every check closed; each failure one line (its summary), its exchange and curl one click away.
+      expect(await page.locator('details[open]').count()).toBe(0);
+      const legacyToken = page.locator('details.check-failed', { hasText: 'LEGACY-TOKEN ' }).first();
+      if (width === 1280) expect(await number(`document.querySelector('details.check-failed > summary').getBoundingClientRect().height`)).toBeLessThan(60);
+      expect(await legacyToken.locator('pre.http').first().isVisible()).toBe(false);
+      await legacyToken.locator(':scope > summary').click();
+      expect(await legacyToken.locator('pre.http').first().innerText()).toMatch(/< 308/);
+      expect(await legacyToken.locator('pre.cmd').first().innerText()).toMatch(/^curl -i -X POST /m);
+      // Passed checks: one folded line per suite.
+      expect(await page.locator('.passed-group').count()).toBe(new Set(failing.checks.filter((c) => c.status === 'passed').map((c) => c.suite)).size);
+
+      await mkdir(join(SCREENSHOT, '..'), { recursive: true });
+      await legacyToken.locator(':scope > summary').click();
+      await page.screenshot({ path: join(SCREENSHOT, '..', `report-failing-${width}.png`), fullPage: true, timeout: BROWSER_TIMEOUT_MS });
+      await page.close();
+    }
+    console.log(`report.html of a failing run (legacy-redirect): ${sizes.join('; ')}`);
   });
 });

@@ -78,8 +78,8 @@ table.suites { border-collapse: collapse; width: 100%; font-size: 14px; }
 .level { display: inline-block; font-size: 12px; font-weight: 600; color: var(--muted); margin: 0 2px; }
 .suite-counts { font-size: 13px; font-weight: 400; color: var(--muted); margin-left: 8px; }
 
-details.check { border: 1px solid var(--line); border-left-width: 5px; border-radius: 6px; margin: 6px 0; background: #fff; }
-details.check > summary { cursor: pointer; padding: 6px 10px; overflow-wrap: anywhere; }
+details.check { border: 1px solid var(--line); border-left-width: 5px; border-radius: 6px; margin: 4px 0; background: #fff; }
+details.check > summary { cursor: pointer; padding: 4px 10px; overflow-wrap: anywhere; }
 details.check[open] > summary { border-bottom: 1px solid var(--line); background: var(--bg-soft); }
 .check-passed { border-left-color: var(--passed-line) !important; }
 .check-failed { border-left-color: var(--failed-line) !important; }
@@ -109,11 +109,36 @@ pre.cmd { background: #fff; border-style: dashed; }
 .cmd-label { margin: 8px 0 4px; font-size: 13px; color: var(--muted); }
 .ctl { color: var(--failed-fg); background: var(--failed-bg); border-radius: 3px; font-size: 11px; padding: 0 2px; }
 details.more { margin: 10px 0 0; }
+
+/* Findings by cause: one block per cause, the checks it breaks one line each. */
+.cause { border: 1px solid var(--line); border-left-width: 5px; border-radius: 6px; padding: 8px 12px; margin: 8px 0; }
+.cause-failed { border-left-color: var(--failed-line); }
+.cause-error { border-left-color: var(--error-line); }
+.cause-warning { border-left-color: var(--warning-line); }
+.cause-expected { border-left-color: var(--expected-line); }
+.cause-title { font-size: 15px; margin: 0 0 2px; font-family: var(--mono); overflow-wrap: anywhere; }
+.cause-reach { margin: 0 0 2px; color: var(--muted); font-size: 13px; }
+.cause-checks { list-style: none; padding: 0; margin: 0; font-size: 14px; }
+.cause-checks li { padding: 1px 0; overflow-wrap: anywhere; }
+details.evidence { margin-top: 4px; }
+details.evidence > summary { cursor: pointer; color: var(--muted); font-size: 13px; overflow-wrap: anywhere; }
+.chip { display: inline-block; white-space: nowrap; margin: 1px 6px 1px 0; padding: 0 6px; border: 1px solid; border-radius: 4px; font-size: 13px; }
+.chip .level { margin: 0; font-weight: 400; }
+.chip-failed { color: var(--failed-fg); background: var(--failed-bg); border-color: var(--failed-line); }
+.chip-error { color: var(--error-fg); background: var(--error-bg); border-color: var(--error-line); }
+.chip-warning { color: var(--warning-fg); background: var(--warning-bg); border-color: var(--warning-line); }
+.chip-expected { color: var(--expected-fg); background: var(--expected-bg); border-color: var(--expected-line); }
+.passed-list { list-style: none; margin: 0; padding: 4px 14px 8px; font-size: 14px; }
+.passed-list li { padding: 1px 0; overflow-wrap: anywhere; }
 details.more > summary { cursor: pointer; color: var(--muted); font-size: 14px; }
 
 @media (max-width: 640px) {
   main, footer { padding: 0 12px; }
   .meta { grid-template-columns: 1fr; }
+  h1 { font-size: 20px; }
+  .verdict-word { font-size: 22px; }
+  /* Eight columns do not fit a phone: the tiles hold the totals, each suite's heading its counts. */
+  table.suites { display: none; }
 }
 
 @media print {
@@ -122,7 +147,7 @@ details.more > summary { cursor: pointer; color: var(--muted); font-size: 14px; 
   body { font-size: 11pt; }
   main, footer { max-width: none; padding: 0; }
   a { color: inherit; text-decoration: none; }
-  .verdict, .tiles, table.suites, details.check > summary, pre { break-inside: avoid; }
+  .verdict, .tiles, table.suites, details.check > summary, .cause-checks li, pre { break-inside: avoid; }
   h2, h3, h4 { break-after: avoid; }
   details.check { border-left-width: 4px; }
   details.check > summary { list-style: none; }
