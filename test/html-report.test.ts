@@ -323,6 +323,8 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
       expect(await legacyToken.locator('pre.cmd').first().innerText()).toMatch(/^curl -i -X POST /m);
       // Passed checks: one folded line per suite.
       expect(await page.locator('.passed-group').count()).toBe(new Set(failing.checks.filter((c) => c.status === 'passed').map((c) => c.suite)).size);
+      // No boilerplate repeated in the commands: the encoding is done by each command itself.
+      expect((await page.locator('pre.cmd').allTextContents()).join('\n')).not.toMatch(/^# /m);
 
       await mkdir(join(SCREENSHOT, '..'), { recursive: true });
       await legacyToken.locator(':scope > summary').click();

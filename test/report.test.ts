@@ -12,7 +12,8 @@ import { renderJUnit } from '../src/report/junit.js';
 import { MARKDOWN_MAX_BYTES, renderMarkdownSummary } from '../src/report/markdown.js';
 import { runReportSchema } from '../src/report/model.js';
 import type { CheckResult, RecordedExchange, RunReport } from '../src/report/model.js';
-import { curlCommand } from '../src/report/reproduce.js';
+import { encodeBasicCredentials } from '../src/http/basic.js';
+import { FORM_ENCODE_FUNCTION, curlCommand } from '../src/report/reproduce.js';
 import { REPORT_FORMATS, appendGithubSummary, writeReports } from '../src/report/write.js';
 import { BASELINE_REASON, HOSTILE_FINDING, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
 import { childElements, parseXml, textOf } from './fixtures/report/xml.js';
@@ -562,17 +563,50 @@ describe('curlCommand', () => {
     expect(runWithFakeCurl(curlCommand(lower, report)).calls[1]).toContain('Authorization: bearer tok-my id');
   });
 
-  it('says so when the credentials must be form-encoded for the command to match (RFC 6749 §2.3.1)', () => {
+  it('form-encodes the credentials itself, as the run sent them (RFC 6749 §2.3.1), and sends them raw where the run did', () => {
+    // The header curl is given must be the one the harness sent: the shell makes it, from the
+    // secret in the environment, byte for byte as src/http/basic.ts does.
+    const secret = "s3cr3t'$x +%:&=/é~*";
+    const env = { CARRIER_CLIENT_SECRET: secret };
     const encoded = { ...report, target: { ...report.target, credentialsFormEncoded: true } };
-    for (const id of ['TOKEN-ISSUE', 'USER-FIELDS', 'TOKEN-BASIC-SCHEME-CASE']) {
-      const lines = curlCommand(exchangeOf(encoded, id), encoded).split('\n');
-      expect(lines[0], id).toMatch(/^# .*RFC 6749 §2\.3\.1 form-encodes.*form-encoded values/);
-      expect(lines[0], id).toContain('$CARRIER_CLIENT_SECRET');
-      expect(shellSyntaxOk(lines.join('\n')).status).toBe(0);
-    }
+    const issue = curlCommand(exchangeOf(encoded, 'TOKEN-ISSUE'), encoded);
+    expect(issue).not.toContain('#');
+    expect(issue.split('\n')[0]).toBe(FORM_ENCODE_FUNCTION);
+    expect(shellSyntaxOk(issue)).toEqual({ status: 0, stderr: '' });
+    const header = (call: string[] | undefined): string | undefined => call?.[(call.indexOf('-H') ?? -2) + 1];
+    expect(header(runWithFakeCurl(issue, env).calls[0])).toBe(`Authorization: Basic ${encodeBasicCredentials('my id', secret, 'form')}`);
+    // The scheme spelled otherwise, and the token request of a bearer reproduction, the same way.
+    expect(header(runWithFakeCurl(curlCommand(exchangeOf(encoded, 'TOKEN-BASIC-SCHEME-CASE'), encoded), env).calls[0])).toBe(`Authorization: basic ${encodeBasicCredentials('my id', secret, 'form')}`);
+    const bearer = runWithFakeCurl(curlCommand(exchangeOf(encoded, 'USER-FIELDS'), encoded), env);
+    expect(bearer.calls[0]?.slice(0, 3)).toEqual(['-sS', '-H', `Authorization: Basic ${encodeBasicCredentials('my id', secret, 'form')}`]);
+    // A token endpoint that took them only unencoded (basicEncoding raw) got them raw: curl -u.
+    const raw = { ...encoded, target: { ...encoded.target, basicEncoding: 'raw' as const } };
+    expect(runWithFakeCurl(curlCommand(exchangeOf(raw, 'TOKEN-ISSUE'), raw), env).calls[0]?.slice(3, 5)).toEqual(['-u', `my id:${secret}`]);
     // Not for a request without credentials, nor when the credentials need no encoding.
-    expect(curlCommand(exchangeOf(encoded, 'AUTH-MISSING'), encoded)).not.toContain('#');
-    expect(curlCommand(exchangeOf(report, 'TOKEN-ISSUE'), report)).not.toContain('#');
+    expect(curlCommand(exchangeOf(encoded, 'AUTH-MISSING'), encoded)).not.toContain('carrier_form');
+    expect(curlCommand(exchangeOf(report, 'TOKEN-ISSUE'), report)).not.toContain('carrier_form');
+  });
+
+  it('sends the wrong secret or the unknown client id the check sent, not the configured credentials', () => {
+    const secret = 'ref secret+%:&=/2026';
+    const env = { CARRIER_CLIENT_ID: 'conformance-client', CARRIER_CLIENT_SECRET: secret };
+    const encoded = { ...report, target: { ...report.target, credentialsFormEncoded: true } };
+    const base = exchangeOf(encoded, 'TOKEN-ISSUE');
+    const header = (ex: RecordedExchange, r: RunReport): string | undefined => {
+      const call = runWithFakeCurl(curlCommand(ex, r), env).calls[0] ?? [];
+      const h = call.indexOf('-H');
+      return call[h + 1]?.startsWith('Authorization') ? call[h + 1] : `-u ${call[call.indexOf('-u') + 1] ?? ''}`;
+    };
+    const wrong: RecordedExchange = { ...base, basic: { encoding: 'form', secretSuffix: '-wrong' } };
+    expect(curlCommand(wrong, encoded)).not.toContain('#');
+    expect(header(wrong, encoded)).toBe(`Authorization: Basic ${encodeBasicCredentials('conformance-client', `${secret}-wrong`, 'form')}`);
+    const unknown: RecordedExchange = { ...base, basic: { encoding: 'form', clientId: 'carrier-conformance-unknown-client-42' } };
+    expect(header(unknown, encoded)).toBe(`Authorization: Basic ${encodeBasicCredentials('carrier-conformance-unknown-client-42', secret, 'form')}`);
+    const wrongRaw: RecordedExchange = { ...base, basic: { encoding: 'raw', secretSuffix: '-wrong' } };
+    expect(header(wrongRaw, encoded)).toBe(`-u conformance-client:${secret}-wrong`);
+    // Credentials that form-encoding leaves as they are: curl -u, with the wrong secret.
+    const plain = { ...report, target: { ...report.target, credentialsFormEncoded: false } };
+    expect(runWithFakeCurl(curlCommand(wrong, plain), { CARRIER_CLIENT_ID: 'c', CARRIER_CLIENT_SECRET: 'plain' }).calls[0]?.slice(3, 5)).toEqual(['-u', 'c:plain-wrong']);
   });
 
   it('trusts what the run trusted: --cacert for --ca-file, --insecure for --insecure, the token request too', () => {
@@ -600,7 +634,7 @@ describe('curlCommand', () => {
     expect((JSON.parse(renderJsonReport(trusting)) as RunReport).target).toMatchObject({ caFile, insecure: true });
   });
 
-  it('warns that a deliberately wrong credential is not reproduced, and names a hidden value as a variable', () => {
+  it('in a report of an earlier version, which does not say how: warns that a deliberately wrong credential is not reproduced, and names a hidden value as a variable', () => {
     const wrong = curlCommand(exchangeOf(report, 'TOKEN-WRONG-SECRET', 0), report);
     expect(wrong.split('\n')[0]).toMatch(/^# The check sent client credentials other than the configured ones/);
     const body = curlCommand(exchangeOf(report, 'TOKEN-WRONG-SECRET', 1), report);

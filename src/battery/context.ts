@@ -54,6 +54,6 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal): Battery {
   // The shared token renews itself through the same client: its requests are recorded with the
   // exchange that needed the token.
   const sharedTokens = new SharedTokens((recorder) => (req) => http.send(req, recorder), settings.target, settings.credentials, settings.sharedToken, settings.sharedTokenProblem);
-  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens });
+  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials });
   return { settings, http, stopped };
 }

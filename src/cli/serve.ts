@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { FAULTS, VARIANTS } from '../reference/catalogue.js';
 import { REFERENCE_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
+import { shellWord } from '../report/reproduce.js';
 import type { CliIO } from './main.js';
 
 export interface ServeOptions {
@@ -71,8 +72,10 @@ export function resolveServeOptions(argv: Record<string, unknown>, env: Record<s
 }
 
 /**
- * `serve`: the reference server in the foreground until `stop` (Ctrl-C or SIGTERM). It prints how to
- * point the harness at it, but never the client secret itself.
+ * `serve`: the reference server in the foreground until `stop` (Ctrl-C or SIGTERM). It prints a
+ * command that runs the battery against it, ready to paste: the secret in the environment, as the
+ * README recommends. The documented reference secret is public and printed; a secret the user gave
+ * is theirs, and never printed.
  */
 export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal): Promise<number> {
   let server;
@@ -94,12 +97,13 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${options.host}: not an address of this machine`);
     throw err;
   }
-  const secretSource = options.clientSecret === undefined ? `the documented reference secret (README), ${JSON.stringify(REFERENCE_CLIENT_SECRET).length - 2} characters` : 'the one you gave (CARRIER_CLIENT_SECRET or --client-secret)';
+  const documented = options.clientSecret === undefined;
+  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId];
   io.out(
     [
       `Carrier-Platform reference server listening at ${server.url}`,
       `  client id:       ${server.clientId}`,
-      `  client secret:   ${secretSource}`,
+      `  client secret:   ${documented ? `${REFERENCE_CLIENT_SECRET} (the documented reference secret)` : 'the one you gave (CARRIER_CLIENT_SECRET or --client-secret)'}`,
       `  tenant:          ${server.tenantId}`,
       `  foreign tenant:  ${server.foreignTenantId} (exists, not accessible)`,
       `  paged paths:     ${server.pagedPaths.join(', ')}`,
@@ -108,8 +112,10 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
       ...(options.faults.length > 0 ? [`  faults:          ${options.faults.join(', ')}`] : []),
       ...(options.variants.length > 0 ? [`  variants:        ${options.variants.join(', ')}`] : []),
       '',
-      'Run the battery against it with the client secret in CARRIER_CLIENT_SECRET:',
-      `  carrier-conformance run --base-url ${server.url} --client-id ${server.clientId} --openapi ${server.openapiFile}`,
+      'Run the battery against it (the client secret in the environment, not on the command line):',
+      '',
+      documented ? `  export CARRIER_CLIENT_SECRET=${shellWord(REFERENCE_CLIENT_SECRET)}` : '  # CARRIER_CLIENT_SECRET: the secret this server was started with',
+      `  ${run.map(shellWord).join(' ')}`,
       '',
       'Ctrl-C stops it.',
       '',

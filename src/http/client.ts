@@ -71,7 +71,16 @@ export interface HttpClientOptions {
   maxRetryWaitMs: number;
   /** Where `{ kind: 'shared-token' }` requests get their token (the battery's workers). */
   sharedTokens?: SharedTokenSource;
+  /**
+   * The configured client credentials: a recorded client-basic exchange then says how its Basic
+   * credentials relate to them (a wrong secret, an unknown id), so that a reproduction can send
+   * the same bytes without the report holding the secret.
+   */
+  clientCredentials?: { clientId: string; clientSecret: string };
 }
+
+/** Longest suffix of the configured secret that a recording names (the harness's own "-wrong"). */
+const MAX_SECRET_SUFFIX = 32;
 
 /** An access token handed out for requests, and how long the server declared it valid. */
 export interface TokenLease {
@@ -360,6 +369,25 @@ export class HttpClient {
     return headers;
   }
 
+  /** How the Basic credentials of a request relate to the configured ones; undefined when they cannot be told without a secret. */
+  #basicOf(auth: Extract<RequestAuth, { kind: 'client-basic' }>): RecordedExchange['basic'] {
+    const configured = this.#options.clientCredentials;
+    if (!configured) return undefined;
+    const r = this.#options.redactor;
+    const basic: NonNullable<RecordedExchange['basic']> = { encoding: auth.encoding ?? 'form' };
+    // A client id is not a secret; a made-up one is recorded as it was sent.
+    if (auth.clientId !== configured.clientId) {
+      if (r.redact(auth.clientId) !== auth.clientId) return undefined;
+      basic.clientId = auth.clientId;
+    }
+    if (auth.clientSecret !== configured.clientSecret) {
+      const suffix = auth.clientSecret.startsWith(configured.clientSecret) ? auth.clientSecret.slice(configured.clientSecret.length) : undefined;
+      if (suffix === undefined || suffix.length > MAX_SECRET_SUFFIX || r.redact(suffix) !== suffix) return undefined;
+      basic.secretSuffix = suffix;
+    }
+    return basic;
+  }
+
   #toRecord(
     req: HttpRequest,
     url: URL,
@@ -385,6 +413,10 @@ export class HttpClient {
       // send() has replaced a shared token by the bearer token it leased.
       auth: req.auth?.kind === 'shared-token' ? 'bearer' : (req.auth?.kind ?? 'none'),
     };
+    if (req.auth?.kind === 'client-basic') {
+      const basic = this.#basicOf(req.auth);
+      if (basic) exchange.basic = basic;
+    }
     if (response) {
       // Redact before cutting, so that a secret is never left half-visible at the cut.
       const body = r.redactBody(response.text);

@@ -1,7 +1,7 @@
 import { SUITES } from '../catalogue/types.js';
 import { groupByCause, type Cause } from './causes.js';
 import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonOrNone, referencedExchanges, summarizeExchange } from './format.js';
-import { Html, html } from './html-escape.js';
+import { html, type Html } from './html-escape.js';
 import { pageHead } from './html-page.js';
 import { HTML_STYLE } from './html-style.js';
 import { countStatuses } from './model.js';

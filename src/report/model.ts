@@ -33,6 +33,14 @@ export const recordedExchangeSchema = z.object({
   durationMs: z.number(),
   /** How the request authenticated, so that a reproduction can use environment variables. */
   auth: z.enum(['none', 'client-basic', 'bearer', 'literal']),
+  /**
+   * For `client-basic`: how the Basic credentials were made from the configured ones, so that a
+   * reproduction sends the same bytes while the report holds no secret. `encoding`: RFC 6749
+   * §2.3.1 form-encoding (`form`) or none (`raw`); `clientId`: the id sent when it was not the
+   * configured one (an unknown client); `secretSuffix`: appended to the configured secret (a
+   * wrong secret). Absent in reports of earlier versions.
+   */
+  basic: z.object({ encoding: z.enum(['form', 'raw']), clientId: z.string().optional(), secretSuffix: z.string().optional() }).optional(),
 });
 export type RecordedExchange = z.infer<typeof recordedExchangeSchema>;
 

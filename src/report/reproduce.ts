@@ -1,4 +1,5 @@
 import { API_VERSION, TOKEN_PATH, apiUrl } from '../api/paths.js';
+import { formEncode } from '../http/basic.js';
 import type { RecordedExchange, RunReport } from './model.js';
 
 /**
@@ -37,28 +38,66 @@ type Piece = string | Ref;
 const CLIENT_ID: Ref = { variable: ENV_CLIENT_ID };
 const CLIENT_SECRET: Ref = { variable: ENV_CLIENT_SECRET };
 const ACCESS_TOKEN: Ref = { variable: ENV_ACCESS_TOKEN };
-/** The raw Base64 of `id:secret`, as `curl -u` would send it (no jq, no bash-isms). */
-const BASIC_CREDENTIALS: Ref = {
-  command: `printf '%s:%s' "$${ENV_CLIENT_ID}" "$${ENV_CLIENT_SECRET}" | base64 | tr -d '\\n'`,
-};
+
+/**
+ * RFC 6749 §2.3.1 (Appendix B) form-encoding in POSIX sh, byte by byte with od and awk: ASCII
+ * letters, digits and `*-._` stay, a space becomes `+`, every other byte `%XX`. The same bytes
+ * as the harness's own encoding (src/http/basic.ts formEncode), without jq, Python or bash-isms.
+ */
+export const FORM_ENCODE_FUNCTION =
+  `carrier_form() { printf '%s' "$1" | od -An -v -tu1 | awk '{for(i=1;i<=NF;i++){c=$i+0; if((c>=48&&c<=57)||(c>=65&&c<=90)||(c>=97&&c<=122)||c==42||c==45||c==46||c==95) printf "%c",c; else if(c==32) printf "+"; else printf "%%%02X",c}}'; }`;
+
+/** Which client credentials went into a Basic header, and how (RecordedExchange['basic']). */
+type BasicMaking = NonNullable<RecordedExchange['basic']>;
 
 /** What the command needs besides curl's own arguments; filled while the arguments are built. */
 class Needs {
-  clientCredentials = false;
   accessToken = false;
-  /** The client-basic credentials were not the configured ones (a wrong secret, an unknown id). */
+  /** The command form-encodes credentials: the carrier_form function must come first. */
+  formFunction = false;
+  /** The client-basic credentials were not the configured ones, and the recording cannot say how (a report of an earlier version). */
   otherCredentials = false;
   unknownSecrets = 0;
+
+  constructor(private readonly report: RunReport) {}
+
+  /** The configured credentials as this run sent them: RFC 6749 §2.3.1 form-encoded unless the token endpoint only took them raw. */
+  get configured(): BasicMaking {
+    return { encoding: this.report.target.basicEncoding ?? 'form' };
+  }
+
+  /**
+   * Whether `curl -u "$ID:$SECRET…"` sends exactly these credentials: always when they go raw
+   * (curl -u sends the Base64 of `user:password`, RFC 7617 §2), and when form-encoding changes nothing.
+   */
+  plainU(basic: BasicMaking): boolean {
+    if (basic.encoding === 'raw') return true;
+    const literal = (text: string | undefined): boolean => text === undefined || formEncode(text) === text;
+    return !this.report.target.credentialsFormEncoded && literal(basic.clientId) && literal(basic.secretSuffix);
+  }
+
+  /** `-u` for these credentials: the id (configured or literal), a colon, the secret (and a suffix). */
+  userWord(basic: BasicMaking): string {
+    return word([basic.clientId ?? CLIENT_ID, ':', CLIENT_SECRET, basic.secretSuffix ?? '']);
+  }
+
+  /** The Base64 of the Basic credentials, made by the shell exactly as the harness made it. */
+  basicRef(basic: BasicMaking): Ref {
+    const id = basic.clientId === undefined ? `"$${ENV_CLIENT_ID}"` : singleQuoted(basic.clientId);
+    const secret = `"$${ENV_CLIENT_SECRET}"${basic.secretSuffix ? singleQuoted(basic.secretSuffix) : ''}`;
+    // Where form-encoding changes nothing, the shorter raw form sends the same bytes.
+    if (this.plainU(basic)) return { command: `printf '%s:%s' ${id} ${secret} | base64 | tr -d '\\n'` };
+    this.formFunction = true;
+    return { command: `printf '%s:%s' "$(carrier_form ${id})" "$(carrier_form ${secret})" | base64 | tr -d '\\n'` };
+  }
 
   /** The expansion that stands for a marker of the given kind. */
   refFor(kind: string | undefined): Ref {
     switch (kind) {
       case 'client-secret':
-        this.clientCredentials = true;
         return CLIENT_SECRET;
       case 'basic-credentials':
-        this.clientCredentials = true;
-        return BASIC_CREDENTIALS;
+        return this.basicRef(this.configured);
       case 'access-token':
         this.accessToken = true;
         return ACCESS_TOKEN;
@@ -84,7 +123,7 @@ class Needs {
 }
 
 export function curlCommand(exchange: RecordedExchange, report: RunReport): string {
-  const needs = new Needs();
+  const needs = new Needs(report);
   const { request } = exchange;
   // Methods are case-sensitive (RFC 9110 §9.1): compared and sent exactly as recorded.
   const method = request.method;
@@ -98,7 +137,7 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
   if (method === 'HEAD') args.push('-I');
   else if (method !== 'GET' || request.body !== undefined) args.push('-X', /^[A-Za-z]+$/.test(method) ? method : word([method]));
 
-  args.push(...authArgs(exchange.auth, authHeader?.[1], needs));
+  args.push(...authArgs(exchange, authHeader?.[1], needs));
 
   let compressed = false;
   for (const [name, value] of headers) {
@@ -116,8 +155,10 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
   if (request.body !== undefined) args.push('--data-raw', word(needs.substitute(request.body)));
   args.push(word(needs.substitute(request.url)));
 
-  const lines = [...comments(needs, report)];
-  if (needs.accessToken) lines.push(tokenLine(report));
+  const token = needs.accessToken ? tokenLine(report, needs) : undefined;
+  const lines = [...comments(needs)];
+  if (needs.formFunction) lines.push(FORM_ENCODE_FUNCTION);
+  if (token !== undefined) lines.push(token);
   lines.push(args.join(' '));
   return lines.join('\n');
 }
@@ -132,19 +173,18 @@ function tlsArgs(report: RunReport): string[] {
   return [...(caFile !== undefined ? ['--cacert', word([caFile])] : []), ...(insecure === true ? ['--insecure'] : [])];
 }
 
-function authArgs(auth: RecordedExchange['auth'], recorded: string | undefined, needs: Needs): string[] {
+function authArgs(exchange: RecordedExchange, recorded: string | undefined, needs: Needs): string[] {
   const [scheme, credentials] = splitScheme(recorded);
-  switch (auth) {
+  switch (exchange.auth) {
     case 'none':
       return [];
     case 'client-basic': {
-      needs.clientCredentials = true;
-      // The configured credentials are redacted by value, as `basic-credentials`; anything else
-      // (the generic marker) means the check sent other ones on purpose.
-      if (credentials !== undefined && credentials !== '[REDACTED:basic-credentials]') needs.otherCredentials = true;
+      // The recording says which credentials were sent (the configured ones, a wrong secret, an
+      // unknown id) and how they were encoded; a report of an earlier version only hides them.
+      const basic = exchange.basic ?? fallbackBasic(credentials, needs);
       // curl -u always spells the scheme `Basic`; any other spelling is what the check tested.
-      if (scheme === undefined || scheme === 'Basic') return ['-u', word([CLIENT_ID, ':', CLIENT_SECRET])];
-      return ['-H', word([`Authorization: ${scheme} `, BASIC_CREDENTIALS])];
+      if ((scheme === undefined || scheme === 'Basic') && needs.plainU(basic)) return ['-u', needs.userWord(basic)];
+      return ['-H', word([`Authorization: ${scheme ?? 'Basic'} `, needs.basicRef(basic)])];
     }
     case 'bearer':
       needs.accessToken = true;
@@ -153,6 +193,16 @@ function authArgs(auth: RecordedExchange['auth'], recorded: string | undefined, 
       // A made-up credential, recorded as sent: only a real secret inside it was redacted.
       return ['-H', headerWord('Authorization', needs.substitute(recorded ?? ''))];
   }
+}
+
+/**
+ * The configured credentials, for a recording that does not say how its Basic credentials were
+ * made: the configured ones are redacted by value (`basic-credentials`); anything else (the
+ * generic marker) means the check sent other ones on purpose, which a comment then says.
+ */
+function fallbackBasic(credentials: string | undefined, needs: Needs): BasicMaking {
+  if (credentials !== undefined && credentials !== '[REDACTED:basic-credentials]') needs.otherCredentials = true;
+  return needs.configured;
 }
 
 /** `Basic [REDACTED:basic-credentials]` → [`Basic`, `[REDACTED:basic-credentials]`]. */
@@ -168,16 +218,11 @@ function headerWord(name: string, value: Piece[]): string {
   return word(empty ? [`${name};`] : [`${name}: `, ...value]);
 }
 
-function comments(needs: Needs, report: RunReport): string[] {
+function comments(needs: Needs): string[] {
   const out: string[] = [];
   if (needs.otherCredentials) {
     out.push(
-      `# The check sent client credentials other than the configured ones (a wrong secret or an unknown client id; the report hides them): this command sends $${ENV_CLIENT_ID} and $${ENV_CLIENT_SECRET}, so change them to reproduce the check.`,
-    );
-  }
-  if ((needs.clientCredentials || needs.accessToken) && report.target.credentialsFormEncoded) {
-    out.push(
-      `# The client credentials contain characters that RFC 6749 §2.3.1 form-encodes before Base64: for this to send what the harness sent, set $${ENV_CLIENT_ID} and $${ENV_CLIENT_SECRET} to their form-encoded values (space as +, + as %2B, : as %3A, …).`,
+      `# The check sent client credentials other than the configured ones (a wrong secret or an unknown client id; this report does not say which): this command sends $${ENV_CLIENT_ID} and $${ENV_CLIENT_SECRET}, so change them to reproduce the check.`,
     );
   }
   if (needs.unknownSecrets > 0) {
@@ -188,10 +233,12 @@ function comments(needs: Needs, report: RunReport): string[] {
 }
 
 /** Obtains a fresh token with the configured client (spec §Obtain an access token), without jq. */
-function tokenLine(report: RunReport): string {
+function tokenLine(report: RunReport, needs: Needs): string {
   const tokenUrl = tokenEndpoint(report.target.authUrl);
+  const basic = needs.configured;
+  const auth = needs.plainU(basic) ? `-u ${needs.userWord(basic)}` : `-H ${word(['Authorization: Basic ', needs.basicRef(basic)])}`;
   return (
-    `${ENV_ACCESS_TOKEN}=$(${['curl', '-sS', ...tlsArgs(report)].join(' ')} -u "$${ENV_CLIENT_ID}:$${ENV_CLIENT_SECRET}" -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}` +
+    `${ENV_ACCESS_TOKEN}=$(${['curl', '-sS', ...tlsArgs(report)].join(' ')} ${auth} -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}` +
     ` | sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p')`
   );
 }
@@ -251,6 +298,11 @@ function expansion(ref: Ref, next: Piece | undefined): string {
   const name = ref.variable ?? '';
   // `$NAME_x` would read a longer name: braces when a name character follows.
   return typeof next === 'string' && /^[A-Za-z0-9_]/.test(next) ? `\${${name}}` : `$${name}`;
+}
+
+/** One shell word for a literal: as it is when the shell would not change it, else quoted exactly. */
+export function shellWord(text: string): string {
+  return /^[A-Za-z0-9_\-.,:/@%+=]+$/.test(text) ? text : singleQuoted(text);
 }
 
 /** `'text'`, with `'` as `'\''` and the characters `isPlain` rejects as `"$(printf '\ooo')"`. */

@@ -172,7 +172,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     const http = httpSettingsOf(options, target);
     // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
     const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-    client = new HttpClient(clientOptions(http, redactor, signal));
+    client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret } });
     const pre = await preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
     tenantId = pre.tenantId;
     basicEncoding = pre.encoding;
