@@ -1,0 +1,254 @@
+/**
+ * The README runs as written. Every fenced block is known to this test and executed, in a
+ * workspace set up as a user's would be (the package installed in `node_modules`, so that
+ * `npx carrier-conformance` is this harness), against reference servers on loopback. Only what
+ * cannot be on loopback is substituted, each substitution listed in SUBSTITUTIONS; commands that
+ * cannot run inside the test suite are listed in NOT_RUN with the reason. A README block or
+ * command this file does not know fails the test: add it here when you add it there.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../src/report/model.js';
+import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
+import { BIN, freePort, runMain, runShell, tempDir } from './support/harness.js';
+
+const README = new URL('../README.md', import.meta.url);
+const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
+
+interface Block {
+  lang: string;
+  text: string;
+  line: number;
+}
+
+function fencedBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i += 1) {
+    const open = /^```(\w*)$/.exec(lines[i] ?? '');
+    if (!open) continue;
+    const end = lines.indexOf('```', i + 1);
+    blocks.push({ lang: open[1] ?? '', text: lines.slice(i + 1, end).join('\n'), line: i + 1 });
+    i = end;
+  }
+  return blocks;
+}
+
+/** The placeholder values of the README and what stands for them here: hosts that do not exist. */
+const SUBSTITUTIONS = {
+  /** The example deployment: a reference server on loopback. */
+  deployment: 'https://api.staging.example.com',
+  /** The example secret: the reference server's. */
+  secret: "'…'",
+  /** A fixed port other tests or programs may hold: a free one. */
+  port: '8080',
+} as const;
+
+/** Commands the test suite does not run, and why. */
+const NOT_RUN: Record<string, string> = {
+  'npm ci': 'installs the tree this suite runs in, from the network',
+  'npm test': 'is this suite',
+  'npm run build': '`npm test` runs it before this suite; run again, it would rewrite dist/ under the tests that read it',
+  'npm run bench': 'takes minutes; its own results are in the README',
+  'npm run build && npx vitest run --config test/vitest.config.ts test/meta': 'the meta-tests are part of this suite',
+};
+
+let workspace: string;
+let deployment: ReferenceServer;
+let readme: string;
+let blocks: Block[];
+const cleanup: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  readme = await readFile(README, 'utf8');
+  blocks = fencedBlocks(readme);
+  // A user's project with the package installed: node_modules/.bin/carrier-conformance.
+  workspace = await tempDir('carrier-readme-');
+  await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true });
+  await symlink(BIN, join(workspace, 'node_modules', '.bin', 'carrier-conformance'));
+  await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'a-platform-team', private: true }));
+  deployment = await startReferenceServer({ clientId: 'my-client', clientSecret: 'a deployment secret: +%&=/', tokenTtlSeconds: 2 });
+  cleanup.push(() => deployment.close());
+});
+afterAll(async () => {
+  for (const close of cleanup.splice(0).reverse()) await close();
+});
+
+const sh = (script: string, options: { env?: Record<string, string>; cwd?: string } = {}) => runShell(script, { cwd: options.cwd ?? workspace, ...(options.env ? { env: options.env } : {}) });
+
+function blockWith(start: string): Block {
+  const block = blocks.find((b) => b.text.trimStart().startsWith(start));
+  if (!block) throw new Error(`the README has no code block starting with ${JSON.stringify(start)}`);
+  return block;
+}
+
+/** The commands of a shell block, a line ending in `\` joined with the next, comments cut. */
+function commandsOf(block: Block): string[] {
+  return block.text
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((l) => l.replace(/(?:^|\s+)#.*$/, '').trim())
+    .filter((l) => l !== '');
+}
+
+/** The baseline the README's CI examples name (ci/known-failures.json), with the README's own example entry. */
+async function writeKnownFailures(): Promise<void> {
+  const example = /`(\{"failures": \[\{"check": "TOKEN-PRAGMA".*?\}\]\})`/.exec(readme)?.[1];
+  expect(example, 'the README shows a baseline file').toBeDefined();
+  await mkdir(join(workspace, 'ci'), { recursive: true });
+  await writeFile(join(workspace, 'ci', 'known-failures.json'), example ?? '');
+}
+
+describe('the README, run as written', () => {
+  it('knows every code block of the README', () => {
+    const known = ['npm ci && npm start', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:', 'conformance:', '# in one terminal', 'npm test            #'];
+    for (const block of blocks) expect(known.some((k) => block.text.trimStart().startsWith(k)), `README.md:${block.line} (${block.lang}) is run by no test`).toBe(true);
+    expect(blocks).toHaveLength(known.length);
+  });
+
+  it('the first commands: npm start runs the whole battery against the embedded server and exits 0 (npm ci and npm test: see NOT_RUN)', async () => {
+    const commands = commandsOf(blockWith('npm ci && npm start'));
+    expect(commands).toEqual(['npm ci && npm start', 'npm test']);
+    for (const skipped of ['npm ci', 'npm test']) expect(NOT_RUN[skipped]).toBeDefined();
+    // In CI too (CI=true in this suite's environment): `npm start` asks for --embedded itself.
+    const result = await sh('npm start', { cwd: PACKAGE_ROOT, env: { CI: 'true', CARRIER_REPORTS_DIR: join(workspace, 'start-reports') } });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^CONFORMANT {2}http:\/\/127\.0\.0\.1:\d+$/m);
+  });
+
+  it('against your deployment, with the expectations example: every check carried out, CONFORMANT', async () => {
+    const json = blockWith('{ "user":');
+    await writeFile(join(workspace, 'expectations.json'), json.text);
+    // The deployment's own OpenAPI document (openapi.yaml in the example): the reference server's.
+    await writeFile(join(workspace, 'openapi.yaml'), await readFile(deployment.openapiFile, 'utf8'));
+    const script = blockWith('export CARRIER_CLIENT_SECRET=').text.replace(SUBSTITUTIONS.deployment, deployment.url).replace(SUBSTITUTIONS.secret, `'${deployment.clientSecret}'`);
+    const result = await sh(script, { env: { CARRIER_REPORTS_DIR: join(workspace, 'deployment-reports') } });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    const report = JSON.parse(await readFile(join(workspace, 'deployment-reports', 'report.json'), 'utf8')) as RunReport;
+    expect(report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message ?? ''}`)).toEqual([]);
+    expect(report.scope?.coverage).toBe('full');
+    // The expectations example is the reference server's test account: it passes, field by field.
+    expect(report.checks.find((c) => c.id === 'USER-EXPECTED-VALUES')?.status).toBe('passed');
+    expect(report.checks.find((c) => c.id === 'RESOURCE-EXPECTED-VALUES')?.status).toBe('passed');
+  });
+
+  it('the multi-endpoint console example is what a run against such a fault prints', async () => {
+    const shown = blockWith('FAILED (2)').text.split('\n').map((l) => l.replace(/ +/g, ' ').trim());
+    const faulty = await startReferenceServer({ faults: ['version-ignored-on-single-invoice'] });
+    cleanup.push(() => faulty.close());
+    process.env.CARRIER_CLIENT_SECRET = faulty.clientSecret;
+    const result = await runMain(['run', '--base-url', faulty.url, '--client-id', faulty.clientId, '--openapi', faulty.openapiFile, '--suite', 'versioning', '--reports-dir', join(workspace, 'fault-reports')]).finally(() => delete process.env.CARRIER_CLIENT_SECRET);
+    const printed = result.stdout.split('\n').map((l) => l.replace(/ +/g, ' ').trim());
+    for (const line of shown) expect(printed, line).toContain(line);
+  });
+
+  it('the expectations example passes against the embedded server as well', async () => {
+    const result = await runMain(['run', '--embedded', '--check', 'USER-EXPECTED-VALUES', '--expectations', join(workspace, 'expectations.json'), '--reports-dir', join(workspace, 'embedded-reports')]);
+    expect(result.code, result.stdout).toBe(0);
+  });
+
+  it('the GitHub Actions job: its step, with the environment GitHub gives it, gates on the deployment', async () => {
+    const yaml = blockWith('jobs:').text;
+    await writeKnownFailures();
+    const env = Object.fromEntries([...yaml.matchAll(/^ {10}(CARRIER_[A-Z_]+): (.+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    expect(Object.keys(env)).toEqual(['CARRIER_BASE_URL', 'CARRIER_CLIENT_ID', 'CARRIER_CLIENT_SECRET']);
+    // GitHub fills in ${{ vars.* }} and ${{ secrets.* }}, and sets CI and GITHUB_STEP_SUMMARY.
+    const summary = join(workspace, 'github-step-summary.md');
+    const filled = {
+      CARRIER_BASE_URL: (env.CARRIER_BASE_URL ?? '').replace(SUBSTITUTIONS.deployment, deployment.url),
+      CARRIER_CLIENT_ID: deployment.clientId,
+      CARRIER_CLIENT_SECRET: deployment.clientSecret,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    };
+    const steps = [...yaml.matchAll(/^\s+(?:- )?run: (.+)$/gm)].map((m) => m[1] ?? '');
+    expect(steps).toEqual(['npm ci', 'npx carrier-conformance run --paged-path shipments --baseline ci/known-failures.json']);
+    const result = await sh(steps[1] ?? '', { env: filled });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^CONFORMANT ON 57 OF \d+ CHECKS {2}http/m);
+    expect(existsSync(join(workspace, 'reports', 'junit.xml'))).toBe(true);
+    expect(await readFile(summary, 'utf8')).toMatch(/## Carrier-Platform API conformance: 🟡 CONFORMANT ON 57 OF \d+ CHECKS/);
+  });
+
+  it('the GitLab CI job: its script, with its variables and the masked secret, gates on the deployment', async () => {
+    const yaml = blockWith('conformance:').text;
+    await writeKnownFailures();
+    const variables = Object.fromEntries([...yaml.matchAll(/^ {4}(CARRIER_[A-Z_]+): (.+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    expect(variables).toEqual({ CARRIER_BASE_URL: SUBSTITUTIONS.deployment, CARRIER_CLIENT_ID: 'my-client' });
+    const script = [...yaml.matchAll(/^ {4}- (.+)$/gm)].map((m) => m[1] ?? '');
+    expect(script).toEqual(['npm ci', 'npx carrier-conformance run --paged-path shipments --baseline ci/known-failures.json']);
+    const env = { ...variables, CARRIER_BASE_URL: deployment.url, CARRIER_CLIENT_SECRET: deployment.clientSecret, CI: 'true', GITLAB_CI: 'true' };
+    const result = await sh(script[1] ?? '', { env });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(existsSync(join(workspace, 'reports', 'junit.xml'))).toBe(true);
+  });
+
+  it('the same job with CARRIER_BASE_URL missing (a renamed secret): exit 2, not a run against the embedded server', async () => {
+    const result = await sh('npx carrier-conformance run --paged-path shipments --baseline ci/known-failures.json', { env: { CARRIER_CLIENT_ID: 'my-client', CARRIER_CLIENT_SECRET: 'x', CI: 'true' } });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+
+  it('one fault case by hand, in two terminals: serve with a fault, then the command serve prints; the fault is found', async () => {
+    const port = String(await freePort());
+    const text = blockWith('# in one terminal').text.replaceAll(SUBSTITUTIONS.port, port);
+    const [first = '', second = ''] = text.split(/^# in another.*$/m);
+    const serveLine = commandsOf({ lang: 'sh', text: first, line: 0 });
+    expect(serveLine).toEqual([`npx carrier-conformance serve --port ${port} --fault pages-lose-items`]);
+    // The first terminal: its own process group, so that Ctrl-C (SIGINT to the group) reaches serve under npx.
+    const terminal = spawn('sh', ['-c', serveLine[0] ?? ''], { cwd: workspace, detached: true, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' } });
+    const exited = new Promise<void>((resolve) => terminal.on('close', () => resolve()));
+    const ctrlC = async (): Promise<void> => {
+      try {
+        if (terminal.pid !== undefined) process.kill(-terminal.pid, 'SIGINT');
+      } catch {
+        // The group is gone already: the terminal was closed.
+      }
+      await exited;
+    };
+    cleanup.push(ctrlC);
+    let printed = '';
+    terminal.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${printed}`)), 30_000);
+      terminal.stdout.on('data', () => {
+        if (printed.includes('Ctrl-C stops it')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    // The second terminal's lines are what serve printed (less --foreign-tenant-id, which the README leaves out).
+    const commands = commandsOf({ lang: 'sh', text: second, line: 0 });
+    for (const command of commands) expect(printed.replace(/ --foreign-tenant-id \S+/, ''), 'serve prints the README\'s second terminal').toContain(command);
+    const result = await sh(second, { env: { CARRIER_REPORTS_DIR: join(workspace, 'fault-reports') } });
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^NON-CONFORMANT {2}http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(result.stdout).toMatch(/PAGE-WALK\s+MUST/);
+    await ctrlC();
+    expect(printed).toContain('reference server stopped');
+  });
+
+  it('the commands in the text: `carrier-conformance list`, and what is not run and why', async () => {
+    const inline = [...new Set([...readme.matchAll(/`((?:npx )?carrier-conformance [^`]*)`/g)].map((m) => m[1] ?? ''))];
+    expect(inline.sort()).toEqual(['carrier-conformance list', 'carrier-conformance serve [--port 8080] [--token-ttl 5]']);
+    const list = await sh('npx carrier-conformance list');
+    expect(list.status).toBe(0);
+    expect(list.stdout).toContain('TOKEN-ISSUE');
+    // `serve [--port 8080] [--token-ttl 5]` is a synopsis; the fault case above runs serve as written.
+    const development = commandsOf(blockWith('npm test            #'));
+    expect(development).toEqual(['npm test', 'npm run build', 'npm run bench']);
+    for (const command of [...development, 'npm run build && npx vitest run --config test/vitest.config.ts test/meta']) expect(NOT_RUN[command], command).toBeDefined();
+    expect(readme).toContain('`npm run build && npx vitest run --config test/vitest.config.ts test/meta`');
+  });
+
+  it('names only options that exist', async () => {
+    const help = (await Promise.all([['run', '--help'], ['serve', '--help'], ['list', '--help']].map((args) => runMain(args)))).map((r) => r.stdout).join('\n');
+    const named = new Set([...readme.matchAll(/`(--[a-z][a-z-]*)/g)].map((m) => m[1] ?? ''));
+    for (const option of named) expect(help, `README names ${option}`).toMatch(new RegExp(`${option}\\b`));
+  });
+});
