@@ -342,7 +342,9 @@ describe('bad options: one line, exit 2, before anything runs', () => {
     await writeFile(join(dir, 'encrypted.pem'), signer.key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }));
     await writeFile(join(dir, 'baseline.json'), '{}');
     await cp(join(dir, 'expectations.json'), join(dir, 'with-files', 'notes.txt'));
-    const result = await runMain(args.map((a) => a.replace('{dir}', dir)));
+    // A run names its target (--embedded): in CI a run without --base-url is itself a usage error.
+    const argv = args.map((a) => a.replace('{dir}', dir));
+    const result = await runMain(argv[0] === 'run' ? [...argv, '--embedded'] : argv);
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -49,7 +49,7 @@ describe('no base URL where a real target was meant: exit 2, never the embedded 
     setEnv({ CI: 'true' });
     const asked = await runMain(['run', '--embedded', '--check', 'USER-OK', '--reports-dir', await tempDir()]);
     expect(asked.code).toBe(0);
-    expect(asked.stdout).toMatch(/^Testing the embedded reference server, started at http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(asked.stdout).toMatch(/^Testing the embedded reference server, started at http:\/\/127\.0\.0\.1:\d+$/m);
     setEnv({ ...NOT_CI, CI: 'false' });
     expect((await runMain(['run', '--check', 'USER-OK', '--reports-dir', await tempDir()])).code).toBe(0);
   });

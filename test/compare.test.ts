@@ -227,7 +227,7 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
 
   it('refuses an unusable OLD before running anything', async () => {
     const dir = await tempDir('carrier-compare-');
-    const result = await runMain(['run', '--compare-with', join(dir, 'nope.json'), '--reports-dir', dir]);
+    const result = await runMain(['run', '--embedded', '--compare-with', join(dir, 'nope.json'), '--reports-dir', dir]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toMatch(/^carrier-conformance: --compare-with .*nope\.json: cannot read it \(no such file\)$/);
     expect(result.stdout).toBe('');

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
@@ -45,6 +45,11 @@ const SUBSTITUTIONS = {
   secret: "'…'",
   /** A fixed port other tests or programs may hold: a free one. */
   port: '8080',
+  /** The third parties of the certification examples: reference servers with their client id. */
+  acme: 'https://api.acme.example',
+  globex: 'https://carrier.globex.example',
+  /** Where a project that installed the package has its OpenAPI document; serve prints that path. */
+  packageOpenapi: 'node_modules/carrier-conformance/docs/openapi.yaml',
 } as const;
 
 /** Commands the test suite does not run, and why. */
@@ -54,10 +59,14 @@ const NOT_RUN: Record<string, string> = {
   'npm run build': '`npm test` runs it before this suite; run again, it would rewrite dist/ under the tests that read it',
   'npm run bench': 'takes minutes; its own results are in the README',
   'npm run build && npx vitest run --config test/vitest.config.ts test/meta': 'the meta-tests are part of this suite',
+  "The last release's report": "asks GitHub's API for the last release's artifact (gh run download); the test puts a report in last-release/ instead",
 };
 
 let workspace: string;
 let deployment: ReferenceServer;
+/** The certification examples' third parties: client id `conformance`, as the README's commands give. */
+let acme: ReferenceServer;
+let globex: ReferenceServer;
 let readme: string;
 let blocks: Block[];
 const cleanup: (() => Promise<void>)[] = [];
@@ -72,6 +81,12 @@ beforeAll(async () => {
   await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'a-platform-team', private: true }));
   deployment = await startReferenceServer({ clientId: 'my-client', clientSecret: 'a deployment secret: +%&=/', tokenTtlSeconds: 2 });
   cleanup.push(() => deployment.close());
+  acme = await startReferenceServer({ clientId: 'conformance', clientSecret: 'acme: s3cret+&=', tokenTtlSeconds: 2 });
+  cleanup.push(() => acme.close());
+  globex = await startReferenceServer({ clientId: 'conformance', clientSecret: 'globex secret/%', tokenTtlSeconds: 2 });
+  cleanup.push(() => globex.close());
+  // The API's OpenAPI document as the certification examples name it: the reference server's.
+  await writeFile(join(workspace, 'carrier-api.yaml'), await readFile(deployment.openapiFile, 'utf8'));
 });
 afterAll(async () => {
   for (const close of cleanup.splice(0).reverse()) await close();
@@ -84,6 +99,59 @@ function blockWith(start: string): Block {
   if (!block) throw new Error(`the README has no code block starting with ${JSON.stringify(start)}`);
   return block;
 }
+
+/** A directory of its own in the user's project for one example's relative paths (npx finds the package above it). */
+async function project(name: string): Promise<string> {
+  const dir = join(workspace, name);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** The deployment's settings as a CI job's environment gives them. */
+const deploymentEnv = (): Record<string, string> => ({ CARRIER_BASE_URL: deployment.url, CARRIER_CLIENT_ID: deployment.clientId, CARRIER_CLIENT_SECRET: deployment.clientSecret, CI: 'true' });
+
+interface Step {
+  name?: string;
+  env: Record<string, string>;
+  /** The step's `run`, as the runner's shell gets it: a literal block kept, a folded one joined. */
+  run?: string;
+}
+
+/** The steps of a GitHub Actions step list (`- ` at `indent` spaces): name, env and run. */
+function stepsOf(yaml: string, indent: number): Step[] {
+  const pad = ' '.repeat(indent);
+  return yaml.split(new RegExp(`^${pad}- `, 'm')).slice(1).map((chunk) => {
+    const lines = `${pad}  ${chunk}`.split('\n');
+    const step: Step = { env: {} };
+    for (let i = 0; i < lines.length; i += 1) {
+      const line = lines[i] ?? '';
+      const key = new RegExp(`^${pad}  (name|run): ?(.*)$`).exec(line);
+      const variable = new RegExp(`^${pad}    ([A-Z][A-Z_]*): (.+)$`).exec(line);
+      if (variable) step.env[variable[1] ?? ''] = variable[2] ?? '';
+      if (key?.[1] === 'name') step.name = key[2] ?? '';
+      if (key?.[1] !== 'run') continue;
+      if (key[2] !== '|' && key[2] !== '>-') {
+        step.run = key[2] ?? '';
+        continue;
+      }
+      const body: string[] = [];
+      while (i + 1 < lines.length && (lines[i + 1]?.startsWith(`${pad}    `) ?? false)) body.push((lines[(i += 1)] ?? '').slice(indent + 4));
+      step.run = key[2] === '|' ? body.join('\n') : body.join(' ');
+    }
+    return step;
+  });
+}
+
+/** Fills in GitHub's `${{ … }}` expressions; one this test does not know fails it. */
+function fill(text: string, values: Record<string, string>): string {
+  return text.replace(/\$\{\{ ([^}]+?) \}\}/g, (_m, expression: string) => {
+    const value = values[expression];
+    if (value === undefined) throw new Error(`the README's workflow uses \${{ ${expression} }}, which the test does not fill in`);
+    return value;
+  });
+}
+
+const readReport = async (file: string): Promise<RunReport> => JSON.parse(await readFile(file, 'utf8')) as RunReport;
 
 /** The commands of a shell block, a line ending in `\` joined with the next, comments cut. */
 function commandsOf(block: Block): string[] {
@@ -104,7 +172,7 @@ async function writeKnownFailures(): Promise<void> {
 
 describe('the README, run as written', () => {
   it('knows every code block of the README', () => {
-    const known = ['npm ci && npm start', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:', 'conformance:', '# in one terminal', 'npm test            #'];
+    const known = ['npm ci && npm start', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:\n  conformance:\n    runs-on', 'conformance:', 'npx carrier-conformance diff', "- name: The last release's report", 'npx carrier-conformance matrix', 'jobs:\n  conformance:\n    name: conformance (${{ matrix', 'openssl genpkey', 'npx carrier-conformance verify-bundle', '# in one terminal', 'npm test            #'];
     for (const block of blocks) expect(known.some((k) => block.text.trimStart().startsWith(k)), `README.md:${block.line} (${block.lang}) is run by no test`).toBe(true);
     expect(blocks).toHaveLength(known.length);
   });
@@ -151,7 +219,7 @@ describe('the README, run as written', () => {
   });
 
   it('the GitHub Actions job: its step, with the environment GitHub gives it, gates on the deployment', async () => {
-    const yaml = blockWith('jobs:').text;
+    const yaml = blockWith('jobs:\n  conformance:\n    runs-on').text;
     await writeKnownFailures();
     const env = Object.fromEntries([...yaml.matchAll(/^ {10}(CARRIER_[A-Z_]+): (.+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
     expect(Object.keys(env)).toEqual(['CARRIER_BASE_URL', 'CARRIER_CLIENT_ID', 'CARRIER_CLIENT_SECRET']);
@@ -195,7 +263,7 @@ describe('the README, run as written', () => {
 
   it('one fault case by hand, in two terminals: serve with a fault, then the command serve prints; the fault is found', async () => {
     const port = String(await freePort());
-    const text = blockWith('# in one terminal').text.replaceAll(SUBSTITUTIONS.port, port);
+    const text = blockWith('# in one terminal').text.replaceAll(SUBSTITUTIONS.port, port).replace(SUBSTITUTIONS.packageOpenapi, join(PACKAGE_ROOT, 'docs', 'openapi.yaml'));
     const [first = '', second = ''] = text.split(/^# in another.*$/m);
     const serveLine = commandsOf({ lang: 'sh', text: first, line: 0 });
     expect(serveLine).toEqual([`npx carrier-conformance serve --port ${port} --fault pages-lose-items`]);
@@ -246,8 +314,98 @@ describe('the README, run as written', () => {
     expect(readme).toContain('`npm run build && npx vitest run --config test/vitest.config.ts test/meta`');
   });
 
+  it('comparing runs: diff of two reports, and a run --compare-with the last release\'s report', async () => {
+    const cwd = await project('compare');
+    const [diffLine = '', compareLine = ''] = commandsOf(blockWith('npx carrier-conformance diff'));
+    expect(diffLine).toBe('npx carrier-conformance diff last-release/report.json reports/report.json');
+    // The last release's report and this one's: two runs of the deployment.
+    for (const reports of ['last-release', 'reports']) expect((await sh(`npx carrier-conformance run --paged-path shipments --reports-dir ${reports}`, { env: deploymentEnv(), cwd })).status).toBe(0);
+    const diff = await sh(diffLine, { cwd });
+    expect(diff.status, diff.stdout + diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/^NO REGRESSION$/m);
+    const compared = await sh(compareLine, { env: deploymentEnv(), cwd });
+    expect(compared.status, compared.stdout + compared.stderr).toBe(0);
+    expect((await readReport(join(cwd, 'reports', 'report.json'))).comparison).toMatchObject({ with: 'last-release/report.json', regressions: [] });
+  });
+
+  it("the release gate's steps: the gate runs with and without the last release's report", async () => {
+    const cwd = await project('release-gate');
+    const steps = stepsOf(blockWith("- name: The last release's report").text, 6);
+    expect(steps.map((s) => s.name ?? (s.run === undefined ? 'uses' : 'run'))).toEqual(["The last release's report", 'Conformance gate', 'uses']);
+    expect(NOT_RUN[steps[0]?.name ?? '']).toBeDefined();
+    const gate = steps[1] ?? { env: {} };
+    const values = { 'vars.CARRIER_CLIENT_ID': deployment.clientId, 'secrets.CARRIER_CLIENT_SECRET': deployment.clientSecret };
+    const env = { ...Object.fromEntries(Object.entries(gate.env).map(([k, v]) => [k, fill(v, values).replace(SUBSTITUTIONS.deployment, deployment.url)])), CI: 'true', GITHUB_ACTIONS: 'true' };
+    expect(Object.keys(env)).toEqual(['CARRIER_BASE_URL', 'CARRIER_CLIENT_ID', 'CARRIER_CLIENT_SECRET', 'CI', 'GITHUB_ACTIONS']);
+    // The first release: no earlier report. Its report is the next gate's reference (the upload step).
+    const first = await sh(gate.run ?? '', { env, cwd });
+    expect(first.status, first.stdout + first.stderr).toBe(0);
+    await mkdir(join(cwd, 'last-release'));
+    await writeFile(join(cwd, 'last-release', 'report.json'), await readFile(join(cwd, 'reports', 'report.json')));
+    const next = await sh(gate.run ?? '', { env, cwd });
+    expect(next.status, next.stdout + next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/^NO REGRESSION$/m);
+  });
+
+  it('a conformance matrix of two targets\' reports', async () => {
+    const cwd = await project('matrix');
+    for (const [name, server] of [['acme', acme], ['globex', globex]] as const) {
+      const run = await sh(`npx carrier-conformance run --openapi ../carrier-api.yaml --target-name ${name} --reports-dir reports/${name}`, { env: { CARRIER_BASE_URL: server.url, CARRIER_CLIENT_ID: server.clientId, CARRIER_CLIENT_SECRET: server.clientSecret }, cwd });
+      expect(run.status, run.stdout + run.stderr).toBe(0);
+    }
+    const [line = ''] = commandsOf(blockWith('npx carrier-conformance matrix'));
+    const matrix = await sh(line, { cwd });
+    expect(matrix.status, matrix.stdout + matrix.stderr).toBe(0);
+    for (const file of ['matrix.html', 'matrix.json', 'badges/acme.json', 'badges/globex.json']) expect(existsSync(join(cwd, 'matrix', file)), file).toBe(true);
+  });
+
+  it('the matrix workflow: each target\'s job, then the combine job on the artifacts', async () => {
+    const cwd = await project('matrix-workflow');
+    await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
+    const yaml = blockWith('jobs:\n  conformance:\n    name: conformance (${{ matrix').text;
+    const [targetJob = '', combineJob = ''] = yaml.split(/^ {2}combine:$/m);
+    const targets = [...targetJob.matchAll(/^ {10}- \{ name: (\w+), base-url: '([^']+)', client-id: (\w+), secret: (\w+) \}$/gm)].map((m) => ({ name: m[1] ?? '', baseUrl: m[2] ?? '', clientId: m[3] ?? '', secret: m[4] ?? '' }));
+    expect(targets.map((t) => [t.name, t.baseUrl])).toEqual([['acme', SUBSTITUTIONS.acme], ['globex', SUBSTITUTIONS.globex]]);
+    const servers: Record<string, ReferenceServer> = { acme, globex };
+    const step = stepsOf(targetJob, 6).find((s) => s.name === 'Conformance run') ?? { env: {} };
+    await Promise.all(targets.map(async (target) => {
+      const server = servers[target.name] ?? deployment;
+      const values = {
+        'matrix.target.name': target.name,
+        'matrix.target.base-url': server.url,
+        'matrix.target.client-id': target.clientId,
+        // GitHub's secrets, ACME_CLIENT_SECRET and GLOBEX_CLIENT_SECRET: each target's own.
+        'secrets[matrix.target.secret]': server.clientSecret,
+      };
+      const env = { ...Object.fromEntries(Object.entries(step.env).map(([k, v]) => [k, fill(v, values)])), CI: 'true' };
+      const run = await sh(fill(step.run ?? '', values), { env, cwd });
+      expect(run.status, run.stdout + run.stderr).toBe(0);
+      // actions/download-artifact puts each artifact in all-reports/conformance-<name>/.
+      await cp(join(cwd, 'reports', target.name), join(cwd, 'all-reports', `conformance-${target.name}`), { recursive: true });
+    }));
+    const combine = stepsOf(combineJob, 6).filter((s) => s.run !== undefined).map((s) => s.run ?? '');
+    expect(combine).toEqual(['npm ci', 'npx carrier-conformance matrix all-reports/*/ --out matrix']);
+    const matrix = await sh(combine[1] ?? '', { cwd });
+    expect(matrix.status, matrix.stdout + matrix.stderr).toBe(0);
+    expect(await readFile(join(cwd, 'matrix', 'matrix.json'), 'utf8')).toMatch(/"acme"[\s\S]*"globex"/);
+  });
+
+  it('a certification bundle: keys, the signed run, and verify-bundle with the public key', async () => {
+    const cwd = await project('certification');
+    await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
+    await writeFile(join(cwd, 'expectations.json'), blockWith('{ "user":').text);
+    const script = blockWith('openssl genpkey').text.replace(SUBSTITUTIONS.acme, acme.url);
+    const run = await sh(script, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain(acme.clientSecret);
+    const verify = await sh(blockWith('npx carrier-conformance verify-bundle').text, { cwd });
+    expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+    expect(verify.stdout).not.toMatch(/^\s*FAIL/m);
+  });
+
   it('names only options that exist', async () => {
-    const help = (await Promise.all([['run', '--help'], ['serve', '--help'], ['list', '--help']].map((args) => runMain(args)))).map((r) => r.stdout).join('\n');
+    const commands = ['run', 'serve', 'list', 'diff', 'matrix', 'verify-bundle'];
+    const help = (await Promise.all(commands.map((command) => runMain([command, '--help'])))).map((r) => r.stdout).join('\n');
     const named = new Set([...readme.matchAll(/`(--[a-z][a-z-]*)/g)].map((m) => m[1] ?? ''));
     for (const option of named) expect(help, `README names ${option}`).toMatch(new RegExp(`${option}\\b`));
   });

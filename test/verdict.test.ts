@@ -118,14 +118,14 @@ describe('a verdict on part of the catalogue says which part, and is never green
     const skipped = o.report.scope?.skipped ?? [];
     const ids = (reason: RegExp): string[] => skipped.filter((g) => reason.test(g.reason)).flatMap((g) => g.checks);
     expect(ids(/--paged-path/).sort()).toEqual(CHECKS.filter((c) => ['tenant', 'pagination', 'nulls'].includes(c.suite)).map((c) => c.id).sort());
-    expect(ids(/--expectations/)).toEqual(['USER-EXPECTED-VALUES']);
+    expect(ids(/--expectations/).sort()).toEqual(['RESOURCE-EXPECTED-VALUES', 'USER-EXPECTED-VALUES']);
     const done = o.report.scope?.carriedOut ?? 0;
     expect(done).toBe(TOTAL - skipped.flatMap((g) => g.checks).length);
     const v = verdictIn(o);
     expect(v.console).toBe(`CONFORMANT ON ${done} OF ${TOTAL} CHECKS  ${s.url}`);
-    expect(o.stdout).toMatch(/skipped: no list endpoint configured: pass --paged-path/);
+    expect(o.stdout).toMatch(/skipped: no list endpoint configured: pass --openapi or --paged-path/);
     expect(v.bannerClass).toBe('verdict-partial');
-    expect(o.html).toMatch(/not carried out: .*skipped: no list endpoint configured: pass --paged-path/);
+    expect(o.html).toMatch(/not carried out: .*skipped: no list endpoint configured: pass --openapi or --paged-path/);
   });
 
   it('expiry checks skipped because expires_in exceeds --max-expiry-wait: the reason and the fix', async () => {
@@ -186,14 +186,14 @@ describe('a run that carried out no check has no verdict', () => {
     const o = await run(['--base-url', s.url, '--client-id', s.clientId, '--suite', 'pagination'], { secret: s.clientSecret });
     expect(o.code).toBe(3);
     expect(verdictIn(o).console).toMatch(/^NOTHING CHECKED {2}/);
-    expect(o.report.incompleteReason).toMatch(/^no check was carried out: of the \d+ selected, \d+ skipped \(no list endpoint configured: pass --paged-path/);
+    expect(o.report.incompleteReason).toMatch(/^no check was carried out: of the \d+ selected, \d+ skipped \(no list endpoint configured: pass --openapi or --paged-path/);
   });
 });
 
 describe('skipped required checks and --require-complete', () => {
   it('by default a skip does not fail the run; with --require-complete a skipped MUST check is an error and exit 1', async () => {
     const s = await server({ tokenTtlSeconds: 2 });
-    // No --paged-path: the tenant, pagination and nulls checks skip.
+    // No --paged-path nor --openapi: the tenant, pagination, nulls and resources checks skip.
     const args = ['--base-url', s.url, '--client-id', s.clientId, '--expectations', expectations];
     const lenient = await run(args, { secret: s.clientSecret });
     expect(lenient.code).toBe(0);
@@ -204,7 +204,10 @@ describe('skipped required checks and --require-complete', () => {
     for (const id of skippedMust) {
       const check = strict.report.checks.find((c) => c.id === id);
       expect(check?.status, id).toBe('error');
-      expect(check?.message, id).toMatch(/^not carried out, and --require-complete requires it: no (tenant|list) endpoint configured/);
+      // The error gives the reason the check skipped in the lenient run.
+      const reason = lenient.report.checks.find((c) => c.id === id)?.message ?? '';
+      expect(reason, id).not.toBe('');
+      expect(check?.message, id).toBe(`not carried out, and --require-complete requires it: ${reason}`);
     }
     expect(strict.report.scope).toMatchObject({ requireComplete: true, coverage: 'partial' });
     expect(verdictIn(strict).console).toBe(`NOT PROVEN  ${s.url}`);

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { isAbsolute, relative } from 'node:path';
 import { envName, type OptionKind } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -77,6 +78,16 @@ export function resolveServeOptions(argv: Record<string, unknown>, env: Record<s
  * README recommends. The documented reference secret is public and printed; a secret the user gave
  * is theirs, and never printed.
  */
+/**
+ * A path as the user would type it where serve runs: relative when below the current directory
+ * (node_modules/carrier-conformance/docs/openapi.yaml in a project that installed the package,
+ * as the README shows), absolute otherwise.
+ */
+function typedPath(file: string): string {
+  const below = relative(process.cwd(), file);
+  return below !== '' && !below.startsWith('..') && !isAbsolute(below) ? below : file;
+}
+
 export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal): Promise<number> {
   let server;
   try {
@@ -98,7 +109,8 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
     throw err;
   }
   const documented = options.clientSecret === undefined;
-  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId];
+  const openapi = typedPath(server.openapiFile);
+  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', openapi, '--foreign-tenant-id', server.foreignTenantId];
   io.out(
     [
       `Carrier-Platform reference server listening at ${server.url}`,
@@ -107,7 +119,7 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
       `  tenant:          ${server.tenantId}`,
       `  foreign tenant:  ${server.foreignTenantId} (exists, not accessible)`,
       `  paged paths:     ${server.pagedPaths.join(', ')}`,
-      `  OpenAPI:         ${server.openapiFile}`,
+      `  OpenAPI:         ${openapi}`,
       `  token lifetime:  ${options.tokenTtl} s`,
       ...(options.faults.length > 0 ? [`  faults:          ${options.faults.join(', ')}`] : []),
       ...(options.variants.length > 0 ? [`  variants:        ${options.variants.join(', ')}`] : []),
