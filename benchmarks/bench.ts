@@ -1,247 +1,331 @@
 /**
- * `npm run bench`: how long the harness takes, against what it cannot do without.
+ * `npm run bench`: how long the harness takes and how much memory it needs, against what it
+ * cannot do without. Every figure is the median of the runs (min–max), measured in this one
+ * process run, the runs of compared figures interleaved so that the ratios hold on a noisy
+ * machine. Each harness run is the real CLI process (`bin/carrier-conformance.js`), timed from
+ * spawn to exit; the servers are reference servers started here, on loopback.
  *
- * Every figure is the median of RUNS runs (default 5, BENCH_RUNS to change), with min and max,
- * measured in this one process run, the runs of compared figures interleaved, so that the ratios
- * hold on a noisy machine. Each harness run
- * is the real CLI process (`bin/carrier-conformance.js`), timed from spawn to exit; the servers
- * are reference servers started here, on loopback.
+ * 1. start-up: the default battery (the embedded server's API and OpenAPI document, expiry
+ *    excluded), against the runner's floor (a bare `vitest run` of one trivial test) and the
+ *    work's floor (a plain undici script replaying the same requests).
+ * 2. round trips: the same battery through a TCP delay line (test/support/chaos-proxy.ts) at two
+ *    round-trip times; the slope of the wall time is the number of round trips on its critical
+ *    path.
+ * 3. expiry overlap: the whole battery with a token lifetime T of 5 s, minus T.
+ * 4. list walks: the pagination, nulls and resources suites over 100 000 and 1 000 000 items in
+ *    pages of 100, against a plain undici walk of the same pages at the same concurrency; the
+ *    harness's peak RSS (the whole process, workers included) at both sizes.
+ * 5. adaptive concurrency: a walk of 200 pages at a 40 ms round trip, with the default
+ *    concurrency and with --concurrency 4.
+ * 6. scale: the battery against a generated API of 200 tenant operations, and of 20.
+ * 7. requests: how many a full run sends, and how many go to the token endpoint.
  *
- * 1. battery: the whole battery but expiry; beside it the runner's floor (a bare `vitest run` of
- *    one trivial test) and the work's floor (a plain undici script replaying the same requests).
- * 2. expiry overlap: the whole battery with a token lifetime T of 5 s, minus T.
- * 3. list walk: the pagination suite over 100 000 items in pages of 100, against a plain undici
- *    walk of the same pages at the same concurrency; and the harness's peak RSS.
- * 4. requests: how many a full run sends, and how many of them go to the token endpoint.
- *
- * The figures are printed and written to reports/bench.json.
+ * BENCH_RUNS (default 5) and BENCH_WALK_RUNS (default 3, for the long walks) set the runs;
+ * BENCH_ONLY=2,4 runs some sections. The figures are printed and written to reports/bench.json.
  */
-import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import type { RunReport } from '../src/report/model.js';
-import { readFileSync } from 'node:fs';
+import { startChaosProxy, type ChaosProxy } from '../test/support/chaos-proxy.js';
+import { interleave, markAt, ms, mustExit, peakRssMb, ROOT, BIN, stats, timed, type Stats, type Timed } from './measure.js';
 
-const ROOT = new URL('../../..', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin/carrier-conformance.js');
 const HERE = new URL('.', import.meta.url).pathname;
-const RUNS = Math.max(5, Number(process.env.BENCH_RUNS ?? 5));
-const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls'].flatMap((s) => ['--suite', s]);
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const WALK_RUNS = Math.max(1, Number(process.env.BENCH_WALK_RUNS ?? 3));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7').split(',').map(Number));
+const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
+const WALK_SUITES = ['pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
+/** Round-trip times of the latency figure: 2 × the proxy's one-way delay. */
+const RTTS_MS = [40, 160] as const;
 const EXPIRY_TTL_SECONDS = 5;
-const LIST_ITEMS = 100_000;
-const LIST_PAGE_SIZE = 100;
+const WALK_SIZES = [100_000, 1_000_000] as const;
+const WALK_PAGE_SIZE = 100;
 const WALK_CONCURRENCY = 4;
-/** How many requests the harness has in flight at most: Vitest's maxConcurrency for the checks. */
-const HARNESS_CONCURRENCY = 16;
+/** Requests the work floor's replay has in flight. */
+const REPLAY_CONCURRENCY = 16;
 
-interface Timed {
-  ms: number;
-  code: number | null;
-  stdout: string;
-  stderr: string;
+const work = await mkdtemp(join(tmpdir(), 'carrier-bench-'));
+process.stderr.write(`carrier-conformance benchmark: ${RUNS} runs (${WALK_RUNS} of the long walks), in ${work}, load ${loadavg()[0]?.toFixed(2)}\n`);
+
+interface Target {
+  url: string;
+  server: ReferenceServer;
 }
 
-interface Stats {
-  median: number;
-  min: number;
-  max: number;
-  runs: number[];
-}
-
-function stats(values: number[]): Stats {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  const median = sorted.length % 2 ? (sorted[Math.floor(mid)] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-  return { median: Math.round(median), min: Math.round(sorted[0] ?? 0), max: Math.round(sorted.at(-1) ?? 0), runs: values.map(Math.round) };
-}
-
-function timed(args: string[], env: Record<string, string> = {}): Promise<Timed> {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...env }, cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, code, stdout, stderr }));
-  });
-}
-
-interface Contender {
-  what: string;
-  run: () => Promise<Timed>;
-  check?: (t: Timed) => void;
-}
-
-/**
- * Runs each contender RUNS times, interleaved (a, b, a, b, ...), so that a machine that speeds
- * up or slows down during the benchmark affects all of them alike and their ratios hold.
- */
-async function interleave(...contenders: Contender[]): Promise<Timed[][]> {
-  const results: Timed[][] = contenders.map(() => []);
-  for (let i = 0; i < RUNS; i += 1) {
-    for (const [k, c] of contenders.entries()) {
-      const t = await c.run();
-      c.check?.(t);
-      results[k]?.push(t);
-      process.stderr.write(`  ${c.what} ${i + 1}/${RUNS}: ${Math.round(t.ms)} ms\n`);
-    }
-  }
-  return results;
-}
-
-function mustExit(code: number) {
-  return (t: Timed): void => {
-    if (t.code !== code) throw new Error(`expected exit ${code}, got ${t.code}:\n${t.stdout}\n${t.stderr}`);
-  };
-}
-
-async function server(options: ReferenceOptions): Promise<ReferenceServer> {
-  return startReferenceServer(options);
-}
-
-async function harness(s: ReferenceServer, reportsDir: string, args: string[], expectations: string): Promise<Timed> {
-  return timed([BIN, 'run', '--base-url', s.url, '--client-id', s.clientId, '--paged-path', 'shipments', '--foreign-tenant-id', s.foreignTenantId, '--expectations', expectations, '--reports-dir', reportsDir, ...args], {
-    CARRIER_CLIENT_SECRET: s.clientSecret,
+/** The harness against a reference server (directly, or through a proxy at `url`), with the profile on. */
+function harness(t: Target, reportsDir: string, args: readonly string[]): Promise<Timed> {
+  const { server } = t;
+  return timed([BIN, 'run', '--base-url', t.url, '--client-id', server.clientId, '--foreign-tenant-id', server.foreignTenantId, '--reports-dir', reportsDir, '--reporter', 'json', ...args], {
+    CARRIER_CLIENT_SECRET: server.clientSecret,
     CARRIER_PROFILE: '1',
   });
 }
 
-function peakRssMb(t: Timed): number {
-  return Number(/peak RSS (\d+) MB/.exec(t.stderr)?.[1] ?? NaN);
+function readReport(dir: string): RunReport {
+  return JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as RunReport;
 }
 
-const work = await mkdtemp(join(tmpdir(), 'carrier-bench-'));
-const ms = (s: Stats): string => `${s.median} ms (min ${s.min}, max ${s.max})`;
-process.stderr.write(`carrier-conformance benchmark: ${RUNS} runs of each, in ${work}\n`);
+let runCounter = 0;
+const freshDir = (what: string): string => join(work, `${what}-${(runCounter += 1)}`);
 
-// ── 1. battery ──────────────────────────────────────────────────────────────────────────────
-const s1 = await server({ tokenTtlSeconds: 300, recordRequests: true });
-const expectations = join(work, 'expectations.json');
-await writeFile(expectations, JSON.stringify(s1.expectations));
-const perRun: { served: number; tokenEndpoint: number; sharedToken: number }[] = [];
-const batteryRun = async (): Promise<Timed> => {
-  const before = s1.requestLog().length;
-  const dir = join(work, `battery-${perRun.length}`);
-  const result = await harness(s1, dir, WITHOUT_EXPIRY, expectations);
-  const log = s1.requestLog().slice(before);
-  const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as RunReport;
-  perRun.push({ served: log.length, tokenEndpoint: log.filter((r) => r.endpoint === '/uaa/oauth2/token').length, sharedToken: report.stats?.sharedTokenRequests ?? NaN });
-  return result;
-};
-// One run first, whose requests the work floor replays.
-mustExit(0)(await batteryRun());
-const replayFile = join(work, 'requests.json');
-await writeFile(replayFile, JSON.stringify(s1.requestLog().slice(-(perRun.at(-1)?.served ?? 0))));
-const [battery = [], runnerFloor = [], workFloor = []] = await interleave(
-  { what: 'battery (no expiry)', run: batteryRun, check: mustExit(0) },
-  { what: 'runner floor (vitest run, one trivial test)', run: () => timed([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', join(ROOT, 'benchmarks/floor')]), check: mustExit(0) },
-  { what: 'work floor (undici replay)', run: () => timed([join(HERE, 'replay.js'), replayFile, s1.url, String(HARNESS_CONCURRENCY)]), check: mustExit(0) },
-);
-await s1.close();
+async function expectationsOf(server: ReferenceServer): Promise<string> {
+  const file = join(work, 'expectations.json');
+  await writeFile(file, JSON.stringify(server.expectations));
+  return file;
+}
 
-// ── 2. expiry overlap ───────────────────────────────────────────────────────────────────────
-const s2 = await server({ tokenTtlSeconds: EXPIRY_TTL_SECONDS, recordRequests: true });
-const fullRuns: { served: number; tokenEndpoint: number; sharedToken: number }[] = [];
-const [full = []] = await interleave({ what: `full battery, T = ${EXPIRY_TTL_SECONDS} s`, check: mustExit(0), run: async () => {
-  const before = s2.requestLog().length;
-  const dir = join(work, `full-${fullRuns.length}`);
-  const result = await harness(s2, dir, [], expectations);
-  const log = s2.requestLog().slice(before);
-  const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as RunReport;
-  fullRuns.push({ served: log.length, tokenEndpoint: log.filter((r) => r.endpoint === '/uaa/oauth2/token').length, sharedToken: report.stats?.sharedTokenRequests ?? NaN });
-  return result;
-} });
-await s2.close();
+const server = (options: ReferenceOptions): Promise<ReferenceServer> => startReferenceServer(options);
+const figures: Record<string, unknown> = {};
+const lines: string[] = [];
+const targets: { name: string; target: string; measured: string; met: boolean }[] = [];
 
-// ── 3. list walk ────────────────────────────────────────────────────────────────────────────
-const s3 = await server({ tokenTtlSeconds: 600, shipmentCount: LIST_ITEMS, pageSizeDefault: LIST_PAGE_SIZE, pageSizeMax: LIST_PAGE_SIZE });
-const walkArgs = ['--suite', 'pagination', '--page-size', String(LIST_PAGE_SIZE), '--concurrency', String(WALK_CONCURRENCY)];
-const tokenRes = await request(`${s3.url}/uaa/oauth2/token`, {
-  method: 'POST',
-  headers: { 'accept-version': '1', 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(s3.clientId)}:${new URLSearchParams([['', s3.clientSecret]]).toString().slice(1)}`).toString('base64')}` },
-  body: 'grant_type=client_credentials',
-});
-const token = ((await tokenRes.body.json()) as { access_token: string }).access_token;
-const walkPhases: number[] = [];
-const plainPhases: number[] = [];
-const [harnessWalk = [], plainWalk = []] = await interleave(
-  {
-    what: 'list walk, harness',
+// ── 1. start-up ─────────────────────────────────────────────────────────────────────────────
+if (ONLY.has(1)) {
+  const s = await server({ tokenTtlSeconds: 300, recordRequests: true });
+  const args = [...WITHOUT_EXPIRY, '--openapi', s.openapiFile, '--expectations', await expectationsOf(s)];
+  let requests = 0;
+  const batteryRun = async (): Promise<Timed> => {
+    const before = s.requestLog().length;
+    const t = await harness({ url: s.url, server: s }, freshDir('battery'), args);
+    requests = s.requestLog().length - before;
+    return t;
+  };
+  mustExit(0)(await batteryRun());
+  // The requests of that run, for the work floor to replay.
+  const replayFile = join(work, 'requests.json');
+  await writeFile(replayFile, JSON.stringify(s.requestLog().slice(-requests)));
+  const [battery = [], runnerFloor = [], workFloor = []] = await interleave(
+    RUNS,
+    { what: 'battery (expiry excluded)', run: batteryRun, check: mustExit(0) },
+    { what: 'runner floor (vitest run, one trivial test)', run: () => timed([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', join(ROOT, 'benchmarks/floor')]), check: mustExit(0) },
+    { what: 'work floor (undici replay)', run: () => timed([join(HERE, 'replay.js'), replayFile, s.url, String(REPLAY_CONCURRENCY)]), check: mustExit(0) },
+  );
+  await s.close();
+  const b = stats(battery.map((t) => t.ms));
+  const rf = stats(runnerFloor.map((t) => t.ms));
+  const wf = stats(workFloor.map((t) => t.ms));
+  const phases = ['cli: modules loaded', 'run: target resolved', 'run: preflight done', 'battery: vitest created', 'started', 'ended', 'run: reports written'].map((p) => [p, stats(battery.map((t) => markAt(t, p)))] as const);
+  figures.startUp = { harness: b, runnerFloor: rf, workFloor: wf, overRunnerFloorMs: b.median - rf.median, requests, phases: Object.fromEntries(phases.map(([p, st]) => [p, st.median])) };
+  lines.push(
+    `1. battery, expiry excluded        ${ms(b)}, ${requests} requests`,
+    `   runner floor (vitest, 1 test)   ${ms(rf)}`,
+    `   work floor (undici replay)      ${ms(wf)}`,
+    `   phases (ms since start)         ${phases.map(([p, st]) => `${p.replace(/^\w+: /, '')} ${st.median}`).join(', ')}`,
+  );
+  targets.push({ name: 'start-up: battery within the runner floor + 0.5 s', target: `<= ${rf.median + 500} ms`, measured: `${b.median} ms (+${b.median - rf.median})`, met: b.median <= rf.median + 500 });
+}
+
+// ── 2. round trips ──────────────────────────────────────────────────────────────────────────
+if (ONLY.has(2)) {
+  const s = await server({ tokenTtlSeconds: 300, recordRequests: true });
+  const args = [...WITHOUT_EXPIRY, '--openapi', s.openapiFile, '--expectations', await expectationsOf(s)];
+  const proxies: ChaosProxy[] = [];
+  for (const rtt of RTTS_MS) proxies.push(await startChaosProxy({ upstream: s.url, delayMs: rtt / 2 }));
+  let requests = 0;
+  const results = await interleave(
+    RUNS,
+    ...proxies.map((p, i) => ({
+      what: `battery at ${RTTS_MS[i]} ms round trip`,
+      check: mustExit(0),
+      run: async () => {
+        const before = s.requestCount();
+        const t = await harness({ url: p.url, server: s }, freshDir('latency'), args);
+        requests = s.requestCount() - before;
+        return t;
+      },
+    })),
+  );
+  for (const p of proxies) await p.close();
+  await s.close();
+  const [low, high] = results.map((r) => stats(r.map((t) => t.ms))) as [Stats, Stats];
+  const slope = Math.round(((high.median - low.median) / (RTTS_MS[1] - RTTS_MS[0])) * 10) / 10;
+  const intercept = Math.round(low.median - slope * RTTS_MS[0]);
+  figures.roundTrips = { rttsMs: RTTS_MS, wall: { [RTTS_MS[0]]: low, [RTTS_MS[1]]: high }, slopeRtts: slope, interceptMs: intercept, requests };
+  lines.push(`2. battery through a delay line     ${RTTS_MS[0]} ms RTT: ${ms(low)}; ${RTTS_MS[1]} ms RTT: ${ms(high)}; ${requests} requests`, `                                   = ${intercept} ms + ${slope} × RTT`);
+  targets.push({ name: 'round trips on the critical path (expiry excluded)', target: '<= 8', measured: `${slope}`, met: slope <= 8 });
+}
+
+// ── 3. expiry overlap ───────────────────────────────────────────────────────────────────────
+let fullRun: { served: number; tokenEndpoint: number; sharedToken: number } | undefined;
+if (ONLY.has(3) || ONLY.has(7)) {
+  const s = await server({ tokenTtlSeconds: EXPIRY_TTL_SECONDS, recordRequests: true });
+  const args = ['--openapi', s.openapiFile, '--expectations', await expectationsOf(s)];
+  const [full = []] = await interleave(ONLY.has(3) ? RUNS : 1, {
+    what: `full battery, T = ${EXPIRY_TTL_SECONDS} s`,
     check: mustExit(0),
     run: async () => {
-      const t = await harness(s3, join(work, 'walk'), walkArgs, expectations);
-      // The walk phase: PAGE-WALK waits for the whole walk, which starts with the suite.
-      const report = JSON.parse(readFileSync(join(work, 'walk', 'report.json'), 'utf8')) as RunReport;
-      walkPhases.push(report.checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
+      const before = s.requestLog().length;
+      const dir = freshDir('full');
+      const t = await harness({ url: s.url, server: s }, dir, args);
+      const log = s.requestLog().slice(before);
+      fullRun = { served: log.length, tokenEndpoint: log.filter((r) => r.endpoint === '/uaa/oauth2/token').length, sharedToken: readReport(dir).stats?.sharedTokenRequests ?? NaN };
       return t;
     },
-  },
-  {
-    what: 'list walk, plain undici',
-    run: () => timed([join(HERE, 'plain-walk.js'), `${s3.url}/tenants/${s3.tenantId}/shipments`, token, String(LIST_PAGE_SIZE), String(WALK_CONCURRENCY)]),
-    check: (t) => {
-      const [items, elapsed] = t.stdout.trim().split(' ');
-      if (items !== String(LIST_ITEMS)) throw new Error(`the plain walk saw ${items} items`);
-      plainPhases.push(Number(elapsed));
+  });
+  await s.close();
+  if (ONLY.has(3)) {
+    const overlap = stats(full.map((t) => t.ms - EXPIRY_TTL_SECONDS * 1000));
+    figures.expiryOverlap = { tokenLifetimeSeconds: EXPIRY_TTL_SECONDS, beyondT: overlap };
+    lines.push(`3. expiry overlap (T = ${EXPIRY_TTL_SECONDS} s)        ${ms(overlap)} beyond T`);
+    targets.push({ name: 'expiry overlap at most 1.5 s beyond T', target: '<= 1500 ms', measured: `${overlap.median} ms`, met: overlap.median <= 1500 });
+  }
+}
+
+// ── 4. list walks ───────────────────────────────────────────────────────────────────────────
+async function bearerFor(s: ReferenceServer): Promise<string> {
+  const form = (v: string): string => new URLSearchParams([['', v]]).toString().slice(1);
+  const res = await request(`${s.url}/uaa/oauth2/token`, {
+    method: 'POST',
+    headers: { 'accept-version': '1', 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${form(s.clientId)}:${form(s.clientSecret)}`).toString('base64')}` },
+    body: 'grant_type=client_credentials',
+  });
+  return ((await res.body.json()) as { access_token: string }).access_token;
+}
+
+if (ONLY.has(4)) {
+  const walkFigures: Record<string, unknown> = {};
+  const peaks: number[] = [];
+  for (const items of WALK_SIZES) {
+    const s = await server({ tokenTtlSeconds: 600, shipmentCount: items, pageSizeDefault: WALK_PAGE_SIZE, pageSizeMax: WALK_PAGE_SIZE });
+    const args = [...WALK_SUITES, '--openapi', s.openapiFile, '--expectations', await expectationsOf(s), '--page-size', String(WALK_PAGE_SIZE), '--concurrency', String(WALK_CONCURRENCY)];
+    const token = await bearerFor(s);
+    const harnessPhase: number[] = [];
+    const plainPhase: number[] = [];
+    const runs = items > 100_000 ? WALK_RUNS : RUNS;
+    const [harnessWalk = [], plainWalk = []] = await interleave(
+      runs,
+      {
+        what: `walk of ${items} items, harness`,
+        check: mustExit(0),
+        show: (t) => `${Math.round(t.ms)} ms, peak RSS ${peakRssMb(t)} MB`,
+        run: async () => {
+          const dir = freshDir('walk');
+          const t = await harness({ url: s.url, server: s }, dir, args);
+          // PAGE-WALK waits for the whole walk, which starts with the battery.
+          harnessPhase.push(readReport(dir).checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
+          return t;
+        },
+      },
+      {
+        what: `walk of ${items} items, plain undici`,
+        run: () => timed([join(HERE, 'plain-walk.js'), `${s.url}/tenants/${s.tenantId}/shipments`, token, String(WALK_PAGE_SIZE), String(WALK_CONCURRENCY)]),
+        check: (t) => {
+          const [seen, elapsed] = t.stdout.trim().split(' ');
+          if (seen !== String(items)) throw new Error(`the plain walk saw ${seen} items`);
+          plainPhase.push(Number(elapsed));
+        },
+      },
+    );
+    await s.close();
+    const hw = stats(harnessWalk.map((t) => t.ms));
+    const pw = stats(plainWalk.map((t) => t.ms));
+    const hp = stats(harnessPhase);
+    const pp = stats(plainPhase);
+    const rss = stats(harnessWalk.map(peakRssMb));
+    const ratio = Math.round((hp.median / pp.median) * 100) / 100;
+    peaks.push(rss.median);
+    walkFigures[items] = { pageSize: WALK_PAGE_SIZE, concurrency: WALK_CONCURRENCY, processes: { harness: hw, plain: pw }, walks: { harness: hp, plain: pp, ratio }, peakRssMb: rss };
+    lines.push(
+      `4. walk of ${items} items by ${WALK_PAGE_SIZE}`.padEnd(35) + ` walks: harness ${ms(hp)}, plain ${ms(pp)}, ratio ${ratio}`,
+      `${''.padEnd(35)} processes: harness ${ms(hw)}, plain ${ms(pw)}; harness peak RSS ${rss.median} MB (${rss.min}–${rss.max})`,
+    );
+    targets.push({ name: `walk of ${items} items at most 1.3 x a plain undici walk`, target: '<= 1.3', measured: `${ratio}`, met: ratio <= 1.3 });
+    if (items === 1_000_000) targets.push({ name: 'walk of 1 000 000 items: peak RSS under 200 MB', target: '< 200 MB', measured: `${rss.max} MB (max)`, met: rss.max < 200 });
+  }
+  const [small = NaN, large = NaN] = peaks;
+  const growth = Math.round((large / small - 1) * 1000) / 10;
+  walkFigures.rssGrowthPercent = growth;
+  figures.listWalks = walkFigures;
+  targets.push({ name: 'walk peak RSS the same at 100 000 and 1 000 000 items', target: '<= +10 %', measured: `${growth >= 0 ? '+' : ''}${growth} %`, met: growth <= 10 });
+}
+
+// ── 5. adaptive concurrency ─────────────────────────────────────────────────────────────────
+if (ONLY.has(5)) {
+  const s = await server({ tokenTtlSeconds: 600, shipmentCount: 2000 });
+  const proxy = await startChaosProxy({ upstream: s.url, delayMs: 20 });
+  const base = ['--suite', 'pagination', '--paged-path', 'shipments'];
+  const concurrencyOf = (dir: string): string => readReport(dir).checks.flatMap((c) => c.notes).find((n) => /concurrency/.test(n)) ?? '(not reported)';
+  const reached: string[] = [];
+  const [adaptive = [], fixed = []] = await interleave(
+    RUNS,
+    {
+      what: 'walk of 200 pages at 40 ms RTT, default concurrency',
+      check: mustExit(0),
+      run: async () => {
+        const dir = freshDir('adaptive');
+        const t = await harness({ url: proxy.url, server: s }, dir, base);
+        reached.push(concurrencyOf(dir));
+        return t;
+      },
     },
-  },
-);
-await s3.close();
+    { what: 'walk of 200 pages at 40 ms RTT, --concurrency 4', check: mustExit(0), run: () => harness({ url: proxy.url, server: s }, freshDir('fixed'), [...base, '--concurrency', '4']) },
+  );
+  await proxy.close();
+  await s.close();
+  const a = stats(adaptive.map((t) => t.ms));
+  const f = stats(fixed.map((t) => t.ms));
+  figures.adaptive = { pages: 200, rttMs: 40, default: a, concurrency4: f, reached: reached.at(-1) };
+  lines.push(`5. walk of 200 pages at 40 ms RTT   default: ${ms(a)}; --concurrency 4: ${ms(f)}`, `                                   ${reached.at(-1) ?? ''}`);
+}
 
-// ── the figures ─────────────────────────────────────────────────────────────────────────────
-const b = stats(battery.map((t) => t.ms));
-const rf = stats(runnerFloor.map((t) => t.ms));
-const wf = stats(workFloor.map((t) => t.ms));
-const overlap = stats(full.map((t) => t.ms - EXPIRY_TTL_SECONDS * 1000));
-const hw = stats(harnessWalk.map((t) => t.ms));
-const pw = stats(plainWalk.map((t) => t.ms));
-const rss = stats(harnessWalk.map(peakRssMb));
-const ratio = Math.round((hw.median / pw.median) * 100) / 100;
-const hPhase = stats(walkPhases);
-const pPhase = stats(plainPhases);
-const phaseRatio = Math.round((hPhase.median / pPhase.median) * 100) / 100;
-const last = fullRuns.at(-1) ?? { served: NaN, tokenEndpoint: NaN, sharedToken: NaN };
-const targets = [
-  { name: 'battery within the runner floor + 0.5 s', target: `<= ${rf.median + 500} ms`, measured: `${b.median} ms`, met: b.median <= rf.median + 500 },
-  { name: 'expiry overlap at most 1.5 s beyond T', target: '<= 1500 ms', measured: `${overlap.median} ms`, met: overlap.median <= 1500 },
-  { name: 'list walk at most 1.2 x the plain walk (whole processes)', target: '<= 1.2', measured: `${ratio}`, met: ratio <= 1.2 },
-  { name: 'list walk at most 1.2 x the plain walk (the walks alone)', target: '<= 1.2', measured: `${phaseRatio}`, met: phaseRatio <= 1.2 },
-  { name: 'list walk peak RSS under 200 MB', target: '< 200 MB', measured: `${rss.max} MB`, met: rss.max < 200 },
-  { name: 'token requests: the token checks\' own + at most 2', target: 'shared-token requests <= 2', measured: `${last.sharedToken}`, met: last.sharedToken <= 2 },
-];
-const figures = {
-  date: new Date().toISOString(),
-  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
-  runs: RUNS,
-  battery: { harness: b, runnerFloor: rf, workFloor: wf, overRunnerFloorMs: b.median - rf.median, requestsPerRun: perRun.at(-1)?.served ?? NaN },
-  expiryOverlap: { tokenLifetimeSeconds: EXPIRY_TTL_SECONDS, beyondT: overlap, wall: stats(full.map((t) => t.ms)) },
-  listWalk: { items: LIST_ITEMS, pageSize: LIST_PAGE_SIZE, concurrency: WALK_CONCURRENCY, harness: hw, plain: pw, ratio, walkPhase: { harness: hPhase, plain: pPhase, ratio: phaseRatio }, peakRssMb: rss },
-  requests: { fullRun: last.served, tokenEndpoint: last.tokenEndpoint, sharedToken: last.sharedToken, tokenChecksOwn: last.tokenEndpoint - last.sharedToken, withoutExpiry: perRun.at(-1) },
-  targets,
-};
+// ── 6. scale ────────────────────────────────────────────────────────────────────────────────
+if (ONLY.has(6)) {
+  const s = await server({ tokenTtlSeconds: 600, generatedCollections: 100 });
+  const docs = await Promise.all(
+    [100, 10].map(async (n) => {
+      const file = join(work, `generated-${n}.json`);
+      await writeFile(file, JSON.stringify(generatedOpenApi(n)));
+      return file;
+    }),
+  );
+  const counts: number[] = [];
+  const [big = [], small = []] = await interleave(
+    RUNS,
+    ...docs.map((doc, i) => ({
+      what: `battery against ${i === 0 ? 200 : 20} tenant operations`,
+      check: mustExit(0),
+      show: (t: Timed) => `${Math.round(t.ms)} ms, peak RSS ${peakRssMb(t)} MB`,
+      run: async () => {
+        const before = s.requestCount();
+        const t = await harness({ url: s.url, server: s }, freshDir('scale'), [...WITHOUT_EXPIRY, '--openapi', doc]);
+        counts[i] = s.requestCount() - before;
+        return t;
+      },
+    })),
+  );
+  await s.close();
+  const [bw, sw] = [stats(big.map((t) => t.ms)), stats(small.map((t) => t.ms))];
+  const [br, sr] = [stats(big.map(peakRssMb)), stats(small.map(peakRssMb))];
+  figures.scale = { operations200: { wall: bw, peakRssMb: br, requests: counts[0] }, operations20: { wall: sw, peakRssMb: sr, requests: counts[1] } };
+  lines.push(`6. 200 tenant operations            ${ms(bw)}, ${counts[0]} requests, peak RSS ${br.median} MB`, `   20 tenant operations             ${ms(sw)}, ${counts[1]} requests, peak RSS ${sr.median} MB`);
+}
+
+// ── 7. requests ─────────────────────────────────────────────────────────────────────────────
+if (ONLY.has(7) && fullRun) {
+  figures.requests = { fullRun: fullRun.served, tokenEndpoint: fullRun.tokenEndpoint, sharedToken: fullRun.sharedToken, tokenChecksOwn: fullRun.tokenEndpoint - fullRun.sharedToken };
+  lines.push(`7. requests of a full run           ${fullRun.served}, of which ${fullRun.tokenEndpoint} to the token endpoint: ${fullRun.tokenEndpoint - fullRun.sharedToken} by the token checks, ${fullRun.sharedToken} for the shared token`);
+  targets.push({ name: "token requests: the token checks' own + at most 2", target: 'shared-token requests <= 2', measured: `${fullRun.sharedToken}`, met: fullRun.sharedToken <= 2 });
+}
+
+const date = new Date().toISOString();
+const machine = { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}`, loadAfter: loadavg()[0] };
 await mkdir(join(ROOT, 'reports'), { recursive: true });
-await writeFile(join(ROOT, 'reports/bench.json'), `${JSON.stringify(figures, null, 2)}\n`);
-
-const lines = [
-  '',
-  `carrier-conformance benchmark, ${figures.date}, ${figures.machine.cpus} x ${figures.machine.model}, Node ${figures.machine.node}; median of ${RUNS} (min, max)`,
-  '',
-  `1. battery (expiry excluded)       ${ms(b)}`,
-  `   runner floor (vitest, 1 test)   ${ms(rf)}`,
-  `   work floor (undici replay)      ${ms(wf)}   ${figures.battery.requestsPerRun} requests`,
-  `2. expiry overlap (T = ${EXPIRY_TTL_SECONDS} s)        ${ms(overlap)} beyond T`,
-  `3. list walk, ${LIST_ITEMS} items by ${LIST_PAGE_SIZE}    processes: harness ${ms(hw)}, plain ${ms(pw)}, ratio ${ratio}`,
-  `                                   walks alone: harness ${ms(hPhase)}, plain ${ms(pPhase)}, ratio ${phaseRatio}; harness peak RSS ${rss.median} MB (max ${rss.max})`,
-  `4. requests of a full run          ${last.served}, of which ${last.tokenEndpoint} to the token endpoint: ${last.tokenEndpoint - last.sharedToken} by the token checks, ${last.sharedToken} for the shared token`,
-  '',
-  ...targets.map((t) => `${t.met ? 'met    ' : 'MISSED '} ${t.name}: ${t.measured} (target ${t.target})`),
-  '',
-  'Written to reports/bench.json',
-  '',
-];
-process.stdout.write(lines.join('\n'));
+await writeFile(join(ROOT, 'reports/bench.json'), `${JSON.stringify({ date, machine, runs: RUNS, walkRuns: WALK_RUNS, ...figures, targets }, null, 2)}\n`);
+process.stdout.write(
+  [
+    '',
+    `carrier-conformance benchmark, ${date}, ${machine.cpus} x ${machine.model}, Node ${machine.node}; median of ${RUNS} (min–max), load ${machine.loadAfter?.toFixed(2)}`,
+    '',
+    ...lines,
+    '',
+    ...targets.map((t) => `${t.met ? 'met    ' : 'MISSED '} ${t.name}: ${t.measured} (target ${t.target})`),
+    '',
+    'Written to reports/bench.json',
+    '',
+  ].join('\n'),
+);
