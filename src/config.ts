@@ -109,7 +109,7 @@ export const runOptionsSchema = z
     maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
     pageSize: positiveInt('items per page').optional(),
     maxPages: positiveInt('pages a walk requests').min(2, { error: 'must be at least 2 (the first and the last page)' }).optional(),
-    concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).default(4),
+    concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).optional(),
     reportsDir: z.string().min(1, { error: 'must not be empty' }).default('reports'),
     reporter: list(z.enum(REPORTERS, { error: (issue) => `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')}` })),
     strict: yesNo.default(false),

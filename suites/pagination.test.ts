@@ -1,22 +1,37 @@
 /**
  * pagination: paged lists (spec §Pagination, §Limits): the page/size parameters, the
  * Total-Pages, Page-Size, Page-Number, Total-Elements headers and Web Links (RFC 8288).
- * Every check runs on every list endpoint, over one shared walk of each (src/battery/paging.ts).
+ * Every check runs on every list endpoint, over one shared walk of each (src/battery/walk.ts):
+ * what a check judges page by page is its page judge (`pageJudge`), fed every page in page
+ * order as the walk reads it; the check reports what its judge found, and sends its own probes
+ * as soon as the walk's head (page 1) is known.
  */
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
+import { DigestSet } from '../src/battery/digest-set.js';
+import { listEndpoints, onEach } from '../src/battery/endpoints.js';
 import { expectNoServerError } from '../src/battery/expect.js';
 import { extractItems, keyLabel } from '../src/battery/list-items.js';
-import { listEndpoints, onEach } from '../src/battery/endpoints.js';
-import { expectedTotalPages, followLink, getWalk, listUrl, readPagingHeaders, type Walk, type WalkPage } from '../src/battery/paging.js';
+import { expectedTotalPages, listUrl, readPagingHeaders, type WalkPage } from '../src/battery/paging.js';
+import { getWalk, getWalkHead, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
 import { getUrl } from '../src/api/requests.js';
+import type { HttpResponse } from '../src/http/client.js';
 import { linksWithRel } from '../src/http/link.js';
 
+interface ListCheck {
+  /** The check needs the whole list: a walk that cannot cover it is an error of the check. */
+  wholeList?: boolean;
+  /** Its own requests, sent once the head is known and judged after the pages (in parallel with the walk). */
+  probe?: (e: CheckContext, head: WalkHead) => Promise<(e: CheckContext) => void>;
+  /** The check has a page judge: its findings are reported. */
+  judged?: boolean;
+}
+
 /**
- * Runs `body` on the walk of every list endpoint, each through its own context (`CheckContext.at`),
- * so the report gives every list its own outcome; skips when there is no list.
+ * Applies the check to every list endpoint, each through its own context (`CheckContext.at`), so
+ * the report gives every list its own outcome; skips when there is no list.
  */
-async function onEveryList(c: CheckContext, body: (e: CheckContext, walk: Walk) => Promise<void> | void, needsWholeList = true): Promise<void> {
+async function onEveryList(c: CheckContext, how: ListCheck): Promise<void> {
   const lists = listEndpoints(c);
   if (lists.length === 0) c.skip('no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)');
   const { tenantId, tenantProblem } = c.settings;
@@ -24,269 +39,342 @@ async function onEveryList(c: CheckContext, body: (e: CheckContext, walk: Walk) 
   await onEach(c, lists, async (e, endpoint) => {
     const path = await endpoint.path(e);
     if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
-    const walk = await getWalk(e, endpoint);
-    const first = walk.pages[0];
-    if (first && (first.res.status < 200 || first.res.status > 299)) return e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
-    if (needsWholeList && walk.problems.length > 0) return e.error(`cannot walk ${walk.path}: ${walk.problems.join('; ')}`, first?.res);
-    if (walk.sample) e.note(`judged on a sample of ${walk.sample.pages} of ${walk.sample.of} pages (--max-pages): the first, the last and some between`);
-    await body(e, walk);
+    const head = await getWalkHead(e, endpoint);
+    const first = head.first;
+    if (first.res.status < 200 || first.res.status > 299) return e.error(`cannot check ${head.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+    if (how.wholeList !== false && head.problems.length > 0) return e.error(`cannot walk ${head.path}: ${head.problems.join('; ')}`, first.res);
+    if (head.sample) e.note(`judged on a sample of ${head.sample.pages} of ${head.sample.of} pages (--max-pages): the first, the last and some between`);
+    const probed = how.probe?.(e, head);
+    // Awaited below, after the walk: a failed probe must not count as unhandled meanwhile.
+    probed?.catch(() => undefined);
+    if (how.judged !== false) {
+      const walk = await getWalk(e, endpoint);
+      walk.findings(e.check.id).report(e);
+      if (e.check.id === 'PAGE-WALK') e.note(walkPace(walk));
+    }
+    (await probed)?.(e);
   });
 }
 
-function label(walk: Walk, page: WalkPage): string {
+/** How the walk paced itself, for people tuning --concurrency (the endpoint's label precedes it). */
+function walkPace(walk: Awaited<ReturnType<typeof getWalk>>): string {
+  const { start, peak, ceiling, backoffs, throttled } = walk.pace;
+  const adapted = backoffs > 0 ? `, backed off ${backoffs} time${backoffs === 1 ? '' : 's'}${throttled > 0 ? ` (${throttled} answers 429/503)` : ''}` : '';
+  return `${walk.pagesRead} pages, ${walk.itemsRead} items read at concurrency ${start}${peak > start ? ` to ${peak}` : ''} (at most ${ceiling}${adapted})`;
+}
+
+function label(head: WalkHead, page: Pick<WalkPage, 'url'>): string {
   const query = new URL(page.url).search;
-  return `GET ${walk.path}${query}`;
+  return `GET ${head.path}${query}`;
 }
 
 /** The single target of `rel` on a page; several different ones are a failure. */
-function singleLink(c: CheckContext, walk: Walk, page: WalkPage, rel: string): string | undefined {
+function singleLink(out: WalkFindings, head: WalkHead, page: WalkPage, rel: string): string | undefined {
   const targets = [...new Set(linksWithRel(page.links, rel).map((l) => l.target))];
-  if (targets.length > 1) c.fail(`${label(walk, page)}: ${targets.length} different rel="${rel}" links (${targets.join(', ')})`, page.res);
+  if (targets.length > 1) out.fail(`${label(head, page)}: ${targets.length} different rel="${rel}" links (${targets.join(', ')})`, page.res);
   return targets[0];
 }
 
-/** The link target answers page `expected` of the same size, or a failure is recorded. */
-async function expectLinkTo(c: CheckContext, walk: Walk, page: WalkPage, rel: string, target: string, expected: number): Promise<void> {
-  const landed = await followLink(c, walk, target);
-  const what = `${label(walk, page)}: rel="${rel}" ${target}`;
-  if (landed.res.status < 200 || landed.res.status > 299) return c.fail(`${what} answers ${landed.res.status}, expected page ${expected}`, landed.res);
-  if (landed.number !== expected) return c.fail(`${what} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, landed.res);
-  const size = landed.paging.values['Page-Size'];
-  const pageSize = page.paging.values['Page-Size'];
-  if (size !== undefined && pageSize !== undefined && size !== pageSize) c.fail(`${what} leads to page ${expected} with Page-Size ${size}, not this page's ${pageSize}`, landed.res);
+/** A chain of page numbers as a reader can take it in, however long. */
+function chain(pages: readonly number[]): string {
+  return pages.length <= 12 ? pages.join(' → ') : `${pages.slice(0, 5).join(' → ')} → … → ${pages.slice(-5).join(' → ')} (${pages.length} pages)`;
 }
 
+/**
+ * The link target answers page `expected` of the same size, or a failure is recorded, citing the
+ * page it landed on (or, for a page judged long ago, the page with the link).
+ */
+function expectLinkTo(out: WalkFindings, view: WalkView, page: WalkPage, rel: string, target: string, expected: number): void | Promise<void> {
+  const what = `${label(view.head, page)}: rel="${rel}" ${target}`;
+  const pageSize = page.paging.values['Page-Size'];
+  const judge = (landed: Landing): void => {
+    const evidence = landed.evidence ?? page.res;
+    if (landed.status < 200 || landed.status > 299) return out.fail(`${what} answers ${landed.status}, expected page ${expected}`, evidence);
+    if (landed.number !== expected) return out.fail(`${what} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, evidence);
+    if (landed.pageSize !== undefined && pageSize !== undefined && landed.pageSize !== pageSize) out.fail(`${what} leads to page ${expected} with Page-Size ${landed.pageSize}, not this page's ${pageSize}`, evidence);
+  };
+  const landed = view.land(target);
+  return landed instanceof Promise ? landed.then(judge) : judge(landed);
+}
+
+/** Runs the judgements of one page that wait for a link target, together. */
+function allOf(results: (void | Promise<void>)[]): void | Promise<void> {
+  const waiting = results.filter((r): r is Promise<void> => r instanceof Promise);
+  return waiting.length > 0 ? Promise.all(waiting).then(() => undefined) : undefined;
+}
+
+const inRange = (res: HttpResponse): boolean => res.status >= 200 && res.status <= 299;
+
+// ── page judges: what each check sees of every page ────────────────────────────────────────
+
+pageJudge({
+  check: 'PAGE-HEADERS',
+  start(head, out) {
+    for (const problem of head.unparameterised.paging.problems) out.fail(`${label(head, head.unparameterised)}: ${problem}`, head.unparameterised.res);
+  },
+  page(_s, page, view, out) {
+    for (const problem of page.paging.problems) out.fail(`${label(view.head, page)}: ${problem}`, page.res);
+  },
+});
+
+pageJudge({
+  check: 'PAGE-ECHO',
+  start: () => undefined,
+  // Every page of the walk echoes its page number and requested size (or states a cap).
+  page(_s, page, { head }, out) {
+    const { values } = page.paging;
+    if (values['Page-Number'] !== undefined && values['Page-Number'] !== page.number) out.fail(`${label(head, page)}: expected Page-Number ${page.number}, got ${values['Page-Number']}`, page.res);
+    if (values['Page-Size'] !== undefined && values['Page-Size'] > head.size) out.fail(`${label(head, page)}: expected Page-Size ${head.size} (or a cap below it), got ${values['Page-Size']}`, page.res);
+  },
+});
+
+pageJudge({
+  check: 'PAGE-TOTALS',
+  start: () => ({ judged: 0 }),
+  page(state, page, { head }, out) {
+    const { values } = page.paging;
+    const total = values['Total-Elements'];
+    const pages = values['Total-Pages'];
+    const size = values['Page-Size'];
+    if (total === undefined || pages === undefined || size === undefined) return; // PAGE-HEADERS reports it
+    state.judged += 1;
+    const expected = expectedTotalPages(total, size);
+    if (!expected.includes(pages)) out.fail(`${label(head, page)}: Total-Pages is ${pages}, expected ${expected.join(' or ')} = ceil(Total-Elements ${total} / Page-Size ${size})`, page.res);
+    const firstTotal = head.first.paging.values['Total-Elements'];
+    if (page.number !== 1 && firstTotal !== undefined && firstTotal !== total) out.fail(`${label(head, page)}: Total-Elements is ${total}, but page 1 said ${firstTotal}`, page.res);
+  },
+  end(state, { head }, out) {
+    if (state.judged === 0) out.error(`cannot check the totals of ${head.path}: no page carries Total-Elements, Total-Pages and Page-Size as integers (see PAGE-HEADERS)`, head.first.res);
+  },
+});
+
+/** Items held at most before the table is sized up: a hostile Total-Elements must not allocate gigabytes. */
+const PRESIZE_LIMIT = 4_000_000;
+
+pageJudge({
+  check: 'PAGE-WALK',
+  // Item keys as 64-bit digests, with the page each was first seen on.
+  start: (head) => ({ seen: new DigestSet(Math.min(head.totalElements ?? 0, head.numbers.length * head.size, PRESIZE_LIMIT)), count: 0, lastRes: head.first.res }),
+  page(state, page, { head, lastNumber }, out) {
+    state.lastRes = page.res;
+    if (!page.items) return out.fail(`${label(head, page)}: ${page.itemsProblem ?? 'no items'}`, page.res);
+    const { keys } = page.items;
+    state.count += keys.length;
+    for (const key of keys) {
+      const where = state.seen.addIfAbsent(key, page.number);
+      if (where !== undefined) out.fail(`${label(head, page)}: item ${keyLabel(key)} was already on page ${where}`, page.res);
+    }
+    const size = page.paging.values['Page-Size'] ?? head.size;
+    const total = head.totalElements;
+    const isLast = page.number === lastNumber;
+    if (!isLast && keys.length !== size) out.fail(`${label(head, page)}: a page before the last must be full: expected ${size} items, got ${keys.length}`, page.res);
+    if (isLast && total !== undefined && total > 0) {
+      const expected = total - size * (lastNumber - 1);
+      if (keys.length !== expected) out.fail(`${label(head, page)}: the last page should hold the remaining ${expected} of ${total} items, got ${keys.length}`, page.res);
+    }
+  },
+  end(state, { head, lastNumber }, out) {
+    // A sample cannot be counted against Total-Elements; the pages it holds were checked above.
+    const total = head.totalElements;
+    if (!head.sample && total !== undefined && state.count !== total) out.fail(`walking all ${lastNumber} pages of ${head.path} yields ${state.count} items, but Total-Elements is ${total}`, state.lastRes);
+  },
+});
+
+pageJudge({
+  check: 'LINK-SYNTAX',
+  start(head, out) {
+    for (const error of head.unparameterised.links.errors) out.fail(`${label(head, head.unparameterised)}: Link: ${error}`, head.unparameterised.res);
+  },
+  page(_s, page, { head }, out) {
+    for (const error of page.links.errors) out.fail(`${label(head, page)}: Link: ${error}`, page.res);
+  },
+});
+
+pageJudge({
+  check: 'LINK-NEXT',
+  start: () => undefined,
+  page(_s, page, view, out) {
+    const next = singleLink(out, view.head, page, 'next');
+    if (page.number < view.lastNumber) {
+      if (next === undefined) return out.fail(`${label(view.head, page)}: page ${page.number} of ${view.lastNumber} has no rel="next" link`, page.res);
+      return expectLinkTo(out, view, page, 'next', next, page.number + 1);
+    }
+    if (next !== undefined) out.fail(`${label(view.head, page)}: the last page has a rel="next" link (${next})`, page.res);
+  },
+});
+
+pageJudge({
+  check: 'LINK-PREV',
+  start: () => undefined,
+  page(_s, page, view, out) {
+    const prev = singleLink(out, view.head, page, 'prev') ?? singleLink(out, view.head, page, 'previous');
+    if (prev === undefined) return;
+    if (page.number === 1) return out.fail(`${label(view.head, page)}: page 1 has a rel="prev" link (${prev})`, page.res);
+    return expectLinkTo(out, view, page, 'prev', prev, page.number - 1);
+  },
+});
+
+pageJudge({
+  check: 'LINK-FIRST-LAST',
+  start: () => undefined,
+  page(_s, page, view, out) {
+    const lastPage = Math.max(view.head.totalPages ?? 1, 1);
+    const first = singleLink(out, view.head, page, 'first');
+    const last = singleLink(out, view.head, page, 'last');
+    return allOf([first === undefined ? undefined : expectLinkTo(out, view, page, 'first', first, 1), last === undefined ? undefined : expectLinkTo(out, view, page, 'last', last, lastPage)]);
+  },
+});
+
+pageJudge({
+  check: 'LINK-FOLLOW',
+  start: () => undefined,
+  // From page 1 along rel="next": every page once, in order, and nothing after the last.
+  async end(_s, view, out) {
+    const { head } = view;
+    const lastPage = view.lastNumber;
+    // Every page, and one more to catch a chain that runs on; with a --max-pages sample, as
+    // many pages as the sample holds (the rest of the chain is not followed).
+    const expectedPages = head.sample ? Math.min(head.sample.pages, lastPage) : head.numbers.length;
+    const limit = head.sample ? expectedPages : expectedPages + 1;
+    let page: Landing = await view.land(1);
+    const visited: number[] = [];
+    const seen = new Set<number>();
+    let items = 0;
+    for (;;) {
+      if (seen.has(page.number)) return out.fail(`following rel="next" from page 1 of ${head.path} comes back to page ${page.number} after ${chain(visited)}`, page.evidence);
+      visited.push(page.number);
+      seen.add(page.number);
+      items += page.items ?? 0;
+      if (page.next === undefined || visited.length >= limit) break;
+      page = await view.land(page.next);
+      if (page.status < 200 || page.status > 299) return out.fail(`following rel="next" from page ${visited.at(-1)} of ${head.path} leads to a ${page.status}`, page.evidence);
+    }
+    const inOrder = visited.length === expectedPages && visited.every((n, i) => n === i + 1);
+    if (!inOrder) out.fail(`following rel="next" from page 1 of ${head.path} visits pages ${chain(visited)}, expected 1 → … → ${expectedPages}`, page.evidence);
+    else if (!head.sample && head.totalElements !== undefined && items !== head.totalElements) out.fail(`following rel="next" through ${head.path} yields ${items} items, but Total-Elements is ${head.totalElements}`, page.evidence);
+  },
+});
+
 suite('pagination', () => {
-  check('PAGE-HEADERS', (c) =>
-    onEveryList(
-      c,
-      (e, walk) => {
-        for (const page of [walk.unparameterised, ...walk.pages]) for (const problem of page.paging.problems) e.fail(`${label(walk, page)}: ${problem}`, page.res);
-      },
-      false,
-    ),
-  );
+  check('PAGE-HEADERS', (c) => onEveryList(c, { wholeList: false }));
 
   check('PAGE-DEFAULT', (c) =>
-    onEveryList(
-      c,
-      (e, walk) => {
-        const page = walk.unparameterised;
-        const number = page.paging.values['Page-Number'];
-        if (number !== undefined && number !== 1) e.fail(`GET ${walk.path} without page: expected Page-Number 1, got ${number}`, page.res);
-        const first = walk.pages[0];
-        // The items can be compared only when both requests use the same page size.
-        const comparable = first?.items && page.items && page.paging.values['Page-Size'] === first.paging.values['Page-Size'];
-        if (comparable && first.items && page.items) {
-          const [a, b] = [page.items.keys, first.items.keys];
-          if (a.join('\n') !== b.join('\n')) e.fail(`GET ${walk.path} without page returns other items than page=1 (first: ${a[0] === undefined ? 'none' : keyLabel(a[0])} vs ${b[0] === undefined ? 'none' : keyLabel(b[0])})`, page.res);
-        } else if (number === undefined) {
-          e.error(`cannot tell which page GET ${walk.path} without page returns: no Page-Number, and its items cannot be compared with page=1's (see PAGE-HEADERS)`, page.res);
-        }
-      },
-      false,
-    ),
+    onEveryList(c, {
+      wholeList: false,
+      judged: false,
+      probe: (_e, head) =>
+        Promise.resolve((e) => {
+          const page = head.unparameterised;
+          const number = page.paging.values['Page-Number'];
+          if (number !== undefined && number !== 1) e.fail(`GET ${head.path} without page: expected Page-Number 1, got ${number}`, page.res);
+          const first = head.first;
+          // The items can be compared only when both requests use the same page size.
+          const comparable = first.items && page.items && page.paging.values['Page-Size'] === first.paging.values['Page-Size'];
+          if (comparable && first.items && page.items) {
+            const [a, b] = [page.items.keys, first.items.keys];
+            if (a.join('\n') !== b.join('\n')) e.fail(`GET ${head.path} without page returns other items than page=1 (first: ${a[0] === undefined ? 'none' : keyLabel(a[0])} vs ${b[0] === undefined ? 'none' : keyLabel(b[0])})`, page.res);
+          } else if (number === undefined) {
+            e.error(`cannot tell which page GET ${head.path} without page returns: no Page-Number, and its items cannot be compared with page=1's (see PAGE-HEADERS)`, page.res);
+          }
+        }),
+    }),
   );
 
   check('PAGE-ECHO', (c) =>
-    onEveryList(c, async (e, walk) => {
-      // Every page of the walk echoes its page number and requested size (or states a cap).
-      for (const page of walk.pages) {
-        const { values } = page.paging;
-        if (values['Page-Number'] !== undefined && values['Page-Number'] !== page.number) e.fail(`${label(walk, page)}: expected Page-Number ${page.number}, got ${values['Page-Number']}`, page.res);
-        if (values['Page-Size'] !== undefined && values['Page-Size'] > walk.size) e.fail(`${label(walk, page)}: expected Page-Size ${walk.size} (or a cap below it), got ${values['Page-Size']}`, page.res);
-      }
-      // A smaller size than the walk's, on page 2 when there is one.
-      const size = walk.size > 1 ? Math.floor(walk.size / 2) : 1;
-      const pageNumber = (walk.totalPages ?? 0) >= 2 ? 2 : 1;
-      const res = await getUrl(e.send, listUrl(e, walk, { page: String(pageNumber), size: String(size) }), e.bearer(), `GET ${walk.path} page ${pageNumber} with size ${size}`);
-      const what = `GET ${walk.path}?page=${pageNumber}&size=${size}`;
-      if (res.status < 200 || res.status > 299) return e.fail(`${what}: expected a 2xx page, got ${res.status}`, res);
-      const { values } = readPagingHeaders(res);
-      if (values['Page-Number'] !== pageNumber) e.fail(`${what}: expected Page-Number ${pageNumber}, got ${values['Page-Number'] ?? 'none'}`, res);
-      if (values['Page-Size'] === undefined || values['Page-Size'] > size || values['Page-Size'] < 1) e.fail(`${what}: expected Page-Size ${size}, got ${values['Page-Size'] ?? 'none'}`, res);
-      else if (values['Page-Size'] < size) e.note(`${walk.path}: the server caps size at ${values['Page-Size']}`);
-      const parsed = res.json();
-      const extracted = parsed.ok ? extractItems(parsed.value) : undefined;
-      if (extracted && 'items' in extracted && values['Page-Size'] !== undefined && extracted.items.length > values['Page-Size']) {
-        e.fail(`${what}: ${extracted.items.length} items on a page of Page-Size ${values['Page-Size']}`, res);
-      }
-      // A size far beyond any cap: refused (4xx), or served with Page-Size stating the cap.
-      const huge = 1_000_000;
-      const big = await getUrl(e.send, listUrl(e, walk, { page: '1', size: String(huge) }), e.bearer(), `GET ${walk.path} with size ${huge}`);
-      const bigWhat = `GET ${walk.path}?page=1&size=${huge}`;
-      if (!expectNoServerError(e, big, bigWhat) || big.status < 200 || big.status > 299) return;
-      const bigSize = readPagingHeaders(big).values['Page-Size'];
-      if (bigSize === undefined || bigSize > huge || bigSize < 1) e.fail(`${bigWhat}: expected Page-Size ${huge} or the server's cap, got ${bigSize ?? 'none'}`, big);
-      else if (bigSize < huge) e.note(`${walk.path}: the server caps size at ${bigSize}`);
+    onEveryList(c, {
+      // A smaller size than the walk's, on page 2 when there is one; and a size far beyond any
+      // cap, which must be refused (4xx) or served with Page-Size stating the cap.
+      probe: async (e, head) => {
+        const size = head.size > 1 ? Math.floor(head.size / 2) : 1;
+        const pageNumber = (head.totalPages ?? 0) >= 2 ? 2 : 1;
+        const huge = 1_000_000;
+        const [res, big] = await Promise.all([
+          getUrl(e.send, listUrl(e, head, { page: String(pageNumber), size: String(size) }), e.bearer(), `GET ${head.path} page ${pageNumber} with size ${size}`),
+          getUrl(e.send, listUrl(e, head, { page: '1', size: String(huge) }), e.bearer(), `GET ${head.path} with size ${huge}`),
+        ]);
+        return (j) => {
+          const what = `GET ${head.path}?page=${pageNumber}&size=${size}`;
+          if (!inRange(res)) return j.fail(`${what}: expected a 2xx page, got ${res.status}`, res);
+          const { values } = readPagingHeaders(res);
+          if (values['Page-Number'] !== pageNumber) j.fail(`${what}: expected Page-Number ${pageNumber}, got ${values['Page-Number'] ?? 'none'}`, res);
+          if (values['Page-Size'] === undefined || values['Page-Size'] > size || values['Page-Size'] < 1) j.fail(`${what}: expected Page-Size ${size}, got ${values['Page-Size'] ?? 'none'}`, res);
+          else if (values['Page-Size'] < size) j.note(`${head.path}: the server caps size at ${values['Page-Size']}`);
+          const parsed = res.json();
+          const extracted = parsed.ok ? extractItems(parsed.value) : undefined;
+          if (extracted && 'items' in extracted && values['Page-Size'] !== undefined && extracted.items.length > values['Page-Size']) {
+            j.fail(`${what}: ${extracted.items.length} items on a page of Page-Size ${values['Page-Size']}`, res);
+          }
+          const bigWhat = `GET ${head.path}?page=1&size=${huge}`;
+          if (!expectNoServerError(j, big, bigWhat) || !inRange(big)) return;
+          const bigSize = readPagingHeaders(big).values['Page-Size'];
+          if (bigSize === undefined || bigSize > huge || bigSize < 1) j.fail(`${bigWhat}: expected Page-Size ${huge} or the server's cap, got ${bigSize ?? 'none'}`, big);
+          else if (bigSize < huge) j.note(`${head.path}: the server caps size at ${bigSize}`);
+        };
+      },
     }),
   );
 
-  check('PAGE-TOTALS', (c) =>
-    onEveryList(c, (e, walk) => {
-      const first = walk.pages[0];
-      let judged = 0;
-      for (const page of walk.pages) {
-        const { values } = page.paging;
-        const total = values['Total-Elements'];
-        const pages = values['Total-Pages'];
-        const size = values['Page-Size'];
-        if (total === undefined || pages === undefined || size === undefined) continue; // PAGE-HEADERS reports it
-        judged += 1;
-        const expected = expectedTotalPages(total, size);
-        if (!expected.includes(pages)) e.fail(`${label(walk, page)}: Total-Pages is ${pages}, expected ${expected.join(' or ')} = ceil(Total-Elements ${total} / Page-Size ${size})`, page.res);
-        if (page !== first && first) {
-          const firstTotal = first.paging.values['Total-Elements'];
-          if (firstTotal !== undefined && firstTotal !== total) e.fail(`${label(walk, page)}: Total-Elements is ${total}, but page 1 said ${firstTotal}`, page.res);
-        }
-      }
-      if (judged === 0) e.error(`cannot check the totals of ${walk.path}: no page carries Total-Elements, Total-Pages and Page-Size as integers (see PAGE-HEADERS)`, first?.res);
-    }),
-  );
+  check('PAGE-TOTALS', (c) => onEveryList(c, {}));
 
-  check('PAGE-WALK', (c) =>
-    onEveryList(c, (e, walk) => {
-      const total = walk.totalElements;
-      // The number of the last page walked (the pages may be a --max-pages sample).
-      const pageCount = walk.pages.at(-1)?.number ?? 0;
-      const seen = new Map<string, number>();
-      let count = 0;
-      for (const page of walk.pages) {
-        if (!page.items) {
-          e.fail(`${label(walk, page)}: ${page.itemsProblem ?? 'no items'}`, page.res);
-          continue;
-        }
-        const { keys } = page.items;
-        count += keys.length;
-        for (const key of keys) {
-          const where = seen.get(key);
-          if (where !== undefined) e.fail(`${label(walk, page)}: item ${keyLabel(key)} was already on page ${where}`, page.res);
-          else seen.set(key, page.number);
-        }
-        const size = page.paging.values['Page-Size'] ?? walk.size;
-        const isLast = page.number === pageCount;
-        if (!isLast && keys.length !== size) e.fail(`${label(walk, page)}: a page before the last must be full: expected ${size} items, got ${keys.length}`, page.res);
-        if (isLast && total !== undefined && total > 0) {
-          const expected = total - size * (pageCount - 1);
-          if (keys.length !== expected) e.fail(`${label(walk, page)}: the last page should hold the remaining ${expected} of ${total} items, got ${keys.length}`, page.res);
-        }
-      }
-      // A sample cannot be counted against Total-Elements; the pages it holds were checked above.
-      if (!walk.sample && total !== undefined && count !== total) e.fail(`walking all ${pageCount} pages of ${walk.path} yields ${count} items, but Total-Elements is ${total}`, walk.pages.at(-1)?.res);
-    }),
-  );
+  check('PAGE-WALK', (c) => onEveryList(c, {}));
 
   check('PAGE-PAST-END', (c) =>
-    onEveryList(c, async (e, walk) => {
-      const beyond = Math.max(walk.totalPages ?? 0, 1) + 1;
-      const what = `GET ${walk.path}?page=${beyond}&size=${walk.size} (past the last page)`;
-      const res = await getUrl(e.send, listUrl(e, walk, { page: String(beyond), size: String(walk.size) }), e.bearer(), what);
-      if (res.status === 404) return;
-      if (res.status < 200 || res.status > 299) return e.fail(`${what}: expected an empty page or 404, got ${res.status}`, res);
-      const parsed = res.json();
-      const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
-      if (!('items' in extracted)) e.fail(`${what}: ${extracted.problem}`, res);
-      else if (extracted.items.length > 0) e.fail(`${what}: expected an empty page or 404, got ${extracted.items.length} items`, res);
+    onEveryList(c, {
+      judged: false,
+      probe: async (e, head) => {
+        const beyond = Math.max(head.totalPages ?? 0, 1) + 1;
+        const what = `GET ${head.path}?page=${beyond}&size=${head.size} (past the last page)`;
+        const res = await getUrl(e.send, listUrl(e, head, { page: String(beyond), size: String(head.size) }), e.bearer(), what);
+        return (j) => {
+          if (res.status === 404) return;
+          if (!inRange(res)) return j.fail(`${what}: expected an empty page or 404, got ${res.status}`, res);
+          const parsed = res.json();
+          const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
+          if (!('items' in extracted)) j.fail(`${what}: ${extracted.problem}`, res);
+          else if (extracted.items.length > 0) j.fail(`${what}: expected an empty page or 404, got ${extracted.items.length} items`, res);
+        };
+      },
     }),
   );
 
   check('PAGE-INVALID-PARAMS', (c) =>
-    onEveryList(
-      c,
-      async (e, walk) => {
+    onEveryList(c, {
+      wholeList: false,
+      judged: false,
+      probe: async (e, head) => {
         const probes: { param: 'page' | 'size'; value: string }[] = [
           ...['0', '-1', 'abc', '1.5', ''].map((value) => ({ param: 'page' as const, value })),
           ...['0', '-1', 'abc', '1.5', ''].map((value) => ({ param: 'size' as const, value })),
         ];
-        for (const probe of probes) {
-          const params = probe.param === 'page' ? { page: probe.value, size: String(walk.size) } : { page: '1', size: probe.value };
-          const what = `GET ${walk.path} with ${probe.param}=${JSON.stringify(probe.value)}`;
-          const res = await getUrl(e.send, listUrl(e, walk, params), e.bearer(), what);
-          if (res.status >= 400 && res.status < 500) continue;
-          if (res.status < 200 || res.status > 299) {
-            e.fail(`${what}: expected a 4xx (or a page with the value clamped), got ${res.status}${res.status >= 500 ? ' (a server error for a client mistake)' : ''}`, res);
-            continue;
-          }
-          // Served anyway: only acceptable as a clamp to a valid value the headers state.
-          const header = probe.param === 'page' ? 'Page-Number' : 'Page-Size';
-          const value = readPagingHeaders(res).values[header];
-          if (value === undefined || value < 1) e.fail(`${what}: served with ${header} ${value ?? 'missing'}; expected a 4xx or a clamp to a valid ${probe.param}`, res);
-        }
+        // Sent together, judged in order.
+        const answers = await Promise.all(
+          probes.map((probe) => {
+            const params = probe.param === 'page' ? { page: probe.value, size: String(head.size) } : { page: '1', size: probe.value };
+            return getUrl(e.send, listUrl(e, head, params), e.bearer(), `GET ${head.path} with ${probe.param}=${JSON.stringify(probe.value)}`);
+          }),
+        );
+        return (j) =>
+          probes.forEach((probe, i) => {
+            const res = answers[i] as HttpResponse;
+            const what = `GET ${head.path} with ${probe.param}=${JSON.stringify(probe.value)}`;
+            if (res.status >= 400 && res.status < 500) return;
+            if (!inRange(res)) return j.fail(`${what}: expected a 4xx (or a page with the value clamped), got ${res.status}${res.status >= 500 ? ' (a server error for a client mistake)' : ''}`, res);
+            // Served anyway: only acceptable as a clamp to a valid value the headers state.
+            const header = probe.param === 'page' ? 'Page-Number' : 'Page-Size';
+            const value = readPagingHeaders(res).values[header];
+            if (value === undefined || value < 1) j.fail(`${what}: served with ${header} ${value ?? 'missing'}; expected a 4xx or a clamp to a valid ${probe.param}`, res);
+          });
       },
-      false,
-    ),
-  );
-
-  check('LINK-SYNTAX', (c) =>
-    onEveryList(
-      c,
-      (e, walk) => {
-        for (const page of [walk.unparameterised, ...walk.pages]) for (const error of page.links.errors) e.fail(`${label(walk, page)}: Link: ${error}`, page.res);
-      },
-      false,
-    ),
-  );
-
-  check('LINK-NEXT', (c) =>
-    onEveryList(c, async (e, walk) => {
-      const last = walk.pages.at(-1)?.number ?? 0;
-      for (const page of walk.pages) {
-        const next = singleLink(e, walk, page, 'next');
-        if (page.number < last) {
-          if (next === undefined) e.fail(`${label(walk, page)}: page ${page.number} of ${last} has no rel="next" link`, page.res);
-          else await expectLinkTo(e, walk, page, 'next', next, page.number + 1);
-        } else if (next !== undefined) {
-          e.fail(`${label(walk, page)}: the last page has a rel="next" link (${next})`, page.res);
-        }
-      }
     }),
   );
 
-  check('LINK-PREV', (c) =>
-    onEveryList(c, async (e, walk) => {
-      for (const page of walk.pages) {
-        const prev = singleLink(e, walk, page, 'prev') ?? singleLink(e, walk, page, 'previous');
-        if (prev === undefined) continue;
-        if (page.number === 1) e.fail(`${label(walk, page)}: page 1 has a rel="prev" link (${prev})`, page.res);
-        else await expectLinkTo(e, walk, page, 'prev', prev, page.number - 1);
-      }
-    }),
-  );
+  check('LINK-SYNTAX', (c) => onEveryList(c, { wholeList: false }));
 
-  check('LINK-FIRST-LAST', (c) =>
-    onEveryList(c, async (e, walk) => {
-      const lastPage = Math.max(walk.totalPages ?? 1, 1);
-      for (const page of walk.pages) {
-        const first = singleLink(e, walk, page, 'first');
-        if (first !== undefined) await expectLinkTo(e, walk, page, 'first', first, 1);
-        const last = singleLink(e, walk, page, 'last');
-        if (last !== undefined) await expectLinkTo(e, walk, page, 'last', last, lastPage);
-      }
-    }),
-  );
+  check('LINK-NEXT', (c) => onEveryList(c, {}));
 
-  check('LINK-FOLLOW', (c) =>
-    onEveryList(c, async (e, walk) => {
-      const lastPage = walk.pages.at(-1)?.number ?? 1;
-      // Every page, and one more to catch a chain that runs on; with a --max-pages sample, as
-      // many pages as the sample holds (the rest of the chain is not followed).
-      const expectedPages = walk.sample ? Math.min(walk.sample.pages, lastPage) : walk.pages.length;
-      const limit = walk.sample ? expectedPages : expectedPages + 1;
-      let page = walk.pages[0];
-      const visited: number[] = [];
-      let items = 0;
-      while (page) {
-        if (visited.includes(page.number)) return e.fail(`following rel="next" from page 1 of ${walk.path} comes back to page ${page.number} after ${visited.join(' → ')}`, page.res);
-        visited.push(page.number);
-        items += page.items?.keys.length ?? 0;
-        const next = linksWithRel(page.links, 'next')[0];
-        if (!next || visited.length >= limit) break;
-        page = await followLink(e, walk, next.target);
-        if (page.res.status < 200 || page.res.status > 299) return e.fail(`following rel="next" from page ${visited.at(-1)} of ${walk.path} leads to a ${page.res.status}`, page.res);
-      }
-      const expected = Array.from({ length: expectedPages }, (_, i) => i + 1);
-      if (visited.join(',') !== expected.join(',')) e.fail(`following rel="next" from page 1 of ${walk.path} visits pages ${visited.join(' → ')}, expected 1 → … → ${expectedPages}`, page?.res);
-      else if (!walk.sample && walk.totalElements !== undefined && items !== walk.totalElements) e.fail(`following rel="next" through ${walk.path} yields ${items} items, but Total-Elements is ${walk.totalElements}`, page?.res);
-    }),
-  );
+  check('LINK-PREV', (c) => onEveryList(c, {}));
+
+  check('LINK-FIRST-LAST', (c) => onEveryList(c, {}));
+
+  check('LINK-FOLLOW', (c) => onEveryList(c, {}));
 });

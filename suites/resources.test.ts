@@ -10,7 +10,8 @@ import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
 import { onEach, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { itemLabel } from '../src/battery/list-items.js';
-import { getWalk, type Walk } from '../src/battery/paging.js';
+import { getBattery } from '../src/battery/context.js';
+import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
 import { expectedItems, expectedResource, expectedValueProblems, missingDeclared, schemaProblems, type PageFindings } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 
@@ -18,13 +19,56 @@ import type { HttpResponse } from '../src/http/client.js';
 const MAX_REPORTED = 20;
 
 interface Judge {
-  /** The lines of one page, from the walk's judgement. */
-  page: (found: PageFindings) => { lines: string[]; count: number };
   /** The lines of a single resource's body. */
   single: (e: CheckContext, endpoint: Endpoint, body: unknown, res: HttpResponse) => string[];
-  /** After the whole walk: anything to say about the list as a whole. */
-  walked?: (e: CheckContext, walk: Walk) => void;
 }
+
+/**
+ * The page judge of a resource check: the lines the walk's item judgement found on each page
+ * (src/battery/resources.ts itemJudge), the first MAX_REPORTED listed, all counted; `walked`
+ * says what there is to say about the list as a whole.
+ */
+function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines: string[]; count: number }, walked?: (seen: ReadonlySet<string>, head: WalkHead, last: HttpResponse, out: WalkFindings) => void): void {
+  pageJudge({
+    check,
+    start: (head) => ({ shown: 0, total: 0, seen: new Set<string>(), last: head.first.res }),
+    page(state, page, { head }, out) {
+      state.last = page.res;
+      if (!page.resources) return;
+      const { lines, count } = pick(page.resources);
+      state.total += count;
+      for (const id of page.resources.seen) state.seen.add(id);
+      for (const line of lines) {
+        if (state.shown >= MAX_REPORTED) break;
+        state.shown += 1;
+        out.fail(`${head.path} page ${page.number}: ${line}`, page.res);
+      }
+    },
+    end(state, { head }, out) {
+      if (state.total > state.shown) out.fail(`${head.path}: ${state.total} findings in all, ${state.shown} shown`);
+      if (head.problems.length > 0) out.note(`the walk did not cover the whole list (${head.problems.join('; ')}): judged on the pages it read`);
+      walked?.(state.seen, head, state.last, out);
+    },
+  });
+}
+
+resourcePageJudge('RESOURCE-SCHEMA', (found) => ({ lines: found.schema, count: found.counts.schema }));
+resourcePageJudge('RESOURCE-FIELDS-PRESENT', (found) => ({ lines: found.missing, count: found.counts.missing }));
+resourcePageJudge(
+  'RESOURCE-EXPECTED-VALUES',
+  (found) => ({ lines: found.expected, count: found.counts.expected }),
+  (seen, head, last, out) => {
+    const spec = head.endpoint.spec;
+    const known = spec ? expectedItems(getBattery().settings, spec) : undefined;
+    if (!known) return;
+    const absent = [...known.keys()].filter((id) => !seen.has(id));
+    if (absent.length === 0) return;
+    const which = absent.map((id) => `id ${id}`).join(', ');
+    // A sample, or a walk cut short, cannot show that an item is absent.
+    if (head.sample || head.problems.length > 0) out.note(`seeded items not among the pages read: ${which}`);
+    else out.fail(`${head.path}: the seeded items ${which} are not in the list (every page was read)`, last);
+  },
+);
 
 /**
  * Applies a resource check to each endpoint: the pages of a list's walk, or the body of a single
@@ -38,19 +82,9 @@ async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Ju
     if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
     if (endpoint.spec?.kind === 'list') {
       const walk = await getWalk(e, endpoint);
-      const first = walk.pages[0];
-      if (first && (first.res.status < 200 || first.res.status > 299)) return e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
-      let reported = 0;
-      let total = 0;
-      for (const page of walk.pages) {
-        if (!page.resources) continue;
-        const { lines, count } = judge.page(page.resources);
-        total += count;
-        for (const line of lines) if (reported++ < MAX_REPORTED) e.fail(`${walk.path} page ${page.number}: ${line}`, page.res);
-      }
-      if (total > reported) e.fail(`${walk.path}: ${total} findings in all, ${Math.min(reported, MAX_REPORTED)} shown`);
-      if (walk.problems.length > 0) e.note(`the walk did not cover the whole list (${walk.problems.join('; ')}): judged on the pages it read`);
-      judge.walked?.(e, walk);
+      const first = walk.first;
+      if (first.res.status < 200 || first.res.status > 299) return e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+      walk.findings(e.check.id).report(e);
       return;
     }
     const res = await validAnswer(e, endpoint);
@@ -74,7 +108,6 @@ suite('resources', () => {
   check('RESOURCE-SCHEMA', async (c) => {
     const document = c.settings.openapi;
     await onEveryResource(c, withSchemas(c), {
-      page: (found) => ({ lines: found.schema, count: found.counts.schema }),
       single: (_e, endpoint, body) => (document && endpoint.spec?.schema ? schemaProblems(document, endpoint.spec.schema, body) : []),
     });
   });
@@ -82,7 +115,6 @@ suite('resources', () => {
   check('RESOURCE-FIELDS-PRESENT', async (c) => {
     const document = c.settings.openapi;
     await onEveryResource(c, withSchemas(c), {
-      page: (found) => ({ lines: found.missing, count: found.counts.missing }),
       single: (_e, endpoint, body) => {
         const missing = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
         return missing.length > 0 ? [`omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`] : [];
@@ -95,18 +127,6 @@ suite('resources', () => {
     const endpoints = tenantEndpoints(c).filter((e) => e.spec && (expectedItems(c.settings, e.spec) !== undefined || expectedResource(c.settings, e.spec) !== undefined));
     if (endpoints.length === 0) c.skip('the "resources" of the --expectations file name no endpoint under test');
     await onEveryResource(c, endpoints, {
-      page: (found) => ({ lines: found.expected, count: found.counts.expected }),
-      walked: (e, walk) => {
-        const known = walk.endpoint.spec ? expectedItems(e.settings, walk.endpoint.spec) : undefined;
-        if (!known) return;
-        const seen = new Set(walk.pages.flatMap((p) => p.resources?.seen ?? []));
-        const absent = [...known.keys()].filter((id) => !seen.has(id));
-        if (absent.length === 0) return;
-        const which = absent.map((id) => `id ${id}`).join(', ');
-        // A sample, or a walk cut short, cannot show that an item is absent.
-        if (walk.sample || walk.problems.length > 0) e.note(`seeded items not among the pages read: ${which}`);
-        else e.fail(`${walk.path}: the seeded items ${which} are not in the list (every page was read)`, walk.pages.at(-1)?.res);
-      },
       single: (e, endpoint, body) => {
         const spec = endpoint.spec;
         const whole = spec ? expectedResource(e.settings, spec) : undefined;

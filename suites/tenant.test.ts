@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { onEach, requireWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems } from '../src/battery/list-items.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -21,13 +21,16 @@ function endpointsOrSkip(c: CheckContext): Endpoint[] {
   return tenantEndpoints(c);
 }
 
-/** The precondition of the isolation checks: the tenant under test is served on the endpoint. */
-async function ownTenantWorks(e: CheckContext, endpoint: Endpoint): Promise<boolean> {
+/**
+ * The precondition of the isolation checks: the tenant under test is served on the endpoint. The
+ * probe is sent beside the valid request, and its answer returned only if that precondition holds.
+ */
+async function ownTenantWorks(e: CheckContext, endpoint: Endpoint, probe: () => Promise<HttpResponse>): Promise<HttpResponse | undefined> {
   if (e.settings.tenantId === undefined) {
     e.error(`cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
-    return false;
+    return undefined;
   }
-  return requireWorking(e, endpoint);
+  return probeWhenWorking(e, endpoint, probe);
 }
 
 /** The endpoint's request path with another tenant id: the same resource, asked for in another tenant. */
@@ -68,9 +71,9 @@ suite('tenant', () => {
   // served: with a token refused everywhere, a 401 there says nothing about tenants.
   check('TENANT-FOREIGN', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
-      if (!(await ownTenantWorks(e, endpoint))) return;
       const what = `${endpoint.label.replace('{tenantId}', '{foreignTenantId}')} (a tenant this client may not access)`;
-      const res = await getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.foreignTenantId), auth: e.bearer(), purpose: what });
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.foreignTenantId), auth: e.bearer(), purpose: what }));
+      if (!res) return;
       expectStatus(e, res, [403, 404], what);
       await expectNoData(e, endpoint, res, what);
     });
@@ -78,9 +81,9 @@ suite('tenant', () => {
 
   check('TENANT-INVALID-ID', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
-      if (!(await ownTenantWorks(e, endpoint))) return;
       const what = `${endpoint.label.replace('{tenantId}', NOT_A_UUID)} (a tenantId that is not a UUID)`;
-      const res = await getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), purpose: what });
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), purpose: what }));
+      if (!res) return;
       expectStatusClass(e, res, 4, what);
       await expectNoData(e, endpoint, res, what);
     });

@@ -5,16 +5,13 @@
 import { credentialsRefused, requestToken } from '../src/api/requests.js';
 import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/api/schemas.js';
 import { check, suite } from '../src/battery/check.js';
-import { TOKEN_ENDPOINT, requireWorking, validAnswer } from '../src/battery/endpoints.js';
+import { TOKEN_ENDPOINT, probeWhenWorking, validAnswer } from '../src/battery/endpoints.js';
 import { expectJsonObject, expectNoToken, expectStatus } from '../src/battery/expect.js';
-import { credentialsRefusedNow, describeValue, expectClientRefused, expectErrorCode, expectFreshTokenWorks, issuedTokenBody, unknownClient, wrongSecret } from '../src/battery/token-response.js';
-import { TOKEN_PATH } from '../src/api/paths.js';
+import { BAD_TOKEN_REQUESTS, UNSUPPORTED_GRANT, badTokenRequest, credentialsRefusedNow, describeValue, expectClientRefused, expectErrorCode, expectFreshTokenWorks, issuedTokenBody } from '../src/battery/token-response.js';
+import type { HttpResponse } from '../src/http/client.js';
 import { needsFormEncoding } from '../src/http/basic.js';
 import { hasDirective } from '../src/http/directives.js';
 import { isJsonMediaType } from '../src/http/media-type.js';
-
-/** A grant type no server supports: RFC 6749 §4.5 extension grants are absolute URIs. */
-const UNSUPPORTED_GRANT = 'urn:carrier-conformance:unsupported-grant-type';
 
 suite('token', () => {
   // Judges the endpoint's answer to a valid request, which the other token checks examine too.
@@ -86,7 +83,9 @@ suite('token', () => {
       c.skip('the client credentials have no character that RFC 6749 §2.3.1 form-encoding changes (such as a space, + % : & =), so whether the server decodes them cannot be observed with them');
     }
     const what = 'token request with the client credentials form-urlencoded before Base64 (RFC 6749 §2.3.1)';
-    const form = await requestToken(c.send, c.target, { credentials: { ...c.credentials, encoding: 'form' }, purpose: what });
+    // With form-encoded credentials (what the run uses unless the server refused them), that
+    // is the endpoint's valid request, made once for every check.
+    const form = c.credentials.encoding === 'raw' ? await requestToken(c.send, c.target, { credentials: { ...c.credentials, encoding: 'form' }, purpose: what }) : await validAnswer(c, TOKEN_ENDPOINT);
     if (form.status === 200) return; // accepted: what the token response holds is for the other checks
     if (!credentialsRefused(form)) return c.error(`${what}: answered ${form.status}, which neither accepts nor refuses the credentials (see TOKEN-ISSUE)`, form);
     const raw = await requestToken(c.send, c.target, { credentials: { ...c.credentials, encoding: 'raw' }, purpose: 'token request with the client credentials as they are, not form-urlencoded' });
@@ -101,19 +100,22 @@ suite('token', () => {
   });
 
   // The refusals below are evidence only where the same request with the right credentials is
-  // accepted: against a token endpoint that refuses everything they would pass vacuously.
+  // accepted: against a token endpoint that refuses everything they would pass vacuously. Each
+  // bad request is sent once and judged by its own check and by TOKEN-ERROR-FORMAT.
   check('TOKEN-WRONG-SECRET', async (c) => {
-    if (await requireWorking(c, TOKEN_ENDPOINT)) await expectClientRefused(c, wrongSecret(c.credentials), TOKEN_PATH, 'token request with a wrong client secret');
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'wrong-secret'));
+    if (res) expectClientRefused(c, res, 'token request with a wrong client secret');
   });
 
   check('TOKEN-UNKNOWN-CLIENT', async (c) => {
-    if (await requireWorking(c, TOKEN_ENDPOINT)) await expectClientRefused(c, unknownClient(c.credentials), TOKEN_PATH, 'token request with an unknown client id');
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'unknown-client'));
+    if (res) expectClientRefused(c, res, 'token request with an unknown client id');
   });
 
   check('TOKEN-NO-CREDENTIALS', async (c) => {
-    if (!(await requireWorking(c, TOKEN_ENDPOINT))) return;
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'no-credentials'));
+    if (!res) return;
     const what = 'token request without client credentials';
-    const res = await requestToken(c.send, c.target, { credentials: null, purpose: what });
     // RFC 6749 §5.2: 400, or 401 with a challenge of a scheme the server supports.
     const refused = expectStatus(c, res, [400, 401], what);
     expectNoToken(c, res, what);
@@ -125,9 +127,9 @@ suite('token', () => {
   });
 
   check('TOKEN-GRANT-MISSING', async (c) => {
-    if (!(await requireWorking(c, TOKEN_ENDPOINT))) return;
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'no-grant-type'));
+    if (!res) return;
     const what = 'token request without grant_type';
-    const res = await requestToken(c.send, c.target, { credentials: c.credentials, grantType: null, purpose: what });
     if (await credentialsRefusedNow(c, res, what)) return;
     const refused = expectStatus(c, res, [400], what);
     expectNoToken(c, res, what);
@@ -135,9 +137,9 @@ suite('token', () => {
   });
 
   check('TOKEN-GRANT-UNSUPPORTED', async (c) => {
-    if (!(await requireWorking(c, TOKEN_ENDPOINT))) return;
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'unsupported-grant-type'));
+    if (!res) return;
     const what = `token request with grant_type=${UNSUPPORTED_GRANT}`;
-    const res = await requestToken(c.send, c.target, { credentials: c.credentials, grantType: UNSUPPORTED_GRANT, purpose: what });
     if (await credentialsRefusedNow(c, res, what)) return;
     const refused = expectStatus(c, res, [400], what);
     expectNoToken(c, res, what);
@@ -145,44 +147,35 @@ suite('token', () => {
   });
 
   check('TOKEN-ERROR-FORMAT', async (c) => {
-    if (!(await requireWorking(c, TOKEN_ENDPOINT))) return;
-    const probes = [
-      { what: 'wrong client secret', credentials: wrongSecret(c.credentials) },
-      { what: 'no client credentials', credentials: null },
-      { what: 'no grant_type', credentials: c.credentials, grantType: null },
-      { what: 'unsupported grant_type', credentials: c.credentials, grantType: UNSUPPORTED_GRANT },
-    ];
+    const probes = ['wrong-secret', 'no-credentials', 'no-grant-type', 'unsupported-grant-type'] as const;
+    const answers = await probeWhenWorking(c, TOKEN_ENDPOINT, () => Promise.all(probes.map((p) => badTokenRequest(c, p))));
+    if (!answers) return;
     let judged = 0;
-    for (const probe of probes) {
-      const res = await requestToken(c.send, c.target, { ...probe, purpose: `token error response (${probe.what})` });
-      if (res.status < 400) continue; // refusing at all is the other checks' business
+    probes.forEach((probe, i) => {
+      const res = answers[i] as HttpResponse;
+      if (res.status < 400) return; // refusing at all is the other checks' business
       judged += 1;
-      const what = `error response to a token request with ${probe.what}`;
+      const what = `error response to a token request with ${BAD_TOKEN_REQUESTS[probe]}`;
       const type = res.header('content-type');
-      if (!isJsonMediaType(type)) {
-        c.fail(`${what}: expected Content-Type application/json, got ${type === undefined ? 'none' : JSON.stringify(type)}`, res);
-        continue;
-      }
+      if (!isJsonMediaType(type)) return c.fail(`${what}: expected Content-Type application/json, got ${type === undefined ? 'none' : JSON.stringify(type)}`, res);
       const body = expectJsonObject(c, res, what);
-      if (!body) continue;
+      if (!body) return;
       const problems = schemaProblems(oauthErrorSchema, body);
       if (problems.length > 0) c.fail(`${what}: not an RFC 6749 §5.2 error object: ${problems.join('; ')}`, res);
-    }
+    });
     if (judged === 0) c.error('no error response to judge: the token endpoint refused none of the four bad requests (see TOKEN-WRONG-SECRET, TOKEN-NO-CREDENTIALS, TOKEN-GRANT-MISSING, TOKEN-GRANT-UNSUPPORTED)');
   });
 
   check('TOKEN-EXTRA-PARAM', async (c) => {
-    if (!(await requireWorking(c, TOKEN_ENDPOINT))) return;
     const what = 'token request with an unknown extra parameter';
-    const res = await requestToken(c.send, c.target, { credentials: c.credentials, extraParams: { carrier_conformance_probe: 'ignore-me' }, purpose: what });
-    if (await credentialsRefusedNow(c, res, what)) return;
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => requestToken(c.send, c.target, { credentials: c.credentials, extraParams: { carrier_conformance_probe: 'ignore-me' }, purpose: what }));
+    if (!res || (await credentialsRefusedNow(c, res, what))) return;
     if (expectStatus(c, res, [200], what)) expectJsonObject(c, res, what);
   });
 
   check('TOKEN-BASIC-CASE', async (c) => {
-    if (!(await requireWorking(c, TOKEN_ENDPOINT))) return;
     const what = 'token request with the scheme spelled "basic"';
-    const res = await requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what });
-    expectStatus(c, res, [200], what);
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what }));
+    if (res) expectStatus(c, res, [200], what);
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { allEndpoints, noteMissingTenantEndpoints, onEach, requireWorking, succeeded, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { allEndpoints, noteMissingTenantEndpoints, onEach, probeWhenWorking, succeeded, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectNoToken, expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import type { VersionHeader } from '../src/api/requests.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -16,16 +16,17 @@ const INVALID_VERSIONS = ['0', '999999', 'banana'];
 
 /**
  * Sends the variations to every endpoint that works with a valid request (spec §Versioning 2: a
- * 400 proves nothing on an endpoint that answers 400 to everything) and judges each answer.
+ * 400 proves nothing on an endpoint that answers 400 to everything), all at once and beside the
+ * valid request, and judges each answer, in order.
  */
 async function onEveryEndpoint(c: CheckContext, versions: VersionHeader[], purpose: (v: VersionHeader) => string, judge: (e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string) => void): Promise<void> {
   noteMissingTenantEndpoints(c);
   await onEach(c, allEndpoints(c), async (e, endpoint) => {
-    if (!(await requireWorking(e, endpoint))) return;
-    for (const version of versions) {
-      const res = await endpoint.send(e, version, purpose(version));
+    const answers = await probeWhenWorking(e, endpoint, () => Promise.all(versions.map((version) => endpoint.send(e, version, purpose(version)))));
+    answers?.forEach((res, i) => {
+      const version = versions[i] as VersionHeader;
       judge(e, endpoint, res, `${endpoint.label} with ${purpose(version)}`);
-    }
+    });
   });
 }
 

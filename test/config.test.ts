@@ -46,7 +46,6 @@ describe('parseRunOptions', () => {
       expiryMargin: 1,
       timeout: 10_000,
       maxBodyBytes: 8 * 1024 * 1024,
-      concurrency: 4,
       reportsDir: 'reports',
       reporter: [],
       strict: false,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
-import { PAGING_HEADERS, expectedTotalPages, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageAt, type Walk, type WalkPage } from '../src/battery/paging.js';
+import { PAGING_HEADERS, expectedTotalPages, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
@@ -94,21 +94,19 @@ describe('normaliseUrl', () => {
   });
 });
 
-describe('walkPageAt', () => {
-  function page(number: number, url: string): WalkPage {
-    const res = response(VALID, url);
-    return { number, url, res, paging: readPagingHeaders(res), links: { links: [], errors: [] } };
-  }
-  const pages = [1, 2, 3].map((n) => page(n, `${LIST}?page=${n}&size=10`));
-  const walk: Pick<Walk, 'byUrl'> = { byUrl: new Map(pages.map((p) => [normaliseUrl(p.url), p])) };
+describe('walkPageNumber', () => {
+  const pageUrl = (n: number): string => `${LIST}?page=${n}&size=10`;
+  const inWalk = (n: number): boolean => n >= 1 && n <= 3;
 
   it('finds the page a link target requests, whatever its parameter order and fragment', () => {
-    expect(walkPageAt(walk, `${LIST}?size=10&page=2#x`)).toBe(pages[1]);
+    expect(walkPageNumber(`${LIST}?size=10&page=2#x`, pageUrl, inWalk)).toBe(2);
   });
 
   it('finds no page for a request the walk did not make', () => {
-    expect(walkPageAt(walk, `${LIST}?page=2&size=20`)).toBeUndefined();
-    expect(walkPageAt(walk, `${LIST}?page=4&size=10`)).toBeUndefined();
+    expect(walkPageNumber(`${LIST}?page=2&size=20`, pageUrl, inWalk)).toBeUndefined();
+    expect(walkPageNumber(`${LIST}?page=4&size=10`, pageUrl, inWalk)).toBeUndefined();
+    expect(walkPageNumber(`${LIST}?page=2&size=10&sort=id`, pageUrl, inWalk)).toBeUndefined();
+    expect(walkPageNumber('not a URL', pageUrl, inWalk)).toBeUndefined();
   });
 });
 

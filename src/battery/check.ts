@@ -1,11 +1,12 @@
 import { describe, test, type TestContext } from 'vitest';
 import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
 import type { Send, Target, ClientCredentials } from '../api/requests.js';
-import { RequestRefusedError, Recorder, TransportError, type ExchangeRef, type RequestAuth } from '../http/client.js';
+import { RequestRefusedError, Recorder, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
+import { FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 
 /**
  * `check(id, body)`: one catalogue entry, one Vitest test. The body reads like the spec and
@@ -26,6 +27,8 @@ export interface CheckMeta {
   endpoints?: EndpointOutcome[];
   /** The check skipped itself, for this reason (Vitest also reports a run it cancelled as skipped). */
   skipReason?: string;
+  /** Findings beyond the cap (FINDINGS_PER_ENDPOINT, FINDINGS_PER_CHECK): counted, not listed. */
+  notListed?: { failures: number; errors: number };
 }
 
 declare module 'vitest' {
@@ -37,8 +40,6 @@ declare module 'vitest' {
 // Every suite imports this module: they all wait here until the runner sends the run's context.
 await batteryReady();
 
-/** Exchanges kept for a failed check beyond the ones its findings cite. */
-const TRAILING_EXCHANGES = 2;
 
 /** An endpoint a check was applied to, with its own outcome (`CheckMeta.endpoints`). */
 export interface EndpointOutcome {
@@ -49,20 +50,44 @@ export interface EndpointOutcome {
   message?: string;
 }
 
+/** How one endpoint (or the check itself, key '') fared: every finding counted, listed or not. */
+interface Tally {
+  failures: number;
+  errors: number;
+  listed: number;
+  firstFailure?: string;
+  first?: string;
+}
+
 /** What a check records, shared by its context and the endpoint scopes made from it. */
 class CheckState {
-  readonly recorder = new Recorder();
+  /** Only what findings cite is kept, and the last exchanges sent (Recorder.recent). */
+  readonly recorder = new Recorder(false);
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
+  readonly tallies = new Map<string, Tally>();
+  readonly notListed = { failures: 0, errors: 0 };
   /** Token requests made to renew the shared token for exchanges recorded elsewhere (a walk this check started). */
   sharedTokenRequests = 0;
   skipReason: string | undefined;
-  /** Exchanges cited from other recorders: their index here, so each is copied once. */
-  readonly copies = new Map<Recorder, Map<number, number>>();
+  /** Exchanges cited, by their evidence: their index here, so each is copied once. */
+  readonly copies = new Map<Evidence | object, number>();
   /** Recorders of shared exchanges this check relied on (a walk, an endpoint's valid answer). */
   readonly used = new Set<Recorder>();
   /** The endpoints the check was applied to, in order, with why an endpoint was skipped. */
   readonly endpoints = new Map<string, { skipped?: string }>();
+
+  tally(key: string): Tally {
+    let t = this.tallies.get(key);
+    if (!t) this.tallies.set(key, (t = { failures: 0, errors: 0, listed: 0 }));
+    return t;
+  }
+
+  get failures(): number {
+    let n = 0;
+    for (const t of this.tallies.values()) n += t.failures;
+    return n;
+  }
 }
 
 export class CheckContext {
@@ -162,14 +187,49 @@ export class CheckContext {
 
   /** Failures so far (of this endpoint, in an `at` context); lets a check stop early when going on would only repeat them. */
   get failed(): boolean {
-    return this.#state.findings.some((f) => f.kind === 'failure' && (this.endpoint === undefined || f.endpoint === this.endpoint));
+    return this.endpoint === undefined ? this.#state.failures > 0 : (this.#state.tallies.get(this.endpoint)?.failures ?? 0) > 0;
+  }
+
+  /** Every finding so far, listed or not. */
+  get counts(): { failures: number; errors: number } {
+    let errors = 0;
+    for (const t of this.#state.tallies.values()) errors += t.errors;
+    return { failures: this.#state.failures, errors };
+  }
+
+  /** Findings made elsewhere (a walk's page judge) beyond its cap: counted for this endpoint, not listed. */
+  countNotListed(counts: { failures: number; errors: number }): void {
+    const tally = this.#state.tally(this.endpoint ?? '');
+    tally.failures += counts.failures;
+    tally.errors += counts.errors;
+    this.#state.notListed.failures += counts.failures;
+    this.#state.notListed.errors += counts.errors;
   }
 
   #add(kind: Finding['kind'], message: string, evidence?: ExchangeRef): void {
+    const state = this.#state;
+    const tally = state.tally(this.endpoint ?? '');
+    const firstFailureOfCheck = kind === 'failure' && state.failures === 0;
+    if (kind === 'failure') tally.failures += 1;
+    else tally.errors += 1;
+    const full = tally.listed >= FINDINGS_PER_ENDPOINT || state.findings.length >= FINDINGS_PER_CHECK;
+    if (full && !firstFailureOfCheck) {
+      // Counted, not listed: its message still names the endpoint's outcome if it is the first.
+      if (kind === 'failure') {
+        state.notListed.failures += 1;
+        tally.firstFailure ??= redactor.redact(message);
+      } else state.notListed.errors += 1;
+      tally.first ??= redactor.redact(message);
+      return;
+    }
+    const redacted = redactor.redact(message);
+    tally.listed += 1;
+    tally.first ??= redacted;
+    if (kind === 'failure') tally.firstFailure ??= redacted;
     const exchange = evidence === undefined ? undefined : this.cite(evidence);
-    this.#state.findings.push({
+    state.findings.push({
       kind,
-      message: redactor.redact(message),
+      message: redacted,
       ...(exchange !== undefined && exchange >= 0 ? { exchange } : {}),
       ...(this.endpoint !== undefined ? { endpoint: this.endpoint } : {}),
     });
@@ -182,17 +242,17 @@ export class CheckContext {
 
   /**
    * The index, in this check's recorder, of the exchange behind `ref`: one recorded for another
-   * purpose (a page walk shared by several checks) is copied in.
+   * purpose (a page walk shared by several checks), or not kept until now, is copied in, once.
    */
   cite(ref: ExchangeRef): number {
-    if (ref.exchange < 0 || !ref.recorder || ref.recorder === this.recorder) return ref.exchange;
-    let copies = this.#state.copies.get(ref.recorder);
-    if (!copies) this.#state.copies.set(ref.recorder, (copies = new Map<number, number>()));
-    let index = copies.get(ref.exchange);
+    if (ref.recorder === this.recorder && ref.exchange >= 0) return ref.exchange;
+    const kept = ref.recorder && ref.exchange >= 0 ? ref.recorder.exchanges[ref.exchange] : undefined;
+    const key = ref.evidence ?? kept;
+    if (key === undefined) return -1;
+    let index = this.#state.copies.get(key);
     if (index === undefined) {
-      const exchange = ref.recorder.exchanges[ref.exchange];
-      index = exchange ? this.recorder.add(exchange, false) : -1;
-      copies.set(ref.exchange, index);
+      index = this.recorder.add(ref.evidence ? ref.evidence.record : (kept as RecordedExchange), false);
+      this.#state.copies.set(key, index);
     }
     return index;
   }
@@ -200,43 +260,49 @@ export class CheckContext {
   /** Each endpoint the check was applied to, with its own outcome. */
   #endpointOutcomes(): EndpointOutcome[] {
     return [...this.#state.endpoints].map(([endpoint, { skipped }]) => {
-      const mine = this.#state.findings.filter((f) => f.endpoint === endpoint);
-      const failure = mine.find((f) => f.kind === 'failure');
-      const first = failure ?? mine[0];
-      if (first) return { endpoint, status: failure ? 'failed' : 'error', message: first.message };
+      const tally = this.#state.tallies.get(endpoint);
+      if (tally && tally.failures > 0) return { endpoint, status: 'failed', message: tally.firstFailure ?? '' };
+      if (tally && tally.errors > 0) return { endpoint, status: 'error', message: tally.first ?? '' };
       return skipped !== undefined ? { endpoint, status: 'skipped', message: skipped } : { endpoint, status: 'passed' };
     });
   }
 
-  /** The meta for the collector: cited exchanges (renumbered) and the last few, nothing for a pass. */
+  /**
+   * The meta for the collector: the findings (in the order of the endpoints, so that reports do
+   * not depend on which answer came first), the exchanges they cite and, for a check that did not
+   * pass, the last ones it sent; nothing for a pass.
+   */
   toMeta(): CheckMeta {
-    const { findings, recorder } = this.#state;
-    const keep = new Set<number>();
-    for (const f of findings) if (f.exchange !== undefined) keep.add(f.exchange);
-    if (findings.length > 0) {
-      const n = recorder.exchanges.length;
-      for (let i = Math.max(0, n - TRAILING_EXCHANGES); i < n; i += 1) keep.add(i);
-    }
-    const order = [...keep].sort((a, b) => a - b);
-    const renumber = new Map(order.map((old, i) => [old, i]));
+    const { findings, recorder, notListed } = this.#state;
+    if (findings.length > 0) for (const evidence of recorder.recent) this.cite({ exchange: -1, evidence });
+    const order = [...this.#state.endpoints.keys()];
+    const rank = (f: Finding): number => (f.endpoint === undefined ? -1 : order.indexOf(f.endpoint));
+    const sorted = findings.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
     const endpoints = this.#endpointOutcomes();
+    const dropped = notListed.failures + notListed.errors;
     return {
       checkId: this.check.id,
-      findings: findings.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
-      notes: [...this.#state.notes, ...new Set([recorder, ...this.#state.used].flatMap((r) => r.retries).map((r) => redactor.redact(r)))],
-      exchanges: order.map((i) => recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
+      findings: sorted,
+      notes: [
+        ...this.#state.notes,
+        ...new Set([recorder, ...this.#state.used].flatMap((r) => r.retries).map((r) => redactor.redact(r))),
+        ...(dropped > 0 ? [`${dropped} more finding${dropped === 1 ? '' : 's'} not listed (${notListed.failures} failures, ${notListed.errors} errors): at most ${FINDINGS_PER_ENDPOINT} per endpoint and ${FINDINGS_PER_CHECK} per check are`] : []),
+      ],
+      exchanges: recorder.exchanges,
       requests: recorder.count,
       sharedTokenRequests: this.#state.sharedTokenRequests + recorder.tokenRequests,
       ...(endpoints.length > 0 ? { endpoints } : {}),
       ...(this.#state.skipReason !== undefined ? { skipReason: this.#state.skipReason } : {}),
+      ...(dropped > 0 ? { notListed: { ...notListed } } : {}),
     };
   }
 }
 
-function summarise(findings: readonly Finding[]): string {
+function summarise(findings: readonly Finding[], notListed: number): string {
   const [first] = findings;
   if (!first) return '';
-  return findings.length === 1 ? first.message : `${first.message} (and ${findings.length - 1} more)`;
+  const more = findings.length - 1 + notListed;
+  return more === 0 ? first.message : `${first.message} (and ${more} more)`;
 }
 
 /** Turns whatever a check threw into findings: transport trouble and missing prerequisites are errors. */
@@ -266,9 +332,10 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
     } finally {
       vitest.task.meta.carrier = c.toMeta();
     }
-    const failures = c.findings.filter((f) => f.kind === 'failure');
-    if (failures.length > 0) throw new NonConformance(summarise(failures));
-    if (c.findings.length > 0) throw new CheckError(summarise(c.findings));
+    const { failures, errors } = c.counts;
+    const listedFailures = c.findings.filter((f) => f.kind === 'failure');
+    if (failures > 0) throw new NonConformance(summarise(listedFailures, failures - listedFailures.length));
+    if (errors > 0) throw new CheckError(summarise(c.findings, errors - c.findings.length));
   });
 }
 

@@ -1,7 +1,7 @@
 import { endpointLabel, pathParameters, type EndpointSpec } from '../api/endpoint-specs.js';
 import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, TOKEN_PATH, USER_PATH, tenantPath } from '../api/paths.js';
 import { getResource, requestToken, type Send, type VersionHeader } from '../api/requests.js';
-import { Recorder, type HttpResponse, type RequestAuth } from '../http/client.js';
+import { Evidence, HttpResponse, Recorder, type RequestAuth } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { extractItems } from './list-items.js';
@@ -36,7 +36,8 @@ export interface Endpoint {
   spec?: EndpointSpec;
   /** The request path (with parameters filled), or why there is none. */
   path(c: CheckContext): Promise<string | { unresolved: string }>;
-  send(c: CheckContext, variation: VersionHeader & { auth?: RequestAuth }, purpose: string): Promise<HttpResponse>;
+  /** A request with one variation, sent through `via` (default: the check's own `send`). */
+  send(c: CheckContext, variation: VersionHeader & { auth?: RequestAuth }, purpose: string, via?: Send): Promise<HttpResponse>;
   /** The valid request, sent through `send` (which records it where the caller wants). */
   sendValid(c: CheckContext, send: Send, purpose: string): Promise<HttpResponse>;
 }
@@ -59,7 +60,7 @@ function tokenEndpoint(path: string, legacy: boolean): Endpoint {
     kind: 'token',
     judgedBy: legacy ? 'LEGACY-TOKEN' : 'TOKEN-ISSUE',
     path: () => Promise.resolve(path),
-    send: (c, v, purpose) => requestToken(c.send, c.target, { path, credentials: c.credentials, ...v, purpose: `${label}: ${purpose}` }),
+    send: (c, v, purpose, via) => requestToken(via ?? c.send, c.target, { path, credentials: c.credentials, ...v, purpose: `${label}: ${purpose}` }),
     sendValid: (c, send, purpose) => requestToken(send, c.target, { path, credentials: c.credentials, purpose: `${label}: ${purpose}` }),
   };
 }
@@ -71,7 +72,7 @@ function resourceEndpoint(label: string, judgedBy: string, path: (c: CheckContex
     judgedBy,
     ...(spec ? { spec } : {}),
     path,
-    send: async (c, v, purpose) => getResource(c.send, c.target, { path: await concrete(c, endpoint), auth: v.auth ?? c.bearer(), ...v, purpose: `${label}: ${purpose}` }),
+    send: async (c, v, purpose, via) => getResource(via ?? c.send, c.target, { path: await concrete(c, endpoint), auth: v.auth ?? c.bearer(), ...v, purpose: `${label}: ${purpose}` }),
     sendValid: async (c, send, purpose) => getResource(send, c.target, { path: await concrete(c, endpoint), auth: c.bearer(), purpose: `${label}: ${purpose}` }),
   };
   return endpoint;
@@ -157,6 +158,24 @@ export function allEndpoints(c: CheckContext): Endpoint[] {
 const validAnswers = new Map<string, { answer: Promise<HttpResponse>; recorder: Recorder }>();
 
 /**
+ * The runner's preflight made the valid requests of the token endpoint and of /users/me already
+ * (to obtain the shared token and find the tenant): their answers serve the checks, which need
+ * not ask again. /users/me's is taken only if it is not a 401: a 401 to a shared-token request is
+ * asked again with a fresh token before it is judged (HttpClient.send).
+ */
+function preflightAnswer(c: CheckContext, endpoint: Endpoint, recorder: Recorder): HttpResponse | undefined {
+  const answers = c.settings.preflight;
+  const answer = endpoint === TOKEN_ENDPOINT ? answers?.token : endpoint === USER_ENDPOINT && answers?.user?.status !== 401 ? answers?.user : undefined;
+  if (!answer) return undefined;
+  return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record));
+}
+
+/** Sends through the worker's HTTP client into `recorder`; `high`: others wait for the answer. */
+function sender(recorder: Recorder, priority: 'high' | 'normal' = 'normal'): Send {
+  return (req) => getBattery().http.send({ ...req, priority }, recorder);
+}
+
+/**
  * The endpoint's answer to a fully valid request (the documented Accept-Version, a valid token
  * or the configured client credentials), sent once per worker and recorded apart; checks cite it.
  * For a list, it is the request without page and size.
@@ -164,11 +183,30 @@ const validAnswers = new Map<string, { answer: Promise<HttpResponse>; recorder: 
 export function validAnswer(c: CheckContext, endpoint: Endpoint): Promise<HttpResponse> {
   let shared = validAnswers.get(endpoint.label);
   if (!shared) {
-    const recorder = new Recorder();
-    const send: Send = (req) => getBattery().http.send(req, recorder);
+    const recorder = new Recorder(false);
+    const known = preflightAnswer(c, endpoint, recorder);
     // The check that sends it accounts for the token renewals it needed.
-    const answer = endpoint.sendValid(c, send, 'a valid request').finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
+    const answer = known ? Promise.resolve(known) : endpoint.sendValid(c, sender(recorder, 'high'), 'a valid request').finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
     validAnswers.set(endpoint.label, (shared = { answer, recorder }));
+  }
+  c.uses(shared.recorder);
+  return shared.answer;
+}
+
+const sharedProbes = new Map<string, { answer: Promise<HttpResponse>; recorder: Recorder }>();
+
+/**
+ * A probe that several checks judge (AUTH-MISSING and AUTH-MISSING-NO-ERROR send the same
+ * request without credentials, each judging another rule of the answer): sent once per worker,
+ * recorded apart, and cited by each; `key` names the request exactly.
+ */
+export function sharedProbe(c: CheckContext, key: string, send: (send: Send) => Promise<HttpResponse>): Promise<HttpResponse> {
+  let shared = sharedProbes.get(key);
+  if (!shared) {
+    const recorder = new Recorder(false);
+    const answer = send(sender(recorder)).finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
+    answer.catch(() => undefined);
+    sharedProbes.set(key, (shared = { answer, recorder }));
   }
   c.uses(shared.recorder);
   return shared.answer;
@@ -196,15 +234,29 @@ export async function requireWorking(c: CheckContext, endpoint: Endpoint): Promi
 }
 
 /**
+ * A probe that is evidence only if the endpoint works (`requireWorking`), sent at once, beside
+ * the valid request instead of after it: one round trip instead of two. Its answer is returned
+ * only when the endpoint works; otherwise it is dropped unjudged (and its failure, if it failed).
+ */
+export async function probeWhenWorking<T>(c: CheckContext, endpoint: Endpoint, probe: () => Promise<T>): Promise<T | undefined> {
+  const path = await endpoint.path(c);
+  const sent = typeof path === 'string' ? probe() : undefined;
+  sent?.catch(() => undefined);
+  if (!(await requireWorking(c, endpoint))) return undefined;
+  return sent;
+}
+
+/**
  * Applies the check to every endpoint, each judged through its own context (`CheckContext.at`),
- * a few at a time: so a check over 200 endpoints costs round trips by the few, not by the 200.
+ * all at once up to ENDPOINT_CONCURRENCY: the HTTP client's politeness bound decides what goes
+ * on the wire, so a check over 200 endpoints costs round trips by the bound, not by the 200.
  */
 export async function onEach(c: CheckContext, endpoints: readonly Endpoint[], judge: (e: CheckContext, endpoint: Endpoint) => Promise<void>): Promise<void> {
   await mapBounded(endpoints, ENDPOINT_CONCURRENCY, (endpoint) => judge(c.at(endpoint.label), endpoint));
 }
 
-/** Endpoints a check judges at the same time. */
-const ENDPOINT_CONCURRENCY = 4;
+/** Endpoints a check judges at the same time (bounds the judgements waiting for a slot, not the wire). */
+const ENDPOINT_CONCURRENCY = 64;
 
 /**
  * Notes, once per check, that tenant endpoints were left out and why, so that a run without any

@@ -134,6 +134,28 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
   return out;
 }
 
+/** What missingDeclared needs of a schema pointer: its declared properties, and where its array items' schema is. */
+interface Plan {
+  properties: Map<string, { schema: unknown; pointer: string }>;
+  itemPointer: string | undefined;
+}
+
+/** Plans by document and pointer: a list's items share one schema, which is read once, not once per item. */
+const plans = new WeakMap<Json, Map<string, Plan>>();
+
+function planOf(document: Json, pointer: string): Plan {
+  let byPointer = plans.get(document);
+  if (!byPointer) plans.set(document, (byPointer = new Map<string, Plan>()));
+  let plan = byPointer.get(pointer);
+  if (!plan) {
+    const self = resolve(document, { $ref: pointer }, pointer);
+    const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
+    plan = { properties: declaredProperties(document, { $ref: pointer }, pointer, 0), itemPointer: items };
+    byPointer.set(pointer, plan);
+  }
+  return plan;
+}
+
 /**
  * RESOURCE-FIELDS-PRESENT: every property the schema declares that the value omits, as dotted
  * paths (nested objects and array elements included, a few levels deep). Properties that only
@@ -141,15 +163,15 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
  */
 export function missingDeclared(document: Json, pointer: string, value: unknown, prefix = '', depth = 0): string[] {
   if (depth > 6) return [];
+  const plan = planOf(document, pointer);
   if (Array.isArray(value)) {
-    const items = resolve(document, { $ref: pointer }, pointer).value;
-    if (!isObject(items) || items.items === undefined) return [];
-    const itemPointer = resolve(document, items.items, `${resolve(document, { $ref: pointer }, pointer).pointer}/items`).pointer;
+    const itemPointer = plan.itemPointer;
+    if (itemPointer === undefined) return [];
     return value.flatMap((element, i) => missingDeclared(document, itemPointer, element, `${prefix}[${i}]`, depth + 1)).slice(0, 20);
   }
   if (!isObject(value)) return [];
   const out: string[] = [];
-  for (const [name, child] of declaredProperties(document, { $ref: pointer }, pointer, 0)) {
+  for (const [name, child] of plan.properties) {
     const path = prefix === '' ? name : `${prefix}.${name}`;
     if (!(name in value)) out.push(path);
     else if (value[name] !== null && typeof value[name] === 'object') out.push(...missingDeclared(document, child.pointer, value[name], path, depth + 1));

@@ -2,7 +2,7 @@ import { LEGACY_TOKEN_PATH, TOKEN_PATH, USER_PATH } from '../api/paths.js';
 import { credentialsRefused, getResource, readIssuedToken, requestToken, type ClientCredentials } from '../api/requests.js';
 import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
-import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, validAnswer, type Endpoint } from './endpoints.js';
+import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, sharedProbe, validAnswer, type Endpoint } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
 
@@ -114,13 +114,40 @@ export function wrongSecret(credentials: ClientCredentials): ClientCredentials {
   return { ...credentials, clientSecret: `${credentials.clientSecret}-wrong` };
 }
 
+/** A grant type no server supports: RFC 6749 §4.5 extension grants are absolute URIs. */
+export const UNSUPPORTED_GRANT = 'urn:carrier-conformance:unsupported-grant-type';
+
+/** The bad token requests that several checks judge (each one rule of the answer, TOKEN-ERROR-FORMAT its format). */
+export type BadTokenRequest = 'wrong-secret' | 'unknown-client' | 'no-credentials' | 'no-grant-type' | 'unsupported-grant-type';
+
+/** What each bad request is, in the words of the report. */
+export const BAD_TOKEN_REQUESTS: Record<BadTokenRequest, string> = {
+  'wrong-secret': 'a wrong client secret',
+  'unknown-client': 'an unknown client id',
+  'no-credentials': 'no client credentials',
+  'no-grant-type': 'no grant_type',
+  'unsupported-grant-type': `grant_type=${UNSUPPORTED_GRANT}`,
+};
+
+/** A bad token request to `path`, sent once per worker and shared by the checks that judge it. */
+export function badTokenRequest(c: CheckContext, which: BadTokenRequest, path = TOKEN_PATH): Promise<HttpResponse> {
+  const options = {
+    'wrong-secret': { credentials: wrongSecret(c.credentials) },
+    'unknown-client': { credentials: unknownClient(c.credentials) },
+    'no-credentials': { credentials: null },
+    'no-grant-type': { credentials: c.credentials, grantType: null },
+    'unsupported-grant-type': { credentials: c.credentials, grantType: UNSUPPORTED_GRANT },
+  }[which];
+  const purpose = `POST ${path} with ${BAD_TOKEN_REQUESTS[which]}`;
+  return sharedProbe(c, purpose, (send) => requestToken(send, c.target, { path, ...options, purpose }));
+}
+
 /**
  * A token request with bad client credentials sent with HTTP Basic is refused: 401 (RFC 6749
  * §5.2 requires it when the client authenticated with the Authorization header), no token,
  * error invalid_client and a Basic challenge.
  */
-export async function expectClientRefused(c: CheckContext, credentials: ClientCredentials, path: string, what: string): Promise<void> {
-  const res = await requestToken(c.send, c.target, { path, credentials, purpose: what });
+export function expectClientRefused(c: CheckContext, res: HttpResponse, what: string): void {
   const refused = expectStatus(c, res, [401], what);
   expectNoToken(c, res, what);
   if (!refused) return;

@@ -2,6 +2,7 @@ import type { EndpointSpec } from '../api/endpoint-specs.js';
 import type { ClientCredentials, Target } from '../api/requests.js';
 import type { Expectations } from '../config.js';
 import type { HttpSettings } from '../http/settings.js';
+import type { RecordedExchange } from '../report/model.js';
 
 /**
  * What passes between the runner and the battery's workers. Plain data and names only: the
@@ -38,11 +39,24 @@ export interface BatteryContext {
   pageSize?: number;
   /** With more pages than this, a walk samples them (first, last, evenly between). */
   maxPages?: number;
-  concurrency: number;
+  /** The most page requests a walk has in flight (--concurrency); absent: adaptive up to WALK_CONCURRENCY_BOUND. */
+  concurrency?: number;
   /** The token the runner obtained before the battery, shared by every check that needs one. */
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
+  /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
+  preflight?: { token?: PassedResponse; user?: PassedResponse };
+}
+
+/** A response as plain data, to cross to the workers; `record` is the exchange, redacted. */
+export interface PassedResponse {
+  url: string;
+  status: number;
+  headers: Record<string, string[]>;
+  text: string;
+  receivedAt: number;
+  record: RecordedExchange;
 }
 
 /**

@@ -105,7 +105,8 @@ export const targetInfoSchema = z
         maxBodyBytes: z.number(),
         pageSize: z.number().optional(),
         maxPages: z.number().optional(),
-        concurrency: z.number(),
+        // Absent: the adaptive default (no --concurrency given).
+        concurrency: z.number().optional(),
       })
       .strict(),
   })

@@ -105,7 +105,7 @@ export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
       maxBodyBytes: options.maxBodyBytes,
       ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
       ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
-      concurrency: options.concurrency,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     },
   };
 }

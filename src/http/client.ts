@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
@@ -7,6 +8,7 @@ import { encodeBasicCredentials, type BasicEncoding } from './basic.js';
 import { closedBeforeResponseOnReusedConnection, trackConnectionReuse } from './connection-reuse.js';
 import { createDispatcher, type TlsSettings } from './dispatcher.js';
 import { describeTransportError, transportErrorCode } from './transport-errors.js';
+import { AdaptiveConcurrency, InFlightGate } from './limit.js';
 
 /**
  * The HTTP layer: the one place where the harness sends requests. Every request goes through
@@ -48,6 +50,8 @@ export interface HttpRequest {
   purpose: string;
   /** Aborts this request (the check was cancelled, the run interrupted). */
   signal?: AbortSignal;
+  /** `high`: other requests wait for this one (a valid answer, a walk's page); sent first when requests queue. */
+  priority?: 'high' | 'normal';
 }
 
 export interface HttpClientOptions {
@@ -77,6 +81,8 @@ export interface HttpClientOptions {
    * the same bytes without the report holding the secret.
    */
   clientCredentials?: { clientId: string; clientSecret: string };
+  /** Requests in flight at once, at most (the politeness bound); halved on 429 or 503. Default: no bound. */
+  maxInFlight?: number;
 }
 
 /** Longest suffix of the configured secret that a recording names (the harness's own "-wrong"). */
@@ -109,12 +115,23 @@ export class HttpResponse {
     /** Field lines by lower-cased name, every line kept apart (RFC 9110 §5.3). */
     readonly headers: Readonly<Record<string, readonly string[]>>,
     readonly text: string,
-    /** Index of the recorded exchange in `recorder` (-1 when not recorded). */
+    /** Index of the recorded exchange in `recorder` (-1 when not kept there: see `evidence`). */
     readonly exchange: number,
     readonly recorder?: Recorder,
     /** Epoch ms when the response had arrived: the server handled the request before then. */
     readonly receivedAt: number = Date.now(),
+    /** The exchange as a report shows it, built when a finding cites it. */
+    readonly evidence?: Evidence,
+    /** From sending the request to the end of the body, ms (the last attempt). */
+    readonly latencyMs = 0,
+    /** 429 or 503 answers retried before this one. */
+    readonly throttled = 0,
   ) {}
+
+  /** The same response, noting that `n` answers of 429 or 503 were retried before it. */
+  afterThrottling(n: number): HttpResponse {
+    return new HttpResponse(this.url, this.status, this.headers, this.text, this.exchange, this.recorder, this.receivedAt, this.evidence, this.latencyMs, n);
+  }
 
   /** The field value, lines combined with ", " as RFC 9110 §5.3 defines; undefined when absent. */
   header(name: string): string | undefined {
@@ -129,7 +146,7 @@ export class HttpResponse {
 
   /** The same response without its body text: for keeping many of them (a walk of 1000 pages). */
   withoutBody(): HttpResponse {
-    return new HttpResponse(this.url, this.status, this.headers, '', this.exchange, this.recorder, this.receivedAt);
+    return new HttpResponse(this.url, this.status, this.headers, '', this.exchange, this.recorder, this.receivedAt, this.evidence, this.latencyMs, this.throttled);
   }
 
   /** The body parsed as JSON; a parse failure is returned, not thrown, so checks can report it. */
@@ -142,10 +159,43 @@ export class HttpResponse {
   }
 }
 
+/**
+ * An exchange as the report shows it (redacted, its body cut), built the first time it is asked
+ * for: most exchanges are never cited by a finding, and a walk of 10 000 pages must not keep
+ * 10 000 records. Until then it holds what it is built from (the response's text, which the
+ * HttpResponse holds anyway); afterwards only the record.
+ */
+export class Evidence {
+  #build: (() => RecordedExchange) | undefined;
+  #record: RecordedExchange | undefined;
+
+  constructor(build: () => RecordedExchange) {
+    this.#build = build;
+  }
+
+  /** A record made already (a copy of one recorded elsewhere). */
+  static of(record: RecordedExchange): Evidence {
+    const e = new Evidence(() => record);
+    e.#record = record;
+    e.#build = undefined;
+    return e;
+  }
+
+  get record(): RecordedExchange {
+    if (this.#record === undefined) {
+      this.#record = (this.#build as () => RecordedExchange)();
+      this.#build = undefined;
+    }
+    return this.#record;
+  }
+}
+
 /** Where an exchange was recorded: what a finding cites as its evidence. */
 export interface ExchangeRef {
   readonly exchange: number;
   readonly recorder?: Recorder | undefined;
+  /** The exchange itself, for one not kept in `recorder` (see Recorder's `keepAll`). */
+  readonly evidence?: Evidence | undefined;
 }
 
 /** The exchange failed below HTTP: refused, reset, timed out, body too large. */
@@ -160,6 +210,7 @@ export class TransportError extends Error {
     readonly closedReusedConnection = false,
     /** The underlying error's code (ECONNREFUSED, ERR_SSL_WRONG_VERSION_NUMBER…), for advice on reaching the target. */
     readonly code?: string,
+    readonly evidence?: Evidence,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -177,6 +228,10 @@ export class UnavailableError extends TransportError {
       `${new URL(response.url).pathname} answered ${what}${retries > 0 ? ` ${retries + 1} times` : ''}; the target is throttling or unavailable, so nothing was judged (lower --concurrency, or raise --max-retries / --max-retry-wait)`,
       response.exchange,
       response.recorder,
+      false,
+      false,
+      undefined,
+      response.evidence,
     );
     this.name = 'UnavailableError';
   }
@@ -187,7 +242,15 @@ export class RequestRefusedError extends Error {
   override name = 'RequestRefusedError';
 }
 
-/** The exchanges of one check, in order. */
+/** Exchanges kept as "the last ones sent", for the report of a check that failed. */
+const RECENT = 2;
+
+/**
+ * The exchanges of one check (or of a walk, or of an endpoint's valid answer). With `keepAll`
+ * (the default) every exchange is recorded, in order; without it only those a finding cites are
+ * (CheckContext.cite), and the last few sent: a check over 200 endpoints or a walk of 10 000
+ * pages keeps what its report shows, not everything it sent.
+ */
 export class Recorder {
   readonly exchanges: RecordedExchange[] = [];
   /** Requests sent, including those of exchanges not kept. */
@@ -196,12 +259,27 @@ export class Recorder {
   readonly retries: string[] = [];
   /** Token requests made to renew the shared token on behalf of these exchanges. */
   tokenRequests = 0;
+  /** The last exchanges sent, oldest first. */
+  readonly recent: Evidence[] = [];
+
+  constructor(readonly keepAll = true) {}
 
   /** Records an exchange; `sent` is false when it is a copy of one recorded elsewhere. */
   add(exchange: RecordedExchange, sent = true): number {
     if (sent) this.count += 1;
     this.exchanges.push(exchange);
     return this.exchanges.length - 1;
+  }
+
+  /** An exchange was sent: its index here when every exchange is kept, else -1. */
+  sent(evidence: Evidence): number {
+    this.recent.push(evidence);
+    if (this.recent.length > RECENT) this.recent.shift();
+    if (!this.keepAll) {
+      this.count += 1;
+      return -1;
+    }
+    return this.add(evidence.record);
   }
 }
 
@@ -220,9 +298,19 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 export class HttpClient {
   readonly #agent: Dispatcher;
   readonly #options: HttpClientOptions;
+  /** The politeness bound on requests in flight, lowered while the target answers 429 or 503. */
+  readonly #pace: AdaptiveConcurrency | undefined;
+  readonly #gate: InFlightGate | undefined;
 
   constructor(options: HttpClientOptions, dispatcher?: Dispatcher) {
     this.#options = options;
+    // Every request waiting for a slot listens to the run's signal (Ctrl-C must end its wait).
+    if (options.signal) setMaxListeners(0, options.signal);
+    if (options.maxInFlight !== undefined) {
+      const pace = new AdaptiveConcurrency({ initial: options.maxInFlight, ceiling: options.maxInFlight, watchLatency: false });
+      this.#pace = pace;
+      this.#gate = new InFlightGate(() => pace.limit);
+    }
     // One keep-alive pool per process: connections are reused across checks.
     this.#agent = dispatcher ?? createDispatcher(options.timeoutMs, options.tls ?? { insecure: false });
     trackConnectionReuse();
@@ -281,7 +369,7 @@ export class HttpClient {
         );
         continue;
       }
-      if (res.status !== 429 && res.status !== 503) return res;
+      if (res.status !== 429 && res.status !== 503) return throttled === 0 ? res : res.afterThrottling(throttled);
       if (throttled >= this.#options.maxRetries || signal.aborted) throw new UnavailableError(res, throttled);
       throttled += 1;
       const wait = retryDelay(res, this.#options.maxRetryWaitMs) ?? Math.min(500 * 2 ** (throttled - 1), this.#options.maxRetryWaitMs);
@@ -306,14 +394,24 @@ export class HttpClient {
   async #sendOnce(req: HttpRequest, signal: AbortSignal, recorder?: Recorder): Promise<HttpResponse> {
     const url = new URL(req.url);
     const headers = this.#buildHeaders(req, url);
+    // The politeness bound: wait for a slot; the request's own timeout starts once it has one.
+    const release = this.#gate ? await this.#gate.acquire(req.priority ?? 'normal', signal) : undefined;
     const startedAt = new Date();
     const t0 = performance.now();
-    const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string): number => {
-      if (!recorder) return -1;
-      return recorder.add(this.#toRecord(req, url, headers, startedAt, performance.now() - t0, response, error));
+    /** The exchange's evidence, built (and redacted) only when a report needs it. */
+    const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string): { index: number; evidence: Evidence } => {
+      const durationMs = performance.now() - t0;
+      const evidence = new Evidence(() => this.#toRecord(req, url, headers, startedAt, durationMs, response, error));
+      return { index: recorder ? recorder.sent(evidence) : -1, evidence };
     };
 
-    const signals = [AbortSignal.timeout(this.#options.timeoutMs), signal];
+    // The request's deadline (--timeout), or the run's stop: one controller, its timer cleared
+    // with the answer (AbortSignal.timeout would keep a timer per request alive for --timeout).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException(`no complete response within ${this.#options.timeoutMs} ms`, 'TimeoutError')), this.#options.timeoutMs);
+    const stop = (): void => deadline.abort(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
     let text: string;
@@ -323,7 +421,7 @@ export class HttpClient {
         headers,
         body: req.body ?? null,
         dispatcher: this.#agent,
-        signal: AbortSignal.any(signals),
+        signal: deadline.signal,
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       });
@@ -332,15 +430,24 @@ export class HttpClient {
       const raw = await readCapped(res.body, this.#options.maxBodyBytes);
       text = decodeBody(raw, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
     } catch (err) {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+      release?.();
       const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: signal.aborted });
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
       const reusedClosed = status === undefined && closedBeforeResponseOnReusedConnection(err);
-      throw new TransportError(message, record(partial, message), recorder, status === undefined, reusedClosed, transportErrorCode(err));
+      const { index, evidence } = record(partial, message);
+      throw new TransportError(message, index, recorder, status === undefined, reusedClosed, transportErrorCode(err), evidence);
     }
+    clearTimeout(timer);
+    signal.removeEventListener('abort', stop);
+    release?.();
+    const latencyMs = performance.now() - t0;
+    this.#pace?.observe(latencyMs, status === 429 || status === 503);
     this.#options.redactor.learnFromResponseBody(text);
-    const index = record({ status, headers: responseHeaders, text });
-    return new HttpResponse(url.href, status, responseHeaders, text, index, recorder);
+    const { index, evidence } = record({ status, headers: responseHeaders, text });
+    return new HttpResponse(url.href, status, responseHeaders, text, index, recorder, Date.now(), evidence, latencyMs);
   }
 
   async close(): Promise<void> {

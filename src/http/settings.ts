@@ -13,6 +13,8 @@ export interface HttpSettings {
   /** The base and auth URLs: only their origins may receive credentials. */
   baseUrl: string;
   authUrl: string;
+  /** Requests in flight at once, at most (src/http/limit.ts MAX_IN_FLIGHT). */
+  maxInFlight?: number;
 }
 
 /** Characters of each (redacted) body kept in a recorded exchange. */
@@ -29,6 +31,7 @@ export function clientOptions(settings: HttpSettings, redactor: Redactor, signal
     credentialOrigins: [...new Set([new URL(settings.baseUrl).origin, new URL(settings.authUrl).origin])],
     redactor,
     userAgent: settings.userAgent,
+    ...(settings.maxInFlight !== undefined ? { maxInFlight: settings.maxInFlight } : {}),
     ...(signal ? { signal } : {}),
   };
 }

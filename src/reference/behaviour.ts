@@ -50,6 +50,11 @@ export interface ReferenceOptions {
   legacyRewrites?: boolean;
   /** Generated lists (and resources by id) under every tenant, c001 … cNNN, for scale; default 0. */
   generatedCollections?: number;
+  /**
+   * Play a rate-limiting gateway: a request that arrives while this many are being answered gets
+   * 429 Too Many Requests with `Retry-After: 1` (RFC 6585 §4). Default: no limit.
+   */
+  maxInFlight?: number;
 }
 
 export interface ReferenceBehaviour {

@@ -49,6 +49,8 @@ export interface ReferenceServer {
   requestLog(): readonly ServedRequest[];
   /** HTTP requests received so far. */
   requestCount(): number;
+  /** Requests answered 429 for exceeding `maxInFlight`. */
+  throttledCount(): number;
   /** Stops listening and destroys every open connection, keep-alive ones included. */
   close(): Promise<void>;
 }
@@ -94,9 +96,18 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const tenants = buildTenants(behaviour.shipmentCount);
   const ctx: ReferenceContext = { behaviour, tokens: new TokenStore(behaviour.tokenTtlSeconds), tenants, user: buildUser(tenants), scratch: new Map() };
   let requests = 0;
+  let inFlight = 0;
+  let throttled = 0;
 
   const server = createServer((message: IncomingMessage, res: ServerResponse) => {
     requests += 1;
+    inFlight += 1;
+    res.once('close', () => (inFlight -= 1));
+    if (options.maxInFlight !== undefined && inFlight > options.maxInFlight) {
+      throttled += 1;
+      writeReply(res, json(429, { error: 'too_many_requests', message: 'Too many requests in flight' }, { 'Retry-After': '1', 'Cache-Control': 'no-store' }), wire, '');
+      return;
+    }
     const answer = async (): Promise<Reply> => {
       const req = await readRequest(message, behaviour.maxTokenBodyBytes, behaviour.legacyRewrites);
       if (options.recordRequests) {
@@ -152,6 +163,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     issuedTokens: () => [...ctx.tokens.issuedTokens],
     requestLog: () => log,
     requestCount: () => requests,
+    throttledCount: () => throttled,
     close: () => {
       // Idempotent: a second close() gets the first one's promise instead of ERR_SERVER_NOT_RUNNING.
       closing ??= new Promise<void>((resolve, reject) => {

@@ -37,6 +37,14 @@ export function checkIdOfTestName(name: string): string | undefined {
 
 export class CheckCollector implements Reporter {
   readonly collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
+  #runStarted!: () => void;
+  /** Resolves when Vitest starts the run: its workers are being spawned. */
+  readonly runStarted = new Promise<void>((resolve) => (this.#runStarted = resolve));
+
+  onTestRunStart(): void {
+    mark('battery: run started');
+    this.#runStarted();
+  }
 
   onTestModuleStart(module: TestModule): void {
     mark(`battery: ${module.relativeModuleId} started`);

@@ -1,9 +1,9 @@
-import { USER_PATH } from '../api/paths.js';
+import { TOKEN_PATH, USER_PATH } from '../api/paths.js';
 import { credentialsRefused, getResource, oauthErrorCode, readIssuedToken, requestToken, type ClientCredentials, type Target } from '../api/requests.js';
 import type { SharedToken } from '../battery/wiring.js';
 import { RunAbortedError, UsageError } from '../errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
-import { TransportError, type HttpClient, type HttpResponse } from '../http/client.js';
+import { Recorder, TransportError, type HttpClient, type HttpResponse } from '../http/client.js';
 import { reachAdvice } from '../http/transport-errors.js';
 import type { Redactor } from '../redact.js';
 
@@ -25,6 +25,12 @@ export interface Preflight {
    * endpoint refused that and accepted them as they are (TOKEN-CREDENTIALS-ENCODING reports it).
    */
   encoding: BasicEncoding;
+  /**
+   * The answers to the valid requests the preflight made (the token request with the credentials
+   * as the checks send them, GET /users/me with the shared token): the checks judge these
+   * instead of asking again.
+   */
+  answers: { token?: HttpResponse; user?: HttpResponse };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +39,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const CREDENTIALS_HINT = 'check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)';
 
 export async function preflight(http: HttpClient, target: Target, credentials: ClientCredentials, redactor: Redactor, tenantId: string | undefined): Promise<Preflight> {
-  const send = (req: Parameters<HttpClient['send']>[0]) => http.send(req);
+  // Recorded (only what is cited is kept) so that the checks that judge these answers can cite them.
+  const recorder = new Recorder(false);
+  const send = (req: Parameters<HttpClient['send']>[0]) => http.send({ ...req, priority: 'high' }, recorder);
   /** Origins that have answered at least one request: those are reachable, whatever comes next. */
   const answered = new Set<string>();
   const reach = async (what: string, url: string, request: () => Promise<HttpResponse>): Promise<HttpResponse | TransportError> => {
@@ -55,7 +63,7 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   const obtain = (encoding: BasicEncoding) => {
     const sentAt = Date.now();
     return reach('token endpoint', target.authUrl, () =>
-      requestToken(send, target, { credentials: { ...credentials, encoding }, purpose: 'obtain the shared access token' }),
+      requestToken(send, target, { credentials: { ...credentials, encoding }, purpose: `POST ${TOKEN_PATH}: a valid request (it gives the run its shared access token)` }),
     ).then((res) => ({ res, sentAt, receivedAt: Date.now() }));
   };
 
@@ -69,8 +77,9 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
       token = raw;
     }
   }
-  const out: Preflight = { encoding };
+  const out: Preflight = { encoding, answers: {} };
   const { res: tokenRes, sentAt, receivedAt } = token;
+  if (!(tokenRes instanceof TransportError)) out.answers.token = tokenRes;
   if (tokenRes instanceof TransportError) {
     out.sharedTokenProblem = `the token request failed: ${tokenRes.message}`;
     out.tenantProblem = `no tenant was given (--tenant-id) and there is no token to ask /users/me with`;
@@ -106,11 +115,12 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     return out;
   }
   const bearer = out.sharedToken.accessToken;
-  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token: bearer }, purpose: 'find the tenant under test' }));
+  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token: bearer }, purpose: `GET ${USER_PATH}: a valid request (it names the tenant under test)` }));
   if (userRes instanceof TransportError) {
     out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me failed: ${userRes.message}`;
     return out;
   }
+  out.answers.user = userRes;
   const parsed = userRes.json();
   const tenants = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { tenants?: unknown }).tenants : undefined;
   const first = Array.isArray(tenants) ? (tenants[0] as { id?: unknown } | undefined) : undefined;

@@ -10,10 +10,12 @@ import type { Collected, CollectedTest } from './collector.js';
  * verdict and exit code. Pure functions: the meta-tests exercise them directly.
  */
 
-function summarise(findings: readonly Finding[]): string | undefined {
+/** The first finding, and how many more there are (listed or only counted: CheckMeta.notListed). */
+function summarise(findings: readonly Finding[], notListed = 0): string | undefined {
   const [first] = findings;
   if (!first) return undefined;
-  return findings.length === 1 ? first.message : `${first.message} (and ${findings.length - 1} more)`;
+  const more = findings.length - 1 + notListed;
+  return more === 0 ? first.message : `${first.message} (and ${more} more)`;
 }
 
 function base(check: Check): Pick<CheckResult, 'id' | 'suite' | 'level' | 'title' | 'refs'> {
@@ -46,7 +48,7 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
   };
   // Across several endpoints the reason starts with how each fared: "23 endpoints, 1 failed: …".
   const across = endpoints && endpoints.length > 1 ? endpointSummary(endpoints) : undefined;
-  const reason = (findings: readonly Finding[]): string => [across, summarise(findings)].filter(Boolean).join('. ');
+  const reason = (findings: readonly Finding[], notListed = 0): string => [across, summarise(findings, notListed)].filter(Boolean).join('. ');
   switch (test.state) {
     case 'passed':
       return { ...common, status: 'passed' };
@@ -58,8 +60,9 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
     }
     case 'failed': {
       const failures = common.findings.filter((f) => f.kind === 'failure');
-      if (failures.length > 0) return { ...common, status: check.level === 'MUST' || strict ? 'failed' : 'warning', message: reason(failures) };
-      if (common.findings.length > 0) return { ...common, status: 'error', message: reason(common.findings) };
+      const notListed = meta?.notListed ?? { failures: 0, errors: 0 };
+      if (failures.length > 0) return { ...common, status: check.level === 'MUST' || strict ? 'failed' : 'warning', message: reason(failures, notListed.failures) };
+      if (common.findings.length > 0) return { ...common, status: 'error', message: reason(common.findings, notListed.errors) };
       // The test failed without a finding: a timeout or a throw past the check's own handling.
       const message = `the check could not be carried out: ${test.errors.join('; ') || 'unknown error'}`;
       return { ...common, status: 'error', message, findings: [{ kind: 'error', message }] };

@@ -7,8 +7,9 @@ import { currentCatalogue } from '../catalogue/digest.js';
 import { REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
-import type { HttpClient } from '../http/client.js';
+import type { HttpClient, HttpResponse } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
+import { MAX_IN_FLIGHT } from '../http/limit.js';
 import { redactor } from '../redact.js';
 import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
 import { hostOf } from '../report/target-name.js';
@@ -23,6 +24,7 @@ import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, s
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
+import type { PassedResponse } from '../battery/wiring.js';
 
 /**
  * One run of the battery: resolve the target, preflight it, run the selected suites, and turn
@@ -109,6 +111,7 @@ function httpSettingsOf(options: RunOptions, target: ResolvedTarget): HttpSettin
     userAgent: `${TOOL_NAME}/${TOOL_VERSION}`,
     baseUrl: target.baseUrl,
     authUrl: target.authUrl,
+    maxInFlight: Math.max(MAX_IN_FLIGHT, options.concurrency ?? 0),
   };
 }
 
@@ -162,18 +165,26 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   /** The checks were given their context: before that, a stop (unreachable, interrupted) is one line. */
   let batteryStarted = false;
   try {
+    // Vitest's start (loading, then spawning its workers) is the longest chain of a run's start:
+    // it goes first, and the rest of the start-up runs on this thread while the workers boot.
+    await battery.started;
     target = await openTarget(plan, io.err);
     mark('run: target resolved');
-    api = await describeApi(options, target);
-    if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
-    if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
+    // The document is read while the preflight waits for the network.
+    const described = describeApi(options, target);
+    described.catch(() => undefined);
     if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
     redactor.addClientCredentials(target.clientId, target.clientSecret);
     const http = httpSettingsOf(options, target);
     // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
     const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
     client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret } });
-    const pre = await preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
+    const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
+    preflighted.catch(() => undefined);
+    api = await described;
+    if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
+    if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
+    const pre = await preflighted;
     tenantId = pre.tenantId;
     basicEncoding = pre.encoding;
     mark('run: preflight done');
@@ -195,9 +206,10 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       expiryMarginSeconds: options.expiryMargin,
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
       ...(options.maxPages ? { maxPages: options.maxPages } : {}),
-      concurrency: options.concurrency,
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
       ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
       ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
+      preflight: { ...passed('token', pre.answers.token), ...passed('user', pre.answers.user) },
     });
     batteryStarted = true;
     // The report writers load while the battery runs (their modules are not needed before).
@@ -226,6 +238,12 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const outcome = await finish(report, options, io, extras, !batteryStarted);
   mark('run: reports written');
   return outcome;
+}
+
+/** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */
+function passed(name: 'token' | 'user', res: HttpResponse | undefined): Partial<Record<'token' | 'user', PassedResponse>> {
+  if (!res?.evidence) return {};
+  return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record } };
 }
 
 interface ReportInputs {

@@ -49,6 +49,8 @@ export interface BatteryRun {
   stop(reason: string): void;
   /** What Vitest collected, once the run is over. */
   done: Promise<CheckCollector>;
+  /** Resolves once Vitest is spawning its workers (or has failed to start). */
+  started: Promise<void>;
 }
 
 /**
@@ -68,8 +70,10 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
     if (stopped !== undefined) post({ type: 'stop', reason: stopped });
     else if (context) post({ type: 'context', context });
   };
-  const done = runVitest(checks, name, (v) => (vitest = v), () => stopped !== undefined).finally(() => channel.close());
+  const collector = new CheckCollector();
+  const done = runVitest(checks, collector, name, (v) => (vitest = v), () => stopped !== undefined).finally(() => channel.close());
   return {
+    started: Promise.race([collector.runStarted, done.then(noop, noop)]),
     provide(c) {
       context = c;
       post({ type: 'context', context: c });
@@ -85,11 +89,12 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
   };
 }
 
-async function runVitest(checks: readonly Check[], channel: string, created: (v: Vitest) => void, isStopped: () => boolean): Promise<CheckCollector> {
+const noop = (): void => undefined;
+
+async function runVitest(checks: readonly Check[], collector: CheckCollector, channel: string, created: (v: Vitest) => void, isStopped: () => boolean): Promise<CheckCollector> {
   const { createVitest } = await import('vitest/node');
   mark('battery: vitest loaded');
   const suites = SUITES.filter((s) => checks.some((c) => c.suite === s));
-  const collector = new CheckCollector();
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   const vitest = await createVitest(
     'test',
@@ -103,7 +108,9 @@ async function runVitest(checks: readonly Check[], channel: string, created: (v:
       isolate: false,
       maxWorkers: suites.includes('expiry') && suites.length > 1 ? 2 : 1,
       sequence: { sequencer: ExpiryFirstSequencer },
-      maxConcurrency: 16,
+      // Every check at once: they wait on the network, and the HTTP client bounds what is in
+      // flight (MAX_IN_FLIGHT); a check that waits for a slot must not hold back the others.
+      maxConcurrency: 1000,
       // The battery's own console output (none expected) must not mix into the summary.
       silent: true,
       ...(FROM_BUILD ? { server: { deps: { external: [/[\\/]dist[\\/](src[\\/]|suites[\\/](?!battery\.))/] } } } : {}),

@@ -1,0 +1,453 @@
+import { getResource, getUrl, type Send } from '../api/requests.js';
+import { Recorder, type Evidence, type ExchangeRef, type HttpResponse } from '../http/client.js';
+import { AdaptiveConcurrency } from '../http/limit.js';
+import { linksWithRel } from '../http/link.js';
+import type { CheckContext } from './check.js';
+import { getBattery } from './context.js';
+import { validAnswer, type Endpoint } from './endpoints.js';
+import { itemLabel } from './list-items.js';
+import { MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrlPath, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
+import { itemJudge, type PageFindings } from './resources.js';
+import { FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+
+/**
+ * The walk of a list, done once per list and worker and shared by every check that reads pages
+ * (pagination, nulls, resources), in flat memory whatever the length of the list:
+ *
+ * - the head first: the endpoint's valid answer (which gives the page size), then page 1 (which
+ *   gives Total-Pages); the checks that only need the head (their own probes) start then;
+ * - then every other page, the last one first (rel="last" links on every page point at it), at
+ *   an adaptive concurrency (AdaptiveConcurrency: grows while the latency stays flat, backs off
+ *   when it rises or the target answers 429/503, never beyond --concurrency or the politeness
+ *   bound WALK_CONCURRENCY_BOUND);
+ * - each page is read as it arrives (headers, links, item keys and shapes, the resource
+ *   judgements), then judged in page order by the page judges of the selected checks (each
+ *   registered by its suite with `pageJudge`), with its neighbours at hand, and dropped. What a
+ *   check needs across pages is kept compact: a few numbers per page in typed arrays (the
+ *   ledger), item keys as 64-bit digests (DigestSet), findings capped with a count of the rest,
+ *   and exchanges only where a finding cites them.
+ *
+ * Findings do not depend on the order in which pages arrive: the judges see them in page order.
+ */
+
+/** Pages of one walk in flight at most, unless --concurrency says otherwise: staging environments are shared. */
+export const WALK_CONCURRENCY_BOUND = 16;
+/** Where a walk's concurrency starts, and the least it backs off to on rising latency (only 429/503 go lower). */
+export const WALK_CONCURRENCY_START = 4;
+
+export interface WalkHead {
+  /** The tenant-relative path, e.g. `shipments`. */
+  path: string;
+  endpoint: Endpoint;
+  /** The API path of the list, e.g. `/tenants/{id}/shipments`. */
+  apiPath: string;
+  /** The size the walk requests on every page. */
+  size: number;
+  /** The response without page and size parameters (the endpoint's valid answer). */
+  unparameterised: WalkPage;
+  /** Page 1, with the walk's size. */
+  first: WalkPage;
+  totalPages?: number;
+  totalElements?: number;
+  /** Why the walk cannot cover the whole list; checks that need the whole list report these. */
+  problems: string[];
+  /** Set when --max-pages made the walk a sample: how many pages it fetches, out of how many. */
+  sample?: { pages: number; of: number };
+  /** The page numbers the walk reads, in order: every page, or the --max-pages sample ([1] after a problem). */
+  numbers: readonly number[];
+  /** The recorder of every request of the walk (only cited exchanges are kept). */
+  recorder: Recorder;
+}
+
+/** Where a link leads: a page of the walk, or another URL fetched for the purpose. */
+export interface Landing {
+  /** The walk's number for a page it read; for another URL its Page-Number header (-1 without). */
+  number: number;
+  status: number;
+  pageSize?: number | undefined;
+  /** Items on the landing page (undefined when they could not be read). */
+  items?: number | undefined;
+  /** Its first rel="next" target: a page of the walk (its number), or another URL. */
+  next?: number | string | undefined;
+  /** The landing page's exchange, while it is still known (not for pages judged long ago). */
+  evidence?: ExchangeRef | undefined;
+}
+
+/** What a page judge sees besides the page: the walk and the page's neighbours. */
+export interface WalkView {
+  readonly head: WalkHead;
+  /** The page judged before this one (in the walk's order), if any. */
+  readonly previous: WalkPage | undefined;
+  /** The number of the last page the walk reads. */
+  readonly lastNumber: number;
+  /**
+   * Where `target` leads: a link target (a page of the walk when it is the very request the walk
+   * made, else the URL, fetched once per walk), or the number of a page of the walk. A page still
+   * to come is judged first (the promise resolves then).
+   */
+  land(target: string | number): Landing | Promise<Landing>;
+}
+
+/** A finding a page judge made, with the exchange it cites (materialised: the page itself is dropped). */
+export interface WalkFinding {
+  kind: 'failure' | 'error';
+  message: string;
+  evidence?: ExchangeRef | undefined;
+}
+
+/**
+ * What one check found on one walk: the first FINDINGS_PER_ENDPOINT findings (with their
+ * exchanges), a count of the rest, and notes. Replayed into the check's context by `report`.
+ */
+export class WalkFindings {
+  readonly listed: WalkFinding[] = [];
+  readonly notListed = { failures: 0, errors: 0 };
+  readonly notes: string[] = [];
+
+  fail(message: string, evidence?: ExchangeRef): void {
+    this.#add('failure', message, evidence);
+  }
+
+  error(message: string, evidence?: ExchangeRef): void {
+    this.#add('error', message, evidence);
+  }
+
+  note(message: string): void {
+    if (!this.notes.includes(message)) this.notes.push(message);
+  }
+
+  get failed(): boolean {
+    return this.notListed.failures > 0 || this.listed.some((f) => f.kind === 'failure');
+  }
+
+  #add(kind: WalkFinding['kind'], message: string, evidence?: ExchangeRef): void {
+    // The first failure is always listed: the check must be reported as failed, not errored.
+    const firstFailure = kind === 'failure' && !this.failed;
+    if (this.listed.length >= FINDINGS_PER_ENDPOINT && !firstFailure) {
+      if (kind === 'failure') this.notListed.failures += 1;
+      else this.notListed.errors += 1;
+      return;
+    }
+    // Built now, so that the page's body can go: only cited exchanges outlive their page.
+    const kept: ExchangeRef | undefined = evidence?.evidence ? { exchange: -1, evidence: keepRecord(evidence.evidence) } : evidence;
+    this.listed.push({ kind, message, evidence: kept });
+  }
+
+  /** Into the check's context for this list. */
+  report(e: CheckContext): void {
+    for (const f of this.listed) {
+      if (f.kind === 'failure') e.fail(f.message, f.evidence);
+      else e.error(f.message, f.evidence);
+    }
+    e.countNotListed(this.notListed);
+    for (const n of this.notes) e.note(n);
+  }
+}
+
+function keepRecord(evidence: Evidence): Evidence {
+  void evidence.record;
+  return evidence;
+}
+
+/**
+ * A check's judgement of a walk, page by page. Registered by the suite at import (`pageJudge`),
+ * so that a walk, whichever check starts it, feeds every selected check from its first page on.
+ */
+export interface PageJudge<S = unknown> {
+  check: string;
+  /** The state of one walk's judgement, once the head is known (the unparameterised page may be judged here). */
+  start(head: WalkHead, out: WalkFindings): S;
+  /** Each page, in page order (page 1 first). May return a promise (a link target being fetched). */
+  page?(state: S, page: WalkPage, view: WalkView, out: WalkFindings): void | Promise<void>;
+  /** After the last page. */
+  end?(state: S, view: WalkView, out: WalkFindings): void | Promise<void>;
+}
+
+const judges = new Map<string, PageJudge>();
+
+export function pageJudge<S>(judge: PageJudge<S>): void {
+  judges.set(judge.check, judge);
+}
+
+export interface Walk extends WalkHead {
+  /** What the page judge of `check` found (empty when it has none or was not selected). */
+  findings(check: string): WalkFindings;
+  /** Pages judged and items read. */
+  pagesRead: number;
+  itemsRead: number;
+  /** The walk's concurrency: where it started, its peak, its ceiling, and its back-offs. */
+  pace: { start: number; peak: number; ceiling: number; backoffs: number; throttled: number };
+}
+
+const walks = new Map<string, { head: Promise<WalkHead>; walk: Promise<Walk>; recorder: Recorder }>();
+
+function walkOf(c: CheckContext, endpoint: Endpoint): { head: Promise<WalkHead>; walk: Promise<Walk>; recorder: Recorder } {
+  let entry = walks.get(endpoint.label);
+  if (!entry) {
+    const recorder = new Recorder(false);
+    const head = readHead(c, endpoint, recorder);
+    // The check that starts the walk accounts for the token renewals it needed.
+    const walk = head.then((h) => judgePages(c, h)).finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
+    walk.catch(() => undefined);
+    walks.set(endpoint.label, (entry = { head, walk, recorder }));
+  }
+  c.uses(entry.recorder);
+  return entry;
+}
+
+/** The head of the list's walk (valid answer, page 1): enough for checks that send probes of their own. */
+export function getWalkHead(c: CheckContext, endpoint: Endpoint): Promise<WalkHead> {
+  return walkOf(c, endpoint).head;
+}
+
+/** The whole walk of the list, every page judged. */
+export function getWalk(c: CheckContext, endpoint: Endpoint): Promise<Walk> {
+  return walkOf(c, endpoint).walk;
+}
+
+/** How the walk reads its pages: what the selected checks need of them. */
+interface Reader {
+  send: Send;
+  withShapes: boolean;
+  judge: ((items: readonly unknown[]) => PageFindings) | undefined;
+}
+
+function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Reader {
+  const http = getBattery().http;
+  return {
+    // Others wait for the walk's pages: they go first when requests queue (InFlightGate).
+    send: (req) => http.send({ ...req, priority: 'high' }, recorder),
+    withShapes: c.settings.selected.includes('NULLS-SAME-FIELDS'),
+    judge: endpoint.spec ? itemJudge(c.settings, endpoint.spec, itemLabel) : undefined,
+  };
+}
+
+async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'apiPath' | 'size' | 'path'>, reader: Reader, n: number): Promise<WalkPage> {
+  const res = await getResource(reader.send, c.target, { path: pageUrlPath(head.apiPath, n, head.size), auth: c.bearer(), purpose: `GET ${head.path} page ${n} (size ${head.size})` });
+  return readPage(n, res, reader);
+}
+
+async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Promise<WalkHead> {
+  const path = endpoint.spec?.path ?? endpoint.label;
+  const apiPath = await endpoint.path(c);
+  if (typeof apiPath !== 'string') throw new Error(`${endpoint.label} cannot be walked: ${apiPath.unresolved}`);
+  const reader = readerOf(c, endpoint, recorder);
+  // Without page and size: the endpoint's valid request, which other checks share.
+  const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined });
+  const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
+  const first = await fetchPage(c, { apiPath, size, path }, reader, 1);
+  const head: WalkHead = { path, endpoint, apiPath, size, unparameterised, first, problems: [], numbers: [1], recorder };
+  if (first.res.status < 200 || first.res.status > 299) {
+    head.problems.push(`page 1 answered ${first.res.status}`);
+    return head;
+  }
+  const { values } = first.paging;
+  if (values['Total-Elements'] !== undefined) head.totalElements = values['Total-Elements'];
+  const pageSize = values['Page-Size'] ?? size;
+  const totalPages = values['Total-Pages'] ?? (head.totalElements !== undefined ? Math.ceil(head.totalElements / Math.max(1, pageSize)) : undefined);
+  if (totalPages === undefined) {
+    head.problems.push('page 1 gives neither Total-Pages nor Total-Elements, so the number of pages is unknown');
+    return head;
+  }
+  head.totalPages = totalPages;
+  if (totalPages > MAX_WALK_PAGES) {
+    head.problems.push(`Total-Pages is ${totalPages}, more than the ${MAX_WALK_PAGES} pages a walk may request`);
+    return head;
+  }
+  head.numbers = pagesToWalk(totalPages, c.settings.maxPages);
+  if (head.numbers.length < totalPages) head.sample = { pages: head.numbers.length, of: totalPages };
+  return head;
+}
+
+/**
+ * A few numbers per page, for judgements across pages (LINK-FOLLOW's chain, links to pages judged
+ * long ago): 18 bytes a page, where a kept page would be kilobytes.
+ */
+class Ledger {
+  readonly status: Uint16Array;
+  readonly items: Int32Array;
+  /** The page its first rel="next" leads to: a page number, NO_NEXT, or OTHER_URL (see `otherNext`). */
+  readonly next: Int32Array;
+  readonly pageSize: Int32Array;
+  readonly otherNext = new Map<number, string>();
+
+  constructor(maxNumber: number) {
+    this.status = new Uint16Array(maxNumber + 1);
+    this.items = new Int32Array(maxNumber + 1).fill(-1);
+    this.next = new Int32Array(maxNumber + 1);
+    this.pageSize = new Int32Array(maxNumber + 1).fill(-1);
+  }
+}
+
+const NO_NEXT = 0;
+/** Link targets remembered with the page they stand for (a few pages' worth). */
+const RESOLVED_TARGETS = 256;
+const OTHER_URL = -1;
+
+/** Link targets that are not pages of the walk, fetched (once each) and kept for the first few with their exchange. */
+const KEPT_TARGET_EXCHANGES = 50;
+
+async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
+  const { settings } = c;
+  const selected = [...judges.values()].filter((j) => settings.selected.includes(j.check));
+  const outs = new Map(selected.map((j) => [j.check, new WalkFindings()]));
+  const states = selected.map((j) => j.start(head, outs.get(j.check) as WalkFindings));
+  const reader = readerOf(c, head.endpoint, head.recorder);
+  const numbers = head.numbers;
+  const lastNumber = numbers.at(-1) ?? 1;
+  const position = new Map<number, number>();
+  const sampled = head.sample !== undefined;
+  if (sampled) numbers.forEach((n, i) => position.set(n, i));
+  const indexOf = (n: number): number => (sampled ? (position.get(n) ?? -1) : n >= 1 && n <= numbers.length ? n - 1 : -1);
+  const ledger = new Ledger(lastNumber);
+  const pending: Promise<void>[] = [];
+  const waiting = new Map<number, ((l: Landing) => void)[]>();
+  const others = new Map<string, Promise<Landing>>();
+  const kept = new Map<number, WalkPage>();
+  /** Pages read and not yet judged, by index in `numbers`. */
+  const arrived = new Map<number, WalkPage>([[0, head.first]]);
+  let previous: WalkPage | undefined;
+  let current: WalkPage | undefined;
+  let pagesRead = 0;
+  let itemsRead = 0;
+
+  // Link targets repeat (the next page's URL, rel="first", rel="last"): each is resolved once.
+  const resolved = new Map<string, number | undefined>();
+  const walkPageOf = (target: string): number | undefined => {
+    if (resolved.has(target)) return resolved.get(target);
+    if (resolved.size >= RESOLVED_TARGETS) resolved.clear();
+    const n = walkPageNumber(target, (k) => new URL(pageUrlPath(head.apiPath, k, head.size), head.first.url).href, (k) => indexOf(k) >= 0);
+    resolved.set(target, n);
+    return n;
+  };
+  const landingOf = (page: WalkPage): Landing => {
+    const next = linksWithRel(page.links, 'next')[0]?.target;
+    return {
+      number: page.number,
+      status: page.res.status,
+      pageSize: page.paging.values['Page-Size'],
+      items: page.items?.keys.length,
+      next: next === undefined ? undefined : (walkPageOf(next) ?? next),
+      evidence: page.res,
+    };
+  };
+  const fetchOther = (target: string): Promise<Landing> => {
+    const key = normaliseUrl(target);
+    let landing = others.get(key);
+    if (!landing) {
+      const keepExchange = others.size < KEPT_TARGET_EXCHANGES;
+      landing = getUrl(reader.send, target, c.bearer(), `GET a Link target of ${head.path}: ${target}`).then((res: HttpResponse) => {
+        const page = readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, { withShapes: false, judge: undefined });
+        return { ...landingOf(page), evidence: keepExchange ? { exchange: -1, evidence: res.evidence && keepRecord(res.evidence) } : undefined };
+      });
+      landing.catch(() => undefined);
+      others.set(key, landing);
+    }
+    return landing;
+  };
+  const view: WalkView = {
+    head,
+    lastNumber,
+    get previous() {
+      return previous;
+    },
+    land(target) {
+      const n = typeof target === 'number' ? (indexOf(target) >= 0 ? target : undefined) : walkPageOf(target);
+      if (n === undefined) return typeof target === 'number' ? { number: target, status: 0 } : fetchOther(target);
+      const page = (n === current?.number ? current : undefined) ?? kept.get(n) ?? (n === previous?.number ? previous : undefined) ?? arrived.get(indexOf(n));
+      if (page) return landingOf(page);
+      if (ledger.status[n] !== 0) {
+        const next = ledger.next[n] ?? NO_NEXT;
+        const size = ledger.pageSize[n] ?? -1;
+        const items = ledger.items[n] ?? -1;
+        return { number: n, status: ledger.status[n] ?? 0, pageSize: size < 0 ? undefined : size, items: items < 0 ? undefined : items, next: next === NO_NEXT ? undefined : next === OTHER_URL ? ledger.otherNext.get(n) : next };
+      }
+      // A page still to come: judged when it is.
+      return new Promise<Landing>((resolve) => {
+        const list = waiting.get(n) ?? [];
+        list.push(resolve);
+        waiting.set(n, list);
+      });
+    },
+  };
+
+  const judge = (page: WalkPage): void => {
+    current = page;
+    selected.forEach((j, i) => {
+      const out = outs.get(j.check) as WalkFindings;
+      const done = j.page?.(states[i], page, view, out);
+      if (done) pending.push(done);
+    });
+    const n = page.number;
+    ledger.status[n] = page.res.status;
+    ledger.items[n] = page.items ? page.items.keys.length : -1;
+    const size = page.paging.values['Page-Size'];
+    if (size !== undefined) ledger.pageSize[n] = Math.min(size, 2 ** 31 - 1);
+    const next = linksWithRel(page.links, 'next')[0]?.target;
+    const nextPage = next === undefined ? undefined : walkPageOf(next);
+    ledger.next[n] = next === undefined ? NO_NEXT : (nextPage ?? OTHER_URL);
+    if (next !== undefined && nextPage === undefined) ledger.otherNext.set(n, next);
+    for (const resolve of waiting.get(n) ?? []) resolve(landingOf(page));
+    waiting.delete(n);
+    pagesRead += 1;
+    itemsRead += page.items?.keys.length ?? 0;
+    previous = page;
+    current = undefined;
+  };
+
+  const ceiling = settings.concurrency ?? WALK_CONCURRENCY_BOUND;
+  const pace = new AdaptiveConcurrency({ initial: WALK_CONCURRENCY_START, ceiling, watchLatency: true });
+  // Page 1 and the last page are kept to the end: every page's rel="first" and rel="last" lead there.
+  kept.set(1, head.first);
+  await new Promise<void>((resolve, reject) => {
+    // The requests after page 1: the last page first, then the rest in order.
+    const order = numbers.length > 2 ? [lastNumber, ...numbers.slice(1, -1)] : numbers.slice(1);
+    /** The next page (index in `numbers`) to judge. */
+    let judged = 0;
+    let issued = 0;
+    let inFlight = 0;
+    let failed = false;
+    /** Pages read ahead of the one being judged: bounds memory when an early page is slow. */
+    const window = Math.max(8, 4 * ceiling);
+    const drain = (): void => {
+      // A page is judged once the next has arrived, so that its rel="next" lands on a known page.
+      while (judged < numbers.length && arrived.has(judged) && (judged === numbers.length - 1 || arrived.has(judged + 1))) {
+        const page = arrived.get(judged) as WalkPage;
+        arrived.delete(judged);
+        judge(page);
+        judged += 1;
+      }
+      if (judged === numbers.length) resolve();
+    };
+    const pump = (): void => {
+      while (!failed && inFlight < pace.limit && issued < order.length) {
+        const n = order[issued] as number;
+        const at = indexOf(n);
+        if (n !== lastNumber && at > judged + window) return;
+        issued += 1;
+        inFlight += 1;
+        fetchPage(c, head, reader, n).then(
+          (page) => {
+            inFlight -= 1;
+            pace.observe(page.res.latencyMs, page.res.throttled > 0);
+            if (n === lastNumber) kept.set(n, page);
+            arrived.set(at, page);
+            drain();
+            pump();
+          },
+          (err: unknown) => {
+            failed = true;
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+      }
+    };
+    drain();
+    pump();
+  });
+  await Promise.all(pending);
+  for (const [i, j] of selected.entries()) await j.end?.(states[i], view, outs.get(j.check) as WalkFindings);
+  const empty = new WalkFindings();
+  const { throttled, backoffs } = pace.stats;
+  return { ...head, findings: (check) => outs.get(check) ?? empty, pagesRead, itemsRead, pace: { start: Math.min(WALK_CONCURRENCY_START, ceiling), peak: pace.peak, ceiling, backoffs, throttled } };
+}

@@ -1,0 +1,72 @@
+/**
+ * The walk of a long list (src/battery/walk.ts), as the harness runs it in-process against the
+ * reference server: findings capped with a count of the rest, the concurrency growing while the
+ * latency stays flat and backing off when the target throttles, with the verdict unchanged.
+ * No time is asserted: only what was found, how it was counted, and how the walk paced itself.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
+import type { RunReport } from '../src/report/model.js';
+import { FINDINGS_PER_ENDPOINT } from '../src/battery/findings-cap.js';
+import { listArgs, runMain, tempDir } from './support/harness.js';
+
+/** Runs the harness in-process against a reference server with the list `shipments` only. */
+async function walk(options: ReferenceOptions, args: readonly string[]): Promise<{ code: number; report: RunReport; throttled: number }> {
+  const server = await startReferenceServer(options);
+  const reportsDir = await tempDir();
+  const previous = process.env.CARRIER_CLIENT_SECRET;
+  process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+  try {
+    const { code } = await runMain(['run', ...listArgs(server, ['shipments']), '--reports-dir', reportsDir, '--reporter', 'json', ...args]);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    return { code, report, throttled: server.throttledCount() };
+  } finally {
+    if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
+    else process.env.CARRIER_CLIENT_SECRET = previous;
+    await server.close();
+  }
+}
+
+const check = (report: RunReport, id: string) => report.checks.find((c) => c.id === id);
+
+describe('a walk of a long list', () => {
+  it('lists the first findings of a rule broken on every page, counts the rest, and keeps only their exchanges', async () => {
+    // Every list response repeats Total-Elements: 200 pages and the unparameterised request.
+    const { code, report } = await walk({ shipmentCount: 200, faults: ['paging-header-repeated'] }, ['--check', 'PAGE-HEADERS', '--page-size', '1']);
+    expect(code).toBe(1);
+    const result = check(report, 'PAGE-HEADERS');
+    expect(result?.status).toBe('failed');
+    expect(result?.findings).toHaveLength(FINDINGS_PER_ENDPOINT);
+    expect(result?.message).toMatch(/Total-Elements is sent 2 times .* \(and 200 more\)$/);
+    expect(result?.notes).toContain(`${201 - FINDINGS_PER_ENDPOINT} more findings not listed (${201 - FINDINGS_PER_ENDPOINT} failures, 0 errors): at most ${FINDINGS_PER_ENDPOINT} per endpoint and 100 per check are`);
+    // The exchanges cited by the listed findings, and the last ones sent: not one per page.
+    expect(result?.exchanges.length).toBeLessThanOrEqual(FINDINGS_PER_ENDPOINT + 2);
+    expect(result?.findings.every((f) => f.exchange !== undefined && result.exchanges[f.exchange]?.response?.status === 200)).toBe(true);
+    expect(result?.endpoints).toEqual([{ endpoint: 'GET /tenants/{tenantId}/shipments', status: 'failed', message: result?.findings[0]?.message }]);
+  }, 60_000);
+
+  it('grows its concurrency beyond the start while the latency stays flat, up to the politeness bound', async () => {
+    // Every answer takes 40 ms: the latency is the server's wait, not this machine's load.
+    const { code, report } = await walk({ shipmentCount: 300, variants: ['slow-responses'] }, ['--suite', 'pagination', '--page-size', '2']);
+    expect(code).toBe(0);
+    const pace = check(report, 'PAGE-WALK')?.notes.find((n) => n.includes('shipments: 150 pages'));
+    expect(pace).toMatch(/^GET \/tenants\/\{tenantId\}\/shipments: 150 pages, 300 items read at concurrency 4 to (\d+) \(at most 16\)$/);
+    expect(Number(/to (\d+)/.exec(pace ?? '')?.[1])).toBeGreaterThan(4);
+  }, 60_000);
+
+  it('never exceeds --concurrency', async () => {
+    const { report } = await walk({ shipmentCount: 100, variants: ['slow-responses'] }, ['--suite', 'pagination', '--page-size', '1', '--concurrency', '2']);
+    expect(check(report, 'PAGE-WALK')?.notes).toContain('GET /tenants/{tenantId}/shipments: 100 pages, 100 items read at concurrency 2 (at most 2)');
+  }, 60_000);
+
+  it('backs off when the target throttles (429), and the verdict is the same: every check passes', async () => {
+    // A gateway that refuses a request arriving while 3 are being answered, with Retry-After: 1.
+    const { code, report, throttled } = await walk({ shipmentCount: 120, variants: ['slow-responses'], maxInFlight: 3 }, ['--suite', 'pagination', '--page-size', '1', '--max-retries', '6']);
+    expect(throttled).toBeGreaterThan(0);
+    expect(report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message ?? ''}`)).toEqual([]);
+    expect(code).toBe(0);
+    expect(check(report, 'PAGE-WALK')?.notes.some((n) => /backed off \d+ times? \(\d+ answers 429\/503\)/.test(n))).toBe(true);
+  }, 90_000);
+});
