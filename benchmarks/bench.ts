@@ -21,7 +21,9 @@
  * 7. requests: how many a full run sends, and how many go to the token endpoint.
  *
  * BENCH_RUNS (default 5) and BENCH_WALK_RUNS (default 3, for the long walks) set the runs;
- * BENCH_ONLY=2,4 runs some sections. The figures are printed and written to reports/bench.json.
+ * BENCH_ONLY=2,4 runs some sections. BENCH_BEFORE=DIR (another checkout of the harness, built)
+ * adds its CLI beside this one in sections 1, 2, 4, 5 and 6, runs interleaved: before and after
+ * side by side, measured in one run. The figures are printed and written to reports/bench.json.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -33,6 +35,16 @@ import { startReferenceServer, type ReferenceOptions, type ReferenceServer } fro
 import type { RunReport } from '../src/report/model.js';
 import { startChaosProxy, type ChaosProxy } from '../test/support/chaos-proxy.js';
 import { interleave, markAt, ms, mustExit, peakRssMb, ROOT, BIN, stats, timed, type Stats, type Timed } from './measure.js';
+
+/** The harness under test ('after'), and with BENCH_BEFORE the one it is compared with ('before'). */
+interface Version {
+  name: 'after' | 'before';
+  bin: string;
+}
+const BEFORE = process.env.BENCH_BEFORE;
+const VERSIONS: Version[] = [{ name: 'after', bin: BIN }, ...(BEFORE ? [{ name: 'before' as const, bin: join(BEFORE, 'bin/carrier-conformance.js') }] : [])];
+/** A figure's label, naming the version only when two are compared. */
+const label = (what: string, v: Version): string => (VERSIONS.length > 1 ? `${what} [${v.name}]` : what);
 
 const HERE = new URL('.', import.meta.url).pathname;
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
@@ -58,9 +70,9 @@ interface Target {
 }
 
 /** The harness against a reference server (directly, or through a proxy at `url`), with the profile on. */
-function harness(t: Target, reportsDir: string, args: readonly string[]): Promise<Timed> {
+function harness(t: Target, reportsDir: string, args: readonly string[], version: Version = VERSIONS[0] as Version): Promise<Timed> {
   const { server } = t;
-  return timed([BIN, 'run', '--base-url', t.url, '--client-id', server.clientId, '--foreign-tenant-id', server.foreignTenantId, '--reports-dir', reportsDir, ...args], {
+  return timed([version.bin, 'run', '--base-url', t.url, '--client-id', server.clientId, '--foreign-tenant-id', server.foreignTenantId, '--reports-dir', reportsDir, ...args], {
     CARRIER_CLIENT_SECRET: server.clientSecret,
     CARRIER_PROFILE: '1',
   });
@@ -88,36 +100,42 @@ const targets: { name: string; target: string; measured: string; met: boolean }[
 if (ONLY.has(1)) {
   const s = await server({ tokenTtlSeconds: 300, recordRequests: true });
   const args = [...WITHOUT_EXPIRY, '--openapi', s.openapiFile, '--expectations', await expectationsOf(s)];
-  let requests = 0;
-  const batteryRun = async (): Promise<Timed> => {
+  const requests: Partial<Record<Version['name'], number>> = {};
+  const batteryRun = async (v: Version): Promise<Timed> => {
     const before = s.requestLog().length;
-    const t = await harness({ url: s.url, server: s }, freshDir('battery'), args);
-    requests = s.requestLog().length - before;
+    const t = await harness({ url: s.url, server: s }, freshDir('battery'), args, v);
+    requests[v.name] = s.requestLog().length - before;
     return t;
   };
-  mustExit(0)(await batteryRun());
-  // The requests of that run, for the work floor to replay.
+  // The requests of this version's run, for the work floor to replay.
+  mustExit(0)(await batteryRun(VERSIONS[0] as Version));
   const replayFile = join(work, 'requests.json');
-  await writeFile(replayFile, JSON.stringify(s.requestLog().slice(-requests)));
-  const [battery = [], runnerFloor = [], workFloor = []] = await interleave(
+  await writeFile(replayFile, JSON.stringify(s.requestLog().slice(-(requests.after ?? 0))));
+  const results = await interleave(
     RUNS,
-    { what: 'battery (expiry excluded)', run: batteryRun, check: mustExit(0) },
+    ...VERSIONS.map((v) => ({ what: label('battery (expiry excluded)', v), run: () => batteryRun(v), check: mustExit(0) })),
     { what: 'runner floor (vitest run, one trivial test)', run: () => timed([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', join(ROOT, 'benchmarks/floor')]), check: mustExit(0) },
     { what: 'work floor (undici replay)', run: () => timed([join(HERE, 'replay.js'), replayFile, s.url, String(REPLAY_CONCURRENCY)]), check: mustExit(0) },
   );
   await s.close();
-  const b = stats(battery.map((t) => t.ms));
+  const runnerFloor = results[VERSIONS.length] ?? [];
+  const workFloor = results[VERSIONS.length + 1] ?? [];
   const rf = stats(runnerFloor.map((t) => t.ms));
   const wf = stats(workFloor.map((t) => t.ms));
-  const phases = ['cli: modules loaded', 'run: target resolved', 'run: preflight done', 'battery: vitest created', 'started', 'ended', 'run: reports written'].map((p) => [p, stats(battery.map((t) => markAt(t, p)))] as const);
-  figures.startUp = { harness: b, runnerFloor: rf, workFloor: wf, overRunnerFloorMs: b.median - rf.median, requests, phases: Object.fromEntries(phases.map(([p, st]) => [p, st.median])) };
-  lines.push(
-    `1. battery, expiry excluded        ${ms(b)}, ${requests} requests`,
-    `   runner floor (vitest, 1 test)   ${ms(rf)}`,
-    `   work floor (undici replay)      ${ms(wf)}`,
-    `   phases (ms since start)         ${phases.map(([p, st]) => `${p.replace(/^\w+: /, '')} ${st.median}`).join(', ')}`,
-  );
-  targets.push({ name: 'start-up: battery within the runner floor + 0.5 s', target: `<= ${rf.median + 500} ms`, measured: `${b.median} ms (+${b.median - rf.median})`, met: b.median <= rf.median + 500 });
+  const startUp: Record<string, unknown> = { runnerFloor: rf, workFloor: wf };
+  for (const [i, v] of VERSIONS.entries()) {
+    const battery = results[i] ?? [];
+    const b = stats(battery.map((t) => t.ms));
+    const phases = ['cli: modules loaded', 'run: target resolved', 'run: preflight done', 'battery: vitest created', 'started', 'ended', 'run: reports written'].map((p) => [p, stats(battery.map((t) => markAt(t, p)))] as const);
+    startUp[v.name] = { harness: b, overRunnerFloorMs: b.median - rf.median, requests: requests[v.name], phases: Object.fromEntries(phases.map(([p, st]) => [p, st.median])) };
+    lines.push(
+      `1. ${label('battery, expiry excluded', v)}`.padEnd(35) + ` ${ms(b)} (+${b.median - rf.median} over the runner floor), ${requests[v.name]} requests`,
+      `   phases (ms since start)         ${phases.map(([p, st]) => `${p.replace(/^\w+: /, '')} ${st.median}`).join(', ')}`,
+    );
+    if (v.name === 'after') targets.push({ name: 'start-up: battery within the runner floor + 0.5 s', target: `<= ${rf.median + 500} ms`, measured: `${b.median} ms (+${b.median - rf.median})`, met: b.median <= rf.median + 500 });
+  }
+  figures.startUp = startUp;
+  lines.push(`   runner floor (vitest, 1 test)   ${ms(rf)}`, `   work floor (undici replay)      ${ms(wf)}`);
 }
 
 // ── 2. round trips ──────────────────────────────────────────────────────────────────────────
@@ -126,28 +144,32 @@ if (ONLY.has(2)) {
   const args = [...WITHOUT_EXPIRY, '--openapi', s.openapiFile, '--expectations', await expectationsOf(s)];
   const proxies: ChaosProxy[] = [];
   for (const rtt of RTTS_MS) proxies.push(await startChaosProxy({ upstream: s.url, delayMs: rtt / 2 }));
-  let requests = 0;
-  const results = await interleave(
-    RUNS,
-    ...proxies.map((p, i) => ({
-      what: `battery at ${RTTS_MS[i]} ms round trip`,
+  const requests: Partial<Record<Version['name'], number>> = {};
+  const contenders = VERSIONS.flatMap((v) =>
+    proxies.map((p, i) => ({
+      what: label(`battery at ${RTTS_MS[i]} ms round trip`, v),
       check: mustExit(0),
       run: async () => {
         const before = s.requestCount();
-        const t = await harness({ url: p.url, server: s }, freshDir('latency'), args);
-        requests = s.requestCount() - before;
+        const t = await harness({ url: p.url, server: s }, freshDir('latency'), args, v);
+        requests[v.name] = s.requestCount() - before;
         return t;
       },
     })),
   );
+  const results = await interleave(RUNS, ...contenders);
   for (const p of proxies) await p.close();
   await s.close();
-  const [low, high] = results.map((r) => stats(r.map((t) => t.ms))) as [Stats, Stats];
-  const slope = Math.round(((high.median - low.median) / (RTTS_MS[1] - RTTS_MS[0])) * 10) / 10;
-  const intercept = Math.round(low.median - slope * RTTS_MS[0]);
-  figures.roundTrips = { rttsMs: RTTS_MS, wall: { [RTTS_MS[0]]: low, [RTTS_MS[1]]: high }, slopeRtts: slope, interceptMs: intercept, requests };
-  lines.push(`2. battery through a delay line     ${RTTS_MS[0]} ms RTT: ${ms(low)}; ${RTTS_MS[1]} ms RTT: ${ms(high)}; ${requests} requests`, `                                   = ${intercept} ms + ${slope} × RTT`);
-  targets.push({ name: 'round trips on the critical path (expiry excluded)', target: '<= 8', measured: `${slope}`, met: slope <= 8 });
+  const roundTrips: Record<string, unknown> = { rttsMs: RTTS_MS };
+  for (const [k, v] of VERSIONS.entries()) {
+    const [low, high] = results.slice(k * RTTS_MS.length, (k + 1) * RTTS_MS.length).map((r) => stats(r.map((t) => t.ms))) as [Stats, Stats];
+    const slope = Math.round(((high.median - low.median) / (RTTS_MS[1] - RTTS_MS[0])) * 10) / 10;
+    const intercept = Math.round(low.median - slope * RTTS_MS[0]);
+    roundTrips[v.name] = { wall: { [RTTS_MS[0]]: low, [RTTS_MS[1]]: high }, slopeRtts: slope, interceptMs: intercept, requests: requests[v.name] };
+    lines.push(`2. ${label('battery through a delay line', v)}`.padEnd(35) + ` ${RTTS_MS[0]} ms RTT: ${ms(low)}; ${RTTS_MS[1]} ms RTT: ${ms(high)}; ${requests[v.name]} requests`, `                                   = ${intercept} ms + ${slope} × RTT`);
+    if (v.name === 'after') targets.push({ name: 'round trips on the critical path (expiry excluded)', target: '<= 8', measured: `${slope}`, met: slope <= 8 });
+  }
+  figures.roundTrips = roundTrips;
 }
 
 // ── 3. expiry overlap ───────────────────────────────────────────────────────────────────────
@@ -194,27 +216,27 @@ if (ONLY.has(4)) {
     const s = await server({ tokenTtlSeconds: 600, shipmentCount: items, pageSizeDefault: WALK_PAGE_SIZE, pageSizeMax: WALK_PAGE_SIZE });
     const args = [...WALK_SUITES, '--openapi', s.openapiFile, '--expectations', await expectationsOf(s), '--page-size', String(WALK_PAGE_SIZE), '--concurrency', String(WALK_CONCURRENCY), '--reporter', 'json'];
     const token = await bearerFor(s);
-    const harnessPhase: number[] = [];
+    const harnessPhase: number[][] = VERSIONS.map(() => []);
     const plainPhase: number[] = [];
     const runs = items > 100_000 ? WALK_RUNS : RUNS;
-    const [harnessWalk = [], plainWalk = []] = await interleave(
+    const results = await interleave(
       runs,
-      {
-        what: `walk of ${items} items, harness`,
+      ...VERSIONS.map((v, k) => ({
+        what: label(`walk of ${items} items, harness`, v),
         check: mustExit(0),
-        show: (t) => `${Math.round(t.ms)} ms, peak RSS ${peakRssMb(t)} MB`,
+        show: (t: Timed) => `${Math.round(t.ms)} ms, peak RSS ${peakRssMb(t)} MB`,
         run: async () => {
           const dir = freshDir('walk');
-          const t = await harness({ url: s.url, server: s }, dir, args);
+          const t = await harness({ url: s.url, server: s }, dir, args, v);
           // PAGE-WALK waits for the whole walk, which starts with the battery.
-          harnessPhase.push(readReport(dir).checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
+          harnessPhase[k]?.push(readReport(dir).checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
           return t;
         },
-      },
+      })),
       {
         what: `walk of ${items} items, plain undici`,
         run: () => timed([join(HERE, 'plain-walk.js'), `${s.url}/tenants/${s.tenantId}/shipments`, token, String(WALK_PAGE_SIZE), String(WALK_CONCURRENCY)]),
-        check: (t) => {
+        check: (t: Timed) => {
           const [seen, elapsed] = t.stdout.trim().split(' ');
           if (seen !== String(items)) throw new Error(`the plain walk saw ${seen} items`);
           plainPhase.push(Number(elapsed));
@@ -222,20 +244,26 @@ if (ONLY.has(4)) {
       },
     );
     await s.close();
-    const hw = stats(harnessWalk.map((t) => t.ms));
-    const pw = stats(plainWalk.map((t) => t.ms));
-    const hp = stats(harnessPhase);
+    const pw = stats((results[VERSIONS.length] ?? []).map((t) => t.ms));
     const pp = stats(plainPhase);
-    const rss = stats(harnessWalk.map(peakRssMb));
-    const ratio = Math.round((hp.median / pp.median) * 100) / 100;
-    peaks.push(rss.median);
-    walkFigures[items] = { pageSize: WALK_PAGE_SIZE, concurrency: WALK_CONCURRENCY, processes: { harness: hw, plain: pw }, walks: { harness: hp, plain: pp, ratio }, peakRssMb: rss };
-    lines.push(
-      `4. walk of ${items} items by ${WALK_PAGE_SIZE}`.padEnd(35) + ` walks: harness ${ms(hp)}, plain ${ms(pp)}, ratio ${ratio}`,
-      `${''.padEnd(35)} processes: harness ${ms(hw)}, plain ${ms(pw)}; harness peak RSS ${rss.median} MB (${rss.min}–${rss.max})`,
-    );
-    targets.push({ name: `walk of ${items} items at most 1.3 x a plain undici walk`, target: '<= 1.3', measured: `${ratio}`, met: ratio <= 1.3 });
-    if (items === 1_000_000) targets.push({ name: 'walk of 1 000 000 items: peak RSS under 200 MB', target: '< 200 MB', measured: `${rss.max} MB (max)`, met: rss.max < 200 });
+    const sizeFigures: Record<string, unknown> = { pageSize: WALK_PAGE_SIZE, concurrency: WALK_CONCURRENCY, plain: { process: pw, walk: pp } };
+    for (const [k, v] of VERSIONS.entries()) {
+      const harnessWalk = results[k] ?? [];
+      const hw = stats(harnessWalk.map((t) => t.ms));
+      const hp = stats(harnessPhase[k] ?? []);
+      const rss = stats(harnessWalk.map(peakRssMb));
+      const ratio = Math.round((hp.median / pp.median) * 100) / 100;
+      sizeFigures[v.name] = { process: hw, walk: hp, ratio, peakRssMb: rss };
+      lines.push(
+        `4. ${label(`walk of ${items} items by ${WALK_PAGE_SIZE}`, v)}`.padEnd(35) + ` walks: harness ${ms(hp)}, plain ${ms(pp)}, ratio ${ratio}`,
+        `${''.padEnd(35)} processes: harness ${ms(hw)}, plain ${ms(pw)}; harness peak RSS ${rss.median} MB (${rss.min}–${rss.max})`,
+      );
+      if (v.name !== 'after') continue;
+      peaks.push(rss.median);
+      targets.push({ name: `walk of ${items} items at most 1.3 x a plain undici walk`, target: '<= 1.3', measured: `${ratio}`, met: ratio <= 1.3 });
+      if (items === 1_000_000) targets.push({ name: 'walk of 1 000 000 items: peak RSS under 200 MB', target: '< 200 MB', measured: `${rss.max} MB (max)`, met: rss.max < 200 });
+    }
+    walkFigures[items] = sizeFigures;
   }
   const [small = NaN, large = NaN] = peaks;
   const growth = Math.round((large / small - 1) * 1000) / 10;
@@ -251,26 +279,31 @@ if (ONLY.has(5)) {
   const base = ['--suite', 'pagination', '--paged-path', 'shipments'];
   const concurrencyOf = (dir: string): string => readReport(dir).checks.flatMap((c) => c.notes).find((n) => /concurrency/.test(n)) ?? '(not reported)';
   const reached: string[] = [];
-  const [adaptive = [], fixed = []] = await interleave(
+  const results = await interleave(
     RUNS,
-    {
-      what: 'walk of 200 pages at 40 ms RTT, default concurrency',
+    ...VERSIONS.map((v) => ({
+      what: label('walk of 200 pages at 40 ms RTT, default concurrency', v),
       check: mustExit(0),
       run: async () => {
         const dir = freshDir('adaptive');
-        const t = await harness({ url: proxy.url, server: s }, dir, base);
-        reached.push(concurrencyOf(dir));
+        const t = await harness({ url: proxy.url, server: s }, dir, base, v);
+        if (v.name === 'after') reached.push(concurrencyOf(dir));
         return t;
       },
-    },
+    })),
     { what: 'walk of 200 pages at 40 ms RTT, --concurrency 4', check: mustExit(0), run: () => harness({ url: proxy.url, server: s }, freshDir('fixed'), [...base, '--concurrency', '4']) },
   );
   await proxy.close();
   await s.close();
-  const a = stats(adaptive.map((t) => t.ms));
-  const f = stats(fixed.map((t) => t.ms));
-  figures.adaptive = { pages: 200, rttMs: 40, default: a, concurrency4: f, reached: reached.at(-1) };
-  lines.push(`5. walk of 200 pages at 40 ms RTT   default: ${ms(a)}; --concurrency 4: ${ms(f)}`, `                                   ${reached.at(-1) ?? ''}`);
+  const f = stats((results[VERSIONS.length] ?? []).map((t) => t.ms));
+  const adaptive: Record<string, unknown> = { pages: 200, rttMs: 40, concurrency4: f, reached: reached.at(-1) };
+  for (const [k, v] of VERSIONS.entries()) {
+    const a = stats((results[k] ?? []).map((t) => t.ms));
+    adaptive[v.name] = a;
+    lines.push(`5. ${label('walk of 200 pages at 40 ms RTT', v)}`.padEnd(35) + ` default concurrency: ${ms(a)}`);
+  }
+  lines.push(`   --concurrency 4                 ${ms(f)}`, `                                   ${reached.at(-1) ?? ''}`);
+  figures.adaptive = adaptive;
 }
 
 // ── 6. scale ────────────────────────────────────────────────────────────────────────────────
@@ -283,26 +316,34 @@ if (ONLY.has(6)) {
       return file;
     }),
   );
-  const counts: number[] = [];
-  const [big = [], small = []] = await interleave(
+  const counts: Record<string, number> = {};
+  const sizes = [200, 20] as const;
+  const results = await interleave(
     RUNS,
-    ...docs.map((doc, i) => ({
-      what: `battery against ${i === 0 ? 200 : 20} tenant operations`,
-      check: mustExit(0),
-      show: (t: Timed) => `${Math.round(t.ms)} ms, peak RSS ${peakRssMb(t)} MB`,
-      run: async () => {
-        const before = s.requestCount();
-        const t = await harness({ url: s.url, server: s }, freshDir('scale'), [...WITHOUT_EXPIRY, '--openapi', doc]);
-        counts[i] = s.requestCount() - before;
-        return t;
-      },
-    })),
+    ...VERSIONS.flatMap((v) =>
+      docs.map((doc, i) => ({
+        what: label(`battery against ${sizes[i]} tenant operations`, v),
+        check: mustExit(0),
+        show: (t: Timed) => `${Math.round(t.ms)} ms, peak RSS ${peakRssMb(t)} MB`,
+        run: async () => {
+          const before = s.requestCount();
+          const t = await harness({ url: s.url, server: s }, freshDir('scale'), [...WITHOUT_EXPIRY, '--openapi', doc], v);
+          counts[`${v.name}${i}`] = s.requestCount() - before;
+          return t;
+        },
+      })),
+    ),
   );
   await s.close();
-  const [bw, sw] = [stats(big.map((t) => t.ms)), stats(small.map((t) => t.ms))];
-  const [br, sr] = [stats(big.map(peakRssMb)), stats(small.map(peakRssMb))];
-  figures.scale = { operations200: { wall: bw, peakRssMb: br, requests: counts[0] }, operations20: { wall: sw, peakRssMb: sr, requests: counts[1] } };
-  lines.push(`6. 200 tenant operations            ${ms(bw)}, ${counts[0]} requests, peak RSS ${br.median} MB`, `   20 tenant operations             ${ms(sw)}, ${counts[1]} requests, peak RSS ${sr.median} MB`);
+  const scale: Record<string, unknown> = {};
+  for (const [k, v] of VERSIONS.entries()) {
+    const [big = [], small = []] = results.slice(k * 2, k * 2 + 2);
+    const [bw, sw] = [stats(big.map((t) => t.ms)), stats(small.map((t) => t.ms))];
+    const [br, sr] = [stats(big.map(peakRssMb)), stats(small.map(peakRssMb))];
+    scale[v.name] = { operations200: { wall: bw, peakRssMb: br, requests: counts[`${v.name}0`] }, operations20: { wall: sw, peakRssMb: sr, requests: counts[`${v.name}1`] } };
+    lines.push(`6. ${label('200 tenant operations', v)}`.padEnd(35) + ` ${ms(bw)}, ${counts[`${v.name}0`]} requests, peak RSS ${br.median} MB`, `   ${label('20 tenant operations', v)}`.padEnd(35) + ` ${ms(sw)}, ${counts[`${v.name}1`]} requests, peak RSS ${sr.median} MB`);
+  }
+  figures.scale = scale;
 }
 
 // ── 7. requests ─────────────────────────────────────────────────────────────────────────────
