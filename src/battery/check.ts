@@ -6,7 +6,7 @@ import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
-import { FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+import { capFindings, FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 
 /**
  * `check(id, body)`: one catalogue entry, one Vitest test. The body reads like the spec and
@@ -209,11 +209,12 @@ export class CheckContext {
   #add(kind: Finding['kind'], message: string, evidence?: ExchangeRef): void {
     const state = this.#state;
     const tally = state.tally(this.endpoint ?? '');
-    const firstFailureOfCheck = kind === 'failure' && state.failures === 0;
+    // An endpoint's first failure is always listed: it is reported as failed, not as an error.
+    const firstFailureHere = kind === 'failure' && tally.failures === 0;
     if (kind === 'failure') tally.failures += 1;
     else tally.errors += 1;
-    const full = tally.listed >= FINDINGS_PER_ENDPOINT || state.findings.length >= FINDINGS_PER_CHECK;
-    if (full && !firstFailureOfCheck) {
+    // The cap per check is applied in toMeta, once the findings are in the order of the endpoints.
+    if (tally.listed >= FINDINGS_PER_ENDPOINT && !firstFailureHere) {
       // Counted, not listed: its message still names the endpoint's outcome if it is the first.
       if (kind === 'failure') {
         state.notListed.failures += 1;
@@ -273,22 +274,27 @@ export class CheckContext {
    * pass, the last ones it sent; nothing for a pass.
    */
   toMeta(): CheckMeta {
-    const { findings, recorder, notListed } = this.#state;
-    if (findings.length > 0) for (const evidence of recorder.recent) this.cite({ exchange: -1, evidence });
-    const order = [...this.#state.endpoints.keys()];
-    const rank = (f: Finding): number => (f.endpoint === undefined ? -1 : order.indexOf(f.endpoint));
+    const { findings, recorder } = this.#state;
+    const recent = findings.length > 0 ? recorder.recent.map((evidence) => this.cite({ exchange: -1, evidence })) : [];
+    const order = new Map([...this.#state.endpoints.keys()].map((e, i) => [e, i]));
+    const rank = (f: Finding): number => (f.endpoint === undefined ? -1 : (order.get(f.endpoint) ?? -1));
     const sorted = findings.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
+    const { listed, rest } = capFindings(sorted, FINDINGS_PER_CHECK);
+    const notListed = { failures: this.#state.notListed.failures + rest.failures, errors: this.#state.notListed.errors + rest.errors };
+    // The exchanges the listed findings cite, and the last ones sent, renumbered in order.
+    const keep = [...new Set([...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])), ...recent.filter((i) => i >= 0)])].sort((a, b) => a - b);
+    const renumber = new Map(keep.map((old, i) => [old, i]));
     const endpoints = this.#endpointOutcomes();
     const dropped = notListed.failures + notListed.errors;
     return {
       checkId: this.check.id,
-      findings: sorted,
+      findings: listed.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
       notes: [
         ...this.#state.notes,
         ...new Set([recorder, ...this.#state.used].flatMap((r) => r.retries).map((r) => redactor.redact(r))),
         ...(dropped > 0 ? [`${dropped} more finding${dropped === 1 ? '' : 's'} not listed (${notListed.failures} failures, ${notListed.errors} errors): at most ${FINDINGS_PER_ENDPOINT} per endpoint and ${FINDINGS_PER_CHECK} per check are`] : []),
       ],
-      exchanges: recorder.exchanges,
+      exchanges: keep.map((i) => recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
       requests: recorder.count,
       sharedTokenRequests: this.#state.sharedTokenRequests + recorder.tokenRequests,
       ...(endpoints.length > 0 ? { endpoints } : {}),

@@ -6,3 +6,24 @@
  */
 export const FINDINGS_PER_ENDPOINT = 25;
 export const FINDINGS_PER_CHECK = 100;
+
+export interface Counts {
+  failures: number;
+  errors: number;
+}
+
+/**
+ * The findings to list, out of `ordered` (already in the report's order, which must not depend
+ * on timing): the first `cap`, with the first failure among them whatever its place (else a
+ * check whose failures all come after `cap` errors would be reported as an error); and a count
+ * of the rest.
+ */
+export function capFindings<T extends { kind: 'failure' | 'error' }>(ordered: readonly T[], cap: number): { listed: T[]; rest: Counts } {
+  const listed = ordered.slice(0, cap);
+  const firstFailure = ordered.find((f) => f.kind === 'failure');
+  if (firstFailure && !listed.includes(firstFailure)) listed.splice(Math.max(0, cap - 1), listed.length, firstFailure);
+  const kept = new Set(listed);
+  const rest = { failures: 0, errors: 0 };
+  for (const f of ordered) if (!kept.has(f)) rest[f.kind === 'failure' ? 'failures' : 'errors'] += 1;
+  return { listed, rest };
+}

@@ -8,7 +8,7 @@ import { validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
 import { MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrlPath, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
-import { FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 
 /**
  * The walk of a list, done once per list and worker and shared by every check that reads pages
@@ -95,52 +95,83 @@ export interface WalkFinding {
   evidence?: ExchangeRef | undefined;
 }
 
+/** A finding a page judge made, with where it was made: `at` orders the findings of a walk. */
+interface PlacedFinding extends WalkFinding {
+  /** The page's place in the walk (-1 for the head, the page count for the end). */
+  at: number;
+}
+
 /**
- * What one check found on one walk: the first FINDINGS_PER_ENDPOINT findings (with their
- * exchanges), a count of the rest, and notes. Replayed into the check's context by `report`.
+ * What one check found on one walk: the first FINDINGS_PER_ENDPOINT findings in the walk's order
+ * (with their exchanges), a count of the rest, and notes. The order is the page's place in the
+ * walk, then the message: a judgement that waited for a link target lands where its page is,
+ * however late its answer came, so which findings are listed does not depend on timing.
+ * Replayed into the check's context by `report`.
  */
-export class WalkFindings {
-  readonly listed: WalkFinding[] = [];
-  readonly notListed = { failures: 0, errors: 0 };
+export class WalkResults {
+  #placed: PlacedFinding[] = [];
+  #failures = 0;
+  readonly #notListed = { failures: 0, errors: 0 };
   readonly notes: string[] = [];
 
-  fail(message: string, evidence?: ExchangeRef): void {
-    this.#add('failure', message, evidence);
-  }
-
-  error(message: string, evidence?: ExchangeRef): void {
-    this.#add('error', message, evidence);
-  }
-
-  note(message: string): void {
-    if (!this.notes.includes(message)) this.notes.push(message);
-  }
-
   get failed(): boolean {
-    return this.notListed.failures > 0 || this.listed.some((f) => f.kind === 'failure');
+    return this.#failures > 0;
   }
 
-  #add(kind: WalkFinding['kind'], message: string, evidence?: ExchangeRef): void {
-    // The first failure is always listed: the check must be reported as failed, not errored.
-    const firstFailure = kind === 'failure' && !this.failed;
-    if (this.listed.length >= FINDINGS_PER_ENDPOINT && !firstFailure) {
-      if (kind === 'failure') this.notListed.failures += 1;
-      else this.notListed.errors += 1;
-      return;
-    }
-    // Built now, so that the page's body can go: only cited exchanges outlive their page.
-    const kept: ExchangeRef | undefined = evidence?.evidence ? { exchange: -1, evidence: keepRecord(evidence.evidence) } : evidence;
-    this.listed.push({ kind, message, evidence: kept });
+  /** The writer a judge gets for one place of the walk. */
+  at(place: number): WalkFindings {
+    return new WalkFindings(this, place);
+  }
+
+  add(f: PlacedFinding): void {
+    if (f.kind === 'failure') this.#failures += 1;
+    // Only the exchange's evidence is kept (not the page): its record is built if it is listed.
+    // At most twice the cap of them are held: past that, only the first in the walk's order.
+    this.#placed.push(f.evidence?.evidence ? { ...f, evidence: { exchange: -1, evidence: f.evidence.evidence } } : f);
+    if (this.#placed.length >= 2 * FINDINGS_PER_ENDPOINT) this.#prune();
+  }
+
+  #prune(): void {
+    this.#placed.sort((a, b) => a.at - b.at || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+    const { listed, rest } = capFindings(this.#placed, FINDINGS_PER_ENDPOINT);
+    this.#placed = listed;
+    this.#notListed.failures += rest.failures;
+    this.#notListed.errors += rest.errors;
   }
 
   /** Into the check's context for this list. */
   report(e: CheckContext): void {
-    for (const f of this.listed) {
+    this.#prune();
+    for (const f of this.#placed) {
       if (f.kind === 'failure') e.fail(f.message, f.evidence);
       else e.error(f.message, f.evidence);
     }
-    e.countNotListed(this.notListed);
+    e.countNotListed(this.#notListed);
     for (const n of this.notes) e.note(n);
+  }
+}
+
+/** What a page judge records its findings with, for one place of the walk (see WalkResults). */
+export class WalkFindings {
+  constructor(
+    private readonly results: WalkResults,
+    private readonly place: number,
+  ) {}
+
+  fail(message: string, evidence?: ExchangeRef): void {
+    this.results.add({ kind: 'failure', message, evidence, at: this.place });
+  }
+
+  error(message: string, evidence?: ExchangeRef): void {
+    this.results.add({ kind: 'error', message, evidence, at: this.place });
+  }
+
+  note(message: string): void {
+    if (!this.results.notes.includes(message)) this.results.notes.push(message);
+  }
+
+  get failed(): boolean {
+    return this.results.failed;
   }
 }
 
@@ -171,7 +202,7 @@ export function pageJudge<S>(judge: PageJudge<S>): void {
 
 export interface Walk extends WalkHead {
   /** What the page judge of `check` found (empty when it has none or was not selected). */
-  findings(check: string): WalkFindings;
+  findings(check: string): WalkResults;
   /** Pages judged and items read. */
   pagesRead: number;
   itemsRead: number;
@@ -290,8 +321,8 @@ const KEPT_TARGET_EXCHANGES = 50;
 async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   const { settings } = c;
   const selected = [...judges.values()].filter((j) => settings.selected.includes(j.check));
-  const outs = new Map(selected.map((j) => [j.check, new WalkFindings()]));
-  const states = selected.map((j) => j.start(head, outs.get(j.check) as WalkFindings));
+  const outs = new Map(selected.map((j) => [j.check, new WalkResults()]));
+  const states = selected.map((j) => j.start(head, (outs.get(j.check) as WalkResults).at(-1)));
   const reader = readerOf(c, head.endpoint, head.recorder);
   const numbers = head.numbers;
   const lastNumber = numbers.at(-1) ?? 1;
@@ -374,7 +405,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   const judge = (page: WalkPage): void => {
     current = page;
     selected.forEach((j, i) => {
-      const out = outs.get(j.check) as WalkFindings;
+      const out = (outs.get(j.check) as WalkResults).at(indexOf(page.number));
       const done = j.page?.(states[i], page, view, out);
       if (done) pending.push(done);
     });
@@ -446,8 +477,8 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     pump();
   });
   await Promise.all(pending);
-  for (const [i, j] of selected.entries()) await j.end?.(states[i], view, outs.get(j.check) as WalkFindings);
-  const empty = new WalkFindings();
+  for (const [i, j] of selected.entries()) await j.end?.(states[i], view, (outs.get(j.check) as WalkResults).at(numbers.length));
+  const empty = new WalkResults();
   const { throttled, backoffs } = pace.stats;
   return { ...head, findings: (check) => outs.get(check) ?? empty, pagesRead, itemsRead, pace: { start: Math.min(WALK_CONCURRENCY_START, ceiling), peak: pace.peak, ceiling, backoffs, throttled } };
 }
