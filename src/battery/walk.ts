@@ -292,7 +292,7 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
 
 /**
  * A few numbers per page, for judgements across pages (LINK-FOLLOW's chain, links to pages judged
- * long ago): 18 bytes a page, where a kept page would be kilobytes.
+ * long ago): 14 bytes a page, where a kept page would be kilobytes.
  */
 class Ledger {
   readonly status: Uint16Array;

@@ -395,7 +395,13 @@ export class HttpClient {
     const url = new URL(req.url);
     const headers = this.#buildHeaders(req, url);
     // The politeness bound: wait for a slot; the request's own timeout starts once it has one.
-    const release = this.#gate ? await this.#gate.acquire(req.priority ?? 'normal', signal) : undefined;
+    let release: (() => void) | undefined;
+    try {
+      release = await this.#gate?.acquire(req.priority ?? 'normal', signal);
+    } catch {
+      // Cancelled while the request waited for its slot: it was never sent.
+      throw new TransportError('cancelled before it was sent (the run or its check stopped)', -1, recorder, true);
+    }
     const startedAt = new Date();
     const t0 = performance.now();
     /** The exchange's evidence, built (and redacted) only when a report needs it. */
