@@ -126,11 +126,11 @@ if (ONLY.has(1)) {
   for (const [i, v] of VERSIONS.entries()) {
     const battery = results[i] ?? [];
     const b = stats(battery.map((t) => t.ms));
-    const phases = ['cli: modules loaded', 'run: target resolved', 'run: preflight done', 'battery: vitest created', 'started', 'ended', 'run: reports written'].map((p) => [p, stats(battery.map((t) => markAt(t, p)))] as const);
+    const phases = ['cli: modules loaded', 'run: target resolved', 'run: preflight done', 'battery: vitest created', 'battery.test.js started', 'battery.test.js ended', 'run: reports written'].map((p) => [p, stats(battery.map((t) => markAt(t, p)))] as const);
     startUp[v.name] = { harness: b, overRunnerFloorMs: b.median - rf.median, requests: requests[v.name], phases: Object.fromEntries(phases.map(([p, st]) => [p, st.median])) };
     lines.push(
       `1. ${label('battery, expiry excluded', v)}`.padEnd(35) + ` ${ms(b)} (+${b.median - rf.median} over the runner floor), ${requests[v.name]} requests`,
-      `   phases (ms since start)         ${phases.map(([p, st]) => `${p.replace(/^\w+: /, '')} ${st.median}`).join(', ')}`,
+      `   phases (ms since start)         ${phases.map(([p, st]) => `${p.replace(/^\w+: /, '').replace('battery.test.js ', 'checks ')} ${st.median}`).join(', ')}`,
     );
     if (v.name === 'after') targets.push({ name: 'start-up: battery within the runner floor + 0.5 s', target: `<= ${rf.median + 500} ms`, measured: `${b.median} ms (+${b.median - rf.median})`, met: b.median <= rf.median + 500 });
   }
