@@ -281,8 +281,9 @@ export class CheckContext {
     const sorted = findings.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
     const { listed, rest } = capFindings(sorted, FINDINGS_PER_CHECK);
     const notListed = { failures: this.#state.notListed.failures + rest.failures, errors: this.#state.notListed.errors + rest.errors };
-    // The exchanges the listed findings cite, and the last ones sent, renumbered in order.
-    const keep = [...new Set([...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])), ...recent.filter((i) => i >= 0)])].sort((a, b) => a - b);
+    // The exchanges the listed findings cite, numbered in the order of the findings (not of the
+    // answers' arrival), then the last ones sent.
+    const keep = [...new Set([...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])), ...recent.filter((i) => i >= 0)])];
     const renumber = new Map(keep.map((old, i) => [old, i]));
     const endpoints = this.#endpointOutcomes();
     const dropped = notListed.failures + notListed.errors;
