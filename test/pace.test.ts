@@ -2,7 +2,8 @@
 // (src/battery/digest-set.ts): pure units, no network, no clock.
 import { describe, expect, it } from 'vitest';
 import { AdaptiveConcurrency, InFlightGate } from '../src/http/limit.js';
-import { DigestSet, digest64 } from '../src/battery/digest-set.js';
+import { DigestSet, digest64, MAX_DIGEST_VALUE } from '../src/battery/digest-set.js';
+import { MAX_WALK_PAGES } from '../src/battery/paging.js';
 
 /** Feeds `n` answers of `latencyMs` (a window is max(4, limit) answers). */
 function feed(pace: AdaptiveConcurrency, n: number, latencyMs: number, throttled = false): void {
@@ -137,7 +138,7 @@ describe('DigestSet', () => {
     for (let i = 0; i < 300_000; i += 1) expect(set.addIfAbsent(`id:9319db14-b2dc-48bc-b478-${String(i).padStart(12, '0')}`, i >> 7)).toBeUndefined();
     expect(set.size).toBe(300_000);
     expect(set.bytes).toBeGreaterThan(small);
-    // 12 bytes a slot at most 75 % full, doubled at most once too far: well under 40 bytes a key.
+    // 10.1 bytes a slot at most 80 % full, doubled at most once too far: well under 40 bytes a key.
     expect(set.bytes / set.size).toBeLessThan(40);
     expect(set.addIfAbsent('id:9319db14-b2dc-48bc-b478-000000123456', 0)).toBe(123456 >> 7);
   });
@@ -147,7 +148,19 @@ describe('DigestSet', () => {
     const bytes = set.bytes;
     for (let i = 0; i < 1_000_000; i += 1) set.addIfAbsent(`json:{"n":${i}}`, 1);
     expect(set.bytes).toBe(bytes);
-    expect(bytes).toBeLessThan(17 * 2 ** 20);
+    expect(bytes).toBeLessThan(13 * 2 ** 20);
+  });
+
+  it('keeps values up to MAX_DIGEST_VALUE (page numbers up to MAX_WALK_PAGES) across growth, and refuses larger ones', () => {
+    expect(MAX_DIGEST_VALUE).toBeGreaterThanOrEqual(MAX_WALK_PAGES);
+    const set = new DigestSet();
+    const valueOf = (i: number): number => (i * 7919) % (MAX_DIGEST_VALUE + 1);
+    for (let i = 0; i < 5000; i += 1) set.addIfAbsent(`id:${i}`, valueOf(i));
+    for (let i = 0; i < 5000; i += 1) expect(set.addIfAbsent(`id:${i}`, 0)).toBe(valueOf(i));
+    expect(set.addIfAbsent('id:last', MAX_DIGEST_VALUE)).toBeUndefined();
+    expect(set.addIfAbsent('id:last', 1)).toBe(MAX_DIGEST_VALUE);
+    expect(() => set.addIfAbsent('id:x', MAX_DIGEST_VALUE + 1)).toThrow(RangeError);
+    expect(() => set.addIfAbsent('id:x', -1)).toThrow(RangeError);
   });
 
   it('spreads keys that differ in one character', () => {
