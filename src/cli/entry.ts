@@ -1,8 +1,11 @@
 import { ExitCode } from '../exit-codes.js';
 import { main } from './main.js';
 import { mark } from '../profile.js';
+import { keepHeapsNearWhatTheyHold } from './heap.js';
 
 mark('cli: modules loaded');
+// Now, with the CLI's modules loaded and before Vitest loads and starts its workers (see heap.ts).
+keepHeapsNearWhatTheyHold();
 
 /** Process glue: the real streams, signals, and the exit code set once the run has ended. */
 
