@@ -93,7 +93,7 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('a reused keep-alive connection closed by the server', { timeout: 10_000 }, () => {
-  it('is sent again once on a new connection when nothing of the response arrived, and the report says so', async () => {
+  it('is sent again when nothing of the response arrived, and the report says so', async () => {
     // The second request of every connection is met with a close, as a gateway whose idle
     // timeout fires just as the request arrives.
     const server = await rawServer(({ n }, socket) => (n === 1 ? ok(socket) : socket.end()));
@@ -107,7 +107,7 @@ describe('a reused keep-alive connection closed by the server', { timeout: 10_00
     expect(res.status).toBe(200);
     expect(server.requests.map((r) => r.length)).toEqual([2, 1]);
     expect(recorder.exchanges.map((e) => e.error ?? e.response?.status)).toEqual([expect.stringMatching(/closed/), 200]);
-    expect(recorder.retries).toEqual([expect.stringMatching(/^GET \/x: the server closed the reused keep-alive connection before answering .*; sent again once on a new connection \(RFC 9112 §9\.3\.1\)$/)]);
+    expect(recorder.retries).toEqual([expect.stringMatching(/^GET \/x: the server closed the reused keep-alive connection before answering .*; sent again \(RFC 9112 §9\.3\.1\)$/)]);
   });
 
   it('is sent again after a reset (RST) as well', async () => {

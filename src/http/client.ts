@@ -8,7 +8,7 @@ import { encodeBasicCredentials, type BasicEncoding } from './basic.js';
 import { closedBeforeResponseOnReusedConnection, trackConnectionReuse } from './connection-reuse.js';
 import { createDispatcher, type TlsSettings } from './dispatcher.js';
 import { describeTransportError, transportErrorCode } from './transport-errors.js';
-import { AdaptiveConcurrency, InFlightGate } from './limit.js';
+import { AdaptiveConcurrency, InFlightGate, MAX_IN_FLIGHT } from './limit.js';
 
 /**
  * The HTTP layer: the one place where the harness sends requests. Every request goes through
@@ -295,6 +295,14 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   'accept-encoding': 'gzip, deflate, br',
 };
 
+/**
+ * How often a request is sent again after meeting a reused connection the server had closed
+ * (see `send`): each attempt uses up one of the idle connections the server closed at once, and
+ * a run keeps at most MAX_IN_FLIGHT open, so the bound is never reached by a real race and no
+ * server can keep the loop going.
+ */
+const MAX_REUSE_RETRIES = MAX_IN_FLIGHT;
+
 export class HttpClient {
   readonly #agent: Dispatcher;
   readonly #options: HttpClientOptions;
@@ -323,8 +331,12 @@ export class HttpClient {
   /**
    * Sends the request, and repeats it only where the repeat cannot change what is judged, each
    * time noting it in `recorder.retries` (retries are never silent) and recording every attempt:
-   * - a reused keep-alive connection closed before any byte of the response: once (RFC 9112
-   *   §9.3.1; a server or gateway closing an idle connection as the request goes out);
+   * - a reused keep-alive connection closed before any byte of the response (RFC 9112 §9.3.1;
+   *   a server or gateway closing an idle connection as the request goes out): again, for as
+   *   long as that is the failure, up to MAX_REUSE_RETRIES times. The pool may send the repeat
+   *   on another idle connection, and a gateway closes idle connections together, so the repeat
+   *   can meet the same race; each time uses up one closed connection. A failure on a fresh
+   *   connection is never repeated;
    * - a 401 to a request sent with the shared token (and its standard scheme): once, with a
    *   fresh token, since the check is not about the token (`SharedTokenSource`);
    * - a 429 or 503: up to `maxRetries` times, after Retry-After (RFC 9110 §10.2.3) or a short
@@ -336,21 +348,21 @@ export class HttpClient {
     const path = `${req.method} ${new URL(req.url).pathname}`;
     const shared = req.auth?.kind === 'shared-token' ? req.auth : undefined;
     let lease = shared ? await this.#tokens().lease(recorder) : undefined;
-    let reuseRetried = false;
+    let reuseRetries = 0;
     let tokenRetried = false;
     let throttled = 0;
     for (;;) {
       const auth: RequestAuth | undefined = lease ? { kind: 'bearer', token: lease.token, ...(shared?.scheme ? { scheme: shared.scheme } : {}) } : req.auth;
-      const again = [reuseRetried ? 'after a closed connection' : '', tokenRetried ? 'with a fresh token' : '', throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : ''].filter(Boolean);
+      const again = [reuseRetries > 0 ? 'after a closed connection' : '', tokenRetried ? 'with a fresh token' : '', throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : ''].filter(Boolean);
       const purpose = again.length === 0 ? req.purpose : `${req.purpose} (${again.join(', ')})`;
       const sentAt = Date.now();
       let res: HttpResponse;
       try {
         res = await this.#sendOnce({ ...req, ...(auth ? { auth } : {}), purpose }, signal, recorder);
       } catch (err) {
-        if (err instanceof TransportError && err.closedReusedConnection && !reuseRetried && !signal.aborted) {
-          reuseRetried = true;
-          recorder?.retries.push(`${path}: the server closed the reused keep-alive connection before answering (${err.message}); sent again once on a new connection (RFC 9112 §9.3.1)`);
+        if (err instanceof TransportError && err.closedReusedConnection && reuseRetries < MAX_REUSE_RETRIES && !signal.aborted) {
+          reuseRetries += 1;
+          recorder?.retries.push(`${path}: the server closed the reused keep-alive connection before answering (${err.message}); sent again (RFC 9112 §9.3.1)`);
           continue;
         }
         throw err;
