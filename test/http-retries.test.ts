@@ -138,7 +138,7 @@ describe('a reused keep-alive connection closed by the server', { timeout: 10_00
     expect(server.requests.flat()).toHaveLength(2);
   });
 
-  it('is sent again only once: a second close is the target’s answer', async () => {
+  it('is not sent again when the repeat fails on a fresh connection: that close is the target’s answer', async () => {
     // Every request but the very first one is met with a close, fresh connections included.
     let served = 0;
     const server = await rawServer((_r, socket) => (served++ === 0 ? ok(socket) : socket.end()));
