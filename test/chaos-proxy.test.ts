@@ -138,6 +138,16 @@ describe('the chaos proxy', () => {
     socket.end();
   });
 
+  it('does not close a fresh connection before its first answer, however late the first request', async () => {
+    const p = await proxy({ delayMs: 5, idleCloseMs: 100 });
+    const socket = await open(p);
+    await sleep(300);
+    socket.write('e');
+    expect((await read(socket, 1)).toString()).toBe('e');
+    expect(p.idleCloses).toBe(0);
+    socket.destroy();
+  });
+
   it('does not close a connection that stays busy', async () => {
     const p = await proxy({ delayMs: 5, idleCloseMs: 400 });
     const socket = await open(p);

@@ -226,7 +226,10 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
     upstream.on('close', () => {
       if (!closedByGateway && upstream.readableEnded === false) teardown();
     });
-    startIdleTimer();
+    // No idle timer before the first answer: a keep-alive timeout counts from an answer. (Timed
+    // from the accept, a client whose thread was busy for the timeout between connecting and
+    // writing its first request, as the harness's can be when tests share the machine, met a
+    // close on a fresh connection: a race of this proxy, not the keep-alive race it stands for.)
   });
   server.maxConnections = options.maxConnections ?? 512;
 
