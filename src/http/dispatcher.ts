@@ -1,5 +1,6 @@
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent } from './undici.js';
 
 /**
  * The connection pool the HTTP layer sends through: keep-alive, the TLS trust the user asked for
