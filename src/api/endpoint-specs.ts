@@ -1,3 +1,5 @@
+import type { PrecompiledValidators } from './standalone.js';
+
 /**
  * The tenant endpoints a run tests (spec §Tenant-scoped endpoints: `{base_url}/tenants/{tenantId}/
  * <endpoint_path>`), from wherever the user named them: an OpenAPI document (--openapi), a list
@@ -26,6 +28,8 @@ export interface ApiDescription {
   document?: Record<string, unknown>;
   /** The file it came from, for the report. */
   file?: string;
+  /** The validators of the endpoints' schemas, compiled where the document was read (src/api/standalone.ts). */
+  validators?: PrecompiledValidators;
 }
 
 /** `{name}` path parameters of a path, in order. */

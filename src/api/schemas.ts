@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
+import { evaluate, type PrecompiledValidators } from './standalone.js';
 
 /**
  * JSON Schemas of the API payloads (spec §Resources and their fields), validated with ajv.
@@ -61,16 +63,48 @@ export const oauthErrorSchema = {
   },
 } as const;
 
+/** The harness's own schemas, by $id: what compile-schemas.ts compiles at build time. */
+export const OWN_SCHEMAS = [userSchema, tokenResponseSchema, oauthErrorSchema] as const;
+
+/**
+ * How they are compiled. The schemas are the harness's own, so they are not validated against
+ * the meta-schema (compiling it costs more than all of them); strict mode still rejects unknown
+ * keywords.
+ */
+export const OWN_SCHEMA_OPTIONS = { allErrors: true, strict: true, validateSchema: false } as const;
+
+/** Where the build writes their compiled validators (src/api/standalone.ts), beside this module. */
+export const COMPILED_SCHEMAS_FILE = new URL('./schema-validators.json', import.meta.url);
+
+const require = createRequire(import.meta.url);
 let ajv: AjvClass | undefined;
+let built: Map<string, ValidateFunction> | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
+/**
+ * The validators compiled at build time (`file`, written by compile-schemas.js), for the schemas
+ * that are still the ones they were compiled from: a build that skipped compile-schemas.js, or a
+ * schema changed since, falls back to compiling at run time. None when running from the sources.
+ */
+export function loadBuiltValidators(file: URL): Map<string, ValidateFunction> {
+  const out = new Map<string, ValidateFunction>();
+  let stored: { validators: PrecompiledValidators; schemas: Record<string, string> };
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as typeof stored;
+  } catch {
+    return out;
+  }
+  const current = new Set<string>(OWN_SCHEMAS.filter((s) => stored.schemas[s.$id] === JSON.stringify(s)).map((s) => s.$id));
+  for (const [id, fn] of evaluate(stored.validators)) if (current.has(id)) out.set(id, fn);
+  return out;
+}
+
 function validator(schema: { $id: string }): ValidateFunction {
-  let fn = compiled.get(schema.$id);
+  built ??= loadBuiltValidators(COMPILED_SCHEMAS_FILE);
+  let fn = built.get(schema.$id) ?? compiled.get(schema.$id);
   if (!fn) {
-    // ajv is loaded at the first validation, not when the battery starts (start-up time counts).
-    // The schemas are the harness's own, so they are not validated against the meta-schema
-    // (compiling it costs more than all of them); strict mode still rejects unknown keywords.
-    ajv ??= new (createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass }).Ajv({ allErrors: true, strict: true, validateSchema: false });
+    // ajv is loaded at the first validation that needs it, not when the battery starts.
+    ajv ??= new (require('ajv') as { Ajv: typeof AjvClass }).Ajv(OWN_SCHEMA_OPTIONS);
     fn = ajv.compile(schema);
     compiled.set(schema.$id, fn);
   }

@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { HttpClient } from '../http/client.js';
 import { clientOptions } from '../http/settings.js';
+import { usePrecompiled } from '../openapi/document-ajv.js';
 import { redactor } from '../redact.js';
 import { SharedTokens } from './token.js';
 import { PROVIDE_KEY, type BatteryContext, type RunMessage } from './wiring.js';
@@ -51,6 +52,7 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal): Battery {
   // Register every secret before the first request can record anything.
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
+  if (settings.openapi && settings.openapiValidators) usePrecompiled(settings.openapi, settings.openapiValidators);
   // The shared token renews itself through the same client: its requests are recorded with the
   // exchange that needed the token.
   const sharedTokens = new SharedTokens((recorder) => (req) => http.send(req, recorder), settings.target, settings.credentials, settings.sharedToken, settings.sharedTokenProblem);

@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { EndpointSpec } from '../api/endpoint-specs.js';
+import { documentAjv, precompiledValidator, schemaAt } from '../openapi/document-ajv.js';
 import { isObject, resolve, type Json } from '../openapi/pointer.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
@@ -27,30 +27,25 @@ export interface ResourceProblems {
 /** The ids of the seeded items, and what is known of each. */
 export type ExpectedItems = Map<string, Json>;
 
-const DOCUMENT_ID = 'openapi:document';
 let ajv: Ajv2020Class | undefined;
 let ajvDocument: unknown;
 const validators = new Map<string, ValidateFunction>();
 
 /**
- * The compiled validator of a schema pointer. ajv validates against JSON Schema 2020-12, which
- * OpenAPI 3.1 schemas are and 3.0 schemas were rewritten to (src/openapi/json-schema.ts). It is
- * loaded at the first validation (start-up time counts). Formats are not asserted: JSON Schema
- * 2020-12 §7.2 makes `format` an annotation, and asserting `date-time` or `email` would fail
- * values that many conformant servers send.
+ * The validator of a schema pointer: the one precompiled with the document (see
+ * src/openapi/document-ajv.ts), or compiled now; ajv is loaded at the first such compilation.
  */
 function validator(document: Json, pointer: string): ValidateFunction {
+  const precompiled = precompiledValidator(document, pointer);
+  if (precompiled) return precompiled;
   if (ajvDocument !== document) {
-    const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
-    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
-    ajv.addSchema(document, DOCUMENT_ID);
+    ajv = documentAjv(document);
     ajvDocument = document;
     validators.clear();
   }
   let fn = validators.get(pointer);
   if (!fn && ajv) {
-    const fragment = pointer.slice(1).split('/').map(encodeURIComponent).join('/');
-    fn = ajv.compile({ $ref: `${DOCUMENT_ID}#${fragment}` });
+    fn = ajv.compile(schemaAt(pointer));
     validators.set(pointer, fn);
   }
   if (!fn) throw new Error('ajv is not loaded');

@@ -1,3 +1,4 @@
+import type { PrecompiledValidators } from '../api/standalone.js';
 import type { EndpointSpec } from '../api/endpoint-specs.js';
 import type { ClientCredentials, Target } from '../api/requests.js';
 import type { Expectations } from '../config.js';
@@ -28,6 +29,8 @@ export interface BatteryContext {
   endpoints: EndpointSpec[];
   /** The OpenAPI document the endpoints' schemas point into (--openapi). */
   openapi?: Record<string, unknown>;
+  /** Validators of those schemas, compiled where the document was read (src/openapi/document-ajv.ts). */
+  openapiValidators?: PrecompiledValidators;
   /** Path parameter values the user gave (--parameter, `parameters` in a config file). */
   parameters: Record<string, string>;
   expectations?: Expectations;

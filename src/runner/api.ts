@@ -1,6 +1,25 @@
 import { mergeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
 import type { RunOptions } from '../config.js';
+import { loadOpenApiInThread } from '../openapi/load-in-thread.js';
 import type { ResolvedTarget } from './target.js';
+
+/** An OpenAPI document being read ahead of the target's start (see `readApiEarly`). */
+export interface EarlyDocument {
+  file: string;
+  loaded: Promise<ApiDescription>;
+}
+
+/**
+ * Starts reading the --openapi document now, on its own thread (src/openapi/load-in-thread.ts):
+ * a run knows the file from its options, long before the target is open. Its errors are reported
+ * where describeApi awaits it, in the same order as before.
+ */
+export function readApiEarly(options: RunOptions): EarlyDocument | undefined {
+  if (options.openapi === undefined) return undefined;
+  const loaded = loadOpenApiInThread(options.openapi);
+  loaded.catch(() => undefined);
+  return { file: options.openapi, loaded };
+}
 
 /**
  * The tenant endpoints a run tests: those of the OpenAPI document (--openapi; the embedded
@@ -8,12 +27,13 @@ import type { ResolvedTarget } from './target.js';
  * --paged-path and --endpoint. The document is read only when there is one: the parser is loaded
  * on demand.
  */
-export async function describeApi(options: RunOptions, target: ResolvedTarget): Promise<ApiDescription> {
+export async function describeApi(options: RunOptions, target: ResolvedTarget, early?: EarlyDocument): Promise<ApiDescription> {
   const file = options.openapi ?? target.openapiFile;
-  const loaded = file === undefined ? undefined : await (await import('../openapi/load.js')).loadOpenApi(file);
+  const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file));
   return {
     endpoints: mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]),
     ...(loaded?.document ? { document: loaded.document } : {}),
+    ...(loaded?.validators ? { validators: loaded.validators } : {}),
     ...(file !== undefined ? { file } : {}),
   };
 }

@@ -1,0 +1,27 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ApiDescription } from '../api/endpoint-specs.js';
+import { UsageError } from '../errors.js';
+import { precompileDocument } from './document-ajv.js';
+import { loadOpenApi } from './load.js';
+import type { LoadReply } from './load-in-thread.js';
+
+/** The thread of load-in-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, and posts them, or why it could not. */
+const file = (workerData as { file: string }).file;
+let reply: LoadReply;
+try {
+  const api = await loadOpenApi(file);
+  reply = { ok: true, api: { ...api, ...validatorsOf(api) } };
+} catch (err) {
+  reply = { ok: false, usage: err instanceof UsageError, message: err instanceof Error ? err.message : String(err) };
+}
+parentPort?.postMessage(reply);
+
+/** The endpoints' validators, compiled here (document-ajv.ts); none if that fails: the battery compiles them then. */
+function validatorsOf(api: ApiDescription): Pick<ApiDescription, 'validators'> {
+  if (!api.document) return {};
+  try {
+    return { validators: precompileDocument(api.document, api.endpoints.flatMap((e) => (e.schema === undefined ? [] : [e.schema]))) };
+  } catch {
+    return {};
+  }
+}
