@@ -4,6 +4,8 @@
  * parallel; separate files would run one after another in the worker). Each area keeps its own
  * file and can still be run alone. Expiry, which waits, runs as its own file in its own worker.
  */
+// First: with CARRIER_PROFILE=1 it marks when the worker has booted and starts loading the battery.
+import '../src/profile.js';
 import './token.test.js';
 import './auth.test.js';
 import './versioning.test.js';

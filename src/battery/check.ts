@@ -7,6 +7,7 @@ import type { Finding, RecordedExchange } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
 import { capFindings, FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+import { mark } from '../profile.js';
 
 /**
  * `check(id, body)`: one catalogue entry, one Vitest test. The body reads like the spec and
@@ -38,7 +39,9 @@ declare module 'vitest' {
 }
 
 // Every suite imports this module: they all wait here until the runner sends the run's context.
+mark('battery: modules loaded');
 await batteryReady();
+mark('battery: context received');
 
 
 /** An endpoint a check was applied to, with its own outcome (`CheckMeta.endpoints`). */

@@ -3,7 +3,7 @@ import { appendFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
-import { renderJUnit } from './junit.js';
+import { loadJUnitBuilder, renderJUnit } from './junit.js';
 import { renderMarkdownSummary } from './markdown.js';
 import type { RunReport } from './model.js';
 
@@ -34,6 +34,11 @@ const RENDERERS: Readonly<Record<ReportFormat, (report: RunReport) => string>> =
  * collects `junit.xml` while the run is still writing sees the old file or the new one, never
  * half of one (Jenkins turns a truncated file into a failed `[failed-to-read]` case).
  */
+/** Loads what writing the reports needs, so that the run's end does not wait for it (src/runner/run.ts). */
+export function loadWriters(): void {
+  loadJUnitBuilder();
+}
+
 export async function writeReports(report: RunReport, dir: string, formats: readonly ReportFormat[]): Promise<string[]> {
   const unique = [...new Set(formats)];
   const rendered = unique.map((format) => ({ path: join(dir, REPORT_FILES[format]), contents: RENDERERS[format](report) }));

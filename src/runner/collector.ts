@@ -46,8 +46,13 @@ export class CheckCollector implements Reporter {
     this.#runStarted();
   }
 
+  #checksStarted!: () => void;
+  /** Resolves when a battery file starts running its checks (its modules loaded, its tests collected). */
+  readonly checksStarted = new Promise<void>((resolve) => (this.#checksStarted = resolve));
+
   onTestModuleStart(module: TestModule): void {
     mark(`battery: ${module.relativeModuleId} started`);
+    this.#checksStarted();
   }
 
   onTestModuleEnd(module: TestModule): void {

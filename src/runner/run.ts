@@ -19,7 +19,7 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
 import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
-import { describeApi, parameterValues } from './api.js';
+import { describeApi, parameterValues, readApiEarly } from './api.js';
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
@@ -149,6 +149,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   await ensureWritableDir(options.reportsDir);
   const extras = await prepareExtras(options);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
+  // The document is read on another core while this thread starts Vitest (src/runner/api.ts).
+  const early = readApiEarly(options);
 
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   const battery = startBattery(checks);
@@ -171,7 +173,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     target = await openTarget(plan, io.err);
     mark('run: target resolved');
     // The document is read while the preflight waits for the network.
-    const described = describeApi(options, target);
+    const described = describeApi(options, target, early);
     described.catch(() => undefined);
     if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
     redactor.addClientCredentials(target.clientId, target.clientSecret);
@@ -198,6 +200,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       foreignTenantId: target.foreignTenantId,
       endpoints: api.endpoints,
       ...(api.document ? { openapi: api.document } : {}),
+      ...(api.validators ? { openapiValidators: api.validators } : {}),
       parameters: parameterValues(options),
       ...(target.expectations ? { expectations: target.expectations } : {}),
       selected: checks.map((c) => c.id),
@@ -212,8 +215,9 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       preflight: { ...passed('token', pre.answers.token), ...passed('user', pre.answers.user) },
     });
     batteryStarted = true;
-    // The report writers load while the battery runs (their modules are not needed before).
-    void import('../report/write.js').catch(() => undefined);
+    // The report writers load while the checks run: not before, when this thread serves the
+    // booting workers' module requests (Vitest's), nor after, when the run waits for them.
+    void battery.checksStarted.then(() => import('../report/write.js')).then((m) => m.loadWriters()).catch(() => undefined);
     collected = (await battery.done).collected;
     mark('run: battery done');
     if (collected.unhandledErrors.length > 0) incompleteReason = `the battery hit an unexpected error: ${collected.unhandledErrors.join('; ')}`;

@@ -51,6 +51,8 @@ export interface BatteryRun {
   done: Promise<CheckCollector>;
   /** Resolves once Vitest is spawning its workers (or has failed to start). */
   started: Promise<void>;
+  /** Resolves once the checks run: the workers have booted (or the run has ended without them). */
+  checksStarted: Promise<void>;
 }
 
 /**
@@ -74,6 +76,7 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
   const done = runVitest(checks, collector, name, (v) => (vitest = v), () => stopped !== undefined).finally(() => channel.close());
   return {
     started: Promise.race([collector.runStarted, done.then(noop, noop)]),
+    checksStarted: Promise.race([collector.checksStarted, done.then(noop, noop)]),
     provide(c) {
       context = c;
       post({ type: 'context', context: c });
