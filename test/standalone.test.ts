@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { EndpointSpec } from '../src/api/endpoint-specs.js';
-import { COMPILED_SCHEMAS_FILE, OWN_SCHEMAS, OWN_SCHEMA_OPTIONS, loadBuiltValidators } from '../src/api/schemas.js';
-import { evaluate, precompile } from '../src/api/standalone.js';
+import { COMPILED_SCHEMAS_FILE, OWN_SCHEMAS, OWN_SCHEMA_OPTIONS, compileOwnSchemas, loadBuiltValidators } from '../src/api/schemas.js';
+import { evaluate } from '../src/api/standalone.js';
 import { loadOpenApiInThread } from '../src/openapi/load-in-thread.js';
 import { documentAjv, precompileDocument, schemaAt } from '../src/openapi/document-ajv.js';
 import { loadOpenApi } from '../src/openapi/load.js';
@@ -44,10 +44,8 @@ const PROBES: unknown[] = [
 describe('precompiled validators (src/api/standalone.ts)', () => {
   it("judge the harness's own schemas as runtime-compiled ones do", () => {
     const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
-    const byId = new Map<string, object>(OWN_SCHEMAS.map((s) => [s.$id, s]));
-    const code = precompile(new Ajv({ ...OWN_SCHEMA_OPTIONS, code: { source: true } }), [...byId.keys()], (id) => byId.get(id) as object);
-    const precompiled = evaluate(code);
-    expect([...precompiled.keys()]).toEqual([...byId.keys()]);
+    const precompiled = evaluate(compileOwnSchemas().validators);
+    expect([...precompiled.keys()]).toEqual(OWN_SCHEMAS.map((s) => s.$id));
     for (const schema of OWN_SCHEMAS) {
       const runtime = new Ajv(OWN_SCHEMA_OPTIONS).compile(schema);
       for (const value of PROBES) expect(verdict(precompiled.get(schema.$id) as ValidateFunction, value)).toEqual(verdict(runtime, value));
@@ -61,10 +59,7 @@ describe('precompiled validators (src/api/standalone.ts)', () => {
     // From the sources there is no such file beside schemas.ts: every schema is compiled at run time.
     expect(loadBuiltValidators(COMPILED_SCHEMAS_FILE).size).toBe(0);
     const stale = join(await mkdtemp(join(tmpdir(), 'carrier-standalone-')), 'schema-validators.json');
-    const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
-    const byId = new Map<string, object>(OWN_SCHEMAS.map((s) => [s.$id, s]));
-    const validators = precompile(new Ajv({ ...OWN_SCHEMA_OPTIONS, code: { source: true } }), [...byId.keys()], (id) => byId.get(id) as object);
-    const schemas = Object.fromEntries(OWN_SCHEMAS.map((s) => [s.$id, JSON.stringify(s)]));
+    const { validators, schemas } = compileOwnSchemas();
     await writeFile(stale, JSON.stringify({ validators, schemas: { ...schemas, User: '{"$id":"User","type":"string"}' } }));
     expect([...loadBuiltValidators(pathToFileURL(stale)).keys()].sort()).toEqual(['AccessTokenResponse', 'OAuthError']);
   });

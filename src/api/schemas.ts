@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
-import { evaluate, type PrecompiledValidators } from './standalone.js';
+import { evaluate, precompile, type PrecompiledValidators } from './standalone.js';
 
 /**
  * JSON Schemas of the API payloads (spec §Resources and their fields), validated with ajv.
@@ -77,6 +77,22 @@ export const OWN_SCHEMA_OPTIONS = { allErrors: true, strict: true, validateSchem
 export const COMPILED_SCHEMAS_FILE = new URL('./schema-validators.json', import.meta.url);
 
 const require = createRequire(import.meta.url);
+
+/** What the build writes to COMPILED_SCHEMAS_FILE: the validators, and the schemas they came from. */
+export interface CompiledSchemas {
+  validators: PrecompiledValidators;
+  /** Each schema as JSON, by $id: a validator is used only for the schema it was compiled from. */
+  schemas: Record<string, string>;
+}
+
+/** Compiles the harness's own schemas into standalone validators (compile-schemas.ts, at build time). */
+export function compileOwnSchemas(): CompiledSchemas {
+  const { Ajv } = require('ajv') as { Ajv: typeof AjvClass };
+  const byId = new Map<string, object>(OWN_SCHEMAS.map((s) => [s.$id, s]));
+  const validators = precompile(new Ajv({ ...OWN_SCHEMA_OPTIONS, code: { source: true } }), [...byId.keys()], (id) => byId.get(id) as object);
+  return { validators, schemas: Object.fromEntries(OWN_SCHEMAS.map((s) => [s.$id, JSON.stringify(s)])) };
+}
+
 let ajv: AjvClass | undefined;
 let built: Map<string, ValidateFunction> | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -88,7 +104,7 @@ const compiled = new Map<string, ValidateFunction>();
  */
 export function loadBuiltValidators(file: URL): Map<string, ValidateFunction> {
   const out = new Map<string, ValidateFunction>();
-  let stored: { validators: PrecompiledValidators; schemas: Record<string, string> };
+  let stored: CompiledSchemas;
   try {
     stored = JSON.parse(readFileSync(file, 'utf8')) as typeof stored;
   } catch {

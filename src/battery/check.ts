@@ -6,7 +6,7 @@ import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
-import { capFindings, FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+import { capFindings, FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT, summariseFindings } from './findings-cap.js';
 import { mark } from '../profile.js';
 
 /**
@@ -42,7 +42,6 @@ declare module 'vitest' {
 mark('battery: modules loaded');
 await batteryReady();
 mark('battery: context received');
-
 
 /** An endpoint a check was applied to, with its own outcome (`CheckMeta.endpoints`). */
 export interface EndpointOutcome {
@@ -308,13 +307,6 @@ export class CheckContext {
   }
 }
 
-function summarise(findings: readonly Finding[], notListed: number): string {
-  const [first] = findings;
-  if (!first) return '';
-  const more = findings.length - 1 + notListed;
-  return more === 0 ? first.message : `${first.message} (and ${more} more)`;
-}
-
 /** Turns whatever a check threw into findings: transport trouble and missing prerequisites are errors. */
 function absorb(c: CheckContext, err: unknown): void {
   if (err instanceof TransportError) c.error(`the exchange failed: ${err.message}`, err);
@@ -347,8 +339,8 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
     }
     const { failures, errors } = c.counts;
     const listedFailures = c.findings.filter((f) => f.kind === 'failure');
-    if (failures > 0) throw new NonConformance(summarise(listedFailures, failures - listedFailures.length));
-    if (errors > 0) throw new CheckError(summarise(c.findings, errors - c.findings.length));
+    if (failures > 0) throw new NonConformance(summariseFindings(listedFailures, failures - listedFailures.length) ?? '');
+    if (errors > 0) throw new CheckError(summariseFindings(c.findings, errors - c.findings.length) ?? '');
   });
 }
 

@@ -155,7 +155,24 @@ export function allEndpoints(c: CheckContext): Endpoint[] {
   return [...tokenEndpoints(), ...resourceEndpoints(c)];
 }
 
-const validAnswers = new Map<string, { answer: Promise<HttpResponse>; recorder: Recorder }>();
+/** Requests several checks judge: each sent once per worker, recorded apart, cited by each. */
+type SharedAnswers = Map<string, { answer: Promise<HttpResponse>; recorder: Recorder }>;
+
+/** The answer under `key` in `cache`, sent now (into a recorder of its own) if it is the first ask. */
+function sharedAnswer(cache: SharedAnswers, c: CheckContext, key: string, send: (recorder: Recorder) => Promise<HttpResponse>): Promise<HttpResponse> {
+  let shared = cache.get(key);
+  if (!shared) {
+    const recorder = new Recorder(false);
+    // The check that sends it accounts for the token renewals it needed.
+    const answer = send(recorder).finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
+    answer.catch(() => undefined);
+    cache.set(key, (shared = { answer, recorder }));
+  }
+  c.uses(shared.recorder);
+  return shared.answer;
+}
+
+const validAnswers: SharedAnswers = new Map();
 
 /**
  * The runner's preflight made the valid requests of the token endpoint and of /users/me already
@@ -181,19 +198,13 @@ function sender(recorder: Recorder, priority: 'high' | 'normal' = 'normal'): Sen
  * For a list, it is the request without page and size.
  */
 export function validAnswer(c: CheckContext, endpoint: Endpoint): Promise<HttpResponse> {
-  let shared = validAnswers.get(endpoint.label);
-  if (!shared) {
-    const recorder = new Recorder(false);
+  return sharedAnswer(validAnswers, c, endpoint.label, (recorder) => {
     const known = preflightAnswer(c, endpoint, recorder);
-    // The check that sends it accounts for the token renewals it needed.
-    const answer = known ? Promise.resolve(known) : endpoint.sendValid(c, sender(recorder, 'high'), 'a valid request').finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
-    validAnswers.set(endpoint.label, (shared = { answer, recorder }));
-  }
-  c.uses(shared.recorder);
-  return shared.answer;
+    return known ? Promise.resolve(known) : endpoint.sendValid(c, sender(recorder, 'high'), 'a valid request');
+  });
 }
 
-const sharedProbes = new Map<string, { answer: Promise<HttpResponse>; recorder: Recorder }>();
+const sharedProbes: SharedAnswers = new Map();
 
 /**
  * A probe that several checks judge (AUTH-MISSING and AUTH-MISSING-NO-ERROR send the same
@@ -201,15 +212,7 @@ const sharedProbes = new Map<string, { answer: Promise<HttpResponse>; recorder: 
  * recorded apart, and cited by each; `key` names the request exactly.
  */
 export function sharedProbe(c: CheckContext, key: string, send: (send: Send) => Promise<HttpResponse>): Promise<HttpResponse> {
-  let shared = sharedProbes.get(key);
-  if (!shared) {
-    const recorder = new Recorder(false);
-    const answer = send(sender(recorder)).finally(() => (c.sharedTokenRequests += recorder.tokenRequests));
-    answer.catch(() => undefined);
-    sharedProbes.set(key, (shared = { answer, recorder }));
-  }
-  c.uses(shared.recorder);
-  return shared.answer;
+  return sharedAnswer(sharedProbes, c, key, (recorder) => send(sender(recorder)));
 }
 
 /** A token endpoint succeeds with 200 (a token); a resource endpoint with any 2xx. */

@@ -7,6 +7,17 @@
 export const FINDINGS_PER_ENDPOINT = 25;
 export const FINDINGS_PER_CHECK = 100;
 
+/**
+ * A check's outcome in one line: its first listed finding, and how many more there are, listed
+ * or only counted (`notListed`). Undefined without a finding.
+ */
+export function summariseFindings(findings: readonly { message: string }[], notListed = 0): string | undefined {
+  const [first] = findings;
+  if (!first) return undefined;
+  const more = findings.length - 1 + notListed;
+  return more === 0 ? first.message : `${first.message} (and ${more} more)`;
+}
+
 export interface Counts {
   failures: number;
   errors: number;

@@ -449,19 +449,17 @@ export class HttpClient {
       const raw = await readCapped(res.body, this.#options.maxBodyBytes);
       text = decodeBody(raw, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
     } catch (err) {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
-      release?.();
       const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: signal.aborted });
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
       const reusedClosed = status === undefined && closedBeforeResponseOnReusedConnection(err);
       const { index, evidence } = record(partial, message);
       throw new TransportError(message, index, recorder, status === undefined, reusedClosed, transportErrorCode(err), evidence);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+      release?.();
     }
-    clearTimeout(timer);
-    signal.removeEventListener('abort', stop);
-    release?.();
     const latencyMs = performance.now() - t0;
     this.#pace?.observe(latencyMs, status === 429 || status === 503);
     this.#options.redactor.learnFromResponseBody(text);

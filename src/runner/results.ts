@@ -1,3 +1,4 @@
+import { summariseFindings } from '../battery/findings-cap.js';
 import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
@@ -10,13 +11,6 @@ import type { Collected, CollectedTest } from './collector.js';
  * verdict and exit code. Pure functions: the meta-tests exercise them directly.
  */
 
-/** The first finding, and how many more there are (listed or only counted: CheckMeta.notListed). */
-function summarise(findings: readonly Finding[], notListed = 0): string | undefined {
-  const [first] = findings;
-  if (!first) return undefined;
-  const more = findings.length - 1 + notListed;
-  return more === 0 ? first.message : `${first.message} (and ${more} more)`;
-}
 
 function base(check: Check): Pick<CheckResult, 'id' | 'suite' | 'level' | 'title' | 'refs'> {
   return { id: check.id, suite: check.suite, level: check.level, title: check.title, refs: check.refs };
@@ -48,7 +42,7 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
   };
   // Across several endpoints the reason starts with how each fared: "23 endpoints, 1 failed: …".
   const across = endpoints && endpoints.length > 1 ? endpointSummary(endpoints) : undefined;
-  const reason = (findings: readonly Finding[], notListed = 0): string => [across, summarise(findings, notListed)].filter(Boolean).join('. ');
+  const reason = (findings: readonly Finding[], notListed = 0): string => [across, summariseFindings(findings, notListed)].filter(Boolean).join('. ');
   switch (test.state) {
     case 'passed':
       return { ...common, status: 'passed' };
