@@ -8,7 +8,7 @@
  */
 import { check, suite } from '../src/battery/check.js';
 import { listEndpoints, onEach } from '../src/battery/endpoints.js';
-import { fieldPaths, missingFields, shapeOf } from '../src/battery/fields.js';
+import { fieldPaths, missingFields } from '../src/battery/fields.js';
 import { keyLabel } from '../src/battery/list-items.js';
 import { getWalk, pageJudge } from '../src/battery/walk.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -32,7 +32,7 @@ pageJudge({
   start: () => ({ shapes: new Map<string, Shape>(), overflow: false }),
   page(state, page) {
     for (const group of page.items?.shapes ?? []) {
-      const key = shapeOf(group.example);
+      const key = group.shape;
       const known = state.shapes.get(key);
       if (known) known.count += group.keys.length;
       else if (state.shapes.size >= MAX_SHAPES) state.overflow = true;

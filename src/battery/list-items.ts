@@ -36,6 +36,8 @@ export function keyLabel(key: string): string {
 
 /** Items of one shape on a page (see fields.ts shapeOf): one example stands for all of them. */
 export interface ShapeGroup {
+  /** The shape (fields.ts shapeOf), computed once here for every item. */
+  shape: string;
   example: unknown;
   /** Keys of the items of this shape, in page order. */
   keys: string[];
@@ -61,7 +63,7 @@ export function summariseItems(items: readonly unknown[], withShapes = true): Pa
     const shape = shapeOf(item);
     const group = shapes.get(shape);
     if (group) group.keys.push(key);
-    else shapes.set(shape, { example: item, keys: [key] });
+    else shapes.set(shape, { shape, example: item, keys: [key] });
   }
   return { keys, shapes: [...shapes.values()] };
 }
