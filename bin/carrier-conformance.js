@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The CLI entry point: runs the compiled harness (dist/, built by `npm install` via "prepare").
+// The CLI entry point: runs the compiled harness (dist/, built by `npm install` via "prepare"):
+// the main thread's bundle, dist/cli/ (src/build/bundle-cli.ts).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/src/cli/entry.js', import.meta.url);
+const entry = new URL('../dist/cli/entry.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('carrier-conformance: the harness is not built; run `npm install` (or `npm run build`) in its directory first\n');
   process.exit(2);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import { evaluate, precompile, type PrecompiledValidators } from './standalone.js';
+import { builtFile, FROM_BUILD } from '../version.js';
 
 /**
  * JSON Schemas of the API payloads (spec §Resources and their fields), validated with ajv.
@@ -63,7 +64,7 @@ export const oauthErrorSchema = {
   },
 } as const;
 
-/** The harness's own schemas, by $id: what compile-schemas.ts compiles at build time. */
+/** The harness's own schemas, by $id: what src/build/compile-schemas.ts compiles at build time. */
 export const OWN_SCHEMAS = [userSchema, tokenResponseSchema, oauthErrorSchema] as const;
 
 /**
@@ -73,8 +74,11 @@ export const OWN_SCHEMAS = [userSchema, tokenResponseSchema, oauthErrorSchema] a
  */
 export const OWN_SCHEMA_OPTIONS = { allErrors: true, strict: true, validateSchema: false } as const;
 
-/** Where the build writes their compiled validators (src/api/standalone.ts), beside this module. */
-export const COMPILED_SCHEMAS_FILE = new URL('./schema-validators.json', import.meta.url);
+/**
+ * Where the build writes their compiled validators (src/api/standalone.ts): beside the compiled
+ * module, dist/src/api/; from the sources, beside this one, where the build writes none.
+ */
+export const COMPILED_SCHEMAS_FILE = FROM_BUILD ? builtFile('src/api/schema-validators.json') : new URL('./schema-validators.json', import.meta.url);
 
 const require = createRequire(import.meta.url);
 
@@ -85,7 +89,7 @@ export interface CompiledSchemas {
   schemas: Record<string, string>;
 }
 
-/** Compiles the harness's own schemas into standalone validators (compile-schemas.ts, at build time). */
+/** Compiles the harness's own schemas into standalone validators (src/build/compile-schemas.ts, at build time). */
 export function compileOwnSchemas(): CompiledSchemas {
   const { Ajv } = require('ajv') as { Ajv: typeof AjvClass };
   const byId = new Map<string, object>(OWN_SCHEMAS.map((s) => [s.$id, s]));

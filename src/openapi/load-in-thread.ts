@@ -1,8 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ApiDescription } from '../api/endpoint-specs.js';
 import { UsageError } from '../errors.js';
 import { threadExecArgv } from '../threads.js';
+import { builtFile, FROM_BUILD } from '../version.js';
 
 /**
  * Reads an OpenAPI document (load.ts) on a thread of its own, started as soon as the run knows
@@ -17,8 +17,7 @@ import { threadExecArgv } from '../threads.js';
 
 export type LoadReply = { ok: true; api: ApiDescription } | { ok: false; usage: boolean; message: string };
 
-const WORKER_URL = new URL('./load-worker.js', import.meta.url);
-const FROM_BUILD = fileURLToPath(import.meta.url).endsWith('.js');
+const WORKER_URL = builtFile('src/openapi/load-worker.js');
 
 export function loadOpenApiInThread(file: string): Promise<ApiDescription> {
   if (!FROM_BUILD) return import('./load.js').then((m) => m.loadOpenApi(file));

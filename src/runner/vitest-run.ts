@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
 import { mark } from '../profile.js';
-import { PACKAGE_ROOT } from '../version.js';
+import { FROM_BUILD, PACKAGE_ROOT } from '../version.js';
 import { CheckCollector } from './collector.js';
 
 /**
@@ -21,9 +20,6 @@ import { CheckCollector } from './collector.js';
  *   transforming each one, which halves the workers' start-up (docs/design.md). Run from the
  *   sources (the harness's own tests), it is `suites/*.test.ts`, always current.
  */
-
-/** Whether this module is the compiled one (dist/src/runner/vitest-run.js). */
-const FROM_BUILD = /[\\/]dist[\\/]src[\\/]runner[\\/]/.test(fileURLToPath(import.meta.url));
 
 /** The battery's files: the entry that runs every suite but expiry (suites/battery.test.ts), and expiry. */
 function batteryFiles(suites: readonly SuiteName[]): string[] {
