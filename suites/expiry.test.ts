@@ -5,7 +5,7 @@
  */
 import { check, suite } from '../src/battery/check.js';
 import { expectChallenge, expectStatus } from '../src/battery/expect.js';
-import { acceptedWhenNew, freshTimeline, getTimeline, observeExpiry, probeShortlyBefore, skipUnlessWaitable } from '../src/battery/expiry.js';
+import { acceptedWhenNew, failedRenewalBeforeWait, freshTimeline, getTimeline, observeExpiry, probeShortlyBefore, skipUnlessWaitable } from '../src/battery/expiry.js';
 import { judgeTokenResponse, judgeTokenUse, requestValidToken } from '../src/battery/token-response.js';
 import { getBattery } from '../src/battery/context.js';
 
@@ -74,6 +74,7 @@ suite(
       'EXPIRY-RENEW',
       async (c) => {
         const t = await getTimeline(c);
+        if (failedRenewalBeforeWait(c, t)) return;
         skipUnlessWaitable(c, t);
         if (!acceptedWhenNew(c, t)) return;
         await observeExpiry(c, t);

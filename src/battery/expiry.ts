@@ -35,6 +35,11 @@ export interface Timeline {
   first: HttpResponse;
   /** The slowest round trip seen so far (the token request, the first probe), in ms. */
   roundTripMs: number;
+  /**
+   * Set when the suite asked for a token of its own once the runner's had surely expired (by its
+   * own expires_in), and was handed that very token again: seconds since the runner's was issued.
+   */
+  reissuedAfterExpiry?: { secondsAfter: number; expiresIn: number };
 }
 
 const POLL_MS = 100;
@@ -82,7 +87,13 @@ async function buildTimeline(c: CheckContext): Promise<Timeline> {
     const t = await startTimeline(c, preflighted);
     if (t.first.status === 200 && Date.now() <= probeBeforeAt(t)) return t;
   }
-  return freshTimeline(c);
+  const fresh = await freshTimeline(c);
+  // The same token again, asked for when the runner's had run out: a renewal that gives back an
+  // expired token (EXPIRY-RENEW), whenever this suite happened to start.
+  if (preflighted && fresh.token === preflighted.token && fresh.sentAt >= mustBeRefusedFrom(preflighted, c.settings.expiryMarginSeconds).deadline) {
+    fresh.reissuedAfterExpiry = { secondsAfter: Math.floor((fresh.sentAt - preflighted.receivedAt) / 1000), expiresIn: preflighted.expiresIn };
+  }
+  return fresh;
 }
 
 /** A timeline on a token of the suite's own, asked for now. */
@@ -143,6 +154,21 @@ export function acceptedWhenNew(c: CheckContext, t: Timeline): boolean {
     t.first,
   );
   return false;
+}
+
+/**
+ * EXPIRY-RENEW's finding when the token endpoint handed back an expired token (see Timeline) and
+ * the API refused it: no wait needed, the renewal has already been seen to fail. Returns whether
+ * it was recorded.
+ */
+export function failedRenewalBeforeWait(c: CheckContext, t: Timeline): boolean {
+  const again = t.reissuedAfterExpiry;
+  if (!again || t.first.status === 200) return false;
+  c.fail(
+    `a token request ${again.secondsAfter} s after the runner's token was issued (expires_in ${again.expiresIn} s) was answered with that same token, and GET /users/me refused it (${t.first.status}): after expiry the token endpoint must hand out a token that works`,
+    t.first,
+  );
+  return true;
 }
 
 /** Skips the check when waiting out expires_in would take longer than --max-expiry-wait. */
