@@ -1,6 +1,6 @@
 // Field sets of JSON values (src/battery/fields.ts), for spec §Generic rules for optional fields 1.
 import { describe, expect, it } from 'vitest';
-import { displayPath, fieldPaths, missingFields } from '../src/battery/fields.js';
+import { displayPath, fieldPaths, missingFields, shapeOf } from '../src/battery/fields.js';
 
 /** The union of the field paths of several items, as the nulls suite builds it. */
 function unionOf(...items: unknown[]): Set<string> {
@@ -92,5 +92,24 @@ describe('missingFields, for the cases a review found', () => {
 
   it('finds a field omitted below a key that contains a dot', () => {
     expect(missingFields({ 'a.b': {} }, fieldPaths({ 'a.b': { c: 1 } }))).toEqual(['["a.b"].c']);
+  });
+});
+
+describe('shapeOf', () => {
+  /** The plain recursion shapeOf shortcuts for scalar fields (every field recursed into). */
+  const reference = (value: unknown, depth = 0): string => {
+    if (depth > 4) return '';
+    if (Array.isArray(value)) return value.length === 0 ? '-' : `[${[...new Set(value.map((e) => reference(e, depth + 1)))].sort().join('|')}]`;
+    if (value === null || typeof value !== 'object') return '-';
+    let shape = '{';
+    for (const [key, child] of Object.entries(value)) shape += `${/^[\w$-]+$/.test(key) ? key : JSON.stringify(key)}:${reference(child, depth + 1)},`;
+    return `${shape}}`;
+  };
+
+  it('is what the plain recursion gives, at every depth', () => {
+    const deep = { a: { b: { c: { d: { e: 1, f: { g: 2 }, h: [] } } } }, i: null };
+    for (const value of [{ id: 'x', n: 1, s: null, t: '' }, deep, [deep, { 'a b': [1, { c: 2 }] }], { a: [[[[[[1]]]]]] }, {}, [], 3]) {
+      expect(shapeOf(value)).toBe(reference(value));
+    }
   });
 });

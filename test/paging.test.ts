@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
-import { PAGING_HEADERS, expectedTotalPages, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
+import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
@@ -107,6 +107,30 @@ describe('walkPageNumber', () => {
     expect(walkPageNumber(`${LIST}?page=4&size=10`, pageUrl, inWalk)).toBeUndefined();
     expect(walkPageNumber(`${LIST}?page=2&size=10&sort=id`, pageUrl, inWalk)).toBeUndefined();
     expect(walkPageNumber('not a URL', pageUrl, inWalk)).toBeUndefined();
+  });
+});
+
+describe('exactPageNumber', () => {
+  const pageUrl = (n: number): string => `${LIST}?page=${n}&size=10`;
+  const exact = exactPageNumber(pageUrl);
+
+  it('tells the page of a target that is the walk\'s own URL of it, and agrees with walkPageNumber there', () => {
+    for (const n of [1, 2, 37, 10_000]) {
+      expect(exact(pageUrl(n))).toBe(n);
+      expect(walkPageNumber(pageUrl(n), pageUrl, () => true)).toBe(n);
+    }
+  });
+
+  it('leaves every other target to walkPageNumber', () => {
+    for (const target of [`${LIST}?size=10&page=2`, `${LIST}?page=02&size=10`, `${LIST}?page=0&size=10`, `${LIST}?page=2&size=100`, `${LIST}?page=&size=10`, `${LIST}?page=2x&size=10`, `${LIST}?page=2&size=10#x`, 'http://other.example/shipments?page=2&size=10', 'not a URL']) {
+      expect(exact(target)).toBeUndefined();
+    }
+  });
+
+  it('has no fast path when the page number is not simply spliced into the URL', () => {
+    const paddedUrl = (n: number): string => `${LIST}?page=${String(n).padStart(12, '0')}&size=10`;
+    const padded = exactPageNumber(paddedUrl);
+    for (const target of [paddedUrl(2), `${LIST}?page=002&size=10`, `${LIST}?page=2&size=10`]) expect(padded(target)).toBeUndefined();
   });
 });
 

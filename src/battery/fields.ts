@@ -83,7 +83,11 @@ export function shapeOf(value: unknown, depth = 0): string {
   // Keys in their own order: items whose fields come in another order form another group, which
   // the nulls check judges just as exactly; not sorting keeps this cheap.
   let shape = '{';
-  for (const key in value) shape += `${quoted(key)}:${shapeOf(value[key], depth + 1)},`;
+  for (const key in value) {
+    const child = value[key];
+    // A scalar or null is '-' (what shapeOf gives it above MAX_DEPTH), written without the call: most fields are.
+    shape += `${quoted(key)}:${depth >= MAX_DEPTH || (child !== null && typeof child === 'object') ? shapeOf(child, depth + 1) : '-'},`;
+  }
   return `${shape}}`;
 }
 

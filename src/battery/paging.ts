@@ -133,6 +133,28 @@ export function walkPageNumber(target: string, pageUrl: (n: number) => string, i
   return normaliseUrl(target) === normaliseUrl(pageUrl(n)) ? n : undefined;
 }
 
+/**
+ * Which page of the walk a link target is, told without parsing when the target is, character
+ * for character, the walk's own URL of a page (as a server that builds its links from the request
+ * writes them): `pageUrl(n)` is that URL. Undefined for anything else, which walkPageNumber then
+ * reads; an identical string is the same request, so both tell the same page.
+ */
+export function exactPageNumber(pageUrl: (n: number) => string): (target: string) => number | undefined {
+  // A page number no URL holds by chance shows where the number goes; two more, that it is
+  // written there in decimal and nothing else moves.
+  const a = pageUrl(1_000_000_007);
+  const at = a.indexOf('1000000007');
+  const before = a.slice(0, at);
+  const after = a.slice(at + 10);
+  const spliced = (n: number): boolean => pageUrl(n) === `${before}${n}${after}`;
+  if (at < 0 || a.indexOf('1000000007', at + 1) >= 0 || !spliced(7) || !spliced(2_000_000_011)) return () => undefined;
+  return (target) => {
+    if (target.length <= before.length + after.length || !target.startsWith(before) || !target.endsWith(after)) return undefined;
+    const number = target.slice(before.length, target.length - after.length);
+    return /^[1-9]\d{0,8}$/.test(number) ? Number(number) : undefined;
+  };
+}
+
 /** The list URL of the tenant under test with these query parameters. */
 export function listUrl(c: CheckContext, walk: { apiPath: string }, params: Record<string, string>): string {
   const query = new URLSearchParams(params).toString();

@@ -162,14 +162,19 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
   if (Array.isArray(value)) {
     const itemPointer = plan.itemPointer;
     if (itemPointer === undefined) return [];
-    return value.flatMap((element, i) => missingDeclared(document, itemPointer, element, `${prefix}[${i}]`, depth + 1)).slice(0, 20);
+    const out: string[] = [];
+    for (let i = 0; i < value.length && out.length < 20; i += 1) out.push(...missingDeclared(document, itemPointer, value[i], `${prefix}[${i}]`, depth + 1));
+    return out.slice(0, 20);
   }
   if (!isObject(value)) return [];
   const out: string[] = [];
+  // Paths are written only for what is reported or followed: this runs for every item of a walk.
   for (const [name, child] of plan.properties) {
-    const path = prefix === '' ? name : `${prefix}.${name}`;
-    if (!(name in value)) out.push(path);
-    else if (value[name] !== null && typeof value[name] === 'object') out.push(...missingDeclared(document, child.pointer, value[name], path, depth + 1));
+    if (!(name in value)) out.push(prefix === '' ? name : `${prefix}.${name}`);
+    else {
+      const v = value[name];
+      if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, child.pointer, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
+    }
   }
   return out;
 }

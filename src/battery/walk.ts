@@ -6,7 +6,7 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
-import { MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrlPath, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
+import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrlPath, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 
@@ -344,10 +344,13 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
 
   // Link targets repeat (the next page's URL, rel="first", rel="last"): each is resolved once.
   const resolved = new Map<string, number | undefined>();
+  const pageUrl = (k: number): string => new URL(pageUrlPath(head.apiPath, k, head.size), head.first.url).href;
+  const exact = exactPageNumber(pageUrl);
   const walkPageOf = (target: string): number | undefined => {
     if (resolved.has(target)) return resolved.get(target);
     if (resolved.size >= RESOLVED_TARGETS) resolved.clear();
-    const n = walkPageNumber(target, (k) => new URL(pageUrlPath(head.apiPath, k, head.size), head.first.url).href, (k) => indexOf(k) >= 0);
+    const e = exact(target);
+    const n = e !== undefined ? (indexOf(e) >= 0 ? e : undefined) : walkPageNumber(target, pageUrl, (k) => indexOf(k) >= 0);
     resolved.set(target, n);
     return n;
   };

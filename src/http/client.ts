@@ -627,5 +627,8 @@ function decodeBody(raw: Buffer, contentEncoding: string | undefined, max: numbe
       throw new Error(`cannot decode the ${coding} body: ${(err as Error).message}`, { cause: err });
     }
   }
-  return new TextDecoder('utf-8').decode(data);
+  return UTF8.decode(data);
 }
+
+/** Stateless between calls (no `stream` option): one for every body. */
+const UTF8 = new TextDecoder('utf-8');
