@@ -36,8 +36,9 @@ export interface Timeline {
   /** The slowest round trip seen so far (the token request, the first probe), in ms. */
   roundTripMs: number;
   /**
-   * Set when the suite asked for a token of its own once the runner's had surely expired (by its
-   * own expires_in), and was handed that very token again: seconds since the runner's was issued.
+   * Set when the suite asked for a token of its own once the runner's may have expired, was
+   * handed that very token again, and the API refused it (see reissuedAfterExpiry): seconds since
+   * the runner's was issued, and its expires_in.
    */
   reissuedAfterExpiry?: { secondsAfter: number; expiresIn: number };
 }
@@ -88,12 +89,32 @@ async function buildTimeline(c: CheckContext): Promise<Timeline> {
     if (t.first.status === 200 && Date.now() <= probeBeforeAt(t)) return t;
   }
   const fresh = await freshTimeline(c);
-  // The same token again, asked for when the runner's had run out: a renewal that gives back an
-  // expired token (EXPIRY-RENEW), whenever this suite happened to start.
-  if (preflighted && fresh.token === preflighted.token && fresh.sentAt >= mustBeRefusedFrom(preflighted, c.settings.expiryMarginSeconds).deadline) {
-    fresh.reissuedAfterExpiry = { secondsAfter: Math.floor((fresh.sentAt - preflighted.receivedAt) / 1000), expiresIn: preflighted.expiresIn };
-  }
+  const again = preflighted && reissuedAfterExpiry(preflighted, fresh, c.settings.expiryMarginSeconds);
+  if (again) fresh.reissuedAfterExpiry = again;
   return fresh;
+}
+
+/**
+ * Whether the suite's own token is a failed renewal (EXPIRY-RENEW), whenever the suite happened
+ * to start: the token endpoint handed back the runner's token once that token may have expired
+ * (from `sentAt + T` less a second of rounding, see Timeline), and either
+ * - it was asked for when the runner's token must already be refused (after the deadline), or
+ * - the API refused it while the reissued response's own expires_in still vouched for it (its
+ *   first probe was answered before `sentAt + expires_in` less a second).
+ * A server that hands the same token out again with what is left of its lifetime, and refuses it
+ * once that runs out, is neither: RFC 6749 §5.1 does not forbid handing a token out twice.
+ */
+export function reissuedAfterExpiry(
+  preflighted: Pick<Timeline, 'token' | 'expiresIn' | 'sentAt' | 'receivedAt'>,
+  fresh: Pick<Timeline, 'token' | 'expiresIn' | 'sentAt'> & { first: Pick<HttpResponse, 'status' | 'receivedAt'> },
+  marginSeconds: number,
+): Timeline['reissuedAfterExpiry'] {
+  if (fresh.token !== preflighted.token || fresh.first.status === 200) return undefined;
+  const mayHaveExpired = fresh.sentAt >= preflighted.sentAt + preflighted.expiresIn * 1000 - WHOLE_SECOND_MS;
+  const mustBeRefused = fresh.sentAt >= mustBeRefusedFrom(preflighted, marginSeconds).deadline;
+  const refusedWhileVouchedFor = Number.isInteger(fresh.expiresIn) && fresh.first.receivedAt < fresh.sentAt + fresh.expiresIn * 1000 - WHOLE_SECOND_MS;
+  if (!mayHaveExpired || !(mustBeRefused || refusedWhileVouchedFor)) return undefined;
+  return { secondsAfter: Math.floor((fresh.sentAt - preflighted.receivedAt) / 1000), expiresIn: preflighted.expiresIn };
 }
 
 /** A timeline on a token of the suite's own, asked for now. */
@@ -163,7 +184,7 @@ export function acceptedWhenNew(c: CheckContext, t: Timeline): boolean {
  */
 export function failedRenewalBeforeWait(c: CheckContext, t: Timeline): boolean {
   const again = t.reissuedAfterExpiry;
-  if (!again || t.first.status === 200) return false;
+  if (!again) return false;
   c.fail(
     `a token request ${again.secondsAfter} s after the runner's token was issued (expires_in ${again.expiresIn} s) was answered with that same token, and GET /users/me refused it (${t.first.status}): after expiry the token endpoint must hand out a token that works`,
     t.first,
