@@ -112,7 +112,7 @@ describe('CARRIER_* variables a command does not use are none of its business', 
 
 
   it('the command line stays strict', async () => {
-    expectOneLine(await runMain(['list', '--client-secret', 'x']), 2, /Unknown arguments?: client-secret/);
+    expectOneLine(await runMain(['list', '--client-secret', 'x']), 2, /Unknown arguments?: --client-secret/);
   });
 
   it('serve reads its own options from the environment, and names the variable when one is wrong', async () => {

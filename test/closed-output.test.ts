@@ -118,18 +118,18 @@ describe('stdout closed by its reader', () => {
 
   it('a usage error still exits 2', async () => {
     const result = await runWithClosed(['list', '--bogus-option'], 'stdout');
-    expect(result.other).toMatch(/^carrier-conformance: Unknown argument: bogus-option/);
+    expect(result.other).toMatch(/^carrier-conformance: Unknown argument: --bogus-option/);
     expect(result.other).not.toMatch(STACK_TRACE);
     expect(result.code).toBe(2);
   });
 });
 
 describe('stderr closed by its reader', () => {
-  it('an unreachable target still exits 3, its one line lost with stderr, stdout silent', async () => {
+  it('an unreachable target still exits 3, its one line lost with stderr, stdout naming only the reports', async () => {
     const reportsDir = await tempDir();
     const port = await closedPort();
     const result = await runWithClosed(['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir], 'stderr', { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } });
-    expect(result.other).toBe('');
+    expect(result.other).toBe(`Reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'report.json')}, ${join(reportsDir, 'report.html')}\n`);
     expect(result.code).toBe(3);
     expect((await reportIn(reportsDir)).verdict).toBe('incomplete');
   });

@@ -31,7 +31,8 @@ async function unreachable(baseUrl: string, extra: string[] = []): Promise<{ lin
   const reportsDir = await tempDir();
   const result = await runBin(['run', '--base-url', baseUrl, '--client-id', 'someone', '--reports-dir', reportsDir, ...extra], { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret', HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' } });
   expect(result.code).toBe(3);
-  expect(result.stdout).toBe('');
+  // The one line is the cause; stdout says where the reports (which replace the last run's) are.
+  expect(result.stdout).toBe(`Reports: ${['junit.xml', 'report.json', 'report.html'].map((f) => join(reportsDir, f)).join(', ')}\n`);
   const lines = result.stderr.trimEnd().split('\n');
   expect(lines, result.stderr).toHaveLength(1);
   expect(result.stderr).not.toMatch(/ssl3_get_record|openssl|\n\s+at /i);

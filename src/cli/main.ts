@@ -64,7 +64,7 @@ function runOptions(y: Argv): Argv {
     .option('rerun-failed', { type: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' })
     .option('compare-with', { type: 'string', group: 'Gating:', describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did" })
     .option('target-name', { type: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" })
-    .option('target-version', { type: 'string', group: 'Certification:', describe: "The implementation's version, recorded in the reports and the bundle" })
+    .option('target-version', { type: 'string', group: 'Certification:', describe: "The implementation's version, kept in the reports and bundle" })
     .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
     .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
     .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
@@ -93,13 +93,20 @@ function secretOnCommandLine(args: readonly string[]): boolean {
   return args.some((a) => /^--client-?[sS]ecret(=|$)/.test(a));
 }
 
-/** yargs names an unknown option twice (`bogus-option, bogusOption`): keep the spelling users type. */
-function tidyYargsMessage(message: string): string {
+/**
+ * yargs names an unknown option twice and without its dashes (`bogus-option, bogusOption`): name
+ * it once, as it was typed (`--bogus-option`); a stray word stays a word.
+ */
+function tidyYargsMessage(message: string, args: readonly string[]): string {
   const m = /^(Unknown arguments?): (.*)$/.exec(message);
   if (!m?.[2]) return message;
   const names = m[2].split(', ');
   const kept = names.filter((n) => !(/[A-Z]/.test(n) && names.includes(n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
-  return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.join(', ')}`;
+  const typed = (n: string): string => {
+    const flag = `${n.length === 1 ? '-' : '--'}${n}`;
+    return args.some((a) => a === flag || a.startsWith(`${flag}=`)) ? flag : n;
+  };
+  return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.map(typed).join(', ')}`;
 }
 
 export interface CliIO {
@@ -219,7 +226,7 @@ export async function main(given: readonly string[], io: CliIO, interrupt: Abort
     .exitProcess(false)
     .fail((message: string | undefined, error: Error | undefined) => {
       if (error instanceof HarnessExit) throw error;
-      throw new UsageError(`${tidyYargsMessage(message ?? error?.message ?? 'invalid usage')} (see --help)`);
+      throw new UsageError(`${tidyYargsMessage(message ?? error?.message ?? 'invalid usage', normalized)} (see --help)`);
     });
   let output = '';
   try {

@@ -394,12 +394,18 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
     });
   }
   // A run that stopped before any check began (an unreachable target, an interruption) is one
-  // line: the cause and the fix. The reports keep the detail.
-  if (beforeBattery && report.incompleteReason !== undefined) io.err(`${TOOL_NAME}: ${report.incompleteReason}`);
-  else {
+  // line: the cause and the fix. The reports keep the detail, and replace the last run's (a CI
+  // job must not publish an earlier run's results): where they are is said either way.
+  const where = (): void => {
+    if (written.length > 0) io.out(`Reports: ${written.join(', ')}\n`);
+  };
+  if (beforeBattery && report.incompleteReason !== undefined) {
+    io.err(`${TOOL_NAME}: ${report.incompleteReason}`);
+    where();
+  } else {
     io.out(renderConsoleSummary(report, { color: io.color }));
     if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
-    if (written.length > 0) io.out(`Reports: ${written.join(', ')}\n`);
+    where();
     if (bundle !== undefined) io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
     if (report.verdict === 'incomplete' && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
   }
