@@ -248,6 +248,9 @@ export function resolveRunOptions(sources: RunOptionSources): RunOptions {
   const env = { ...(sources.env ?? {}) };
   const config = { ...(sources.config ?? {}) };
   checkSource(env, envName);
+  // An option of one value given twice on the command line (yargs makes it a list).
+  const twice = Object.keys(argv).find((k) => Array.isArray(argv[k]) && k in RUN_OPTION_KINDS && !['list', 'map'].includes(RUN_OPTION_KINDS[k as keyof RunOptions]));
+  if (twice !== undefined) throw new UsageError(`${flagName(twice)} is given more than once; give it once`);
   checkSource(argv, flagName);
   for (const lower of conflictingSecrets(argv, env, config)) for (const key of SECRET_KEYS) delete lower[key];
   return parseRunOptions({ ...config, ...env, ...argv });

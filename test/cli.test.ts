@@ -86,6 +86,12 @@ describe('bad input: exit 2 with one line that names the problem', () => {
     [['run', '--check', 'TOKEN-NOPE'], /--check: unknown check id "TOKEN-NOPE"; `carrier-conformance list`/],
     [['run', '--tenant-id', '42'], /--tenant-id: "42" is not a UUID/],
     [['run', '--timeout', '-5'], /--timeout: must be greater than 0/],
+    // A numeric option without its value is not the default.
+    [['run', '--timeout'], /^carrier-conformance: --timeout: needs a number after it \(see --help\)$/m],
+    [['run', '--concurrency', '--strict'], /--concurrency: needs a number after it/],
+    [['serve', '--port'], /--port: needs a number after it/],
+    [['run', '--timeout', '5000', '--timeout', '6000'], /--timeout is given more than once; give it once/],
+    [['run', '--reports-dir', 'a', '--reports-dir', 'b'], /--reports-dir is given more than once; give it once/],
     [['run', '--bogus-option'], /Unknown argument: --bogus-option \(see --help\)$/],
     [['run', '--bogus-option=3'], /Unknown argument: --bogus-option \(see --help\)$/],
     [['run', '-q'], /Unknown argument: -q \(see --help\)$/],

@@ -1,7 +1,7 @@
 import yargs, { type Argv } from 'yargs';
 import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
-import { REPORTERS, RUN_OPTION_KINDS, loadConfigFile, resolveRunOptions } from '../config.js';
+import { REPORTERS, RUN_OPTION_KINDS, flagName, loadConfigFile, resolveRunOptions } from '../config.js';
 import { envName, envSwitch, optionsFromEnv } from '../environment.js';
 import { HarnessExit, UsageError } from '../errors.js';
 import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../exit-codes.js';
@@ -20,6 +20,9 @@ import { normalizeYesNoFlags } from './yes-no-flags.js';
 
 /** The long options of `run`, in camelCase as the config schema names them. */
 const RUN_OPTION_KEYS = Object.keys(RUN_OPTION_KINDS) as (keyof typeof RUN_OPTION_KINDS)[];
+
+/** The numeric options of `run`, which must be followed by their value (`--timeout` alone is no default). */
+const RUN_NUMBER_FLAGS = RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'number').map((k) => flagName(k).slice(2));
 
 /** Every yes/no flag of every command, for normalizeYesNoFlags. */
 const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'profile'];
@@ -69,6 +72,7 @@ function runOptions(y: Argv): Argv {
     .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
     .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
     .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}); paths in it are relative to it' })
+    .requiresArg(RUN_NUMBER_FLAGS)
     // Here only: the top-level help shows the default command's, so it appears there once too.
     .epilogue(`${EXIT_CODES_HELP}\n${COMPARE_EXIT_CODES_HELP}`);
 }
@@ -98,6 +102,9 @@ function secretOnCommandLine(args: readonly string[]): boolean {
  * it once, as it was typed (`--bogus-option`); a stray word stays a word.
  */
 function tidyYargsMessage(message: string, args: readonly string[]): string {
+  // requiresArg's message: `--timeout` given without its value.
+  const bare = /^Not enough arguments following: (.+)$/.exec(message);
+  if (bare?.[1]) return `--${bare[1]}: needs a number after it`;
   const m = /^(Unknown arguments?): (.*)$/.exec(message);
   if (!m?.[2]) return message;
   const names = m[2].split(', ');
@@ -214,7 +221,8 @@ export async function main(given: readonly string[], io: CliIO, interrupt: Abort
           .option('client-secret', { type: 'string', describe: 'Client secret to accept; prefer CARRIER_CLIENT_SECRET (default: the documented reference secret)' })
           .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); see src/reference/faults.ts' })
           .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); see src/reference/variants.ts' })
-          .option('shipments', { type: 'number', describe: 'Shipments of the main tenant [default: 23]' }),
+          .option('shipments', { type: 'number', describe: 'Shipments of the main tenant [default: 23]' })
+          .requiresArg(['port', 'token-ttl', 'shipments']),
       async (argv) => {
         const { serve, resolveServeOptions, SERVE_OPTION_KINDS } = await import('./serve.js');
         const options = resolveServeOptions(pick(argv, Object.keys(SERVE_OPTION_KINDS)), optionsFromEnv(SERVE_OPTION_KINDS));
