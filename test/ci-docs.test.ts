@@ -47,3 +47,17 @@ describe('docs/ci workflows', () => {
     }
   });
 });
+
+describe('.ci/run', () => {
+  it('installs without scripts, and that skips nothing but the build npm test runs itself', async () => {
+    const run = await read('.ci/run');
+    expect(run).toMatch(/^npm ci --ignore-scripts .*\nnpm test$/m);
+    const lock = JSON.parse(await read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const scripted = Object.entries(lock.packages).filter(([, p]) => p.hasInstallScript === true).map(([path]) => path);
+    expect(scripted, 'a dependency with an install script: drop --ignore-scripts from .ci/run').toEqual([]);
+    const pkg = JSON.parse(await read('package.json')) as { scripts: Record<string, string> };
+    expect(Object.keys(pkg.scripts).filter((s) => /^(pre|post)?install$|^prepare$/.test(s))).toEqual(['prepare']);
+    expect(pkg.scripts.prepare).toBe('npm run build');
+    expect(pkg.scripts.test).toMatch(/^npm run build && /);
+  });
+});
