@@ -61,3 +61,11 @@ describe('.ci/run', () => {
     expect(pkg.scripts.test).toMatch(/^npm run build && /);
   });
 });
+
+describe('test/vitest.config.ts', () => {
+  it('starts first only test files that exist (a renamed one would silently start last again)', async () => {
+    const { LONGEST } = await import('./vitest.config.js');
+    const { access } = await import('node:fs/promises');
+    for (const file of LONGEST) await expect(access(new URL(file, root)), file).resolves.toBeUndefined();
+  });
+});
