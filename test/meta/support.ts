@@ -70,9 +70,13 @@ async function expectations(): Promise<string> {
 
 /**
  * The harness as it ships: the build in dist/ (`npm test` builds first), which runs the compiled
- * battery; faster than the sources, and what users run.
+ * battery; faster than the sources, and what users run. Loaded by the first case, not when this
+ * module is: a file that imports it without running a case (coverage.test.ts) must not leave the
+ * import loading after its environment is torn down (Vitest's EnvironmentTeardownError).
  */
-const built = import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as Promise<{ runConformance: typeof runConformanceFromSources }>;
+let built: Promise<{ runConformance: typeof runConformanceFromSources }> | undefined;
+const builtRunner = (): Promise<{ runConformance: typeof runConformanceFromSources }> =>
+  (built ??= import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as Promise<{ runConformance: typeof runConformanceFromSources }>);
 
 /** Starts a reference server with the alterations and runs the planned battery against it. */
 export async function runCase(alterations: { faults?: string[]; variants?: string[] }, plan: Plan): Promise<CaseResult> {
@@ -92,7 +96,7 @@ export async function runCase(alterations: { faults?: string[]; variants?: strin
       strict: plan.strict,
       reportsDir: await tempDir('carrier-meta-'),
     });
-    const { runConformance } = await built;
+    const { runConformance } = await builtRunner();
     const { report, exitCode } = await runConformance(options, { out: () => undefined, err: () => undefined, color: false });
     return { exitCode, report, ms: performance.now() - started };
   } finally {
