@@ -112,7 +112,8 @@ export function reissuedAfterExpiry(
   if (fresh.token !== preflighted.token || fresh.first.status === 200) return undefined;
   const mayHaveExpired = fresh.sentAt >= preflighted.sentAt + preflighted.expiresIn * 1000 - WHOLE_SECOND_MS;
   const mustBeRefused = fresh.sentAt >= mustBeRefusedFrom(preflighted, marginSeconds).deadline;
-  const refusedWhileVouchedFor = Number.isInteger(fresh.expiresIn) && fresh.first.receivedAt < fresh.sentAt + fresh.expiresIn * 1000 - WHOLE_SECOND_MS;
+  // ownToken has checked that expires_in is a positive integer.
+  const refusedWhileVouchedFor = fresh.first.receivedAt < fresh.sentAt + fresh.expiresIn * 1000 - WHOLE_SECOND_MS;
   if (!mayHaveExpired || !(mustBeRefused || refusedWhileVouchedFor)) return undefined;
   return { secondsAfter: Math.floor((fresh.sentAt - preflighted.receivedAt) / 1000), expiresIn: preflighted.expiresIn };
 }

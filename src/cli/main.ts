@@ -214,15 +214,14 @@ export async function main(given: readonly string[], io: CliIO, interrupt: Abort
       'Run the embedded reference server in the foreground',
       (y) =>
         y
-          .option('port', { type: 'number', describe: 'Port to listen on (0: any free port) [default: 8080]' })
+          .option('port', { type: 'number', requiresArg: true, describe: 'Port to listen on (0: any free port) [default: 8080]' })
           .option('host', { type: 'string', describe: 'Address to listen on [default: 127.0.0.1]' })
-          .option('token-ttl', { type: 'number', describe: 'Token lifetime (expires_in) in seconds [default: 5]' })
+          .option('token-ttl', { type: 'number', requiresArg: true, describe: 'Token lifetime (expires_in) in seconds [default: 5]' })
           .option('client-id', { type: 'string', describe: 'Client id to accept (default: conformance-client)' })
           .option('client-secret', { type: 'string', describe: 'Client secret to accept; prefer CARRIER_CLIENT_SECRET (default: the documented reference secret)' })
           .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); see src/reference/faults.ts' })
           .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); see src/reference/variants.ts' })
-          .option('shipments', { type: 'number', describe: 'Shipments of the main tenant [default: 23]' })
-          .requiresArg(['port', 'token-ttl', 'shipments']),
+          .option('shipments', { type: 'number', requiresArg: true, describe: 'Shipments of the main tenant [default: 23]' }),
       async (argv) => {
         const { serve, resolveServeOptions, SERVE_OPTION_KINDS } = await import('./serve.js');
         const options = resolveServeOptions(pick(argv, Object.keys(SERVE_OPTION_KINDS)), optionsFromEnv(SERVE_OPTION_KINDS));

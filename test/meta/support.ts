@@ -74,9 +74,9 @@ async function expectations(): Promise<string> {
  * module is: a file that imports it without running a case (coverage.test.ts) must not leave the
  * import loading after its environment is torn down (Vitest's EnvironmentTeardownError).
  */
-let built: Promise<{ runConformance: typeof runConformanceFromSources }> | undefined;
-const builtRunner = (): Promise<{ runConformance: typeof runConformanceFromSources }> =>
-  (built ??= import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as Promise<{ runConformance: typeof runConformanceFromSources }>);
+type BuiltRunner = Promise<{ runConformance: typeof runConformanceFromSources }>;
+let built: BuiltRunner | undefined;
+const builtRunner = (): BuiltRunner => (built ??= import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as BuiltRunner);
 
 /** Starts a reference server with the alterations and runs the planned battery against it. */
 export async function runCase(alterations: { faults?: string[]; variants?: string[] }, plan: Plan): Promise<CaseResult> {
