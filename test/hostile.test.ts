@@ -176,6 +176,33 @@ describe('the overall deadline', () => {
 });
 
 describe('Ctrl-C and SIGTERM', () => {
+  // Vitest's logger exits the process on these signals (exit 130) from the moment the harness
+  // creates Vitest: a signal while it is being created must reach the harness's own handler only.
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s while Vitest is being created still ends with the partial report and exit 3', async (signal) => {
+    const server = await startReferenceServer({ tokenTtlSeconds: 60 });
+    cleanup.push(() => server.close());
+    const reportsDir = await tempDir();
+    const child = spawn(process.execPath, [BIN, 'run', '--base-url', server.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--suite', 'legacy'], {
+      env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_PROFILE: '1' },
+    });
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      // The mark printed just before createVitest is called (src/runner/vitest-run.ts).
+      if (!sent && stderr.includes('battery: vitest loaded')) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+
+    expect(sent, stderr).toBe(true);
+    expect(code, stderr).toBe(3);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
+  });
+
   it.each(['SIGINT', 'SIGTERM'] as const)('%s stops a run promptly, with a partial report marked incomplete and exit 3', async (signal) => {
     const server = await startReferenceServer({ tokenTtlSeconds: 60 });
     cleanup.push(() => server.close());

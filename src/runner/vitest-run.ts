@@ -94,8 +94,18 @@ async function runVitest(checks: readonly Check[], collector: CheckCollector, ch
   const { createVitest } = await import('vitest/node');
   mark('battery: vitest loaded');
   const suites = SUITES.filter((s) => checks.some((c) => c.suite === s));
+  // Vitest's logger exits the process on SIGINT/SIGTERM (exit 130); the harness handles those
+  // itself, so that an interrupted run still ends with its partial report (src/cli/entry.ts).
+  // The logger adds its listeners synchronously, in the Vitest constructor that createVitest
+  // calls first: they go at once, before a signal can reach them while Vitest is being created,
+  // and whatever listener the rest of its creation adds goes once it is created.
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
-  const vitest = await createVitest(
+  const dropVitestSignalListeners = (): void => {
+    for (const name of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(name)) if (!before[name].includes(listener)) process.off(name, listener);
+    }
+  };
+  const creating = createVitest(
     'test',
     {
       root: PACKAGE_ROOT,
@@ -116,12 +126,10 @@ async function runVitest(checks: readonly Check[], collector: CheckCollector, ch
     },
     { server: { watch: null } },
   );
+  dropVitestSignalListeners();
+  const vitest = await creating;
   created(vitest);
-  // Vitest's logger exits the process on SIGINT/SIGTERM; the harness handles those itself, so
-  // that an interrupted run still ends with its partial report (src/cli/entry.ts).
-  for (const name of ['SIGINT', 'SIGTERM'] as const) {
-    for (const listener of process.listeners(name)) if (!before[name].includes(listener)) process.off(name, listener);
-  }
+  dropVitestSignalListeners();
   // Vitest sets process.exitCode when tests fail; the exit code is the harness's to decide.
   const exitCode = process.exitCode;
   try {
