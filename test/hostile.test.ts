@@ -63,17 +63,20 @@ describe('a target that cannot be reached at all', () => {
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: (no (complete )?response( headers)? within 500 ms|connection (reset|to .* closed))/);
     expect(run.report.verdict).toBe('incomplete');
-    expect(run.seconds).toBeLessThan(5);
+    // Bounded by the timeout, not by the target: the slack is for a loaded machine, not for waiting.
+    expect(run.seconds).toBeLessThan(9);
   });
 });
 
 describe('a target that misbehaves on one endpoint', () => {
   it.each([
-    ['never answers', 'silent' as const, /no (complete )?response( headers)? within 500 ms/],
-    ['resets the connection', 'reset' as const, /connection (reset by|to) .*|other side closed/],
-    ['sends less than its Content-Length', 'truncated' as const, /does not match its Content-Length|closed unexpectedly|reset/],
-  ])('%s: the checks that need it report an error with the reason, the others still run, exit 1', async (_what, misbehaviour, reason) => {
-    const run = await runHostile({ misbehaviour, match: LEGACY_USERINFO }, ['--timeout', '500']);
+    // Every other request of the run must beat the timeout too: on a loaded machine 500 ms is not
+    // enough for them, so only the case that waits out the timeout keeps it short.
+    ['never answers', 'silent' as const, '2000', /no (complete )?response( headers)? within 2000 ms/],
+    ['resets the connection', 'reset' as const, '10000', /connection (reset by|to) .*|other side closed/],
+    ['sends less than its Content-Length', 'truncated' as const, '10000', /does not match its Content-Length|closed unexpectedly|reset/],
+  ])('%s: the checks that need it report an error with the reason, the others still run, exit 1', async (_what, misbehaviour, timeout, reason) => {
+    const run = await runHostile({ misbehaviour, match: LEGACY_USERINFO }, ['--timeout', timeout]);
 
     expect(run.code).toBe(1);
     const legacy = status(run.report, 'LEGACY-USERINFO');
@@ -164,14 +167,15 @@ describe('429 with Retry-After', () => {
 
 describe('the overall deadline', () => {
   it('ends the run with a partial report marked incomplete and exit 3', async () => {
-    const run = await runHostile({ misbehaviour: 'silent', match: LEGACY_USERINFO }, ['--timeout', '60000', '--deadline', '3']);
+    const run = await runHostile({ misbehaviour: 'silent', match: LEGACY_USERINFO }, ['--timeout', '60000', '--deadline', '5']);
 
     expect(run.code).toBe(3);
     expect(run.report.verdict).toBe('incomplete');
-    expect(run.report.incompleteReason).toBe('the run exceeded its --deadline of 3 s');
+    expect(run.report.incompleteReason).toBe('the run exceeded its --deadline of 5 s');
     expect(status(run.report, 'TOKEN-ISSUE')?.status).toBe('passed');
     expect(status(run.report, 'LEGACY-USERINFO')?.status).toBe('error');
-    expect(run.seconds).toBeLessThan(6);
+    // The deadline and the few seconds a loaded machine needs to start and end a run.
+    expect(run.seconds).toBeLessThan(9);
   });
 });
 

@@ -90,6 +90,12 @@ describe('an OpenAPI 3.0 document split over files', () => {
     // A field that is null holds nothing further: its properties are not missing.
     expect(missingDeclared(document, pointer, { ...full, recipient: null })).toEqual([]);
   });
+
+  it("holds a declared property named like an Object member (constructor, toString) to be present: only the item's own fields count", () => {
+    const document = { components: { schemas: { Rate: { type: 'object', properties: { id: { type: 'string' }, constructor: { type: ['string', 'null'] }, toString: { type: ['string', 'null'] } } } } } };
+    expect(missingDeclared(document, '#/components/schemas/Rate', { id: 'r1' })).toEqual(['constructor', 'toString']);
+    expect(missingDeclared(document, '#/components/schemas/Rate', { id: 'r1', constructor: null, toString: 'x' })).toEqual([]);
+  });
 });
 
 describe('3.0 schemas as JSON Schema 2020-12', () => {
@@ -112,6 +118,7 @@ describe('ground truth: null, "" and absent told apart', () => {
     [{ note: '' }, { note: null }, 'field "note": expected the string "", got null'],
     [{ note: null }, {}, 'field "note": expected null, got no such field'],
     [{ amount: 10 }, { amount: '10' }, 'field "amount": expected 10, got the string "10"'],
+    [{ constructor: null }, {}, 'field "constructor": expected null, got no such field'],
   ])('%j served as %j', (expected, actual, problem) => {
     expect(expectedValueProblems(expected, actual)).toEqual([problem]);
   });

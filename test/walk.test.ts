@@ -5,12 +5,50 @@
  * No time is asserted: only what was found, how it was counted, and how the walk paced itself.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
 import type { RunReport } from '../src/report/model.js';
 import { FINDINGS_PER_ENDPOINT } from '../src/battery/findings-cap.js';
 import { listArgs, runMain, tempDir } from './support/harness.js';
+import { forward } from './support/hostile.js';
+
+/**
+ * A gateway that serves the API under `/api` (as many do): strips the prefix on the way in, puts it
+ * back in Link targets on the way out, and counts the request targets it was sent.
+ */
+async function prefixedFront(upstream: string): Promise<{ url: string; targets: Map<string, number>; close(): Promise<void> }> {
+  const targets = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const target = req.url ?? '/';
+    targets.set(target, (targets.get(target) ?? 0) + 1);
+    if (!target.startsWith('/api/')) {
+      res.writeHead(404).end();
+      return;
+    }
+    req.url = target.slice('/api'.length);
+    const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string | string[]>) => ServerResponse;
+    Object.assign(res, {
+      writeHead: (status: number, headers: Record<string, string | string[]>) => {
+        const link = headers.link;
+        if (typeof link === 'string') headers.link = link.replace(/<\//g, '</api/');
+        return writeHead(status, headers);
+      },
+    });
+    forward(upstream, req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
+    targets,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 /** Runs the harness in-process against a reference server with the list `shipments` only. */
 async function walk(options: ReferenceOptions, args: readonly string[]): Promise<{ code: number; report: RunReport; throttled: number }> {
@@ -69,4 +107,28 @@ describe('a walk of a long list', () => {
     expect(code).toBe(0);
     expect(check(report, 'PAGE-WALK')?.notes.some((n) => /backed off \d+ times? \(\d+ answers 429\/503\)/.test(n))).toBe(true);
   }, 90_000);
+
+  it('behind a gateway that serves the API under a path prefix, reads each page once: its links are matched with the prefix', async () => {
+    const server = await startReferenceServer({ shipmentCount: 40 });
+    const front = await prefixedFront(server.url);
+    const reportsDir = await tempDir();
+    const previous = process.env.CARRIER_CLIENT_SECRET;
+    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+    try {
+      const args = listArgs(server, ['shipments']).map((a) => (a === server.url ? front.url : a));
+      const { code } = await runMain(['run', ...args, '--check', 'LINK-NEXT', '--check', 'LINK-PREV', '--check', 'LINK-FIRST-LAST', '--check', 'LINK-FOLLOW', '--page-size', '2', '--reports-dir', reportsDir, '--reporter', 'json']);
+      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+      expect(report.checks.map((c) => `${c.id} ${c.status}`)).toEqual(['LINK-NEXT passed', 'LINK-PREV passed', 'LINK-FIRST-LAST passed', 'LINK-FOLLOW passed']);
+      expect(code).toBe(0);
+      // Pages 2 to 20, each requested by the walk; their links (next, prev, first, last) lead to them.
+      const pages = [...front.targets].filter(([t]) => /[?&]size=2(&|$)/.test(t) && !/[?&]page=1(&|$)/.test(t));
+      expect(pages.length).toBe(19);
+      expect(pages.filter(([, n]) => n !== 1)).toEqual([]);
+    } finally {
+      if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
+      else process.env.CARRIER_CLIENT_SECRET = previous;
+      await front.close();
+      await server.close();
+    }
+  }, 60_000);
 });

@@ -111,9 +111,12 @@ export function readPage(number: number, res: HttpResponse, reader: PageReader):
   return page;
 }
 
-/** The path and query of page `page` of a list at `size`, as the walk requests it. */
-export function pageUrlPath(apiPath: string, page: number, size: number): string {
-  return `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`;
+/**
+ * The URL of page `page` of a list at `size`, as the walk requests it and as its links are
+ * matched: under the base URL's own path (a gateway's prefix such as `/api`), like every request.
+ */
+export function pageUrl(baseUrl: string, apiPath: string, page: number, size: number): string {
+  return apiUrl(baseUrl, `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`).href;
 }
 
 /**

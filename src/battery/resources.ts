@@ -170,7 +170,8 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
   const out: string[] = [];
   // Paths are written only for what is reported or followed: this runs for every item of a walk.
   for (const [name, child] of plan.properties) {
-    if (!(name in value)) out.push(prefix === '' ? name : `${prefix}.${name}`);
+    // Own properties only: `in` would find an omitted `constructor` or `toString` on Object.prototype.
+    if (!Object.hasOwn(value, name)) out.push(prefix === '' ? name : `${prefix}.${name}`);
     else {
       const v = value[name];
       if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, child.pointer, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
@@ -201,8 +202,9 @@ export function expectedValueProblems(expected: Json, actual: unknown): string[]
   if (!isObject(actual)) return [`expected an object, got ${describeValue(actual)}`];
   const out: string[] = [];
   for (const [field, want] of Object.entries(expected)) {
-    const got = field in actual ? actual[field] : undefined;
-    if (!(field in actual)) out.push(`field "${field}": expected ${describeValue(want)}, got no such field`);
+    const present = Object.hasOwn(actual, field);
+    const got = present ? actual[field] : undefined;
+    if (!present) out.push(`field "${field}": expected ${describeValue(want)}, got no such field`);
     else if (!isDeepStrictEqual(got, want)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
   }
   return out;

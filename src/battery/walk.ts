@@ -1,4 +1,4 @@
-import { getResource, getUrl, type Send } from '../api/requests.js';
+import { getUrl, type Send } from '../api/requests.js';
 import { Recorder, type Evidence, type ExchangeRef, type HttpResponse } from '../http/client.js';
 import { AdaptiveConcurrency } from '../http/limit.js';
 import { linksWithRel } from '../http/link.js';
@@ -6,7 +6,7 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
-import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrlPath, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
+import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 
@@ -254,7 +254,7 @@ function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Read
 }
 
 async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'apiPath' | 'size' | 'path'>, reader: Reader, n: number): Promise<WalkPage> {
-  const res = await getResource(reader.send, c.target, { path: pageUrlPath(head.apiPath, n, head.size), auth: c.bearer(), purpose: `GET ${head.path} page ${n} (size ${head.size})` });
+  const res = await getUrl(reader.send, pageUrl(c.target.baseUrl, head.apiPath, n, head.size), c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
   return readPage(n, res, reader);
 }
 
@@ -344,13 +344,14 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
 
   // Link targets repeat (the next page's URL, rel="first", rel="last"): each is resolved once.
   const resolved = new Map<string, number | undefined>();
-  const pageUrl = (k: number): string => new URL(pageUrlPath(head.apiPath, k, head.size), head.first.url).href;
-  const exact = exactPageNumber(pageUrl);
+  // The walk's own URLs, base path included: a link is matched against the very request made.
+  const urlOf = (k: number): string => pageUrl(c.target.baseUrl, head.apiPath, k, head.size);
+  const exact = exactPageNumber(urlOf);
   const walkPageOf = (target: string): number | undefined => {
     if (resolved.has(target)) return resolved.get(target);
     if (resolved.size >= RESOLVED_TARGETS) resolved.clear();
     const e = exact(target);
-    const n = e !== undefined ? (indexOf(e) >= 0 ? e : undefined) : walkPageNumber(target, pageUrl, (k) => indexOf(k) >= 0);
+    const n = e !== undefined ? (indexOf(e) >= 0 ? e : undefined) : walkPageNumber(target, urlOf, (k) => indexOf(k) >= 0);
     resolved.set(target, n);
     return n;
   };
