@@ -140,7 +140,7 @@ describe('options from a config file and the environment', () => {
       const config = join(dir, 'carrier.json');
       await import('node:fs/promises').then((fs) => fs.writeFile(config, JSON.stringify({ 'base-url': server.url, clientId: server.clientId, suite: ['user'], reportsDir: dir })));
       const result = await runBin(['run', '--config', config], { env: { CARRIER_CLIENT_SECRET: server.clientSecret } });
-      expect(result.code).toBe(0);
+      expect(result.code, result.stderr + result.stdout).toBe(0);
       expect(result.stdout).toMatch(/4 checks: 3 passed, 0 failed, 0 warnings, 0 errors, 1 skipped/);
     } finally {
       await server.close();

@@ -1,6 +1,8 @@
 // Field sets of JSON values (src/battery/fields.ts), for spec §Generic rules for optional fields 1.
 import { describe, expect, it } from 'vitest';
-import { displayPath, fieldPaths, missingFields, shapeOf } from '../src/battery/fields.js';
+import { displayPath, fieldPaths, fitsSkeleton, missingFields, shapeOf, skeletonOf } from '../src/battery/fields.js';
+import { summariseItems } from '../src/battery/list-items.js';
+import { prng } from './support/prng.js';
 
 /** The union of the field paths of several items, as the nulls suite builds it. */
 function unionOf(...items: unknown[]): Set<string> {
@@ -110,6 +112,61 @@ describe('shapeOf', () => {
     const deep = { a: { b: { c: { d: { e: 1, f: { g: 2 }, h: [] } } } }, i: null };
     for (const value of [{ id: 'x', n: 1, s: null, t: '' }, deep, [deep, { 'a b': [1, { c: 2 }] }], { a: [[[[[[1]]]]]] }, {}, [], 3]) {
       expect(shapeOf(value)).toBe(reference(value));
+    }
+  });
+});
+
+describe('skeletons: a shape told without writing it', () => {
+  /** A random JSON value of a few keys and kinds, nested up to 7 levels (beyond MAX_DEPTH). */
+  function randomValue(next: () => number, depth = 0): unknown {
+    const r = next();
+    if (depth > 6 || r < 0.3) return [null, 1, '', 'x', true][Math.floor(next() * 5)];
+    if (r < 0.4) return next() < 0.5 ? [] : [randomValue(next, depth + 1)];
+    const out: Record<string, unknown> = {};
+    for (const key of ['a', 'b', 'c.d', 'e'].slice(0, 1 + Math.floor(next() * 4))) if (next() < 0.8) out[key] = randomValue(next, depth + 1);
+    return out;
+  }
+
+  it('a value fits the skeleton of another exactly when shapeOf gives both one string (where there is a skeleton)', () => {
+    const next = prng(12);
+    let fits = 0;
+    let checked = 0;
+    for (let i = 0; i < 3000; i += 1) {
+      const a = randomValue(next);
+      const b = next() < 0.5 ? structuredClone(a) : randomValue(next);
+      const skeleton = skeletonOf(a);
+      if (skeleton === undefined) continue;
+      checked += 1;
+      const same = shapeOf(a) === shapeOf(b);
+      expect(fitsSkeleton(b, skeleton), `${JSON.stringify(a)} / ${JSON.stringify(b)}`).toBe(same);
+      if (same) fits += 1;
+    }
+    // Both sides of the property were exercised.
+    expect(fits).toBeGreaterThan(500);
+    expect(checked - fits).toBeGreaterThan(500);
+  });
+
+  it('tells apart what shapeOf tells apart: key order, an empty object, null against an object, a non-empty array', () => {
+    const skeleton = skeletonOf({ a: 1, b: { c: null } });
+    if (skeleton === undefined) throw new Error('no skeleton');
+    expect(fitsSkeleton({ a: 'x', b: { c: 2 } }, skeleton)).toBe(true);
+    expect(fitsSkeleton({ b: { c: 2 }, a: 'x' }, skeleton)).toBe(false);
+    expect(fitsSkeleton({ a: 1, b: {} }, skeleton)).toBe(false);
+    expect(fitsSkeleton({ a: 1, b: null }, skeleton)).toBe(false);
+    expect(fitsSkeleton({ a: [1], b: { c: 2 } }, skeleton)).toBe(false);
+    expect(fitsSkeleton({ a: [], b: { c: 2 } }, skeleton)).toBe(true);
+    expect(skeletonOf({ a: [1] })).toBeUndefined();
+  });
+
+  it("groups a page's items as writing every shape does", () => {
+    const next = prng(7);
+    for (let page = 0; page < 50; page += 1) {
+      const kinds = Array.from({ length: 3 }, () => randomValue(next));
+      const items = Array.from({ length: 40 }, (_, i) => ({ id: i, ...(structuredClone(kinds[Math.floor(next() * 3)]) as object) }));
+      const byShape = new Map<string, number[]>();
+      for (const item of items) byShape.set(shapeOf(item), [...(byShape.get(shapeOf(item)) ?? []), item.id]);
+      const grouped = summariseItems(items).shapes.map((g) => [g.shape, g.keys.map((k) => Number(k.slice(3)))]);
+      expect(grouped).toEqual([...byShape]);
     }
   });
 });

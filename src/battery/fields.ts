@@ -91,6 +91,46 @@ export function shapeOf(value: unknown, depth = 0): string {
   return `${shape}}`;
 }
 
+/**
+ * A shape held as a structure rather than a string, to tell that another value has the very same
+ * shape (shapeOf gives both the same string) without writing it: a page's items mostly share one
+ * shape. '-' is a scalar, null or empty array; '' a value below MAX_DEPTH; an object its keys in
+ * order, with their skeletons. Undefined where a non-empty array sits within MAX_DEPTH: its shape
+ * is a set of element shapes, which is left to shapeOf.
+ */
+export type Skeleton = '-' | '' | { keys: string[]; children: Skeleton[] };
+
+export function skeletonOf(value: unknown, depth = 0): Skeleton | undefined {
+  if (depth > MAX_DEPTH) return '';
+  if (Array.isArray(value)) return value.length === 0 ? '-' : undefined;
+  if (!isObject(value)) return '-';
+  const keys: string[] = [];
+  const children: Skeleton[] = [];
+  for (const key in value) {
+    const child = skeletonOf(value[key], depth + 1);
+    if (child === undefined) return undefined;
+    keys.push(key);
+    children.push(child);
+  }
+  return { keys, children };
+}
+
+/** Whether `value` has the shape the skeleton holds: true only where shapeOf gives both one string. */
+export function fitsSkeleton(value: unknown, skeleton: Skeleton, depth = 0): boolean {
+  if (skeleton === '') return true;
+  if (skeleton === '-') return Array.isArray(value) ? value.length === 0 : !isObject(value);
+  if (!isObject(value)) return false;
+  const { keys, children } = skeleton;
+  let i = 0;
+  for (const key in value) {
+    if (i >= keys.length || keys[i] !== key) return false;
+    const child = children[i];
+    if (child === undefined || !fitsSkeleton(value[key], child, depth + 1)) return false;
+    i += 1;
+  }
+  return i === keys.length;
+}
+
 const quotedKeys = new Map<string, string>();
 
 /** A key as it appears in a shape: quoted when it has delimiter characters (cached: keys repeat). */

@@ -1,4 +1,4 @@
-import { shapeOf } from './fields.js';
+import { fitsSkeleton, shapeOf, skeletonOf, type Skeleton } from './fields.js';
 
 /**
  * The items of a list response. The spec does not show the body of a paged response (spec
@@ -56,14 +56,26 @@ export interface PageItems {
 export function summariseItems(items: readonly unknown[], withShapes = true): PageItems {
   const keys: string[] = [];
   const shapes = new Map<string, ShapeGroup>();
+  // The group of the item before, with its shape as a skeleton: an item that fits it joins it
+  // without its shape being written (most items of a page share one shape).
+  let last: { group: ShapeGroup; skeleton: Skeleton | undefined } | undefined;
+  const skeletons = new Map<ShapeGroup, Skeleton | undefined>();
   for (const item of items) {
     const key = itemKey(item);
     keys.push(key);
     if (!withShapes) continue;
+    if (last?.skeleton !== undefined && fitsSkeleton(item, last.skeleton)) {
+      last.group.keys.push(key);
+      continue;
+    }
     const shape = shapeOf(item);
-    const group = shapes.get(shape);
+    let group = shapes.get(shape);
     if (group) group.keys.push(key);
-    else shapes.set(shape, { shape, example: item, keys: [key] });
+    else shapes.set(shape, (group = { shape, example: item, keys: [key] }));
+    if (last?.group !== group) {
+      if (!skeletons.has(group)) skeletons.set(group, skeletonOf(group.example));
+      last = { group, skeleton: skeletons.get(group) };
+    }
   }
   return { keys, shapes: [...shapes.values()] };
 }

@@ -8,6 +8,7 @@ import type { Redactor } from '../redact.js';
 import { encodeBasicCredentials, type BasicEncoding } from './basic.js';
 import { closedBeforeResponseOnReusedConnection, trackConnectionReuse } from './connection-reuse.js';
 import { createDispatcher, type TlsSettings } from './dispatcher.js';
+import { Deadlines } from './deadlines.js';
 import { describeTransportError, transportErrorCode } from './transport-errors.js';
 import { AdaptiveConcurrency, InFlightGate, MAX_IN_FLIGHT } from './limit.js';
 
@@ -310,9 +311,11 @@ export class HttpClient {
   /** The politeness bound on requests in flight, lowered while the target answers 429 or 503. */
   readonly #pace: AdaptiveConcurrency | undefined;
   readonly #gate: InFlightGate | undefined;
+  readonly #deadlines: Deadlines;
 
   constructor(options: HttpClientOptions, dispatcher?: Dispatcher) {
     this.#options = options;
+    this.#deadlines = new Deadlines(options.timeoutMs, options.signal);
     // Every request waiting for a slot listens to the run's signal (Ctrl-C must end its wait).
     if (options.signal) setMaxListeners(0, options.signal);
     if (options.maxInFlight !== undefined) {
@@ -346,7 +349,8 @@ export class HttpClient {
    */
   async send(req: HttpRequest, recorder?: Recorder): Promise<HttpResponse> {
     const signal = this.#signal(req);
-    const path = `${req.method} ${new URL(req.url).pathname}`;
+    // Only the notes of a retry name the path: most requests are never retried.
+    const path = (): string => `${req.method} ${new URL(req.url).pathname}`;
     const shared = req.auth?.kind === 'shared-token' ? req.auth : undefined;
     let lease = shared ? await this.#tokens().lease(recorder) : undefined;
     let reuseRetries = 0;
@@ -363,7 +367,7 @@ export class HttpClient {
       } catch (err) {
         if (err instanceof TransportError && err.closedReusedConnection && reuseRetries < MAX_REUSE_RETRIES && !signal.aborted) {
           reuseRetries += 1;
-          recorder?.retries.push(`${path}: the server closed the reused keep-alive connection before answering (${err.message}); sent again (RFC 9112 §9.3.1)`);
+          recorder?.retries.push(`${path()}: the server closed the reused keep-alive connection before answering (${err.message}); sent again (RFC 9112 §9.3.1)`);
           continue;
         }
         throw err;
@@ -378,7 +382,7 @@ export class HttpClient {
         const leftMs = lease.declaredValidUntil - sentAt;
         lease = await this.#tokens().renewAfterRefusal(lease, recorder);
         recorder?.retries.push(
-          `${path} was refused (401) with the shared access token, ${leftMs > 0 ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s` : 'whose expires_in had run out'}; sent again once with a fresh token before judging`,
+          `${path()} was refused (401) with the shared access token, ${leftMs > 0 ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s` : 'whose expires_in had run out'}; sent again once with a fresh token before judging`,
         );
         continue;
       }
@@ -386,7 +390,7 @@ export class HttpClient {
       if (throttled >= this.#options.maxRetries || signal.aborted) throw new UnavailableError(res, throttled);
       throttled += 1;
       const wait = retryDelay(res, this.#options.maxRetryWaitMs) ?? Math.min(500 * 2 ** (throttled - 1), this.#options.maxRetryWaitMs);
-      recorder?.retries.push(`${path} answered ${res.status}${res.header('retry-after') === undefined ? '' : ` with Retry-After: ${res.header('retry-after') ?? ''}`}; retried after ${(wait / 1000).toFixed(1)} s (retry ${throttled} of ${this.#options.maxRetries})`);
+      recorder?.retries.push(`${path()} answered ${res.status}${res.header('retry-after') === undefined ? '' : ` with Retry-After: ${res.header('retry-after') ?? ''}`}; retried after ${(wait / 1000).toFixed(1)} s (retry ${throttled} of ${this.#options.maxRetries})`);
       await sleep(wait, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) throw new UnavailableError(res, throttled - 1);
     }
@@ -400,12 +404,15 @@ export class HttpClient {
 
   /** The run's and the request's abort signals, as one. */
   #signal(req: HttpRequest): AbortSignal {
-    const signals = [this.#options.signal, req.signal].filter((s): s is AbortSignal => s !== undefined);
-    return signals.length === 1 && signals[0] ? signals[0] : signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+    const run = this.#options.signal;
+    const own = req.signal;
+    if (own === undefined || own === run) return run ?? new AbortController().signal;
+    return run === undefined ? own : AbortSignal.any([run, own]);
   }
 
   async #sendOnce(req: HttpRequest, signal: AbortSignal, recorder?: Recorder): Promise<HttpResponse> {
-    const url = new URL(req.url);
+    // A URL object is used as given (apiUrl builds a new one per request), not parsed again.
+    const url = req.url instanceof URL ? req.url : new URL(req.url);
     const headers = this.#buildHeaders(req, url);
     // The politeness bound: wait for a slot; the request's own timeout starts once it has one.
     let release: (() => void) | undefined;
@@ -424,13 +431,13 @@ export class HttpClient {
       return { index: recorder ? recorder.sent(evidence) : -1, evidence };
     };
 
-    // The request's deadline (--timeout), or the run's stop: one controller, its timer cleared
-    // with the answer (AbortSignal.timeout would keep a timer per request alive for --timeout).
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DOMException(`no complete response within ${this.#options.timeoutMs} ms`, 'TimeoutError')), this.#options.timeoutMs);
-    const stop = (): void => deadline.abort(signal.reason);
-    if (signal.aborted) stop();
-    else signal.addEventListener('abort', stop, { once: true });
+    // The request's deadline (--timeout) and the run's stop abort one controller (Deadlines: one
+    // timer and one run listener for all requests); a check's own signal adds its listener.
+    const deadline = this.#deadlines.start();
+    const own = signal === this.#options.signal ? undefined : signal;
+    const stop = (): void => deadline.controller.abort(signal.reason);
+    if (own?.aborted) stop();
+    else own?.addEventListener('abort', stop, { once: true });
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
     let text: string;
@@ -440,7 +447,7 @@ export class HttpClient {
         headers,
         body: req.body ?? null,
         dispatcher: this.#agent,
-        signal: deadline.signal,
+        signal: deadline.controller.signal,
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       });
@@ -456,8 +463,8 @@ export class HttpClient {
       const { index, evidence } = record(partial, message);
       throw new TransportError(message, index, recorder, status === undefined, reusedClosed, transportErrorCode(err), evidence);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
+      this.#deadlines.end(deadline);
+      own?.removeEventListener('abort', stop);
       release?.();
     }
     const latencyMs = performance.now() - t0;
@@ -598,7 +605,8 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): 
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size);
+  // Most bodies arrive in one chunk: no copy then.
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 export class BodyTooLargeError extends Error {

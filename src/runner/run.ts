@@ -224,6 +224,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   } catch (err) {
     battery.stop(err instanceof Error ? err.message : String(err));
     await battery.done.catch(() => undefined);
+    await battery.closed;
     if (err instanceof UsageError) {
       await target?.reference?.close();
       throw err;
@@ -236,12 +237,20 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     await target?.reference?.close();
   }
   if (signal.aborted) incompleteReason = String(signal.reason);
-  if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
+  if (!target) {
+    await battery.closed;
+    throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
+  }
 
   const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
-  const outcome = await finish(report, options, io, extras, !batteryStarted);
-  mark('run: reports written');
-  return outcome;
+  // Vitest closes while the reports are written; the run ends once both are done.
+  try {
+    const outcome = await finish(report, options, io, extras, !batteryStarted);
+    mark('run: reports written');
+    return outcome;
+  } finally {
+    await battery.closed;
+  }
 }
 
 /** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */

@@ -43,8 +43,10 @@ export interface BatteryRun {
   provide(context: BatteryContext): void;
   /** Stops the run: before `provide`, no check runs; after it, the workers abort what they do. */
   stop(reason: string): void;
-  /** What Vitest collected, once the run is over. */
+  /** What Vitest collected, once the checks have run (Vitest may still be closing). */
   done: Promise<CheckCollector>;
+  /** Resolves once Vitest has closed (its errors then are dropped: the results are in). */
+  closed: Promise<void>;
   /** Resolves once Vitest is spawning its workers (or has failed to start). */
   started: Promise<void>;
   /** Resolves once the checks run: the workers have booted (or the run has ended without them). */
@@ -69,7 +71,8 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
     else if (context) post({ type: 'context', context });
   };
   const collector = new CheckCollector();
-  const done = runVitest(checks, collector, name, (v) => (vitest = v), () => stopped !== undefined).finally(() => channel.close());
+  const { done, closed } = runVitest(checks, collector, name, (v) => (vitest = v), () => stopped !== undefined);
+  void closed.then(() => channel.close());
   return {
     started: Promise.race([collector.runStarted, done.then(noop, noop)]),
     checksStarted: Promise.race([collector.checksStarted, done.then(noop, noop)]),
@@ -85,12 +88,27 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
       void vitest?.cancelCurrentRun('keyboard-input');
     },
     done,
+    closed,
   };
 }
 
 const noop = (): void => undefined;
 
-async function runVitest(checks: readonly Check[], collector: CheckCollector, channel: string, created: (v: Vitest) => void, isStopped: () => boolean): Promise<CheckCollector> {
+/**
+ * Runs the battery in Vitest: `done` once the checks have run, `closed` once Vitest has closed.
+ * Closing (workers ended, its server closed) takes a while and the report does not need it: the
+ * runner writes the report meanwhile, and waits for `closed` before it returns.
+ */
+function runVitest(checks: readonly Check[], collector: CheckCollector, channel: string, created: (v: Vitest) => void, isStopped: () => boolean): { done: Promise<CheckCollector>; closed: Promise<void> } {
+  let ran: { resolve: () => void; reject: (err: unknown) => void } | undefined;
+  const checksRan = new Promise<void>((resolve, reject) => (ran = { resolve, reject }));
+  const whole = runAndClose(checks, collector, channel, created, isStopped, (err) => (err === undefined ? ran?.resolve() : ran?.reject(err)));
+  // A failure to create Vitest ends `whole` before the checks could run: `done` fails with it.
+  const done = Promise.race([checksRan, whole]).then(() => collector);
+  return { done, closed: whole.then(noop, noop) };
+}
+
+async function runAndClose(checks: readonly Check[], collector: CheckCollector, channel: string, created: (v: Vitest) => void, isStopped: () => boolean, ran: (err?: unknown) => void): Promise<void> {
   const { createVitest } = await import('vitest/node');
   mark('battery: vitest loaded');
   const suites = SUITES.filter((s) => checks.some((c) => c.suite === s));
@@ -136,9 +154,12 @@ async function runVitest(checks: readonly Check[], collector: CheckCollector, ch
     vitest.provide(PROVIDE_KEY, { channel });
     mark('battery: vitest created');
     if (!isStopped()) await vitest.start();
+    ran();
+  } catch (err) {
+    ran(err ?? new Error('Vitest failed'));
+    throw err;
   } finally {
     await vitest.close();
     process.exitCode = exitCode;
   }
-  return collector;
 }

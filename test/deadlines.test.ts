@@ -1,0 +1,72 @@
+/**
+ * The deadlines of requests in flight (src/http/deadlines.ts): one timer and one run listener for
+ * all, and still each request aborted when its own --timeout is over or the run stops, and only then.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { Deadlines } from '../src/http/deadlines.js';
+
+describe('request deadlines', () => {
+  it('aborts a request when its timeout is over, with a TimeoutError that says so, and not one started later', async () => {
+    const deadlines = new Deadlines(60);
+    const first = deadlines.start();
+    await sleep(40);
+    const second = deadlines.start();
+    await sleep(40);
+    expect(first.controller.signal.aborted).toBe(true);
+    expect((first.controller.signal.reason as DOMException).name).toBe('TimeoutError');
+    expect((first.controller.signal.reason as DOMException).message).toBe('no complete response within 60 ms');
+    expect(second.controller.signal.aborted).toBe(false);
+    await sleep(60);
+    expect(second.controller.signal.aborted).toBe(true);
+    expect(deadlines.size).toBe(0);
+  });
+
+  it('never aborts a request that ended in time, whichever order requests end in', async () => {
+    const deadlines = new Deadlines(50);
+    const all = Array.from({ length: 5 }, () => deadlines.start());
+    deadlines.end(all[2]!);
+    deadlines.end(all[0]!);
+    deadlines.end(all[4]!);
+    deadlines.end(all[4]!); // idempotent
+    expect(deadlines.size).toBe(2);
+    deadlines.end(all[1]!);
+    deadlines.end(all[3]!);
+    expect(deadlines.size).toBe(0);
+    await sleep(80);
+    expect(all.map((d) => d.controller.signal.aborted)).toEqual([false, false, false, false, false]);
+  });
+
+  it("aborts every request in flight with the run's reason when the run stops, and any started after at once", () => {
+    const run = new AbortController();
+    const deadlines = new Deadlines(60_000, run.signal);
+    const a = deadlines.start();
+    const b = deadlines.start();
+    deadlines.end(a);
+    run.abort(new Error('Ctrl-C'));
+    expect(a.controller.signal.aborted).toBe(false);
+    expect((b.controller.signal.reason as Error).message).toBe('Ctrl-C');
+    const late = deadlines.start();
+    expect((late.controller.signal.reason as Error).message).toBe('Ctrl-C');
+    expect(deadlines.size).toBe(0);
+  });
+
+  it('holds no timer and no listener on the run signal while nothing is in flight', () => {
+    const run = new AbortController();
+    let listeners = 0;
+    const add = run.signal.addEventListener.bind(run.signal);
+    const remove = run.signal.removeEventListener.bind(run.signal);
+    Object.assign(run.signal, {
+      addEventListener: (...args: Parameters<typeof add>) => ((listeners += 1), add(...args)),
+      removeEventListener: (...args: Parameters<typeof remove>) => ((listeners -= 1), remove(...args)),
+    });
+    const deadlines = new Deadlines(60_000, run.signal);
+    const requests = Array.from({ length: 100 }, () => deadlines.start());
+    expect(listeners).toBe(1);
+    expect(deadlines.armed).toBe(true);
+    for (const d of requests) deadlines.end(d);
+    expect(listeners).toBe(0);
+    expect(deadlines.armed).toBe(false);
+    expect(deadlines.size).toBe(0);
+  });
+});
