@@ -5,7 +5,7 @@ import { keepHeapsNearWhatTheyHold } from './heap.js';
 import { z } from 'zod';
 
 // Each schema of this process parses a few values once per run: compiling it to a function first
-// (zod's JIT for objects) costs more than it saves (the report's own check: 15 ms, 5 without).
+// (zod's JIT for objects) costs more than it saves (a report's check: 8–12 ms, 3 without).
 z.config({ jitless: true });
 
 mark('cli: modules loaded');
