@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import { z } from './zod.js';
 import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
 import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from './environment.js';
 import { UsageError } from './errors.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
-import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
+import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pageUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
@@ -91,6 +91,14 @@ describe('normaliseUrl', () => {
     ['a missing parameter', `${LIST}?page=2&size=10`, `${LIST}?page=2`],
   ])('keeps URLs that differ in %s apart', (_what, a, b) => {
     expect(normaliseUrl(a)).not.toBe(normaliseUrl(b));
+  });
+});
+
+describe('pageUrl', () => {
+  it("is the page's URL under the base URL's own path, as every request is", () => {
+    expect(pageUrl('https://gw.example/api', '/tenants/t1/shipments', 2, 10).href).toBe('https://gw.example/api/tenants/t1/shipments?page=2&size=10');
+    expect(pageUrl('https://gw.example/api/', '/tenants/t1/shipments', 3, 5).href).toBe('https://gw.example/api/tenants/t1/shipments?page=3&size=5');
+    expect(pageUrl('http://127.0.0.1:8080', '/tenants/t1/shipments', 1, 100).href).toBe('http://127.0.0.1:8080/tenants/t1/shipments?page=1&size=100');
   });
 });
 

@@ -542,6 +542,15 @@ describe('pagination (spec §Pagination, RFC 8288)', () => {
     expect(header(answer, 'link')).toBe([link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')].join(', '));
   });
 
+  it('writes its links under the path a gateway declares in X-Forwarded-Prefix, and ignores a value that is not a plain path', async () => {
+    const under = await call(server.url, `${shipments}?page=3`, { headers: { ...bearer(), 'X-Forwarded-Prefix': '/api/v2/' } });
+    expect(header(under, 'link')).toBe([link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')].map((l) => l.replace('<', '</api/v2')).join(', '));
+    for (const value of ['api', 'http://evil.example', '/api;x=1', '/a b', '/api/../x']) {
+      const ignored = await call(server.url, `${shipments}?page=3`, { headers: { ...bearer(), 'X-Forwarded-Prefix': value } });
+      expect(header(ignored, 'link'), value).toBe([link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')].join(', '));
+    }
+  });
+
   it('caps the size and says so in Page-Size and the links', async () => {
     const answer = await call(server.url, `${shipments}?size=1000`, { headers: bearer() });
     expectPaging(answer, 1, 50, 1, 23);

@@ -78,7 +78,7 @@ export function getResource(send: Send, target: Target, opts: ResourceRequestOpt
 }
 
 /** `GET` of an absolute URL (a Link target) with a bearer token and the documented version. */
-export function getUrl(send: Send, url: string, auth: RequestAuth, purpose: string): Promise<HttpResponse> {
+export function getUrl(send: Send, url: string | URL, auth: RequestAuth, purpose: string): Promise<HttpResponse> {
   return send({ method: 'GET', url, headers: versionHeaders({}), auth, purpose });
 }
 

@@ -115,8 +115,8 @@ export function readPage(number: number, res: HttpResponse, reader: PageReader):
  * The URL of page `page` of a list at `size`, as the walk requests it and as its links are
  * matched: under the base URL's own path (a gateway's prefix such as `/api`), like every request.
  */
-export function pageUrl(baseUrl: string, apiPath: string, page: number, size: number): string {
-  return apiUrl(baseUrl, `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`).href;
+export function pageUrl(baseUrl: string, apiPath: string, page: number, size: number): URL {
+  return apiUrl(baseUrl, `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`);
 }
 
 /**

@@ -345,7 +345,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   // Link targets repeat (the next page's URL, rel="first", rel="last"): each is resolved once.
   const resolved = new Map<string, number | undefined>();
   // The walk's own URLs, base path included: a link is matched against the very request made.
-  const urlOf = (k: number): string => pageUrl(c.target.baseUrl, head.apiPath, k, head.size);
+  const urlOf = (k: number): string => pageUrl(c.target.baseUrl, head.apiPath, k, head.size).href;
   const exact = exactPageNumber(urlOf);
   const walkPageOf = (target: string): number | undefined => {
     if (resolved.has(target)) return resolved.get(target);

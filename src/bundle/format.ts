@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 /**
  * A certification bundle is a directory of plain files:

@@ -2,11 +2,6 @@ import { ExitCode } from '../exit-codes.js';
 import { main } from './main.js';
 import { mark } from '../profile.js';
 import { keepHeapsNearWhatTheyHold } from './heap.js';
-import { z } from 'zod';
-
-// Each schema of this process parses a few values once per run: compiling it to a function first
-// (zod's JIT for objects) costs more than it saves (a report's check: 8–12 ms, 3 without).
-z.config({ jitless: true });
 
 mark('cli: modules loaded');
 // Now, with the CLI's modules loaded and before Vitest loads and starts its workers (see heap.ts).

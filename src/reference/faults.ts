@@ -5,6 +5,7 @@
  * consequence. The meta-tests (test/meta/) hold every fault to both lists, and fail when a check
  * of the catalogue has no fault that breaks it.
  */
+import { forwardedPrefix } from './gateway.js';
 import {
   authoriseWithFreshToken,
   basicClientId,
@@ -784,7 +785,7 @@ const paginationFaults: Fault[] = [
     reply: (r, req, ctx) => {
       const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       if (!w) return r;
-      const stale = pagingHeaders({ ...pageWindow({ page: w.page, size: ctx.behaviour.pageSizeDefault + 1 }, w.totalElements) }, req.path).Link;
+      const stale = pagingHeaders({ ...pageWindow({ page: w.page, size: ctx.behaviour.pageSizeDefault + 1 }, w.totalElements) }, `${forwardedPrefix(req.headers)}${req.path}`).Link;
       return withHeader(r, 'Link', stale);
     },
   },

@@ -5,9 +5,10 @@
  * lists (spec §Pagination), a single resource by id under each, and the tenant's settings, a
  * resource that is not a list. docs/openapi.yaml describes them.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ReferenceContext } from './context.js';
 import { indexOfId, invoiceAt, listCount, listSlice, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
-import type { RequestTarget } from './gateway.js';
+import { forwardedPrefix, type RequestTarget } from './gateway.js';
 import { GENERATED_ITEMS, generatedItem } from './generated.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
@@ -22,6 +23,9 @@ export const SINGLE_PATHS: readonly string[] = ['shipments/{shipmentId}', 'invoi
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TENANT_PATH = /^\/tenants\/([^/]+)(\/.*)$/;
 
+/** What a list's answer reads of the request: its query, and the gateway's X-Forwarded-Prefix for its links. */
+type ListTarget = Pick<RequestTarget, 'query'> & { readonly headers: IncomingHttpHeaders };
+
 const notFound = (): Reply => apiError({ status: 404, error: 'not_found', description: 'No such resource' });
 
 function methodNotAllowed(allow: string): Reply {
@@ -33,7 +37,7 @@ function methodNotAllowed(allow: string): Reply {
   });
 }
 
-export function routeResource(method: string, target: Pick<RequestTarget, 'path' | 'query'>, ctx: ReferenceContext): Reply {
+export function routeResource(method: string, target: ListTarget & Pick<RequestTarget, 'path'>, ctx: ReferenceContext): Reply {
   if (target.path === USER_PATH) {
     if (method !== 'GET') return methodNotAllowed('GET');
     return json(200, ctx.user);
@@ -72,16 +76,16 @@ export function routeResource(method: string, target: Pick<RequestTarget, 'path'
   return json(200, kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount));
 }
 
-function page(tenant: TenantRecord, target: Pick<RequestTarget, 'query'>, ctx: ReferenceContext, collection: Collection): Reply {
+function page(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, collection: Collection): Reply {
   const request = parsePageRequest(target.query, ctx.behaviour);
   if (isRefusal(request)) return apiError(request);
   const window = pageWindow(request, listCount(tenant, collection));
   // Past the end: 200 with an empty array and the same totals.
-  return json(200, listSlice(tenant, collection, window.from, window.to), pagingHeaders(window, `/tenants/${tenant.id}/${collection}`));
+  return json(200, listSlice(tenant, collection, window.from, window.to), pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`));
 }
 
 /** A generated collection (src/reference/generated.ts): a tenant's list, or one of its items; the empty tenant has none. */
-function generatedResource(tenant: TenantRecord, target: Pick<RequestTarget, 'query'>, ctx: ReferenceContext, collection: string, id: string | undefined): Reply {
+function generatedResource(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, collection: string, id: string | undefined): Reply {
   const count = tenant.shipmentCount > 0 ? GENERATED_ITEMS : 0;
   if (id !== undefined) {
     const decoded = decodeURIComponent(id);
@@ -92,5 +96,5 @@ function generatedResource(tenant: TenantRecord, target: Pick<RequestTarget, 'qu
   if (isRefusal(request)) return apiError(request);
   const window = pageWindow(request, count);
   const items = Array.from({ length: Math.max(0, window.to - window.from) }, (_, i) => generatedItem(collection, window.from + i));
-  return json(200, items, pagingHeaders(window, `/tenants/${tenant.id}/${collection}`));
+  return json(200, items, pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`));
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { runReportSchema } from './model.js';
 import type { RunReport } from './model.js';
 

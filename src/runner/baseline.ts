@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { findCheck } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
 import { readJsonFile } from '../files.js';

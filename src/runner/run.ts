@@ -154,97 +154,94 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
 
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   const battery = startBattery(checks);
-  const { signal, dispose } = stopper(interrupt, options.deadline);
-  const stopBattery = (): void => battery.stop(String(signal.reason));
-  signal.addEventListener('abort', stopBattery, { once: true });
-  let target: ResolvedTarget | undefined;
-  let client: HttpClient | undefined;
-  let incompleteReason: string | undefined;
-  let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
-  let tenantId = options.tenantId;
-  let basicEncoding: BasicEncoding = 'form';
-  let api: ApiDescription | undefined;
-  /** The checks were given their context: before that, a stop (unreachable, interrupted) is one line. */
-  let batteryStarted = false;
+  // Vitest closes while the report is built and written: on every path, the run returns (or
+  // throws) only once it has closed.
   try {
-    // Vitest's start (loading, then spawning its workers) is the longest chain of a run's start:
-    // it goes first, and the rest of the start-up runs on this thread while the workers boot.
-    await battery.started;
-    target = await openTarget(plan, io.err);
-    mark('run: target resolved');
-    // The document is read while the preflight waits for the network.
-    const described = describeApi(options, target, early);
-    described.catch(() => undefined);
-    if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
-    redactor.addClientCredentials(target.clientId, target.clientSecret);
-    const http = httpSettingsOf(options, target);
-    // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
-    const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-    client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret } });
-    const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
-    preflighted.catch(() => undefined);
-    api = await described;
-    if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
-    if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
-    const pre = await preflighted;
-    tenantId = pre.tenantId;
-    basicEncoding = pre.encoding;
-    mark('run: preflight done');
-    if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
-    if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
-    battery.provide({
-      target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded },
-      credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
-      ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
-      ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
-      foreignTenantId: target.foreignTenantId,
-      endpoints: api.endpoints,
-      ...(api.document ? { openapi: api.document } : {}),
-      ...(api.validators ? { openapiValidators: api.validators } : {}),
-      parameters: parameterValues(options),
-      ...(target.expectations ? { expectations: target.expectations } : {}),
-      selected: checks.map((c) => c.id),
-      http,
-      maxExpiryWaitSeconds: options.maxExpiryWait,
-      expiryMarginSeconds: options.expiryMargin,
-      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-      ...(options.maxPages ? { maxPages: options.maxPages } : {}),
-      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-      ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
-      ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
-      preflight: { ...passed('token', pre.answers.token), ...passed('user', pre.answers.user) },
-    });
-    batteryStarted = true;
-    // The report writers load while the checks run: not before, when this thread serves the
-    // booting workers' module requests (Vitest's), nor after, when the run waits for them.
-    void battery.checksStarted.then(() => import('../report/write.js')).then((m) => m.loadWriters()).catch(() => undefined);
-    collected = (await battery.done).collected;
-    mark('run: battery done');
-    if (collected.unhandledErrors.length > 0) incompleteReason = `the battery hit an unexpected error: ${collected.unhandledErrors.join('; ')}`;
-  } catch (err) {
-    battery.stop(err instanceof Error ? err.message : String(err));
-    await battery.done.catch(() => undefined);
-    await battery.closed;
-    if (err instanceof UsageError) {
+    const { signal, dispose } = stopper(interrupt, options.deadline);
+    const stopBattery = (): void => battery.stop(String(signal.reason));
+    signal.addEventListener('abort', stopBattery, { once: true });
+    let target: ResolvedTarget | undefined;
+    let client: HttpClient | undefined;
+    let incompleteReason: string | undefined;
+    let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
+    let tenantId = options.tenantId;
+    let basicEncoding: BasicEncoding = 'form';
+    let api: ApiDescription | undefined;
+    /** The checks were given their context: before that, a stop (unreachable, interrupted) is one line. */
+    let batteryStarted = false;
+    try {
+      // Vitest's start (loading, then spawning its workers) is the longest chain of a run's start:
+      // it goes first, and the rest of the start-up runs on this thread while the workers boot.
+      await battery.started;
+      target = await openTarget(plan, io.err);
+      mark('run: target resolved');
+      // The document is read while the preflight waits for the network.
+      const described = describeApi(options, target, early);
+      described.catch(() => undefined);
+      if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
+      redactor.addClientCredentials(target.clientId, target.clientSecret);
+      const http = httpSettingsOf(options, target);
+      // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
+      const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
+      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret } });
+      const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
+      preflighted.catch(() => undefined);
+      api = await described;
+      if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
+      if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
+      const pre = await preflighted;
+      tenantId = pre.tenantId;
+      basicEncoding = pre.encoding;
+      mark('run: preflight done');
+      if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
+      if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
+      battery.provide({
+        target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded },
+        credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
+        ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
+        ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
+        foreignTenantId: target.foreignTenantId,
+        endpoints: api.endpoints,
+        ...(api.document ? { openapi: api.document } : {}),
+        ...(api.validators ? { openapiValidators: api.validators } : {}),
+        parameters: parameterValues(options),
+        ...(target.expectations ? { expectations: target.expectations } : {}),
+        selected: checks.map((c) => c.id),
+        http,
+        maxExpiryWaitSeconds: options.maxExpiryWait,
+        expiryMarginSeconds: options.expiryMargin,
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+        ...(options.maxPages ? { maxPages: options.maxPages } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
+        ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
+        preflight: { ...passed('token', pre.answers.token), ...passed('user', pre.answers.user) },
+      });
+      batteryStarted = true;
+      // The report writers load while the checks run: not before, when this thread serves the
+      // booting workers' module requests (Vitest's), nor after, when the run waits for them.
+      void battery.checksStarted.then(() => import('../report/write.js')).then((m) => m.loadWriters()).catch(() => undefined);
+      collected = (await battery.done).collected;
+      mark('run: battery done');
+      if (collected.unhandledErrors.length > 0) incompleteReason = `the battery hit an unexpected error: ${collected.unhandledErrors.join('; ')}`;
+    } catch (err) {
+      battery.stop(err instanceof Error ? err.message : String(err));
+      await battery.done.catch(() => undefined);
+      if (err instanceof UsageError) {
+        await target?.reference?.close();
+        throw err;
+      }
+      incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      signal.removeEventListener('abort', stopBattery);
+      dispose();
+      await client?.close();
       await target?.reference?.close();
-      throw err;
     }
-    incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
-  } finally {
-    signal.removeEventListener('abort', stopBattery);
-    dispose();
-    await client?.close();
-    await target?.reference?.close();
-  }
-  if (signal.aborted) incompleteReason = String(signal.reason);
-  if (!target) {
-    await battery.closed;
-    throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
-  }
+    if (signal.aborted) incompleteReason = String(signal.reason);
+    if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-  const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
-  // Vitest closes while the reports are written; the run ends once both are done.
-  try {
+    const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
     const outcome = await finish(report, options, io, extras, !batteryStarted);
     mark('run: reports written');
     return outcome;
