@@ -20,6 +20,9 @@ const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cook
 const SENSITIVE_FIELD = /(?:^|[_-])(?:secret|password|passwd|token|api[_-]?key)$/i;
 /** A body without any of these words (in any spelling a field name can take) has no sensitive field. */
 const SENSITIVE_WORD = /secret|passw|token|api[_-]?key|\\u00/i;
+/** `Basic` and its credentials (RFC 7617 §2: token68), wherever they appear in a text. */
+const BASIC_CREDENTIALS = /(\bBasic\s+)([A-Za-z0-9+/_-]{6,}={0,2})/gi;
+const BASIC_WORD = /basic/i;
 /** Tokens shorter than this are not registered: redacting every "ab" would make reports unreadable. */
 const MIN_SECRET_LENGTH = 4;
 
@@ -69,13 +72,25 @@ export class Redactor {
     this.addSecret(Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64'), 'basic-credentials');
   }
 
-  /** Every secret value is replaced by its marker. */
+  /**
+   * Every secret value is replaced by its marker. Basic credentials are replaced whole when they
+   * decode to text holding a secret: credentials derived from the secret (a wrong secret made by
+   * appending to it, echoed back by a target in another field) share no Base64 substring with the
+   * secret's own unless the appended part falls on a 3-byte boundary.
+   */
   redact(text: string): string {
     let out = text;
+    if (out.length >= 6 && BASIC_WORD.test(out)) out = out.replace(BASIC_CREDENTIALS, (whole, scheme: string, b64: string) => (this.#holdsSecret(b64) ? `${scheme}${redactedMarker('basic-credentials')}` : whole));
     for (const [value, marker] of this.#ordered) {
       if (out.includes(value)) out = out.split(value).join(marker);
     }
     return out;
+  }
+
+  /** Whether Base64 (standard or URL-safe) decodes to text that holds a registered secret. */
+  #holdsSecret(b64: string): boolean {
+    const decoded = Buffer.from(b64, 'base64').toString('utf8');
+    return this.#ordered.some(([value]) => decoded.includes(value));
   }
 
   /**

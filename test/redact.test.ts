@@ -125,6 +125,28 @@ describe('Redactor.redactHeader', () => {
   });
 });
 
+describe('Redactor: credentials derived from the secret', () => {
+  // The wrong secret of TOKEN-WRONG-SECRET is the real one with a suffix: its Basic value shares
+  // the Base64 of the real one only up to the last whole 3-byte group, whatever the lengths.
+  it.each(['ref secret+%:&=/2026', 'ref secret+%:&=/20267', 'ref secret+%:&=/202678', SECRET])('%j: a Basic value built from it plus a suffix is redacted whole, wherever it appears', (secret) => {
+    const r = new Redactor();
+    r.addClientCredentials('conformance-client', secret);
+    for (const suffix of ['-wrong', 'x', 'xy', 'xyz']) {
+      const derived = encodeBasicCredentials('conformance-client', `${secret}${suffix}`).replace(/^Basic /, '');
+      const naive = Buffer.from(`conformance-client:${secret}${suffix}`, 'utf8').toString('base64');
+      for (const credentials of [derived, naive]) {
+        const echoed = r.redact(`x-echo-authorization: Basic ${credentials}\n{"seen":"basic ${credentials}"}`);
+        expect(echoed, `${secret} + ${suffix}`).toBe(`x-echo-authorization: Basic [REDACTED:basic-credentials]\n{"seen":"basic [REDACTED:basic-credentials]"}`);
+      }
+    }
+  });
+
+  it('leaves Basic credentials that hold no secret as they are', () => {
+    const other = Buffer.from('someone:else').toString('base64');
+    expect(withClient().redact(`Authorization: Basic ${other}`)).toBe(`Authorization: Basic ${other}`);
+  });
+});
+
 describe('Redactor.redactBody', () => {
   it.each(['access_token', 'refresh_token', 'client_secret', 'password', 'token', 'id_token', 'api_key'])('redacts the JSON field %s whatever its value', (field) => {
     const body = `{"${field}": "value-never-seen-1", "other": "kept"}`;

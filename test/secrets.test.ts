@@ -5,11 +5,14 @@
  * client secret in every spelling, the Basic credentials, and every token the server issued.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';
+import { forward } from './support/hostile.js';
 
 // Every character RFC 6749 §2.3.1 form-encoding changes, within RFC 6749 Appendix A.2 (printable ASCII).
 const SECRET = 'Leak-Check+%:&= /"\\2026';
@@ -60,6 +63,41 @@ describe('secrets', () => {
     expect(tokens.length).toBeGreaterThan(10);
     expect(outputs.map(([name]) => name).sort()).toEqual(['console', 'junit.xml', 'report.html', 'report.json', 'step summary']);
     expect(outputs.find(([name]) => name === 'junit.xml')?.[1]).toMatch(/\[REDACTED:(access-token|basic-credentials)\]/);
+    const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
+    expect(leaks).toEqual([]);
+  });
+});
+
+describe('credentials derived from the secret, echoed back by a target', () => {
+  // TOKEN-WRONG-SECRET sends the secret plus "-wrong"; a gateway that echoes Authorization in
+  // another field puts its Basic value in the recorded exchange. Two lengths, so that the suffix
+  // falls off a 3-byte boundary of the Base64 in at least one of them.
+  it.each(['ref secret+%:&=/20267', 'ref secret+%:&=/202678'])('%j: neither the secret nor the derived Basic value reaches the console or a report', async (secret) => {
+    const server = await startReferenceServer({ clientSecret: secret, faults: ['wrong-secret-accepted'] });
+    const front = createServer((req, res) => {
+      const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string | string[]>) => ServerResponse;
+      Object.assign(res, { writeHead: (status: number, headers: Record<string, string | string[]>) => writeHead(status, { ...headers, 'x-echo-authorization': req.headers.authorization ?? '' }) });
+      forward(server.url, req, res).catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const reportsDir = await tempDir();
+    process.env.CARRIER_CLIENT_SECRET = secret;
+    let result;
+    try {
+      const args = targetArgs(server).map((a) => (a === server.url ? `http://127.0.0.1:${(front.address() as AddressInfo).port}` : a));
+      result = await runMain(['run', ...args, '--suite', 'token', '--reports-dir', reportsDir, '--reporter', 'junit', '--reporter', 'json', '--reporter', 'html']);
+    } finally {
+      delete process.env.CARRIER_CLIENT_SECRET;
+      front.closeAllConnections();
+      front.close();
+      await server.close();
+    }
+    const outputs: [string, string][] = [['console', result.stdout + result.stderr], ...(await Promise.all((await readdir(reportsDir)).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')])))];
+    const wrong = `${secret}-wrong`;
+    const needles = [...spellings(secret, server.clientId), encodeBasicCredentials(server.clientId, wrong), Buffer.from(`${server.clientId}:${wrong}`).toString('base64')];
+    expect(result.code).toBe(1);
+    // The echo is in the report (redacted): the search had something to search.
+    expect(outputs.find(([name]) => name === 'report.json')?.[1]).toContain('x-echo-authorization');
     const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
     expect(leaks).toEqual([]);
   });
