@@ -1,4 +1,4 @@
-import { encodeBasicCredentials, formEncode } from './http/basic.js';
+import { formEncode } from './http/basic.js';
 
 /**
  * The one place where secrets are removed. Every output (exchanges recorded by the HTTP layer,
@@ -34,6 +34,8 @@ export class Redactor {
   /** value → marker, kept sorted longest first so that a secret inside a longer one is not half-replaced. */
   #secrets = new Map<string, string>();
   #ordered: [string, string][] = [];
+  /** Base64 prefixes of the Basic credentials (see addClientCredentials). */
+  #stems: string[] = [];
 
   /** Registers a secret value and the spellings it takes in URLs, forms and JSON. */
   addSecret(value: string | undefined, kind: SecretKind = 'secret'): void {
@@ -67,9 +69,16 @@ export class Redactor {
   /** Registers the client credentials: the secret itself and the Basic header value built from them. */
   addClientCredentials(clientId: string, clientSecret: string): void {
     this.addSecret(clientSecret, 'client-secret');
-    this.addSecret(encodeBasicCredentials(clientId, clientSecret), 'basic-credentials');
-    // A client that skipped the RFC 6749 §2.3.1 form-encoding would send this spelling instead.
-    this.addSecret(Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64'), 'basic-credentials');
+    // A client that skipped the RFC 6749 §2.3.1 form-encoding would send the second spelling.
+    for (const [id, secret] of [[formEncode(clientId), formEncode(clientSecret)], [clientId, clientSecret]] as const) {
+      const plain = `${id}:${secret}`;
+      const b64 = Buffer.from(plain, 'utf8').toString('base64');
+      this.addSecret(b64, 'basic-credentials');
+      // Credentials derived by appending to the secret begin with the Base64 of its whole 3-byte
+      // groups: a run of Base64 that begins so is replaced whole (below), with or without `Basic`.
+      const stem = b64.slice(0, Math.floor(Buffer.byteLength(plain) / 3) * 4);
+      if (stem.length >= 8 && !this.#stems.includes(stem)) this.#stems.push(stem);
+    }
   }
 
   /**
@@ -80,7 +89,13 @@ export class Redactor {
    */
   redact(text: string): string {
     let out = text;
-    if (out.length >= 6 && BASIC_WORD.test(out)) out = out.replace(BASIC_CREDENTIALS, (whole, scheme: string, b64: string) => (this.#holdsSecret(b64) ? `${scheme}${redactedMarker('basic-credentials')}` : whole));
+    // Derived credentials become an opaque `[REDACTED]`, not the configured credentials' marker:
+    // a reproduction (src/report/reproduce.ts) must not send the real ones in their place.
+    const derived = (b64: string): string => this.#secrets.get(b64) ?? '[REDACTED]';
+    if (out.length >= 6 && BASIC_WORD.test(out)) out = out.replace(BASIC_CREDENTIALS, (whole, scheme: string, b64: string) => (this.#holdsSecret(b64) ? `${scheme}${derived(b64)}` : whole));
+    for (const stem of this.#stems) {
+      if (out.includes(stem)) out = out.replace(new RegExp(`${stem.replace(/[+/]/g, '\\$&')}[A-Za-z0-9+/_-]*={0,2}`, 'g'), derived);
+    }
     for (const [value, marker] of this.#ordered) {
       if (out.includes(value)) out = out.split(value).join(marker);
     }

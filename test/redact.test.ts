@@ -136,7 +136,20 @@ describe('Redactor: credentials derived from the secret', () => {
       const naive = Buffer.from(`conformance-client:${secret}${suffix}`, 'utf8').toString('base64');
       for (const credentials of [derived, naive]) {
         const echoed = r.redact(`x-echo-authorization: Basic ${credentials}\n{"seen":"basic ${credentials}"}`);
-        expect(echoed, `${secret} + ${suffix}`).toBe(`x-echo-authorization: Basic [REDACTED:basic-credentials]\n{"seen":"basic [REDACTED:basic-credentials]"}`);
+        // Opaque: not the configured credentials' marker, which a reproduction would fill with them.
+        expect(echoed, `${secret} + ${suffix}`).toBe(`x-echo-authorization: Basic [REDACTED]\n{"seen":"basic [REDACTED]"}`);
+      }
+    }
+  });
+
+  it('redacts them whole without the word Basic too (a target echoing only the credentials)', () => {
+    for (const secret of ['ref secret+%:&=/2026', 'ref secret+%:&=/20267', 'ref secret+%:&=/202678']) {
+      const r = new Redactor();
+      r.addClientCredentials('conformance-client', secret);
+      for (const suffix of ['-wrong', 'x', 'xy']) {
+        const derived = encodeBasicCredentials('conformance-client', `${secret}${suffix}`);
+        expect(r.redact(`{"echo":"${derived}"}`), `${secret} + ${suffix}`).toBe('{"echo":"[REDACTED]"}');
+        expect(r.redact(`{"echo":"${encodeBasicCredentials('conformance-client', secret)}"}`)).toBe('{"echo":"[REDACTED:basic-credentials]"}');
       }
     }
   });
