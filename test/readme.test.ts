@@ -13,6 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
+import { FAULTS } from '../src/reference/faults.js';
+import { VARIANTS } from '../src/reference/variants.js';
+import { CHECKS } from '../src/catalogue/checks.js';
 import { BIN, freePort, runMain, runShell, tempDir } from './support/harness.js';
 
 const README = new URL('../README.md', import.meta.url);
@@ -299,6 +302,13 @@ describe('the README, run as written', () => {
     expect(result.stdout).toMatch(/PAGE-WALK\s+MUST/);
     await ctrlC();
     expect(printed).toContain('reference server stopped');
+  });
+
+  it('the counts in the text are the catalogues\' (faults, variants, checks)', () => {
+    expect(readme).toContain(`**${FAULTS.length} faults**`);
+    expect(readme).toContain(`**${VARIANTS.length} variants**`);
+    expect(readme).toContain(`**Mutation score: ${CHECKS.length} / ${CHECKS.length} checks** have at least one fault that makes them fail, and all ${FAULTS.length}`);
+    expect(readme).toContain(`\`CONFORMANT ON 18 OF ${CHECKS.length} CHECKS\``);
   });
 
   it('the commands in the text: `carrier-conformance list`, and what is not run and why', async () => {

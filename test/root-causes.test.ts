@@ -5,7 +5,7 @@
  * a server that does not form-decode the Basic credentials is one warning, and a target that
  * answers the token endpoint but hangs on /users/me is tested, not declared unreachable.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
@@ -52,7 +52,25 @@ describe('a refused client credential', () => {
     expect(result.stderr.trim().split('\n')).toEqual([
       `carrier-conformance: the token endpoint ${target.url}/uaa/oauth2/token refused the configured client credentials (401 invalid_client): check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)`,
     ]);
-    expect(result.report).toBeUndefined();
+    // Its reports, marked incomplete with the same exit code, replace the last run's: a CI job
+    // that publishes them whatever the outcome must not publish an older, green run.
+    expect(result.report?.verdict).toBe('incomplete');
+    expect(result.report?.exitCode).toBe(2);
+    expect(result.report?.incompleteReason).toMatch(/refused the configured client credentials \(401 invalid_client\)/);
+    expect(result.stdout).toMatch(/^Reports: .*report\.json/m);
+  });
+
+  it("replaces the last run's reports", async () => {
+    const target = await server();
+    const reportsDir = await tempDir();
+    await writeFile(join(reportsDir, 'junit.xml'), '<testsuites tests="1" failures="0"/>');
+    process.env.CARRIER_CLIENT_SECRET = `${target.clientSecret}-typo`;
+    try {
+      expect((await runMain(['run', '--reports-dir', reportsDir, ...targetArgs(target)])).code).toBe(2);
+    } finally {
+      delete process.env.CARRIER_CLIENT_SECRET;
+    }
+    expect(await readFile(join(reportsDir, 'junit.xml'), 'utf8')).toMatch(/refused the configured client credentials/);
   });
 });
 

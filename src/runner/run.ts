@@ -163,6 +163,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     let target: ResolvedTarget | undefined;
     let client: HttpClient | undefined;
     let incompleteReason: string | undefined;
+    let configError: UsageError | undefined;
     let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
     let tenantId = options.tenantId;
     let basicEncoding: BasicEncoding = 'form';
@@ -227,10 +228,11 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     } catch (err) {
       battery.stop(err instanceof Error ? err.message : String(err));
       await battery.done.catch(() => undefined);
-      if (err instanceof UsageError) {
-        await target?.reference?.close();
-        throw err;
-      }
+      // Bad options or files, found before the target was opened: one line, no report.
+      if (err instanceof UsageError && !target) throw err;
+      // A configuration error found at the target (refused credentials): exit 2 all the same,
+      // and its reports, marked incomplete, replace the last run's (CI must not publish those).
+      if (err instanceof UsageError) configError = err;
       incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
       signal.removeEventListener('abort', stopBattery);
@@ -241,7 +243,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     if (signal.aborted) incompleteReason = String(signal.reason);
     if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-    const report = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
+    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
+    const report = configError ? { ...built, exitCode: configError.exitCode } : built;
     const outcome = await finish(report, options, io, extras, !batteryStarted);
     mark('run: reports written');
     return outcome;
