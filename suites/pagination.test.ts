@@ -81,8 +81,10 @@ function chain(pages: readonly number[]): string {
 }
 
 /**
- * The link target answers page `expected` of the same size, or a failure is recorded, citing the
- * page it landed on (or, for a page judged long ago, the page with the link).
+ * The link target answers page `expected` of the same size, or a failure is recorded. It cites
+ * the page whose Link header is wrong when the link leads to another page (its curl shows the
+ * link), and the page it landed on when that answers an error or another size (its curl shows
+ * that); the page with the link when the landing is no longer known.
  */
 function expectLinkTo(out: WalkFindings, view: WalkView, page: WalkPage, rel: string, target: string, expected: number): void | Promise<void> {
   const what = `${label(view.head, page)}: rel="${rel}" ${target}`;
@@ -90,7 +92,7 @@ function expectLinkTo(out: WalkFindings, view: WalkView, page: WalkPage, rel: st
   const judge = (landed: Landing): void => {
     const evidence = landed.evidence ?? page.res;
     if (landed.status < 200 || landed.status > 299) return out.fail(`${what} answers ${landed.status}, expected page ${expected}`, evidence);
-    if (landed.number !== expected) return out.fail(`${what} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, evidence);
+    if (landed.number !== expected) return out.fail(`${what} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, page.res);
     if (landed.pageSize !== undefined && pageSize !== undefined && landed.pageSize !== pageSize) out.fail(`${what} leads to page ${expected} with Page-Size ${landed.pageSize}, not this page's ${pageSize}`, evidence);
   };
   const landed = view.land(target);
@@ -237,20 +239,29 @@ pageJudge({
     const expectedPages = head.sample ? Math.min(head.sample.pages, lastPage) : head.numbers.length;
     const limit = head.sample ? expectedPages : expectedPages + 1;
     let page: Landing = await view.land(1);
+    let previous: Landing | undefined;
     const visited: number[] = [];
     const seen = new Set<number>();
     let items = 0;
+    /** The first step of the chain to a page out of order: the page whose rel="next" is wrong. */
+    let wrongStep: { from: Landing; to: number; expected: number } | undefined;
     for (;;) {
-      if (seen.has(page.number)) return out.fail(`following rel="next" from page 1 of ${head.path} comes back to page ${page.number} after ${chain(visited)}`, page.evidence);
+      if (seen.has(page.number)) return out.fail(`following rel="next" from page 1 of ${head.path} comes back to page ${page.number} after ${chain(visited)}`, previous?.evidence ?? page.evidence);
       visited.push(page.number);
       seen.add(page.number);
+      if (wrongStep === undefined && previous !== undefined && page.number !== visited.length) wrongStep = { from: previous, to: page.number, expected: visited.length };
       items += page.items ?? 0;
       if (page.next === undefined || visited.length >= limit) break;
+      previous = page;
       page = await view.land(page.next);
       if (page.status < 200 || page.status > 299) return out.fail(`following rel="next" from page ${visited.at(-1)} of ${head.path} leads to a ${page.status}`, page.evidence);
     }
     const inOrder = visited.length === expectedPages && visited.every((n, i) => n === i + 1);
-    if (!inOrder) out.fail(`following rel="next" from page 1 of ${head.path} visits pages ${chain(visited)}, expected 1 → … → ${expectedPages}`, page.evidence);
+    const along = `following rel="next" from page 1 of ${head.path}`;
+    const wanted = `expected 1 → … → ${expectedPages}`;
+    if (!inOrder && wrongStep) out.fail(`${along}: page ${wrongStep.from.number}'s rel="next" leads to page ${wrongStep.to < 0 ? '(no Page-Number)' : wrongStep.to}, expected page ${wrongStep.expected} (visits ${chain(visited)}, ${wanted})`, wrongStep.from.evidence ?? page.evidence);
+    else if (!inOrder && visited.length < expectedPages) out.fail(`${along} stops at page ${visited.at(-1)}, which has no rel="next" (visits ${chain(visited)}, ${wanted})`, page.evidence);
+    else if (!inOrder) out.fail(`${along} goes on past the last page, ${expectedPages}: its rel="next" leads to page ${page.number} (visits ${chain(visited)})`, previous?.evidence ?? page.evidence);
     else if (!head.sample && head.totalElements !== undefined && items !== head.totalElements) out.fail(`following rel="next" through ${head.path} yields ${items} items, but Total-Elements is ${head.totalElements}`, page.evidence);
   },
 });

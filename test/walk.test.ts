@@ -108,6 +108,18 @@ describe('a walk of a long list', () => {
     expect(check(report, 'PAGE-WALK')?.notes.some((n) => /backed off \d+ times? \(\d+ answers 429\/503\)/.test(n))).toBe(true);
   }, 90_000);
 
+  it('cites the page whose rel="next" is wrong, whose recorded Link header shows it, and says which step of the chain broke', async () => {
+    const { code, report } = await walk({ faults: ['next-skips-a-page'] }, ['--check', 'LINK-NEXT', '--check', 'LINK-FOLLOW']);
+    expect(code).toBe(1);
+    for (const id of ['LINK-NEXT', 'LINK-FOLLOW']) {
+      const result = check(report, id);
+      const cited = result?.exchanges[result.findings[0]?.exchange ?? -1];
+      expect(cited?.request.url, id).toMatch(/[?&]page=1&size=10$/);
+      expect(JSON.stringify(cited?.response?.headers), id).toMatch(/page=3&size=10>; rel=\\"next\\"/);
+    }
+    expect(check(report, 'LINK-FOLLOW')?.findings[0]?.message).toBe('following rel="next" from page 1 of shipments: page 1\'s rel="next" leads to page 3, expected page 2 (visits 1 → 3, expected 1 → … → 3)');
+  }, 60_000);
+
   it('behind a gateway that serves the API under a path prefix, reads each page once: its links are matched with the prefix', async () => {
     const server = await startReferenceServer({ shipmentCount: 40 });
     const front = await prefixedFront(server.url);
