@@ -6,6 +6,8 @@
  * answers the token endpoint but hangs on /users/me is tested, not declared unreachable.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
@@ -71,6 +73,33 @@ describe('a refused client credential', () => {
       delete process.env.CARRIER_CLIENT_SECRET;
     }
     expect(await readFile(join(reportsDir, 'junit.xml'), 'utf8')).toMatch(/refused the configured client credentials/);
+  });
+});
+
+describe('no API at the token endpoint', () => {
+  /** A server that answers every request with `status` and a JSON body, as a gateway does. */
+  async function answering(status: number): Promise<string> {
+    const s = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"x"}'));
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => s.close(() => resolve())));
+    return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  }
+
+  it('404 (a base URL without the gateway\'s prefix): a configuration error, one line that says where to look, exit 2', async () => {
+    const base = await answering(404);
+    const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([`carrier-conformance: nothing answers at the token endpoint ${base}/uaa/oauth2/token (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at /uaa/oauth2/token (spec §Obtain an access token)`]);
+    expect(result.report?.exitCode).toBe(2);
+  });
+
+  it.each([502, 504])('%i (a gateway without its backend): not reachable, one line, exit 3', async (status) => {
+    const base = await answering(status);
+    const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(new RegExp(`cannot reach the token endpoint at ${base}/uaa/oauth2/token: it answered ${status} `));
+    expect(result.report?.verdict).toBe('incomplete');
   });
 });
 

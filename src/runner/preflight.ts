@@ -92,9 +92,19 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     url.protocol = 'https:';
     throw new RunAbortedError(`cannot reach the token endpoint at ${target.authUrl}: it answered 400 "The plain HTTP request was sent to HTTPS port": use ${url.origin} (https://)`);
   }
+  const endpoint = `${new URL(tokenRes.url).origin}${new URL(tokenRes.url).pathname}`;
   if (credentialsRefused(tokenRes)) {
     const code = oauthErrorCode(tokenRes);
-    throw new UsageError(`the token endpoint ${new URL(tokenRes.url).origin}${new URL(tokenRes.url).pathname} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${CREDENTIALS_HINT}`);
+    throw new UsageError(`the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${CREDENTIALS_HINT}`);
+  }
+  // Nothing at the token endpoint's path: almost always a base URL without the gateway's path
+  // prefix. Every check needs a token, so the run would be ~60 errors saying less than this line.
+  if (tokenRes.status === 404) {
+    throw new UsageError(`nothing answers at the token endpoint ${endpoint} (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at ${TOKEN_PATH} (spec §Obtain an access token)`);
+  }
+  // A gateway that cannot reach its backend (RFC 9110 §15.6.3, §15.6.5): the API is not there to test.
+  if (tokenRes.status === 502 || tokenRes.status === 504) {
+    throw new RunAbortedError(`cannot reach the token endpoint at ${endpoint}: it answered ${tokenRes.status} ${tokenRes.status === 502 ? 'Bad Gateway' : 'Gateway Timeout'} (a gateway without its backend): nothing can be checked until the API answers`);
   }
   const issued = readIssuedToken(tokenRes);
   if (issued) {
