@@ -122,6 +122,23 @@ describe('format', () => {
     expect(renderConsoleSummary(silent, { color: false })).toContain('(no reason recorded)');
   });
 
+  it('on the console, a reason too long for its line drops the endpoints\' names before the cause, which the reports keep', () => {
+    const endpoints = [
+      { endpoint: 'GET /tenants/{tenantId}/shipments', status: 'failed' as const },
+      { endpoint: 'GET /tenants/{tenantId}/invoices', status: 'failed' as const },
+    ];
+    const cause = 'GET shipments?page=1&size=10: rel="next" https://gw.example.com/api/tenants/5e0c3b8a-1f2d-4a6b-8c9d-0e1f2a3b4c5d/shipments?page=3&size=10 leads to page 3, expected page 2';
+    const message = `2 endpoints, 2 failed: GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/invoices. ${cause}`;
+    const failed = { ...checkOf(makeRunReport(), 'USER-OK'), status: 'failed' as const, message, endpoints, findings: [{ kind: 'failure' as const, message: cause }] };
+    const report = { ...makeRunReport(), checks: [failed] };
+    expect(renderConsoleSummary(report, { color: false })).toContain(`2 endpoints, 2 failed. ${cause}`);
+    expect(renderHtmlReport(report)).toMatch(/2 endpoints, 2 failed\. GET shipments\?page=1&amp;size=10: rel=&quot;next&quot; \S+ leads to page 3, expected page 2/);
+    expect(renderJUnit(report)).toContain('2 endpoints, 2 failed: GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/invoices');
+    // A short one keeps them.
+    const short = { ...failed, message: '2 endpoints, 2 failed: GET /a, GET /b. GET /a: expected 400, got 200' };
+    expect(renderConsoleSummary({ ...report, checks: [short] }, { color: false })).toContain(short.message);
+  });
+
   it('makes one line and cuts it without splitting a surrogate pair', () => {
     expect(oneLine(' a\n\tb\r\n c\u2028d ')).toBe('a b c d');
     expect(oneLine('abcdef', 4)).toBe('abc…');

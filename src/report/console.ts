@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, oneLine, plural, printable, reasonOrNone } from './format.js';
+import { formatDuration, oneLine, plural, printable, reasonWithin } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
@@ -194,7 +194,7 @@ function totals(report: RunReport, withExpected: boolean, paint: Paint): string 
 }
 
 function reason(check: CheckResult): string {
-  return line(reasonOrNone(check));
+  return line(reasonWithin(check, REASON_MAX));
 }
 
 function line(text: string, max = REASON_MAX): string {

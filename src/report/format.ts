@@ -134,6 +134,19 @@ export function reasonOrNone(check: Pick<CheckResult, 'message' | 'findings'>): 
   return checkReason(check) ?? '(no reason recorded)';
 }
 
+/**
+ * reasonOrNone for a line of `max` characters, which cuts its end, where the cause is: across
+ * several endpoints the reason starts with their names ("2 endpoints, 2 failed: GET …, GET ….
+ * <the cause>"), so when it is too long they give way to the cause, which names its endpoint
+ * itself ("2 endpoints, 2 failed. <the cause>"). The reports' full texts keep them.
+ */
+export function reasonWithin(check: Pick<CheckResult, 'message' | 'findings' | 'endpoints'>, max: number): string {
+  const text = reasonOrNone(check);
+  const named = endpointSummary(check.endpoints);
+  if (text.length <= max || named === undefined || !text.startsWith(`${named}. `)) return text;
+  return `${endpointSummary(check.endpoints, false) ?? ''}. ${text.slice(named.length + 2)}`;
+}
+
 /** "2026-11-22 09:30:00 UTC" from an ISO timestamp; anything unparsable is returned as it is. */
 export function formatUtc(iso: string): string {
   const date = new Date(iso);
@@ -174,9 +187,9 @@ const SUMMARY_LABELS = 3;
 /**
  * "23 endpoints, 1 failed: GET /tenants/{tenantId}/invoices/{invoiceId}": how a check fared across
  * the endpoints it was applied to, naming those that did not pass (a few, then how many more).
- * Undefined when the check is not about endpoints.
+ * Undefined when the check is not about endpoints. Without `labels`, the counts alone.
  */
-export function endpointSummary(endpoints: readonly EndpointResult[] | undefined): string | undefined {
+export function endpointSummary(endpoints: readonly EndpointResult[] | undefined, labels = true): string | undefined {
   if (!endpoints || endpoints.length === 0) return undefined;
   const parts = [plural(endpoints.length, 'endpoint')];
   const words: [EndpointResult['status'], string, string][] = [
@@ -186,11 +199,11 @@ export function endpointSummary(endpoints: readonly EndpointResult[] | undefined
     ['skipped', 'skipped', 'skipped'],
   ];
   for (const [status, one, many] of words) {
-    const labels = endpoints.filter((e) => e.status === status).map((e) => e.endpoint);
-    if (labels.length === 0) continue;
-    const shown = labels.slice(0, SUMMARY_LABELS).join(', ');
-    const more = labels.length > SUMMARY_LABELS ? ` and ${labels.length - SUMMARY_LABELS} more` : '';
-    parts.push(`${labels.length} ${labels.length === 1 ? one : many}: ${shown}${more}`);
+    const names = endpoints.filter((e) => e.status === status).map((e) => e.endpoint);
+    if (names.length === 0) continue;
+    const shown = names.slice(0, SUMMARY_LABELS).join(', ');
+    const more = names.length > SUMMARY_LABELS ? ` and ${names.length - SUMMARY_LABELS} more` : '';
+    parts.push(`${names.length} ${names.length === 1 ? one : many}${labels ? `: ${shown}${more}` : ''}`);
   }
   if (parts.length === 1) parts.push(endpoints.length === 1 ? 'passed' : 'all passed');
   return parts.join(', ');

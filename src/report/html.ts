@@ -1,6 +1,6 @@
 import { SUITES } from '../catalogue/types.js';
 import { groupByCause, type Cause } from './causes.js';
-import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonOrNone, referencedExchanges, summarizeExchange } from './format.js';
+import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonWithin, referencedExchanges, summarizeExchange } from './format.js';
 import { html, type Html } from './html-escape.js';
 import { pageHead } from './html-page.js';
 import { HTML_STYLE } from './html-style.js';
@@ -319,5 +319,5 @@ function badge(status: CheckStatus): Html {
 }
 
 function oneReason(check: CheckResult): string {
-  return oneLine(reasonOrNone(check), 200);
+  return oneLine(reasonWithin(check, 200), 200);
 }
