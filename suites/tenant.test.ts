@@ -63,7 +63,11 @@ suite('tenant', () => {
     await onEach(c, endpoints, async (e, endpoint) => {
       const path = await endpoint.path(e);
       if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
-      expectStatusClass(e, await validAnswer(e, endpoint), 2, `${endpoint.label} for the tenant under test`);
+      const res = await validAnswer(e, endpoint);
+      // A 404 on the tenant's own path is often a path the deployment never had: say where it came from.
+      const what = `${endpoint.label} for the tenant under test`;
+      if (res.status === 404) return e.fail(`${what}: expected a 2xx status, got 404: the deployment serves nothing at this path for its own tenant (${endpoint.spec ? `named by ${endpoint.spec.source}` : 'a path of the spec'}; is the path right?)`, res);
+      expectStatusClass(e, res, 2, what);
     });
   });
 

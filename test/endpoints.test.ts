@@ -140,6 +140,17 @@ describe('without an OpenAPI document: --paged-path, --endpoint and --parameter'
   });
 });
 
+describe('a path the deployment does not serve', () => {
+  it('fails TENANT-ACCESS saying where the path came from, and the checks that need it point there', async () => {
+    const target = await server();
+    const result = await run(target, [...listArgs(target, ['shipmentz']), '--suite', 'tenant']);
+
+    expect(result.code).toBe(1);
+    expect(checkOf(result.report, 'TENANT-ACCESS')?.message).toBe('GET /tenants/{tenantId}/shipmentz for the tenant under test: expected a 2xx status, got 404: the deployment serves nothing at this path for its own tenant (named by --paged-path; is the path right?)');
+    expect(checkOf(result.report, 'TENANT-FOREIGN')?.message).toMatch(/see TENANT-ACCESS/);
+  });
+});
+
 describe('seeded ground truth (--expectations "resources")', () => {
   it('fails a seeded value that is served differently, naming the endpoint, the item and the field', async () => {
     const target = await server();
