@@ -15,10 +15,11 @@ export const ExitCode = {
   NonConformant: 1,
   /**
    * Usage or configuration error: one line on stderr says what and how to fix it. Client
-   * credentials that the token endpoint refuses are one (src/runner/preflight.ts).
+   * credentials that the token endpoint refuses are one, and so is a token endpoint that answers
+   * 404 (src/runner/preflight.ts).
    */
   Usage: 2,
-  /** The run could not be carried out: target unreachable, run aborted or interrupted, or no check carried out. */
+  /** The run could not be carried out: target unreachable (a gateway's 502/504 included), run aborted or interrupted, or no check carried out. */
   Incomplete: 3,
 } as const;
 
@@ -28,7 +29,7 @@ export const EXIT_CODES_HELP = [
   'Exit codes:',
   `  ${ExitCode.Conformant}  every required check that was carried out passed (the verdict says which were)`,
   `  ${ExitCode.NonConformant}  one or more required checks failed or could not be carried out`,
-  `  ${ExitCode.Usage}  usage or configuration error (client credentials refused included)`,
+  `  ${ExitCode.Usage}  usage or configuration error (credentials refused, 404 at the token endpoint)`,
   `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted, no check carried out)`,
 ].join('\n');
 

@@ -74,7 +74,7 @@ describe('help', () => {
   it('documents the exit codes', async () => {
     const result = await runMain(['--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Exit codes:\s+0 {2}every required check that was carried out passed.*\s+1 .*failed.*\s+2 {2}usage or configuration error \(client credentials refused included\)\s+3 {2}the run could not be carried out/s);
+    expect(result.stdout).toMatch(/Exit codes:\s+0 {2}every required check that was carried out passed.*\s+1 .*failed.*\s+2 {2}usage or configuration error \(credentials refused, 404 at the token endpoint\)\s+3 {2}the run could not be carried out/s);
     expect(result.stdout).toContain('--base-url');
   });
 });
