@@ -34,8 +34,8 @@ export class Redactor {
   /** value → marker, kept sorted longest first so that a secret inside a longer one is not half-replaced. */
   #secrets = new Map<string, string>();
   #ordered: [string, string][] = [];
-  /** Base64 prefixes of the Basic credentials (see addClientCredentials). */
-  #stems: string[] = [];
+  /** Base64 prefixes of the Basic credentials, and the runs of Base64 that begin with them (see addClientCredentials). */
+  #stems: { stem: string; run: RegExp }[] = [];
 
   /** Registers a secret value and the spellings it takes in URLs, forms and JSON. */
   addSecret(value: string | undefined, kind: SecretKind = 'secret'): void {
@@ -77,7 +77,7 @@ export class Redactor {
       // Credentials derived by appending to the secret begin with the Base64 of its whole 3-byte
       // groups: a run of Base64 that begins so is replaced whole (below), with or without `Basic`.
       const stem = b64.slice(0, Math.floor(Buffer.byteLength(plain) / 3) * 4);
-      if (stem.length >= 8 && !this.#stems.includes(stem)) this.#stems.push(stem);
+      if (stem.length >= 8 && !this.#stems.some((s) => s.stem === stem)) this.#stems.push({ stem, run: new RegExp(`${stem.replace(/[+/]/g, '\\$&')}[A-Za-z0-9+/_-]*={0,2}`, 'g') });
     }
   }
 
@@ -93,9 +93,7 @@ export class Redactor {
     // a reproduction (src/report/reproduce.ts) must not send the real ones in their place.
     const derived = (b64: string): string => this.#secrets.get(b64) ?? '[REDACTED]';
     if (out.length >= 6 && BASIC_WORD.test(out)) out = out.replace(BASIC_CREDENTIALS, (whole, scheme: string, b64: string) => (this.#holdsSecret(b64) ? `${scheme}${derived(b64)}` : whole));
-    for (const stem of this.#stems) {
-      if (out.includes(stem)) out = out.replace(new RegExp(`${stem.replace(/[+/]/g, '\\$&')}[A-Za-z0-9+/_-]*={0,2}`, 'g'), derived);
-    }
+    for (const { stem, run } of this.#stems) if (out.includes(stem)) out = out.replace(run, derived);
     for (const [value, marker] of this.#ordered) {
       if (out.includes(value)) out = out.split(value).join(marker);
     }

@@ -5,14 +5,14 @@
  * client secret in every spelling, the Basic credentials, and every token the server issued.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';
-import { forward } from './support/hostile.js';
+import { forward, type ForwardedHeaders } from './support/hostile.js';
 
 // Every character RFC 6749 §2.3.1 form-encoding changes, within RFC 6749 Appendix A.2 (printable ASCII).
 const SECRET = 'Leak-Check+%:&= /"\\2026';
@@ -75,9 +75,8 @@ describe('credentials derived from the secret, echoed back by a target', () => {
   it.each(['ref secret+%:&=/20267', 'ref secret+%:&=/202678'])('%j: neither the secret nor the derived Basic value reaches the console or a report', async (secret) => {
     const server = await startReferenceServer({ clientSecret: secret, faults: ['wrong-secret-accepted'] });
     const front = createServer((req, res) => {
-      const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string | string[]>) => ServerResponse;
-      Object.assign(res, { writeHead: (status: number, headers: Record<string, string | string[]>) => writeHead(status, { ...headers, 'x-echo-authorization': req.headers.authorization ?? '' }) });
-      forward(server.url, req, res).catch(() => res.destroy());
+      const echo = (headers: ForwardedHeaders): void => void (headers['x-echo-authorization'] = req.headers.authorization ?? '');
+      forward(server.url, req, res, echo).catch(() => res.destroy());
     });
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     const reportsDir = await tempDir();

@@ -5,7 +5,7 @@
  * No time is asserted: only what was found, how it was counted, and how the walk paced itself.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { startReferenceServer, type ReferenceOptions } from '../src/reference/in
 import type { RunReport } from '../src/report/model.js';
 import { FINDINGS_PER_ENDPOINT } from '../src/battery/findings-cap.js';
 import { listArgs, runMain, tempDir } from './support/harness.js';
-import { forward } from './support/hostile.js';
+import { forward, type ForwardedHeaders } from './support/hostile.js';
 
 /**
  * A gateway that serves the API under `/api` (as many do): strips the prefix on the way in, puts it
@@ -29,15 +29,10 @@ async function prefixedFront(upstream: string): Promise<{ url: string; targets: 
       return;
     }
     req.url = target.slice('/api'.length);
-    const writeHead = res.writeHead.bind(res) as (status: number, headers: Record<string, string | string[]>) => ServerResponse;
-    Object.assign(res, {
-      writeHead: (status: number, headers: Record<string, string | string[]>) => {
-        const link = headers.link;
-        if (typeof link === 'string') headers.link = link.replace(/<\//g, '</api/');
-        return writeHead(status, headers);
-      },
-    });
-    forward(upstream, req, res).catch(() => res.destroy());
+    const underPrefix = (headers: ForwardedHeaders): void => {
+      if (typeof headers.link === 'string') headers.link = headers.link.replace(/<\//g, '</api/');
+    };
+    forward(upstream, req, res, underPrefix).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

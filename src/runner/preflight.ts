@@ -92,7 +92,8 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     url.protocol = 'https:';
     throw new RunAbortedError(`cannot reach the token endpoint at ${target.authUrl}: it answered 400 "The plain HTTP request was sent to HTTPS port": use ${url.origin} (https://)`);
   }
-  const endpoint = `${new URL(tokenRes.url).origin}${new URL(tokenRes.url).pathname}`;
+  const { origin, pathname } = new URL(tokenRes.url);
+  const endpoint = `${origin}${pathname}`;
   if (credentialsRefused(tokenRes)) {
     const code = oauthErrorCode(tokenRes);
     throw new UsageError(`the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${CREDENTIALS_HINT}`);

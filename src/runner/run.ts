@@ -230,8 +230,9 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       await battery.done.catch(() => undefined);
       // Bad options or files, found before the target was opened: one line, no report.
       if (err instanceof UsageError && !target) throw err;
-      // A configuration error found at the target (refused credentials): exit 2 all the same,
-      // and its reports, marked incomplete, replace the last run's (CI must not publish those).
+      // A configuration error found once the target is open (refused credentials, a 404 at the
+      // token endpoint, an unreadable --openapi document): exit 2 all the same, and its reports,
+      // marked incomplete, replace the last run's (CI must not publish those).
       if (err instanceof UsageError) configError = err;
       incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
     } finally {

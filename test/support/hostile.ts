@@ -48,20 +48,26 @@ export interface Hostile {
   close(): Promise<void>;
 }
 
-/** Forwards a request to `upstream` and its answer back (hop-by-hop headers dropped). */
-export async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, dropContentType = false): Promise<void> {
+/** The answer's header fields as they go back to the client, for a front to change. */
+export type ForwardedHeaders = Record<string, string | string[]>;
+
+/**
+ * Forwards a request to `upstream` and its answer back (hop-by-hop headers dropped); `edit`
+ * changes the answer's header fields on the way (a gateway's rewrite, an echo, a dropped field).
+ */
+export async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, edit?: (headers: ForwardedHeaders) => void): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && name !== 'host' && name !== 'connection') headers[name] = Array.isArray(value) ? value.join(', ') : value;
   const answer = await request(`${upstream}${req.url ?? '/'}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : null });
   const body = Buffer.from(await answer.body.arrayBuffer());
-  const out: Record<string, string | string[]> = {};
+  const out: ForwardedHeaders = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value === undefined || ['connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) continue;
-    if (dropContentType && name === 'content-type') continue;
     out[name] = value;
   }
+  edit?.(out);
   res.writeHead(answer.statusCode, out);
   res.end(body);
 }
@@ -111,7 +117,7 @@ function misbehave(options: HostileOptions, req: IncomingMessage, res: ServerRes
       if (socket) sockets.delete(socket);
       return void socket?.resetAndDestroy();
     case 'no-content-type':
-      return void forward(options.upstream, req, res, true).catch(() => res.destroy());
+      return void forward(options.upstream, req, res, (headers) => delete headers['content-type']).catch(() => res.destroy());
     case 'redirect-same':
       res.writeHead(302, { location: `${req.url ?? '/'}${(req.url ?? '').includes('?') ? '&' : '?'}moved=1`, 'content-length': '0' });
       return void res.end();
