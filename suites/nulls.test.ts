@@ -9,7 +9,7 @@
 import { check, suite } from '../src/battery/check.js';
 import { listEndpoints, onEach } from '../src/battery/endpoints.js';
 import { fieldPaths, missingFields } from '../src/battery/fields.js';
-import { keyLabel } from '../src/battery/list-items.js';
+import { itemLabelAt } from '../src/battery/list-items.js';
 import { getWalk, pageJudge } from '../src/battery/walk.js';
 import type { HttpResponse } from '../src/http/client.js';
 
@@ -22,7 +22,8 @@ interface Shape {
   example: unknown;
   /** The page it was first seen on, and the first item of that shape. */
   page: number;
-  firstKey: string;
+  /** The label of the first item of that shape. */
+  first: string;
   count: number;
   res: HttpResponse | undefined;
 }
@@ -31,13 +32,14 @@ pageJudge({
   check: 'NULLS-SAME-FIELDS',
   start: () => ({ shapes: new Map<string, Shape>(), overflow: false }),
   page(state, page) {
-    for (const group of page.items?.shapes ?? []) {
+    const items = page.items;
+    for (const group of items?.shapes ?? []) {
       const key = group.shape;
       const known = state.shapes.get(key);
-      if (known) known.count += group.keys.length;
+      if (known) known.count += group.indexes.length;
       else if (state.shapes.size >= MAX_SHAPES) state.overflow = true;
       // The exchange is kept for the shapes that can be listed in the report.
-      else state.shapes.set(key, { example: group.example, page: page.number, firstKey: group.keys[0] ?? '', count: group.keys.length, res: state.shapes.size < MAX_REPORTED ? page.res : undefined });
+      else if (items) state.shapes.set(key, { example: group.example, page: page.number, first: itemLabelAt(items, group.indexes[0] ?? 0), count: group.indexes.length, res: state.shapes.size < MAX_REPORTED ? page.res : undefined });
     }
   },
   end(state, { head }, out) {
@@ -53,7 +55,7 @@ pageJudge({
       omitting += shape.count;
       reported += 1;
       const more = shape.count > 1 ? ` (and ${shape.count - 1} more like it)` : '';
-      if (reported <= MAX_REPORTED) out.fail(`${head.path} page ${shape.page}: item ${keyLabel(shape.firstKey)}${more} omits ${missing.map((f) => `"${f}"`).join(', ')}, which other items carry (send null instead)`, shape.res);
+      if (reported <= MAX_REPORTED) out.fail(`${head.path} page ${shape.page}: item ${shape.first}${more} omits ${missing.map((f) => `"${f}"`).join(', ')}, which other items carry (send null instead)`, shape.res);
     }
     if (reported > MAX_REPORTED) out.fail(`${head.path}: ${omitting} items in all omit fields that other items carry`);
   },

@@ -11,7 +11,7 @@ import { check, suite } from '../src/battery/check.js';
 import { DigestSet } from '../src/battery/digest-set.js';
 import { listEndpoints, onEach } from '../src/battery/endpoints.js';
 import { expectNoServerError } from '../src/battery/expect.js';
-import { extractItems, keyLabel } from '../src/battery/list-items.js';
+import { extractItems, itemLabelAt, keyKindAt, sameItems } from '../src/battery/list-items.js';
 import { expectedTotalPages, listUrl, readPagingHeaders, type WalkPage } from '../src/battery/paging.js';
 import { getWalk, getWalkHead, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
 import { getUrl } from '../src/api/requests.js';
@@ -70,9 +70,13 @@ function label(head: WalkHead, page: Pick<WalkPage, 'url'>): string {
 
 /** The single target of `rel` on a page; several different ones are a failure. */
 function singleLink(out: WalkFindings, head: WalkHead, page: WalkPage, rel: string): string | undefined {
-  const targets = [...new Set(linksWithRel(page.links, rel).map((l) => l.target))];
-  if (targets.length > 1) out.fail(`${label(head, page)}: ${targets.length} different rel="${rel}" links (${targets.join(', ')})`, page.res);
-  return targets[0];
+  const links = linksWithRel(page.links, rel);
+  const first = links[0]?.target;
+  if (links.some((l) => l.target !== first)) {
+    const targets = [...new Set(links.map((l) => l.target))];
+    out.fail(`${label(head, page)}: ${targets.length} different rel="${rel}" links (${targets.join(', ')})`, page.res);
+  }
+  return first;
 }
 
 /** A chain of page numbers as a reader can take it in, however long. */
@@ -87,13 +91,14 @@ function chain(pages: readonly number[]): string {
  * that); the page with the link when the landing is no longer known.
  */
 function expectLinkTo(out: WalkFindings, view: WalkView, page: WalkPage, rel: string, target: string, expected: number): void | Promise<void> {
-  const what = `${label(view.head, page)}: rel="${rel}" ${target}`;
+  // Written only for a finding: every page's links are judged, and a label parses the page's URL.
+  const what = (): string => `${label(view.head, page)}: rel="${rel}" ${target}`;
   const pageSize = page.paging.values['Page-Size'];
   const judge = (landed: Landing): void => {
     const evidence = landed.evidence ?? page.res;
-    if (landed.status < 200 || landed.status > 299) return out.fail(`${what} answers ${landed.status}, expected page ${expected}`, evidence);
-    if (landed.number !== expected) return out.fail(`${what} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, page.res);
-    if (landed.pageSize !== undefined && pageSize !== undefined && landed.pageSize !== pageSize) out.fail(`${what} leads to page ${expected} with Page-Size ${landed.pageSize}, not this page's ${pageSize}`, evidence);
+    if (landed.status < 200 || landed.status > 299) return out.fail(`${what()} answers ${landed.status}, expected page ${expected}`, evidence);
+    if (landed.number !== expected) return out.fail(`${what()} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, page.res);
+    if (landed.pageSize !== undefined && pageSize !== undefined && landed.pageSize !== pageSize) out.fail(`${what()} leads to page ${expected} with Page-Size ${landed.pageSize}, not this page's ${pageSize}`, evidence);
   };
   const landed = view.land(target);
   return landed instanceof Promise ? landed.then(judge) : judge(landed);
@@ -160,11 +165,12 @@ pageJudge({
   page(state, page, { head, lastNumber }, out) {
     state.lastRes = page.res;
     if (!page.items) return out.fail(`${label(head, page)}: ${page.itemsProblem ?? 'no items'}`, page.res);
-    const { keys } = page.items;
+    const { items } = page;
+    const { keys } = items;
     state.count += keys.length;
-    for (const key of keys) {
-      const where = state.seen.addIfAbsent(key, page.number);
-      if (where !== undefined) out.fail(`${label(head, page)}: item ${keyLabel(key)} was already on page ${where}`, page.res);
+    for (let i = 0; i < keys.length; i += 1) {
+      const where = state.seen.addIfAbsent(keys[i] as string, page.number, keyKindAt(items, i));
+      if (where !== undefined) out.fail(`${label(head, page)}: item ${itemLabelAt(items, i)} was already on page ${where}`, page.res);
     }
     const size = page.paging.values['Page-Size'] ?? head.size;
     const total = head.totalElements;
@@ -282,8 +288,9 @@ suite('pagination', () => {
           // The items can be compared only when both requests use the same page size.
           const comparable = first.items && page.items && page.paging.values['Page-Size'] === first.paging.values['Page-Size'];
           if (comparable && first.items && page.items) {
-            const [a, b] = [page.items.keys, first.items.keys];
-            if (a.join('\n') !== b.join('\n')) e.fail(`GET ${head.path} without page returns other items than page=1 (first: ${a[0] === undefined ? 'none' : keyLabel(a[0])} vs ${b[0] === undefined ? 'none' : keyLabel(b[0])})`, page.res);
+            const [a, b] = [page.items, first.items];
+            const firstOf = (items: typeof a): string => (items.keys.length === 0 ? 'none' : itemLabelAt(items, 0));
+            if (!sameItems(a, b)) e.fail(`GET ${head.path} without page returns other items than page=1 (first: ${firstOf(a)} vs ${firstOf(b)})`, page.res);
           } else if (number === undefined) {
             e.error(`cannot tell which page GET ${head.path} without page returns: no Page-Number, and its items cannot be compared with page=1's (see PAGE-HEADERS)`, page.res);
           }

@@ -165,7 +165,7 @@ describe('skeletons: a shape told without writing it', () => {
       const items = Array.from({ length: 40 }, (_, i) => ({ id: i, ...(structuredClone(kinds[Math.floor(next() * 3)]) as object) }));
       const byShape = new Map<string, number[]>();
       for (const item of items) byShape.set(shapeOf(item), [...(byShape.get(shapeOf(item)) ?? []), item.id]);
-      const grouped = summariseItems(items).shapes.map((g) => [g.shape, g.keys.map((k) => Number(k.slice(3)))]);
+      const grouped = summariseItems(items).shapes.map((g) => [g.shape, g.indexes.map((i) => items[i]?.id)]);
       expect(grouped).toEqual([...byShape]);
     }
   });

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
-import { expectedValueProblems, missingDeclared, schemaProblems } from '../src/battery/resources.js';
+import { expectedValueProblems, hasEveryDeclared, missingDeclared, schemaProblems } from '../src/battery/resources.js';
 import { fromOpenApi30 } from '../src/openapi/json-schema.js';
 import { loadOpenApi } from '../src/openapi/load.js';
 import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
 import { tempDir } from './support/harness.js';
+import { prng } from './support/prng.js';
 
 const FIXTURE = new URL('./fixtures/openapi/api-3.0.yaml', import.meta.url).pathname;
 
@@ -95,6 +96,53 @@ describe('an OpenAPI 3.0 document split over files', () => {
     const document = { components: { schemas: { Rate: { type: 'object', properties: { id: { type: 'string' }, constructor: { type: ['string', 'null'] }, toString: { type: ['string', 'null'] } } } } } };
     expect(missingDeclared(document, '#/components/schemas/Rate', { id: 'r1' })).toEqual(['constructor', 'toString']);
     expect(missingDeclared(document, '#/components/schemas/Rate', { id: 'r1', constructor: null, toString: 'x' })).toEqual([]);
+  });
+
+  it('tells, without listing them, exactly when missingDeclared finds fields missing (its fast path for every item of a walk)', () => {
+    const document = {
+      components: {
+        schemas: {
+          Node: {
+            type: 'object',
+            required: ['req'],
+            properties: { id: { type: 'string' }, constructor: {}, child: { $ref: '#/components/schemas/Node' }, list: { type: 'array', items: { $ref: '#/components/schemas/Leaf' } } },
+            allOf: [{ properties: { extra: {} } }],
+          },
+          Leaf: { type: 'object', properties: { a: {}, b: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
+        },
+      },
+    };
+    const next = prng(11);
+    const names = ['id', 'constructor', 'child', 'list', 'extra', 'req', 'a', 'b', 'other'];
+    const leaf = (): unknown => [null, 1, 'x', [], {}][Math.floor(next() * 5)];
+    // Objects and arrays nest past missingDeclared's depth bound, under the declared names that lead on.
+    const value = (depth: number): unknown => {
+      const r = next();
+      if (depth > 9 || r < 0.1) return leaf();
+      if (r < 0.25) return Array.from({ length: Math.floor(next() * 3) }, () => value(depth + 1));
+      const out: Record<string, unknown> = {};
+      for (const name of names) if (next() < 0.93) out[name] = ['child', 'list', 'b'].includes(name) && next() < 0.6 ? value(depth + 1) : leaf();
+      return out;
+    };
+    let missing = 0;
+    for (let i = 0; i < 3000; i += 1) {
+      const v = value(0);
+      const listed = missingDeclared(document, '#/components/schemas/Node', v);
+      if (listed.length > 0) missing += 1;
+      expect(hasEveryDeclared(document, '#/components/schemas/Node', v)).toBe(listed.length === 0);
+    }
+    // Both outcomes were exercised, many times.
+    expect(missing).toBeGreaterThan(300);
+    expect(missing).toBeLessThan(2700);
+    // Complete nodes down to an incomplete one at each depth: found within the depth bound, not past it.
+    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
+    const found = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((at) => {
+      const v = chain(0, at);
+      const listed = missingDeclared(document, '#/components/schemas/Node', v);
+      expect(hasEveryDeclared(document, '#/components/schemas/Node', v)).toBe(listed.length === 0);
+      return listed.length > 0;
+    });
+    expect(found).toEqual([true, true, true, true, true, false, false, false, false]);
   });
 });
 

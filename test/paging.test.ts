@@ -1,6 +1,7 @@
 // The pure helpers of the page walk (src/battery/paging.ts) and of list bodies (src/battery/list-items.ts).
 import { describe, expect, it } from 'vitest';
-import { extractItems, itemKey, itemLabel } from '../src/battery/list-items.js';
+import { DigestSet } from '../src/battery/digest-set.js';
+import { extractItems, itemKey, itemLabel, itemLabelAt, KEY_ID, KEY_JSON, keyKindAt, sameItems, summariseItems } from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
 import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pageUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
@@ -207,27 +208,48 @@ describe('extractItems', () => {
 
 describe('itemKey and itemLabel', () => {
   it.each([
-    [{ id: 'a1', name: 'x' }, 'id:a1', 'id a1'],
-    [{ id: 42 }, 'id:42', 'id 42'],
-    [{ id: null, name: 'x' }, 'json:{"id":null,"name":"x"}', '{"id":null,"name":"x"}'],
-    [{ id: { nested: 1 } }, 'json:{"id":{"nested":1}}', '{"id":{"nested":1}}'],
-    [{ name: 'no id' }, 'json:{"name":"no id"}', '{"name":"no id"}'],
-    ['plain', 'json:"plain"', '"plain"'],
-    [7, 'json:7', '7'],
-    [null, 'json:null', 'null'],
+    [{ id: 'a1', name: 'x' }, { key: 'a1', kind: KEY_ID }, 'id a1'],
+    [{ id: 42 }, { key: '42', kind: KEY_ID }, 'id 42'],
+    [{ id: null, name: 'x' }, { key: '{"id":null,"name":"x"}', kind: KEY_JSON }, '{"id":null,"name":"x"}'],
+    [{ id: { nested: 1 } }, { key: '{"id":{"nested":1}}', kind: KEY_JSON }, '{"id":{"nested":1}}'],
+    [{ name: 'no id' }, { key: '{"name":"no id"}', kind: KEY_JSON }, '{"name":"no id"}'],
+    ['plain', { key: '"plain"', kind: KEY_JSON }, '"plain"'],
+    [7, { key: '7', kind: KEY_JSON }, '7'],
+    [null, { key: 'null', kind: KEY_JSON }, 'null'],
   ])('%j → key %j, label %j', (item, key, label) => {
-    expect(itemKey(item)).toBe(key);
+    expect(itemKey(item)).toEqual(key);
     expect(itemLabel(item)).toBe(label);
   });
 
   it('gives equal items without an id the same key, and different ones different keys', () => {
-    expect(itemKey({ a: 1, b: [2] })).toBe(itemKey({ a: 1, b: [2] }));
-    expect(itemKey({ a: 1 })).not.toBe(itemKey({ a: 2 }));
+    expect(itemKey({ a: 1, b: [2] })).toEqual(itemKey({ a: 1, b: [2] }));
+    expect(itemKey({ a: 1 })).not.toEqual(itemKey({ a: 2 }));
   });
 
   it('cuts the label of a long item without an id at 80 characters', () => {
     const item = { description: 'x'.repeat(200) };
     expect(itemLabel(item)).toBe(JSON.stringify(item).slice(0, 80));
+  });
+
+  it("keeps a page's keys in order, and tells an id spelled like another item's JSON from that item", () => {
+    const items = summariseItems([{ id: 'a' }, { id: 7 }, { name: 'x' }, { id: '{"name":"x"}' }], false);
+    expect(items.keys).toEqual(['a', '7', '{"name":"x"}', '{"name":"x"}']);
+    expect([0, 1, 2, 3].map((i) => keyKindAt(items, i))).toEqual([KEY_ID, KEY_ID, KEY_JSON, KEY_ID]);
+    expect([0, 2, 3].map((i) => itemLabelAt(items, i))).toEqual(['id a', '{"name":"x"}', 'id {"name":"x"}']);
+    const seen = new DigestSet();
+    expect(items.keys.map((k, i) => seen.addIfAbsent(k, i + 1, keyKindAt(items, i)))).toEqual([undefined, undefined, undefined, undefined]);
+    expect(seen.addIfAbsent('{"name":"x"}', 9, KEY_JSON)).toBe(3);
+    expect(summariseItems([{ id: 'a' }], false).jsonKeyed).toBeUndefined();
+  });
+
+  it('compares two pages item by item, kind included', () => {
+    const page = (...items: unknown[]): ReturnType<typeof summariseItems> => summariseItems(items, false);
+    expect(sameItems(page({ id: 'a' }, { id: 'b' }), page({ id: 'a' }, { id: 'b' }))).toBe(true);
+    expect(sameItems(page({ id: 'a' }, { id: 'b' }), page({ id: 'b' }, { id: 'a' }))).toBe(false);
+    expect(sameItems(page({ id: 'a' }), page({ id: 'a' }, { id: 'b' }))).toBe(false);
+    expect(sameItems(page({ id: '"x"' }), page('x'))).toBe(false);
+    // A newline in an id joins nothing: ["a\nb"] is not ["a", "b"].
+    expect(sameItems(page({ id: 'a\nb' }), page({ id: 'a' }, { id: 'b' }))).toBe(false);
   });
 });
 

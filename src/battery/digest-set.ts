@@ -27,9 +27,9 @@ let low = 0;
  * code units, fast in JavaScript (Math.imul) and well spread for ids, UUIDs and JSON alike.
  * Returns the high half; the low half is left in `low`.
  */
-function digestInto(key: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+function digestInto(key: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
   for (let i = 0; i < key.length; i += 1) {
     const ch = key.charCodeAt(i);
     h1 = Math.imul(h1 ^ ch, 2654435761);
@@ -43,9 +43,15 @@ function digestInto(key: string): number {
   return h1 >>> 0;
 }
 
-/** The 64-bit digest of `key`, as its high and low halves. */
-export function digest64(key: string): [number, number] {
-  const high = digestInto(key);
+/**
+ * Seeds by kind of key: keys of different kinds (an item's id, an item's JSON) are digested by
+ * different functions, so that equal strings of two kinds are told apart like any two keys.
+ */
+const SEEDS = [0, 0x9e3779b9 | 0];
+
+/** The 64-bit digest of `key` (of kind `kind`, 0 or 1), as its high and low halves. */
+export function digest64(key: string, kind = 0): [number, number] {
+  const high = digestInto(key, SEEDS[kind] ?? 0);
   return [high, low];
 }
 
@@ -78,12 +84,13 @@ export class DigestSet {
   }
 
   /**
-   * Adds `key` with `value` (0 to MAX_DIGEST_VALUE) unless it is there: returns undefined when it
-   * was added, else the value it was first added with.
+   * Adds `key` of kind `kind` (0 or 1: the same string of the other kind is another key) with
+   * `value` (0 to MAX_DIGEST_VALUE) unless it is there: returns undefined when it was added, else
+   * the value it was first added with.
    */
-  addIfAbsent(key: string, value: number): number | undefined {
+  addIfAbsent(key: string, value: number, kind = 0): number | undefined {
     if (!(value >= 0 && value <= MAX_DIGEST_VALUE && Number.isInteger(value))) throw new RangeError(`DigestSet value ${value} is not an integer from 0 to ${MAX_DIGEST_VALUE}`);
-    const hi = digestInto(key);
+    const hi = digestInto(key, SEEDS[kind] ?? 0);
     // (0, 0) is the empty mark: a key with that digest is moved off it.
     const lo = hi === 0 && low === 0 ? 1 : low;
     const digests = this.#digests;

@@ -133,6 +133,12 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
 interface Plan {
   properties: Map<string, { schema: unknown; pointer: string }>;
   itemPointer: string | undefined;
+  /** The declared names and their schemas' pointers, side by side, for hasEveryDeclared. */
+  names: string[];
+  pointers: string[];
+  /** The plans of the properties (by index in `names`) and of the items, as hasEveryDeclared meets them. */
+  children: (Plan | undefined)[];
+  items: Plan | undefined;
 }
 
 /** Plans by document and pointer: a list's items share one schema, which is read once, not once per item. */
@@ -145,7 +151,8 @@ function planOf(document: Json, pointer: string): Plan {
   if (!plan) {
     const self = resolve(document, { $ref: pointer }, pointer);
     const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
-    plan = { properties: declaredProperties(document, { $ref: pointer }, pointer, 0), itemPointer: items };
+    const properties = declaredProperties(document, { $ref: pointer }, pointer, 0);
+    plan = { properties, itemPointer: items, names: [...properties.keys()], pointers: [...properties.values()].map((p) => p.pointer), children: [], items: undefined };
     byPointer.set(pointer, plan);
   }
   return plan;
@@ -178,6 +185,34 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
     }
   }
   return out;
+}
+
+/**
+ * Whether missingDeclared finds nothing, told without writing a path or an array: what every
+ * item of a walk costs when it carries its fields (missingDeclared then says which are missing).
+ * It follows missingDeclared step by step: the same plans, depth bound and own properties.
+ */
+export function hasEveryDeclared(document: Json, pointer: string, value: unknown): boolean {
+  return presentIn(document, planOf(document, pointer), value, 0);
+}
+
+function presentIn(document: Json, plan: Plan, value: unknown, depth: number): boolean {
+  if (depth > 6) return true;
+  if (Array.isArray(value)) {
+    if (plan.itemPointer === undefined) return true;
+    const items = (plan.items ??= planOf(document, plan.itemPointer));
+    for (const v of value) if (!presentIn(document, items, v, depth + 1)) return false;
+    return true;
+  }
+  if (!isObject(value)) return true;
+  const { names, pointers, children } = plan;
+  for (let i = 0; i < names.length; i += 1) {
+    const name = names[i] as string;
+    if (!Object.hasOwn(value, name)) return false;
+    const v = value[name];
+    if (v !== null && typeof v === 'object' && !presentIn(document, (children[i] ??= planOf(document, pointers[i] as string)), v, depth + 1)) return false;
+  }
+  return true;
 }
 
 /** The seeded items of an endpoint's expectations, by id; undefined when none are known. */
@@ -240,14 +275,17 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
       out.counts[kind] += 1;
       if (out[kind].length < LINES_PER_PAGE) out[kind].push(line);
     };
+    // Once per page, not per item: an item that passes costs one call of each.
+    const validate = wantSchema && openapi && schema ? validator(openapi, schema) : undefined;
     for (const item of items) {
-      if (wantSchema && openapi && schema) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
-      if (wantMissing && openapi && schema) {
+      if (validate && openapi && schema && !validate(item)) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
+      if (wantMissing && openapi && schema && !hasEveryDeclared(openapi, schema, item)) {
         const missing = missingDeclared(openapi, schema, item);
         if (missing.length > 0) add('missing', `${label(item)} omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`);
       }
+      if (!known) continue;
       const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
-      const want = id === undefined ? undefined : known?.get(id);
+      const want = id === undefined ? undefined : known.get(id);
       if (want && id !== undefined) {
         out.seen.push(id);
         for (const p of expectedValueProblems(want, item)) add('expected', `${label(item)}: ${p}`);
