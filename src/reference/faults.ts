@@ -741,6 +741,16 @@ const paginationFaults: Fault[] = [
     reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'next', (n) => n + 1)),
   },
   {
+    name: 'next-links-disagree',
+    description: 'Pages before the last carry a second rel="next", two pages ahead, after the right one (spec §Pagination: one next page)',
+    breaks: ['LINK-NEXT'],
+    reply: (r, req, ctx) => {
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
+      if (!w || w.page >= w.totalPages) return r;
+      return withLinks(r, req, (link) => `${link}, <${forwardedPrefix(req.headers)}${req.path}?page=${w.page + 2}&size=${w.size}>; rel="next"`);
+    },
+  },
+  {
     name: 'next-on-last-page',
     description: 'The last page links rel="next" past the end (spec §Pagination)',
     breaks: ['LINK-NEXT', 'LINK-FOLLOW'],

@@ -256,6 +256,11 @@ export const VARIANTS: readonly Variant[] = [
     reply: (r, req) => relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t.replace(/page=(\d+)&size=(\d+)/, 'size=$2&page=$1')}>; rel="${rel}"`))),
   },
   {
+    name: 'link-repeated',
+    description: 'Every link sent twice, the same target each time (RFC 8288 §3: a list of links; the same link again says nothing new)',
+    reply: (r, req) => relink(r, req, (links) => joined([...links, ...links].map(([t, rel]) => `<${t}>; rel="${rel}"`))),
+  },
+  {
     name: 'link-previous-rel',
     description: 'The previous page is linked as rel="previous", the registered synonym of "prev"',
     reply: (r, req) => relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t}>; rel="${rel === 'prev' ? 'previous' : rel}"`))),
