@@ -163,11 +163,18 @@ describe('carrier-conformance serve', () => {
   it('serves the reference API until SIGTERM and never prints the client secret', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token-ttl', '7'], { env: { ...process.env, CARRIER_CLIENT_SECRET: 'serve-secret-xyz' } });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
+      // A child that fails says how at once (it has failed once under a full run's load, silently).
       const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout}`)), 15_000);
+        const timer = setTimeout(() => reject(new Error(`no URL printed in 15 s; stdout: ${stdout}; stderr: ${stderr}`)), 15_000);
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`serve exited ${code} before printing its URL; stdout: ${stdout}; stderr: ${stderr}`));
+        });
         child.stdout.on('data', () => {
           const m = /listening at (http:\/\/\S+)/.exec(stdout);
           if (m?.[1]) {
