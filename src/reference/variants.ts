@@ -257,7 +257,7 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     name: 'link-repeated',
-    description: 'Every link sent twice, the same target each time (RFC 8288 §3: a list of links; the same link again says nothing new)',
+    description: 'Every link sent twice, the same target each time (RFC 8288 §3: the field is a list of links, and nothing forbids a repeat; both name the same page)',
     reply: (r, req) => relink(r, req, (links) => joined([...links, ...links].map(([t, rel]) => `<${t}>; rel="${rel}"`))),
   },
   {
