@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DigestSet } from '../src/battery/digest-set.js';
 import { extractItems, itemKey, itemLabel, itemLabelAt, KEY_ID, KEY_JSON, keyKindAt, sameItems, summariseItems } from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
-import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pageUrl, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
+import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pageUrl, pageUrls, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
@@ -100,6 +100,22 @@ describe('pageUrl', () => {
     expect(pageUrl('https://gw.example/api', '/tenants/t1/shipments', 2, 10).href).toBe('https://gw.example/api/tenants/t1/shipments?page=2&size=10');
     expect(pageUrl('https://gw.example/api/', '/tenants/t1/shipments', 3, 5).href).toBe('https://gw.example/api/tenants/t1/shipments?page=3&size=5');
     expect(pageUrl('http://127.0.0.1:8080', '/tenants/t1/shipments', 1, 100).href).toBe('http://127.0.0.1:8080/tenants/t1/shipments?page=1&size=100');
+  });
+
+  it('pageUrls gives the very URLs pageUrl does, spliced into their template or, without one, built one by one', () => {
+    const cases: [string, string, number][] = [
+      ['https://gw.example/api', '/tenants/t1/shipments', 10],
+      ['https://gw.example/api/', '/tenants/t1/shipments', 5],
+      ['http://127.0.0.1:8080', '/tenants/a b%2F/shipments', 100],
+      ['http://[::1]:8080/x/', '/tenants/é/shipments', 1],
+      // The probe's own number in the path: no template, pageUrl page by page.
+      ['http://127.0.0.1:8080', '/tenants/1000000007/shipments', 20],
+      ['http://127.0.0.1:8080', '/tenants/t1/shipments', 1000000007],
+    ];
+    for (const [base, path, size] of cases) {
+      const urls = pageUrls(base, path, size);
+      for (const n of [1, 2, 9, 10, 99, 1000, 99_999, 1_000_000_007]) expect(urls(n).href).toBe(pageUrl(base, path, n, size).href);
+    }
   });
 });
 

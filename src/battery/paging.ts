@@ -137,12 +137,11 @@ export function walkPageNumber(target: string, pageUrl: (n: number) => string, i
 }
 
 /**
- * Which page of the walk a link target is, told without parsing when the target is, character
- * for character, the walk's own URL of a page (as a server that builds its links from the request
- * writes them): `pageUrl(n)` is that URL. Undefined for anything else, which walkPageNumber then
- * reads; an identical string is the same request, so both tell the same page.
+ * Where the page number sits in a list's page URLs (`pageUrl(n)`, as text): the text before and
+ * after it, when every page's URL is that text with its number written between in decimal and
+ * nothing else moves; undefined otherwise.
  */
-export function exactPageNumber(pageUrl: (n: number) => string): (target: string) => number | undefined {
+function pageTemplate(pageUrl: (n: number) => string): { before: string; after: string } | undefined {
   // A page number no URL holds by chance shows where the number goes; two more, that it is
   // written there in decimal and nothing else moves.
   const a = pageUrl(1_000_000_007);
@@ -150,7 +149,31 @@ export function exactPageNumber(pageUrl: (n: number) => string): (target: string
   const before = a.slice(0, at);
   const after = a.slice(at + 10);
   const spliced = (n: number): boolean => pageUrl(n) === `${before}${n}${after}`;
-  if (at < 0 || a.indexOf('1000000007', at + 1) >= 0 || !spliced(7) || !spliced(2_000_000_011)) return () => undefined;
+  if (at < 0 || a.indexOf('1000000007', at + 1) >= 0 || !spliced(7) || !spliced(2_000_000_011)) return undefined;
+  return { before, after };
+}
+
+/**
+ * The URLs of a list's pages at one size, as `pageUrl` builds them: each page's spliced into the
+ * template they share and parsed once (pageUrl parses four times: the base, its path, its query
+ * and the parameters), or pageUrl's own when they share none. A walk builds one per page.
+ */
+export function pageUrls(baseUrl: string, apiPath: string, size: number): (page: number) => URL {
+  const own = (n: number): URL => pageUrl(baseUrl, apiPath, n, size);
+  const template = pageTemplate((n) => own(n).href);
+  return template ? (n) => new URL(`${template.before}${n}${template.after}`) : own;
+}
+
+/**
+ * Which page of the walk a link target is, told without parsing when the target is, character
+ * for character, the walk's own URL of a page (as a server that builds its links from the request
+ * writes them): `pageUrl(n)` is that URL. Undefined for anything else, which walkPageNumber then
+ * reads; an identical string is the same request, so both tell the same page.
+ */
+export function exactPageNumber(pageUrl: (n: number) => string): (target: string) => number | undefined {
+  const template = pageTemplate(pageUrl);
+  if (!template) return () => undefined;
+  const { before, after } = template;
   return (target) => {
     if (target.length <= before.length + after.length || !target.startsWith(before) || !target.endsWith(after)) return undefined;
     const number = target.slice(before.length, target.length - after.length);

@@ -6,7 +6,7 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
-import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
+import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 
@@ -253,8 +253,10 @@ function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Read
   };
 }
 
-async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'apiPath' | 'size' | 'path'>, reader: Reader, n: number): Promise<WalkPage> {
-  const res = await getUrl(reader.send, pageUrl(c.target.baseUrl, head.apiPath, n, head.size), c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
+/** `urlOf`: the walk's page URLs (pageUrls); page 1 of the head is requested before they are made. */
+async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'apiPath' | 'size' | 'path'>, reader: Reader, n: number, urlOf?: (n: number) => URL): Promise<WalkPage> {
+  const url = urlOf ? urlOf(n) : pageUrl(c.target.baseUrl, head.apiPath, n, head.size);
+  const res = await getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
   return readPage(n, res, reader);
 }
 
@@ -345,7 +347,8 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   // Link targets repeat (the next page's URL, rel="first", rel="last"): each is resolved once.
   const resolved = new Map<string, number | undefined>();
   // The walk's own URLs, base path included: a link is matched against the very request made.
-  const urlOf = (k: number): string => pageUrl(c.target.baseUrl, head.apiPath, k, head.size).href;
+  const urlAt = pageUrls(c.target.baseUrl, head.apiPath, head.size);
+  const urlOf = (k: number): string => urlAt(k).href;
   const exact = exactPageNumber(urlOf);
   const walkPageOf = (target: string): number | undefined => {
     if (resolved.has(target)) return resolved.get(target);
@@ -461,7 +464,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
         if (n !== lastNumber && at > judged + window) return;
         issued += 1;
         inFlight += 1;
-        fetchPage(c, head, reader, n).then(
+        fetchPage(c, head, reader, n, urlAt).then(
           (page) => {
             inFlight -= 1;
             pace.observe(page.res.latencyMs, page.res.throttled > 0);
