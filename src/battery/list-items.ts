@@ -25,7 +25,7 @@ export function extractItems(body: unknown): { items: unknown[] } | { problem: s
  * flat string is ~3 times quicker than digesting a concatenation (`"id:" + id`).
  */
 export function itemKey(item: unknown): { key: string; kind: KeyKind } {
-  const id = idOf(item);
+  const id = itemId(item);
   return id === undefined ? { key: JSON.stringify(item), kind: KEY_JSON } : { key: id, kind: KEY_ID };
 }
 
@@ -34,7 +34,8 @@ export type KeyKind = typeof KEY_ID | typeof KEY_JSON;
 export const KEY_ID = 0;
 export const KEY_JSON = 1;
 
-function idOf(item: unknown): string | undefined {
+/** An item's id as a string (a number's in decimal), or undefined when it has no string or number id. */
+export function itemId(item: unknown): string | undefined {
   if (item !== null && typeof item === 'object' && 'id' in item) {
     const id = item.id;
     if (typeof id === 'string') return id;
@@ -102,7 +103,7 @@ export function summariseItems(items: readonly unknown[], withShapes = true): Pa
   const skeletons = new Map<ShapeGroup, Skeleton | undefined>();
   for (let i = 0; i < items.length; i += 1) {
     const item = items[i];
-    const id = idOf(item);
+    const id = itemId(item);
     if (id !== undefined) keys.push(id);
     else {
       keys.push(JSON.stringify(item));

@@ -3,6 +3,7 @@ import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv
 import type { EndpointSpec } from '../api/endpoint-specs.js';
 import { documentAjv, precompiledValidator, schemaAt } from '../openapi/document-ajv.js';
 import { isObject, resolve, type Json } from '../openapi/pointer.js';
+import { itemId } from './list-items.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
 
@@ -131,9 +132,8 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
 
 /** What missingDeclared needs of a schema pointer: its declared properties, and where its array items' schema is. */
 interface Plan {
-  properties: Map<string, { schema: unknown; pointer: string }>;
   itemPointer: string | undefined;
-  /** The declared names and their schemas' pointers, side by side, for hasEveryDeclared. */
+  /** The declared property names and their schemas' pointers, side by side. */
   names: string[];
   pointers: string[];
   /** The plans of the properties (by index in `names`) and of the items, as hasEveryDeclared meets them. */
@@ -152,7 +152,7 @@ function planOf(document: Json, pointer: string): Plan {
     const self = resolve(document, { $ref: pointer }, pointer);
     const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
     const properties = declaredProperties(document, { $ref: pointer }, pointer, 0);
-    plan = { properties, itemPointer: items, names: [...properties.keys()], pointers: [...properties.values()].map((p) => p.pointer), children: [], items: undefined };
+    plan = { itemPointer: items, names: [...properties.keys()], pointers: [...properties.values()].map((p) => p.pointer), children: [], items: undefined };
     byPointer.set(pointer, plan);
   }
   return plan;
@@ -176,14 +176,14 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
   if (!isObject(value)) return [];
   const out: string[] = [];
   // Paths are written only for what is reported or followed: this runs for every item of a walk.
-  for (const [name, child] of plan.properties) {
+  plan.names.forEach((name, i) => {
     // Own properties only: `in` would find an omitted `constructor` or `toString` on Object.prototype.
     if (!Object.hasOwn(value, name)) out.push(prefix === '' ? name : `${prefix}.${name}`);
     else {
       const v = value[name];
-      if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, child.pointer, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
+      if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, plan.pointers[i] as string, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
     }
-  }
+  });
   return out;
 }
 
@@ -284,7 +284,7 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
         if (missing.length > 0) add('missing', `${label(item)} omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`);
       }
       if (!known) continue;
-      const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+      const id = itemId(item);
       const want = id === undefined ? undefined : known.get(id);
       if (want && id !== undefined) {
         out.seen.push(id);

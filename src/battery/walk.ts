@@ -253,9 +253,8 @@ function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Read
   };
 }
 
-/** `urlOf`: the walk's page URLs (pageUrls); page 1 of the head is requested before they are made. */
-async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'apiPath' | 'size' | 'path'>, reader: Reader, n: number, urlOf?: (n: number) => URL): Promise<WalkPage> {
-  const url = urlOf ? urlOf(n) : pageUrl(c.target.baseUrl, head.apiPath, n, head.size);
+/** Page `n` of the list, requested at `url` (pageUrl's, or the walk's pageUrls'). */
+async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'size' | 'path'>, reader: Reader, n: number, url: URL): Promise<WalkPage> {
   const res = await getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
   return readPage(n, res, reader);
 }
@@ -268,7 +267,7 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
   // Without page and size: the endpoint's valid request, which other checks share.
   const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined });
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
-  const first = await fetchPage(c, { apiPath, size, path }, reader, 1);
+  const first = await fetchPage(c, { size, path }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size));
   const head: WalkHead = { path, endpoint, apiPath, size, unparameterised, first, problems: [], numbers: [1], recorder };
   if (first.res.status < 200 || first.res.status > 299) {
     head.problems.push(`page 1 answered ${first.res.status}`);
@@ -464,7 +463,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
         if (n !== lastNumber && at > judged + window) return;
         issued += 1;
         inFlight += 1;
-        fetchPage(c, head, reader, n, urlAt).then(
+        fetchPage(c, head, reader, n, urlAt(n)).then(
           (page) => {
             inFlight -= 1;
             pace.observe(page.res.latencyMs, page.res.throttled > 0);
