@@ -2,9 +2,11 @@
 // redaction, redirects, content codings, caps, timeouts and the credential origins.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { inTheNextTurn } from '../src/battery/walk.js';
 import { encodeBasicCredentials } from '../src/http/basic.js';
 import { HttpClient, HttpResponse, Recorder, RequestRefusedError, TransportError, type HttpClientOptions } from '../src/http/client.js';
 import { Redactor } from '../src/redact.js';
@@ -117,8 +119,9 @@ afterAll(async () => {
 let clients: HttpClient[] = [];
 
 /** A client of the test server; closed after each test. */
-function makeClient(options: Partial<HttpClientOptions> = {}): HttpClient {
-  const client = new HttpClient({
+function makeClient(options: Partial<HttpClientOptions> = {}, dispatcher?: Agent): HttpClient {
+  const client = new HttpClient(
+    {
     timeoutMs: 2_000,
     maxBodyBytes: 1_000_000,
     recordBodyChars: 4_096,
@@ -128,7 +131,9 @@ function makeClient(options: Partial<HttpClientOptions> = {}): HttpClient {
     maxRetries: 0,
     maxRetryWaitMs: 0,
     ...options,
-  });
+    },
+    dispatcher,
+  );
   clients.push(client);
   return client;
 }
@@ -379,6 +384,46 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       expect(res.status).toBe(200);
       expect(seen).toHaveLength(1);
     });
+  });
+});
+
+describe('a request sent as an answer arrives', () => {
+  // A walk sends its next page request as a page's answer arrives and reads the page in the
+  // next turn of the event loop (walk.ts), so that the target works on the request meanwhile.
+  // undici writes a request on a reused keep-alive connection in the check phase (its idle-socket
+  // validation): reading the page in this turn's check phase would come before that write.
+  it('is written to the connection before work queued inTheNextTurn runs', async () => {
+    const events: string[] = [];
+    const agent = new Agent({
+      connect: (_opts, callback) => {
+        const { port } = server.address() as AddressInfo;
+        const socket: Socket = connect({ host: '127.0.0.1', port });
+        const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+        socket.write = (...args: unknown[]) => {
+          events.push('request written');
+          return write(...args);
+        };
+        socket.once('connect', () => callback(null, socket));
+        socket.once('error', (err) => callback(err, null));
+      },
+    });
+    const client = makeClient({}, agent);
+    const send = (): Promise<HttpResponse> => client.send({ method: 'GET', url: `${origin}/ok`, purpose: 'p' });
+    // The first request opens the connection; the second reuses it once the first's answer is in.
+    let second: Promise<HttpResponse> | undefined;
+    await new Promise<void>((resolve, reject) => {
+      send().then(() => {
+        events.length = 0;
+        second = send();
+        inTheNextTurn(() => {
+          events.push('page read');
+          resolve();
+        });
+      }, reject);
+    });
+    expect((await second)?.status).toBe(200);
+    expect(events).toEqual(['request written', 'page read']);
+    expect(seen.map((s) => s.path)).toEqual(['/ok', '/ok']);
   });
 });
 

@@ -253,10 +253,17 @@ function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Read
   };
 }
 
-/** Page `n` of the list, requested at `url` (pageUrl's, or the walk's pageUrls'). */
-async function fetchPage(c: CheckContext, head: Pick<WalkHead, 'size' | 'path'>, reader: Reader, n: number, url: URL): Promise<WalkPage> {
-  const res = await getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
-  return readPage(n, res, reader);
+/**
+ * Runs `work` in the check phase of the event loop's next turn: after every immediate queued in
+ * this turn, including those queued by microtasks that have yet to run.
+ */
+export function inTheNextTurn(work: () => void): void {
+  setImmediate(() => setImmediate(work));
+}
+
+/** Page `n` of the list, requested at `url` (pageUrl's, or the walk's pageUrls'); read by readPage. */
+function requestPage(c: CheckContext, head: Pick<WalkHead, 'size' | 'path'>, reader: Reader, n: number, url: URL): Promise<HttpResponse> {
+  return getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
 }
 
 async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Promise<WalkHead> {
@@ -267,7 +274,7 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
   // Without page and size: the endpoint's valid request, which other checks share.
   const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined });
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
-  const first = await fetchPage(c, { size, path }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size));
+  const first = readPage(1, await requestPage(c, { size, path }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size)), reader);
   const head: WalkHead = { path, endpoint, apiPath, size, unparameterised, first, problems: [], numbers: [1], recorder };
   if (first.res.status < 200 || first.res.status > 299) {
     head.problems.push(`page 1 answered ${first.res.status}`);
@@ -446,6 +453,10 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     let failed = false;
     /** Pages read ahead of the one being judged: bounds memory when an early page is slow. */
     const window = Math.max(8, 4 * ceiling);
+    const fail = (err: unknown): void => {
+      failed = true;
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
     const drain = (): void => {
       // A page is judged once the next has arrived, so that its rel="next" lands on a known page.
       while (judged < numbers.length && arrived.has(judged) && (judged === numbers.length - 1 || arrived.has(judged + 1))) {
@@ -463,19 +474,30 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
         if (n !== lastNumber && at > judged + window) return;
         issued += 1;
         inFlight += 1;
-        fetchPage(c, head, reader, n, urlAt(n)).then(
-          (page) => {
+        requestPage(c, head, reader, n, urlAt(n)).then(
+          (res) => {
             inFlight -= 1;
-            pace.observe(page.res.latencyMs, page.res.throttled > 0);
-            if (n === lastNumber) kept.set(n, page);
-            arrived.set(at, page);
-            drain();
+            pace.observe(res.latencyMs, res.throttled > 0);
+            // The next request goes out before this page is read and judged, so that the target
+            // works on it meanwhile instead of waiting for the harness. undici writes a request on
+            // a reused keep-alive connection in the check phase (setImmediate: its idle-socket
+            // validation, GHSA-35p6-xmwp-9g52), queued as the send reaches it; the page is read
+            // in the check phase after that, one turn of the event loop later.
             pump();
+            inTheNextTurn(() => {
+              if (failed) return;
+              try {
+                const page = readPage(n, res, reader);
+                if (n === lastNumber) kept.set(n, page);
+                arrived.set(at, page);
+                drain();
+                pump();
+              } catch (err) {
+                fail(err);
+              }
+            });
           },
-          (err: unknown) => {
-            failed = true;
-            reject(err instanceof Error ? err : new Error(String(err)));
-          },
+          fail,
         );
       }
     };
