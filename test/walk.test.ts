@@ -45,6 +45,22 @@ async function prefixedFront(upstream: string): Promise<{ url: string; targets: 
   };
 }
 
+/** A front that drops the connection, answering nothing, for the request targets `drop` picks; forwards the rest. */
+async function droppingFront(upstream: string, drop: (target: string) => boolean): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (drop(req.url ?? '/')) req.socket.destroy();
+    else forward(upstream, req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** Runs the harness in-process against a reference server with the list `shipments` only. */
 async function walk(options: ReferenceOptions, args: readonly string[]): Promise<{ code: number; report: RunReport; throttled: number }> {
   const server = await startReferenceServer(options);
@@ -113,6 +129,34 @@ describe('a walk of a long list', () => {
       expect(JSON.stringify(cited?.response?.headers), id).toMatch(/page=3&size=10>; rel=\\"next\\"/);
     }
     expect(check(report, 'LINK-FOLLOW')?.findings[0]?.message).toBe('following rel="next" from page 1 of shipments: page 1\'s rel="next" leads to page 3, expected page 2 (visits 1 → 3, expected 1 → … → 3)');
+  }, 60_000);
+
+  it('whose page 3 never answers (the connection dropped): an error of the walk checks naming the exchange, not a pass or a failure', async () => {
+    const server = await startReferenceServer({ shipmentCount: 60 });
+    const front = await droppingFront(server.url, (target) => /\/shipments\?page=3&size=10$/.test(target));
+    const reportsDir = await tempDir();
+    const previous = process.env.CARRIER_CLIENT_SECRET;
+    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+    try {
+      const args = listArgs(server, ['shipments']).map((a) => (a === server.url ? front.url : a));
+      const { code } = await runMain(['run', ...args, '--check', 'PAGE-WALK', '--check', 'LINK-NEXT', '--page-size', '10', '--reports-dir', reportsDir, '--reporter', 'json']);
+      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+      for (const id of ['PAGE-WALK', 'LINK-NEXT']) {
+        const result = check(report, id);
+        expect(result?.status, id).toBe('error');
+        expect(result?.findings.map((f) => f.message), id).toEqual([expect.stringMatching(/^the exchange failed: connection to 127\.0\.0\.1:\d+ closed unexpectedly/)]);
+        // The finding cites the exchange that failed: page 3's request, with no response.
+        const cited = result?.exchanges[result.findings[0]?.exchange ?? -1];
+        expect(cited?.request.url, id).toMatch(/\/shipments\?page=3&size=10$/);
+        expect(cited?.response, id).toBeUndefined();
+      }
+      expect(code).toBe(1);
+    } finally {
+      if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
+      else process.env.CARRIER_CLIENT_SECRET = previous;
+      await front.close();
+      await server.close();
+    }
   }, 60_000);
 
   it('behind a gateway that serves the API under a path prefix, reads each page once: its links are matched with the prefix', async () => {
