@@ -6,20 +6,19 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
 import type { RunReport } from '../src/report/model.js';
 import { FINDINGS_PER_ENDPOINT } from '../src/battery/findings-cap.js';
 import { listArgs, runMain, tempDir } from './support/harness.js';
-import { forward, type ForwardedHeaders } from './support/hostile.js';
+import { forward, serveOnLoopback, type ForwardedHeaders } from './support/hostile.js';
 
 /**
  * A gateway that serves the API under `/api` (as many do): strips the prefix on the way in, puts it
  * back in Link targets on the way out, and counts the request targets it was sent.
  */
-async function prefixedFront(upstream: string): Promise<{ url: string; targets: Map<string, number>; close(): Promise<void> }> {
+async function prefixedFront(upstream: string): Promise<Front & { targets: Map<string, number> }> {
   const targets = new Map<string, number>();
   const server = createServer((req, res) => {
     const target = req.url ?? '/';
@@ -34,46 +33,44 @@ async function prefixedFront(upstream: string): Promise<{ url: string; targets: 
     };
     forward(upstream, req, res, underPrefix).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
-    targets,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...(await serveOnLoopback(server, '/api')), targets };
 }
 
 /** A front that drops the connection, answering nothing, for the request targets `drop` picks; forwards the rest. */
-async function droppingFront(upstream: string, drop: (target: string) => boolean): Promise<{ url: string; close(): Promise<void> }> {
+async function droppingFront(upstream: string, drop: (target: string) => boolean): Promise<Front> {
   const server = createServer((req, res) => {
     if (drop(req.url ?? '/')) req.socket.destroy();
     else forward(upstream, req, res).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return serveOnLoopback(server);
 }
 
-/** Runs the harness in-process against a reference server with the list `shipments` only. */
-async function walk(options: ReferenceOptions, args: readonly string[]): Promise<{ code: number; report: RunReport; throttled: number }> {
+/** A server put before the reference server, at `url`. */
+interface Front {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the harness in-process against a reference server with the list `shipments` only:
+ * directly, or through the front `through` puts before it (returned, closed, for what it counted).
+ */
+async function walk<F extends Front>(options: ReferenceOptions, args: readonly string[], through?: (upstream: string) => Promise<F>): Promise<{ code: number; report: RunReport; throttled: number; front: F | undefined }> {
   const server = await startReferenceServer(options);
   const reportsDir = await tempDir();
   const previous = process.env.CARRIER_CLIENT_SECRET;
   process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+  let front: F | undefined;
   try {
-    const { code } = await runMain(['run', ...listArgs(server, ['shipments']), '--reports-dir', reportsDir, '--reporter', 'json', ...args]);
+    front = await through?.(server.url);
+    const target = listArgs(server, ['shipments']).map((a) => (front && a === server.url ? front.url : a));
+    const { code } = await runMain(['run', ...target, '--reports-dir', reportsDir, '--reporter', 'json', ...args]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    return { code, report, throttled: server.throttledCount() };
+    return { code, report, throttled: server.throttledCount(), front };
   } finally {
     if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
     else process.env.CARRIER_CLIENT_SECRET = previous;
+    await front?.close();
     await server.close();
   }
 }
@@ -132,54 +129,27 @@ describe('a walk of a long list', () => {
   }, 60_000);
 
   it('whose page 3 never answers (the connection dropped): an error of the walk checks naming the exchange, not a pass or a failure', async () => {
-    const server = await startReferenceServer({ shipmentCount: 60 });
-    const front = await droppingFront(server.url, (target) => /\/shipments\?page=3&size=10$/.test(target));
-    const reportsDir = await tempDir();
-    const previous = process.env.CARRIER_CLIENT_SECRET;
-    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
-    try {
-      const args = listArgs(server, ['shipments']).map((a) => (a === server.url ? front.url : a));
-      const { code } = await runMain(['run', ...args, '--check', 'PAGE-WALK', '--check', 'LINK-NEXT', '--page-size', '10', '--reports-dir', reportsDir, '--reporter', 'json']);
-      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-      for (const id of ['PAGE-WALK', 'LINK-NEXT']) {
-        const result = check(report, id);
-        expect(result?.status, id).toBe('error');
-        expect(result?.findings.map((f) => f.message), id).toEqual([expect.stringMatching(/^the exchange failed: connection to 127\.0\.0\.1:\d+ closed unexpectedly/)]);
-        // The finding cites the exchange that failed: page 3's request, with no response.
-        const cited = result?.exchanges[result.findings[0]?.exchange ?? -1];
-        expect(cited?.request.url, id).toMatch(/\/shipments\?page=3&size=10$/);
-        expect(cited?.response, id).toBeUndefined();
-      }
-      expect(code).toBe(1);
-    } finally {
-      if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
-      else process.env.CARRIER_CLIENT_SECRET = previous;
-      await front.close();
-      await server.close();
+    const dropPage3 = (upstream: string): Promise<Front> => droppingFront(upstream, (target) => /\/shipments\?page=3&size=10$/.test(target));
+    const { code, report } = await walk({ shipmentCount: 60 }, ['--check', 'PAGE-WALK', '--check', 'LINK-NEXT', '--page-size', '10'], dropPage3);
+    for (const id of ['PAGE-WALK', 'LINK-NEXT']) {
+      const result = check(report, id);
+      expect(result?.status, id).toBe('error');
+      expect(result?.findings.map((f) => f.message), id).toEqual([expect.stringMatching(/^the exchange failed: connection to 127\.0\.0\.1:\d+ closed unexpectedly/)]);
+      // The finding cites the exchange that failed: page 3's request, with no response.
+      const cited = result?.exchanges[result.findings[0]?.exchange ?? -1];
+      expect(cited?.request.url, id).toMatch(/\/shipments\?page=3&size=10$/);
+      expect(cited?.response, id).toBeUndefined();
     }
+    expect(code).toBe(1);
   }, 60_000);
 
   it('behind a gateway that serves the API under a path prefix, reads each page once: its links are matched with the prefix', async () => {
-    const server = await startReferenceServer({ shipmentCount: 40 });
-    const front = await prefixedFront(server.url);
-    const reportsDir = await tempDir();
-    const previous = process.env.CARRIER_CLIENT_SECRET;
-    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
-    try {
-      const args = listArgs(server, ['shipments']).map((a) => (a === server.url ? front.url : a));
-      const { code } = await runMain(['run', ...args, '--check', 'LINK-NEXT', '--check', 'LINK-PREV', '--check', 'LINK-FIRST-LAST', '--check', 'LINK-FOLLOW', '--page-size', '2', '--reports-dir', reportsDir, '--reporter', 'json']);
-      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-      expect(report.checks.map((c) => `${c.id} ${c.status}`)).toEqual(['LINK-NEXT passed', 'LINK-PREV passed', 'LINK-FIRST-LAST passed', 'LINK-FOLLOW passed']);
-      expect(code).toBe(0);
-      // Pages 2 to 20, each requested by the walk; their links (next, prev, first, last) lead to them.
-      const pages = [...front.targets].filter(([t]) => /[?&]size=2(&|$)/.test(t) && !/[?&]page=1(&|$)/.test(t));
-      expect(pages.length).toBe(19);
-      expect(pages.filter(([, n]) => n !== 1)).toEqual([]);
-    } finally {
-      if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
-      else process.env.CARRIER_CLIENT_SECRET = previous;
-      await front.close();
-      await server.close();
-    }
+    const { code, report, front } = await walk({ shipmentCount: 40 }, ['--check', 'LINK-NEXT', '--check', 'LINK-PREV', '--check', 'LINK-FIRST-LAST', '--check', 'LINK-FOLLOW', '--page-size', '2'], prefixedFront);
+    expect(report.checks.map((c) => `${c.id} ${c.status}`)).toEqual(['LINK-NEXT passed', 'LINK-PREV passed', 'LINK-FIRST-LAST passed', 'LINK-FOLLOW passed']);
+    expect(code).toBe(0);
+    // Pages 2 to 20, each requested by the walk; their links (next, prev, first, last) lead to them.
+    const pages = [...(front?.targets ?? [])].filter(([t]) => /[?&]size=2(&|$)/.test(t) && !/[?&]page=1(&|$)/.test(t));
+    expect(pages.length).toBe(19);
+    expect(pages.filter(([, n]) => n !== 1)).toEqual([]);
   }, 60_000);
 });

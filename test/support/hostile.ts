@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
 
@@ -163,6 +164,21 @@ export async function startHostile(options: HostileOptions): Promise<Hostile> {
   return hostile;
 }
 
+/**
+ * Listens on a free loopback port: the URL to reach `server` at (with `path` appended), and a
+ * close that drops every connection, keep-alive ones included, and waits for the listener to end.
+ */
+export async function serveOnLoopback(server: Server | HttpsServer, path = ''): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** A loopback server that records every request it gets (e.g. the other origin of a redirect). */
 export async function startRecorder(): Promise<{ url: string; requests: { url: string; authorization?: string }[]; close(): Promise<void> }> {
   const requests: { url: string; authorization?: string }[] = [];
@@ -171,13 +187,5 @@ export async function startRecorder(): Promise<{ url: string; requests: { url: s
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...(await serveOnLoopback(server)), requests };
 }

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { forward } from './hostile.js';
+import { forward, serveOnLoopback } from './hostile.js';
 
 /**
  * A loopback front that forwards every request to `upstream` and keeps it as it arrived: method,
@@ -38,13 +37,5 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
       await forward(upstream, replay, res);
     })().catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...(await serveOnLoopback(server)), seen };
 }

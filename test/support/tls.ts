@@ -5,7 +5,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { forward } from './hostile.js';
+import { forward, serveOnLoopback } from './hostile.js';
 import { tempDir } from './harness.js';
 
 /** TLS and proxy fixtures, all on loopback, generated per test run. */
@@ -53,14 +53,7 @@ export async function privateCa(dir: string): Promise<PrivateCa> {
 /** An HTTPS front for `upstream`, with the given certificate. */
 export async function startTlsFront(upstream: string, certificate: Certificate): Promise<{ url: string; close(): Promise<void> }> {
   const server = createHttpsServer({ cert: certificate.cert, key: certificate.key }, (req, res) => void forward(upstream, req, res).catch(() => res.destroy()));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return serveOnLoopback(server);
 }
 
 /** A forward proxy on loopback: CONNECT tunnels and absolute-form requests, counted. */
