@@ -193,7 +193,13 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
  * It follows missingDeclared step by step: the same plans, depth bound and own properties.
  */
 export function hasEveryDeclared(document: Json, pointer: string, value: unknown): boolean {
-  return presentIn(document, planOf(document, pointer), value, 0);
+  return everyDeclaredIn(document, pointer)(value);
+}
+
+/** hasEveryDeclared for many values of one schema: its plan is looked up once. */
+function everyDeclaredIn(document: Json, pointer: string): (value: unknown) => boolean {
+  const plan = planOf(document, pointer);
+  return (value) => presentIn(document, plan, value, 0);
 }
 
 function presentIn(document: Json, plan: Plan, value: unknown, depth: number): boolean {
@@ -275,11 +281,12 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
       out.counts[kind] += 1;
       if (out[kind].length < LINES_PER_PAGE) out[kind].push(line);
     };
-    // Once per page, not per item: an item that passes costs one call of each.
+    // Looked up once per page, not per item: an item that passes costs one call of each.
     const validate = wantSchema && openapi && schema ? validator(openapi, schema) : undefined;
+    const carriesEveryDeclared = wantMissing && openapi && schema ? everyDeclaredIn(openapi, schema) : undefined;
     for (const item of items) {
       if (validate && openapi && schema && !validate(item)) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
-      if (wantMissing && openapi && schema && !hasEveryDeclared(openapi, schema, item)) {
+      if (carriesEveryDeclared && openapi && schema && !carriesEveryDeclared(item)) {
         const missing = missingDeclared(openapi, schema, item);
         if (missing.length > 0) add('missing', `${label(item)} omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`);
       }
