@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { request } from './undici.js';
+import { exchange, type Exchange } from './undici.js';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RecordedExchange } from '../report/model.js';
 import type { Redactor } from '../redact.js';
@@ -431,31 +431,40 @@ export class HttpClient {
       return { index: recorder ? recorder.sent(evidence) : -1, evidence };
     };
 
-    // The request's deadline (--timeout) and the run's stop abort one controller (Deadlines: one
-    // timer and one run listener for all requests); a check's own signal adds its listener.
-    const deadline = this.#deadlines.start();
+    // The request's deadline (--timeout) and the run's stop (Deadlines: one timer and one run
+    // listener for all requests), and a check's own signal, abort the exchange.
+    let sent: Exchange | undefined;
+    const deadline = this.#deadlines.start((reason) => sent?.abort(asError(reason)));
     const own = signal === this.#options.signal ? undefined : signal;
-    const stop = (): void => deadline.controller.abort(signal.reason);
-    if (own?.aborted) stop();
-    else own?.addEventListener('abort', stop, { once: true });
+    const stop = (): void => sent?.abort(asError(signal.reason));
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
     let text: string;
     try {
-      const res = await request(url, {
+      // Stopped before it could be sent: it is not sent.
+      if (deadline.reason !== undefined) throw asError(deadline.reason);
+      if (own?.aborted) throw asError(signal.reason);
+      sent = exchange(url, {
         method: req.method,
         headers,
         body: req.body ?? null,
         dispatcher: this.#agent,
-        signal: deadline.controller.signal,
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
+        maxBodyBytes: this.#options.maxBodyBytes,
+        tooLarge: () => new BodyTooLargeError(this.#options.maxBodyBytes),
       });
+      own?.addEventListener('abort', stop, { once: true });
+      const res = await sent.response;
       status = res.statusCode;
       responseHeaders = normaliseHeaders(res.headers);
-      const raw = await readCapped(res.body, this.#options.maxBodyBytes);
-      text = decodeBody(raw, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
+      text = decodeBody(res.body, responseHeaders['content-encoding']?.join(','), this.#options.maxBodyBytes);
     } catch (err) {
+      // The status and headers of a response whose body then failed.
+      if (status === undefined && sent?.head) {
+        status = sent.head.statusCode;
+        responseHeaders = normaliseHeaders(sent.head.headers);
+      }
       const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: signal.aborted });
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
@@ -563,6 +572,11 @@ export class HttpClient {
   }
 }
 
+/** An abort reason as undici takes it (an Error; the run's and the deadline's reasons are). */
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
 /** The first `limit` characters, without splitting a surrogate pair at the cut. */
 function cutAt(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -590,23 +604,6 @@ function normaliseHeaders(headers: Record<string, string | string[] | undefined>
     out[name.toLowerCase()] = Array.isArray(value) ? value : [value];
   }
   return out;
-}
-
-/** Reads a body up to `max` bytes; beyond that the stream is destroyed and the exchange fails. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) {
-      const err = new BodyTooLargeError(max);
-      body.destroy(err);
-      throw err;
-    }
-    chunks.push(chunk);
-  }
-  // Most bodies arrive in one chunk: no copy then.
-  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 export class BodyTooLargeError extends Error {

@@ -8,8 +8,10 @@
  */
 
 export interface Deadline {
-  /** Aborted when the request falls due (a TimeoutError) or the run stops (the run's reason). */
-  readonly controller: AbortController;
+  /** Why the request was stopped: it fell due (a TimeoutError) or the run stopped (the run's reason). Undefined while it may run. */
+  reason: unknown;
+  /** Called once with the reason when it is stopped (a plain callback: no AbortController and listener per request). */
+  readonly onAbort: (reason: unknown) => void;
   readonly due: number;
   prev: Deadline | undefined;
   next: Deadline | undefined;
@@ -32,13 +34,17 @@ export class Deadlines {
     this.#runSignal = runSignal;
   }
 
-  /** A request starts: its deadline, which `end` must be given once it has its answer or failed. */
-  start(): Deadline {
-    const d: Deadline = { controller: new AbortController(), due: performance.now() + this.#timeoutMs, prev: this.#newest, next: undefined, ended: false };
+  /**
+   * A request starts: its deadline, which `end` must be given once it has its answer or failed.
+   * When the run has already stopped, the deadline comes back stopped (its `reason` set) and
+   * `onAbort` is not called.
+   */
+  start(onAbort: (reason: unknown) => void = () => undefined): Deadline {
+    const d: Deadline = { reason: undefined, onAbort, due: performance.now() + this.#timeoutMs, prev: this.#newest, next: undefined, ended: false };
     const run = this.#runSignal;
     if (run?.aborted) {
       d.ended = true;
-      d.controller.abort(run.reason);
+      d.reason = run.reason;
       return d;
     }
     if (this.#newest) this.#newest.next = d;
@@ -96,7 +102,7 @@ export class Deadlines {
     const now = performance.now();
     for (let d = this.#oldest; d && d.due <= now; d = this.#oldest) {
       this.end(d);
-      d.controller.abort(new DOMException(`no complete response within ${this.#timeoutMs} ms`, 'TimeoutError'));
+      stop(d, new DOMException(`no complete response within ${this.#timeoutMs} ms`, 'TimeoutError'));
     }
     if (this.#oldest && !this.#timer) this.#arm();
   };
@@ -106,7 +112,12 @@ export class Deadlines {
     const reason: unknown = this.#runSignal?.reason;
     for (let d = this.#oldest; d; d = this.#oldest) {
       this.end(d);
-      d.controller.abort(reason);
+      stop(d, reason);
     }
   };
+}
+
+function stop(d: Deadline, reason: unknown): void {
+  d.reason = reason;
+  d.onAbort(reason);
 }
