@@ -90,7 +90,7 @@ describe('InFlightGate', () => {
     const order: string[] = [];
     const releases: (() => void)[] = [];
     const take = (name: string, priority: 'high' | 'normal') =>
-      gate.acquire(priority).then((release) => {
+      Promise.resolve(gate.acquire(priority)).then((release) => {
         order.push(name);
         releases.push(release);
       });
@@ -109,6 +109,23 @@ describe('InFlightGate', () => {
     for (const release of releases) release();
     await Promise.all([...all, late]);
     expect(order).toEqual(['a', 'b', 'd', 'c', 'e', 'f']);
+  });
+
+  it('gives a free slot at once when nobody waits, without listening to the signal; else queues', async () => {
+    const gate = new InFlightGate(() => 1);
+    const run = new AbortController();
+    let listeners = 0;
+    const add = run.signal.addEventListener.bind(run.signal);
+    Object.assign(run.signal, { addEventListener: (...args: Parameters<typeof add>) => ((listeners += 1), add(...args)) });
+    const first = gate.acquire('high', run.signal);
+    expect(typeof first).toBe('function');
+    expect(listeners).toBe(0);
+    const second = gate.acquire('high', run.signal);
+    expect(second).toBeInstanceOf(Promise);
+    expect(listeners).toBe(1);
+    (first as () => void)();
+    (await second)();
+    expect(gate.inFlight).toBe(0);
   });
 
   it('gives up waiting when the signal aborts', async () => {

@@ -291,11 +291,12 @@ export class Recorder {
  */
 export const WHOLE_SECOND_MS = 1000;
 
-const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
-  accept: 'application/json',
+/** Sent unless the request gives its own (names in lower case). */
+const DEFAULT_HEADER_FIELDS: readonly (readonly [string, string])[] = [
+  ['accept', 'application/json'],
   // Real clients and gateways compress; a conformant server may (RFC 9110 §12.5.3).
-  'accept-encoding': 'gzip, deflate, br',
-};
+  ['accept-encoding', 'gzip, deflate, br'],
+];
 
 /**
  * How often a request is sent again after meeting a reused connection the server had closed
@@ -358,8 +359,7 @@ export class HttpClient {
     let throttled = 0;
     for (;;) {
       const auth: RequestAuth | undefined = lease ? { kind: 'bearer', token: lease.token, ...(shared?.scheme ? { scheme: shared.scheme } : {}) } : req.auth;
-      const again = [reuseRetries > 0 ? 'after a closed connection' : '', tokenRetried ? 'with a fresh token' : '', throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : ''].filter(Boolean);
-      const purpose = again.length === 0 ? req.purpose : `${req.purpose} (${again.join(', ')})`;
+      const purpose = reuseRetries === 0 && !tokenRetried && throttled === 0 ? req.purpose : this.#againPurpose(req.purpose, reuseRetries, tokenRetried, throttled);
       const sentAt = Date.now();
       let res: HttpResponse;
       try {
@@ -396,6 +396,12 @@ export class HttpClient {
     }
   }
 
+  /** The purpose of a request sent again, saying why. */
+  #againPurpose(purpose: string, reuseRetries: number, tokenRetried: boolean, throttled: number): string {
+    const again = [reuseRetries > 0 ? 'after a closed connection' : '', tokenRetried ? 'with a fresh token' : '', throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : ''].filter(Boolean);
+    return `${purpose} (${again.join(', ')})`;
+  }
+
   #tokens(): SharedTokenSource {
     const tokens = this.#options.sharedTokens;
     if (!tokens) throw new RequestRefusedError('no shared access token source: this HTTP client cannot send shared-token requests');
@@ -425,8 +431,7 @@ export class HttpClient {
     const startedAt = new Date();
     const t0 = performance.now();
     /** The exchange's evidence, built (and redacted) only when a report needs it. */
-    const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string): { index: number; evidence: Evidence } => {
-      const durationMs = performance.now() - t0;
+    const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string, durationMs = performance.now() - t0): { index: number; evidence: Evidence } => {
       const evidence = new Evidence(() => this.#toRecord(req, url, headers, startedAt, durationMs, response, error));
       return { index: recorder ? recorder.sent(evidence) : -1, evidence };
     };
@@ -479,7 +484,7 @@ export class HttpClient {
     const latencyMs = performance.now() - t0;
     this.#pace?.observe(latencyMs, status === 429 || status === 503);
     this.#options.redactor.learnFromResponseBody(text);
-    const { index, evidence } = record({ status, headers: responseHeaders, text });
+    const { index, evidence } = record({ status, headers: responseHeaders, text }, undefined, latencyMs);
     return new HttpResponse(url.href, status, responseHeaders, text, index, recorder, Date.now(), evidence, latencyMs);
   }
 
@@ -488,10 +493,14 @@ export class HttpClient {
   }
 
   #buildHeaders(req: HttpRequest, url: URL): Record<string, string> {
-    const headers: Record<string, string> = { ...DEFAULT_HEADERS, 'user-agent': this.#options.userAgent };
-    for (const [name, value] of Object.entries(req.headers ?? {})) {
-      // Replace a default whatever the case of the name; keep the caller's spelling of it.
-      for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+    const own = req.headers === undefined ? [] : Object.entries(req.headers);
+    // A caller's field replaces a default whatever the case of its name, and keeps its spelling.
+    const replaced = own.length === 0 ? undefined : new Set(own.map(([name]) => name.toLowerCase()));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of [...DEFAULT_HEADER_FIELDS, ['user-agent', this.#options.userAgent] as const]) if (!replaced?.has(name)) headers[name] = value;
+    for (const [name, value] of own) {
+      // Two spellings of one name from the caller: the later one is sent.
+      if (replaced && replaced.size < own.length) for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
       if (value !== null) headers[name] = value;
     }
     const auth = req.auth ?? { kind: 'none' };
@@ -614,6 +623,7 @@ export class BodyTooLargeError extends Error {
 }
 
 function decodeBody(raw: Buffer, contentEncoding: string | undefined, max: number): string {
+  if (contentEncoding === undefined) return UTF8.decode(raw);
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())

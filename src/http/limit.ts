@@ -133,8 +133,19 @@ export class InFlightGate {
     return this.#inFlight;
   }
 
-  /** Resolves with the function that frees the slot (call it exactly once). */
-  async acquire(priority: 'high' | 'normal', signal?: AbortSignal): Promise<() => void> {
+  /**
+   * The function that frees the slot (call it exactly once): at once when a slot is free and
+   * nobody waits (no promise, no listener: most requests of a walk), else once one is.
+   */
+  acquire(priority: 'high' | 'normal', signal?: AbortSignal): (() => void) | Promise<() => void> {
+    if (!signal?.aborted && this.#inFlight < this.limit() && this.#waiting.high.length === 0 && this.#waiting.normal.length === 0) {
+      this.#inFlight += 1;
+      return this.#release();
+    }
+    return this.#wait(priority, signal);
+  }
+
+  async #wait(priority: 'high' | 'normal', signal?: AbortSignal): Promise<() => void> {
     await new Promise<void>((resolve, reject) => {
       const queue = this.#waiting[priority];
       const onAbort = (): void => {
@@ -152,6 +163,10 @@ export class InFlightGate {
       // The limit may have grown since the last answer: let through whoever fits now.
       this.#pump();
     });
+    return this.#release();
+  }
+
+  #release(): () => void {
     let freed = false;
     return () => {
       if (freed) return;

@@ -85,7 +85,8 @@ export function exchange(url: URL, options: ExchangeOptions): Exchange {
     onResponseEnd() {
       done = true;
       // Most bodies arrive in one chunk: no copy then.
-      settle.resolve({ ...(head ?? { statusCode: 0, headers: {} }), body: chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size) });
+      const body = chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
+      settle.resolve(head ? { statusCode: head.statusCode, headers: head.headers, body } : { statusCode: 0, headers: {}, body });
     },
     onResponseError(_c, err) {
       done = true;
