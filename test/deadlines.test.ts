@@ -23,6 +23,25 @@ describe('request deadlines', () => {
     expect(deadlines.size).toBe(0);
   });
 
+  it('aborts every request that fell due even when one of their callbacks throws, and re-arms for the rest', async () => {
+    const deadlines = new Deadlines(40);
+    const called: string[] = [];
+    const a = deadlines.start(() => {
+      called.push('a');
+      throw new Error('a broken abort');
+    });
+    const b = deadlines.start(() => called.push('b'));
+    await sleep(20);
+    const c = deadlines.start(() => called.push('c'));
+    await sleep(35);
+    expect(called).toEqual(['a', 'b']);
+    expect([a.reason, b.reason].every((r) => (r as DOMException).name === 'TimeoutError')).toBe(true);
+    await sleep(40);
+    expect(called).toEqual(['a', 'b', 'c']);
+    expect((c.reason as DOMException).name).toBe('TimeoutError');
+    expect(deadlines.size).toBe(0);
+  });
+
   it('never aborts a request that ended in time, whichever order requests end in', async () => {
     const deadlines = new Deadlines(50);
     let called = 0;

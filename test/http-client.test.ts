@@ -83,6 +83,10 @@ const routes: Record<string, Handler> = {
     res.writeHead(200, { 'content-length': '100' });
     res.write('partial');
   },
+  '/cut': (_req, res) => {
+    res.writeHead(200, { 'content-length': '100', 'x-kept': 'yes' });
+    res.write('partial', () => res.socket?.destroy());
+  },
   '/repeated': (_req, res) => {
     res.setHeader('x-multi', ['a', 'b, c']);
     res.setHeader('set-cookie', ['session=s3cr3t-cookie; HttpOnly', 'theme=dark']);
@@ -334,11 +338,23 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       expect(elapsed).toBeLessThan(2_000);
     });
 
-    it('gives up on a body that stalls', async () => {
+    it('gives up on a body that stalls, and records the status and headers that came', async () => {
       const t0 = performance.now();
-      const err = await transportError(makeClient({ timeoutMs: 300 }).send({ method: 'GET', url: `${origin}/stall`, purpose: 'p' }));
+      const recorder = new Recorder();
+      const err = await transportError(makeClient({ timeoutMs: 300 }).send({ method: 'GET', url: `${origin}/stall`, purpose: 'p' }, recorder));
       expect(err.message).toMatch(/300 ms \(--timeout\)/);
       expect(performance.now() - t0).toBeLessThan(2_000);
+      expect(recorder.exchanges[0]?.response?.status).toBe(200);
+      expect(recorder.exchanges[0]?.error).toBe(err.message);
+    });
+
+    it('records the status and headers of a response whose connection closes mid-body', async () => {
+      const recorder = new Recorder();
+      const err = await transportError(makeClient().send({ method: 'GET', url: `${origin}/cut`, purpose: 'p' }, recorder));
+      expect(recorder.exchanges[0]?.error).toBe(err.message);
+      expect(recorder.exchanges[0]?.response?.status).toBe(200);
+      expect(headerOf(recorder.exchanges[0]?.response?.headers, 'x-kept')).toEqual(['yes']);
+      expect(recorder.exchanges[0]?.response?.body).toBe('');
     });
 
     it('reports a refused connection', async () => {

@@ -119,5 +119,10 @@ export class Deadlines {
 
 function stop(d: Deadline, reason: unknown): void {
   d.reason = reason;
-  d.onAbort(reason);
+  try {
+    d.onAbort(reason);
+  } catch {
+    // One request's abort must not keep the others from theirs (nor the timer from re-arming):
+    // the caller learns of the stop from `reason` all the same.
+  }
 }
