@@ -95,6 +95,23 @@ describe('parseLinkHeader: well-formed headers', () => {
   });
 });
 
+describe('parseLinkHeader: the common form read at once', () => {
+  // `<…>; rel="x"` is read without the general grammar: it must give what the grammar gives. An
+  // upper-case parameter name takes the general way, and reads the same.
+  it.each([
+    '<https://a.test/p?page=2>; rel="next"',
+    '<https://a.test/p?page=2>;rel="next", <https://a.test/p?page=1> ; rel = "prev" ,<?page=9>;\trel="last"',
+    '<../x y>; rel="next", <https://a.test/p>; rel="first"',
+    '<https://a.test/p>; rel="next"; type="x", <https://a.test/q>; rel="next" junk',
+    '<https://a.test/p>; rel="Next", <https://a.test/q>; rel="next prev"',
+  ])('%s', (header) => {
+    const general = header.replace(/\brel(?=\s*=)/g, 'REL');
+    expect(general).not.toBe(header);
+    const base = 'https://a.test/p?page=1';
+    expect(parseLinkHeader(header, base)).toEqual(parseLinkHeader(general, base));
+  });
+});
+
 describe('parseLinkHeader: pitfalls of common parsers (notes §4)', () => {
   // Each row: header, expected [target, rels][], expected error count.
   const cases: readonly (readonly [string, string, readonly (readonly [string, readonly string[]])[], number])[] = [

@@ -118,6 +118,17 @@ function parseLinkValue(line: string, pos: number, state: ParseState): number {
     return line.length;
   }
   const rawTarget = line.slice(pos + 1, close);
+  // The form nearly every server sends, `<…>; rel="next"`: read at once, as the grammar below
+  // reads it (one quoted rel of lower-case letters leaves nothing to report).
+  SIMPLE_REL.lastIndex = close + 1;
+  const simple = SIMPLE_REL.exec(line);
+  if (simple) {
+    const rel = simple[1] as string;
+    const params = emptyRecord();
+    params.rel = rel;
+    state.links.push({ target: checkedTarget(rawTarget, state.baseUrl, report), rawTarget, rels: [rel], params });
+    return SIMPLE_REL.lastIndex;
+  }
   const { params, end } = parseParams(line, close + 1, report);
   state.links.push(buildLink(rawTarget, params, state.baseUrl, report));
   return end;
@@ -180,15 +191,27 @@ function unquotedValueProblem(name: string, value: string): string {
   return `value of "${name}" must be a token or a quoted-string, got ${JSON.stringify(value)} (RFC 8288 §3)`;
 }
 
+/**
+ * `; rel="…"` with one relation type of lower-case letters, then the end of the link-value (OWS
+ * and a "," or the end of the line), from `lastIndex` (sticky).
+ */
+const SIMPLE_REL = /[ \t]*;[ \t]*rel[ \t]*=[ \t]*"([a-z]+)"[ \t]*(?=,|$)/y;
+
 /** Applies the link-level rules of RFC 8288 §3.1–§3.4 to one parsed link-value. */
 function buildLink(rawTarget: string, rawParams: readonly RawParam[], baseUrl: string, report: Report): WebLink {
+  const target = checkedTarget(rawTarget, baseUrl, report);
+  const params = collectParams(rawParams, report);
+  return { target, rawTarget, rels: relationTypes(params.rel, report), params };
+}
+
+/** `rawTarget` resolved against `baseUrl` (RFC 8288 §3.1), its characters checked; itself when it cannot be resolved. */
+function checkedTarget(rawTarget: string, baseUrl: string, report: Report): string {
   if (!URI_REFERENCE.test(rawTarget)) {
     report(`target <${rawTarget}> contains characters not allowed in a URI-Reference (RFC 3986 §4.1)`);
   }
   const target = resolveTarget(rawTarget, baseUrl);
   if (target === undefined) report(`cannot resolve target <${rawTarget}> against ${baseUrl}`);
-  const params = collectParams(rawParams, report);
-  return { target: target ?? rawTarget, rawTarget, rels: relationTypes(params.rel, report), params };
+  return target ?? rawTarget;
 }
 
 /** First occurrence wins (RFC 8288 §3.3, §3.4.1); repeats of single-use parameters are reported. */
