@@ -277,6 +277,16 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       expect(seen[0]?.headers.accept).toBe('text/plain');
       expect(seen[0]?.headers['accept-encoding']).toBeUndefined();
     });
+
+    it('sends the later of two spellings of one name the caller gives, where it stands, and neither when the later is null', async () => {
+      await makeClient().send({ method: 'GET', url: `${origin}/ok`, headers: { 'X-Twice': 'first', 'accept-version': '1', 'x-twice': 'second', 'X-Gone': 'a', 'x-gone': null }, purpose: 'p' });
+      const raw = seen[0]?.rawHeaders ?? [];
+      const names = raw.filter((_, i) => i % 2 === 0);
+      expect(names.filter((n) => n.toLowerCase() === 'x-twice')).toEqual(['x-twice']);
+      expect(names.indexOf('x-twice')).toBeGreaterThan(names.indexOf('accept-version'));
+      expect(seen[0]?.headers['x-twice']).toBe('second');
+      expect(names.filter((n) => n.toLowerCase() === 'x-gone')).toEqual([]);
+    });
   });
 
   describe('responses', () => {

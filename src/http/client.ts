@@ -494,15 +494,15 @@ export class HttpClient {
 
   #buildHeaders(req: HttpRequest, url: URL): Record<string, string> {
     const own = req.headers === undefined ? [] : Object.entries(req.headers);
-    // A caller's field replaces a default whatever the case of its name, and keeps its spelling.
-    const replaced = own.length === 0 ? undefined : new Set(own.map(([name]) => name.toLowerCase()));
+    // A caller's field replaces a default whatever the case of its name, and keeps its spelling;
+    // of two spellings of one name from the caller, the later one is sent.
+    const lastOf = new Map(own.map(([name], i) => [name.toLowerCase(), i]));
     const headers: Record<string, string> = {};
-    for (const [name, value] of [...DEFAULT_HEADER_FIELDS, ['user-agent', this.#options.userAgent] as const]) if (!replaced?.has(name)) headers[name] = value;
-    for (const [name, value] of own) {
-      // Two spellings of one name from the caller: the later one is sent.
-      if (replaced && replaced.size < own.length) for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
-      if (value !== null) headers[name] = value;
-    }
+    for (const [name, value] of DEFAULT_HEADER_FIELDS) if (!lastOf.has(name)) headers[name] = value;
+    if (!lastOf.has('user-agent')) headers['user-agent'] = this.#options.userAgent;
+    own.forEach(([name, value], i) => {
+      if (value !== null && lastOf.get(name.toLowerCase()) === i) headers[name] = value;
+    });
     const auth = req.auth ?? { kind: 'none' };
     if (auth.kind === 'none') return headers;
     if (auth.kind !== 'literal' && !this.#options.credentialOrigins.includes(url.origin)) {
@@ -624,7 +624,7 @@ export class BodyTooLargeError extends Error {
 
 function decodeBody(raw: Buffer, contentEncoding: string | undefined, max: number): string {
   if (contentEncoding === undefined) return UTF8.decode(raw);
-  const codings = (contentEncoding ?? '')
+  const codings = contentEncoding
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
