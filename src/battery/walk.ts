@@ -9,6 +9,7 @@ import { itemLabel } from './list-items.js';
 import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+import { ReadAhead } from './read-ahead.js';
 
 /**
  * The walk of a list, done once per list and worker and shared by every check that reads pages
@@ -343,22 +344,28 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   const waiting = new Map<number, ((l: Landing) => void)[]>();
   const others = new Map<string, Promise<Landing>>();
   const kept = new Map<number, WalkPage>();
+  const ceiling = settings.concurrency ?? WALK_CONCURRENCY_BOUND;
+  /** Pages read ahead of the one being judged: bounds memory when an early page is slow. */
+  const window = Math.max(8, 4 * ceiling);
   /** Pages read and not yet judged, by index in `numbers`. */
-  const arrived = new Map<number, WalkPage>([[0, head.first]]);
+  const arrived = new ReadAhead<WalkPage>(window + 2);
+  arrived.set(0, head.first);
   let previous: WalkPage | undefined;
   let current: WalkPage | undefined;
   let pagesRead = 0;
   let itemsRead = 0;
 
   // Link targets repeat (the next page's URL, rel="first", rel="last"): each is resolved once.
-  const resolved = new Map<string, number | undefined>();
+  // Forgotten by starting a new Map, not by clear(), which links the old table to the new (see
+  // ReadAhead).
+  let resolved = new Map<string, number | undefined>();
   // The walk's own URLs, base path included: a link is matched against the very request made.
   const urlAt = pageUrls(c.target.baseUrl, head.apiPath, head.size);
   const urlOf = (k: number): string => urlAt(k).href;
   const exact = exactPageNumber(urlOf);
   const walkPageOf = (target: string): number | undefined => {
     if (resolved.has(target)) return resolved.get(target);
-    if (resolved.size >= RESOLVED_TARGETS) resolved.clear();
+    if (resolved.size >= RESOLVED_TARGETS) resolved = new Map();
     const e = exact(target);
     const n = e !== undefined ? (indexOf(e) >= 0 ? e : undefined) : walkPageNumber(target, urlOf, (k) => indexOf(k) >= 0);
     resolved.set(target, n);
@@ -439,7 +446,6 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     current = undefined;
   };
 
-  const ceiling = settings.concurrency ?? WALK_CONCURRENCY_BOUND;
   const pace = new AdaptiveConcurrency({ initial: WALK_CONCURRENCY_START, ceiling, watchLatency: true });
   // Page 1 and the last page are kept to the end: every page's rel="first" and rel="last" lead there.
   kept.set(1, head.first);
@@ -451,8 +457,6 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     let issued = 0;
     let inFlight = 0;
     let failed = false;
-    /** Pages read ahead of the one being judged: bounds memory when an early page is slow. */
-    const window = Math.max(8, 4 * ceiling);
     const fail = (err: unknown): void => {
       failed = true;
       reject(err instanceof Error ? err : new Error(String(err)));
