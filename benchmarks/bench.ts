@@ -219,6 +219,11 @@ if (ONLY.has(4)) {
     const token = await bearerFor(s);
     const harnessPhase: number[][] = VERSIONS.map(() => []);
     const plainPhase: number[] = [];
+    // Full and young garbage collections in the walk: the battery worker's (its profile line), the plain walk's.
+    const harnessFull: number[][] = VERSIONS.map(() => []);
+    const harnessYoung: number[][] = VERSIONS.map(() => []);
+    const plainFull: number[] = [];
+    const plainYoung: number[] = [];
     const runs = items > 100_000 ? WALK_RUNS : RUNS;
     const results = await interleave(
       runs,
@@ -231,6 +236,9 @@ if (ONLY.has(4)) {
           const t = await harness({ url: s.url, server: s }, dir, args, v);
           // PAGE-WALK waits for the whole walk, which starts with the battery.
           harnessPhase[k]?.push(readReport(dir).checks.find((c) => c.id === 'PAGE-WALK')?.durationMs ?? NaN);
+          const gc = /walk of [^:]*: \d+ pages, (\d+) full and (\d+) young collections/.exec(t.stderr);
+          harnessFull[k]?.push(Number(gc?.[1] ?? NaN));
+          harnessYoung[k]?.push(Number(gc?.[2] ?? NaN));
           return t;
         },
       })),
@@ -238,9 +246,11 @@ if (ONLY.has(4)) {
         what: `walk of ${items} items, plain undici`,
         run: () => timed([join(HERE, 'plain-walk.js'), `${s.url}/tenants/${s.tenantId}/shipments`, token, String(WALK_PAGE_SIZE), String(WALK_CONCURRENCY)]),
         check: (t: Timed) => {
-          const [seen, elapsed] = t.stdout.trim().split(' ');
+          const [seen, elapsed, full, young] = t.stdout.trim().split(' ');
           if (seen !== String(items)) throw new Error(`the plain walk saw ${seen} items`);
           plainPhase.push(Number(elapsed));
+          plainFull.push(Number(full));
+          plainYoung.push(Number(young));
         },
       },
     );
@@ -254,10 +264,16 @@ if (ONLY.has(4)) {
       const hp = stats(harnessPhase[k] ?? []);
       const rss = stats(harnessWalk.map(peakRssMb));
       const ratio = Math.round((hp.median / pp.median) * 100) / 100;
-      sizeFigures[v.name] = { process: hw, walk: hp, ratio, peakRssMb: rss };
+      // A build without the walk's profile line (before it was added) has no collection counts.
+      const counted = (harnessFull[k] ?? []).some(Number.isFinite);
+      const full = stats((harnessFull[k] ?? []).filter(Number.isFinite));
+      const young = stats((harnessYoung[k] ?? []).filter(Number.isFinite));
+      const collections = counted ? `${full.median} full, ${young.median} young` : 'not reported by this build';
+      sizeFigures[v.name] = { process: hw, walk: hp, ratio, peakRssMb: rss, ...(counted ? { fullCollections: full, youngCollections: young } : {}) };
       lines.push(
         `4. ${label(`walk of ${items} items by ${WALK_PAGE_SIZE}`, v)}`.padEnd(35) + ` walks: harness ${ms(hp)}, plain ${ms(pp)}, ratio ${ratio}`,
         `${''.padEnd(35)} processes: harness ${ms(hw)}, plain ${ms(pw)}; harness peak RSS ${rss.median} MB (${rss.min}–${rss.max})`,
+        `${''.padEnd(35)} garbage collections (medians): harness's battery worker ${collections}; plain walk ${stats(plainFull).median} full, ${stats(plainYoung).median} young`,
       );
       if (v.name !== 'after') continue;
       peaks.push(rss.median);

@@ -4,6 +4,7 @@
  *
  *   node plain-walk.js <list-url> <bearer-token> <page-size> <concurrency>
  */
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 
 const [url = '', token = '', size = '100', concurrency = '4'] = process.argv.slice(2);
@@ -15,6 +16,18 @@ async function page(n: number): Promise<{ totalPages: number; items: number }> {
   const items = (await res.body.json()) as unknown[];
   return { totalPages: Number(res.headers['total-pages']), items: items.length };
 }
+
+// Its garbage collections, full and young, beside the harness's (the walk's profile line).
+const collections = { full: 0, young: 0 };
+const countCollections = (entries: PerformanceEntry[]): void => {
+  for (const e of entries) {
+    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.full += 1;
+    else if (kind === constants.NODE_PERFORMANCE_GC_MINOR) collections.young += 1;
+  }
+};
+const observer = new PerformanceObserver((list) => countCollections(list.getEntries()));
+observer.observe({ entryTypes: ['gc'] });
 
 const started = performance.now();
 const first = await page(1);
@@ -29,5 +42,8 @@ await Promise.all(
   }),
 );
 await agent.close();
-// The item count, and the walk's own time (without the process start), for the phase ratio.
-process.stdout.write(`${items} ${Math.round(performance.now() - started)}\n`);
+const elapsed = Math.round(performance.now() - started);
+countCollections(observer.takeRecords());
+observer.disconnect();
+// The item count, the walk's own time (without the process start) for the phase ratio, and its collections.
+process.stdout.write(`${items} ${elapsed} ${collections.full} ${collections.young}\n`);

@@ -10,6 +10,7 @@ import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pa
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 import { ReadAhead } from './read-ahead.js';
+import { countCollections, mark } from '../profile.js';
 
 /**
  * The walk of a list, done once per list and worker and shared by every check that reads pages
@@ -447,6 +448,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   };
 
   const pace = new AdaptiveConcurrency({ initial: WALK_CONCURRENCY_START, ceiling, watchLatency: true });
+  const collections = countCollections();
   // Page 1 and the last page are kept to the end: every page's rel="first" and rel="last" lead there.
   kept.set(1, head.first);
   await new Promise<void>((resolve, reject) => {
@@ -510,6 +512,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   });
   await Promise.all(pending);
   for (const [i, j] of selected.entries()) await j.end?.(states[i], view, (outs.get(j.check) as WalkResults).at(numbers.length));
+  mark(`walk of ${head.path}: ${pagesRead} pages, ${collections.stop()}`);
   const empty = new WalkResults();
   const { throttled, backoffs } = pace.stats;
   return { ...head, findings: (check) => outs.get(check) ?? empty, pagesRead, itemsRead, pace: { start: Math.min(WALK_CONCURRENCY_START, ceiling), peak: pace.peak, ceiling, backoffs, throttled } };
