@@ -4,8 +4,8 @@
  *
  *   node plain-walk.js <list-url> <bearer-token> <page-size> <concurrency>
  */
-import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { collectionCounter } from '../src/profile.js';
 
 const [url = '', token = '', size = '100', concurrency = '4'] = process.argv.slice(2);
 const agent = new Agent({ keepAliveTimeout: 4000 });
@@ -18,16 +18,7 @@ async function page(n: number): Promise<{ totalPages: number; items: number }> {
 }
 
 // Its garbage collections, full and young, beside the harness's (the walk's profile line).
-const collections = { full: 0, young: 0 };
-const countCollections = (entries: PerformanceEntry[]): void => {
-  for (const e of entries) {
-    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
-    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.full += 1;
-    else if (kind === constants.NODE_PERFORMANCE_GC_MINOR) collections.young += 1;
-  }
-};
-const observer = new PerformanceObserver((list) => countCollections(list.getEntries()));
-observer.observe({ entryTypes: ['gc'] });
+const collections = collectionCounter();
 
 const started = performance.now();
 const first = await page(1);
@@ -43,7 +34,6 @@ await Promise.all(
 );
 await agent.close();
 const elapsed = Math.round(performance.now() - started);
-countCollections(observer.takeRecords());
-observer.disconnect();
+const { full, young } = collections.stop();
 // The item count, the walk's own time (without the process start) for the phase ratio, and its collections.
-process.stdout.write(`${items} ${elapsed} ${collections.full} ${collections.young}\n`);
+process.stdout.write(`${items} ${elapsed} ${full} ${young}\n`);

@@ -16,13 +16,11 @@ export function mark(phase: string): void {
 }
 
 /**
- * Counts this thread's garbage collections from now on, for a profile line: `stop()` says how
- * many were full (mark-compact) and how many young (scavenges). A walk that ran a full
- * collection every few hundred pages was slower by a tenth (README, Speed). Off, it observes
- * nothing and says nothing.
+ * Counts this thread's garbage collections from now on: `stop()` says how many were full
+ * (mark-compact) and how many young (scavenges). The walk's profile line and the bench's plain
+ * walk both count with it.
  */
-export function countCollections(): { stop: () => string } {
-  if (!enabled) return { stop: () => '' };
+export function collectionCounter(): { stop: () => { full: number; young: number } } {
   let full = 0;
   let young = 0;
   const count = (entries: PerformanceEntry[]): void => {
@@ -38,6 +36,22 @@ export function countCollections(): { stop: () => string } {
     stop: () => {
       count(observer.takeRecords());
       observer.disconnect();
+      return { full, young };
+    },
+  };
+}
+
+/**
+ * The garbage collections of what follows, for a profile line: a walk that ran a full collection
+ * every few hundred pages was slower by a tenth (README, Speed). Off, it observes nothing and
+ * says nothing.
+ */
+export function countCollections(): { stop: () => string } {
+  if (!enabled) return { stop: () => '' };
+  const counter = collectionCounter();
+  return {
+    stop: () => {
+      const { full, young } = counter.stop();
       return `${full} full and ${young} young collections`;
     },
   };

@@ -34,6 +34,16 @@ describe('countCollections', () => {
     expect(Number(/(\d+) young/.exec(said)?.[1])).toBeGreaterThan(0);
   });
 
+  it('counts with the profile off too, where asked to (collectionCounter, as the bench\'s plain walk does)', async () => {
+    const { collectionCounter } = await profileModule(false);
+    const counter = collectionCounter();
+    churn();
+    await nextTurn();
+    const { full, young } = counter.stop();
+    expect(full).toBeGreaterThanOrEqual(0);
+    expect(young).toBeGreaterThan(0);
+  });
+
   it('says nothing, and observes nothing, with the profile off', async () => {
     const { countCollections } = await profileModule(false);
     const collections = countCollections();
