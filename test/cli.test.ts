@@ -132,6 +132,22 @@ describe('a target that cannot be reached', () => {
   });
 });
 
+describe('a battery whose worker thread cannot start', () => {
+  it('ends with exit 3 and a line that gives Node\'s reason, not an internal error or a stack trace', async () => {
+    const reportsDir = await tempDir();
+    // Node hands its own options to worker threads, and refuses this one there without its value
+    // (written as two words): Vitest's worker never starts.
+    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { nodeArgs: ['--cpu-prof-interval', '1000'], env: { CARRIER_DEBUG: '' } });
+
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^error: the battery hit an unexpected error: .*Failed to start threads worker.*invalid execArgv flags: --cpu-prof-interval requires an argument$/m);
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.verdict).toBe('incomplete');
+    expect(report.checks.filter((c) => c.suite === 'user').map((c) => c.status)).toEqual(['error', 'error', 'error', 'error']);
+  });
+});
+
 describe('options from a config file and the environment', () => {
   it('runs against the target a --config file names, with the secret from CARRIER_CLIENT_SECRET', async () => {
     const server = await startReferenceServer();

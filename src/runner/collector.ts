@@ -61,7 +61,7 @@ export class CheckCollector implements Reporter {
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: string): void {
     this.collected.reason = reason;
-    for (const error of unhandledErrors) this.collected.unhandledErrors.push(error.message ?? 'an error without a message');
+    for (const error of unhandledErrors) this.collected.unhandledErrors.push(messageWithCauses(error));
     for (const module of testModules) {
       const errors = module.errors();
       // Keyed by suite, or BATTERY_ENTRY for the file that runs every suite but expiry.
@@ -84,4 +84,18 @@ export class CheckCollector implements Reporter {
       }
     }
   }
+}
+
+/**
+ * An error's message followed by its causes': Vitest says why a worker did not start (a Node
+ * option that worker threads refuse, say) only in the cause of "Failed to start threads worker".
+ */
+export function messageWithCauses(error: unknown): string {
+  const messages: string[] = [];
+  // Bounded: a serialized cause chain can be cyclic.
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && message !== '' && !messages.includes(message)) messages.push(message);
+  }
+  return messages.length > 0 ? messages.join(' ') : 'an error without a message';
 }

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
+import { envSwitch } from '../environment.js';
 import { mark } from '../profile.js';
+import { redactor } from '../redact.js';
 import { FROM_BUILD, PACKAGE_ROOT } from '../version.js';
 import { CheckCollector } from './collector.js';
 
@@ -60,7 +63,11 @@ export interface BatteryRun {
 export function startBattery(checks: readonly Check[]): BatteryRun {
   const name = runChannelName(randomUUID());
   const channel = new BroadcastChannel(name);
-  const post = (message: RunMessage): void => channel.postMessage(message);
+  let channelClosed = false;
+  // Once Vitest has closed (its workers gone, or never started), there is no one left to tell.
+  const post = (message: RunMessage): void => {
+    if (!channelClosed) channel.postMessage(message);
+  };
   let context: BatteryContext | undefined;
   let stopped: string | undefined;
   let vitest: Vitest | undefined;
@@ -72,7 +79,10 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
   };
   const collector = new CheckCollector();
   const { done, closed } = runVitest(checks, collector, name, (v) => (vitest = v), () => stopped !== undefined);
-  void closed.then(() => channel.close());
+  void closed.then(() => {
+    channelClosed = true;
+    channel.close();
+  });
   return {
     started: Promise.race([collector.runStarted, done.then(noop, noop)]),
     checksStarted: Promise.race([collector.checksStarted, done.then(noop, noop)]),
@@ -93,6 +103,21 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
 }
 
 const noop = (): void => undefined;
+
+/**
+ * Where Vitest's own console lines go: nowhere, unless CARRIER_DEBUG=1 (then to stderr, redacted).
+ * The harness reports what they are about in its own words (a worker that did not start is an
+ * incomplete run naming Node's reason, see CheckCollector); Vitest's lines come with stack traces.
+ */
+function vitestConsole(): Writable {
+  const debug = envSwitch('CARRIER_DEBUG');
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      if (debug) process.stderr.write(redactor.redact(String(chunk)));
+      callback();
+    },
+  });
+}
 
 /**
  * Runs the battery in Vitest: `done` once the checks have run, `closed` once Vitest has closed.
@@ -143,6 +168,7 @@ async function runAndClose(checks: readonly Check[], collector: CheckCollector, 
       ...(FROM_BUILD ? { server: { deps: { external: [/[\\/]dist[\\/](src[\\/]|suites[\\/](?!battery\.))/] } } } : {}),
     },
     { server: { watch: null } },
+    { stdout: vitestConsole(), stderr: vitestConsole() },
   );
   dropVitestSignalListeners();
   const vitest = await creating;

@@ -86,8 +86,8 @@ function collect(child: ChildProcessWithoutNullStreams, timeoutMs: number): Prom
 }
 
 /** Spawns the real executable; kills it after `timeoutMs`. */
-export async function runBin(args: readonly string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd ?? process.cwd() });
+export async function runBin(args: readonly string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number; cwd?: string; nodeArgs?: readonly string[] } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd ?? process.cwd() });
   const { code, stdout, stderr } = await collect(child, options.timeoutMs ?? 60_000);
   return { code: code ?? -1, stdout, stderr };
 }
