@@ -140,7 +140,7 @@ describe('a battery whose worker thread cannot start', () => {
     const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { nodeArgs: ['--cpu-prof-interval', '1000'], env: { CARRIER_DEBUG: '' } });
 
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^error: the battery hit an unexpected error: .*Failed to start threads worker.*invalid execArgv flags: --cpu-prof-interval requires an argument$/m);
+    expect(result.stderr).toMatch(/^error: the battery hit an unexpected error: .*Failed to start carrier-threads worker.*invalid execArgv flags: --cpu-prof-interval requires an argument$/m);
     expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('incomplete');

@@ -2,6 +2,7 @@ import { ExitCode } from '../exit-codes.js';
 import { main } from './main.js';
 import { mark } from '../profile.js';
 import { keepHeapsNearWhatTheyHold } from './heap.js';
+import { startEarlyWorker } from '../runner/early-worker.js';
 
 mark('cli: modules loaded');
 // Now, with the CLI's modules loaded and before Vitest loads and starts its workers (see heap.ts).
@@ -36,7 +37,9 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-// A run needs Vitest: its loading starts now, while the options are parsed and the target resolved.
+// A run needs Vitest: its loading starts now, while the options are parsed and the target resolved,
+// and the battery's worker thread boots meanwhile on the other core (src/runner/early-worker.ts).
+if (process.argv[2] === 'run' && !process.argv.some((a) => a === '--help' || a === '-h')) startEarlyWorker();
 if (!['list', 'serve', '--help', '--version', '-h'].includes(process.argv[2] ?? '')) void import('vitest/node').catch(() => undefined);
 
 // The first Ctrl-C or SIGTERM stops the run and writes a partial report; a second one quits at once.

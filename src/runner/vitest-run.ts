@@ -8,6 +8,7 @@ import { mark } from '../profile.js';
 import { redactor } from '../redact.js';
 import { FROM_BUILD, PACKAGE_ROOT } from '../version.js';
 import { CheckCollector } from './collector.js';
+import { EARLY_THREADS_POOL } from './early-worker.js';
 
 /**
  * Runs the suites of the selected checks with Vitest, in this process's Vitest instance.
@@ -105,12 +106,14 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
 const noop = (): void => undefined;
 
 /**
- * Where Vitest's own console lines go: nowhere, unless CARRIER_DEBUG=1 (then to stderr, redacted).
- * The harness reports what they are about in its own words (a worker that did not start is an
- * incomplete run naming Node's reason, see CheckCollector); Vitest's lines come with stack traces.
+ * Where Vitest's own console lines go, and its workers' (their stderr is piped to it): nowhere,
+ * unless CARRIER_DEBUG=1 or CARRIER_PROFILE=1 (then to stderr, redacted; a worker's profile lines
+ * are among them). The harness reports what they are about in its own words (a worker that did not
+ * start is an incomplete run naming Node's reason, see CheckCollector); Vitest's lines come with
+ * stack traces.
  */
 function vitestConsole(): Writable {
-  const debug = envSwitch('CARRIER_DEBUG');
+  const debug = envSwitch('CARRIER_DEBUG') || envSwitch('CARRIER_PROFILE');
   return new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
       if (debug) process.stderr.write(redactor.redact(String(chunk)));
@@ -156,7 +159,7 @@ async function runAndClose(checks: readonly Check[], collector: CheckCollector, 
       include: batteryFiles(suites),
       watch: false,
       reporters: [collector],
-      pool: 'threads',
+      pool: EARLY_THREADS_POOL,
       isolate: false,
       maxWorkers: suites.includes('expiry') && suites.length > 1 ? 2 : 1,
       sequence: { sequencer: ExpiryFirstSequencer },
