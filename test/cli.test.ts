@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
+import { closest } from '../src/cli/main.js';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
@@ -54,6 +55,23 @@ describe('carrier-conformance run (no --base-url, on a developer machine): the w
   });
 });
 
+describe('closest: the option a mistyped one was meant to be', () => {
+  const known = ['--concurrency', '--config', '--suite', '--strict', '--port'];
+  it.each([
+    ['--concurency', '--concurrency'],
+    ['--sutie', '--suite'],
+    ['--strikt', '--strict'],
+    ['--confg', '--config'],
+    ['--prot', '--port'],
+  ])('%s: %s', (typed, meant) => {
+    expect(closest(typed, known)).toBe(meant);
+  });
+
+  it.each(['--bogus-option', '--x', '--cfg', '--concurrencyyyy'])('%s: none (too far, or too short to tell)', (typed) => {
+    expect(closest(typed, known)).toBeUndefined();
+  });
+});
+
 describe('carrier-conformance list', () => {
   it('prints every check with its id, level and spec reference', async () => {
     const result = await runMain(['list']);
@@ -95,6 +113,11 @@ describe('bad input: exit 2 with one line that names the problem', () => {
     [['run', '--bogus-option'], /Unknown argument: --bogus-option \(see --help\)$/],
     [['run', '--bogus-option=3'], /Unknown argument: --bogus-option \(see --help\)$/],
     [['run', '-q'], /Unknown argument: -q \(see --help\)$/],
+    // A typo of a known option names it (its own command's: `list` has --json, `run` does not).
+    [['run', '--concurency', '4'], /^carrier-conformance: Unknown argument: --concurency \(did you mean --concurrency\?\) \(see --help\)$/m],
+    [['run', '--reprts-dir', 'x'], /Unknown argument: --reprts-dir \(did you mean --reports-dir\?\) \(see --help\)$/],
+    [['list', '--jsn'], /Unknown argument: --jsn \(did you mean --json\?\) \(see --help\)$/],
+    [['run', '--jsn'], /Unknown argument: --jsn \(see --help\)$/],
     [['frobnicate'], /Unknown argument: frobnicate \(see --help\)$/],
     [['run', 'extra-word'], /Unknown argument: extra-word/],
     [['run', '--config', '/nonexistent/config.json'], /config file \/nonexistent\/config.json: cannot read it \(no such file\)/],

@@ -99,9 +99,10 @@ function secretOnCommandLine(args: readonly string[]): boolean {
 
 /**
  * yargs names an unknown option twice and without its dashes (`bogus-option, bogusOption`): name
- * it once, as it was typed (`--bogus-option`); a stray word stays a word.
+ * it once, as it was typed (`--bogus-option`), with the known option it is a typo of, if any; a
+ * stray word stays a word.
  */
-function tidyYargsMessage(message: string, args: readonly string[]): string {
+function tidyYargsMessage(message: string, args: readonly string[], known: readonly string[] = []): string {
   // requiresArg's message: `--timeout` given without its value.
   const bare = /^Not enough arguments following: (.+)$/.exec(message);
   if (bare?.[1]) return `--${bare[1]}: needs a number after it`;
@@ -113,7 +114,60 @@ function tidyYargsMessage(message: string, args: readonly string[]): string {
     const flag = `${n.length === 1 ? '-' : '--'}${n}`;
     return args.some((a) => a === flag || a.startsWith(`${flag}=`)) ? flag : n;
   };
-  return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.map(typed).join(', ')}`;
+  const suggested = (n: string): string => {
+    const shown = typed(n);
+    const near = shown.startsWith('--') ? closest(shown, known) : undefined;
+    return near === undefined ? shown : `${shown} (did you mean ${near}?)`;
+  };
+  return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.map(suggested).join(', ')}`;
+}
+
+/**
+ * The long options yargs knows where it failed (the command's, and the global ones), as typed;
+ * hidden ones aside. `getOptions` is not in yargs's typings: without it, no suggestion.
+ */
+function knownFlags(y: unknown): string[] {
+  const getOptions = (y as { getOptions?: () => { key?: Record<string, unknown>; hiddenOptions?: string[] } } | undefined)?.getOptions;
+  if (typeof getOptions !== 'function') return [];
+  const options = getOptions.call(y);
+  const hidden = new Set(options.hiddenOptions ?? []);
+  return Object.keys(options.key ?? {}).filter((k) => k.length > 1 && !/[A-Z]/.test(k) && !hidden.has(k)).map((k) => `--${k}`);
+}
+
+/**
+ * The known flag nearest to a mistyped one (`--concurency`: `--concurrency`), if it is near enough
+ * to be what was meant: at most two edits, and fewer than a third of its letters.
+ */
+export function closest(typed: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.min(2, Math.floor((typed.length - 2) / 3));
+  for (const candidate of known) {
+    const d = editDistance(typed, candidate);
+    if (d <= bestDistance && (best === undefined || d < bestDistance)) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * Edit distance with the typist's four mistakes: a letter inserted, left out, replaced, or two
+ * swapped (optimal string alignment: `--sutie` is one edit from `--suite`).
+ */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const up = rows[i - 1] as number[];
+      let d = Math.min((up[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (up[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, ((rows[i - 2] as number[])[j - 2] ?? 0) + 1);
+      row[j] = d;
+    }
+    rows.push(row);
+  }
+  return (rows[a.length] as number[])[b.length] ?? 0;
 }
 
 export interface CliIO {
@@ -233,7 +287,8 @@ export async function main(given: readonly string[], io: CliIO, interrupt: Abort
     .exitProcess(false)
     .fail((message: string | undefined, error: Error | undefined) => {
       if (error instanceof HarnessExit) throw error;
-      throw new UsageError(`${tidyYargsMessage(message ?? error?.message ?? 'invalid usage', normalized)} (see --help)`);
+      // `parser` is this very instance: the handler runs while it parses, in the failing command's context.
+      throw new UsageError(`${tidyYargsMessage(message ?? error?.message ?? 'invalid usage', normalized, knownFlags(parser))} (see --help)`);
     });
   let output = '';
   try {
