@@ -8,11 +8,12 @@ import { envSwitch } from './environment.js';
  * Threads mark on the same clock (in Node, a worker's `performance.now()` counts from the
  * process's start too), their lines ending in "(thread)".
  */
-const enabled = envSwitch('CARRIER_PROFILE');
+/** Whether this run profiles (CARRIER_PROFILE=1). */
+export const profiling = envSwitch('CARRIER_PROFILE');
 const thread = isMainThread ? '' : ' (thread)';
 
 export function mark(phase: string): void {
-  if (enabled) process.stderr.write(`profile ${Math.round(performance.now())} ${phase}${thread}\n`);
+  if (profiling) process.stderr.write(`profile ${Math.round(performance.now())} ${phase}${thread}\n`);
 }
 
 /**
@@ -47,7 +48,7 @@ export function collectionCounter(): { stop: () => { full: number; young: number
  * says nothing.
  */
 export function countCollections(): { stop: () => string } {
-  if (!enabled) return { stop: () => '' };
+  if (!profiling) return { stop: () => '' };
   const counter = collectionCounter();
   return {
     stop: () => {

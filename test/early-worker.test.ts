@@ -70,9 +70,12 @@ describe('takeEarlyWorker', () => {
 });
 
 describe('a run of the CLI', () => {
-  it("gives Vitest the thread started early: the prediction of Vitest's spawn holds for the installed Vitest", async () => {
+  it.each([
+    ['run', ['run']],
+    ['the default command, without `run`', []],
+  ])("gives Vitest the thread started early (%s): the prediction of Vitest's spawn holds for the installed Vitest", async (_how, command: string[]) => {
     const reportsDir = await tempDir();
-    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { env: { CARRIER_PROFILE: '1' } });
+    const result = await runBin([...command, '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { env: { CARRIER_PROFILE: '1' } });
 
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^profile \d+ battery: the early worker is Vitest's$/m);

@@ -37,10 +37,16 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-// A run needs Vitest: its loading starts now, while the options are parsed and the target resolved,
-// and the battery's worker thread boots meanwhile on the other core (src/runner/early-worker.ts).
-if (process.argv[2] === 'run' && !process.argv.some((a) => a === '--help' || a === '-h')) startEarlyWorker();
-if (!['list', 'serve', '--help', '--version', '-h'].includes(process.argv[2] ?? '')) void import('vitest/node').catch(() => undefined);
+// A run of the battery (`run`, or no command at all: `run` is the default; not its help) needs
+// Vitest: its loading starts now, while the options are parsed and the target resolved, and the
+// battery's worker thread boots meanwhile on the other core (src/runner/early-worker.ts). The
+// other commands (list, diff, matrix, verify-bundle, serve) need neither.
+const command = process.argv[2];
+const runsBattery = (command === undefined || command === 'run' || command.startsWith('-')) && !process.argv.some((a) => ['--help', '-h', '--version'].includes(a));
+if (runsBattery) {
+  startEarlyWorker();
+  void import('vitest/node').catch(() => undefined);
+}
 
 // The first Ctrl-C or SIGTERM stops the run and writes a partial report; a second one quits at once.
 const interrupt = new AbortController();

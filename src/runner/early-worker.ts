@@ -62,6 +62,11 @@ export function sameSpawn(a: Spawn, b: Spawn): boolean {
   return a.entry === b.entry && a.execArgv.length === b.execArgv.length && a.execArgv.every((x, i) => x === b.execArgv[i]) && keys.length === defined(b.env).length && keys.every((k) => a.env[k] === b.env[k]);
 }
 
+/** A thread as Vitest's threads pool starts one: its output piped by whoever takes it. */
+function spawnThread(spawn: Spawn): Worker {
+  return new Worker(spawn.entry, { env: spawn.env, execArgv: [...spawn.execArgv], stdout: true, stderr: true });
+}
+
 let early: { spawn: Spawn; worker: Worker; alive: boolean } | undefined;
 
 /** Starts the battery's worker thread now (once), as `spawn` says (by default, as Vitest will want it); the thread, if it was started now. */
@@ -69,7 +74,7 @@ export function startEarlyWorker(spawn: Spawn = expectedSpawn()): Worker | undef
   if (early) return undefined;
   let worker: Worker;
   try {
-    worker = new Worker(spawn.entry, { env: spawn.env, execArgv: [...spawn.execArgv], stdout: true, stderr: true });
+    worker = spawnThread(spawn);
   } catch {
     // Node refuses some of its options in threads (ERR_WORKER_INVALID_EXEC_ARGV): Vitest's own
     // start then fails the same way, and the run says why (CheckCollector).
@@ -134,7 +139,7 @@ class EarlyThreadsPoolWorker implements PoolWorker {
     // Called again when the runtime is shared (isolate: false).
     if (!this.#thread) {
       const spawn = this.#spawn;
-      this.#thread = takeEarlyWorker(spawn) ?? new Worker(spawn.entry, { env: spawn.env, execArgv: [...spawn.execArgv], stdout: true, stderr: true });
+      this.#thread = takeEarlyWorker(spawn) ?? spawnThread(spawn);
       this.#thread.stdout.pipe(this.#stdout);
       this.#thread.stderr.pipe(this.#stderr);
     }

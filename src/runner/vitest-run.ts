@@ -4,7 +4,7 @@ import type { TestSpecification, Vitest } from 'vitest/node';
 import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
 import { envSwitch } from '../environment.js';
-import { mark } from '../profile.js';
+import { mark, profiling } from '../profile.js';
 import { redactor } from '../redact.js';
 import { FROM_BUILD, PACKAGE_ROOT } from '../version.js';
 import { CheckCollector } from './collector.js';
@@ -113,7 +113,7 @@ const noop = (): void => undefined;
  * stack traces.
  */
 function vitestConsole(): Writable {
-  const debug = envSwitch('CARRIER_DEBUG') || envSwitch('CARRIER_PROFILE');
+  const debug = envSwitch('CARRIER_DEBUG') || profiling;
   return new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
       if (debug) process.stderr.write(redactor.redact(String(chunk)));
