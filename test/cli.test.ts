@@ -171,6 +171,35 @@ describe('a battery whose worker thread cannot start', () => {
   });
 });
 
+describe('a run under Node options for V8', () => {
+  // `node --max-old-space-size=… carrier-conformance` for a big run: Node refuses V8's options
+  // when they are handed to a thread explicitly, and the run ended with exit 3.
+  it('runs the battery, its OpenAPI thread inheriting the option', async () => {
+    const reportsDir = await tempDir();
+    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { nodeArgs: ['--max-old-space-size=512'] });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/4 checks: 4 passed/);
+  });
+
+  it('runs it from a string entry too, the document read on the main thread when Node refuses the thread its options', async () => {
+    const reportsDir = await tempDir();
+    const script = `process.argv.splice(1, 0, ${JSON.stringify(BIN)}); await import(${JSON.stringify(BIN)});`;
+    const args = ['--max-old-space-size=512', '--input-type=module', '-e', script, 'run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir];
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+    });
+
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/4 checks: 4 passed/);
+  });
+});
+
 describe('options from a config file and the environment', () => {
   it('runs against the target a --config file names, with the secret from CARRIER_CLIENT_SECRET', async () => {
     const server = await startReferenceServer();

@@ -1,15 +1,16 @@
-// The threads the CLI starts (Vitest's, the OpenAPI document's) inherit the process's Node
-// options, except those that only a string entry allows: a script that runs the CLI with
-// `node --input-type=module -e …` would otherwise fail to start them.
+// The OpenAPI document's thread inherits the process's Node options, V8's included, unless the
+// process was started from a string entry (`node --input-type=module -e …`), whose options would
+// make a thread with a file entry fail; then it gets the others explicitly.
 import { describe, expect, it } from 'vitest';
 import { threadExecArgv } from '../src/threads.js';
 
 describe('threadExecArgv', () => {
-  it('keeps the options a thread can take', () => {
-    expect(threadExecArgv(['--max-old-space-size=512', '--cpu-prof', '--enable-source-maps'])).toEqual(['--max-old-space-size=512', '--cpu-prof', '--enable-source-maps']);
+  it('leaves a file entry’s options to be inherited, V8’s included (given explicitly, Node refuses them)', () => {
+    expect(threadExecArgv(['--max-old-space-size=512', '--cpu-prof', '--enable-source-maps'])).toBeUndefined();
+    expect(threadExecArgv([])).toBeUndefined();
   });
 
-  it('drops the string entry and its input type, in either spelling', () => {
+  it('drops the string entry and its input type, in either spelling, and keeps the rest', () => {
     expect(threadExecArgv(['--input-type=module', '-e', 'await main()', '--cpu-prof'])).toEqual(['--cpu-prof']);
     expect(threadExecArgv(['--input-type', 'module', '--eval', 'x', '-p', '1+1', '--print=2', '--eval=y'])).toEqual([]);
   });

@@ -20,9 +20,18 @@ export type LoadReply = { ok: true; api: ApiDescription } | { ok: false; usage: 
 const WORKER_URL = builtFile('src/openapi/load-worker.js');
 
 export function loadOpenApiInThread(file: string): Promise<ApiDescription> {
-  if (!FROM_BUILD) return import('./load.js').then((m) => m.loadOpenApi(file));
+  const inThisThread = (): Promise<ApiDescription> => import('./load.js').then((m) => m.loadOpenApi(file));
+  if (!FROM_BUILD) return inThisThread();
+  const execArgv = threadExecArgv();
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_URL, { workerData: { file }, ...(execArgv ? { execArgv } : {}) });
+  } catch (err) {
+    // Node refused the options a string entry leaves (threads.ts): the document is read here.
+    if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_INVALID_EXEC_ARGV') return inThisThread();
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
   return new Promise<ApiDescription>((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, { workerData: { file }, execArgv: threadExecArgv() });
     // The run must not wait for this thread to end, only for its answer.
     worker.unref();
     worker.once('message', (reply: LoadReply) => {
