@@ -2,11 +2,14 @@ import { ExitCode } from '../exit-codes.js';
 import { main } from './main.js';
 import { mark } from '../profile.js';
 import { keepHeapsNearWhatTheyHold } from './heap.js';
+import { keepWebAssemblyInItsBaselineTier } from './wasm-tiering.js';
 import { startEarlyWorker } from '../runner/early-worker.js';
 
 mark('cli: modules loaded');
 // Now, with the CLI's modules loaded and before Vitest loads and starts its workers (see heap.ts).
 keepHeapsNearWhatTheyHold();
+// Before undici compiles its HTTP parser, in this thread or another (see wasm-tiering.ts).
+keepWebAssemblyInItsBaselineTier();
 
 /** Process glue: the real streams, signals, and the exit code set once the run has ended. */
 
