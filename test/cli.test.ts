@@ -70,6 +70,22 @@ describe('closest: the option a mistyped one was meant to be', () => {
   it.each(['--bogus-option', '--x', '--cfg', '--concurrencyyyy'])('%s: none (too far, or too short to tell)', (typed) => {
     expect(closest(typed, known)).toBeUndefined();
   });
+
+  const commands = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'serve'];
+  it.each([
+    ['rnu', 'run'],
+    ['lsit', 'list'],
+    ['dif', 'diff'],
+    ['serv', 'serve'],
+    ['matirx', 'matrix'],
+    ['verify-bundel', 'verify-bundle'],
+  ])('command %s: %s', (typed, meant) => {
+    expect(closest(typed, commands)).toBe(meant);
+  });
+
+  it.each(['rn', 'xyz', 'verify', 'runs-all'])('command %s: none', (typed) => {
+    expect(closest(typed, commands)).toBeUndefined();
+  });
 });
 
 describe('carrier-conformance list', () => {
@@ -119,6 +135,10 @@ describe('bad input: exit 2 with one line that names the problem', () => {
     [['list', '--jsn'], /Unknown argument: --jsn \(did you mean --json\?\) \(see --help\)$/],
     [['run', '--jsn'], /Unknown argument: --jsn \(see --help\)$/],
     [['frobnicate'], /Unknown argument: frobnicate \(see --help\)$/],
+    // A typo of a command where the command goes names it; the same word elsewhere does not.
+    [['rnu', '--embedded'], /^carrier-conformance: Unknown argument: rnu \(did you mean run\?\) \(see --help\)$/m],
+    [['lsit'], /Unknown argument: lsit \(did you mean list\?\) \(see --help\)$/],
+    [['run', 'lsit'], /Unknown argument: lsit \(see --help\)$/],
     [['run', 'extra-word'], /Unknown argument: extra-word/],
     [['run', '--config', '/nonexistent/config.json'], /config file \/nonexistent\/config.json: cannot read it \(no such file\)/],
     [['run', '--base-url', 'https://api.example.com', '--client-id', 'x'], /--client-secret is missing: set CARRIER_CLIENT_SECRET/],

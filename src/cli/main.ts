@@ -116,7 +116,8 @@ function tidyYargsMessage(message: string, args: readonly string[], known: reado
   };
   const suggested = (n: string): string => {
     const shown = typed(n);
-    const near = shown.startsWith('--') ? closest(shown, known) : undefined;
+    // A word where the command goes (`carrier-conformance rnu`) is a typo of a command, if any.
+    const near = shown.startsWith('--') ? closest(shown, known) : shown === args[0] ? closest(shown, COMMANDS) : undefined;
     return near === undefined ? shown : `${shown} (did you mean ${near}?)`;
   };
   return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.map(suggested).join(', ')}`;
@@ -134,13 +135,17 @@ function knownFlags(y: unknown): string[] {
   return Object.keys(options.key ?? {}).filter((k) => k.length > 1 && !/[A-Z]/.test(k) && !hidden.has(k)).map((k) => `--${k}`);
 }
 
+/** The commands, as typed (the yargs commands below). */
+const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'serve'];
+
 /**
- * The known flag nearest to a mistyped one (`--concurency`: `--concurrency`), if it is near enough
- * to be what was meant: at most two edits, and fewer than a third of its letters.
+ * The known flag or command nearest to a mistyped one (`--concurency`: `--concurrency`; `rnu`:
+ * `run`), if it is near enough to be what was meant: at most two edits, and at most a third of
+ * its letters (the dashes aside).
  */
 export function closest(typed: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.min(2, Math.floor((typed.length - 2) / 3));
+  let bestDistance = Math.min(2, Math.floor(typed.replace(/^-+/, '').length / 3));
   for (const candidate of known) {
     const d = editDistance(typed, candidate);
     if (d <= bestDistance && (best === undefined || d < bestDistance)) {
