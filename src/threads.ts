@@ -13,7 +13,6 @@ const STRING_ENTRY = ['-e', '--eval', '-p', '--print', '--input-type'];
  * itself (load-in-thread.ts).
  */
 export function threadExecArgv(execArgv: readonly string[] = process.execArgv): string[] | undefined {
-  if (!execArgv.some((arg) => STRING_ENTRY.includes(arg) || /^--(input-type|eval|print)=/.test(arg))) return undefined;
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i += 1) {
     const arg = execArgv[i] as string;
@@ -24,5 +23,6 @@ export function threadExecArgv(execArgv: readonly string[] = process.execArgv): 
     if (/^--(input-type|eval|print)=/.test(arg)) continue;
     out.push(arg);
   }
-  return out;
+  // Nothing dropped: no string entry, so the thread inherits.
+  return out.length === execArgv.length ? undefined : out;
 }
