@@ -66,9 +66,40 @@ export class Redactor {
     if (added) this.#ordered = [...this.#secrets].sort((a, b) => b[0].length - a[0].length);
   }
 
+  /**
+   * Registers the encodings a target might echo a secret in that cost nothing to compute: hex,
+   * Base64 (standard and URL-safe, with and without padding) and HTML character references
+   * (the usual escapes of `&<>"'`, and every character as a decimal or hex reference).
+   */
+  addEncodedSecret(value: string | undefined, kind: SecretKind = 'secret'): void {
+    if (!value || value.length < MIN_SECRET_LENGTH) return;
+    const bytes = Buffer.from(value, 'utf8');
+    const hex = bytes.toString('hex');
+    const base64 = bytes.toString('base64');
+    const base64url = bytes.toString('base64url');
+    const chars = Array.from(value);
+    const html = (quote: string, apostrophe: string): string =>
+      value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quote, "'": apostrophe })[c] ?? c);
+    for (const variant of [
+      hex,
+      hex.toUpperCase(),
+      base64,
+      base64.replace(/=+$/, ''),
+      base64url,
+      html('&quot;', '&#39;'),
+      html('&#34;', '&#x27;'),
+      html('&quot;', '&apos;'),
+      chars.map((c) => `&#${c.codePointAt(0) ?? 0};`).join(''),
+      chars.map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`).join(''),
+    ]) {
+      this.addSecret(variant, kind);
+    }
+  }
+
   /** Registers the client credentials: the secret itself and the Basic header value built from them. */
   addClientCredentials(clientId: string, clientSecret: string): void {
     this.addSecret(clientSecret, 'client-secret');
+    this.addEncodedSecret(clientSecret, 'client-secret');
     // A client that skipped the RFC 6749 §2.3.1 form-encoding would send the second spelling.
     for (const [id, secret] of [[formEncode(clientId), formEncode(clientSecret)], [clientId, clientSecret]] as const) {
       const plain = `${id}:${secret}`;

@@ -48,6 +48,30 @@ describe('Redactor: the client credentials', () => {
   });
 });
 
+describe('Redactor: the client secret echoed in an encoding (hostile targets)', () => {
+  const html = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const secret = `${SECRET}<'">`;
+  const encodings: readonly (readonly [string, string])[] = [
+    ['hex', Buffer.from(secret).toString('hex')],
+    ['upper-case hex', Buffer.from(secret).toString('hex').toUpperCase()],
+    ['Base64', Buffer.from(secret).toString('base64')],
+    ['URL-safe Base64', Buffer.from(secret).toString('base64url')],
+    ['HTML escapes', html(secret)],
+    ['HTML escapes, numeric', secret.replace(/"/g, '&#34;').replace(/'/g, '&#x27;').replace(/&(?!#)/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')],
+    ['decimal character references', Array.from(secret).map((c) => `&#${c.codePointAt(0) ?? 0};`).join('')],
+    ['hex character references', Array.from(secret).map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`).join('')],
+  ];
+
+  it.each(encodings)('%s of the bare secret is redacted', (_what, encoded) => {
+    const r = new Redactor();
+    r.addClientCredentials(CLIENT_ID, secret);
+    expect(encoded).not.toContain(secret);
+    const out = r.redact(`{"echo":"${encoded}"}`);
+    expect(out).toContain('[REDACTED:client-secret]');
+    expect(out).not.toContain(encoded.slice(0, 12));
+  });
+});
+
 describe('Redactor: registration', () => {
   it('replaces the longest secret first, so a secret inside a longer one is not half-replaced', () => {
     const r = new Redactor();

@@ -31,14 +31,25 @@ export function renderBundleVerdict(dir: string, verdict: BundleVerdict, keyGive
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The path without trailing slashes (or "/."): `DIR/` resolves a symbolic link that `DIR` names
+ * itself, and the verdict must not depend on how the operator typed the path.
+ */
+function bare(dir: string): string {
+  const stripped = dir.replace(/(?:\/\.?)+$/, '');
+  return stripped === '' ? dir : stripped;
+}
+
 export function verifyBundleCommand(dir: string, publicKey: string | undefined, io: VerifyIO): number {
-  let isDir: boolean;
+  let stat: ReturnType<typeof lstatSync>;
   try {
-    isDir = lstatSync(dir).isDirectory();
+    stat = lstatSync(bare(dir));
   } catch {
     throw new UsageError(`verify-bundle ${dir}: no such directory; give the directory \`run --bundle\` wrote`);
   }
-  if (!isDir) throw new UsageError(`verify-bundle ${dir}: not a directory; give the directory \`run --bundle\` wrote`);
+  // A bundle is the submitter's directory as it is: a link to one is refused like a link in one.
+  if (stat.isSymbolicLink()) throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; give the directory \`run --bundle\` wrote, not a link to it`);
+  if (!stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a directory; give the directory \`run --bundle\` wrote`);
   const key = publicKey === undefined ? undefined : loadPublicKey(publicKey);
   const verdict = verifyBundle(dir, key);
   io.out(renderBundleVerdict(dir, verdict, key !== undefined, io.color));

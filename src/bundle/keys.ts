@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import { readTextFile } from '../files.js';
+import { FILE_LIMITS, readTextFile } from '../files.js';
 
 /**
  * Ed25519 keys as PEM (RFC 8410): a PKCS#8 private key to sign a bundle, an SPKI public key to
@@ -11,12 +11,8 @@ import { readTextFile } from '../files.js';
  * A private key is never printed: errors name the file, not its content.
  */
 
-const KEY_MAX_CHARS = 64 * 1024;
-
 function readPem(path: string, what: string): string {
-  const text = readTextFile(path, what);
-  if (text.length > KEY_MAX_CHARS) throw new UsageError(`${what} ${path}: too large for a PEM key`);
-  return text;
+  return readTextFile(path, what, FILE_LIMITS.key);
 }
 
 export function loadSigningKey(path: string): KeyObject {

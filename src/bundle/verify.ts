@@ -7,7 +7,8 @@ import { catalogueDigest } from '../catalogue/digest.js';
 import { HarnessExit } from '../errors.js';
 import { checkReason, oneLine } from '../report/format.js';
 import { countStatuses, type RunReport } from '../report/model.js';
-import { REPORT_MAX_BYTES, parseRunReport, readBoundedFile } from '../report/read.js';
+import { readRegularFile, type FileLimit } from '../files.js';
+import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
 import { verdictOf } from '../runner/results.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, MANIFESTED, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
@@ -39,7 +40,9 @@ export interface BundleVerdict {
 }
 
 /** Far larger than a manifest, target.json or signature.json can honestly be. */
-const SMALL_FILE_MAX = 1024 * 1024;
+function small(name: string): FileLimit {
+  return { maxBytes: 1024 * 1024, of: `a bundle's ${name}` };
+}
 
 class Findings {
   readonly list: BundleFinding[] = [];
@@ -66,12 +69,13 @@ class BundleFiles {
     return lstatOrUndefined(join(this.dir, name)) !== undefined;
   }
 
-  get(name: string, max = REPORT_MAX_BYTES): Buffer | undefined {
+  get(name: string, limit: FileLimit = REPORT_LIMIT): Buffer | undefined {
     if (this.#read.has(name)) return this.#read.get(name);
     let bytes: Buffer | undefined;
     const path = join(this.dir, name);
     try {
-      bytes = readBoundedFile(path, name, max, { noFollow: true });
+      // Only the bundle's own plain files: no link out of it, no FIFO or device to block on.
+      bytes = readRegularFile(path, name, limit, { noFollow: true });
     } catch (err) {
       this.f.fail(name, err instanceof HarnessExit ? err.message.replace(`${name} ${path}: `, '') : (err as Error).message);
     }
@@ -107,7 +111,7 @@ function checkListing(dir: string, f: Findings): void {
 /** Every manifested file present, once, with its digest; the manifest's bytes for the signature. */
 function checkManifest(files: BundleFiles, f: Findings): { manifestBytes?: Buffer; intact: Set<string> } {
   const intact = new Set<string>();
-  const manifestBytes = files.get(BUNDLE_FILES.manifest, SMALL_FILE_MAX);
+  const manifestBytes = files.get(BUNDLE_FILES.manifest, small(BUNDLE_FILES.manifest));
   if (manifestBytes === undefined) return { intact };
   const manifest: Manifest | undefined = parseJson(manifestBytes, manifestSchema, BUNDLE_FILES.manifest, f);
   if (manifest === undefined) return { manifestBytes, intact };
@@ -150,7 +154,7 @@ function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, t
     else f.note(topic, 'the bundle is not signed: the manifest proves the files belong together, not who made them');
     return;
   }
-  const bytes = files.get(BUNDLE_FILES.signature, SMALL_FILE_MAX);
+  const bytes = files.get(BUNDLE_FILES.signature, small(BUNDLE_FILES.signature));
   const signature = bytes === undefined ? undefined : parseJson(bytes, signatureSchema, BUNDLE_FILES.signature, f);
   if (signature === undefined || manifestBytes === undefined) return;
   let embedded: KeyObject;
@@ -274,7 +278,7 @@ export function verifyBundle(dir: string, trusted?: KeyObject): BundleVerdict {
       f.fail(BUNDLE_FILES.report, (err as Error).message.replace(`${BUNDLE_FILES.report}: `, ''));
     }
   }
-  const targetBytes = files.get(BUNDLE_FILES.target, SMALL_FILE_MAX);
+  const targetBytes = files.get(BUNDLE_FILES.target, small(BUNDLE_FILES.target));
   const info = targetBytes === undefined ? undefined : parseJson(targetBytes, targetInfoSchema, BUNDLE_FILES.target, f);
   if (report !== undefined) {
     if (info !== undefined) checkTarget(info, report, f);

@@ -1,10 +1,10 @@
 import type { KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { access, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { RunOptions } from '../config.js';
 import { UsageError } from '../errors.js';
+import { FILE_LIMITS, readRegularFile, type FileLimit } from '../files.js';
 import { renderHtmlReport } from '../report/html.js';
 import { renderJsonReport } from '../report/json.js';
 import { renderJUnit } from '../report/junit.js';
@@ -57,9 +57,10 @@ export async function prepareBundle(options: RunOptions): Promise<BundlePlan | u
   return { dir: options.bundle, ...(key ? { key } : {}) };
 }
 
-function fileDigest(path: string): { file: string; sha256: string } {
-  // Read once already by the run; read again for its digest (an unreadable file would have stopped the run).
-  return { file: basename(path), sha256: sha256Of(readFileSync(path)) };
+function fileDigest(path: string, what: string, limit: FileLimit): { file: string; sha256: string } {
+  // Read once already by the run; read again for its digest, as safely: it may have been
+  // replaced since (by a FIFO, which would hang the end of the run).
+  return { file: basename(path), sha256: sha256Of(readRegularFile(path, what, limit)) };
 }
 
 /** target.json, from an allow-list of the report and options: nothing secret can reach it. */
@@ -88,12 +89,12 @@ export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
       suites: [...options.suite],
       checks: [...options.check],
       ...(report.rerunOf !== undefined ? { rerunOf: report.rerunOf } : {}),
-      ...(options.baseline !== undefined ? { baseline: { ...fileDigest(options.baseline), entries: report.baseline?.entries ?? 0, strict: options.strictBaseline } } : {}),
-      ...(options.expectations !== undefined ? { expectations: fileDigest(options.expectations) } : {}),
-      ...(options.openapi !== undefined ? { openapi: fileDigest(options.openapi) } : {}),
+      ...(options.baseline !== undefined ? { baseline: { ...fileDigest(options.baseline, 'baseline file', FILE_LIMITS.baseline), entries: report.baseline?.entries ?? 0, strict: options.strictBaseline } } : {}),
+      ...(options.expectations !== undefined ? { expectations: fileDigest(options.expectations, 'expectations file', FILE_LIMITS.expectations) } : {}),
+      ...(options.openapi !== undefined ? { openapi: fileDigest(options.openapi, '--openapi', FILE_LIMITS.openapi) } : {}),
       endpoints: [...options.endpoint],
       parameters: parameterValues(options),
-      ...(options.caFile !== undefined ? { caFile: fileDigest(options.caFile) } : {}),
+      ...(options.caFile !== undefined ? { caFile: fileDigest(options.caFile, '--ca-file', FILE_LIMITS.ca) } : {}),
       insecure: options.insecure,
       ...(options.foreignTenantId !== undefined ? { foreignTenantId: options.foreignTenantId } : {}),
       maxExpiryWait: options.maxExpiryWait,

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { ApiDescription } from '../api/endpoint-specs.js';
-import { UsageError } from '../errors.js';
+import { RunAbortedError, UsageError } from '../errors.js';
 import { threadExecArgv } from '../threads.js';
 import { builtFile, FROM_BUILD } from '../version.js';
 
@@ -11,21 +11,51 @@ import { builtFile, FROM_BUILD } from '../version.js';
  * of a run the main thread is what Vitest's worker waits on while it boots (it serves the
  * worker's module requests): the second core is idle then, so the document is read there.
  *
+ * The thread is also where a document can be stopped: `signal` (the run's --deadline, Ctrl-C,
+ * SIGTERM) terminates it, whatever the parser is doing, and the load rejects with the reason
+ * (issue 28: a document that takes long must not hold a run past its deadline).
+ *
  * Run from the sources (the harness's own tests, through Vite), a thread cannot load the
- * TypeScript module: the document is read in this thread, as before.
+ * TypeScript module: the document is read in this thread, as before. That reading cannot be
+ * interrupted (the parser's work is synchronous in parts, and holds this thread's event loop
+ * meanwhile); `signal` only stops the run from waiting for it. The limits document-files.ts
+ * reads it within keep it short.
  */
 
 export type LoadReply = { ok: true; api: ApiDescription } | { ok: false; usage: boolean; message: string };
 
+export interface ThreadLoadOptions {
+  /** --openapi-root: the folder the document's `$ref`s may reach (default: the document's). */
+  root?: string | undefined;
+  /** Stops the reading: the thread is terminated and the load rejects with the reason. */
+  signal?: AbortSignal | undefined;
+}
+
 const WORKER_URL = builtFile('src/openapi/load-worker.js');
 
-export function loadOpenApiInThread(file: string): Promise<ApiDescription> {
-  const inThisThread = (): Promise<ApiDescription> => import('./load.js').then((m) => m.loadOpenApi(file));
+/** The error a stopped load rejects with: the signal's reason, as an error of the run's. */
+function stopped(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new RunAbortedError(typeof reason === 'string' ? reason : 'the run was interrupted');
+}
+
+export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {}): Promise<ApiDescription> {
+  const { root, signal } = options;
+  if (signal?.aborted) return Promise.reject(stopped(signal));
+  const inThisThread = (): Promise<ApiDescription> => {
+    const loaded = import('./load.js').then((m) => m.loadOpenApi(file, { root }));
+    if (!signal) return loaded;
+    return new Promise<ApiDescription>((resolve, reject) => {
+      const onAbort = (): void => reject(stopped(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      loaded.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  };
   if (!FROM_BUILD) return inThisThread();
   const execArgv = threadExecArgv();
   let worker: Worker;
   try {
-    worker = new Worker(WORKER_URL, { workerData: { file }, ...(execArgv ? { execArgv } : {}) });
+    worker = new Worker(WORKER_URL, { workerData: { file, root }, ...(execArgv ? { execArgv } : {}) });
   } catch (err) {
     // Node refused the options a string entry leaves (threads.ts): the document is read here.
     if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_INVALID_EXEC_ARGV') return inThisThread();
@@ -34,12 +64,25 @@ export function loadOpenApiInThread(file: string): Promise<ApiDescription> {
   return new Promise<ApiDescription>((resolve, reject) => {
     // The run must not wait for this thread to end, only for its answer.
     worker.unref();
+    const onAbort = (): void => {
+      reject(stopped(signal as AbortSignal));
+      void worker.terminate();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = (): void => signal?.removeEventListener('abort', onAbort);
     worker.once('message', (reply: LoadReply) => {
+      settle();
       void worker.terminate();
       if (reply.ok) resolve(reply.api);
       else reject(reply.usage ? new UsageError(reply.message) : new Error(reply.message));
     });
-    worker.once('error', (err) => reject(err));
-    worker.once('exit', (code) => reject(new Error(`the thread reading ${file} ended (exit code ${code}) without an answer`)));
+    worker.once('error', (err) => {
+      settle();
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      settle();
+      reject(new Error(`the thread reading ${file} ended (exit code ${code}) without an answer`));
+    });
   });
 }

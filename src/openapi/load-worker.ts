@@ -6,10 +6,10 @@ import { loadOpenApi } from './load.js';
 import type { LoadReply } from './load-in-thread.js';
 
 /** The thread of load-in-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, and posts them, or why it could not. */
-const file = (workerData as { file: string }).file;
+const { file, root } = workerData as { file: string; root?: string };
 let reply: LoadReply;
 try {
-  const api = await loadOpenApi(file);
+  const api = await loadOpenApi(file, { root });
   reply = { ok: true, api: { ...api, ...validatorsOf(api) } };
 } catch (err) {
   reply = { ok: false, usage: err instanceof UsageError, message: err instanceof Error ? err.message : String(err) };

@@ -2,6 +2,7 @@ import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
 import { PAGING_HEADER_NAMES } from '../api/paths.js';
 import { UsageError } from '../errors.js';
+import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, type DocumentLimits } from './document-files.js';
 import { documentAsJsonSchema } from './json-schema.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
@@ -9,7 +10,9 @@ import { isObject, pointerOf, resolve, type Json } from './pointer.js';
  * --openapi FILE: the tenant endpoints of the user's API, from their OpenAPI 3.0 or 3.1 document
  * (YAML or JSON, `$ref`s across files). @readme/openapi-parser bundles it into one (external
  * `$ref`s inlined, internal ones kept, so that recursive schemas stay finite); the harness never
- * parses YAML or resolves references itself. It does not validate the document against the
+ * resolves references itself. The document is untrusted input: its files are read and parsed by
+ * document-files.ts, the parser's file resolver, inside one folder and within limits (issue 28).
+ * It does not validate the document against the
  * OpenAPI schema at every run (a third of a second of start-up for every run; the reference's own
  * document is validated in the tests): what the harness reads of it is checked as it is read.
  *
@@ -29,12 +32,37 @@ function isJsonMediaType(type: string): boolean {
   return essence === 'application/json' || /^[a-z]+\/[^\s/]+\+json$/.test(essence);
 }
 
-async function read(file: string): Promise<Json> {
+/** Where a document's `$ref`s may lead (--openapi-root; default: the document's folder), and the limits it is read within. */
+export interface LoadOptions {
+  root?: string | undefined;
+  limits?: Readonly<DocumentLimits>;
+}
+
+async function read(file: string, options: LoadOptions): Promise<Json> {
+  const files = new DocumentFiles(file, options.root, options.limits ?? DOCUMENT_LIMITS);
+  let bundled: Json;
   try {
-    return (await bundle(file)) as unknown as Json;
+    bundled = (await bundle(file, files.resolverOptions())) as unknown as Json;
   } catch (err) {
+    // What the harness's resolver refused or could not read, said by it; else the parser's word.
+    if (files.failure) throw files.failure;
+    // The parser's walks recurse, into each $ref as they meet it: a chain of $refs thousands long,
+    // or files nested in files, can take it past the stack (each file is within the limits).
+    if (err instanceof RangeError) throw new UsageError(`--openapi ${file}: the parser ran out of stack following the document's $refs (a chain of $refs thousands long, or $ref'd files nested in one another)`);
     throw new UsageError(`--openapi ${file}: cannot read it as an OpenAPI document: ${oneLine((err as Error).message)}`);
   }
+  // Should a version of the parser ever ignore the resolver, its own would have read the files
+  // unconfined: refuse rather than use them.
+  if (!files.documentRead) throw new Error(`@readme/openapi-parser did not read ${file} through the harness's resolver; the document is not used`);
+  // External $refs are inlined by the bundle: bounded again as one document, for the harness and
+  // the battery's workers, which walk it whole.
+  try {
+    measure(bundled, files.limits.totalBytes, files.limits.depth);
+  } catch (err) {
+    if (!(err instanceof LimitExceeded)) throw err;
+    throw new UsageError(`--openapi ${file}: bundled with its $refs, ${err.message}`);
+  }
+  return bundled;
 }
 
 function oneLine(text: string): string {
@@ -104,8 +132,8 @@ export function endpointsOf(document: Json): EndpointSpec[] {
 }
 
 /** Reads, validates and bundles the document, and finds its tenant endpoints. */
-export async function loadOpenApi(file: string): Promise<ApiDescription> {
-  const raw = await read(file);
+export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<ApiDescription> {
+  const raw = await read(file, options);
   const declared = raw.openapi ?? raw.swagger;
   const version = typeof declared === 'string' ? declared : '';
   if (!/^3\.[01]\./.test(version)) throw new UsageError(`--openapi ${file}: OpenAPI ${version || '(no version)'} is not supported; give an OpenAPI 3.0 or 3.1 document`);

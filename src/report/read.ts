@@ -1,6 +1,7 @@
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { readRegularFile, type FileLimit } from '../files.js';
 import { oneLine, printable } from './format.js';
 import { runReportSchema, type RunReport } from './model.js';
 
@@ -23,48 +24,22 @@ export interface ReadOptions {
   maxBytes?: number;
 }
 
-/** A report.json, or a directory holding one (a reports directory, a downloaded CI artifact, a bundle). */
-export function reportPath(path: string): string {
+/**
+ * A report.json, or a directory holding one (a reports directory, a downloaded CI artifact, a
+ * bundle). The one inside a directory came with it: a symbolic link there is refused, not
+ * followed out of the directory. A path named directly is the operator's, links and all.
+ */
+export function reportPath(path: string): { file: string; inside: boolean } {
   try {
-    return statSync(path).isDirectory() ? join(path, 'report.json') : path;
+    // stat, not open: it cannot block on a FIFO.
+    return statSync(path).isDirectory() ? { file: join(path, 'report.json'), inside: true } : { file: path, inside: false };
   } catch {
-    return path;
+    return { file: path, inside: false };
   }
 }
 
-/**
- * Reads at most `maxBytes` of a regular file; anything else is a one-line UsageError. With
- * `noFollow` a symbolic link is refused rather than followed (files of a bundle: a link could
- * point anywhere on the verifier's machine).
- */
-export function readBoundedFile(path: string, what: string, maxBytes: number, options: { noFollow?: boolean } = {}): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, options.noFollow ? fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW : fsConstants.O_RDONLY);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'ELOOP' ? 'a symbolic link, refused' : (code ?? (err as Error).message);
-    throw new UsageError(`${what} ${path}: cannot read it (${reason})`);
-  }
-  try {
-    const stat = fstatSync(fd);
-    // A FIFO or a device (/dev/zero) has no end to read to.
-    if (!stat.isFile()) throw new UsageError(`${what} ${path}: not a regular file`);
-    if (stat.size > maxBytes) throw new UsageError(`${what} ${path}: ${stat.size} bytes, more than the ${maxBytes} a report can be; is it the right file?`);
-    // Read up to one byte past the limit: a file that grows while it is read is caught too.
-    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > maxBytes) throw new UsageError(`${what} ${path}: more than the ${maxBytes} bytes a report can be`);
-    }
-    return buffer.subarray(0, length);
-  } finally {
-    closeSync(fd);
-  }
-}
+/** A report, or any file of its size class (a bundle's JUnit and HTML). */
+export const REPORT_LIMIT: FileLimit = { maxBytes: REPORT_MAX_BYTES, of: 'a report' };
 
 /** Parses and validates a report.json against its schema (src/report/model.ts). */
 export function parseRunReport(text: string, where: string): RunReport {
@@ -92,7 +67,7 @@ export function parseRunReport(text: string, where: string): RunReport {
 /** Reads a report.json (or the one in a directory), bounded in size, validated. */
 export function readRunReport(path: string, options: ReadOptions = {}): { report: RunReport; path: string } {
   const what = options.what ?? 'report';
-  const file = reportPath(path);
-  const bytes = readBoundedFile(file, what, options.maxBytes ?? REPORT_MAX_BYTES);
+  const { file, inside } = reportPath(path);
+  const bytes = readRegularFile(file, what, { ...REPORT_LIMIT, maxBytes: options.maxBytes ?? REPORT_MAX_BYTES }, { noFollow: inside });
   return { report: parseRunReport(bytes.toString('utf8'), `${what} ${file}`), path: file };
 }

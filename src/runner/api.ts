@@ -12,11 +12,12 @@ export interface EarlyDocument {
 /**
  * Starts reading the --openapi document now, on its own thread (src/openapi/load-in-thread.ts):
  * a run knows the file from its options, long before the target is open. Its errors are reported
- * where describeApi awaits it, in the same order as before.
+ * where describeApi awaits it, in the same order as before. `signal` stops the reading (the run's
+ * deadline, Ctrl-C, SIGTERM): the thread is terminated.
  */
-export function readApiEarly(options: RunOptions): EarlyDocument | undefined {
+export function readApiEarly(options: RunOptions, signal?: AbortSignal): EarlyDocument | undefined {
   if (options.openapi === undefined) return undefined;
-  const loaded = loadOpenApiInThread(options.openapi);
+  const loaded = loadOpenApiInThread(options.openapi, { root: options.openapiRoot, signal });
   loaded.catch(() => undefined);
   return { file: options.openapi, loaded };
 }
@@ -27,9 +28,11 @@ export function readApiEarly(options: RunOptions): EarlyDocument | undefined {
  * --paged-path and --endpoint. The document is read only when there is one: the parser is loaded
  * on demand.
  */
-export async function describeApi(options: RunOptions, target: ResolvedTarget, early?: EarlyDocument): Promise<ApiDescription> {
+export async function describeApi(options: RunOptions, target: ResolvedTarget, early?: EarlyDocument, signal?: AbortSignal): Promise<ApiDescription> {
   const file = options.openapi ?? target.openapiFile;
-  const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file));
+  // --openapi-root is the folder of the operator's document; the embedded server's own is read from its folder.
+  const root = options.openapi !== undefined ? options.openapiRoot : undefined;
+  const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file, { root, signal }));
   return {
     endpoints: mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]),
     ...(loaded?.document ? { document: loaded.document } : {}),

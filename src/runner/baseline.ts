@@ -1,7 +1,8 @@
 import { z } from '../zod.js';
 import { findCheck } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
-import { readJsonFile } from '../files.js';
+import { FILE_LIMITS, readJsonFile } from '../files.js';
+import { REPORT_LIMIT } from '../report/read.js';
 import { runReportSchema, type CheckResult, type CheckStatus, type RunReport } from '../report/model.js';
 
 /**
@@ -36,7 +37,7 @@ export type Baseline = ReadonlyMap<string, string>;
 
 /** Reads a --baseline file: check id → reason. */
 export function loadBaseline(path: string): Baseline {
-  const result = baselineSchema.safeParse(readJsonFile(path, 'baseline file'));
+  const result = baselineSchema.safeParse(readJsonFile(path, 'baseline file', FILE_LIMITS.baseline));
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';
@@ -70,7 +71,7 @@ const RERUN: readonly CheckStatus[] = ['failed', 'warning', 'error', 'expected']
 
 /** Reads the report of an earlier run and returns the ids of its checks that did not pass. */
 export function failedChecksOf(path: string): string[] {
-  const result = runReportSchema.safeParse(readJsonFile(path, 'report'));
+  const result = runReportSchema.safeParse(readJsonFile(path, 'report', REPORT_LIMIT));
   if (!result.success) throw new UsageError(`report ${path}: not a carrier-conformance report.json (${result.error.issues[0]?.path.join('.') ?? ''}: ${result.error.issues[0]?.message ?? 'invalid'})`);
   const report: RunReport = result.data;
   return report.checks.filter((c) => RERUN.includes(c.status) && findCheck(c.id) !== undefined).map((c) => c.id);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { loadExpectations, type Expectations, type RunOptions } from '../config.js';
 import { ciMarker } from '../environment.js';
 import { UsageError } from '../errors.js';
-import { readTextFile } from '../files.js';
+import { FILE_LIMITS, readTextFile } from '../files.js';
 import type { TlsSettings } from '../http/dispatcher.js';
 import type { ReferenceServer } from '../reference/index.js';
 
@@ -42,14 +42,14 @@ function embeddedSecret(): string {
 function clientSecretOf(options: RunOptions): string | undefined {
   if (options.clientSecretFile === undefined) return options.clientSecret;
   if (options.clientSecret !== undefined) throw new UsageError('--client-secret and --client-secret-file are both given; keep one (the file is safer)');
-  const secret = readTextFile(options.clientSecretFile, '--client-secret-file').replace(/\r?\n$/, '');
+  const secret = readTextFile(options.clientSecretFile, '--client-secret-file', FILE_LIMITS.secret).replace(/\r?\n$/, '');
   if (secret === '') throw new UsageError(`--client-secret-file ${options.clientSecretFile}: the file is empty; put the client secret in it`);
   return secret;
 }
 
 function tlsOf(options: RunOptions): TlsSettings {
   if (options.caFile === undefined) return { insecure: options.insecure };
-  const pem = readTextFile(options.caFile, '--ca-file');
+  const pem = readTextFile(options.caFile, '--ca-file', FILE_LIMITS.ca);
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca-file ${options.caFile}: no PEM certificate in it (expected -----BEGIN CERTIFICATE-----)`);
   return { caPem: pem, insecure: options.insecure };
 }

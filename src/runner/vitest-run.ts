@@ -5,6 +5,7 @@ import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } fro
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
 import { envSwitch } from '../environment.js';
 import { mark, profiling } from '../profile.js';
+import { SafeStream } from '../console-safety.js';
 import { redactor } from '../redact.js';
 import { FROM_BUILD, PACKAGE_ROOT } from '../version.js';
 import { CheckCollector } from './collector.js';
@@ -114,9 +115,11 @@ const noop = (): void => undefined;
  */
 function vitestConsole(): Writable {
   const debug = envSwitch('CARRIER_DEBUG') || profiling;
+  // Vitest quotes test names and errors, which quote the target: the same cleaning as the CLI's.
+  const stderr = new SafeStream((text) => process.stderr.write(text), false);
   return new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
-      if (debug) process.stderr.write(redactor.redact(String(chunk)));
+      if (debug) stderr.write(redactor.redact(String(chunk)));
       callback();
     },
   });
