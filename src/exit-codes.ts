@@ -60,3 +60,11 @@ export const VERIFY_EXIT_CODES_HELP = [
   `  ${ExitCode.NonConformant}  it is not: every finding is printed (a file changed, a MUST check missing, skipped, errored or failed, …)`,
   `  ${ExitCode.Usage}  DIR is not a directory, or --public-key is not an Ed25519 public key (one line on stderr)`,
 ].join('\n');
+
+/** `lint FILE…`: as `run`'s, a finding of a rule in place of a failed check. */
+export const LINT_EXIT_CODES_HELP = [
+  'Exit codes:',
+  `  ${ExitCode.Conformant}  no MUST rule has a finding (SHOULD findings are warnings; with --strict they fail too)`,
+  `  ${ExitCode.NonConformant}  a MUST rule has a finding (with --strict, any rule)`,
+  `  ${ExitCode.Usage}  a document cannot be read: missing, not OpenAPI 3.0 or 3.1, a $ref outside the root, over a limit (one line on stderr)`,
+].join('\n');

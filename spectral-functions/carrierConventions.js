@@ -1,0 +1,220 @@
+// The Carrier-Platform conventions as a Spectral custom function (spectral.yaml beside this
+// folder; issue 33). It is `carrier-conformance lint` (src/lint/rules.ts) written again for
+// Spectral's document model: Spectral hands it the document with every $ref resolved (inlined),
+// and maps each result's path back to the file and line it was written at. test/lint.test.ts
+// runs @stoplight/spectral-cli with the ruleset on the lint corpus and asserts the same findings
+// as `lint`: a change to one side that the other does not follow fails there.
+//
+// No import: Spectral bundles a ruleset's functions with the ruleset, wherever it is installed;
+// plain JavaScript that needs nothing else loads in every Spectral 6 (CLI, VS Code, Stoplight).
+
+const TOKEN_PATH = '/uaa/oauth2/token';
+const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
+const TENANT_PREFIX = '/tenants/{tenantId}/';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+// spec §Pagination: the five response headers of a paged response.
+const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const listOf = (v) => (Array.isArray(v) ? v : []);
+const typesOf = (s) => (typeof s.type === 'string' ? [s.type] : listOf(s.type).filter((t) => typeof t === 'string'));
+const isTokenPath = (t) => t === TOKEN_PATH || t === '/uaa/oauth/token';
+
+function isJsonMediaType(type) {
+  const essence = (type.split(';')[0] || '').trim().toLowerCase();
+  return essence === 'application/json' || /^[a-z]+\/[^\s/]+\+json$/.test(essence);
+}
+
+// spec §Generic rules for optional fields: what admits null, in 3.0 (nullable) and 3.1 (type lists).
+function allowsNull(schema, seen = new Set()) {
+  if (schema === true) return true;
+  if (!isObject(schema) || seen.has(schema)) return false;
+  seen.add(schema);
+  if (schema.nullable === true) return true;
+  if ('const' in schema) return schema.const === null;
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null);
+  const types = typesOf(schema);
+  if (types.includes('null')) return true;
+  const arms = [...listOf(schema.anyOf), ...listOf(schema.oneOf)];
+  if (arms.length > 0) return arms.some((arm) => allowsNull(arm, seen));
+  const all = listOf(schema.allOf);
+  if (all.length > 0) return all.every((arm) => allowsNull(arm, seen)) && types.length === 0;
+  return types.length === 0 && !('properties' in schema) && !('items' in schema);
+}
+
+function operationsOf(document) {
+  const operations = [];
+  const paths = isObject(document.paths) ? document.paths : {};
+  for (const [template, pathItem] of Object.entries(paths)) {
+    if (!isObject(pathItem)) continue;
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!isObject(operation)) continue;
+      const path = ['paths', template, method];
+      // An operation's own parameters win over its path's, by name and place (OAS §4.8.9.1).
+      const byKey = new Map();
+      listOf(pathItem.parameters).forEach((p, i) => isObject(p) && byKey.set(`${p.in}:${String(p.name).toLowerCase()}`, { value: p, path: ['paths', template, 'parameters', i] }));
+      listOf(operation.parameters).forEach((p, i) => isObject(p) && byKey.set(`${p.in}:${String(p.name).toLowerCase()}`, { value: p, path: [...path, 'parameters', i] }));
+      operations.push({ template, method, path, value: operation, parameters: [...byKey.values()] });
+    }
+  }
+  return operations;
+}
+
+function successResponse(op) {
+  const responses = isObject(op.value.responses) ? op.value.responses : {};
+  const code = ['200', ...Object.keys(responses).filter((k) => /^2(\d\d|XX)$/i.test(k)).sort()].find((k) => k in responses);
+  return code !== undefined && isObject(responses[code]) ? { value: responses[code], path: [...op.path, 'responses', code] } : undefined;
+}
+
+function bodySchemas(response) {
+  const content = isObject(response.value.content) ? response.value.content : {};
+  return Object.entries(content)
+    .filter(([type, media]) => isJsonMediaType(type) && isObject(media) && isObject(media.schema))
+    .map(([type, media]) => ({ value: media.schema, path: [...response.path, 'content', type, 'schema'] }));
+}
+
+function returnsMany(op, response) {
+  if (op.method !== 'get') return false;
+  if (op.parameters.some((p) => p.value.in === 'query' && (p.value.name === 'page' || p.value.name === 'size'))) return true;
+  const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers).map((h) => h.toLowerCase()) : [];
+  if (PAGING_HEADERS.slice(0, 4).some((h) => headers.includes(h.toLowerCase()))) return true;
+  if (!response) return false;
+  return bodySchemas(response).some((s) => typesOf(s.value).includes('array') || ('items' in s.value && !('properties' in s.value)));
+}
+
+function checkNulls(root, findings, onPath = new Set()) {
+  const visit = (schema, path, inherited) => {
+    if (!isObject(schema) || onPath.has(schema)) return;
+    onPath.add(schema);
+    const required = new Set([...inherited, ...listOf(schema.required).filter((r) => typeof r === 'string')]);
+    for (const arm of listOf(schema.allOf)) if (isObject(arm)) for (const r of listOf(arm.required)) if (typeof r === 'string') required.add(r);
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    for (const [name, property] of Object.entries(properties)) {
+      const at = [...path, 'properties', name];
+      const nullable = allowsNull(property);
+      if (!required.has(name) && !nullable) findings.push({ rule: 'OAS-NULLABLE', path: at, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
+      else if (!required.has(name) && nullable) findings.push({ rule: 'OAS-NULL-REQUIRED', path: at, message: `property "${name}" allows null but is not in required: it is never omitted` });
+      visit(property, at, new Set());
+    }
+    listOf(schema.allOf).forEach((arm, i) => visit(arm, [...path, 'allOf', i], required));
+    for (const key of ['anyOf', 'oneOf', 'prefixItems']) listOf(schema[key]).forEach((arm, i) => visit(arm, [...path, key, i], new Set()));
+    if ('items' in schema) visit(schema.items, [...path, 'items'], new Set());
+    if (isObject(schema.additionalProperties)) visit(schema.additionalProperties, [...path, 'additionalProperties'], new Set());
+    onPath.delete(schema);
+  };
+  visit(root.value, root.path, new Set());
+}
+
+function isBearerScheme(scheme) {
+  if (!isObject(scheme)) return false;
+  if (scheme.type === 'http') return typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer';
+  return scheme.type === 'oauth2' || scheme.type === 'openIdConnect';
+}
+
+function urlPath(url) {
+  try {
+    return new URL(url, 'http://relative.invalid').pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** Every finding of every rule, on the resolved document. */
+export function lintResolved(document) {
+  const findings = [];
+  const operations = operationsOf(document);
+  const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
+  for (const op of operations) {
+    const label = `${op.method.toUpperCase()} ${op.template}`;
+    const token = isTokenPath(op.template);
+
+    // spec §Versioning 1–2.
+    const version = op.parameters.find((p) => p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version');
+    if (!version) findings.push({ rule: 'OAS-VERSION-HEADER', path: op.path, message: `${label} does not declare the Accept-Version header parameter` });
+    else if (version.value.required !== true) findings.push({ rule: 'OAS-VERSION-HEADER', path: version.path, message: `${label}: the Accept-Version header is not required: true` });
+    const responses = isObject(op.value.responses) ? op.value.responses : {};
+    if (!('400' in responses) && !Object.keys(responses).some((k) => k.toUpperCase() === '4XX')) {
+      findings.push({ rule: 'OAS-VERSION-400', path: isObject(op.value.responses) ? [...op.path, 'responses'] : op.path, message: `${label} does not document 400, the answer to a missing or invalid Accept-Version` });
+    }
+
+    // spec §Authentication 4.
+    if (!token) {
+      const own = Array.isArray(op.value.security);
+      const security = listOf(own ? op.value.security : document.security);
+      const where = own ? [...op.path, 'security'] : Array.isArray(document.security) ? ['security'] : op.path;
+      if (security.length === 0) {
+        findings.push({ rule: 'OAS-BEARER', path: where, message: `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}` });
+      } else {
+        const alternatives = security.map((r) => (isObject(r) ? Object.keys(r) : []));
+        const without = alternatives.findIndex((names) => !names.some((n) => isBearerScheme(schemes[n])));
+        if (without !== -1) {
+          const names = alternatives[without];
+          findings.push({ rule: 'OAS-BEARER', path: [...where, without], message: `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token` });
+        }
+      }
+    }
+
+    // spec §Authentication 5, §Tenant identifier.
+    if (!AUTH_PATHS.has(op.template) && !op.template.startsWith(TENANT_PREFIX) && op === operations.find((o) => o.template === op.template)) {
+      findings.push({ rule: 'OAS-TENANT-PATH', path: ['paths', op.template], message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
+    }
+    if (op.template.startsWith(TENANT_PREFIX)) {
+      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === 'tenantId');
+      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', path: op.path, message: `${label} does not declare the tenantId path parameter` });
+      else if (!isObject(tenant.value.schema) || !typesOf(tenant.value.schema).includes('string') || tenant.value.schema.format !== 'uuid') {
+        findings.push({ rule: 'OAS-TENANT-UUID', path: isObject(tenant.value.schema) ? [...tenant.path, 'schema'] : tenant.path, message: `${label}: tenantId is not declared a string of format uuid` });
+      }
+    }
+
+    // spec §Pagination.
+    const success = successResponse(op);
+    if (returnsMany(op, success)) {
+      const missing = ['page', 'size'].filter((name) => {
+        const p = op.parameters.find((q) => q.value.in === 'query' && q.value.name === name);
+        return !p || !isObject(p.value.schema) || !typesOf(p.value.schema).includes('integer');
+      });
+      if (missing.length > 0) findings.push({ rule: 'OAS-PAGE-PARAMS', path: op.path, message: `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}` });
+      const declared = success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
+      const absent = PAGING_HEADERS.filter((h) => !declared.includes(h.toLowerCase()));
+      if (absent.length > 0) findings.push({ rule: 'OAS-PAGE-HEADERS', path: success ? success.path : op.path, message: `${label} returns a list but its success response does not declare ${absent.join(', ')}` });
+    }
+
+    // spec §Generic rules for optional fields; the token endpoint's bodies are RFC 6749's.
+    if (!token) {
+      for (const [code, response] of Object.entries(responses)) {
+        if (!isObject(response)) continue;
+        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(body, findings);
+      }
+    }
+  }
+
+  // spec §Obtain an access token.
+  let described = operations.some((o) => o.template === TOKEN_PATH && o.method === 'post');
+  const tokenFindings = [];
+  for (const [name, scheme] of Object.entries(schemes)) {
+    if (!isObject(scheme) || scheme.type !== 'oauth2' || !isObject(scheme.flows) || !isObject(scheme.flows.clientCredentials)) continue;
+    const tokenUrl = typeof scheme.flows.clientCredentials.tokenUrl === 'string' ? scheme.flows.clientCredentials.tokenUrl : '';
+    if (urlPath(tokenUrl).replace(/\/$/, '') === TOKEN_PATH) described = true;
+    else tokenFindings.push({ rule: 'OAS-TOKEN-ENDPOINT', path: ['components', 'securitySchemes', name, 'flows', 'clientCredentials', 'tokenUrl'], message: `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}` });
+  }
+  findings.push(...tokenFindings);
+  if (!described && tokenFindings.length === 0) {
+    findings.push({ rule: 'OAS-TOKEN-ENDPOINT', path: isObject(document.components) && isObject(document.components.securitySchemes) ? ['components', 'securitySchemes'] : [], message: `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl` });
+  }
+  return findings;
+}
+
+// Every rule of the ruleset calls this function on the whole document: the findings are worked
+// out once per document and handed to each rule by its id.
+const cache = new WeakMap();
+
+export default function carrierConventions(targetVal, options) {
+  if (!isObject(targetVal)) return [];
+  let findings = cache.get(targetVal);
+  if (!findings) {
+    findings = lintResolved(targetVal);
+    cache.set(targetVal, findings);
+  }
+  return findings.filter((f) => f.rule === options.rule).map((f) => ({ message: f.message, path: f.path }));
+}

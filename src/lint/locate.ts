@@ -1,0 +1,188 @@
+import { dirname, resolve as resolvePath } from 'node:path';
+import { getScalarValue, parseEvents, type Event } from 'js-yaml';
+import { readRegularFile } from '../files.js';
+import { isObject, pointerOf } from '../openapi/pointer.js';
+import type { ReadDocument } from './read.js';
+
+/**
+ * Where a finding was written: the file, the JSON Pointer inside that file, and its line and
+ * column (1-based). A rule's pointer is into the bundle, where external `$ref`s are inlined; it is
+ * traced back by walking the files as written alongside it, following each `$ref` met on the way
+ * (to another file, or inside one), which is what the bundle replaced.
+ *
+ * Lines come from a second reading of each file, for positions only (the values are the confined
+ * reader's): js-yaml's event parser gives source offsets without building values, so aliases are
+ * not expanded, and it is held to the same depth limit; the file itself is read as files.ts reads
+ * the user's files (regular file only, non-blocking, within the size limit). A file whose text no
+ * longer parses (changed since) gets no line: the pointer still says where.
+ */
+
+export interface Location {
+  /** Absolute path of the file. */
+  path: string;
+  /** JSON Pointer (RFC 6901) inside that file, "" for its root. */
+  pointer: string;
+  line?: number;
+  column?: number;
+}
+
+function tokensOf(pointer: string): string[] {
+  const body = pointer.startsWith('#') ? pointer.slice(1) : pointer;
+  if (body === '') return [];
+  return body
+    .split('/')
+    .slice(1)
+    .map((t) => decodeURIComponent(t).replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+const join = (tokens: readonly string[]): string => tokens.map((t) => `/${pointerOf(t)}`).join('');
+
+function child(node: unknown, token: string): { found: boolean; value: unknown } {
+  if (Array.isArray(node)) return /^\d+$/.test(token) && Number(token) < node.length ? { found: true, value: node[Number(token)] } : { found: false, value: undefined };
+  if (isObject(node) && Object.hasOwn(node, token)) return { found: true, value: node[token] };
+  return { found: false, value: undefined };
+}
+
+export class Locator {
+  private readonly positions = new Map<string, Map<string, { line: number; column: number }> | null>();
+  private readonly requests = new Map<string, Set<string>>();
+
+  constructor(private readonly document: ReadDocument) {}
+
+  /** The file and pointer a bundled pointer was written at (the closest that exists, if the walk stops short). */
+  trace(bundledPointer: string): { path: string; pointer: string } {
+    let path = this.document.path;
+    let node = this.document.files.get(path);
+    let at: string[] = [];
+    const follow = (): void => {
+      for (let hops = 0; hops < 32 && isObject(node) && typeof node.$ref === 'string'; hops += 1) {
+        const [filePart = '', fragment = ''] = node.$ref.split('#', 2);
+        const target = filePart === '' ? path : resolvePath(dirname(path), decodeURIComponent(filePart));
+        if (!this.document.files.has(target)) return;
+        let value = this.document.files.get(target);
+        const tokens = tokensOf(fragment);
+        for (const t of tokens) {
+          const next = child(value, t);
+          if (!next.found) return;
+          value = next.value;
+        }
+        path = target;
+        node = value;
+        at = tokens;
+      }
+    };
+    for (const token of tokensOf(bundledPointer)) {
+      if (!child(node, token).found) follow();
+      const next = child(node, token);
+      if (!next.found) break;
+      node = next.value;
+      at = [...at, token];
+    }
+    return { path, pointer: join(at) };
+  }
+
+  /** Asks for a location's line; `resolveLines` then reads each file once for all of them. */
+  request(location: { path: string; pointer: string }): void {
+    const set = this.requests.get(location.path) ?? new Set<string>();
+    // Every ancestor too: the closest one stands in for a pointer the text does not have.
+    const tokens = tokensOf(location.pointer);
+    for (let i = 0; i <= tokens.length; i += 1) set.add(join(tokens.slice(0, i)));
+    this.requests.set(location.path, set);
+  }
+
+  resolveLines(): void {
+    for (const [path, wanted] of this.requests) {
+      if (this.positions.has(path)) continue;
+      this.positions.set(path, this.positionsOf(path, wanted));
+    }
+  }
+
+  locate(location: { path: string; pointer: string }): Location {
+    const positions = this.positions.get(location.path);
+    const tokens = tokensOf(location.pointer);
+    for (let i = tokens.length; positions && i >= 0; i -= 1) {
+      const found = positions.get(join(tokens.slice(0, i)));
+      if (found) return { ...location, ...found };
+    }
+    return { ...location };
+  }
+
+  private positionsOf(path: string, wanted: ReadonlySet<string>): Map<string, { line: number; column: number }> | null {
+    let text: string;
+    let events: Event[];
+    try {
+      text = readRegularFile(path, 'lint', { maxBytes: this.document.limits.fileBytes, of: 'a file of the document' }).toString('utf8');
+      events = parseEvents(text, { maxDepth: this.document.limits.depth });
+    } catch {
+      return null;
+    }
+    return positionsFromEvents(text, events, wanted);
+  }
+}
+
+interface Frame {
+  kind: 'doc' | 'map' | 'seq' | 'skip';
+  pointer: string;
+  index: number;
+  expectKey: boolean;
+  key: string;
+  keyStart: number;
+}
+
+/** The line and column of each wanted pointer: a mapping entry's at its key, an item's at its start. */
+export function positionsFromEvents(text: string, events: readonly Event[], wanted: ReadonlySet<string>): Map<string, { line: number; column: number }> {
+  const lineStarts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const at = (offset: number): { line: number; column: number } => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (lineStarts[lo] ?? 0) + 1 };
+  };
+  const found = new Map<string, { line: number; column: number }>();
+  const stack: Frame[] = [];
+  let documents = 0;
+  for (const event of events) {
+    if (event.type === 1) {
+      documents += 1;
+      if (documents > 1) break;
+      stack.push({ kind: 'doc', pointer: '', index: 0, expectKey: false, key: '', keyStart: 0 });
+      continue;
+    }
+    if (event.type === 6) {
+      stack.pop();
+      continue;
+    }
+    const parent = stack[stack.length - 1];
+    if (!parent) continue;
+    const start = event.type === 4 ? event.valueStart : event.type === 5 ? event.anchorStart : event.start;
+    let pointer: string | undefined;
+    let position = start;
+    if (parent.kind === 'skip') pointer = undefined;
+    else if (parent.kind === 'map' && parent.expectKey) {
+      parent.expectKey = false;
+      // A key that is a collection (`? [a, b]`) is no JSON key: its value is not addressed.
+      parent.key = event.type === 4 ? getScalarValue(text, event) : '\u0000';
+      parent.keyStart = start;
+      if (event.type === 2 || event.type === 3) stack.push({ kind: 'skip', pointer: '', index: 0, expectKey: false, key: '', keyStart: 0 });
+      continue;
+    } else if (parent.kind === 'map') {
+      parent.expectKey = true;
+      pointer = parent.key === '\u0000' ? undefined : `${parent.pointer}/${pointerOf(parent.key)}`;
+      position = parent.keyStart;
+    } else if (parent.kind === 'seq') {
+      pointer = `${parent.pointer}/${parent.index}`;
+      parent.index += 1;
+    } else {
+      pointer = '';
+    }
+    if (pointer !== undefined && wanted.has(pointer) && !found.has(pointer)) found.set(pointer, at(position));
+    if (event.type === 3) stack.push({ kind: pointer === undefined ? 'skip' : 'map', pointer: pointer ?? '', index: 0, expectKey: true, key: '', keyStart: 0 });
+    else if (event.type === 2) stack.push({ kind: pointer === undefined ? 'skip' : 'seq', pointer: pointer ?? '', index: 0, expectKey: false, key: '', keyStart: 0 });
+  }
+  return found;
+}

@@ -1,0 +1,366 @@
+import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
+import type { Level } from '../catalogue/types.js';
+
+/**
+ * The platform's conventions, checked in an OpenAPI 3.0 or 3.1 document before any deployment
+ * exists (issue 33). Each rule names the spec sentence it comes from; its level is that
+ * sentence's, as the run's checks cite theirs (src/catalogue/checks.ts).
+ *
+ * The rules read the bundled document (load.ts's bundle: external `$ref`s inlined, internal ones
+ * kept) and say where a problem is as a JSON Pointer into it; locate.ts turns that into the file,
+ * line and pointer of the source. The same rules, written again for Spectral, are in
+ * spectral/functions/carrier-conventions.js: test/lint.test.ts holds the two to the same findings.
+ */
+
+export interface LintRule {
+  /** Stable id: the Spectral rule's name too, so both tools' findings read alike. */
+  id: string;
+  level: Level;
+  title: string;
+  refs: string[];
+  /** The spec's sentence the rule comes from, quoted. */
+  sentence: string;
+}
+
+export const LINT_RULES = [
+  {
+    id: 'OAS-VERSION-HEADER',
+    level: 'MUST',
+    title: 'Every operation declares the Accept-Version request header, required',
+    refs: ['spec §Versioning 1', 'spec §Endpoints'],
+    sentence: 'Every endpoint requires the request header `Accept-Version`.',
+  },
+  {
+    id: 'OAS-VERSION-400',
+    level: 'SHOULD',
+    title: 'Every operation documents the 400 a missing or invalid Accept-Version gets',
+    refs: ['spec §Versioning 2', 'spec §Errors', 'OAS 3.1 §4.8.16'],
+    // SHOULD, not the sentence's MUST: the MUST binds the server's answer; a document that leaves
+    // a known error out is incomplete, not wrong (OAS: responses are "expected to cover ... any
+    // known errors"). 400 covers both cases: an invalid version may get 404 or 400.
+    sentence: 'A missing header gives status `400`. An invalid version can give `404` or `400`.',
+  },
+  {
+    id: 'OAS-BEARER',
+    level: 'MUST',
+    title: 'Every operation but the token endpoint requires a bearer token (and nothing else instead)',
+    refs: ['spec §Authentication 4', 'spec §Endpoints', 'RFC 6750 §2.1'],
+    sentence: 'Every API request other than the token request must carry the header `Authorization: Bearer <ACCESS_TOKEN>` (RFC 6750).',
+  },
+  {
+    id: 'OAS-TOKEN-ENDPOINT',
+    level: 'MUST',
+    title: 'Tokens come from the client credentials grant at /uaa/oauth2/token',
+    refs: ['spec §Obtain an access token', 'spec §Authentication 1'],
+    sentence: 'Method and path: `POST {auth_url}/uaa/oauth2/token`; the client credentials grant (RFC 6749) is used to obtain an access token.',
+  },
+  {
+    id: 'OAS-TENANT-PATH',
+    level: 'MUST',
+    title: 'Every path but authentication is under /tenants/{tenantId}/',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
+    sentence: 'All endpoints except authentication are within a tenant context; path shape `{base_url}/tenants/{tenantId}/<endpoint_path>`.',
+  },
+  {
+    id: 'OAS-TENANT-UUID',
+    level: 'MUST',
+    title: 'The tenantId path parameter is declared, a string of format uuid',
+    refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints'],
+    sentence: 'A tenant is identified by a UUID, used as the `tenantId` path segment.',
+  },
+  {
+    id: 'OAS-PAGE-PARAMS',
+    level: 'MUST',
+    title: 'Every operation returning multiple elements declares the page and size query parameters, integers',
+    refs: ['spec §Pagination'],
+    sentence: 'Results are paged. Query parameters: `page` (integer, default 1), `size` (integer).',
+  },
+  {
+    id: 'OAS-PAGE-HEADERS',
+    level: 'MUST',
+    title: 'Every operation returning multiple elements declares the five paging response headers',
+    refs: ['spec §Pagination'],
+    sentence: 'Response headers on paged responses: Total-Pages, Page-Size, Page-Number, Total-Elements, Link.',
+  },
+  {
+    id: 'OAS-NULLABLE',
+    level: 'MUST',
+    title: 'Every optional response property allows null',
+    refs: ['spec §Generic rules for optional fields 1'],
+    sentence: 'An optional field that has no data is sent as `null`.',
+  },
+  {
+    id: 'OAS-NULL-REQUIRED',
+    level: 'SHOULD',
+    title: 'Every response property that allows null is listed in required (it is never omitted)',
+    refs: ['spec §Generic rules for optional fields 1'],
+    // SHOULD: a schema that leaves it out of `required` still accepts every answer the spec
+    // allows; it only fails to say that the field is always there.
+    sentence: 'An optional field that has no data is sent as `null`.',
+  },
+] as const satisfies readonly LintRule[];
+
+export type LintRuleId = (typeof LINT_RULES)[number]['id'];
+
+/** One problem: the rule, where it is in the bundled document, and what is wrong there. */
+export interface RawFinding {
+  rule: LintRuleId;
+  pointer: string;
+  message: string;
+}
+
+/** The spec's token endpoint and its legacy path (spec §Obtain an access token). */
+export const TOKEN_PATH = '/uaa/oauth2/token';
+const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
+const TENANT_PREFIX = '/tenants/{tenantId}/';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** The spec's five paging headers (spec §Pagination). */
+export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
+
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+
+/** A path template as the spec writes paths: a trailing slash and the server's base path aside. */
+function isTokenPath(template: string): boolean {
+  return template === TOKEN_PATH || template === '/uaa/oauth/token';
+}
+
+interface Operation {
+  template: string;
+  method: string;
+  pointer: string;
+  value: Json;
+  /** Path-level then operation-level parameters, resolved; an operation's own win by name and place (OAS §4.8.9.1). */
+  parameters: { value: Json; pointer: string }[];
+}
+
+function operationsOf(document: Json): Operation[] {
+  const paths = isObject(document.paths) ? document.paths : {};
+  const operations: Operation[] = [];
+  for (const [template, raw] of Object.entries(paths)) {
+    const item = resolve(document, raw, `#/paths/${pointerOf(template)}`);
+    if (!isObject(item.value)) continue;
+    const pathItem = item.value;
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!isObject(operation)) continue;
+      const pointer = `${item.pointer}/${method}`;
+      const byKey = new Map<string, { value: Json; pointer: string }>();
+      const add = (list: unknown, at: string): void =>
+        listOf(list).forEach((p, i) => {
+          const found = resolve(document, p, `${at}/${i}`);
+          if (isObject(found.value)) byKey.set(`${String(found.value.in)}:${String(found.value.name).toLowerCase()}`, { value: found.value, pointer: found.pointer });
+        });
+      add(pathItem.parameters, `${item.pointer}/parameters`);
+      add(operation.parameters, `${pointer}/parameters`);
+      operations.push({ template, method, pointer, value: operation, parameters: [...byKey.values()] });
+    }
+  }
+  return operations;
+}
+
+/** The first 2xx response (200 first), resolved, with where it lives. */
+function successResponse(document: Json, operation: Operation): { value: Json; pointer: string } | undefined {
+  const responses = isObject(operation.value.responses) ? operation.value.responses : {};
+  const code = ['200', ...Object.keys(responses).filter((k) => /^2(\d\d|XX)$/i.test(k)).sort()].find((k) => k in responses);
+  if (code === undefined) return undefined;
+  const found = resolve(document, responses[code], `${operation.pointer}/responses/${pointerOf(code)}`);
+  return isObject(found.value) ? { value: found.value, pointer: found.pointer } : undefined;
+}
+
+function isJsonMediaType(type: string): boolean {
+  const essence = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  return essence === 'application/json' || /^[a-z]+\/[^\s/]+\+json$/.test(essence);
+}
+
+/** The JSON body schemas of a response, resolved, with where each lives. */
+function bodySchemas(document: Json, response: { value: Json; pointer: string }): { value: Json; pointer: string }[] {
+  const content = isObject(response.value.content) ? response.value.content : {};
+  const schemas: { value: Json; pointer: string }[] = [];
+  for (const [type, media] of Object.entries(content)) {
+    if (!isJsonMediaType(type) || !isObject(media) || !('schema' in media)) continue;
+    const found = resolve(document, media.schema, `${response.pointer}/content/${pointerOf(type)}/schema`);
+    if (isObject(found.value)) schemas.push({ value: found.value, pointer: found.pointer });
+  }
+  return schemas;
+}
+
+const typesOf = (schema: Json): string[] => (typeof schema.type === 'string' ? [schema.type] : listOf(schema.type).filter((t): t is string => typeof t === 'string'));
+
+/**
+ * An operation returns multiple elements when its success body is a JSON array (spec §Pagination:
+ * "search endpoints and others returning multiple elements"), or when it already declares a part
+ * of paging (a `page` or `size` query parameter, a paging header): the rest is then due too. An
+ * object holding an array is not taken for a list: a User has its tenants.
+ */
+function returnsMany(document: Json, operation: Operation, response: { value: Json } | undefined): boolean {
+  if (operation.method !== 'get') return false;
+  if (operation.parameters.some((p) => p.value.in === 'query' && (p.value.name === 'page' || p.value.name === 'size'))) return true;
+  const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers).map((h) => h.toLowerCase()) : [];
+  if (PAGING_HEADERS.slice(0, 4).some((h) => headers.includes(h.toLowerCase()))) return true;
+  if (!response) return false;
+  return bodySchemas(document, { value: response.value, pointer: '' }).some((s) => typesOf(s.value).includes('array') || ('items' in s.value && !('properties' in s.value)));
+}
+
+/** Whether a schema admits null: 3.1 `type: [T, "null"]`, `const`/`enum` with null, an `anyOf`/`oneOf` arm that does; 3.0 `nullable: true`; no type at all. */
+export function allowsNull(document: Json, schema: unknown, seen = new Set<unknown>()): boolean {
+  const value = resolve(document, schema, '').value;
+  if (value === true) return true;
+  if (!isObject(value) || seen.has(value)) return false;
+  seen.add(value);
+  if (value.nullable === true) return true;
+  if ('const' in value) return value.const === null;
+  if (Array.isArray(value.enum)) return value.enum.includes(null);
+  const types = typesOf(value);
+  if (types.includes('null')) return true;
+  const arms = [...listOf(value.anyOf), ...listOf(value.oneOf)];
+  if (arms.length > 0) return arms.some((arm) => allowsNull(document, arm, seen));
+  const all = listOf(value.allOf);
+  if (all.length > 0) return all.every((arm) => allowsNull(document, arm, seen)) && types.length === 0;
+  return types.length === 0 && !('properties' in value) && !('items' in value);
+}
+
+/**
+ * The response schemas' properties: every optional one must allow null (OAS-NULLABLE), every one
+ * that allows null should be required (OAS-NULL-REQUIRED). A property is required when the schema
+ * or one of its `allOf` arms lists it. Each schema is visited once, wherever it is used.
+ */
+function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<string>, findings: RawFinding[]): void {
+  const visit = (schema: unknown, at: string, inherited: ReadonlySet<string>): void => {
+    const found = resolve(document, schema, at);
+    if (!isObject(found.value) || visited.has(found.pointer)) return;
+    visited.add(found.pointer);
+    const value = found.value;
+    const required = new Set([...inherited, ...listOf(value.required).filter((r): r is string => typeof r === 'string')]);
+    listOf(value.allOf).forEach((arm) => {
+      const armValue = resolve(document, arm, '').value;
+      if (isObject(armValue)) for (const r of listOf(armValue.required)) if (typeof r === 'string') required.add(r);
+    });
+    const properties = isObject(value.properties) ? value.properties : {};
+    for (const [name, property] of Object.entries(properties)) {
+      const pointer = `${found.pointer}/properties/${pointerOf(name)}`;
+      const nullable = allowsNull(document, property);
+      if (!required.has(name) && !nullable) {
+        findings.push({ rule: 'OAS-NULLABLE', pointer, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
+      } else if (!required.has(name) && nullable) {
+        findings.push({ rule: 'OAS-NULL-REQUIRED', pointer, message: `property "${name}" allows null but is not in required: it is never omitted` });
+      }
+      visit(property, pointer, new Set());
+    }
+    listOf(value.allOf).forEach((arm, i) => visit(arm, `${found.pointer}/allOf/${i}`, required));
+    for (const key of ['anyOf', 'oneOf', 'prefixItems'] as const) listOf(value[key]).forEach((arm, i) => visit(arm, `${found.pointer}/${key}/${i}`, new Set()));
+    if ('items' in value) visit(value.items, `${found.pointer}/items`, new Set());
+    if (isObject(value.additionalProperties)) visit(value.additionalProperties, `${found.pointer}/additionalProperties`, new Set());
+  };
+  visit(root.value, root.pointer, new Set());
+}
+
+/** Where a security requirement's schemes send a bearer token: HTTP bearer, OAuth 2.0 or OpenID Connect (RFC 6750). */
+function isBearerScheme(scheme: unknown): boolean {
+  if (!isObject(scheme)) return false;
+  if (scheme.type === 'http') return typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer';
+  return scheme.type === 'oauth2' || scheme.type === 'openIdConnect';
+}
+
+/** The path of a token URL, absolute or relative to the server (OAS §4.8.29: a URL). */
+function urlPath(url: string): string {
+  try {
+    return new URL(url, 'http://relative.invalid').pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** Every rule, on a bundled OpenAPI 3.0 or 3.1 document. */
+export function lintDocument(document: Json): RawFinding[] {
+  const findings: RawFinding[] = [];
+  const operations = operationsOf(document);
+  const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
+  const schemeOf = (name: string): unknown => resolve(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
+  const visitedSchemas = new Set<string>();
+
+  for (const op of operations) {
+    const label = `${op.method.toUpperCase()} ${op.template}`;
+    const token = isTokenPath(op.template);
+
+    // OAS-VERSION-HEADER and OAS-VERSION-400 (spec §Versioning 1–2): every endpoint, the token one too.
+    const version = op.parameters.find((p) => p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version');
+    if (!version) findings.push({ rule: 'OAS-VERSION-HEADER', pointer: op.pointer, message: `${label} does not declare the Accept-Version header parameter` });
+    else if (version.value.required !== true) findings.push({ rule: 'OAS-VERSION-HEADER', pointer: version.pointer, message: `${label}: the Accept-Version header is not required: true` });
+    const responses = isObject(op.value.responses) ? op.value.responses : {};
+    if (!('400' in responses) && !Object.keys(responses).some((k) => k.toUpperCase() === '4XX')) {
+      findings.push({ rule: 'OAS-VERSION-400', pointer: isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer, message: `${label} does not document 400, the answer to a missing or invalid Accept-Version` });
+    }
+
+    // OAS-BEARER (spec §Authentication 4): the operation's security, else the document's.
+    if (!token) {
+      const own = Array.isArray(op.value.security);
+      const security = listOf(own ? op.value.security : document.security);
+      const where = own ? `${op.pointer}/security` : Array.isArray(document.security) ? '#/security' : op.pointer;
+      if (security.length === 0) {
+        findings.push({ rule: 'OAS-BEARER', pointer: where, message: `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}` });
+      } else {
+        const alternatives = security.map((r) => (isObject(r) ? Object.keys(r) : []));
+        const without = alternatives.findIndex((names) => !names.some((n) => isBearerScheme(schemeOf(n))));
+        if (without !== -1) {
+          const names = alternatives[without] ?? [];
+          findings.push({ rule: 'OAS-BEARER', pointer: `${where}/${without}`, message: `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token` });
+        }
+      }
+    }
+
+    // OAS-TENANT-PATH (spec §Authentication 5), once per path.
+    if (!AUTH_PATHS.has(op.template) && !op.template.startsWith(TENANT_PREFIX) && op === operations.find((o) => o.template === op.template)) {
+      findings.push({ rule: 'OAS-TENANT-PATH', pointer: `#/paths/${pointerOf(op.template)}`, message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
+    }
+    // OAS-TENANT-UUID (spec §Tenant identifier).
+    if (op.template.startsWith(TENANT_PREFIX)) {
+      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === 'tenantId');
+      const schema = tenant ? resolve(document, tenant.value.schema, `${tenant.pointer}/schema`) : undefined;
+      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', pointer: op.pointer, message: `${label} does not declare the tenantId path parameter` });
+      else if (!isObject(schema?.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') {
+        findings.push({ rule: 'OAS-TENANT-UUID', pointer: schema && isObject(schema.value) ? schema.pointer : tenant.pointer, message: `${label}: tenantId is not declared a string of format uuid` });
+      }
+    }
+
+    const success = successResponse(document, op);
+    // OAS-PAGE-PARAMS and OAS-PAGE-HEADERS (spec §Pagination).
+    if (returnsMany(document, op, success)) {
+      const missing = ['page', 'size'].filter((name) => {
+        const p = op.parameters.find((q) => q.value.in === 'query' && q.value.name === name);
+        const schema = p && resolve(document, p.value.schema, '').value;
+        return !isObject(schema) || !typesOf(schema).includes('integer');
+      });
+      if (missing.length > 0) findings.push({ rule: 'OAS-PAGE-PARAMS', pointer: op.pointer, message: `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}` });
+      const declared = success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
+      const absent = PAGING_HEADERS.filter((h) => !declared.includes(h.toLowerCase()));
+      if (absent.length > 0) findings.push({ rule: 'OAS-PAGE-HEADERS', pointer: success?.pointer ?? op.pointer, message: `${label} returns a list but its success response does not declare ${absent.join(', ')}` });
+    }
+
+    // OAS-NULLABLE and OAS-NULL-REQUIRED (spec §Generic rules for optional fields): the token
+    // endpoint's bodies are RFC 6749's (§5.1, §5.2), whose optional members are omitted.
+    if (!token) {
+      for (const [code, raw] of Object.entries(responses)) {
+        const response = resolve(document, raw, `${op.pointer}/responses/${pointerOf(code)}`);
+        if (!isObject(response.value)) continue;
+        for (const body of bodySchemas(document, { value: response.value, pointer: response.pointer })) checkNulls(document, body, visitedSchemas, findings);
+      }
+    }
+  }
+
+  // OAS-TOKEN-ENDPOINT (spec §Obtain an access token): every client credentials flow is at
+  // /uaa/oauth2/token; and the document says where tokens come from, as a flow or the path.
+  let described = operations.some((o) => o.template === TOKEN_PATH && o.method === 'post');
+  for (const [name, raw] of Object.entries(schemes)) {
+    const found = resolve(document, raw, `#/components/securitySchemes/${pointerOf(name)}`);
+    if (!isObject(found.value) || found.value.type !== 'oauth2' || !isObject(found.value.flows)) continue;
+    const flow = found.value.flows.clientCredentials;
+    if (!isObject(flow)) continue;
+    const tokenUrl = typeof flow.tokenUrl === 'string' ? flow.tokenUrl : '';
+    if (urlPath(tokenUrl).replace(/\/$/, '') === TOKEN_PATH) described = true;
+    else findings.push({ rule: 'OAS-TOKEN-ENDPOINT', pointer: `${found.pointer}/flows/clientCredentials/tokenUrl`, message: `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}` });
+  }
+  if (!described && !findings.some((f) => f.rule === 'OAS-TOKEN-ENDPOINT')) {
+    findings.push({ rule: 'OAS-TOKEN-ENDPOINT', pointer: isObject(document.components) && isObject(document.components.securitySchemes) ? '#/components/securitySchemes' : '#', message: `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl` });
+  }
+  return findings;
+}
