@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The CLI entry point: runs the compiled harness (dist/, built by `npm install` via "prepare"):
-// the main thread's bundle, dist/cli/ (src/build/bundle-cli.ts).
+// The CLI entry point: runs the compiled harness (dist/: in the package's tarball, built by
+// `npm run build` in a clone): the main thread's bundle, dist/cli/ (src/build/bundle-cli.ts).
 import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/cli/entry.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write('carrier-conformance: the harness is not built; run `npm install` (or `npm run build`) in its directory first\n');
+  process.stderr.write('carrier-conformance: the harness is not built; run `npm run build` in its directory first\n');
   process.exit(2);
 }
 await import(entry.href);
