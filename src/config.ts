@@ -3,7 +3,8 @@ import { z } from './zod.js';
 import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
 import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from './environment.js';
 import { UsageError } from './errors.js';
-import { readJsonFile } from './files.js';
+import { FILE_LIMITS, readJsonFile } from './files.js';
+import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from './battery/wiring.js';
 
 /**
  * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
@@ -85,6 +86,8 @@ export const runOptionsSchema = z
     pagedPath: list(pagedPath),
     /** An OpenAPI 3.0 or 3.1 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
     openapi: z.string().min(1, { error: 'must name a file' }).optional(),
+    /** The folder the document's `$ref`s may reach (default: the document's own folder; src/openapi/document-files.ts). */
+    openapiRoot: z.string().min(1, { error: 'must name a folder' }).optional(),
     /** Tenant-relative single-resource endpoints, for users without an OpenAPI document. */
     endpoint: list(endpointPath),
     /** Path parameter values, `NAME=VALUE` (command line). */
@@ -98,7 +101,7 @@ export const runOptionsSchema = z
         error: (issue) => `unknown check id ${JSON.stringify(issue.input)}; \`carrier-conformance list\` prints the ${CHECKS.length} ids`,
       }).transform((id) => id.toUpperCase()),
     ),
-    maxExpiryWait: nonNegative('seconds').default(60),
+    maxExpiryWait: nonNegative('seconds').default(DEFAULT_MAX_EXPIRY_WAIT_SECONDS),
     expiryMargin: nonNegative('seconds').max(30, { error: 'must be at most 30 seconds' }).default(1),
     timeout: positiveInt('milliseconds').default(10_000),
     deadline: positiveInt('seconds for the whole run').default(600),
@@ -147,6 +150,7 @@ export const RUN_OPTION_KINDS = {
   foreignTenantId: 'string',
   pagedPath: 'list',
   openapi: 'string',
+  openapiRoot: 'string',
   endpoint: 'list',
   parameter: 'list',
   parameters: 'map',
@@ -182,7 +186,7 @@ export const RUN_OPTION_KINDS = {
 } as const satisfies Record<keyof RunOptions, OptionKind>;
 
 /** Options whose value is a file or directory: in a config file, relative to the file itself. */
-const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'openapi', 'expectations', 'caFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
+const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
 
 /** The option as the user spells it on the command line. */
 export function flagName(key: PropertyKey): string {
@@ -263,7 +267,7 @@ export function resolveRunOptions(sources: RunOptionSources): RunOptions {
  * and the files it names can move together.
  */
 export function loadConfigFile(path: string): Record<string, unknown> {
-  const raw = readJsonFile(path, 'config file');
+  const raw = readJsonFile(path, 'config file', FILE_LIMITS.config);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`config file ${path}: must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}`);
   const config: Record<string, unknown> = {};
   const written = new Map<string, string>();
@@ -308,7 +312,7 @@ export type Expectations = z.infer<typeof expectationsSchema>;
 
 /** Reads an `--expectations` file: `{"user": {...}, "resources": {...}}`, partial known data. */
 export function loadExpectations(path: string): Expectations {
-  const result = expectationsSchema.safeParse(readJsonFile(path, 'expectations file'));
+  const result = expectationsSchema.safeParse(readJsonFile(path, 'expectations file', FILE_LIMITS.expectations));
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';

@@ -12,7 +12,7 @@ import { DigestSet } from '../src/battery/digest-set.js';
 import { listEndpoints, onEach } from '../src/battery/endpoints.js';
 import { expectNoServerError } from '../src/battery/expect.js';
 import { extractItems, itemLabelAt, keyKindAt, sameItems } from '../src/battery/list-items.js';
-import { expectedTotalPages, listUrl, readPagingHeaders, type WalkPage } from '../src/battery/paging.js';
+import { expectedItemCount, expectedTotalPages, listUrl, readPagingHeaders, type WalkPage } from '../src/battery/paging.js';
 import { getWalk, getWalkHead, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
 import { getUrl } from '../src/api/requests.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -79,6 +79,9 @@ function singleLink(out: WalkFindings, head: WalkHead, page: WalkPage, rel: stri
   return first;
 }
 
+/** A landing's page number as a finding names it: -1 is a page without Page-Number. */
+const pageName = (n: number): string => (n < 0 ? '(no Page-Number)' : String(n));
+
 /** A chain of page numbers as a reader can take it in, however long. */
 function chain(pages: readonly number[]): string {
   return pages.length <= 12 ? pages.join(' → ') : `${pages.slice(0, 5).join(' → ')} → … → ${pages.slice(-5).join(' → ')} (${pages.length} pages)`;
@@ -86,15 +89,18 @@ function chain(pages: readonly number[]): string {
 
 /**
  * The link target answers page `expected` of the same size, or a failure is recorded. It cites
- * the page whose Link header is wrong when the link leads to another page (its curl shows the
- * link), and the page it landed on when that answers an error or another size (its curl shows
- * that); the page with the link when the landing is no longer known.
+ * the page whose Link header is wrong when the link leads to another page or cannot be followed
+ * (its curl shows the link), and the page it landed on when that answers an error or another
+ * size (its curl shows that); the page with the link when the landing is no longer known.
  */
 function expectLinkTo(out: WalkFindings, view: WalkView, page: WalkPage, rel: string, target: string, expected: number): void | Promise<void> {
   // Written only for a finding: every page's links are judged, and a label parses the page's URL.
   const what = (): string => `${label(view.head, page)}: rel="${rel}" ${target}`;
   const pageSize = page.paging.values['Page-Size'];
   const judge = (landed: Landing): void => {
+    // Not on the API's origin (spec §Pagination: links to other pages of the API): not requested,
+    // so not a page to compare; the link itself is wrong.
+    if (landed.unfollowable !== undefined) return out.fail(`${what()} ${landed.unfollowable}`, page.res);
     const evidence = landed.evidence ?? page.res;
     if (landed.status < 200 || landed.status > 299) return out.fail(`${what()} answers ${landed.status}, expected page ${expected}`, evidence);
     if (landed.number !== expected) return out.fail(`${what()} leads to page ${landed.number < 0 ? '(no Page-Number)' : landed.number}, expected page ${expected}`, page.res);
@@ -111,6 +117,19 @@ function allOf(results: (void | Promise<void>)[]): void | Promise<void> {
 }
 
 const inRange = (res: HttpResponse): boolean => res.status >= 200 && res.status <= 299;
+
+/**
+ * Why page `page` of `res` does not hold the items its own headers promise (expectedItemCount),
+ * or undefined when it does; `{ unknown }` when a header it needs is missing or unreadable, which
+ * the caller reports as an error pointing at PAGE-HEADERS (never a pass, never another failure).
+ */
+function countProblem(res: HttpResponse, page: number, held: number): string | { unknown: string } | undefined {
+  const expected = expectedItemCount(readPagingHeaders(res), page);
+  if ('unknown' in expected) return expected;
+  const { count, size, total } = expected;
+  if (held === count) return undefined;
+  return `${held} items, but its headers promise ${count} = min(Page-Size ${size}, Total-Elements ${total} − (${page} − 1) × ${size})`;
+}
 
 // ── page judges: what each check sees of every page ────────────────────────────────────────
 
@@ -160,9 +179,10 @@ const PRESIZE_LIMIT = 4_000_000;
 
 pageJudge({
   check: 'PAGE-WALK',
-  // Item keys as 64-bit digests, with the page each was first seen on.
-  start: (head) => ({ seen: new DigestSet(Math.min(head.totalElements ?? 0, head.numbers.length * head.size, PRESIZE_LIMIT)), count: 0, lastRes: head.first.res }),
-  page(state, page, { head, lastNumber }, out) {
+  // Item keys as 64-bit digests, with the page each was first seen on; whether a page could not
+  // be counted (said once a walk).
+  start: (head) => ({ seen: new DigestSet(Math.min(head.totalElements ?? 0, head.numbers.length * head.size, PRESIZE_LIMIT)), count: 0, lastRes: head.first.res, uncounted: false }),
+  page(state, page, { head }, out) {
     state.lastRes = page.res;
     if (!page.items) return out.fail(`${label(head, page)}: ${page.itemsProblem ?? 'no items'}`, page.res);
     const { items } = page;
@@ -172,14 +192,19 @@ pageJudge({
       const where = state.seen.addIfAbsent(keys[i] as string, page.number, keyKindAt(items, i));
       if (where !== undefined) out.fail(`${label(head, page)}: item ${itemLabelAt(items, i)} was already on page ${where}`, page.res);
     }
-    const size = page.paging.values['Page-Size'] ?? head.size;
-    const total = head.totalElements;
-    const isLast = page.number === lastNumber;
-    if (!isLast && keys.length !== size) out.fail(`${label(head, page)}: a page before the last must be full: expected ${size} items, got ${keys.length}`, page.res);
-    if (isLast && total !== undefined && total > 0) {
-      const expected = total - size * (lastNumber - 1);
-      if (keys.length !== expected) out.fail(`${label(head, page)}: the last page should hold the remaining ${expected} of ${total} items, got ${keys.length}`, page.res);
+    // Every page holds min(Page-Size, Total-Elements − (n − 1) × Page-Size) items by its own
+    // headers (spec §Pagination): full before the last, the rest on the last. Without those
+    // headers the count cannot be told: an error that points at PAGE-HEADERS, never a guess.
+    const expected = expectedItemCount(page.paging, page.number);
+    if ('unknown' in expected) {
+      if (!state.uncounted) out.error(`${label(head, page)}: cannot tell how many items the page must hold: ${expected.unknown} (see PAGE-HEADERS)`, page.res);
+      state.uncounted = true;
+      return;
     }
+    const { count, size, total } = expected;
+    if (keys.length === count) return;
+    if (count === size) out.fail(`${label(head, page)}: a page before the last must be full: expected ${size} items (Page-Size), got ${keys.length}`, page.res);
+    else out.fail(`${label(head, page)}: page ${page.number} should hold the remaining ${count} of ${total} items (Total-Elements ${total} − ${page.number - 1} × Page-Size ${size}), got ${keys.length}`, page.res);
   },
   end(state, { head, lastNumber }, out) {
     // A sample cannot be counted against Total-Elements; the pages it holds were checked above.
@@ -259,7 +284,10 @@ pageJudge({
       items += page.items ?? 0;
       if (page.next === undefined || visited.length >= limit) break;
       previous = page;
-      page = await view.land(page.next);
+      const next = page.next;
+      page = await view.land(next);
+      // The chain ends where a client cannot follow it: the page with that link is cited.
+      if (page.unfollowable !== undefined) return out.fail(`following rel="next" from page 1 of ${head.path}: page ${pageName(previous.number)}'s rel="next" ${next} ${page.unfollowable} (visits ${chain(visited)})`, previous.evidence);
       if (page.status < 200 || page.status > 299) return out.fail(`following rel="next" from page ${visited.at(-1)} of ${head.path} leads to a ${page.status}`, page.evidence);
     }
     const inOrder = visited.length === expectedPages && visited.every((n, i) => n === i + 1);
@@ -317,16 +345,25 @@ suite('pagination', () => {
           if (values['Page-Number'] !== pageNumber) j.fail(`${what}: expected Page-Number ${pageNumber}, got ${values['Page-Number'] ?? 'none'}`, res);
           if (values['Page-Size'] === undefined || values['Page-Size'] > size || values['Page-Size'] < 1) j.fail(`${what}: expected Page-Size ${size}, got ${values['Page-Size'] ?? 'none'}`, res);
           else if (values['Page-Size'] < size) j.note(`${head.path}: the server caps size at ${values['Page-Size']}`);
-          const parsed = res.json();
-          const extracted = parsed.ok ? extractItems(parsed.value) : undefined;
-          if (extracted && 'items' in extracted && values['Page-Size'] !== undefined && extracted.items.length > values['Page-Size']) {
-            j.fail(`${what}: ${extracted.items.length} items on a page of Page-Size ${values['Page-Size']}`, res);
-          }
+          // A Page-Size that echoes the request (or states a cap) is true only if the page holds
+          // what it promises: a cap it does not state shows only in the count (spec §Pagination:
+          // Page-Size is the number of elements per page).
+          const counted = (r: HttpResponse, page: number, label: string, pageSize: number | undefined): void => {
+            if (pageSize === undefined || pageSize < 1) return; // the echo above failed already
+            const parsed = r.json();
+            const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
+            if (!('items' in extracted)) return j.error(`${label}: cannot count the page's items: ${extracted.problem}`, r);
+            const problem = countProblem(r, page, extracted.items.length);
+            if (typeof problem === 'object') j.error(`${label}: cannot tell how many items the page must hold: ${problem.unknown} (see PAGE-HEADERS)`, r);
+            else if (problem !== undefined) j.fail(`${label}: ${problem}`, r);
+          };
+          if (values['Page-Size'] !== undefined && values['Page-Size'] <= size) counted(res, pageNumber, what, values['Page-Size']);
           const bigWhat = `GET ${head.path}?page=1&size=${huge}`;
           if (!expectNoServerError(j, big, bigWhat) || !inRange(big)) return;
           const bigSize = readPagingHeaders(big).values['Page-Size'];
-          if (bigSize === undefined || bigSize > huge || bigSize < 1) j.fail(`${bigWhat}: expected Page-Size ${huge} or the server's cap, got ${bigSize ?? 'none'}`, big);
-          else if (bigSize < huge) j.note(`${head.path}: the server caps size at ${bigSize}`);
+          if (bigSize === undefined || bigSize > huge || bigSize < 1) return j.fail(`${bigWhat}: expected Page-Size ${huge} or the server's cap, got ${bigSize ?? 'none'}`, big);
+          if (bigSize < huge) j.note(`${head.path}: the server caps size at ${bigSize}`);
+          counted(big, 1, bigWhat, bigSize);
         };
       },
     }),

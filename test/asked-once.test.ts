@@ -44,8 +44,9 @@ describe('each question is asked once', () => {
     expect(issue?.status).toBe('passed');
   }, 60_000);
 
-  it('sends the request without credentials once per endpoint for the two checks that judge it', async () => {
-    const { code, log } = await served(['--check', 'AUTH-MISSING', '--check', 'AUTH-MISSING-NO-ERROR', '--check', 'AUTH-UNKNOWN-TOKEN', '--check', 'AUTH-INVALID-TOKEN-ERROR']);
+  it('sends the request without credentials, and the one with an unknown token, once per endpoint for the checks that judge it (the MUST and its SHOULDs)', async () => {
+    const auth = ['AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401', 'AUTH-INVALID-TOKEN-ERROR'];
+    const { code, log } = await served(auth.flatMap((id) => ['--check', id]));
     expect(code).toBe(0);
     const withoutCredentials = log.filter((r) => r.endpoint !== '/uaa/oauth2/token' && header(r, 'authorization') === undefined);
     const unknownToken = log.filter((r) => header(r, 'authorization')?.startsWith('Bearer carrier-conformance-unknown-'));

@@ -196,12 +196,14 @@ describe('bundles that are not certifiable', () => {
     const result = await verify(run.bundle);
     expect(result.code).toBe(1);
     const skipped = run.report.checks.filter((c) => c.level === 'MUST' && c.status === 'skipped').map((c) => c.id);
-    expect(skipped).toEqual(['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-RENEW']);
+    // EXPIRY-VALID-BEFORE is judged on the part of the lifetime the run observed (issue 30).
+    expect(skipped).toEqual(['EXPIRY-REFUSED-AFTER', 'EXPIRY-RENEW']);
     expect(result.fails).toEqual([
       ...skipped.map((id) => expect.stringMatching(new RegExp(`^MUST ${id}: skipped: expires_in is 2 s, longer than --max-expiry-wait 0 s`)) as unknown as string),
-      `MUST checks: ${MUST - 3} of ${MUST} passed`,
+      `MUST checks: ${MUST - 2} of ${MUST} passed`,
     ]);
-    expect(result.stdout).toMatch(/note {2}SHOULD checks: 8 of 9 passed \(EXPIRY-INVALID-TOKEN-ERROR skipped\)/);
+    const should = CHECKS.filter((c) => c.level === 'SHOULD').length;
+    expect(result.stdout).toContain(`note  SHOULD checks: ${should - 2} of ${should} passed (EXPIRY-REFUSED-401 skipped, EXPIRY-INVALID-TOKEN-ERROR skipped)`);
     expect(result.stdout).toMatch(/note {2}signature: the bundle is not signed/);
   });
 

@@ -10,7 +10,7 @@ import { CHECKS } from '../src/catalogue/index.js';
 import { diffReports, regressions, type ChangeKind, type ReportDiff } from '../src/compare/diff.js';
 import { renderDiffMarkdown } from '../src/compare/render.js';
 import type { RunReport } from '../src/report/model.js';
-import { REPORT_MAX_BYTES } from '../src/report/read.js';
+import { readRunReport, REPORT_MAX_BYTES } from '../src/report/read.js';
 import { runAgainst, runBin, runMain, tempDir } from './support/harness.js';
 import { fullReport, reportOf, writeReport } from './support/reports.js';
 
@@ -190,6 +190,35 @@ describe('carrier-conformance diff, against runs of the reference server', () =>
     const noArgs = await runMain(['diff', good]);
     expect(noArgs.code).toBe(2);
     expect(noArgs.stderr).toMatch(/Not enough non-option arguments/);
+  });
+});
+
+describe('reports with the causes the preflight found (issue 30), and reports from before them', () => {
+  it('are read either way round: the causes kept, their absence accepted', async () => {
+    const dir = await tempDir('carrier-diff-causes-');
+    const pointer = 'not run: GET /users/me answered 500 in the preflight (see the cause)';
+    const cause = {
+      source: 'preflight' as const,
+      title: 'GET /users/me answered 500',
+      detail: 'no tenant was given (--tenant-id) and GET /users/me (500) lists no tenant with a UUID id',
+      endpoint: 'GET /users/me',
+      status: 500,
+      checks: ['TENANT-ACCESS', 'PAGE-WALK'],
+    };
+    // A report of an earlier version has no `causes`.
+    const old = await writeReport(dir, 'old.json', fullReport());
+    const neu = await writeReport(dir, 'new.json', fullReport({ 'USER-OK': ['failed', 'GET /users/me with a valid token: expected 200, got 500'], 'TENANT-ACCESS': ['error', pointer], 'PAGE-WALK': ['error', pointer] }, { causes: [cause] }));
+    expect(readRunReport(neu).report.causes).toEqual([cause]);
+    expect(readRunReport(old).report.causes).toBeUndefined();
+
+    const worse = await runMain(['diff', old, neu]);
+    expect(worse.stderr).toBe('');
+    expect(worse.code).toBe(1);
+    expect(worse.stdout).toMatch(/TENANT-ACCESS +MUST +passed → error: not run: GET \/users\/me answered 500 in the preflight \(see the cause\)/);
+    const better = await runMain(['diff', neu, old]);
+    expect(better.stderr).toBe('');
+    expect(better.code).toBe(0);
+    expect(better.stdout).toMatch(/FIXED \(3\)/);
   });
 });
 

@@ -12,6 +12,7 @@ import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { childElements, loadXsd, parseXml, validateAgainst, XSD_FILES, type XmlElement } from './fixtures/report/xml.js';
 import { listArgs, runMain, targetArgs, tempDir, WITHOUT_EXPIRY, type CliResult } from './support/harness.js';
+import { startFront } from './support/front.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -67,7 +68,7 @@ describe('--openapi against the reference server', () => {
     expect(result.code, result.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message ?? ''}`).join('\n')).toBe(0);
     const passed = (labels: string[]) => labels.map((l) => `passed ${l}`);
     const resources = ['GET /users/me', 'GET /uaa/userinfo (legacy)', ...TENANT_ENDPOINTS];
-    for (const id of ['AUTH-MISSING', 'AUTH-UNKNOWN-TOKEN', 'AUTH-SCHEME-CASE']) expect(endpointsOf(result.report, id)).toEqual(passed(resources));
+    for (const id of ['AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE']) expect(endpointsOf(result.report, id)).toEqual(passed(resources));
     for (const id of ['VERSION-MISSING', 'VERSION-ONE']) expect(endpointsOf(result.report, id)).toEqual(passed(['POST /uaa/oauth2/token', 'POST /uaa/oauth/token (legacy)', ...resources]));
     for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES']) expect(endpointsOf(result.report, id), id).toEqual(passed(TENANT_ENDPOINTS));
     for (const id of ['PAGE-WALK', 'LINK-NEXT', 'NULLS-SAME-FIELDS']) expect(endpointsOf(result.report, id)).toEqual(passed(LISTS));
@@ -197,6 +198,36 @@ describe('many endpoints', () => {
       const list = `/tenants/${target.tenantId}/c${String(n).padStart(3, '0')}`;
       expect(counts.get(`${list}?page=1&size=10`), list).toBe(1);
       expect(counts.get(`${list}?page=2&size=10`), list).toBe(1);
+    }
+  });
+});
+
+describe('an endpoint whose judgement breaks off', () => {
+  it('is an error that says it was not judged and why, never "passed"; the other endpoints are judged all the same', async () => {
+    const target = await server();
+    // Page 2 of the shipments breaks off after its head: the walk that the resource checks read
+    // cannot finish (a broken response is never sent again).
+    const front = await startFront(target.url, (req, res) => {
+      if (!/\/shipments\?page=2&/.test(req.url ?? '')) return false;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
+      res.write('[{"id":');
+      setTimeout(() => res.destroy(), 20);
+      return true;
+    });
+    cleanup.push(() => front.close());
+    const result = await run({ ...target, url: front.url }, [...targetArgs({ ...target, url: front.url }), '--expectations', await expectationsFile(target.expectations), '--suite', 'resources']);
+
+    expect(result.code).toBe(1);
+    const others = TENANT_ENDPOINTS.filter((e) => e !== 'GET /tenants/{tenantId}/shipments').map((e) => `passed ${e}`);
+    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES']) {
+      const check = checkOf(result.report, id);
+      expect(check?.status, id).toBe('error');
+      expect(check?.message, id).not.toMatch(/all passed/);
+      expect(check?.message, id).toMatch(/^5 endpoints, 1 error: GET \/tenants\/\{tenantId\}\/shipments\. not judged: the exchange failed: /);
+      const shipments = check?.endpoints?.find((e) => e.endpoint === 'GET /tenants/{tenantId}/shipments');
+      expect(shipments?.status, id).toBe('error');
+      expect(shipments?.message, id).toMatch(/^not judged: the exchange failed: /);
+      expect(endpointsOf(result.report, id)?.filter((e) => !e.endsWith('/shipments')), id).toEqual(others);
     }
   });
 });

@@ -6,7 +6,7 @@
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharedTokens, renewAt } from '../src/battery/token.js';
-import { HttpClient, Recorder, TransportError, UnavailableError, type HttpClientOptions } from '../src/http/client.js';
+import { HttpClient, Recorder, SharedTokenExpiredError, TransportError, UnavailableError, type HttpClientOptions } from '../src/http/client.js';
 import { Redactor } from '../src/redact.js';
 
 /** What the raw server does with the n-th request (1-based) on a connection. */
@@ -233,12 +233,59 @@ describe('the shared access token', { timeout: 15_000 }, () => {
     expect(recorder.retries).toEqual([expect.stringMatching(/^GET \/data was refused \(401\) with the shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a fresh token before judging$/)]);
   });
 
-  it('refused again with the fresh token, gives the 401 to the check to judge', async () => {
+  it('refused again with the renewed token, is sent once more with a token of its own, which others cannot have used up', async () => {
+    // The first two tokens stop working before their time (a shared one used up by other requests).
+    const { server, issued } = await tokenServer(60_000, 60, (token) => token === 't1' || token === 't2');
+    const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
+    const recorder = new Recorder();
+    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }, recorder);
+
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('t3');
+    expect(issued.size).toBe(3);
+    expect(recorder.retries).toEqual([
+      expect.stringMatching(/^GET \/data was refused \(401\) with the shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a fresh token before judging$/),
+      expect.stringMatching(/^GET \/data was refused \(401\) again with the renewed shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a token issued for it alone before judging$/),
+    ]);
+  });
+
+  it('refused even with a token of its own that was surely valid, gives the 401 to the check to judge', async () => {
     const { server, issued } = await tokenServer(60_000, 60, () => true);
     const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
     const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' });
     expect(res.status).toBe(401);
+    expect(issued.size).toBe(3);
+  });
+
+  it('refused even with a token of its own, but when that may have run out (whole seconds), is not judged: an error says the token stopped working', async () => {
+    // expires_in 1: a whole-second clock may end such a token at once, so no 401 to it is evidence.
+    const { server } = await tokenServer(60_000, 1, () => true);
+    const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
+    const err = await failure(http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }));
+    expect(err).toBeInstanceOf(SharedTokenExpiredError);
+    expect((err as Error).message).toMatch(/^GET \/data was refused \(401\) even with a freshly issued access token, but the answer came \d+\.\d s after it was sent, when the token's expires_in \(whole seconds\) may already have run out: the token stopped working, so the request was not judged$/);
+  });
+
+  it('waiting for a slot of the politeness bound, takes its token when it leaves, not when it queued: it never goes with one that ran out meanwhile', async () => {
+    // 1 s tokens (renewed at half their life); a slow request holds the only slot for 1.2 s.
+    const { server, issued } = await tokenServer(1_000, 1);
+    const slow = await rawServer((_r, socket) => void setTimeout(() => ok(socket), 1_200));
+    const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http), maxInFlight: 1, credentialOrigins: [server.origin, slow.origin] });
+    const recorder = new Recorder();
+    // t1, issued now, is used at once; then the slot is held while it runs out.
+    expect((await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'first' })).text).toBe('t1');
+    const held = http.send({ method: 'GET', url: `${slow.origin}/slow`, purpose: 'slow' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }, recorder);
+    await held;
+
+    expect(res.status).toBe(200);
+    // Renewed when it left (t2), never sent with the token that expired while it waited.
+    expect(res.text).toBe('t2');
     expect(issued.size).toBe(2);
+    expect(recorder.retries).toEqual([]);
+    expect(recorder.exchanges.map((e) => e.response?.status)).toEqual([200, 200]);
+    expect(server.requests.flat().filter((line) => line.startsWith('GET /data'))).toHaveLength(2);
   });
 
   it('with another spelling of the scheme is never renewed: the spelling is what such a request tests', async () => {

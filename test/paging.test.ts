@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { DigestSet } from '../src/battery/digest-set.js';
 import { extractItems, itemKey, itemLabel, itemLabelAt, KEY_ID, KEY_JSON, keyKindAt, sameItems, summariseItems } from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
-import { PAGING_HEADERS, exactPageNumber, expectedTotalPages, normaliseUrl, pageUrl, pageUrls, pagesToWalk, readPagingHeaders, walkPageNumber } from '../src/battery/paging.js';
+import { PAGING_HEADERS, exactPageNumber, expectedItemCount, expectedTotalPages, normaliseUrl, pageUrl, pageUrls, pagesToWalk, readPagingHeaders, unfollowableLink, walkPageNumber } from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
+import { parseLinkHeader } from '../src/http/link.js';
 
 const LIST = 'https://api.example.test/tenants/t1/shipments';
 
@@ -70,6 +71,32 @@ describe('expectedTotalPages', () => {
   });
 });
 
+describe('expectedItemCount: min(Page-Size, Total-Elements − (n − 1) × Page-Size), by the page asked for', () => {
+  const count = (headers: Record<string, string[]>, page: number) => expectedItemCount(readPagingHeaders(response(headers)), page);
+
+  it('is a full page before the last, the rest on the last, none past the end', () => {
+    expect(count(VALID, 1)).toEqual({ count: 10, size: 10, total: 25 });
+    expect(count(VALID, 3)).toEqual({ count: 5, size: 10, total: 25 });
+    expect(count(VALID, 4)).toEqual({ count: 0, size: 10, total: 25 });
+    expect(count({ ...VALID, 'total-elements': ['0'] }, 1)).toEqual({ count: 0, size: 10, total: 0 });
+  });
+
+  it('holds a Page-Size that echoes a size beyond a silent cap to its word: 1 000 000 a page means all 23', () => {
+    expect(count({ ...VALID, 'page-size': ['1000000'], 'total-pages': ['1'], 'total-elements': ['23'] }, 1)).toEqual({ count: 23, size: 1_000_000, total: 23 });
+  });
+
+  it('is told by the page asked for, not by Page-Number (whose echo is another rule)', () => {
+    expect(count({ ...VALID, 'page-number': ['1'] }, 3)).toEqual({ count: 5, size: 10, total: 25 });
+  });
+
+  it('cannot be told without Page-Size or Total-Elements as integers: it names the cause, never guesses', () => {
+    expect(count({ ...VALID, 'page-size': [] }, 1)).toEqual({ unknown: 'Page-Size is missing' });
+    expect(count({ 'total-pages': ['3'], 'page-number': ['1'], 'page-size': ['10'] }, 1)).toEqual({ unknown: 'Total-Elements is missing' });
+    expect(count({ ...VALID, 'total-elements': ['23.0'] }, 1)).toEqual({ unknown: 'Total-Elements is "23.0", not a non-negative integer' });
+    expect(count({ ...VALID, 'page-size': ['0'] }, 1)).toEqual({ unknown: 'Page-Size is 0, which no page of items has' });
+  });
+});
+
 describe('normaliseUrl', () => {
   it.each([
     ['parameter order', `${LIST}?size=10&page=2`, `${LIST}?page=2&size=10`],
@@ -132,6 +159,48 @@ describe('walkPageNumber', () => {
     expect(walkPageNumber(`${LIST}?page=4&size=10`, pageUrl, inWalk)).toBeUndefined();
     expect(walkPageNumber(`${LIST}?page=2&size=10&sort=id`, pageUrl, inWalk)).toBeUndefined();
     expect(walkPageNumber('not a URL', pageUrl, inWalk)).toBeUndefined();
+  });
+});
+
+describe('unfollowableLink', () => {
+  // A gateway's base URL with a path prefix: the API's origin is what credentials may go to.
+  const page = 'https://gw.example.test/api/tenants/t1/shipments?page=2&size=10';
+  const origin = 'https://gw.example.test';
+  /** The problem with the target of `<ref>` on `page`, resolved as the walk resolves it (RFC 8288 §3.1, RFC 3986 §5). */
+  const problem = (ref: string): string | undefined => {
+    const [link] = parseLinkHeader(`<${ref}>; rel="next"`, page).links;
+    return unfollowableLink(link?.target ?? '', origin);
+  };
+  const foreign = `is not on the API's origin ${origin}: a client cannot follow it with its credentials`;
+
+  it('follows relative references, resolved against the page that carries them', () => {
+    expect(problem('?page=3&size=10')).toBeUndefined();
+    expect(problem('/api/tenants/t1/shipments?page=3&size=10')).toBeUndefined();
+    expect(problem('shipments?page=3&size=10')).toBeUndefined();
+    expect(problem('../t1/shipments?page=3&size=10')).toBeUndefined();
+  });
+
+  it('follows another path on the API\'s origin (where it lands is judged by its answer)', () => {
+    expect(problem('/tenants/t1/shipments?page=3&size=10')).toBeUndefined();
+    expect(problem('https://gw.example.test/elsewhere?page=3')).toBeUndefined();
+    expect(problem('HTTPS://GW.EXAMPLE.TEST:443/api/tenants/t1/shipments?page=3&size=10')).toBeUndefined();
+  });
+
+  it('does not follow a target on another origin: host, scheme or port', () => {
+    expect(problem('http://evil.example/api/tenants/t1/shipments?page=3&size=10')).toBe(foreign);
+    expect(problem('//evil.example/api/tenants/t1/shipments?page=3&size=10')).toBe(foreign);
+    expect(problem('http://gw.example.test/api/tenants/t1/shipments?page=3&size=10')).toBe(foreign);
+    expect(problem('https://gw.example.test:8443/api/tenants/t1/shipments?page=3&size=10')).toBe(foreign);
+    expect(problem('https://gw.example.test.evil.example/api/tenants/t1/shipments?page=3')).toBe(foreign);
+  });
+
+  it('does not follow a target that is not an http(s) URL', () => {
+    const scheme = `is not an http(s) URL on the API's origin ${origin}: a client cannot follow it with its credentials`;
+    expect(problem('javascript:alert(1)')).toBe(scheme);
+    expect(problem('JavaScript:alert(1)')).toBe(scheme);
+    expect(problem('data:text/html,x')).toBe(scheme);
+    expect(problem('ftp://gw.example.test/api/tenants/t1/shipments?page=3')).toBe(scheme);
+    expect(unfollowableLink('not a URL', origin)).toBe('cannot be resolved to a URL (RFC 3986 §5): a client cannot follow it with its credentials');
   });
 });
 

@@ -175,7 +175,8 @@ async function writeKnownFailures(): Promise<void> {
 
 describe('the README, run as written', () => {
   it('knows every code block of the README', () => {
-    const known = ['npm ci && npm start', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:\n  conformance:\n    runs-on', 'conformance:', 'npx carrier-conformance diff', "- name: The last release's report", 'npx carrier-conformance matrix', 'jobs:\n  conformance:\n    name: conformance (${{ matrix', 'openssl genpkey', 'npx carrier-conformance verify-bundle', '# in one terminal', 'npm test            #'];
+    // The Install block (npm install ./carrier-conformance-<version>.tgz) is run by test/install.test.ts.
+    const known = ['npm ci && npm start', 'npm install --save-dev ./carrier-conformance-', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:\n  conformance:\n    runs-on', 'conformance:', 'npx carrier-conformance diff', "- name: The last release's report", 'npx carrier-conformance matrix', 'jobs:\n  conformance:\n    name: conformance (${{ matrix', 'openssl genpkey', 'npx carrier-conformance verify-bundle', '# in one terminal', 'npm test            #', 'npx carrier-conformance lint openapi.yaml', '- name: Lint the OpenAPI document'];
     for (const block of blocks) expect(known.some((k) => block.text.trimStart().startsWith(k)), `README.md:${block.line} (${block.lang}) is run by no test`).toBe(true);
     expect(blocks).toHaveLength(known.length);
   });
@@ -240,9 +241,9 @@ describe('the README, run as written', () => {
     expect(steps).toEqual(['npm ci', 'npx carrier-conformance run --paged-path shipments --baseline ci/known-failures.json']);
     const result = await sh(steps[1] ?? '', { env: filled });
     expect(result.status, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^CONFORMANT ON 57 OF \d+ CHECKS {2}http/m);
+    expect(result.stdout).toMatch(/^CONFORMANT ON 62 OF \d+ CHECKS {2}http/m);
     expect(existsSync(join(workspace, 'reports', 'junit.xml'))).toBe(true);
-    expect(await readFile(summary, 'utf8')).toMatch(/## Carrier-Platform API conformance: 🟡 CONFORMANT ON 57 OF \d+ CHECKS/);
+    expect(await readFile(summary, 'utf8')).toMatch(/## Carrier-Platform API conformance: 🟡 CONFORMANT ON 62 OF \d+ CHECKS/);
   });
 
   it('the GitLab CI job: its script, with its variables and the masked secret, gates on the deployment', async () => {
@@ -313,7 +314,8 @@ describe('the README, run as written', () => {
 
   it('the commands in the text: `carrier-conformance list`, and what is not run and why', async () => {
     const inline = [...new Set([...readme.matchAll(/`((?:npx )?carrier-conformance [^`]*)`/g)].map((m) => m[1] ?? ''))];
-    expect(inline.sort()).toEqual(['carrier-conformance list', 'carrier-conformance serve [--port 8080] [--token-ttl 5]']);
+    // `lint FILE…` is a synopsis: test/lint.test.ts runs the README's lint commands as written.
+    expect(inline.sort()).toEqual(['carrier-conformance lint FILE…', 'carrier-conformance list', 'carrier-conformance serve [--port 8080] [--token-ttl 5]']);
     const list = await sh('npx carrier-conformance list');
     expect(list.status).toBe(0);
     expect(list.stdout).toContain('TOKEN-ISSUE');
@@ -414,7 +416,7 @@ describe('the README, run as written', () => {
   });
 
   it('names only options that exist', async () => {
-    const commands = ['run', 'serve', 'list', 'diff', 'matrix', 'verify-bundle'];
+    const commands = ['run', 'serve', 'list', 'diff', 'matrix', 'verify-bundle', 'lint'];
     const help = (await Promise.all(commands.map((command) => runMain([command, '--help'])))).map((r) => r.stdout).join('\n');
     const named = new Set([...readme.matchAll(/`(--[a-z][a-z-]*)/g)].map((m) => m[1] ?? ''));
     for (const option of named) expect(help, `README names ${option}`).toMatch(new RegExp(`${option}\\b`));

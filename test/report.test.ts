@@ -466,7 +466,7 @@ describe('renderMarkdownSummary', () => {
 /** Where the fake curl writes each call's argv: NUL after each argument, RS after each call. */
 const FAKE_CURL = `curl() {
   for a in "$@"; do printf '%s\\0' "$a" >&2; done; printf '\\036' >&2
-  if [ "$1" = -sS ]; then printf '{"token_type":"bearer", "access_token" : "tok-%s"}\\n' "$CARRIER_CLIENT_ID"; fi
+  if [ "$1" = -sS ]; then printf '{"token_type":"bearer", "access_token" : "tok-%s", "expires_in" : 7}\\n' "$CARRIER_CLIENT_ID"; fi
 }`;
 
 interface ShellRun {
@@ -522,8 +522,13 @@ describe('curlCommand', () => {
     const ex = exchangeOf(report, 'TOKEN-ISSUE');
     expect(ex.request.headers).toContainEqual(['authorization', 'Basic [REDACTED:basic-credentials]']);
     const command = curlCommand(ex, report);
+    // Guarded: without the variables it stops before sending (test/reproduction.test.ts runs that).
     expect(command).toBe(
-      `curl -i -X POST -u "$CARRIER_CLIENT_ID:$CARRIER_CLIENT_SECRET" -H 'accept: application/json' -H 'Accept-Version: 1' -H 'Content-Type: application/x-www-form-urlencoded' --compressed --data-raw 'grant_type=client_credentials' '${TOKEN_URL}'`,
+      [
+        ': "${CARRIER_CLIENT_ID:?export CARRIER_CLIENT_ID (the client id of the run) first}" &&',
+        ': "${CARRIER_CLIENT_SECRET:?export CARRIER_CLIENT_SECRET (the client secret of the run) first}" &&',
+        `curl -i -X POST -u "$CARRIER_CLIENT_ID:$CARRIER_CLIENT_SECRET" -H 'accept: application/json' -H 'Accept-Version: 1' -H 'Content-Type: application/x-www-form-urlencoded' --compressed --data-raw 'grant_type=client_credentials' '${TOKEN_URL}'`,
+      ].join('\n'),
     );
     expect(command).not.toContain('REDACTED');
     expect(command).toContain('$CARRIER_CLIENT_SECRET');
@@ -565,10 +570,12 @@ describe('curlCommand', () => {
   it('obtains a fresh token first for a bearer request, without jq, and keeps the scheme spelling', () => {
     const ex = exchangeOf(report, 'USER-FIELDS');
     const command = curlCommand(ex, report);
-    const [tokenLine, curlLine] = command.split('\n');
+    const [, , tokenLine, tokenGuard, curlLine] = command.split('\n');
     expect(tokenLine).toBe(
-      `CARRIER_ACCESS_TOKEN=$(curl -sS -u "$CARRIER_CLIENT_ID:$CARRIER_CLIENT_SECRET" -H 'Accept-Version: 1' -d grant_type=client_credentials '${TOKEN_URL}' | sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p')`,
+      `CARRIER_ACCESS_TOKEN=$(curl -sS -u "$CARRIER_CLIENT_ID:$CARRIER_CLIENT_SECRET" -H 'Accept-Version: 1' -d grant_type=client_credentials '${TOKEN_URL}' | sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p') &&`,
     );
+    // No token (a refused client, no connection): one line, and no request with `Bearer `.
+    expect(tokenGuard).toBe(': "${CARRIER_ACCESS_TOKEN:?no access_token in the token response}" &&');
     expect(curlLine).toContain('-H "Authorization: Bearer $CARRIER_ACCESS_TOKEN"');
     const run = runWithFakeCurl(command);
     expect(run.calls).toEqual([
@@ -578,6 +585,38 @@ describe('curlCommand', () => {
 
     const lower: RecordedExchange = { ...ex, request: { ...ex.request, headers: [['authorization', 'bearer [REDACTED:access-token]']] } };
     expect(runWithFakeCurl(curlCommand(lower, report)).calls[1]).toContain('Authorization: bearer tok-my id');
+  });
+
+  it('waits, for a request the check sent with a token past or near its expires_in, as long as the check did, and says so', () => {
+    const ex = exchangeOf(report, 'USER-FIELDS');
+    // A sleep that is recorded among the curl calls, so that their order shows.
+    const fakeSleep = `sleep() { printf 'sleep\\0%s\\0\\036' "$1" >&2; }\n`;
+    const run = (e: RecordedExchange, r: RunReport = report): ShellRun => runWithFakeCurl(fakeSleep + curlCommand(e, r));
+    const resource = ['-i', '-H', 'Authorization: Bearer tok-my id', '-H', 'accept: application/json', '-H', 'Accept-Version: 1', '--compressed', 'https://api.example.test/users/me'];
+
+    // After: the fake token's expires_in (7 s), a second of whole-second rounding, the margin.
+    const expired: RecordedExchange = { ...ex, purpose: 'GET /users/me with a token whose expires_in has passed' };
+    const command = curlCommand(expired, report);
+    expect(shellSyntaxOk(command)).toEqual({ status: 0, stderr: '' });
+    expect(command.split('\n')[0]).toMatch(/^# The check sent its token after the token's expires_in had passed: .*waits expires_in \+ 2 s .*the default: the report does not say/);
+    expect(run(expired)).toEqual({ status: 0, calls: [TOKEN_CALL, ['sleep', '9'], resource], stdout: '' });
+    const margin = { ...report, target: { ...report.target, expiryMargin: 2.5 } };
+    expect(run(expired, margin).calls[1]).toEqual(['sleep', '11']);
+    expect(curlCommand(expired, margin).split('\n')[0]).toContain("the run's --expiry-margin of 2.5 s");
+
+    // Shortly before: with at least the seconds left that the check had; never less than none.
+    const before = (left: string): RecordedExchange => ({ ...ex, purpose: `GET /users/me with a token that has ${left} s left of its expires_in` });
+    expect(run(before('1.4')).calls).toEqual([TOKEN_CALL, ['sleep', '5'], resource]);
+    expect(run(before('9.2')).calls[1]).toEqual(['sleep', '0']);
+    expect(curlCommand(before('1.4'), report).split('\n')[0]).toMatch(/^# The check sent its token with 1\.4 s of its expires_in left: .*waits expires_in - 2 s /);
+
+    // A token response without a whole-number expires_in: it stops before the request.
+    const noExpiry = `curl() { for a in "$@"; do printf '%s\\0' "$a" >&2; done; printf '\\036' >&2; [ "$1" = -sS ] && printf '{"access_token":"t","expires_in":"7"}\\n'; }\n`;
+    const stopped = runWithFakeCurl(noExpiry + curlCommand(expired, report));
+    expect(stopped.status).not.toBe(0);
+    expect(stopped.calls).toHaveLength(1);
+    // Requests sent with a fresh token at once are reproduced at once.
+    expect(curlCommand(exchangeOf(report, 'USER-FIELDS'), report)).not.toMatch(/sleep|^#/m);
   });
 
   it('form-encodes the credentials itself, as the run sent them (RFC 6749 §2.3.1), and sends them raw where the run did', () => {

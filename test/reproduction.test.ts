@@ -89,21 +89,42 @@ interface Case {
   checks: string[];
 }
 
-/** Runs the harness through a recording proxy, then every reproduction of `checks` through it, and compares. */
-async function reproduceAll({ faults, checks }: Case): Promise<string[]> {
-  const server: ReferenceServer = await startReferenceServer({ faults });
+interface Recorded {
+  server: ReferenceServer;
+  /** Every request that reached the server, the harness's and the commands'. */
+  proxy: RecordingProxy;
+  report: RunReport;
+  /** What the harness itself sent (taken out of `proxy.seen`). */
+  sentByHarness: SeenRequest[];
+}
+
+/** Runs the harness with `suites` against a reference server with `faults`, through a recording proxy. */
+async function recordRun(faults: string[], suites: string[], tokenTtlSeconds?: number): Promise<Recorded> {
+  const server: ReferenceServer = await startReferenceServer({ faults, ...(tokenTtlSeconds !== undefined ? { tokenTtlSeconds } : {}) });
   cleanup.push(() => server.close());
   const proxy: RecordingProxy = await startRecordingProxy(server.url);
   cleanup.push(() => proxy.close());
   const reportsDir = await tempDir();
   process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
   try {
-    await runMain(['run', '--base-url', proxy.url, '--client-id', server.clientId, '--paged-path', 'shipments', '--suite', 'token', '--suite', 'user', '--reporter', 'json', '--reports-dir', reportsDir]);
+    await runMain(['run', '--base-url', proxy.url, '--client-id', server.clientId, '--paged-path', 'shipments', ...suites.flatMap((s) => ['--suite', s]), '--reporter', 'json', '--reports-dir', reportsDir]);
   } finally {
     delete process.env.CARRIER_CLIENT_SECRET;
   }
   const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-  const sentByHarness: SeenRequest[] = proxy.seen.splice(0);
+  return { server, proxy, report, sentByHarness: proxy.seen.splice(0) };
+}
+
+/** The exchanges the findings of check `id` cite. */
+function citedExchanges(report: RunReport, id: string): RecordedExchange[] {
+  const check = report.checks.find((c) => c.id === id);
+  const cited = [...new Set((check?.findings ?? []).flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])))];
+  return cited.map((i) => check?.exchanges[i]).filter((ex): ex is RecordedExchange => ex !== undefined);
+}
+
+/** Runs the harness through a recording proxy, then every reproduction of `checks` through it, and compares. */
+async function reproduceAll({ faults, checks }: Case): Promise<string[]> {
+  const { server, proxy, report, sentByHarness } = await recordRun(faults, ['token', 'user']);
   const problems: string[] = [];
   const env = { CARRIER_CLIENT_ID: server.clientId, CARRIER_CLIENT_SECRET: server.clientSecret };
 
@@ -159,5 +180,91 @@ describe('every curl command sends exactly the request that was judged', () => {
       checks: ['TOKEN-WRONG-SECRET', 'TOKEN-CREDENTIALS-ENCODING'],
     });
     expect(problems).toEqual([]);
+  });
+});
+
+/** `env` without `name`: the variable unset, as in a shell that never exported it. */
+function without(env: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+}
+
+/** stderr's lines, the empty ones left out. */
+const linesOf = (text: string): string[] => text.split('\n').filter((line) => line !== '');
+
+describe('a command stops before sending anything when what it needs is missing', () => {
+  // Unset, curl would send `Bearer ` or the Basic credentials of an empty id or secret, and get a
+  // 400 or 401 that can pass for the behaviour the check judged.
+  it.skipIf(SKIP)('a variable it needs unset or empty: one line naming it, a non-zero exit and no request at all; set: the status the run recorded', async () => {
+    const { server, proxy, report } = await recordRun(['wrong-secret-accepted', 'user-email-omitted'], ['token', 'user']);
+    const env = { CARRIER_CLIENT_ID: server.clientId, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_HIDDEN_1: 'a-hidden-value' };
+    const basic = citedExchanges(report, 'TOKEN-WRONG-SECRET').find((ex) => ex.auth === 'client-basic');
+    const bearer = citedExchanges(report, 'USER-FIELDS-PRESENT').find((ex) => ex.auth === 'bearer');
+    if (!basic || !bearer) throw new Error('the faults must make TOKEN-WRONG-SECRET and USER-FIELDS-PRESENT fail with a cited exchange');
+    // A value the redactor hid without being able to say whose it was: a variable of its own.
+    const hidden: RecordedExchange = { ...bearer, request: { ...bearer.request, headers: [...bearer.request.headers, ['X-Api-Key', '[REDACTED]']] } };
+    const cases = [
+      { what: 'a wrong secret (client-basic)', ex: basic, needs: ['CARRIER_CLIENT_ID', 'CARRIER_CLIENT_SECRET'] },
+      { what: 'a bearer request', ex: bearer, needs: ['CARRIER_CLIENT_ID', 'CARRIER_CLIENT_SECRET'] },
+      { what: 'a hidden value', ex: hidden, needs: ['CARRIER_CLIENT_ID', 'CARRIER_CLIENT_SECRET', 'CARRIER_HIDDEN_1'] },
+    ];
+    for (const { what, ex, needs } of cases) {
+      const command = curlCommand(ex, report);
+      for (const name of needs) {
+        for (const [how, runEnv] of [['unset', without(env, name)], ['empty', { ...env, [name]: '' }]] as const) {
+          const where = `${what}, ${name} ${how}`;
+          const result = await sh(command, runEnv);
+          expect(result.status, where).not.toBe(0);
+          expect(result.stdout, where).toBe('');
+          const lines = linesOf(result.stderr);
+          expect(lines, where).toHaveLength(1);
+          expect(lines[0], where).toContain(`export ${name} `);
+          expect(proxy.seen.splice(0), `${where}: requests sent`).toEqual([]);
+        }
+      }
+      const result = await sh(command, env);
+      // (curl's progress meter, on stderr when stdout is not a terminal, is no stop.)
+      expect(result.stderr, what).not.toMatch(/CARRIER_|access_token|curl: \(/);
+      expect(/^HTTP\/[\d.]+ (\d{3})/.exec(result.stdout)?.[1], what).toBe(String(ex.response?.status));
+      expect(proxy.seen.splice(0).at(-1)?.target, what).toBe(new URL(ex.request.url).pathname);
+    }
+  });
+
+  it.skipIf(SKIP)('a token request that yields no access_token: one line saying so, and no request sent with `Bearer `', async () => {
+    const { server, proxy, report } = await recordRun(['user-email-omitted'], ['user']);
+    const bearer = citedExchanges(report, 'USER-FIELDS-PRESENT').find((ex) => ex.auth === 'bearer');
+    if (!bearer) throw new Error('user-email-omitted must make USER-FIELDS-PRESENT fail with a cited bearer exchange');
+    // A client the token endpoint does not know: a 401 without access_token.
+    const result = await sh(curlCommand(bearer, report), { CARRIER_CLIENT_ID: 'no-such-client', CARRIER_CLIENT_SECRET: server.clientSecret });
+    expect(result.status).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(linesOf(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toContain('no access_token in the token response');
+    expect(proxy.seen.splice(0).map((r) => `${r.method} ${r.target}`)).toEqual(['POST /uaa/oauth2/token']);
+  });
+});
+
+describe('a request the check sent with an expired token', () => {
+  it.skipIf(SKIP)('is reproduced after waiting out expires_in, a second and the margin: the refusal that was judged, not the 200 of a fresh token', async () => {
+    const ttl = 1;
+    // 401 with a Bearer challenge without error="invalid_token": EXPIRY-INVALID-TOKEN-ERROR warns.
+    const { server, proxy, report } = await recordRun(['expired-token-no-error-code'], ['expiry'], ttl);
+    const [expired, ...more] = citedExchanges(report, 'EXPIRY-INVALID-TOKEN-ERROR');
+    if (!expired) throw new Error(`EXPIRY-INVALID-TOKEN-ERROR cites no exchange: ${JSON.stringify(report.checks.map((c) => [c.id, c.status, c.message]))}`);
+    expect(more).toEqual([]);
+    expect([expired.purpose, expired.auth, expired.response?.status]).toEqual(['GET /users/me with a token whose expires_in has passed', 'bearer', 401]);
+    const challenge = (headers: readonly [string, string][]): string | undefined => headers.find(([name]) => name.toLowerCase() === 'www-authenticate')?.[1];
+
+    const command = curlCommand(expired, report);
+    const started = Date.now();
+    const result = await sh(command, { CARRIER_CLIENT_ID: server.clientId, CARRIER_CLIENT_SECRET: server.clientSecret });
+    const elapsedMs = Date.now() - started;
+    expect(result.stderr).not.toMatch(/CARRIER_|carrier_|access_token|curl: \(/);
+    expect(result.status).toBe(0);
+    expect(/^HTTP\/[\d.]+ (\d{3})/.exec(result.stdout)?.[1]).toBe('401');
+    expect(/^www-authenticate: (.*?)\r?$/im.exec(result.stdout)?.[1]).toBe(challenge(expired.response?.headers ?? []));
+    expect(elapsedMs).toBeGreaterThanOrEqual((ttl + 2) * 1000);
+    expect(proxy.seen.splice(0).map((r) => `${r.method} ${r.target}`)).toEqual(['POST /uaa/oauth2/token', 'GET /users/me']);
+    // The report records the run's margin (report.target.expiryMargin): the command says which.
+    expect(command.split('\n')[0]).toMatch(/^# The check sent its token after the token's expires_in had passed: .*waits expires_in \+ 2 s .*the run's --expiry-margin of 1 s/);
   });
 });

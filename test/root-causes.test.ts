@@ -9,10 +9,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { groupByCause } from '../src/report/causes.js';
+import { renderHtmlReport } from '../src/report/html.js';
+import { renderMarkdownSummary } from '../src/report/markdown.js';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
-import { listArgs, runMain, tempDir, targetArgs, type CliResult } from './support/harness.js';
+import { listArgs, runAgainst, runMain, tempDir, targetArgs, type CliResult } from './support/harness.js';
 import { startHostile } from './support/hostile.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -140,8 +143,8 @@ describe('tokens from a token server the API does not accept (--auth-url elsewhe
     const result = await run(secret, [...args, '--suite', 'expiry']);
 
     expect(result.code).toBe(1);
-    expect(statuses(result.report)).toEqual({ 'EXPIRY-VALID-BEFORE': 'error', 'EXPIRY-REFUSED-AFTER': 'error', 'EXPIRY-INVALID-TOKEN-ERROR': 'error', 'EXPIRY-RENEW': 'error' });
-    for (const id of ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW']) {
+    expect(statuses(result.report)).toEqual({ 'EXPIRY-VALID-BEFORE': 'error', 'EXPIRY-REFUSED-AFTER': 'error', 'EXPIRY-REFUSED-401': 'error', 'EXPIRY-INVALID-TOKEN-ERROR': 'error', 'EXPIRY-RENEW': 'error' });
+    for (const id of ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW']) {
       expect(message(result.report, id)).toMatch(/cannot observe expiry: GET \/users\/me refused the token right after it was issued \(401\), so it never worked; see TOKEN-WORKS \(does the API accept tokens from --auth-url http:\/\/127\.0\.0\.1:\d+\?\)/);
     }
   });
@@ -194,5 +197,113 @@ describe('checks whose rule was not exercised', () => {
     const result = await run(target.clientSecret, [...listArgs(target, ['shipments']), '--check', 'NULLS-SAME-FIELDS']);
     expect(statuses(result.report)).toEqual({ 'NULLS-SAME-FIELDS': 'skipped' });
     expect(message(result.report, 'NULLS-SAME-FIELDS')).toMatch(/no list with two or more items to compare \(shipments\): the rule could not be exercised/);
+  });
+});
+
+describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)', () => {
+  const POINTER = 'not run: GET /users/me answered 500 in the preflight (see the cause)';
+  let result: CliResult & { report: RunReport; junit: string; html: string };
+
+  beforeAll(async () => {
+    const target = await server({ tokenTtlSeconds: 60 });
+    const hostile = await startHostile({ upstream: target.url, misbehaviour: 'server-error', match: (path) => path === '/users/me' });
+    cleanup.push(() => hostile.close());
+    const reportsDir = await tempDir();
+    process.env.CARRIER_CLIENT_SECRET = target.clientSecret;
+    try {
+      const cli = await runMain(['run', '--reports-dir', reportsDir, '--base-url', hostile.url, '--client-id', target.clientId, '--openapi', target.openapiFile, '--foreign-tenant-id', target.foreignTenantId]);
+      const read = (name: string): Promise<string> => readFile(join(reportsDir, name), 'utf8');
+      result = { ...cli, report: JSON.parse(await read('report.json')) as RunReport, junit: await read('junit.xml'), html: await read('report.html') };
+    } finally {
+      delete process.env.CARRIER_CLIENT_SECRET;
+    }
+  });
+
+  it('is recorded once in report.json; the checks it kept from running are errors that point at it', () => {
+    const { report } = result;
+    expect(result.code).toBe(1);
+    expect(report.causes).toHaveLength(1);
+    const cause = report.causes?.[0];
+    expect(cause).toMatchObject({ source: 'preflight', title: 'GET /users/me answered 500', endpoint: 'GET /users/me', status: 500 });
+    expect(cause?.detail).toMatch(/GET \/users\/me \(500\) lists no tenant with a UUID id/);
+    expect(cause?.exchange?.response?.status).toBe(500);
+    const ids = cause?.checks ?? [];
+    // The tenant checks had no tenant, the user checks no User, the auth checks no valid answer to compare with.
+    expect(ids.length).toBeGreaterThanOrEqual(30);
+    expect(ids).toEqual(expect.arrayContaining(['TENANT-ACCESS', 'PAGE-WALK', 'RESOURCE-SCHEMA', 'USER-SCHEMA', 'AUTH-MISSING', 'EXPIRY-RENEW', 'LEGACY-TOKEN-WORKS']));
+    for (const id of ids) {
+      const check = report.checks.find((c) => c.id === id);
+      expect(check?.status, id).toBe('error');
+      expect(check?.message, id).toBe(POINTER);
+      expect(check?.findings, id).toEqual([{ kind: 'error', message: POINTER, endpoint: 'GET /users/me' }]);
+    }
+    // Every error is one of them: none is left saying it in its own words.
+    expect(report.checks.filter((c) => c.status === 'error').map((c) => c.id)).toEqual(ids);
+    // The check whose rule the 500 breaks judged it: a failure, not a pointer.
+    expect(statuses(report)['USER-OK']).toBe('failed');
+    expect(ids).not.toContain('USER-OK');
+  });
+
+  it('is one line on the console (and in the step summary), which names the cause and every check it kept from running', () => {
+    const ids = result.report.causes?.[0]?.checks ?? [];
+    const lines = result.stdout.split('\n');
+    const errors = lines.findIndex((l) => l.startsWith(`ERRORS (${ids.length})`));
+    expect(errors).toBeGreaterThan(-1);
+    expect(lines.slice(errors + 1, errors + 3)).toEqual([`  ${ids.length} checks could not run because GET /users/me answered 500: ${ids.join(', ')}`, '']);
+    // The preflight's words are not repeated check by check.
+    expect(result.stdout).not.toMatch(/lists no tenant with a UUID id/);
+    const summary = renderMarkdownSummary(result.report);
+    expect(summary).toContain(`- ${ids.length} checks could not run because GET /users/me answered 500: ${ids.join(', ')}\n`);
+    expect(summary).not.toMatch(/lists no tenant with a UUID id/);
+  });
+
+  it('keeps one JUnit test case per check, each an error that points at the cause and says what it is', () => {
+    const { report, junit } = result;
+    expect(junit.match(/<testcase /g)).toHaveLength(report.checks.length);
+    const ids = report.causes?.[0]?.checks ?? [];
+    expect(ids.length).toBeGreaterThanOrEqual(30);
+    for (const id of ids) {
+      const testCase = new RegExp(`<testcase [^>]*name="${id} [^"]*"[^>]*>\\s*<error message="${POINTER.replace(/[()]/g, '\\$&')}" type="CheckError"><!\\[CDATA\\[[^\\]]*The cause, found by the preflight: GET /users/me answered 500 \\(no tenant was given`);
+      expect(junit, id).toMatch(testCase);
+    }
+  });
+
+  it('is one cause in report.html, the checks it kept from running folded into one line', () => {
+    const { report, html } = result;
+    expect(html.match(/<section class="cause /g)).toHaveLength(1);
+    expect(html).toContain('<h3 class="cause-title">GET /users/me answered 500</h3>');
+    expect(html).toContain('Found by the preflight, before the checks ran: no tenant was given (--tenant-id) and GET /users/me (500) lists no tenant with a UUID id.');
+    const ids = report.causes?.[0]?.checks ?? [];
+    expect(html).toContain(`<li><span class="msg">${ids.length} checks could not run because of it</span>:<br>`);
+    // The failures that judged the 500 are on the same card.
+    const [card] = html.split('<h2 id="checks-title">');
+    for (const id of ['USER-OK', 'TOKEN-WORKS', ...ids]) expect(card, id).toContain(`<code>${id}</code>`);
+  });
+});
+
+describe('findings by cause: one card per wrong behaviour, not per exchange (issue 30, item 7)', () => {
+  it('a missing challenge and an ignored Accept-Version are two causes, each with its endpoints and the checks it breaks', async () => {
+    const { report } = await runAgainst({ faults: ['resource-401-no-challenge', 'version-missing-accepted'], tokenTtlSeconds: 2 }, ['--reporter', 'json']);
+    const causes = groupByCause(report.checks, report.causes);
+    const summary = causes.map((c) => ({ title: c.title, endpoints: c.endpoints.length, checks: c.checks.map((x) => x.check.id).sort() }));
+    expect(summary).toEqual([
+      {
+        // 401 is the right status: the missing challenge is the cause, on every endpoint that refuses.
+        title: 'a 401 must carry a WWW-Authenticate challenge (Bearer), got none',
+        endpoints: 7,
+        checks: ['AUTH-INVALID-TOKEN-ERROR', 'AUTH-MALFORMED', 'AUTH-MISSING', 'AUTH-MISSING-NO-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-UNKNOWN-TOKEN', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-REFUSED-AFTER'],
+      },
+      // Both wrong things about one answer (a 200 where 400 was due, and the token in it) are one cause.
+      { title: 'A request with no Accept-Version header: expected 400, got 200', endpoints: 9, checks: ['VERSION-MISSING'] },
+    ]);
+    // Every check that did not pass is in one.
+    const broken = report.checks.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id).sort();
+    expect([...new Set(causes.flatMap((c) => c.checks.map((x) => x.check.id)))].sort()).toEqual(broken);
+
+    const html = renderHtmlReport(report);
+    expect(html).toContain('Findings by cause (2 causes, 10 checks)');
+    expect(html).toContain('<h3 class="cause-title">a 401 must carry a WWW-Authenticate challenge (Bearer), got none</h3>');
+    expect(html).toMatch(/<p class="cause-reach">On 7 endpoints \(<code>GET \/users\/me<\/code>, .* and 3 more\); breaks 9 checks in 2 suites:<\/p>/);
+    expect(html).not.toMatch(/cause-title">[^<]*answered 401/);
   });
 });

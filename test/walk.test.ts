@@ -134,13 +134,63 @@ describe('a walk of a long list', () => {
     for (const id of ['PAGE-WALK', 'LINK-NEXT']) {
       const result = check(report, id);
       expect(result?.status, id).toBe('error');
-      expect(result?.findings.map((f) => f.message), id).toEqual([expect.stringMatching(/^the exchange failed: connection to 127\.0\.0\.1:\d+ closed unexpectedly/)]);
+      // The endpoint's own error: it was not judged, and why (never "passed").
+      expect(result?.findings.map((f) => f.message), id).toEqual([expect.stringMatching(/^not judged: the exchange failed: connection to 127\.0\.0\.1:\d+ closed unexpectedly/)]);
+      expect(result?.endpoints?.map((e) => e.status), id).toEqual(['error']);
       // The finding cites the exchange that failed: page 3's request, with no response.
       const cited = result?.exchanges[result.findings[0]?.exchange ?? -1];
       expect(cited?.request.url, id).toMatch(/\/shipments\?page=3&size=10$/);
       expect(cited?.response, id).toBeUndefined();
     }
     expect(code).toBe(1);
+  }, 60_000);
+
+  it('whose rel="next" targets are javascript: URIs: LINK-NEXT and LINK-FOLLOW fail saying why, nothing is sent there, and the checks that page by number keep their verdict', async () => {
+    const { code, report } = await walk({ shipmentCount: 25, faults: ['link-javascript'] }, ['--suite', 'pagination', '--page-size', '10']);
+    expect(report.checks.map((c) => `${c.id} ${c.status}`)).toEqual([
+      'PAGE-HEADERS passed', 'PAGE-DEFAULT passed', 'PAGE-ECHO passed', 'PAGE-TOTALS passed', 'PAGE-WALK passed', 'PAGE-PAST-END passed', 'PAGE-INVALID-PARAMS passed',
+      'LINK-SYNTAX passed', 'LINK-NEXT failed', 'LINK-PREV passed', 'LINK-FIRST-LAST passed', 'LINK-FOLLOW failed',
+    ]);
+    expect(code).toBe(1);
+    const origin = new URL(report.target.baseUrl).origin;
+    const why = `javascript:alert(document.domain) is not an http(s) URL on the API's origin ${origin}: a client cannot follow it with its credentials`;
+    expect(check(report, 'LINK-NEXT')?.findings.map((f) => f.message)).toEqual([
+      `GET shipments?page=1&size=10: rel="next" ${why}`,
+      `GET shipments?page=2&size=10: rel="next" ${why}`,
+    ]);
+    expect(check(report, 'LINK-FOLLOW')?.findings.map((f) => f.message)).toEqual([`following rel="next" from page 1 of shipments: page 1's rel="next" ${why} (visits 1)`]);
+    // Each cites the page whose Link header holds the target, and no check requested it.
+    for (const id of ['LINK-NEXT', 'LINK-FOLLOW']) {
+      const result = check(report, id);
+      const cited = result?.exchanges[result.findings[0]?.exchange ?? -1];
+      expect(cited?.request.url, id).toMatch(/[?&]page=1&size=10$/);
+      expect(JSON.stringify(cited?.response?.headers), id).toContain('<javascript:alert(document.domain)>; rel=\\"next\\"');
+    }
+    expect(report.checks.flatMap((c) => c.exchanges).filter((e) => !e.request.url.startsWith(origin))).toEqual([]);
+  }, 60_000);
+
+  it('behind a gateway whose links name its upstream\'s origin: the link checks fail naming the API\'s origin, and the walk by page number passes', async () => {
+    // A gateway under /api that forwards the answers' Link targets as the upstream wrote them,
+    // made absolute on the upstream's own origin (as one that misses its rewrite does).
+    const leakingFront = (upstream: string): Promise<Front> => {
+      const server = createServer((req, res) => {
+        const target = req.url ?? '/';
+        if (!target.startsWith('/api/')) return void res.writeHead(404).end();
+        req.url = target.slice('/api'.length);
+        const toUpstream = (headers: ForwardedHeaders): void => {
+          if (typeof headers.link === 'string') headers.link = headers.link.replace(/<\//g, `<${upstream}/`);
+        };
+        forward(upstream, req, res, toUpstream).catch(() => res.destroy());
+      });
+      return serveOnLoopback(server, '/api');
+    };
+    const { code, report } = await walk({ shipmentCount: 25 }, ['--suite', 'pagination', '--page-size', '10'], leakingFront);
+    expect(report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}`)).toEqual(['LINK-NEXT failed', 'LINK-PREV failed', 'LINK-FIRST-LAST failed', 'LINK-FOLLOW failed']);
+    expect(code).toBe(1);
+    const origin = new URL(report.target.baseUrl).origin;
+    const first = check(report, 'LINK-FIRST-LAST')?.findings[0]?.message;
+    expect(first).toMatch(new RegExp(`^GET shipments\\?page=1&size=10: rel="first" http://127\\.0\\.0\\.1:\\d+/tenants/[^ ]+/shipments\\?page=1&size=10 is not on the API's origin ${origin.replace(/\./g, '\\.')}: a client cannot follow it with its credentials$`));
+    expect(first).not.toContain(origin + '/');
   }, 60_000);
 
   it('behind a gateway that serves the API under a path prefix, reads each page once: its links are matched with the prefix', async () => {

@@ -1,7 +1,7 @@
 import { describe, test, type TestContext } from 'vitest';
 import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
 import type { Send, Target, ClientCredentials } from '../api/requests.js';
-import { RequestRefusedError, Recorder, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
+import { RequestRefusedError, Recorder, SharedTokenExpiredError, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
@@ -78,6 +78,8 @@ class CheckState {
   readonly used = new Set<Recorder>();
   /** The endpoints the check was applied to, in order, with why an endpoint was skipped. */
   readonly endpoints = new Map<string, { skipped?: string }>();
+  /** Endpoints whose judgement (`judgeEndpoint`) has begun and not ended: not judged, if the check ends so. */
+  readonly judging = new Set<string>();
 
   tally(key: string): Tally {
     let t = this.tallies.get(key);
@@ -122,6 +124,27 @@ export class CheckContext {
     this.#state.endpoints.set(this.endpoint, { skipped: redactor.redact(reason) });
   }
 
+  /**
+   * Runs `judge` on this endpoint (of an `at` context). What escapes it (a request that could not
+   * be made, no token to be had) is this endpoint's error, saying that it was not judged and why;
+   * the other endpoints are judged all the same. An endpoint is reported as passed only when its
+   * judgement ended without a finding.
+   */
+  async judgeEndpoint(judge: () => Promise<void>): Promise<void> {
+    const endpoint = this.endpoint;
+    if (endpoint === undefined) throw new Error('judgeEndpoint needs an endpoint context (CheckContext.at)');
+    this.#state.judging.add(endpoint);
+    try {
+      await judge();
+    } catch (err) {
+      // A skip of the whole check, or a stopped run, is the check's: check() reports it.
+      if (this.isSkipped || getBattery().stopped.aborted || this.vitest.signal.aborted) throw err;
+      absorb(this, err, 'not judged: ');
+    } finally {
+      this.#state.judging.delete(endpoint);
+    }
+  }
+
   get recorder(): Recorder {
     return this.#state.recorder;
   }
@@ -151,7 +174,8 @@ export class CheckContext {
 
   /**
    * The shared access token as a Bearer authorization: the HTTP layer takes a token that is
-   * valid when the request is sent, and renews it once if the server refuses it (src/battery/token.ts).
+   * valid when the request is sent, and renews it if the server refuses it (HttpClient.send), so
+   * that a token that stopped working is never judged as the rule under test.
    */
   bearer(): RequestAuth {
     return { kind: 'shared-token' };
@@ -262,11 +286,15 @@ export class CheckContext {
 
   /** Each endpoint the check was applied to, with its own outcome. */
   #endpointOutcomes(): EndpointOutcome[] {
+    // Why a judgement that never ended did not: what ended the check, if it said.
+    const cause = this.#state.tallies.get('')?.first ?? 'its judgement did not end';
     return [...this.#state.endpoints].map(([endpoint, { skipped }]) => {
       const tally = this.#state.tallies.get(endpoint);
       if (tally && tally.failures > 0) return { endpoint, status: 'failed', message: tally.firstFailure ?? '' };
       if (tally && tally.errors > 0) return { endpoint, status: 'error', message: tally.first ?? '' };
-      return skipped !== undefined ? { endpoint, status: 'skipped', message: skipped } : { endpoint, status: 'passed' };
+      if (skipped !== undefined) return { endpoint, status: 'skipped', message: skipped };
+      // Begun and never ended: not a pass, whatever else the report says of the check.
+      return this.#state.judging.has(endpoint) ? { endpoint, status: 'error', message: `not judged: ${cause}` } : { endpoint, status: 'passed' };
     });
   }
 
@@ -307,11 +335,14 @@ export class CheckContext {
   }
 }
 
-/** Turns whatever a check threw into findings: transport trouble and missing prerequisites are errors. */
-function absorb(c: CheckContext, err: unknown): void {
-  if (err instanceof TransportError) c.error(`the exchange failed: ${err.message}`, err);
-  else if (err instanceof PrerequisiteError || err instanceof RequestRefusedError) c.error(err.message);
-  else c.error(`harness error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+/**
+ * Turns whatever a check threw into findings: transport trouble, missing prerequisites and a
+ * shared token that stopped working are errors; `prefix` says what they left undone.
+ */
+function absorb(c: CheckContext, err: unknown, prefix = ''): void {
+  if (err instanceof TransportError) c.error(`${prefix}the exchange failed: ${err.message}`, err);
+  else if (err instanceof PrerequisiteError || err instanceof RequestRefusedError || err instanceof SharedTokenExpiredError) c.error(`${prefix}${err.message}`);
+  else c.error(`${prefix}harness error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
 }
 
 /**

@@ -4,6 +4,7 @@ import { clientOptions } from '../http/settings.js';
 import { usePrecompiled } from '../openapi/document-ajv.js';
 import { redactor } from '../redact.js';
 import { SharedTokens } from './token.js';
+import { observedChannel, receiveObserved } from './observed-tokens.js';
 import { PROVIDE_KEY, type BatteryContext, type RunMessage } from './wiring.js';
 
 export type { BatteryContext, SharedToken } from './wiring.js';
@@ -31,10 +32,15 @@ export function batteryReady(): Promise<Battery> {
         resolve(battery);
       } else if (message.type === 'stop') {
         stop.abort(message.reason);
+        observedChannel(undefined);
         channel.close();
         if (!battery) reject(new Error(message.reason));
+      } else if (message.type !== 'ready' && message.type !== 'context') {
+        // What another worker observed of the shared tokens (src/battery/observed-tokens.ts).
+        receiveObserved(message);
       }
     };
+    observedChannel(channel);
     // The channel must not keep a worker alive once its tests are done.
     (channel as unknown as { unref(): void }).unref();
     channel.postMessage({ type: 'ready' } satisfies RunMessage);

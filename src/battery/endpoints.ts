@@ -255,7 +255,12 @@ export async function probeWhenWorking<T>(c: CheckContext, endpoint: Endpoint, p
  * on the wire, so a check over 200 endpoints costs round trips by the bound, not by the 200.
  */
 export async function onEach(c: CheckContext, endpoints: readonly Endpoint[], judge: (e: CheckContext, endpoint: Endpoint) => Promise<void>): Promise<void> {
-  await mapBounded(endpoints, ENDPOINT_CONCURRENCY, (endpoint) => judge(c.at(endpoint.label), endpoint));
+  // What escapes one endpoint's judgement is that endpoint's error ("not judged: …"), never a
+  // pass, and the others are judged all the same (CheckContext.judgeEndpoint).
+  await mapBounded(endpoints, ENDPOINT_CONCURRENCY, (endpoint) => {
+    const e = c.at(endpoint.label);
+    return e.judgeEndpoint(() => judge(e, endpoint));
+  });
 }
 
 /** Endpoints a check judges at the same time (bounds the judgements waiting for a slot, not the wire). */

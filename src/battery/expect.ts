@@ -62,22 +62,43 @@ export function expectJsonObject(c: CheckContext, res: HttpResponse, what: strin
 
 /**
  * A 401 carries a WWW-Authenticate challenge for `scheme` (RFC 9110 §11.6.1, §15.5.2;
- * RFC 6750 §3 for Bearer). Other statuses need none. Returns the challenge when found.
+ * RFC 6750 §3 for Bearer). Other statuses need none, unless `always`: RFC 6750 §3 asks the
+ * challenge of every refusal of a request without a usable access token, whatever its status.
+ * Returns the challenge when found.
  */
-export function expectChallenge(c: CheckContext, res: HttpResponse, scheme: string, what: string): Challenge | undefined {
+export function expectChallenge(c: CheckContext, res: HttpResponse, scheme: string, what: string, options: { always?: boolean } = {}): Challenge | undefined {
+  const required = res.status === 401 || options.always === true;
   const lines = res.headerLines('www-authenticate');
   if (lines.length === 0) {
-    if (res.status === 401) c.fail(`${what}: a 401 must carry a WWW-Authenticate challenge (${scheme}), got none`, res);
+    if (required) c.fail(`${what}: ${res.status === 401 ? 'a 401' : `the refusal (${res.status})`} must carry a WWW-Authenticate challenge (${scheme}), got none`, res);
     return undefined;
   }
-  const parsed = parseChallenges(lines);
-  const challenge = findChallenge(parsed, scheme);
+  const challenge = findChallenge(parseChallenges(lines), scheme);
   if (!challenge) {
-    if (res.status === 401) c.fail(`${what}: expected a ${scheme} challenge in WWW-Authenticate, got ${JSON.stringify(lines.join(', '))}`, res);
+    if (required) c.fail(`${what}: expected a ${scheme} challenge in WWW-Authenticate, got ${JSON.stringify(lines.join(', '))}`, res);
     return undefined;
   }
   return challenge;
 }
+
+/**
+ * The challenge of `scheme` in a response, if any, recording nothing: for a SHOULD check that
+ * judges what the challenge says, where its absence is the MUST check's finding.
+ */
+export function challengeOf(res: HttpResponse, scheme: string): Challenge | undefined {
+  const lines = res.headerLines('www-authenticate');
+  return lines.length === 0 ? undefined : findChallenge(parseChallenges(lines), scheme);
+}
+
+/** A refusal: a 4xx (RFC 9110 §15.5), never data (2xx), a redirect (3xx) or a server error (5xx). */
+export function expectRefusal(c: CheckContext, res: HttpResponse, what: string): boolean {
+  if (res.status >= 400 && res.status < 500) return true;
+  c.fail(`${what}: expected a refusal (a 4xx status), got ${describeStatus(res)}`, res);
+  return false;
+}
+
+/** Whether a response is a refusal in the sense of expectRefusal. */
+export const isRefusal = (res: HttpResponse): boolean => res.status >= 400 && res.status < 500;
 
 /** The response must not issue a token: no access_token in the body. */
 export function expectNoToken(c: CheckContext, res: HttpResponse, what: string): boolean {

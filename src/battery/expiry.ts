@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { USER_PATH } from '../api/paths.js';
 import { getResource, readIssuedToken } from '../api/requests.js';
-import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
+import { Evidence, RequestRefusedError, TransportError, UnavailableError, WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { PrerequisiteError } from './errors.js';
 import { requestValidToken } from './token-response.js';
 import { judgeOfMissingToken } from './token.js';
+import { observedRefusals, recordRefusal, untilEvidence, untilOtherChecksEnd } from './observed-tokens.js';
+import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS, type PassedRefusal } from './wiring.js';
+import { getCheck } from '../catalogue/index.js';
 
 /**
  * The expiry timeline (spec §Authentication 3: after expires_in seconds the token is invalid).
@@ -33,6 +36,8 @@ export interface Timeline {
   receivedAt: number;
   /** GET /users/me with the token right after it arrived: the precondition of every expiry check. */
   first: HttpResponse;
+  /** Epoch ms when that probe was sent. */
+  firstSentAt: number;
   /** The slowest round trip seen so far (the token request, the first probe), in ms. */
   roundTripMs: number;
   /**
@@ -84,11 +89,19 @@ async function buildTimeline(c: CheckContext): Promise<Timeline> {
   // first probe moves the "before" probe earlier, and past already, the token is too old too. It
   // may also be refused already (a server that ends tokens early): whether the API accepts
   // tokens at all is then asked with one of the suite's own, right after issue.
+  let refusedFirst: Timeline | undefined;
   if (preflighted && Date.now() < probeBeforeAt(preflighted) - POLL_MS) {
     const t = await startTimeline(c, preflighted);
     if (t.first.status === 200 && Date.now() <= probeBeforeAt(t)) return t;
+    if (t.first.status === 401 || t.first.status === 403) refusedFirst = t;
   }
   const fresh = await freshTimeline(c);
+  // The runner's token refused where a new one works: the run's shared token stopped working,
+  // evidence for EXPIRY-VALID-BEFORE if its expires_in still vouched for it (judgeRefusal).
+  if (refusedFirst && fresh.first.status === 200) {
+    const { first, firstSentAt, sentAt, expiresIn } = refusedFirst;
+    recordRefusal({ request: `GET ${USER_PATH}`, requestedAt: sentAt, declaredValidUntil: sentAt + expiresIn * 1000, sentAt: firstSentAt, receivedAt: first.receivedAt, thenStatus: 200, ...(first.evidence ? { record: first.evidence.record } : {}) });
+  }
   const again = preflighted && reissuedAfterExpiry(preflighted, fresh, c.settings.expiryMarginSeconds);
   if (again) fresh.reissuedAfterExpiry = again;
   return fresh;
@@ -123,10 +136,10 @@ export async function freshTimeline(c: CheckContext): Promise<Timeline> {
   return startTimeline(c, await ownToken(c));
 }
 
-async function startTimeline(c: CheckContext, issued: Omit<Timeline, 'first'>): Promise<Timeline> {
+async function startTimeline(c: CheckContext, issued: Omit<Timeline, 'first' | 'firstSentAt'>): Promise<Timeline> {
   const probeSent = Date.now();
   const first = await probe(c, issued.token, 'GET /users/me with the token just issued (does the API accept it at all?)');
-  return { ...issued, first, roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent) };
+  return { ...issued, first, firstSentAt: probeSent, roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent) };
 }
 
 /**
@@ -154,7 +167,7 @@ export async function probeShortlyBefore(c: CheckContext, t: Timeline): Promise<
   return 'judged';
 }
 
-async function ownToken(c: CheckContext): Promise<Omit<Timeline, 'first'>> {
+async function ownToken(c: CheckContext): Promise<Omit<Timeline, 'first' | 'firstSentAt'>> {
   const sentAt = Date.now();
   const res = await requestValidToken(c);
   const receivedAt = Date.now();
@@ -193,12 +206,19 @@ export function failedRenewalBeforeWait(c: CheckContext, t: Timeline): boolean {
   return true;
 }
 
+/** Whether expires_in is short enough to be waited out (--max-expiry-wait). */
+export function waitable(c: CheckContext, t: Pick<Timeline, 'expiresIn'>): boolean {
+  return t.expiresIn <= c.settings.maxExpiryWaitSeconds;
+}
+
+/** Why the refusal after expiry is not waited for, and how to have it waited for. */
+function notWaitedFor(expiresIn: number, max: number): string {
+  return `expires_in is ${expiresIn} s, longer than --max-expiry-wait ${max} s; pass --max-expiry-wait ${expiresIn} to wait it out`;
+}
+
 /** Skips the check when waiting out expires_in would take longer than --max-expiry-wait. */
 export function skipUnlessWaitable(c: CheckContext, t: Timeline): void {
-  const max = c.settings.maxExpiryWaitSeconds;
-  if (t.expiresIn > max) {
-    c.skip(`expires_in is ${t.expiresIn} s, longer than --max-expiry-wait ${max} s; pass --max-expiry-wait ${t.expiresIn} to wait it out`);
-  }
+  if (!waitable(c, t)) c.skip(notWaitedFor(t.expiresIn, c.settings.maxExpiryWaitSeconds));
 }
 
 /** Waits until `epochMs`, or until the run is cancelled (then the check's requests fail at once). */
@@ -242,4 +262,151 @@ export function observeExpiry(c: CheckContext, t: Timeline): Promise<ExpiryObser
     return { ...(lastAccepted ? { lastAccepted } : {}), secondsLate: (Date.now() - from) / 1000 };
   })();
   return expiry;
+}
+
+// ── a token too long-lived to wait out: judged on the part of its lifetime the run saw ──────
+
+/**
+ * The refusal, among the run's, that proves a token stopped working before its expires_in ran
+ * out (spec §Access token response, §Authentication 3: invalid only "after that time"): answered
+ * before `requestedAt + expires_in` less a second of whole-second rounding (RFC 6749 §5.1; a JWT
+ * issuer's exp = floor(iat) + ttl, RFC 7519 §4.1.4) and the --expiry-margin of clock margin, the
+ * same allowance HttpClient.send makes before it calls a 401 the token's. The one refused
+ * earliest in its lifetime, if several.
+ */
+export function conclusiveRefusal(refusals: readonly PassedRefusal[], marginSeconds: number): PassedRefusal | undefined {
+  const surely = refusals.filter((r) => r.receivedAt < r.declaredValidUntil - WHOLE_SECOND_MS - marginSeconds * 1000);
+  return surely.sort((a, b) => share(a.receivedAt - a.requestedAt, a) - share(b.receivedAt - b.requestedAt, b))[0];
+}
+
+function share(ageMs: number, r: Pick<PassedRefusal, 'requestedAt' | 'declaredValidUntil'>): number {
+  return ageMs / (r.declaredValidUntil - r.requestedAt);
+}
+
+/** "0.2 %": how much of a declared lifetime `ageMs` is. */
+export function percentOf(ageMs: number, expiresIn: number): string {
+  const pct = (100 * ageMs) / (expiresIn * 1000);
+  return pct > 0 && pct < 0.1 ? '< 0.1 %' : `${pct.toFixed(1)} %`;
+}
+
+/** What EXPIRY-VALID-BEFORE found on the observed part of a lifetime. */
+export type ObservedOutcome =
+  | { kind: 'passed'; note: string }
+  | { kind: 'failed'; message: string; refusal?: PassedRefusal }
+  | { kind: 'error'; message: string }
+  | { kind: 'skipped'; reason: string };
+
+/** The probe of the timeline's token as the run ends: its answer, or why there is none. */
+export type ObservedProbe = { status: number; sentAt: number; receivedAt: number } | { stopped: string } | { failed: string };
+
+/**
+ * The verdict on the observed part of a lifetime too long to wait out (issue 30): a refusal the
+ * run saw while expires_in vouched for the token fails the check; else the token probed again as
+ * the run ends must still be accepted, and the pass says how much of the lifetime that covers.
+ * Without an answer there is no evidence: an error naming the cause, or a skip when the run was
+ * stopped; never a pass.
+ */
+export function judgeObserved(o: {
+  t: Pick<Timeline, 'sentAt' | 'receivedAt' | 'expiresIn'>;
+  maxWaitSeconds: number;
+  marginSeconds: number;
+  refusals: readonly PassedRefusal[];
+  probe: ObservedProbe;
+  /** Why the probe came when it did, e.g. "as the other checks ended". */
+  when: string;
+}): ObservedOutcome {
+  const { t } = o;
+  const notWaited = `the refusal after expiry was not waited for: ${t.expiresIn} s > --max-expiry-wait ${o.maxWaitSeconds}`;
+  const refusal = conclusiveRefusal(o.refusals, o.marginSeconds);
+  if (refusal) {
+    const declared = Math.round((refusal.declaredValidUntil - refusal.requestedAt) / 1000);
+    const ageMs = refusal.receivedAt - refusal.requestedAt;
+    return {
+      kind: 'failed',
+      refusal,
+      message:
+        `${refusal.request} was refused (401) with the run's shared access token ${(ageMs / 1000).toFixed(1)} s after it was requested, of the ${declared} s its expires_in declared (${percentOf(ageMs, declared)}); ` +
+        `the same request with a fresh token then got ${refusal.thenStatus}: the token had stopped working long before expires_in (seconds, spec §Access token response) ran out`,
+    };
+  }
+  const probe = o.probe;
+  if ('stopped' in probe) return { kind: 'skipped', reason: `the token was not probed again: ${probe.stopped}; ${notWaited}` };
+  // The token was issued by `receivedAt`: an answer to a probe sent later covers at least this much of its life.
+  const ageMs = 'failed' in probe ? Date.now() - t.receivedAt : probe.sentAt - t.receivedAt;
+  const age = `${(Math.max(0, ageMs) / 1000).toFixed(1)} s after issue (${o.when})`;
+  if ('failed' in probe) return { kind: 'error', message: `cannot judge the observed part of the token's lifetime: GET /users/me with it, ${age}, failed: ${probe.failed}` };
+  if (probe.status === 200) return { kind: 'passed', note: `GET /users/me with the token: accepted ${age}, of the ${t.expiresIn} s declared (${percentOf(ageMs, t.expiresIn)}); ${notWaited}` };
+  const surelyValid = probe.receivedAt < t.sentAt + t.expiresIn * 1000 - WHOLE_SECOND_MS - o.marginSeconds * 1000;
+  if (!surelyValid) return { kind: 'error', message: `cannot judge: GET /users/me with the token, ${age}, got ${probe.status}, but the answer came when its expires_in (${t.expiresIn} s, whole seconds) may have run out` };
+  return {
+    kind: 'failed',
+    message: `GET /users/me with the token ${age}: expected 200, got ${probe.status}, when ${percentOf(ageMs, t.expiresIn)} of the ${t.expiresIn} s its expires_in declared had passed: the token stopped working long before expires_in (seconds, spec §Access token response) ran out`,
+  };
+}
+
+/** Whether the run has checks of other suites, whose end the probe waits for. */
+function othersSelected(selected: readonly string[]): boolean {
+  return selected.some((id) => getCheck(id).suite !== 'expiry');
+}
+
+/**
+ * EXPIRY-VALID-BEFORE for a token whose expires_in is longer than --max-expiry-wait: the other
+ * expiry checks are skipped, this one is judged on what the run observes anyway (issue 30: a
+ * server declaring expires_in 4000 for a token that dies after 4 s passed unseen).
+ *
+ * When the token is probed again: as the other suites' last check ends (and, when the user gave
+ * --max-expiry-wait, no sooner than that long after issue), never later than the "shortly
+ * before" moment (probeBeforeAt: then the whole lifetime is judged as usual) nor than `budgetEnd`
+ * (this check's own time). Why then, and not in step with the last checks: the run ends when its
+ * last check does, and which one that is is known only once it has ended; so the probe costs the
+ * run one round trip after it, and only here, for tokens too long-lived to wait out. A default
+ * run (tokens waited out) never comes here, and the expiry suite, running alone, does not wait.
+ * Waiting ends early on evidence: a refusal of a shared token the run saw while expires_in
+ * vouched for it (HttpClient.send reports those, src/battery/observed-tokens.ts).
+ */
+export async function judgeObservedPart(c: CheckContext, t: Timeline, budgetEnd: number): Promise<void> {
+  const { settings } = c;
+  const margin = settings.expiryMarginSeconds;
+  const enough = (): boolean => conclusiveRefusal(observedRefusals(), margin) !== undefined;
+  const fullAt = probeBeforeAt(t);
+  const latest = Math.min(fullAt, budgetEnd);
+  let when = 'the expiry suite ran alone';
+  if (othersSelected(settings.selected)) {
+    const ended = await untilOtherChecksEnd({ until: latest, signal: c.signal, enough });
+    when = ended === 'time' ? (latest === fullAt ? 'shortly before expiry' : "when this check's time ran out, the other checks still running") : ended === 'gone' ? 'the other checks no longer answered' : 'as the other checks ended';
+  }
+  // The runner does not say yet whether --max-expiry-wait was given (src/runner/run.ts): until
+  // it does, a value other than the default is taken as the user's.
+  if (settings.maxExpiryWaitGiven ?? settings.maxExpiryWaitSeconds !== DEFAULT_MAX_EXPIRY_WAIT_SECONDS) {
+    const asked = Math.min(t.receivedAt + settings.maxExpiryWaitSeconds * 1000, latest);
+    if (asked > Date.now() && (await untilEvidence({ until: asked, signal: c.signal, enough })) === 'time') when = `--max-expiry-wait ${settings.maxExpiryWaitSeconds} s after issue`;
+  }
+  let seen: ObservedProbe;
+  let refused: HttpResponse | undefined;
+  if (enough()) seen = { stopped: 'not needed' };
+  else if (c.signal.aborted) seen = { stopped: 'the run was stopped first' };
+  else if (Date.now() >= fullAt - POLL_MS) {
+    // Waited to the "shortly before" moment: the whole lifetime is judged as usual.
+    const before = await probeShortlyBefore(c, t);
+    if (before === 'accepted') c.note(`the token was accepted shortly before its expires_in ran out (${when}); the refusal after expiry was not waited for: ${t.expiresIn} s > --max-expiry-wait ${settings.maxExpiryWaitSeconds}`);
+    if (before === 'inconclusive') c.error('cannot judge: the probe shortly before expiry could not be sent or answered in time');
+    return;
+  } else {
+    const sentAt = Date.now();
+    try {
+      const res = await probe(c, t.token, `GET /users/me with the token again, ${((sentAt - t.receivedAt) / 1000).toFixed(1)} s after issue, ${when} (its expires_in, ${t.expiresIn} s, is too long to wait out)`);
+      seen = { status: res.status, sentAt, receivedAt: res.receivedAt };
+      if (res.status !== 200) refused = res;
+    } catch (err) {
+      // No answer, no evidence: the cause, as an error (or a skip when the run was stopped).
+      if (c.signal.aborted) seen = { stopped: 'the run was stopped while it was sent' };
+      else if (err instanceof TransportError || err instanceof UnavailableError || err instanceof RequestRefusedError) seen = { failed: err.message };
+      else throw err;
+    }
+  }
+  const outcome = judgeObserved({ t, maxWaitSeconds: settings.maxExpiryWaitSeconds, marginSeconds: margin, refusals: observedRefusals(), probe: seen, when });
+  if (outcome.kind === 'passed') c.note(outcome.note);
+  else if (outcome.kind === 'error') c.error(outcome.message);
+  else if (outcome.kind === 'skipped') c.skip(outcome.reason);
+  else c.fail(outcome.message, outcome.refusal?.record ? { exchange: -1, evidence: Evidence.of(outcome.refusal.record) } : refused);
 }

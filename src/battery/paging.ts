@@ -49,6 +49,24 @@ export function expectedTotalPages(totalElements: number, pageSize: number): num
   return [Math.ceil(totalElements / pageSize)];
 }
 
+/**
+ * How many items page `page` of a request must hold by its own headers, or why that cannot be
+ * told. Page-Size is the number of elements per page and Total-Elements the number of all (spec
+ * §Pagination), so page n holds min(Page-Size, Total-Elements − (n − 1) × Page-Size), and none
+ * past the end. `page` is the page asked for: whether Page-Number echoes it is PAGE-ECHO's rule,
+ * not this one's. A missing or unreadable header is named (PAGE-HEADERS judges it), never guessed.
+ */
+export function expectedItemCount(paging: PagingValues, page: number): { count: number; size: number; total: number } | { unknown: string } {
+  const { values, problems } = paging;
+  const size = values['Page-Size'];
+  const total = values['Total-Elements'];
+  const why = (name: PagingHeader): string => problems.find((p) => p.startsWith(`${name} `)) ?? `${name} is missing`;
+  if (size === undefined) return { unknown: why('Page-Size') };
+  if (total === undefined) return { unknown: why('Total-Elements') };
+  if (size < 1) return { unknown: `Page-Size is ${size}, which no page of items has` };
+  return { count: Math.max(0, Math.min(size, total - (page - 1) * size)), size, total };
+}
+
 /** A URL in a form where equal requests compare equal: query parameters sorted. */
 export function normaliseUrl(url: string): string {
   const u = new URL(url);
@@ -56,6 +74,28 @@ export function normaliseUrl(url: string): string {
   u.search = new URLSearchParams(params).toString();
   u.hash = '';
   return u.href;
+}
+
+/**
+ * Why a client cannot follow the link `target` with its credentials, or undefined when it can.
+ * `target` is already resolved against the URL of the page that carries it (RFC 8288 §3.1, RFC
+ * 3986 §5), so a relative reference (`?page=2`, `/api/…`) leads where the page is; `apiOrigin` is
+ * the base URL's origin (RFC 6454 §4). A client must not leak its bearer token to unintended
+ * parties (RFC 6750 §5.3), so it sends it to the API's origin alone, as the HTTP client does: a
+ * target on another origin or with another scheme (`javascript:`, `data:`) is no page a client
+ * can page to. Another path on the API's origin can be followed (behind a gateway it may lead out
+ * of the prefix): where it lands, the link checks judge by its answer.
+ */
+export function unfollowableLink(target: string, apiOrigin: string): string | undefined {
+  const cannot = 'a client cannot follow it with its credentials';
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return `cannot be resolved to a URL (RFC 3986 §5): ${cannot}`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `is not an http(s) URL on the API's origin ${apiOrigin}: ${cannot}`;
+  return url.origin === apiOrigin ? undefined : `is not on the API's origin ${apiOrigin}: ${cannot}`;
 }
 
 /** A page as the walk reads it: what the checks need of it, without its body. */

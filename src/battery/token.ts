@@ -1,8 +1,9 @@
 import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
-import { WHOLE_SECOND_MS, type HttpResponse, type Recorder, type SharedTokenSource, type TokenLease } from '../http/client.js';
+import { WHOLE_SECOND_MS, type HttpResponse, type Recorder, type SharedTokenSource, type TokenLease, type TokenRefusal } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { SharedToken } from './wiring.js';
 import { PrerequisiteError } from './errors.js';
+import { recordRefusal } from './observed-tokens.js';
 
 /**
  * The access token the checks use when they do not test the token endpoint itself: at first the
@@ -69,11 +70,24 @@ export class SharedTokens implements SharedTokenSource {
     return this.#renew(recorder);
   }
 
-  async renewAfterRefusal(refused: TokenLease, recorder?: Recorder): Promise<TokenLease> {
-    // Another request refused with the same token may have renewed it already.
-    if (this.#current && this.#current.token !== refused.token) return this.#current;
-    if (this.#current?.token === refused.token) this.#current = undefined;
+  async renewAfterRefusal(refused: TokenLease, sentAt: number, recorder?: Recorder): Promise<TokenLease> {
+    // Another request refused with the same token may have renewed it already: that token is
+    // fresh only if it was asked for after the refused request went out (one current before
+    // then may have stopped working in the same way) and is not yet due for renewal.
+    const current = this.#current;
+    if (current && current.token !== refused.token && current.requestedAt >= sentAt && Date.now() < current.renewAt) return current;
+    if (current !== undefined) this.#current = undefined;
     return this.#renew(recorder);
+  }
+
+  async own(recorder?: Recorder): Promise<TokenLease> {
+    // Not made current: others could use it up before the request it is for is answered.
+    return this.#fetch(recorder, 'obtain an access token for one request alone (refused with the renewed shared one too)');
+  }
+
+  /** Evidence for EXPIRY-VALID-BEFORE, whichever worker its check runs in (src/battery/observed-tokens.ts). */
+  refusedBeforeExpiry(refusal: TokenRefusal): void {
+    recordRefusal(refusal);
   }
 
   /** One renewal in flight at a time: every request that needs a token meanwhile waits for it. */
@@ -86,12 +100,14 @@ export class SharedTokens implements SharedTokenSource {
     return this.#renewal;
   }
 
-  async #fetch(recorder: Recorder | undefined): Promise<TokenLease & { renewAt: number }> {
+  async #fetch(recorder: Recorder | undefined, purpose = 'obtain an access token for the checks (the shared one is missing or about to expire)'): Promise<TokenLease & { renewAt: number }> {
     const sentAt = Date.now();
     if (recorder) recorder.tokenRequests += 1;
-    const res = await requestToken(this.send(recorder), this.target, {
+    const send = this.send(recorder);
+    // Requests holding a slot of the politeness bound wait for this one: it takes none (HttpRequest.ungated).
+    const res = await requestToken((req) => send({ ...req, ungated: true }), this.target, {
       credentials: this.credentials,
-      purpose: 'obtain an access token for the checks (the shared one is missing or about to expire)',
+      purpose,
     });
     const issued = readIssuedToken(res);
     if (!issued) {
@@ -104,5 +120,5 @@ export class SharedTokens implements SharedTokenSource {
 }
 
 function leaseOf(t: Issued): TokenLease & { renewAt: number } {
-  return { token: t.token, declaredValidUntil: t.sentAt + t.expiresIn * 1000, renewAt: Math.max(renewAt(t), t.receivedAt) };
+  return { token: t.token, declaredValidUntil: t.sentAt + t.expiresIn * 1000, requestedAt: t.sentAt, renewAt: Math.max(renewAt(t), t.receivedAt) };
 }

@@ -6,7 +6,7 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
-import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, walkPageNumber, type WalkPage } from './paging.js';
+import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 import { ReadAhead } from './read-ahead.js';
@@ -73,6 +73,11 @@ export interface Landing {
   next?: number | string | undefined;
   /** The landing page's exchange, while it is still known (not for pages judged long ago). */
   evidence?: ExchangeRef | undefined;
+  /**
+   * Why a client cannot follow the target (not on the API's origin: see unfollowableLink), which
+   * was therefore not requested: the link is the target's fault, and leads nowhere (status 0).
+   */
+  unfollowable?: string | undefined;
 }
 
 /** What a page judge sees besides the page: the walk and the page's neighbours. */
@@ -84,8 +89,9 @@ export interface WalkView {
   readonly lastNumber: number;
   /**
    * Where `target` leads: a link target (a page of the walk when it is the very request the walk
-   * made, else the URL, fetched once per walk), or the number of a page of the walk. A page still
-   * to come is judged first (the promise resolves then).
+   * made, else the URL, fetched once per walk; never when a client could not follow it, which
+   * `unfollowable` then says), or the number of a page of the walk. A page still to come is
+   * judged first (the promise resolves then).
    */
   land(target: string | number): Landing | Promise<Landing>;
 }
@@ -397,6 +403,10 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     }
     return landing;
   };
+  // Link targets are followed on the API's origin only: a target elsewhere is the target's fault
+  // (a failure of the link checks), not a request for the HTTP client to refuse, which would end
+  // the walk and take every check that reads it down with it.
+  const apiOrigin = new URL(c.target.baseUrl).origin;
   const view: WalkView = {
     head,
     lastNumber,
@@ -405,7 +415,11 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     },
     land(target) {
       const n = typeof target === 'number' ? (indexOf(target) >= 0 ? target : undefined) : walkPageOf(target);
-      if (n === undefined) return typeof target === 'number' ? { number: target, status: 0 } : fetchOther(target);
+      if (n === undefined) {
+        if (typeof target === 'number') return { number: target, status: 0 };
+        const unfollowable = unfollowableLink(target, apiOrigin);
+        return unfollowable === undefined ? fetchOther(target) : { number: -1, status: 0, unfollowable };
+      }
       const page = (n === current?.number ? current : undefined) ?? kept.get(n) ?? (n === previous?.number ? previous : undefined) ?? arrived.get(indexOf(n));
       if (page) return landingOf(page);
       if (ledger.status[n] !== 0) {

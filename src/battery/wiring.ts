@@ -38,6 +38,13 @@ export interface BatteryContext {
   selected: string[];
   http: HttpSettings;
   maxExpiryWaitSeconds: number;
+  /**
+   * Whether the user gave --max-expiry-wait (command line, environment or config file) rather
+   * than leaving it at its default: a token too long-lived to wait out is then probed again that
+   * long after issue, however soon the other checks end (EXPIRY-VALID-BEFORE, issue 30). Absent,
+   * a value other than DEFAULT_MAX_EXPIRY_WAIT_SECONDS counts as given.
+   */
+  maxExpiryWaitGiven?: boolean;
   expiryMarginSeconds: number;
   pageSize?: number;
   /** With more pages than this, a walk samples them (first, last, evenly between). */
@@ -51,6 +58,9 @@ export interface BatteryContext {
   /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
   preflight?: { token?: PassedResponse; user?: PassedResponse };
 }
+
+/** --max-expiry-wait when none is given, in seconds (src/config.ts). */
+export const DEFAULT_MAX_EXPIRY_WAIT_SECONDS = 60;
 
 /** A response as plain data, to cross to the workers; `record` is the exchange, redacted. */
 export interface PassedResponse {
@@ -71,7 +81,33 @@ export interface PassedResponse {
  *   waits at once. (Vitest's own cancellation waits for running tests, which a hung request
  *   never ends.)
  */
-export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string };
+export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | ObservedMessage;
+
+/**
+ * What the workers tell each other of the shared token (src/battery/observed-tokens.ts): the
+ * expiry suite, in its own worker, judges EXPIRY-VALID-BEFORE on what the other checks saw.
+ * - `token-refused`: a shared token was refused while its expires_in vouched for it, and another
+ *   token then got past authentication (TokenRefusal, src/http/client.ts);
+ * - `checks-done`: the worker of the other suites has run its last check (with every refusal it
+ *   saw, for a listener that missed one); `checks-status?` asks for it again, `checks-running`
+ *   answers while they run.
+ */
+export type ObservedMessage =
+  | { type: 'token-refused'; refusal: PassedRefusal }
+  | { type: 'checks-done'; refusals: PassedRefusal[] }
+  | { type: 'checks-status?' }
+  | { type: 'checks-running' };
+
+/** A TokenRefusal as plain data (src/http/client.ts; the exchange redacted). */
+export interface PassedRefusal {
+  request: string;
+  requestedAt: number;
+  declaredValidUntil: number;
+  sentAt: number;
+  receivedAt: number;
+  thenStatus: number;
+  record?: RecordedExchange;
+}
 
 export function runChannelName(runId: string): string {
   return `carrier-conformance:run:${runId}`;

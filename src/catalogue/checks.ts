@@ -48,6 +48,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'expires_in is a positive integer (a JSON number, not a string or a fraction)',
     refs: ['spec §Access token response', 'spec §Authentication 3', 'RFC 6749 §5.1'],
+    notes: 'RFC 6749 §5.1 makes expires_in only RECOMMENDED; the spec makes it part of every token response ("The response carries token_type of bearer and expires_in in seconds", spec §Authentication 3), hence MUST.',
   },
   {
     id: 'TOKEN-NO-STORE',
@@ -84,7 +85,10 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A wrong client secret is refused with 401 invalid_client, a challenge and no token',
     refs: ['spec §Authentication 2', 'RFC 6749 §5.2'],
-    notes: 'RFC 6749 §5.2: a client that authenticated with the Authorization header MUST get 401.',
+    notes:
+      'RFC 6749 §5.2, invalid_client ("Client authentication failed"): "If the client attempted to authenticate via the "Authorization" ' +
+      'request header field, the authorization server MUST respond with an HTTP 401 (Unauthorized) status code and include the ' +
+      '"WWW-Authenticate" response header field matching the authentication scheme used by the client" (Basic, spec §Authentication 2).',
   },
   {
     id: 'TOKEN-UNKNOWN-CLIENT',
@@ -92,6 +96,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'An unknown client id is refused with 401 invalid_client, a challenge and no token',
     refs: ['spec §Authentication 2', 'RFC 6749 §5.2'],
+    notes: 'RFC 6749 §5.2 names "unknown client" as an invalid_client case; sent with Basic, it MUST get 401 and a Basic challenge, as TOKEN-WRONG-SECRET.',
   },
   {
     id: 'TOKEN-NO-CREDENTIALS',
@@ -169,22 +174,39 @@ export const CHECKS: readonly Check[] = [
       'expires_in is whole seconds (RFC 6749 §5.1) and JWT issuers compute exp = floor(iat) + ttl (RFC 7519 NumericDate), ' +
       'so a conformant server may end a token up to a second early: the probe leads sentAt + expires_in by a second plus ' +
       'the observed round trip, and a refusal that arrives later than a second before it is not evidence (the probe is ' +
-      'repeated once on a new token, then the check errs). The token must also have been accepted right after issue.',
+      'repeated once on a new token, then the check errs). The token must also have been accepted right after issue. ' +
+      'An expires_in longer than --max-expiry-wait is judged on the part of the lifetime the run observes: a 401 to the ' +
+      'shared token while its expires_in (less a second and --expiry-margin) still vouched for it, where a fresh token ' +
+      'then got past, fails it, as does the first token refused when probed again as the other checks end.',
   },
   {
     id: 'EXPIRY-REFUSED-AFTER',
     suite: 'expiry',
     level: 'MUST',
-    title: 'A token is refused with 401 and a Bearer challenge once expires_in has passed',
+    title: 'A token is refused (a 4xx with a Bearer challenge) once expires_in has passed',
     refs: ['spec §Authentication 3', 'spec §Limits', 'RFC 6750 §3'],
-    notes: 'expires_in is whole seconds, so a server that rounds the time left down declares T - 1 for a token that lives T: it gets a second more, plus the clock margin of --expiry-margin (default 1 s).',
+    notes:
+      'The MUSTs: spec §Authentication 3, "After that time the token is invalid"; RFC 6750 §3, a request that "does not contain an access ' +
+      'token that enables access to the protected resource" MUST get a WWW-Authenticate challenge, and "All challenges defined by this ' +
+      'specification MUST use the auth-scheme value "Bearer"" (whatever the status). Which 4xx is a SHOULD (EXPIRY-REFUSED-401): the spec ' +
+      'leaves the status for expired tokens "not shown" (spec §Errors). expires_in is whole seconds, so a server that rounds the time left ' +
+      'down declares T - 1 for a token that lives T: it gets a second more, plus the clock margin of --expiry-margin (default 1 s).',
+  },
+  {
+    id: 'EXPIRY-REFUSED-401',
+    suite: 'expiry',
+    level: 'SHOULD',
+    title: 'The refusal of an expired token is 401 Unauthorized',
+    refs: ['RFC 6750 §3.1'],
+    notes: 'RFC 6750 §3.1, invalid_token ("The access token provided is expired, revoked, malformed, or invalid"): "The resource SHOULD respond with the HTTP 401 (Unauthorized) status code". A SHOULD, so another 4xx with the Bearer challenge only warns.',
   },
   {
     id: 'EXPIRY-INVALID-TOKEN-ERROR',
     suite: 'expiry',
     level: 'SHOULD',
     title: 'The challenge for an expired token carries error="invalid_token"',
-    refs: ['RFC 6750 §3.1'],
+    refs: ['RFC 6750 §3', 'RFC 6750 §3.1'],
+    notes: 'RFC 6750 §3: "If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute"; §3.1 names invalid_token for an expired one. Judged on any refusal with a Bearer challenge, whatever its status.',
   },
   {
     id: 'EXPIRY-RENEW',
@@ -195,34 +217,31 @@ export const CHECKS: readonly Check[] = [
   },
 
   // ── auth: bearer tokens on every resource endpoint ──────────────────────────────────────
+  // RFC 6750 §3 makes the challenge the MUST of every refusal below: "If the protected resource
+  // request does not include authentication credentials or does not contain an access token that
+  // enables access to the protected resource, the resource server MUST include the HTTP
+  // "WWW-Authenticate" response header field", and "All challenges defined by this specification
+  // MUST use the auth-scheme value "Bearer"". The status of each refusal is a SHOULD at most
+  // (RFC 6750 §3.1 "SHOULD respond with", examples, RFC 9110 §15.5.2's definition of 401), and the
+  // spec leaves it "not shown" (spec §Errors): each is a SHOULD check of its own.
   {
     id: 'AUTH-MISSING',
     suite: 'auth',
     level: 'MUST',
-    title: 'Without an Authorization header: 401 with a Bearer challenge',
+    title: 'Without an Authorization header: refused (a 4xx, never data) with a Bearer challenge',
     refs: ['spec §Authentication 4', 'RFC 6750 §3'],
+    notes: 'spec §Authentication 4: every request "must carry the header Authorization: Bearer <ACCESS_TOKEN>"; RFC 6750 §3: the challenge MUST be there, whatever the status. 401 is AUTH-MISSING-401\'s SHOULD.',
   },
   {
-    id: 'AUTH-MALFORMED',
+    id: 'AUTH-MISSING-401',
     suite: 'auth',
-    level: 'MUST',
-    title: 'A malformed Bearer credential: 400 or 401 (with a Bearer challenge), never data',
-    refs: ['spec §Authentication 4', 'RFC 6750 §2.1', 'RFC 6750 §3.1'],
-    notes: 'RFC 6750 §3.1 recommends 400 invalid_request for a malformed request, so 400 passes too.',
-  },
-  {
-    id: 'AUTH-UNKNOWN-TOKEN',
-    suite: 'auth',
-    level: 'MUST',
-    title: 'An unknown access token: 401 with a Bearer challenge',
-    refs: ['spec §Authentication 4', 'RFC 6750 §3', 'RFC 6750 §3.1'],
-  },
-  {
-    id: 'AUTH-NOT-BEARER',
-    suite: 'auth',
-    level: 'MUST',
-    title: 'Another scheme (Basic with the client credentials): 401 with a Bearer challenge',
-    refs: ['spec §Authentication 4', 'RFC 6750 §3'],
+    level: 'SHOULD',
+    title: 'Without an Authorization header: the refusal is 401 Unauthorized',
+    refs: ['RFC 9110 §15.5.2', 'RFC 6750 §3'],
+    notes:
+      'RFC 9110 §15.5.2: 401 "indicates that the request has not been applied because it lacks valid authentication credentials", and ' +
+      'RFC 6750 §3 answers "a protected resource request without authentication" with 401 in its example. Neither is a MUST, and the ' +
+      'spec does not show the status (spec §Errors): another 4xx with the Bearer challenge only warns.',
   },
   {
     id: 'AUTH-MISSING-NO-ERROR',
@@ -230,13 +249,70 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The challenge to a request without credentials carries no error code',
     refs: ['RFC 6750 §3.1'],
+    notes: 'RFC 6750 §3.1: "If the request lacks any authentication information ..., the resource server SHOULD NOT include an error code or other error information." Judged on any refusal with a Bearer challenge, whatever its status.',
+  },
+  {
+    id: 'AUTH-MALFORMED',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'A malformed Bearer credential: refused (a 4xx, never data) with a Bearer challenge',
+    refs: ['spec §Authentication 4', 'RFC 6750 §2.1', 'RFC 6750 §3'],
+    notes: 'No b64token (RFC 6750 §2.1) is no access token that enables access, so RFC 6750 §3 asks the challenge of the refusal, a 400 included. Which status is AUTH-MALFORMED-STATUS\'s SHOULD.',
+  },
+  {
+    id: 'AUTH-MALFORMED-STATUS',
+    suite: 'auth',
+    level: 'SHOULD',
+    title: 'A malformed Bearer credential: the refusal is 400 or 401',
+    refs: ['RFC 6750 §3.1'],
+    notes:
+      'RFC 6750 §3.1: a request that "is otherwise malformed" is invalid_request, and "The resource server SHOULD respond with the HTTP 400 ' +
+      '(Bad Request) status code"; a "malformed" token is invalid_token, and "The resource SHOULD respond with the HTTP 401". Either passes; ' +
+      'another 4xx only warns.',
+  },
+  {
+    id: 'AUTH-UNKNOWN-TOKEN',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'An unknown access token: refused (a 4xx, never data) with a Bearer challenge',
+    refs: ['spec §Authentication 4', 'RFC 6750 §3'],
+    notes: 'RFC 6750 §3: the challenge MUST be there, whatever the status. 401 is AUTH-UNKNOWN-TOKEN-401\'s SHOULD.',
+  },
+  {
+    id: 'AUTH-UNKNOWN-TOKEN-401',
+    suite: 'auth',
+    level: 'SHOULD',
+    title: 'An unknown access token: the refusal is 401 Unauthorized',
+    refs: ['RFC 6750 §3.1'],
+    notes: 'RFC 6750 §3.1, invalid_token ("expired, revoked, malformed, or invalid for other reasons"): "The resource SHOULD respond with the HTTP 401 (Unauthorized) status code". Another 4xx only warns.',
   },
   {
     id: 'AUTH-INVALID-TOKEN-ERROR',
     suite: 'auth',
     level: 'SHOULD',
     title: 'The challenge to an unknown token carries error="invalid_token"',
-    refs: ['RFC 6750 §3.1'],
+    refs: ['RFC 6750 §3', 'RFC 6750 §3.1'],
+    notes: 'RFC 6750 §3: "If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute". Judged on any refusal with a Bearer challenge, whatever its status.',
+  },
+  {
+    id: 'AUTH-NOT-BEARER',
+    suite: 'auth',
+    level: 'MUST',
+    title: 'Another scheme (Basic with the client credentials): refused (a 4xx, never data) with a Bearer challenge',
+    refs: ['spec §Authentication 4', 'RFC 6750 §3'],
+    notes: 'Basic credentials carry no access token, so RFC 6750 §3 asks the Bearer challenge of the refusal, whatever its status. 401 without an error code is AUTH-NOT-BEARER-401\'s SHOULD: a 400 with error="invalid_request", as @node-oauth/oauth2-server answers, passes here.',
+  },
+  {
+    id: 'AUTH-NOT-BEARER-401',
+    suite: 'auth',
+    level: 'SHOULD',
+    title: 'Another scheme (Basic with the client credentials): 401, and no error code in the challenge',
+    refs: ['RFC 6750 §3.1', 'RFC 9110 §15.5.2'],
+    notes:
+      'RFC 6750 §3.1: "If the request lacks any authentication information (e.g., the client was unaware that authentication is necessary ' +
+      'or attempted using an unsupported authentication method), the resource server SHOULD NOT include an error code or other error ' +
+      'information", and its example of that is a 401, the status RFC 9110 §15.5.2 defines for a request that "lacks valid authentication ' +
+      'credentials". No sentence makes either a MUST, and the spec does not show the status (spec §Errors): a warning.',
   },
   {
     id: 'AUTH-SCHEME-CASE',
@@ -244,7 +320,7 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The Bearer scheme name is accepted in lower case',
     refs: ['RFC 6750 §2.1', 'RFC 9110 §11.1'],
-    notes: 'Clients that echo token_type send "bearer <token>".',
+    notes: 'Clients that echo token_type send "bearer <token>". RFC 9110 §11.1 makes scheme names case-insensitive, but RFC 6750 §2.1 spells the credentials "Bearer", and clients that send it so work: deliberately a SHOULD.',
   },
 
   // ── versioning: Accept-Version on every endpoint ────────────────────────────────────────
@@ -389,8 +465,12 @@ export const CHECKS: readonly Check[] = [
     id: 'PAGE-ECHO',
     suite: 'pagination',
     level: 'MUST',
-    title: 'Page-Number and Page-Size echo the request (Page-Size may state a cap)',
+    title: 'Page-Number and Page-Size echo the request (Page-Size may state a cap), and the page holds the items they promise',
     refs: ['spec §Pagination'],
+    notes:
+      'Page-Size is the number of elements per page, so page n of a probe holds min(Page-Size, Total-Elements − (n − 1) × Page-Size) ' +
+      'items: a size capped without Page-Size saying so shows only in that count. Without Page-Size or Total-Elements the count is ' +
+      "an error pointing at PAGE-HEADERS. The walk's pages are counted by PAGE-WALK, by the same rule.",
   },
   {
     id: 'PAGE-TOTALS',

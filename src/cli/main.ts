@@ -4,8 +4,9 @@ import { SUITES } from '../catalogue/types.js';
 import { REPORTERS, RUN_OPTION_KINDS, flagName, loadConfigFile, resolveRunOptions } from '../config.js';
 import { envName, envSwitch, optionsFromEnv } from '../environment.js';
 import { HarnessExit, UsageError } from '../errors.js';
-import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../exit-codes.js';
+import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, LINT_EXIT_CODES_HELP, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../exit-codes.js';
 import { redactor } from '../redact.js';
+import { safeOutput } from '../console-safety.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { renderCatalogue } from './list.js';
 import { normalizeYesNoFlags } from './yes-no-flags.js';
@@ -41,6 +42,7 @@ function runOptions(y: Argv): Argv {
     .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access (default: a random UUID)' })
     .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
     .option('openapi', { type: 'string', group: 'Target:', describe: 'OpenAPI 3.0 or 3.1 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
+    .option('openapi-root', { type: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" })
     .option('endpoint', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' })
     .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path parameter, NAME=VALUE (repeatable); by default ids come from the list the endpoint is under' })
     // A config file's {"parameters": {NAME: VALUE}}: declared so that strict parsing accepts it.
@@ -49,7 +51,7 @@ function runOptions(y: Argv): Argv {
     .option('suite', { type: 'string', array: true, group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` })
     .option('check', { type: 'string', array: true, group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' })
     .option('strict', { type: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' })
-    .option('max-expiry-wait', { type: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds, else skip them [default: 60]' })
+    .option('max-expiry-wait', { type: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds; else skip those after expiry and judge EXPIRY-VALID-BEFORE on the part of the lifetime the run observes [default: 60]' })
     .option('expiry-margin', { type: 'number', group: 'Timing:', describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]' })
     .option('timeout', { type: 'number', group: 'Timing:', describe: 'Per-request timeout in milliseconds [default: 10000]' })
     .option('deadline', { type: 'number', group: 'Timing:', describe: 'The whole run ends after this many seconds, with a partial report and exit 3 [default: 600]' })
@@ -136,7 +138,7 @@ function knownFlags(y: unknown): string[] {
 }
 
 /** The commands, as typed (the yargs commands below). */
-const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'serve'];
+const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'lint', 'serve'];
 
 /**
  * The known flag or command nearest to a mistyped one (`--concurency`: `--concurrency`; `rnu`:
@@ -185,7 +187,9 @@ export interface CliIO {
  * Runs the command line. `interrupt` (Ctrl-C, SIGTERM) stops a run with a partial report and
  * exit 3, and stops `serve`.
  */
-export async function main(given: readonly string[], io: CliIO, interrupt: AbortSignal = new AbortController().signal): Promise<number> {
+export async function main(given: readonly string[], unsafeIO: CliIO, interrupt: AbortSignal = new AbortController().signal): Promise<number> {
+  // Every command prints through the one path that neutralises what the harness did not write.
+  const io = safeOutput(unsafeIO);
   let exitCode: number = ExitCode.Conformant;
   // `run` is the default command: named, yargs renders and caches the whole help text before
   // the run starts (~80 ms of start-up); as the default it does not. Only options may follow
@@ -266,6 +270,23 @@ export async function main(given: readonly string[], io: CliIO, interrupt: Abort
       async (argv) => {
         const { verifyBundleCommand } = await import('../bundle/command.js');
         exitCode = verifyBundleCommand(argv.dir, argv['public-key'], io);
+      },
+    )
+    .command(
+      'lint <files..>',
+      "Check OpenAPI documents against the platform's conventions (version header, bearer security, token endpoint, tenant paths, paging, nulls)",
+      (y) =>
+        y
+          .positional('files', { type: 'string', array: true, demandOption: true, describe: 'OpenAPI 3.0 or 3.1 documents (YAML or JSON), read as --openapi reads one' })
+          .option('format', { type: 'string', choices: ['console', 'junit', 'sarif', 'json'], default: 'console', describe: 'console (grouped by rule), junit (a test case per rule), sarif (2.1.0, for code scanning) or json' })
+          .option('output', { type: 'string', describe: 'Write the report to this file (the console summary still goes to stdout)' })
+          .option('strict', { type: 'boolean', describe: 'SHOULD findings fail too, instead of warning' })
+          .option('openapi-root', { type: 'string', describe: "The folder the documents' $refs may read files in (default: each document's own folder)" })
+          .env(false)
+          .epilogue(LINT_EXIT_CODES_HELP),
+      async (argv) => {
+        const { lintCommand } = await import('../lint/command.js');
+        exitCode = await lintCommand(argv.files, { format: argv.format as 'console', output: argv.output, strict: argv.strict === true, root: argv['openapi-root'] }, io);
       },
     )
     .command(

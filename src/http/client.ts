@@ -35,7 +35,7 @@ export type RequestAuth =
   | { kind: 'bearer'; token: string; scheme?: string }
   /**
    * The run's shared access token (`HttpClientOptions.sharedTokens`), taken when the request is
-   * sent so that it is valid then, and renewed once if the server refuses it (see `send`).
+   * sent so that it is valid then, and renewed if the server refuses it (see `send`).
    */
   | { kind: 'shared-token'; scheme?: string }
   /** A made-up credential a check probes with (malformed, unknown): not a secret, recorded as sent. */
@@ -54,6 +54,12 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** `high`: other requests wait for this one (a valid answer, a walk's page); sent first when requests queue. */
   priority?: 'high' | 'normal';
+  /**
+   * Sent without waiting for a slot of the politeness bound: a renewal of the shared token, which
+   * requests that hold a slot wait for (one in flight at a time, `SharedTokenSource`), so it must
+   * not wait for a slot itself.
+   */
+  ungated?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -95,18 +101,56 @@ export interface TokenLease {
   readonly token: string;
   /** Epoch ms of `sentAt + expires_in` of the token request: the server cannot have meant less. */
   readonly declaredValidUntil: number;
+  /** Epoch ms when its token request was sent: the server issued it after that. */
+  readonly requestedAt: number;
 }
 
 /**
  * The shared access token, for requests that are not about authentication: valid when the
- * request is sent (renewed ahead of expiry, one renewal in flight at a time), and replaced once
- * when the server refuses it. Its errors (no token to be had) reach the caller of `send`.
+ * request is sent (renewed ahead of expiry, one renewal in flight at a time), and replaced when
+ * the server refuses it. Its errors (no token to be had) reach the caller of `send`.
  */
 export interface SharedTokenSource {
   /** A token that is still valid now; `recorder` records a renewal made on the request's behalf. */
   lease(recorder?: Recorder): Promise<TokenLease>;
-  /** `refused` got a 401: a fresh token (one renewal for every request refused with the same one). */
-  renewAfterRefusal(refused: TokenLease, recorder?: Recorder): Promise<TokenLease>;
+  /**
+   * `refused` got a 401 to a request sent at `sentAt`: a fresh token, issued after that request
+   * was sent and not yet due for renewal (one renewal for every request refused with the same one).
+   */
+  renewAfterRefusal(refused: TokenLease, sentAt: number, recorder?: Recorder): Promise<TokenLease>;
+  /** A token issued now for one request alone, handed to no other (a shared one may be used up by others meanwhile). */
+  own(recorder?: Recorder): Promise<TokenLease>;
+  /**
+   * A token was refused (401) and the same request was then answered otherwise with another
+   * token: the refusal was about the token, not about what the request asked. Evidence for
+   * EXPIRY-VALID-BEFORE when it came while the token's expires_in still vouched for it (issue 30).
+   */
+  refusedBeforeExpiry?(refusal: TokenRefusal): void;
+}
+
+/** A shared token refused (401) where another token then got past authentication (`SharedTokenSource.refusedBeforeExpiry`). */
+export interface TokenRefusal {
+  /** The request, e.g. "GET /tenants/…/shipments". */
+  readonly request: string;
+  /** Epoch ms when the refused token was asked for, and `requestedAt + expires_in` (`TokenLease`). */
+  readonly requestedAt: number;
+  readonly declaredValidUntil: number;
+  /** Epoch ms when the refused request was sent and when its 401 had arrived. */
+  readonly sentAt: number;
+  readonly receivedAt: number;
+  /** The answer to the same request with the other token. */
+  readonly thenStatus: number;
+  /** The refused exchange, as a report shows it (redacted): plain data, to cross to another worker. */
+  readonly record?: RecordedExchange;
+}
+
+/**
+ * A request with the shared token was refused (401) even with a token issued for it alone, but
+ * the answer came when that token's expires_in may already have run out (whole seconds, RFC 6749
+ * §5.1): the token stopped working, and the request says nothing about the rule it tests.
+ */
+export class SharedTokenExpiredError extends Error {
+  override name = 'SharedTokenExpiredError';
 }
 
 /** A response, its body read in full (up to the cap) and decoded. */
@@ -342,8 +386,12 @@ export class HttpClient {
    *   on another idle connection, and a gateway closes idle connections together, so the repeat
    *   can meet the same race; each time uses up one closed connection. A failure on a fresh
    *   connection is never repeated;
-   * - a 401 to a request sent with the shared token (and its standard scheme): once, with a
-   *   fresh token, since the check is not about the token (`SharedTokenSource`);
+   * - a 401 to a request sent with the shared token (and its standard scheme): with a fresh
+   *   token, since the check is not about the token (`SharedTokenSource`): once with the renewed
+   *   shared token and, refused again, once with a token issued for this request alone (others
+   *   may have used the renewed one up). Only a 401 to that token, while it was surely valid, is
+   *   the check's to judge; one that came when it may have run out ends in a
+   *   SharedTokenExpiredError (the token stopped working: nothing was judged);
    * - a 429 or 503: up to `maxRetries` times, after Retry-After (RFC 9110 §10.2.3) or a short
    *   back-off; if it persists, an UnavailableError (nothing about conformance was learnt).
    * Any other response, however wrong, is returned for the check to judge.
@@ -353,17 +401,27 @@ export class HttpClient {
     // Only the notes of a retry name the path: most requests are never retried.
     const path = (): string => `${req.method} ${new URL(req.url).pathname}`;
     const shared = req.auth?.kind === 'shared-token' ? req.auth : undefined;
-    let lease = shared ? await this.#tokens().lease(recorder) : undefined;
+    // The token is taken once the request has its slot, right before it is written: a token
+    // taken before a wait in the queue may run out meanwhile (a 2 s token ending a second early
+    // leaves a second to use it), and its 401 would then be the token's, not the rule's.
+    let nextToken: (() => Promise<TokenLease>) | undefined = shared ? () => this.#tokens().lease(recorder) : undefined;
+    let lease: TokenLease | undefined;
+    let sentAt = 0;
     let reuseRetries = 0;
-    let tokenRetried = false;
+    let tokenRetries = 0;
     let throttled = 0;
+    /** The last 401 to the shared token, while surely valid: evidence if another token then gets past it. */
+    let refusal: { token: string; seen: Omit<TokenRefusal, 'thenStatus'> } | undefined;
+    const tokenAuth = async (): Promise<RequestAuth> => {
+      lease = await (nextToken as () => Promise<TokenLease>)();
+      sentAt = Date.now();
+      return { kind: 'bearer', token: lease.token, ...(shared?.scheme ? { scheme: shared.scheme } : {}) };
+    };
     for (;;) {
-      const auth: RequestAuth | undefined = lease ? { kind: 'bearer', token: lease.token, ...(shared?.scheme ? { scheme: shared.scheme } : {}) } : req.auth;
-      const purpose = reuseRetries === 0 && !tokenRetried && throttled === 0 ? req.purpose : this.#againPurpose(req.purpose, reuseRetries, tokenRetried, throttled);
-      const sentAt = Date.now();
+      const purpose = reuseRetries === 0 && tokenRetries === 0 && throttled === 0 ? req.purpose : this.#againPurpose(req.purpose, reuseRetries, tokenRetries > 0, throttled);
       let res: HttpResponse;
       try {
-        res = await this.#sendOnce({ ...req, ...(auth ? { auth } : {}), purpose }, signal, recorder);
+        res = await this.#sendOnce({ ...req, purpose }, signal, recorder, shared ? tokenAuth : undefined);
       } catch (err) {
         if (err instanceof TransportError && err.closedReusedConnection && reuseRetries < MAX_REUSE_RETRIES && !signal.aborted) {
           reuseRetries += 1;
@@ -376,15 +434,41 @@ export class HttpClient {
       // valid as the server handled it: with the standard scheme the check is not about the
       // token (renewed and sent again at once); with another spelling, when the answer came
       // later than a second (whole-second expires_in) before the token's declared end.
-      const maybeExpired = lease !== undefined && res.receivedAt > lease.declaredValidUntil - WHOLE_SECOND_MS;
-      if (res.status === 401 && lease && (shared?.scheme === undefined || maybeExpired) && !tokenRetried) {
-        tokenRetried = true;
-        const leftMs = lease.declaredValidUntil - sentAt;
-        lease = await this.#tokens().renewAfterRefusal(lease, recorder);
-        recorder?.retries.push(
-          `${path()} was refused (401) with the shared access token, ${leftMs > 0 ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s` : 'whose expires_in had run out'}; sent again once with a fresh token before judging`,
-        );
+      const maybeExpired = lease !== undefined && res.receivedAt >= lease.declaredValidUntil - WHOLE_SECOND_MS;
+      // Another token got past authentication where the last one got 401: that token, refused
+      // while its expires_in still vouched for it, stopped working early (spec §Authentication 3
+      // makes it invalid only after expires_in). Reported, not judged here: EXPIRY-VALID-BEFORE
+      // judges it, with its clock margin. A 429 or 503 says nothing yet: the retry decides.
+      if (refusal && lease && lease.token !== refusal.token && res.status !== 401 && res.status !== 429 && res.status !== 503) {
+        this.#tokens().refusedBeforeExpiry?.({ ...refusal.seen, thenStatus: res.status });
+        refusal = undefined;
+      }
+      if (res.status === 401 && lease && shared?.scheme === undefined && !maybeExpired) {
+        const seen = { request: path(), requestedAt: lease.requestedAt, declaredValidUntil: lease.declaredValidUntil, sentAt, receivedAt: res.receivedAt };
+        refusal = { token: lease.token, seen: res.evidence ? { ...seen, record: res.evidence.record } : seen };
+      } else if (res.status === 401) refusal = undefined;
+      if (res.status === 401 && lease && (shared?.scheme === undefined || maybeExpired) && tokenRetries < 2) {
+        const refused = lease;
+        const refusedSentAt = sentAt;
+        const leftMs = refused.declaredValidUntil - refusedSentAt;
+        const declared = leftMs > 0 ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s` : 'whose expires_in had run out';
+        tokenRetries += 1;
+        if (tokenRetries === 1) {
+          nextToken = () => this.#tokens().renewAfterRefusal(refused, refusedSentAt, recorder);
+          recorder?.retries.push(`${path()} was refused (401) with the shared access token, ${declared}; sent again once with a fresh token before judging`);
+        } else {
+          // The renewed shared token may have stopped working too (used up by other requests,
+          // or ended early): "would a freshly issued token get this 401?" is asked with a token
+          // no other request uses.
+          nextToken = () => this.#tokens().own(recorder);
+          recorder?.retries.push(`${path()} was refused (401) again with the renewed shared access token, ${declared}; sent again once with a token issued for it alone before judging`);
+        }
         continue;
+      }
+      if (res.status === 401 && lease && tokenRetries > 0 && maybeExpired) {
+        throw new SharedTokenExpiredError(
+          `${path()} was refused (401) even with a freshly issued access token, but the answer came ${((res.receivedAt - sentAt) / 1000).toFixed(1)} s after it was sent, when the token's expires_in (whole seconds) may already have run out: the token stopped working, so the request was not judged`,
+        );
       }
       if (res.status !== 429 && res.status !== 503) return throttled === 0 ? res : res.afterThrottling(throttled);
       if (throttled >= this.#options.maxRetries || signal.aborted) throw new UnavailableError(res, throttled);
@@ -416,23 +500,40 @@ export class HttpClient {
     return run === undefined ? own : AbortSignal.any([run, own]);
   }
 
-  async #sendOnce(req: HttpRequest, signal: AbortSignal, recorder?: Recorder): Promise<HttpResponse> {
+  /**
+   * One attempt. `authAtSend` gives the request's credentials once it has its slot (the shared
+   * token, taken right before the request is written); `req.auth` says where they may go.
+   */
+  async #sendOnce(given: HttpRequest, signal: AbortSignal, recorder?: Recorder, authAtSend?: () => Promise<RequestAuth>): Promise<HttpResponse> {
     // A URL object is used as given (apiUrl builds a new one per request), not parsed again.
-    const url = req.url instanceof URL ? req.url : new URL(req.url);
-    const headers = this.#buildHeaders(req, url);
+    const url = given.url instanceof URL ? given.url : new URL(given.url);
+    // Credentials bound elsewhere are refused before the request waits for anything.
+    if (authAtSend) this.#refuseForeignCredentials(given.auth, url);
+    let headers = authAtSend ? undefined : this.#buildHeaders(given, url);
     // The politeness bound: wait for a slot; the request's own timeout starts once it has one.
     let release: (() => void) | undefined;
     try {
-      release = await this.#gate?.acquire(req.priority ?? 'normal', signal);
+      release = given.ungated ? undefined : await this.#gate?.acquire(given.priority ?? 'normal', signal);
     } catch {
       // Cancelled while the request waited for its slot: it was never sent.
       throw new TransportError('cancelled before it was sent (the run or its check stopped)', -1, recorder, true);
     }
+    let req = given;
+    if (authAtSend) {
+      try {
+        req = { ...given, auth: await authAtSend() };
+        headers = this.#buildHeaders(req, url);
+      } catch (err) {
+        release?.();
+        throw err;
+      }
+    }
+    const sentHeaders = headers as Record<string, string>;
     const startedAt = new Date();
     const t0 = performance.now();
     /** The exchange's evidence, built (and redacted) only when a report needs it. */
     const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string, durationMs = performance.now() - t0): { index: number; evidence: Evidence } => {
-      const evidence = new Evidence(() => this.#toRecord(req, url, headers, startedAt, durationMs, response, error));
+      const evidence = new Evidence(() => this.#toRecord(req, url, sentHeaders, startedAt, durationMs, response, error));
       return { index: recorder ? recorder.sent(evidence) : -1, evidence };
     };
 
@@ -451,7 +552,7 @@ export class HttpClient {
       if (own?.aborted) throw asError(signal.reason);
       sent = exchange(url, {
         method: req.method,
-        headers,
+        headers: sentHeaders,
         body: req.body ?? null,
         dispatcher: this.#agent,
         headersTimeout: this.#options.timeoutMs,
@@ -492,6 +593,12 @@ export class HttpClient {
     await this.#agent.close();
   }
 
+  /** Credentials go to the configured origins only (a made-up literal is no credential). */
+  #refuseForeignCredentials(auth: RequestAuth | undefined, url: URL): void {
+    if (auth === undefined || auth.kind === 'none' || auth.kind === 'literal' || this.#options.credentialOrigins.includes(url.origin)) return;
+    throw new RequestRefusedError(`refused to send credentials to ${url.origin}: only ${this.#options.credentialOrigins.join(' and ')} may receive them`);
+  }
+
   #buildHeaders(req: HttpRequest, url: URL): Record<string, string> {
     const own = req.headers === undefined ? [] : Object.entries(req.headers);
     // A caller's field replaces a default whatever the case of its name, and keeps its spelling;
@@ -505,9 +612,7 @@ export class HttpClient {
     });
     const auth = req.auth ?? { kind: 'none' };
     if (auth.kind === 'none') return headers;
-    if (auth.kind !== 'literal' && !this.#options.credentialOrigins.includes(url.origin)) {
-      throw new RequestRefusedError(`refused to send credentials to ${url.origin}: only ${this.#options.credentialOrigins.join(' and ')} may receive them`);
-    }
+    this.#refuseForeignCredentials(auth, url);
     if (auth.kind === 'shared-token') throw new RequestRefusedError('a shared-token request reached the wire without its token (HttpClient.send resolves it)');
     headers.authorization =
       auth.kind === 'client-basic'

@@ -47,8 +47,9 @@ export interface Fault extends Alteration {
 /** Every check that needs a valid access token errs when no token can be had. */
 const NEEDS_TOKEN = [
   'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
-  'EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW',
-  'AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-SCHEME-CASE',
+  'EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW',
+  'AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-MALFORMED', 'AUTH-MALFORMED-STATUS', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401',
+  'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE',
   'VERSION-MISSING', 'VERSION-INVALID', 'VERSION-ONE', 'VERSION-HEADER-CASE',
   'USER-OK', 'USER-SCHEMA', 'USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES',
   'LEGACY-TOKEN-WORKS', 'LEGACY-USERINFO', 'LEGACY-NO-REDIRECT',
@@ -59,7 +60,14 @@ const NEEDS_TOKEN = [
 ];
 /** The checks that vary one thing of a request to an endpoint: they err where its valid request fails. */
 const VERSION_PROBES = ['VERSION-MISSING', 'VERSION-INVALID', 'VERSION-HEADER-CASE'];
-const AUTH_PROBES = ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-SCHEME-CASE'];
+const AUTH_PROBES = [
+  'AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-MALFORMED', 'AUTH-MALFORMED-STATUS', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401',
+  'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE',
+];
+/** The SHOULD checks that judge what a refusal's Bearer challenge says: they err, pointing at the MUST, when it has none. */
+const CHALLENGE_SHOULDS = ['AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER-401'];
+/** The expiry checks after the wait; the timeline's own prerequisite failures make them all fail or err. */
+const AFTER_EXPIRY = ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'];
 /** The checks that walk or page through the list, which err when the list cannot be read. */
 const LIST_CHECKS = ['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS', 'LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'];
 
@@ -133,21 +141,21 @@ const tokenFaults: Fault[] = [
     name: 'expires-in-string',
     description: 'expires_in is the string "5" instead of a number (spec §Access token response, RFC 6749 §5.1)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
-    alsoBreaks: ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = String(b.expires_in))) : r),
   },
   {
     name: 'expires-in-fraction',
     description: 'expires_in is a fraction (4.5) instead of an integer (RFC 6749 §5.1)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
-    alsoBreaks: ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) - 0.5)) : r),
   },
   {
     name: 'expires-in-missing',
     description: 'The token response omits expires_in (spec §Access token response)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
-    alsoBreaks: ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void delete b.expires_in) : r),
   },
   {
@@ -301,7 +309,8 @@ const expiryFaults: Fault[] = [
     name: 'tokens-never-expire',
     description: 'Tokens are accepted after expires_in has passed (spec §Authentication 3)',
     breaks: ['EXPIRY-REFUSED-AFTER'],
-    alsoBreaks: ['EXPIRY-INVALID-TOKEN-ERROR'],
+    // No refusal: nothing for the SHOULDs about it to judge.
+    errs: ['EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR'],
     request: (req, ctx) => {
       const token = bearerToken(req);
       if (token !== undefined && ctx.tokens.check(token) === 'expired') authoriseWithFreshToken(req, ctx);
@@ -321,13 +330,33 @@ const expiryFaults: Fault[] = [
     },
   },
   {
+    // Issue 30: a server declaring expires_in 4000 for a token that dies after 4 s passed as
+    // conformant, its expiry checks skipped (4000 > --max-expiry-wait). The run sees the token
+    // die all the same: the shared token refused mid-run, the first one refused as the run ends.
+    name: 'expires-in-milliseconds',
+    description: 'expires_in is given in milliseconds: a token that lives 2 s declares 2000 (spec §Access token response: seconds)',
+    breaks: ['EXPIRY-VALID-BEFORE'],
+    // Too long to wait out (2000 s > --max-expiry-wait): skipped with their reason, as before.
+    alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) * 1000)) : r),
+  },
+  {
     name: 'expired-token-403',
-    description: 'An expired token gets 403 instead of 401 invalid_token (RFC 6750 §3.1)',
-    breaks: ['EXPIRY-REFUSED-AFTER'],
-    alsoBreaks: ['EXPIRY-INVALID-TOKEN-ERROR'],
+    description: 'An expired token gets 403 without a challenge (RFC 6750 §3: the Bearer challenge is a MUST; §3.1: 401 a SHOULD)',
+    breaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401'],
+    errs: ['EXPIRY-INVALID-TOKEN-ERROR'],
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
       return r.status === 401 && token !== undefined && ctx.tokens.check(token) === 'expired' ? withHeader({ ...r, status: 403 }, 'WWW-Authenticate', undefined) : r;
+    },
+  },
+  {
+    name: 'expired-token-403-challenged',
+    description: 'An expired token gets 403 with its Bearer challenge, error="invalid_token" (RFC 6750 §3.1 SHOULD respond with 401; a warning)',
+    breaks: ['EXPIRY-REFUSED-401'],
+    reply: (r, req, ctx) => {
+      const token = bearerToken(req);
+      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'expired' ? { ...r, status: 403 } : r;
     },
   },
   {
@@ -352,12 +381,18 @@ const expiryFaults: Fault[] = [
   },
 ];
 
+/** A Bearer credential that is not a b64token (RFC 6750 §2.1), or none at all. */
+const MALFORMED_BEARER = /^bearer(?:\s*|\s+\S*[^A-Za-z0-9\-._~+/=\s]\S*.*)$/i;
+/** RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
 const authFaults: Fault[] = [
   {
     name: 'missing-auth-accepted',
     description: 'Resources are served without an Authorization header (spec §Authentication 4)',
     breaks: ['AUTH-MISSING'],
-    alsoBreaks: ['AUTH-MISSING-NO-ERROR'],
+    // Served, not refused: the SHOULDs about the refusal have nothing to judge.
+    errs: ['AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR'],
     request: (req, ctx) => {
       if (isResourceRequest(req) && header(req, 'authorization') === undefined) authoriseWithFreshToken(req, ctx);
     },
@@ -366,7 +401,7 @@ const authFaults: Fault[] = [
     name: 'unknown-token-accepted',
     description: 'Resources are served for a bearer token the server never issued (spec §Authentication 4)',
     breaks: ['AUTH-UNKNOWN-TOKEN'],
-    alsoBreaks: ['AUTH-INVALID-TOKEN-ERROR'],
+    errs: ['AUTH-UNKNOWN-TOKEN-401', 'AUTH-INVALID-TOKEN-ERROR'],
     request: (req, ctx) => {
       const token = bearerToken(req);
       if (isResourceRequest(req) && token !== undefined && ctx.tokens.check(token) === 'unknown') authoriseWithFreshToken(req, ctx);
@@ -376,6 +411,7 @@ const authFaults: Fault[] = [
     name: 'basic-accepted-on-resources',
     description: 'Resources are served for the client\'s Basic credentials (spec §Authentication 4: Bearer)',
     breaks: ['AUTH-NOT-BEARER'],
+    errs: ['AUTH-NOT-BEARER-401'],
     request: (req, ctx) => {
       if (isResourceRequest(req) && header(req, 'authorization') === validBasic(ctx)) authoriseWithFreshToken(req, ctx);
     },
@@ -384,20 +420,32 @@ const authFaults: Fault[] = [
     name: 'malformed-token-500',
     description: 'A malformed Bearer credential crashes the server: 500 (RFC 6750 §3.1)',
     breaks: ['AUTH-MALFORMED'],
+    errs: ['AUTH-MALFORMED-STATUS'],
     // Only a Bearer credential that is not a b64token (RFC 6750 §2.1), or none at all.
-    reply: (r, req) => (isResourceRequest(req) && /^bearer(?:\s*|\s+\S*[^A-Za-z0-9\-._~+/=\s]\S*.*)$/i.test(header(req, 'authorization') ?? '') ? json(500, { error: 'server_error' }) : r),
+    reply: (r, req) => (isResourceRequest(req) && MALFORMED_BEARER.test(header(req, 'authorization') ?? '') ? json(500, { error: 'server_error' }) : r),
   },
   {
     name: 'resource-401-no-challenge',
     description: 'Resources answer 401 without a WWW-Authenticate challenge (RFC 6750 §3, RFC 9110 §15.5.2)',
-    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR'],
+    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER'],
+    // No challenge: what it should say cannot be judged, and the missing challenge is reported once.
+    errs: CHALLENGE_SHOULDS,
     alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
     reply: (r, req) => (isResource401(r, req) ? withHeader(r, 'WWW-Authenticate', undefined) : r),
   },
   {
+    // RFC 6750 §3 asks the challenge of every refusal of a request without a usable token, not
+    // only of a 401 (RFC 9110 §11.6.1): a 400 for "Bearer" with no token needs one too.
+    name: 'resource-400-no-challenge',
+    description: 'A resource\'s 400 for a Bearer scheme with no token carries no WWW-Authenticate challenge (RFC 6750 §3: MUST, whatever the status)',
+    breaks: ['AUTH-MALFORMED'],
+    reply: (r, req) => (isResourceRequest(req) && r.status === 400 && replyHeader(r, 'WWW-Authenticate') !== undefined ? withHeader(r, 'WWW-Authenticate', undefined) : r),
+  },
+  {
     name: 'resource-challenge-basic',
     description: 'Resources challenge with Basic instead of Bearer (RFC 6750 §3)',
-    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER', 'AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR'],
+    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER'],
+    errs: CHALLENGE_SHOULDS,
     alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
     reply: (r, req) => (isResourceRequest(req) && replyHeader(r, 'WWW-Authenticate') !== undefined ? withHeader(r, 'WWW-Authenticate', 'Basic realm="carrier-platform"') : r),
   },
@@ -414,6 +462,42 @@ const authFaults: Fault[] = [
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
       return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'unknown' ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"') : r;
+    },
+  },
+  // The statuses of refusals are SHOULDs (RFC 6750 §3.1, RFC 9110 §15.5.2): each fault below keeps
+  // the Bearer challenge RFC 6750 §3 makes a MUST and changes only the status, so only the SHOULD
+  // check warns.
+  {
+    name: 'not-bearer-400-invalid-request',
+    description:
+      'Another scheme (Basic) on a resource gets 400 and `Bearer realm="Service",error="invalid_request"`, as @node-oauth/oauth2-server\'s authenticate() answers (RFC 6750 §3.1: 401 without an error code; a warning)',
+    breaks: ['AUTH-NOT-BEARER-401'],
+    reply: (r, req) => {
+      const scheme = /^\s*([^\s]+)/.exec(header(req, 'authorization') ?? '')?.[1]?.toLowerCase();
+      if (!isResource401(r, req) || scheme === undefined || scheme === 'bearer') return r;
+      const refused = withBody({ ...r, status: 400 }, (b) => Object.assign(b, { error: 'invalid_request', error_description: 'Invalid request: malformed authorization header' }));
+      return withHeader(refused, 'WWW-Authenticate', 'Bearer realm="Service",error="invalid_request"');
+    },
+  },
+  {
+    name: 'missing-auth-403',
+    description: 'A resource request without an Authorization header gets 403 with the Bearer challenge instead of 401 (RFC 9110 §15.5.2; a warning)',
+    breaks: ['AUTH-MISSING-401'],
+    reply: (r, req) => (isResource401(r, req) && header(req, 'authorization') === undefined ? { ...r, status: 403 } : r),
+  },
+  {
+    name: 'malformed-token-403',
+    description: 'A malformed Bearer credential gets 403 with the Bearer challenge instead of 400 or 401 (RFC 6750 §3.1; a warning)',
+    breaks: ['AUTH-MALFORMED-STATUS'],
+    reply: (r, req) => (isResourceRequest(req) && (r.status === 400 || r.status === 401) && MALFORMED_BEARER.test(header(req, 'authorization') ?? '') ? { ...r, status: 403 } : r),
+  },
+  {
+    name: 'unknown-token-403',
+    description: 'An unknown access token gets 403 with its Bearer challenge, error="invalid_token", instead of 401 (RFC 6750 §3.1; a warning)',
+    breaks: ['AUTH-UNKNOWN-TOKEN-401'],
+    reply: (r, req, ctx) => {
+      const token = bearerToken(req);
+      return isResource401(r, req) && token !== undefined && B64TOKEN.test(token) && ctx.tokens.check(token) === 'unknown' ? { ...r, status: 403 } : r;
     },
   },
   {
@@ -615,12 +699,17 @@ const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonl
   reply: (r, req) => (isList(r, req) ? withHeader(r, headerName, undefined) : r),
 });
 
+/** size-capped-silently: the most items a page holds, whatever Page-Size says. */
+const SILENT_SIZE_CAP = 12;
+
 const paginationFaults: Fault[] = [
   // Without one of the three numbers PAGE-TOTALS has nothing to compare: it errs, pointing at PAGE-HEADERS.
+  // Without Page-Size or Total-Elements no page can be counted (min(Page-Size, Total-Elements −
+  // (n − 1) × Page-Size) items): PAGE-WALK errs, and so does PAGE-ECHO where its own rule holds.
   pagingHeaderFault('no-total-pages', 'Total-Pages', [], ['PAGE-TOTALS']),
-  pagingHeaderFault('no-page-size', 'Page-Size', ['PAGE-ECHO'], ['PAGE-TOTALS']),
+  pagingHeaderFault('no-page-size', 'Page-Size', ['PAGE-ECHO'], ['PAGE-TOTALS', 'PAGE-WALK']),
   pagingHeaderFault('no-page-number', 'Page-Number', ['PAGE-ECHO', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW']),
-  pagingHeaderFault('no-total-elements', 'Total-Elements', [], ['PAGE-TOTALS']),
+  pagingHeaderFault('no-total-elements', 'Total-Elements', [], ['PAGE-TOTALS', 'PAGE-ECHO', 'PAGE-WALK']),
   {
     name: 'paging-header-repeated',
     description: 'Total-Elements is sent on two field lines (spec §Pagination: one number)',
@@ -631,7 +720,7 @@ const paginationFaults: Fault[] = [
     name: 'paging-header-not-integer',
     description: 'Total-Elements is "23.0", not an integer (spec §Pagination)',
     breaks: ['PAGE-HEADERS'],
-    errs: ['PAGE-TOTALS'],
+    errs: ['PAGE-TOTALS', 'PAGE-ECHO', 'PAGE-WALK'],
     reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', `${replyHeader(r, 'Total-Elements') ?? '0'}.0`) : r),
   },
   {
@@ -659,6 +748,8 @@ const paginationFaults: Fault[] = [
     name: 'total-elements-off-by-one',
     description: 'Total-Elements is one more than the items the pages hold (spec §Pagination)',
     breaks: ['PAGE-WALK', 'LINK-FOLLOW'],
+    // PAGE-ECHO's probes count their pages by the same headers.
+    alsoBreaks: ['PAGE-ECHO'],
     reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', String(Number(replyHeader(r, 'Total-Elements') ?? '0') + 1)) : r),
   },
   {
@@ -681,6 +772,8 @@ const paginationFaults: Fault[] = [
     name: 'pages-lose-items',
     description: 'Every page after the first skips its first item (spec §Pagination)',
     breaks: ['PAGE-WALK', 'LINK-FOLLOW'],
+    // PAGE-ECHO's probe of page 2 counts one item short too.
+    alsoBreaks: ['PAGE-ECHO'],
     reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > 1 ? [w.from + 1, w.to] : [w.from, w.to])) : r),
   },
   {
@@ -712,6 +805,25 @@ const paginationFaults: Fault[] = [
       if (!isListRequest(req) || req.query.get('size') !== '0') return r;
       const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
       return json(200, [], { 'Total-Pages': '0', 'Page-Size': '0', 'Page-Number': req.query.get('page') ?? '1', 'Total-Elements': String(tenant?.shipmentCount ?? 0) });
+    },
+  },
+  {
+    // The cap is above the size the walk and the half-size probe ask for (10 and 5 by default) and
+    // below the length of both lists (23 and 14): only a size beyond any cap meets it, as with a
+    // real server that caps at 25 and is asked for 1 000 000.
+    name: 'size-capped-silently',
+    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page)`,
+    breaks: ['PAGE-ECHO'],
+    reply: (r, req, ctx) => {
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
+      const asked = Number(req.query.get('size'));
+      const tenant = w && ctx.tenants.get(w.tenantId);
+      if (!w || !tenant || !Number.isSafeInteger(asked) || asked <= SILENT_SIZE_CAP) return r;
+      const echoed = pageWindow({ page: w.page, size: asked }, w.totalElements);
+      const headers = pagingHeaders(echoed, `${forwardedPrefix(req.headers)}${req.path}`);
+      let reply: Reply = { ...r, body: listSlice(tenant, w.collection, echoed.from, Math.min(echoed.to, echoed.from + SILENT_SIZE_CAP)) };
+      for (const [name, value] of Object.entries(headers)) reply = withHeader(reply, name, value);
+      return reply;
     },
   },
   {
@@ -798,6 +910,21 @@ const paginationFaults: Fault[] = [
       const stale = pagingHeaders({ ...pageWindow({ page: w.page, size: ctx.behaviour.pageSizeDefault + 1 }, w.totalElements) }, `${forwardedPrefix(req.headers)}${req.path}`).Link;
       return withHeader(r, 'Link', stale);
     },
+  },
+  // A client follows a link with its token only on the API's own origin (RFC 6750 §5.3: bearer
+  // tokens must not leak to unintended parties), so these links lead nowhere: the link checks
+  // fail, and the checks that page by number (the walk's own requests) keep their verdict.
+  {
+    name: 'link-javascript',
+    description: 'rel="next" targets are javascript: URIs, not pages of the API (spec §Pagination: links to other pages)',
+    breaks: ['LINK-NEXT', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/<[^>]*>; rel="next"/, '<javascript:alert(document.domain)>; rel="next"')),
+  },
+  {
+    name: 'link-foreign-origin',
+    description: 'Link targets are the right paths on another origin, http://evil.example (spec §Pagination: links to other pages of the API)',
+    breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/<\//g, '<http://evil.example/')),
   },
 ];
 

@@ -1,28 +1,50 @@
 import { oneLine, referencedExchanges } from './format.js';
-import type { CheckResult, CheckStatus, Finding, RecordedExchange } from './model.js';
+import type { CheckResult, CheckStatus, Finding, RecordedExchange, RunCause } from './model.js';
 
 /**
- * The findings of a run grouped by cause: the same endpoint doing the same wrong thing. One
- * fault of a target (a legacy path redirected) breaks many checks in many suites, as failures of
- * the rules it breaks and as errors of the checks that needed that endpoint to work; a reader
- * wants the one cause first, with the checks it breaks, not the same redirect thirteen times.
+ * The findings of a run grouped by cause: the wrong behaviour, wherever it was seen. One fault of
+ * a target (a 401 without its challenge, a missing Accept-Version served) shows on every endpoint
+ * and in many checks, as failures of the rules it breaks and as errors of the checks that could
+ * not judge what they needed; a person triaging wants the one behaviour first, how far it
+ * reaches and the checks it breaks, not one card per endpoint (issue 30, item 7).
  *
- * - A finding that cites a response of 300 or more, or an exchange that broke, is grouped by
- *   that answer: method, path and status (and where a redirect points). "Expected 200, got 308"
- *   and "cannot judge: even a valid request gets 308 there" are the same cause.
- * - A finding that cites a 2xx answer is grouped by endpoint and message: the answer is not the
- *   fault, what is wrong in it is, and each check says what it found.
- * - A finding without an exchange (a missing token, a run stopped by its deadline) is grouped by
- *   its message.
+ * - An answer that is not the endpoint at all (a redirect, a 5xx) or an exchange that broke is
+ *   grouped by that answer: method, path and status (and where a redirect points). "Expected
+ *   200, got 308" and "cannot judge: even a valid request gets 308 there" are the same cause.
+ *   Endpoints that gave the same such answer and break the same checks are then one cause.
+ * - Any other finding is grouped by what it says is wrong, its endpoint taken out: the battery
+ *   words a finding "<METHOD> <path> <what was sent>: <what is wrong>", so the part after the
+ *   request, its numbers, ids, paths and URLs normalised, is the behaviour ("a 401 must carry a
+ *   WWW-Authenticate challenge (Bearer), got none", whatever credential was refused). A status
+ *   comparison ("expected 400, got 200") means nothing without what was sent, which stays in
+ *   the key ("with no Accept-Version header").
+ * - The other findings of a check about the same exchange are the same cause: one wrong answer
+ *   ("expected 400, got 200" and "expected no token, but the response carries an access_token").
+ * - An error that says "(see CHECK)" could not judge because of what CHECK found: it joins
+ *   CHECK's cause (on the same endpoint, where CHECK has several).
+ * - A cause the preflight found (`report.causes`) is one cause with every check it kept from
+ *   running; a check that failed on the same answer joins it.
  */
 
 export interface Cause {
-  /** What went wrong, in one line: "POST /uaa/oauth/token answered 308, a redirect to /uaa/oauth2/token". */
+  /** What went wrong, in one line: "a 401 must carry a WWW-Authenticate challenge (Bearer), got none". */
   title: string;
-  /** The checks it breaks, in report order, each once, with what each says about it. */
-  checks: { check: CheckResult; message: string }[];
+  /** The endpoints it was seen on ("GET /users/me", "GET /tenants/{tenantId}/shipments"), each once, in report order. */
+  endpoints: string[];
+  /**
+   * The checks it breaks, in report order, each once, with what each says about it (its first
+   * failure's words, else its first error's: `failure` says which) and on how many endpoints.
+   */
+  checks: { check: CheckResult; message: string; endpoints: number; failure?: boolean }[];
   /** A check and one of its exchanges that show the cause, when there is one. */
   evidence?: { check: CheckResult; exchange: number };
+  /** The run's cause found by the preflight (report.causes), when this is one. */
+  preflight?: RunCause;
+}
+
+/** What a check the preflight's cause kept from running says: its message and its one finding. */
+export function pointerTo(cause: Pick<RunCause, 'title'>): string {
+  return `not run: ${cause.title} in the preflight (see the cause)`;
 }
 
 /** The statuses whose findings are grouped: what needs a reader's attention. */
@@ -36,40 +58,248 @@ function pathOf(url: string): string {
   }
 }
 
-/** The cause of one finding: a grouping key and the title a group under it gets. */
-function causeOf(finding: Finding, exchanges: readonly RecordedExchange[]): { key: string; title: string } {
-  const ex = finding.exchange === undefined ? undefined : exchanges[finding.exchange];
-  if (!ex) return { key: `message ${finding.message}`, title: oneLine(finding.message, 300) };
-  const endpoint = `${ex.request.method} ${pathOf(ex.request.url)}`;
-  const res = ex.response;
-  if (!res) {
-    const error = ex.error ?? 'no response was recorded';
-    return { key: `broken ${endpoint} ${error}`, title: `${endpoint}: ${error}` };
-  }
-  if (res.status >= 300) {
-    const location = res.status < 400 ? res.headers.find(([name]) => name.toLowerCase() === 'location')?.[1] : undefined;
-    const title = `${endpoint} answered ${res.status}${location !== undefined ? `, a redirect to ${location}` : ''}`;
-    return { key: `status ${endpoint} ${res.status} ${location ?? ''}`, title };
-  }
-  return { key: `found ${endpoint} ${finding.message}`, title: `${endpoint}: ${oneLine(finding.message, 300)}` };
+/** How the battery starts a finding about one request: "GET /users/me", "GET /uaa/userinfo (legacy)", "token request". */
+const REQUEST = /^(?:(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S*[^\s:](?: \(legacy\))?|token request)(?=[: ]|$)/;
+
+/** A finding's message taken apart: the request ("GET /users/me", "with no Authorization header") and what is wrong. */
+export interface ParsedFinding {
+  endpoint?: string;
+  /** What was sent, the endpoint taken out: "with no Accept-Version header"; empty when the message does not say. */
+  sent: string;
+  /** What is wrong: the whole message when it does not start with a request. */
+  wrong: string;
 }
 
-export function groupByCause(checks: readonly CheckResult[]): Cause[] {
-  const causes = new Map<string, Cause>();
-  for (const check of checks) {
-    if (!CAUSE_STATUSES.includes(check.status)) continue;
-    // A check without findings (a message only) is its own cause.
-    const findings: Finding[] = check.findings.length > 0 ? check.findings : [{ kind: check.status === 'error' ? 'error' : 'failure', message: check.message ?? check.status }];
-    for (const finding of findings) {
-      const { key, title } = causeOf(finding, check.exchanges);
-      let cause = causes.get(key);
-      if (!cause) causes.set(key, (cause = { title, checks: [] }));
-      if (!cause.checks.some((c) => c.check === check)) cause.checks.push({ check, message: finding.message });
-      // Evidence: preferably a failure's exchange, the response a reader must see.
-      const evidence = finding.exchange !== undefined && referencedExchanges(check).includes(finding.exchange) ? { check, exchange: finding.exchange } : undefined;
-      if (evidence && (!cause.evidence || (cause.evidence.check.status !== 'failed' && check.status === 'failed'))) cause.evidence = evidence;
+export function parseFinding(message: string): ParsedFinding {
+  const flat = oneLine(message);
+  const request = REQUEST.exec(flat);
+  if (!request) return { sent: '', wrong: flat };
+  // A path with a query ("GET shipments?page=2") is that list's endpoint; "token request" names none.
+  const endpoint = request[0] === 'token request' ? undefined : request[0].replace(/\?\S*/, '');
+  return { ...(endpoint !== undefined ? { endpoint } : {}), ...splitRequest(flat.slice(request[0].length)) };
+}
+
+/** What follows the endpoint, taken apart: what was sent, and what is wrong. */
+function splitRequest(rest: string): { sent: string; wrong: string } {
+  if (rest.startsWith(': ')) return { sent: '', wrong: rest.slice(2) };
+  // The first ": " ends the request, unless it is a header field's ("with Accept-Version: 1: …"):
+  // then what follows is one word and another ": ".
+  let at = rest.indexOf(': ');
+  while (at !== -1) {
+    const next = rest.indexOf(': ', at + 2);
+    const word = next === -1 ? undefined : rest.slice(at + 2, next);
+    if (word === undefined || /\s/.test(word) || word === '') break;
+    at = next;
+  }
+  if (at === -1) return { sent: '', wrong: rest.trim() };
+  return { sent: rest.slice(0, at).trim(), wrong: rest.slice(at + 2) };
+}
+
+/**
+ * What is endpoint-specific taken out of a text: URLs, UUIDs, paths ("…"), and numbers other
+ * than HTTP statuses (100–599, which are what is wrong more often than where: "N"). It keys a
+ * behaviour and titles one seen in different words.
+ */
+export function normalise(text: string): string {
+  return text
+    .replace(/https?:\/\/\S+/g, '…')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '…')
+    .replace(/(^|[\s"'(=])\/[^\s"',;)]+/g, '$1…')
+    .replace(/\b\d+(?:\.\d+)?\b/g, (n) => (/^[1-5]\d\d$/.test(n) ? n : 'N'));
+}
+
+/**
+ * What was sent, normalised: a header field's value too ("with Accept-Version: 0", "…: banana"),
+ * since what is wrong ("expected 400 or 404, got 200") already says which kind of value it was.
+ */
+function normaliseSent(sent: string): string {
+  return normalise(sent).replace(/\b([A-Za-z][\w-]*): [^\s:]+/g, '$1: …');
+}
+
+/** A status comparison says what is wrong only with what was sent. */
+const STATUS_ONLY = /^(?:expected [^,]*, got \d{3}\b|refused with \d{3}\b|answered \d{3}\b)/;
+
+interface Key {
+  key: string;
+  title: string;
+  /** Grouped by an answer that is not the endpoint (a redirect, a 5xx): merged across endpoints later. */
+  answer?: { status: number; location?: string };
+  /** The title without what differs between endpoints, for a behaviour they say in different words. */
+  general?: string;
+}
+
+/** The key of one finding, without the pointers: by the answer that is not the endpoint, else by what is wrong. */
+function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed: ParsedFinding): Key {
+  const ex = finding.exchange === undefined ? undefined : exchanges[finding.exchange];
+  if (ex) {
+    const endpoint = `${ex.request.method} ${pathOf(ex.request.url)}`;
+    const res = ex.response;
+    if (!res) {
+      const error = ex.error ?? 'no response was recorded';
+      return { key: `broken ${endpoint} ${error}`, title: `${endpoint}: ${error}` };
+    }
+    if ((res.status >= 300 && res.status < 400) || res.status >= 500) {
+      const location = res.status < 400 ? res.headers.find(([name]) => name.toLowerCase() === 'location')?.[1] : undefined;
+      const title = `${endpoint} answered ${res.status}${location !== undefined ? `, a redirect to ${location}` : ''}`;
+      return { key: statusKey(endpoint, res.status, location), title, answer: { status: res.status, ...(location !== undefined ? { location } : {}) } };
     }
   }
-  // Most checks first: the cause that explains the most of the report leads it.
-  return [...causes.values()].sort((a, b) => b.checks.length - a.checks.length);
+  const wrong = parsed.wrong.replace(/\s*\(see [A-Z0-9-]+\)\s*$/, '');
+  if (parsed.sent !== '' && STATUS_ONLY.test(wrong)) {
+    const sent = /^with(?:out)?\b/.test(parsed.sent) ? `a request ${parsed.sent}` : parsed.sent;
+    const title = `${sent.charAt(0).toUpperCase()}${sent.slice(1)}: ${wrong}`;
+    return { key: `wrong ${normaliseSent(parsed.sent)}: ${normalise(wrong)}`, title, general: normaliseSent(title) };
+  }
+  return { key: `wrong ${normalise(wrong)}`, title: wrong, general: normalise(wrong) };
+}
+
+function statusKey(endpoint: string, status: number, location: string | undefined): string {
+  return `status ${endpoint} ${status} ${location ?? ''}`;
+}
+
+/** The endpoint a finding is about: its own, else the one its message names, else its exchange's path. */
+function endpointOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed: ParsedFinding): string | undefined {
+  if (finding.endpoint !== undefined) return finding.endpoint;
+  if (parsed.endpoint !== undefined) return parsed.endpoint;
+  const ex = finding.exchange === undefined ? undefined : exchanges[finding.exchange];
+  return ex ? `${ex.request.method} ${pathOf(ex.request.url)}` : undefined;
+}
+
+interface Placed {
+  check: CheckResult;
+  finding: Finding;
+  parsed: ParsedFinding;
+  endpoint?: string;
+  key: Key;
+}
+
+export function groupByCause(checks: readonly CheckResult[], runCauses: readonly RunCause[] = []): Cause[] {
+  const byId = new Map(checks.map((c) => [c.id, c]));
+  // The preflight's causes: their checks belong to them whatever they say.
+  const preflightOf = new Map<string, { cause: RunCause; key: Key }>();
+  for (const cause of runCauses) {
+    const key: Key =
+      cause.endpoint !== undefined && cause.status !== undefined
+        ? { key: statusKey(cause.endpoint, cause.status, undefined), title: cause.title, answer: { status: cause.status } }
+        : { key: `preflight ${cause.title}`, title: cause.title };
+    for (const id of cause.checks) preflightOf.set(id, { cause, key });
+  }
+
+  const attention = checks.filter((c) => CAUSE_STATUSES.includes(c.status));
+  const findingsOf = (check: CheckResult): Finding[] =>
+    // A check without findings (a message only) is its own cause.
+    check.findings.length > 0 ? check.findings : [{ kind: check.status === 'error' ? 'error' : 'failure', message: check.message ?? check.status }];
+
+  // First every finding that stands on its own; then the pointers, which need their check's causes.
+  const placed: Placed[] = [];
+  const pointers: Omit<Placed, 'key'>[] = [];
+  const causesOfCheck = new Map<string, Placed[]>();
+  for (const check of attention) {
+    const byExchange = new Map<number, Key>();
+    const preflight = preflightOf.get(check.id);
+    for (const finding of findingsOf(check)) {
+      const parsed = parseFinding(finding.message);
+      const endpoint = endpointOf(finding, check.exchanges, parsed);
+      const base = { check, finding, parsed, ...(endpoint !== undefined ? { endpoint } : {}) };
+      // A check the cause kept from running, or a finding in the preflight's own words (a
+      // failure's other finding: "the tenant endpoints could not be checked: <why>").
+      const quoting = preflight ?? [...preflightOf.values()].find((x) => x.cause.detail !== undefined && x.cause.detail !== '' && finding.message.includes(x.cause.detail));
+      if (quoting) {
+        placed.push({ ...base, key: quoting.key });
+        continue;
+      }
+      const seeOther = finding.kind === 'error' ? /\(see ([A-Z0-9-]+)\)/.exec(finding.message)?.[1] : undefined;
+      if (seeOther !== undefined && seeOther !== check.id && byId.has(seeOther)) {
+        pointers.push(base);
+        continue;
+      }
+      const shared = finding.exchange === undefined ? undefined : byExchange.get(finding.exchange);
+      const key = shared ?? keyOf(finding, check.exchanges, parsed);
+      if (finding.exchange !== undefined && !shared) byExchange.set(finding.exchange, key);
+      const p = { ...base, key };
+      placed.push(p);
+      causesOfCheck.set(check.id, [...(causesOfCheck.get(check.id) ?? []), p]);
+    }
+  }
+  for (const p of pointers) {
+    const target = /\(see ([A-Z0-9-]+)\)/.exec(p.finding.message)?.[1] ?? '';
+    const theirs = causesOfCheck.get(target) ?? [];
+    const same = theirs.find((t) => t.endpoint !== undefined && p.endpoint !== undefined && sameEndpoint(t.endpoint, p.endpoint)) ?? theirs[0];
+    placed.push({ ...p, key: same ? same.key : keyOf(p.finding, p.check.exchanges, p.parsed) });
+  }
+
+  const causes = new Map<string, Cause & { answer?: Key['answer']; general?: string; titles: Set<string> }>();
+  for (const cause of runCauses) {
+    const key = [...preflightOf.values()].find((x) => x.cause === cause)?.key.key ?? `preflight ${cause.title}`;
+    causes.set(key, { title: cause.title, endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [], checks: [], preflight: cause, titles: new Set() });
+  }
+  // Report order: the checks in the order of the report, whatever order the passes placed them in.
+  const order = new Map(checks.map((c, i) => [c, i]));
+  placed.sort((a, b) => (order.get(a.check) ?? 0) - (order.get(b.check) ?? 0));
+  const seenOn = new Map<string, Map<CheckResult, Set<string>>>();
+  for (const { check, finding, endpoint, key } of placed) {
+    let cause = causes.get(key.key);
+    if (!cause) causes.set(key.key, (cause = { title: key.title, endpoints: [], checks: [], titles: new Set(), ...(key.answer ? { answer: key.answer } : {}), ...(key.general !== undefined ? { general: key.general } : {}) }));
+    if (!cause.preflight) cause.titles.add(key.title);
+    if (endpoint !== undefined && !cause.endpoints.some((e) => sameEndpoint(e, endpoint))) cause.endpoints.push(endpoint);
+    const perCheck = seenOn.get(key.key) ?? new Map<CheckResult, Set<string>>();
+    seenOn.set(key.key, perCheck);
+    const where = perCheck.get(check) ?? new Set<string>();
+    perCheck.set(check, where);
+    if (endpoint !== undefined) where.add(endpointId(endpoint));
+    // What a check says about the cause: its first failure, else its first error.
+    const entry = cause.checks.find((c) => c.check === check);
+    if (!entry) cause.checks.push({ check, message: finding.message, endpoints: 0, ...(finding.kind === 'failure' ? { failure: true } : {}) });
+    else if (finding.kind === 'failure' && entry.failure !== true) Object.assign(entry, { message: finding.message, failure: true });
+    // Evidence: preferably a failure's exchange, the response a reader must see.
+    const evidence = finding.exchange !== undefined && referencedExchanges(check).includes(finding.exchange) ? { check, exchange: finding.exchange } : undefined;
+    if (evidence && (!cause.evidence || (cause.evidence.check.status !== 'failed' && check.status === 'failed'))) cause.evidence = evidence;
+  }
+  for (const [key, cause] of causes) for (const entry of cause.checks) entry.endpoints = seenOn.get(key)?.get(entry.check)?.size ?? 0;
+
+  // Several endpoints with the same wrong answer that break the same checks: one behaviour.
+  const merged: (Cause & { answer?: Key['answer'] })[] = [];
+  const byAnswer = new Map<string, Cause & { answer?: Key['answer'] }>();
+  for (const cause of causes.values()) {
+    // A behaviour seen in different words on its endpoints is titled by what they share.
+    if (!cause.answer && cause.titles.size > 1 && cause.general !== undefined) cause.title = cause.general;
+    const answer = cause.answer;
+    if (!answer || cause.preflight) {
+      merged.push(cause);
+      continue;
+    }
+    const same = `${answer.status} ${answer.location ?? ''} ${cause.checks.map((c) => c.check.id).join(' ')}`;
+    const into = byAnswer.get(same);
+    if (!into) {
+      byAnswer.set(same, cause);
+      merged.push(cause);
+      continue;
+    }
+    for (const e of cause.endpoints) if (!into.endpoints.some((x) => sameEndpoint(x, e))) into.endpoints.push(e);
+    for (const c of cause.checks) {
+      const entry = into.checks.find((x) => x.check === c.check);
+      if (entry) entry.endpoints += c.endpoints;
+    }
+    into.title = `${plural(into.endpoints.length)} answered ${answer.status}${answer.location !== undefined ? `, a redirect to ${answer.location}` : ''}`;
+  }
+  // Most checks first, then the widest: the cause that explains the most of the report leads it.
+  // A preflight cause leads whatever its count: the run could not look past it.
+  return merged
+    .filter((c) => c.checks.length > 0)
+    // Only what a Cause is: the grouping's working state stays here.
+    .map(({ title, endpoints, checks, evidence, preflight }): Cause => ({ title, endpoints, checks, ...(evidence ? { evidence } : {}), ...(preflight ? { preflight } : {}) }))
+    .sort((a, b) => Number(b.preflight !== undefined) - Number(a.preflight !== undefined) || b.checks.length - a.checks.length || b.endpoints.length - a.endpoints.length);
+}
+
+function plural(n: number): string {
+  return `${n} ${n === 1 ? 'endpoint' : 'endpoints'}`;
+}
+
+/** "GET /uaa/userinfo (legacy)" and "GET /uaa/userinfo" are one endpoint, named by the battery in two ways. */
+function endpointId(endpoint: string): string {
+  return endpoint.replace(/ \(legacy\)$/, '');
+}
+
+function sameEndpoint(a: string, b: string): boolean {
+  return endpointId(a) === endpointId(b);
 }

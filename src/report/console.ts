@@ -54,7 +54,7 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   ];
   for (const [title, style, status, note] of attention) {
     const checks = report.checks.filter((c) => c.status === status);
-    if (checks.length > 0) blocks.push(checkList(`${paint(['bold', style], `${title} (${checks.length})`)}${note}`, checks));
+    if (checks.length > 0) blocks.push(checkList(`${paint(['bold', style], `${title} (${checks.length})`)}${note}`, checks, status === 'error' ? report.causes : undefined));
   }
 
   const expected = report.checks.filter((c) => c.status === 'expected');
@@ -125,12 +125,23 @@ function suiteTable(checks: readonly CheckResult[], columns: readonly Column[], 
 /** Checks that share one reason are one line from this many on (a run stopped by its deadline). */
 const GROUP_FROM = 3;
 
-function checkList(title: string, checks: readonly CheckResult[]): string {
+function checkList(title: string, checks: readonly CheckResult[], causes: RunReport['causes'] = []): string {
+  // The checks a cause found before the run kept from running: one line, however many, which
+  // names the cause once (issue 30: a 500 on /users/me was forty lines).
+  const lines: string[] = [];
+  const folded = new Set<CheckResult>();
+  for (const cause of causes) {
+    const ids = new Set(cause.checks);
+    const kept = checks.filter((c) => ids.has(c.id) && !folded.has(c));
+    if (kept.length === 0) continue;
+    for (const c of kept) folded.add(c);
+    lines.push(`  ${plural(kept.length, 'check')} could not run because ${line(cause.title)}: ${kept.map((c) => printable(c.id)).join(', ')}`);
+  }
+  checks = checks.filter((c) => !folded.has(c));
   const byReason = new Map<string, CheckResult[]>();
   for (const c of checks) byReason.set(reason(c), [...(byReason.get(reason(c)) ?? []), c]);
   const single = checks.filter((c) => (byReason.get(reason(c))?.length ?? 0) < GROUP_FROM);
   const idWidth = Math.max(0, ...single.map((c) => printable(c.id).length));
-  const lines: string[] = [];
   const printed = new Set<string>();
   for (const c of checks) {
     const why = reason(c);

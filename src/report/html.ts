@@ -1,5 +1,5 @@
 import { SUITES } from '../catalogue/types.js';
-import { groupByCause, type Cause } from './causes.js';
+import { groupByCause, parseFinding, pointerTo, type Cause } from './causes.js';
 import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonWithin, referencedExchanges, summarizeExchange } from './format.js';
 import { html, type Html } from './html-escape.js';
 import { pageHead } from './html-page.js';
@@ -146,7 +146,7 @@ ${rows.map(([name, counts]) => html`<tr><th scope="row"><a href="#suite-${name}"
 
 /** The findings by cause: what to fix first, and which checks each fix would turn. */
 function causesSection(report: RunReport, anchors: ReadonlyMap<CheckResult, string>): Html | undefined {
-  const causes = groupByCause(report.checks);
+  const causes = groupByCause(report.checks, report.causes);
   if (causes.length === 0) return undefined;
   const broken = new Set(causes.flatMap((c) => c.checks.map((x) => x.check))).size;
   return html`<section aria-labelledby="causes-title">
@@ -155,30 +155,61 @@ ${causes.map((cause) => causeBlock(cause, report, anchors))}
 </section>`;
 }
 
+/** Endpoints named on a cause before "and N more". */
+const CAUSE_ENDPOINTS = 4;
+
 function causeBlock(cause: Cause, report: RunReport, anchors: ReadonlyMap<CheckResult, string>): Html {
   const suites = new Set(cause.checks.map((c) => c.check.suite));
   const worst = ATTENTION.find((s) => cause.checks.some((c) => c.check.status === s)) ?? 'error';
   const evidence = cause.evidence;
   const ex = evidence ? evidence.check.exchanges[evidence.exchange] : undefined;
+  // A preflight cause's own exchange, when no check's shows it.
+  const own = !ex ? cause.preflight?.exchange : undefined;
+  const pointer = cause.preflight ? pointerTo(cause.preflight) : undefined;
+  const shown = cause.endpoints.slice(0, CAUSE_ENDPOINTS);
+  const more = cause.endpoints.length - shown.length;
+  // How far it reaches: on how many endpoints (when more than one), and which checks it breaks.
+  const where =
+    cause.endpoints.length > 1
+      ? html`On ${plural(cause.endpoints.length, 'endpoint')} (${shown.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}${more > 0 ? ` and ${more} more` : ''}); breaks`
+      : 'Breaks';
   return html`<section class="cause cause-${worst}">
 <h3 class="cause-title">${cause.title}</h3>
-<p class="cause-reach">Breaks ${plural(cause.checks.length, 'check')} in ${plural(suites.size, 'suite')}:</p>
+${cause.preflight && html`<p class="cause-reach">Found by the preflight, before the checks ran${cause.preflight.detail === undefined ? '' : `: ${oneLine(cause.preflight.detail, 300)}`}.</p>`}
+<p class="cause-reach">${where} ${plural(cause.checks.length, 'check')} in ${plural(suites.size, 'suite')}:</p>
 <ul class="cause-checks">
-${sameMessage(cause).map(([message, checks]) =>
-  checks.length === 1 && checks[0]
+${sameMessage(cause, pointer).map(([message, checks, notRun]) =>
+  checks.length === 1 && checks[0] && !notRun
     ? html`<li>${badge(checks[0].status)} <a href="#${anchors.get(checks[0]) ?? ''}"><code>${checks[0].id}</code></a> <span class="level">${checks[0].level}</span> <span class="msg">${oneLine(message, 200)}</span></li>`
     : html`<li><span class="msg">${oneLine(message, 200)}</span>:<br>${checks.map((c) => html` <span class="chip chip-${c.status}"><span aria-hidden="true">${STATUS[c.status].symbol}</span> <a href="#${anchors.get(c) ?? ''}"><code>${c.id}</code></a> <span class="level">${c.level} ${STATUS[c.status].label.toLowerCase()}</span></span>`)}</li>`,
 )}
 </ul>
 ${evidence && ex && html`<details class="evidence"><summary>The exchange: ${summarizeExchange(ex)}</summary>${exchangeBlock(evidence.check, evidence.exchange, report, true)}</details>`}
+${own && html`<details class="evidence"><summary>The exchange: ${summarizeExchange(own)}</summary>${exchangeView(own, report, true)}</details>`}
 </section>`;
 }
 
-/** The checks of a cause, those that say the same thing about it on one line. */
-function sameMessage(cause: Cause): [string, CheckResult[]][] {
+/**
+ * The checks of a cause, those that say the same thing about it on one line: the checks a
+ * preflight cause kept from running are one line, whatever each would have said. A check that
+ * saw the cause on several endpoints says so, without naming one of them as if it were the only.
+ */
+function sameMessage(cause: Cause, pointer: string | undefined): [string, CheckResult[], boolean][] {
   const groups = new Map<string, CheckResult[]>();
-  for (const { check, message } of cause.checks) groups.set(message, [...(groups.get(message) ?? []), check]);
-  return [...groups];
+  let notRun: string | undefined;
+  for (const { check, message, endpoints } of cause.checks) {
+    const parsed = endpoints > 1 ? parseFinding(message) : undefined;
+    const said =
+      message === pointer
+        ? `${plural(cause.checks.filter((c) => c.message === pointer).length, 'check')} could not run because of it`
+        : parsed?.endpoint !== undefined
+          ? `on ${endpoints} endpoints, ${parsed.sent === '' ? '' : `${parsed.sent}: `}${parsed.wrong}`
+          : message;
+    if (message === pointer) notRun = said;
+    groups.set(said, [...(groups.get(said) ?? []), check]);
+  }
+  // The checks that judged the cause first, then those it kept from running.
+  return [...groups].map(([said, checks]): [string, CheckResult[], boolean] => [said, checks, said === notRun]).sort((a, b) => Number(a[2]) - Number(b[2]));
 }
 
 function baselineSection(report: RunReport, anchors: ReadonlyMap<CheckResult, string>): Html | undefined {
@@ -302,8 +333,12 @@ ${check.findings.map((f) => {
 function exchangeBlock(check: CheckResult, index: number, report: RunReport, reproduce: boolean): Html {
   const ex: RecordedExchange | undefined = check.exchanges[index];
   if (ex === undefined) return html``;
+  return exchangeView(ex, report, reproduce, `Exchange #${index + 1}: `);
+}
+
+function exchangeView(ex: RecordedExchange, report: RunReport, reproduce: boolean, label = ''): Html {
   return html`<div class="exchange">
-<h4>Exchange #${index + 1}: ${ex.purpose}</h4>
+<h4>${label}${ex.purpose}</h4>
 <pre class="http">${formatExchange(ex)}</pre>
 ${
   reproduce &&

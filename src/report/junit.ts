@@ -86,7 +86,7 @@ function addTestCase(suite: TestSuite, classname: string, name: string, check: C
       testCase.stacktrace(cdata(outcomeBody(check, 'does not conform')));
       break;
     case 'error':
-      testCase.error(messageAttribute(check, 'the check could not be carried out'), 'CheckError', cdata(outcomeBody(check, 'could not be carried out')));
+      testCase.error(messageAttribute(check, 'the check could not be carried out'), 'CheckError', cdata(outcomeBody(check, 'could not be carried out', report)));
       break;
     case 'skipped':
       testCase.skipped();
@@ -174,8 +174,12 @@ function systemOut(check: CheckResult, report: RunReport): string {
 }
 
 /** The failure/error text: what Jenkins shows as the stack trace and Azure as the stack. */
-function outcomeBody(check: CheckResult, verb: string): string {
+function outcomeBody(check: CheckResult, verb: string, report?: RunReport): string {
   const parts = [`${check.id} (${check.level}) ${verb}: ${reason(check) ?? 'no reason was recorded'}`];
+  // A check a cause found before the run kept from running: the cause itself, which a reader of
+  // this test case alone would otherwise have to look for in report.json.
+  const cause = report?.causes?.find((c) => c.checks.includes(check.id));
+  if (cause) parts.push(`The cause, found by the preflight: ${cause.title}${cause.detail === undefined ? '' : ` (${cause.detail})`}. It is reported once, under "causes" in report.json.`);
   // Each endpoint's outcome, so that a reader of the failure alone sees which endpoints broke the rule.
   if (check.endpoints && check.endpoints.length > 1) parts.push(formatEndpoints(check.endpoints.filter((e) => e.status !== 'passed')));
   const bullets = formatFindingBullets(check);

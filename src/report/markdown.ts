@@ -58,7 +58,14 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     const checks = report.checks.filter((c) => c.status === status);
     if (checks.length === 0) continue;
     body.push('', `### ${title} (${checks.length})${note}`, '');
-    for (const c of checks) body.push(`- ${checkLabel(c)}: ${inline(reason(c), MESSAGE_MAX)}`);
+    // The checks a cause the preflight found kept from running: one line that names it, as on the console.
+    const folded = new Set<string>();
+    for (const cause of status === 'error' ? (report.causes ?? []) : []) {
+      const kept = checks.filter((c) => cause.checks.includes(c.id) && !folded.has(c.id));
+      for (const c of kept) folded.add(c.id);
+      if (kept.length > 0) body.push(`- ${kept.length === 1 ? '1 check' : `${kept.length} checks`} could not run because ${inline(cause.title, MESSAGE_MAX)}: ${kept.map((c) => inline(c.id)).join(', ')}`);
+    }
+    for (const c of checks) if (!folded.has(c.id)) body.push(`- ${checkLabel(c)}: ${inline(reason(c), MESSAGE_MAX)}`);
   }
 
   const expected = report.checks.filter((c) => c.status === 'expected');

@@ -129,6 +129,29 @@ export const scopeSchema = z.object({
 });
 export type Scope = z.infer<typeof scopeSchema>;
 
+/**
+ * A cause the run found before its checks (the preflight: the token request, GET /users/me) that
+ * kept checks from running: reported once, here, and each check it kept from running is an error
+ * whose message points at it ("not run: GET /users/me answered 500 in the preflight (see the
+ * cause)"). Absent in reports of earlier versions.
+ */
+export const runCauseSchema = z.object({
+  /** Where it was found. */
+  source: z.enum(['preflight']),
+  /** What went wrong, in one line: "GET /users/me answered 500". */
+  title: z.string(),
+  /** What it meant for the run, e.g. "no tenant was given (--tenant-id) and GET /users/me (500) lists no tenant with a UUID id". */
+  detail: z.string().optional(),
+  /** The request that went wrong, e.g. "GET /users/me", and the status it got (none: it got no answer). */
+  endpoint: z.string().optional(),
+  status: z.number().int().optional(),
+  /** The checks that could not run because of it, in report order. */
+  checks: z.array(z.string()),
+  /** The exchange that shows it, when it was recorded. */
+  exchange: recordedExchangeSchema.optional(),
+});
+export type RunCause = z.infer<typeof runCauseSchema>;
+
 export const runReportSchema = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
   target: z.object({
@@ -157,6 +180,12 @@ export const runReportSchema = z.object({
     caFile: z.string().optional(),
     /** True when the run did not verify TLS certificates (--insecure), so a reproduction must not either. */
     insecure: z.boolean().optional(),
+    /**
+     * The run's --expiry-margin, in seconds: a reproduction of a request sent with an expired
+     * token waits expires_in, a second and this margin, as the run did. Absent: not recorded
+     * (a reproduction then assumes the default, 1 s, and says so).
+     */
+    expiryMargin: z.number().nonnegative().optional(),
     /** What matrices, badges and bundles call the target: --target-name, else the base URL's host. */
     name: z.string().optional(),
     /** The implementation's version (--target-version) and who runs it (--operator), as the run was told. */
@@ -194,6 +223,8 @@ export const runReportSchema = z.object({
   comparison: z.object({ with: z.string(), regressions: z.array(z.string()), fixes: z.array(z.string()) }).optional(),
   /** How the run used the target: token requests made for the shared token (preflight and refreshes). */
   stats: z.object({ sharedTokenRequests: z.number().int() }).optional(),
+  /** The causes found before the checks ran (the preflight), each reported once. Absent when there was none. */
+  causes: z.array(runCauseSchema).optional(),
   counts: countsSchema,
   suites: z.array(z.object({ name: z.enum(SUITES), counts: countsSchema })),
   checks: z.array(checkResultSchema),

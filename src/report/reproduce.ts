@@ -13,6 +13,10 @@ import type { RecordedExchange, RunReport } from './model.js';
  * bidirectional overrides, line separators) are produced by `printf` with octal escapes instead,
  * so the command stays one exact argv after a trip through JUnit XML (which normalises CR and
  * cannot carry most controls) or a copy from a browser.
+ *
+ * Nothing is sent unless everything the request needs is there: each variable is checked first,
+ * and so is the token a bearer request obtains (see `guards`). A request the check sent with an
+ * old token is sent after as long a wait (see `tokenAge`).
  */
 
 export const ENV_CLIENT_ID = 'CARRIER_CLIENT_ID';
@@ -53,6 +57,9 @@ type BasicMaking = NonNullable<RecordedExchange['basic']>;
 /** What the command needs besides curl's own arguments; filled while the arguments are built. */
 class Needs {
   accessToken = false;
+  /** The command expands $CARRIER_CLIENT_ID / $CARRIER_CLIENT_SECRET: each gets a guard (see `guards`). */
+  clientId = false;
+  clientSecret = false;
   /** The command form-encodes credentials: the carrier_form function must come first. */
   formFunction = false;
   /** The client-basic credentials were not the configured ones, and the recording cannot say how (a report of an earlier version). */
@@ -78,11 +85,13 @@ class Needs {
 
   /** `-u` for these credentials: the id (configured or literal), a colon, the secret (and a suffix). */
   userWord(basic: BasicMaking): string {
+    this.usesCredentials(basic);
     return word([basic.clientId ?? CLIENT_ID, ':', CLIENT_SECRET, basic.secretSuffix ?? '']);
   }
 
   /** The Base64 of the Basic credentials, made by the shell exactly as the harness made it. */
   basicRef(basic: BasicMaking): Ref {
+    this.usesCredentials(basic);
     const id = basic.clientId === undefined ? `"$${ENV_CLIENT_ID}"` : singleQuoted(basic.clientId);
     const secret = `"$${ENV_CLIENT_SECRET}"${basic.secretSuffix ? singleQuoted(basic.secretSuffix) : ''}`;
     // Where form-encoding changes nothing, the shorter raw form sends the same bytes.
@@ -91,10 +100,17 @@ class Needs {
     return { command: `printf '%s:%s' "$(carrier_form ${id})" "$(carrier_form ${secret})" | base64 | tr -d '\\n'` };
   }
 
+  /** The configured secret always; the configured id unless the check sent one of its own. */
+  usesCredentials(basic: BasicMaking): void {
+    if (basic.clientId === undefined) this.clientId = true;
+    this.clientSecret = true;
+  }
+
   /** The expansion that stands for a marker of the given kind. */
   refFor(kind: string | undefined): Ref {
     switch (kind) {
       case 'client-secret':
+        this.clientSecret = true;
         return CLIENT_SECRET;
       case 'basic-credentials':
         return this.basicRef(this.configured);
@@ -155,12 +171,35 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
   if (request.body !== undefined) args.push('--data-raw', word(needs.substitute(request.body)));
   args.push(word(needs.substitute(request.url)));
 
-  const token = needs.accessToken ? tokenLine(report, needs) : undefined;
-  const lines = [...comments(needs)];
+  // A fresh token is what the command uses; a check that used its token late is reproduced by
+  // waiting as long (built first: it marks the credentials the guards must ask for).
+  const age = needs.accessToken ? tokenAge(exchange) : undefined;
+  const token = needs.accessToken ? tokenLines(report, needs, age) : [];
+  const lines = [...comments(needs), ...(age === undefined ? [] : [waitComment(age, report)])];
   if (needs.formFunction) lines.push(FORM_ENCODE_FUNCTION);
-  if (token !== undefined) lines.push(token);
-  lines.push(args.join(' '));
+  // One `&&` list: a failed guard (or token request) stops it before anything is sent, both in
+  // `sh -c` (where `${X:?}` exits the shell) and pasted into an interactive shell (where it only
+  // fails the command, so the rest must hang on its status).
+  lines.push([...guards(needs), ...token, args.join(' ')].join(' &&\n'));
   return lines.join('\n');
+}
+
+/**
+ * A guard for each variable the command expands, so that a variable left unset or empty stops it
+ * with one line naming what to export, before anything is sent: unset, curl would send `Bearer `
+ * or the Basic credentials of an empty secret, and get a 400 or 401 that can pass for the
+ * behaviour the check judged. `${X:?word}` is POSIX; the word is plain text inside the quotes.
+ */
+function guards(needs: Needs): string[] {
+  const out: string[] = [];
+  if (needs.clientId) out.push(guard(ENV_CLIENT_ID, `export ${ENV_CLIENT_ID} (the client id of the run) first`));
+  if (needs.clientSecret) out.push(guard(ENV_CLIENT_SECRET, `export ${ENV_CLIENT_SECRET} (the client secret of the run) first`));
+  for (let i = 1; i <= needs.unknownSecrets; i += 1) out.push(guard(`${ENV_HIDDEN_PREFIX}${i}`, `export ${ENV_HIDDEN_PREFIX}${i} (a value the report hides, see above) first`));
+  return out;
+}
+
+function guard(variable: string, message: string): string {
+  return `: "\${${variable}:?${message}}"`;
 }
 
 /**
@@ -232,15 +271,87 @@ function comments(needs: Needs): string[] {
   return out;
 }
 
-/** Obtains a fresh token with the configured client (spec §Obtain an access token), without jq. */
-function tokenLine(report: RunReport, needs: Needs): string {
+/** The shell variables of an expiry reproduction: lower-case, the command's own, no option of the harness's. */
+const TOKEN_RESPONSE = 'carrier_token_response';
+const EXPIRES_IN = 'carrier_expires_in';
+const ACCESS_TOKEN_SED = `sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p'`;
+
+/**
+ * Obtains a fresh token with the configured client (spec §Obtain an access token), without jq,
+ * and stops with one line when the response holds none (an error, a refused client, no
+ * connection: curl -sS has printed its own line for that). For a check that used its token late,
+ * expires_in is read from the same response and waited on (see `waitCommand`).
+ */
+function tokenLines(report: RunReport, needs: Needs, age: TokenAge | undefined): string[] {
   const tokenUrl = tokenEndpoint(report.target.authUrl);
   const basic = needs.configured;
   const auth = needs.plainU(basic) ? `-u ${needs.userWord(basic)}` : `-H ${word(['Authorization: Basic ', needs.basicRef(basic)])}`;
-  return (
-    `${ENV_ACCESS_TOKEN}=$(${['curl', '-sS', ...tlsArgs(report)].join(' ')} ${auth} -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}` +
-    ` | sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p')`
-  );
+  const request = `${['curl', '-sS', ...tlsArgs(report)].join(' ')} ${auth} -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}`;
+  const noToken = guard(ENV_ACCESS_TOKEN, 'no access_token in the token response');
+  if (age === undefined) return [`${ENV_ACCESS_TOKEN}=$(${request} | ${ACCESS_TOKEN_SED})`, noToken];
+  const response = `printf '%s\\n' "$${TOKEN_RESPONSE}"`;
+  return [
+    `${TOKEN_RESPONSE}=$(${request})`,
+    `${ENV_ACCESS_TOKEN}=$(${response} | ${ACCESS_TOKEN_SED})`,
+    noToken,
+    // A whole number only: the wait is shell arithmetic, and the harness refuses any other.
+    `${EXPIRES_IN}=$(${response} | sed -n 's/.*"expires_in" *: *\\([0-9][0-9]*\\).*/\\1/p')`,
+    guard(EXPIRES_IN, 'no whole-number expires_in in the token response: cannot wait for the token to expire'),
+    waitCommand(age, report),
+  ];
+}
+
+/**
+ * When the check sent its token, relative to the token's expires_in, where that was not right
+ * after issue. The recording says so only in the exchange's purpose, worded by
+ * src/battery/expiry.ts (`observeExpiry`, `probeShortlyBefore`): a change there must be made here
+ * too (test/reproduction.test.ts runs the expiry suite and reproduces its exchanges).
+ */
+type TokenAge = { readonly expired: true } | { readonly expired: false; readonly secondsLeft: number };
+
+const EXPIRED_PURPOSE = /\bwhose expires_in has passed\b/;
+const SHORTLY_BEFORE_PURPOSE = /\bhas (-?\d+(?:\.\d+)?) s left of its expires_in\b/;
+
+function tokenAge(exchange: RecordedExchange): TokenAge | undefined {
+  if (EXPIRED_PURPOSE.test(exchange.purpose)) return { expired: true };
+  const left = SHORTLY_BEFORE_PURPOSE.exec(exchange.purpose)?.[1];
+  return left === undefined ? undefined : { expired: false, secondsLeft: Number(left) };
+}
+
+/** The run's --expiry-margin; 1 s, the default, for a report that does not record it. */
+function expiryMargin(report: RunReport): number {
+  return report.target.expiryMargin ?? 1;
+}
+
+/**
+ * The seconds waited after expires_in: the harness required the refusal by then (a second for
+ * whole-second expires_in, plus --expiry-margin; src/battery/expiry.ts `mustBeRefusedFrom`), so
+ * a target that refused in the run refuses by then too, and one that still accepted the token
+ * at that deadline is seen to accept it. Whole seconds: POSIX sleep takes no fractions.
+ */
+function secondsAfterExpiry(report: RunReport): number {
+  return Math.ceil(1 + expiryMargin(report));
+}
+
+/**
+ * `sleep` until the token is as old as the check's was. Shortly before expiry: with at least the
+ * seconds left that the check had (rounded up, so never later than the check: a refusal then is
+ * still one the check would have judged).
+ */
+function waitCommand(age: TokenAge, report: RunReport): string {
+  if (age.expired) return `sleep $((${EXPIRES_IN} + ${secondsAfterExpiry(report)}))`;
+  const left = Math.max(0, Math.ceil(age.secondsLeft));
+  return left === 0 ? `sleep "$${EXPIRES_IN}"` : `sleep $((${EXPIRES_IN} > ${left} ? ${EXPIRES_IN} - ${left} : 0))`;
+}
+
+/** Says why the command waits, and what it then shows. */
+function waitComment(age: TokenAge, report: RunReport): string {
+  if (!age.expired) {
+    const left = Math.max(0, Math.ceil(age.secondsLeft));
+    return `# The check sent its token with ${age.secondsLeft} s of its expires_in left: this command gets a fresh token and waits expires_in - ${left} s before sending it (whole seconds: POSIX sleep takes no fractions).`;
+  }
+  const margin = report.target.expiryMargin === undefined ? '--expiry-margin 1 s, the default: the report does not say which margin the run used' : `the run's --expiry-margin of ${expiryMargin(report)} s`;
+  return `# The check sent its token after the token's expires_in had passed: this command gets a fresh token and waits expires_in + ${secondsAfterExpiry(report)} s (a second for whole-second expires_in, and ${margin}) before sending it, so expect the answer the check judged, not the 200 of a new token.`;
 }
 
 /** `{auth_url}/uaa/oauth2/token`; a report is data, so an auth URL that does not parse is joined as text. */

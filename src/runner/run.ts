@@ -22,6 +22,7 @@ import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
 import { describeApi, parameterValues, readApiEarly } from './api.js';
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
+import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
 import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { PassedResponse } from '../battery/wiring.js';
@@ -150,7 +151,10 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const extras = await prepareExtras(options);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
   // The document is read on another core while this thread starts Vitest (src/runner/api.ts).
-  const early = readApiEarly(options);
+  // The run's stopper stops that reading too (its thread is terminated), and so does the run's
+  // end: a document still being read then is of no use (issue 28).
+  const documentStop = new AbortController();
+  const early = readApiEarly(options, documentStop.signal);
 
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   const battery = startBattery(checks);
@@ -159,7 +163,10 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   try {
     const { signal, dispose } = stopper(interrupt, options.deadline);
     const stopBattery = (): void => battery.stop(String(signal.reason));
+    const stopDocument = (): void => documentStop.abort(signal.reason);
     signal.addEventListener('abort', stopBattery, { once: true });
+    signal.addEventListener('abort', stopDocument, { once: true });
+    if (signal.aborted) stopDocument();
     let target: ResolvedTarget | undefined;
     let client: HttpClient | undefined;
     let incompleteReason: string | undefined;
@@ -168,6 +175,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     let tenantId = options.tenantId;
     let basicEncoding: BasicEncoding = 'form';
     let api: ApiDescription | undefined;
+    /** What the preflight found wrong with GET /users/me: reported once, the checks it kept from running point at it. */
+    let preflightCause: FoundCause | undefined;
     /** The checks were given their context: before that, a stop (unreachable, interrupted) is one line. */
     let batteryStarted = false;
     try {
@@ -177,7 +186,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       target = await openTarget(plan, io.err);
       mark('run: target resolved');
       // The document is read while the preflight waits for the network.
-      const described = describeApi(options, target, early);
+      const described = describeApi(options, target, early, documentStop.signal);
       described.catch(() => undefined);
       if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
       redactor.addClientCredentials(target.clientId, target.clientSecret);
@@ -193,6 +202,10 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       const pre = await preflighted;
       tenantId = pre.tenantId;
       basicEncoding = pre.encoding;
+      preflightCause = userCause({
+        ...(pre.answers.user ? { answer: { url: pre.answers.user.url, status: pre.answers.user.status, ...(pre.answers.user.evidence ? { record: pre.answers.user.evidence.record } : {}) } } : {}),
+        ...(pre.tenantProblem !== undefined ? { tenantProblem: pre.tenantProblem } : {}),
+      });
       mark('run: preflight done');
       if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
       if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
@@ -237,6 +250,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
       signal.removeEventListener('abort', stopBattery);
+      signal.removeEventListener('abort', stopDocument);
+      documentStop.abort('the run has ended');
       dispose();
       await client?.close();
       await target?.reference?.close();
@@ -244,7 +259,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     if (signal.aborted) incompleteReason = String(signal.reason);
     if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf });
+    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause });
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
     const outcome = await finish(report, options, io, extras, !batteryStarted);
     mark('run: reports written');
@@ -272,9 +287,10 @@ interface ReportInputs {
   incompleteReason: string | undefined;
   started: Date;
   rerunOf: string | undefined;
+  preflightCause?: FoundCause | undefined;
 }
 
-function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf }: ReportInputs): RunReport {
+function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
@@ -283,8 +299,11 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
     const notRun = !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
     return incompleteReason !== undefined && notRun ? { ...result, status: 'error' as const, message: `not run: ${incompleteReason}`, findings: [{ kind: 'error' as const, message: `not run: ${incompleteReason}` }] } : result;
   });
-  const skipped = skippedByReason(checked);
-  const complete = enforceComplete(checked, options);
+  // The checks the preflight's cause kept from running point at it, which is reported once.
+  const folded = preflightCause ? foldIntoCause(checked, preflightCause) : { results: checked };
+  const cause = folded.cause ? { ...folded.cause, title: redactor.redact(folded.cause.title), ...(folded.cause.detail !== undefined ? { detail: redactor.redact(folded.cause.detail) } : {}) } : undefined;
+  const skipped = skippedByReason(folded.results);
+  const complete = enforceComplete(folded.results, options);
   const results = baseline ? applyBaseline(complete, baseline) : complete;
   const scope = scopeOf({ options, selected: checks, rerunOf, results, skipped });
   return assemble({
@@ -298,6 +317,7 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
     incompleteReason,
     // The preflight's token request, and the renewals the checks made.
     sharedTokenRequests: 1 + (collected.sharedTokenRequests ?? 0),
+    ...(cause ? { causes: [cause] } : {}),
   });
 }
 
@@ -316,6 +336,8 @@ function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescr
     // The TLS trust the requests were sent with, for the reports' curl commands.
     ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),
     ...(target.tls.insecure ? { insecure: true } : {}),
+    // The margin the expiry checks allowed, for the reproduction of an expired token's wait.
+    expiryMargin: options.expiryMargin,
     ...targetLabels(options, target.baseUrl),
   };
 }
@@ -331,10 +353,12 @@ interface Assembly {
   incompleteReason: string | undefined;
   /** Token requests made for the shared token (preflight and renewals); absent when there was no run. */
   sharedTokenRequests?: number;
+  /** The causes found before the checks ran (src/runner/preflight-cause.ts). */
+  causes?: RunReport['causes'];
 }
 
 /** The report from the final results: verdict, exit code and the verdict's wording. */
-function assemble({ options, target, started, rerunOf, baseline, results, scope, incompleteReason, sharedTokenRequests }: Assembly): RunReport {
+function assemble({ options, target, started, rerunOf, baseline, results, scope, incompleteReason, sharedTokenRequests, causes }: Assembly): RunReport {
   // A run that proved nothing has no verdict to give, whatever its options (src/runner/scope.ts).
   const blocking = results.some((r) => isBlocking(r, options.strict));
   const reason = incompleteReason ?? (blocking ? undefined : nothingCheckedReason(scope, results));
@@ -355,6 +379,7 @@ function assemble({ options, target, started, rerunOf, baseline, results, scope,
     ...(reason !== undefined ? { incompleteReason: redactor.redact(reason) } : {}),
     exitCode,
     ...(sharedTokenRequests !== undefined ? { stats: { sharedTokenRequests } } : {}),
+    ...(causes !== undefined && causes.length > 0 ? { causes } : {}),
     counts: countStatuses(results),
     suites: suiteCounts(results),
     checks: results,

@@ -29,7 +29,11 @@ export type Misbehaviour =
   /** Answers 302 to `redirectTo` (another origin). */
   | 'redirect-cross'
   /** Answers 429 with Retry-After: 1 the first `times` times, then forwards. */
-  | 'rate-limit';
+  | 'rate-limit'
+  /** Forwards, with the answer's header fields and body changed by `rewrite`. */
+  | 'rewrite'
+  /** Answers 500 with a JSON error body: a backend that crashes on the path. */
+  | 'server-error';
 
 export interface HostileOptions {
   upstream: string;
@@ -40,6 +44,8 @@ export interface HostileOptions {
   redirectTo?: string;
   /** For rate-limit: how many times a matching request is refused before it is forwarded. */
   times?: number;
+  /** For rewrite: the answer's new body, from its body; it may change the header fields in place. */
+  rewrite?: (body: string, headers: ForwardedHeaders) => string;
 }
 
 export interface Hostile {
@@ -56,19 +62,20 @@ export type ForwardedHeaders = Record<string, string | string[]>;
  * Forwards a request to `upstream` and its answer back (hop-by-hop headers dropped); `edit`
  * changes the answer's header fields on the way (a gateway's rewrite, an echo, a dropped field).
  */
-export async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, edit?: (headers: ForwardedHeaders) => void): Promise<void> {
+export async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, edit?: (headers: ForwardedHeaders) => void, editBody?: (body: string, headers: ForwardedHeaders) => string): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && name !== 'host' && name !== 'connection') headers[name] = Array.isArray(value) ? value.join(', ') : value;
   const answer = await request(`${upstream}${req.url ?? '/'}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : null });
-  const body = Buffer.from(await answer.body.arrayBuffer());
+  let body = Buffer.from(await answer.body.arrayBuffer());
   const out: ForwardedHeaders = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value === undefined || ['connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) continue;
     out[name] = value;
   }
   edit?.(out);
+  if (editBody) body = Buffer.from(editBody(body.toString('utf8'), out), 'utf8');
   res.writeHead(answer.statusCode, out);
   res.end(body);
 }
@@ -135,6 +142,11 @@ function misbehave(options: HostileOptions, req: IncomingMessage, res: ServerRes
       }
       return void forward(options.upstream, req, res).catch(() => res.destroy());
     }
+    case 'rewrite':
+      return void forward(options.upstream, req, res, undefined, options.rewrite).catch(() => res.destroy());
+    case 'server-error':
+      res.writeHead(500, { 'content-type': 'application/json' });
+      return void res.end('{"error":"server_error"}');
   }
 }
 
