@@ -3,8 +3,14 @@ import { z } from './zod.js';
 import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
 import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from './environment.js';
 import { UsageError } from './errors.js';
-import { FILE_LIMITS, readJsonFile } from './files.js';
+import { createRequire } from 'node:module';
+import type * as JsYaml from 'js-yaml';
+import { FILE_LIMITS, readJsonFile, readTextFile } from './files.js';
+import { oneLine, printable } from './report/format.js';
 import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from './battery/wiring.js';
+import { parseHeaderLine } from './http/extra-headers.js';
+import { jsonKind } from './json-problem.js';
+import { didYouMean } from './suggest.js';
 
 /**
  * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
@@ -14,8 +20,10 @@ import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from './battery/wiring.js';
  */
 
 /** The reports a run can write; all of them unless --reporter names some. */
-export const REPORTERS = ['junit', 'json', 'html', 'github-summary'] as const;
+export const REPORTERS = ['junit', 'json', 'html', 'github-summary', 'har'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
+/** What a run writes without --reporter: all but the HAR file, which is asked for (`--reporter har`). */
+export const DEFAULT_REPORTERS: readonly ReporterName[] = REPORTERS.filter((r) => r !== 'har');
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -53,6 +61,24 @@ const endpointPath = pagedPath.refine((p) => !/[{}]/.test(p.replace(/\{[A-Za-z_]
 
 /** `NAME=VALUE`: the value of a path parameter (`--parameter invoiceId=inv-1`). */
 const parameterAssignment = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*=.+$/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE; give e.g. invoiceId=8f2c…` });
+
+/** `Name: value`, a header field sent with every request (src/http/extra-headers.ts); the value is never echoed. */
+const headerLine = z.string().superRefine((line, ctx) => {
+  const parsed = parseHeaderLine(line);
+  if (!Array.isArray(parsed)) ctx.addIssue({ code: 'custom', message: parsed.problem });
+});
+
+/**
+ * `NAME=VALUE`, a form field of every token request (`--token-param audience=https://api…`). The
+ * fields the harness writes itself are refused: grant_type is what the checks vary, and the
+ * credentials go where --client-auth says.
+ */
+const tokenParam = z
+  .string()
+  .regex(/^[A-Za-z0-9_.~-]+=/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE; give e.g. audience=https://api.example.com` })
+  .refine((p) => !['grant_type', 'client_id', 'client_secret'].includes(p.slice(0, p.indexOf('='))), {
+    error: (issue) => `${JSON.stringify(String(issue.input).split('=')[0])} is set by the harness itself; --client-auth post sends client_id and client_secret in the form`,
+  });
 
 const positiveInt = (what: string) => z.number({ error: `must be a number (${what})` }).int({ error: `must be a whole number (${what})` }).positive({ error: `must be greater than 0 (${what})` });
 const nonNegative = (what: string) => z.number({ error: `must be a number (${what})` }).nonnegative({ error: `must not be negative (${what})` });
@@ -108,6 +134,19 @@ export const runOptionsSchema = z
     maxRetries: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).max(10, { error: 'must be at most 10' }).default(2),
     maxRetryWait: nonNegative('seconds').max(120, { error: 'must be at most 120 seconds' }).default(10),
     caFile: z.string().min(1, { error: 'must name a PEM file' }).optional(),
+    /** A client certificate and its key for mutual TLS (PEM files), and the key's passphrase. */
+    cert: z.string().min(1, { error: 'must name a PEM file' }).optional(),
+    key: z.string().min(1, { error: 'must name a PEM file' }).optional(),
+    keyPassphrase: z.string().min(1, { error: 'must not be empty' }).optional(),
+    keyPassphraseFile: z.string().min(1, { error: 'must name a file' }).optional(),
+    /** Form fields of every token request (RFC 6749 §4.4.2 scope, RFC 8707 resource, Auth0's audience). */
+    tokenParam: list(tokenParam),
+    /** The `scope` of every token request (RFC 6749 §3.3): the same as --token-param scope=…. */
+    scope: z.string().min(1, { error: 'must not be empty' }).optional(),
+    /** How the run's own token requests authenticate: HTTP Basic (the spec's), or client_secret_post. */
+    clientAuth: z.enum(['basic', 'post'], { error: (issue) => `${JSON.stringify(issue.input)} is neither basic (HTTP Basic, the spec's) nor post (client_secret_post)` }).default('basic'),
+    /** Header fields sent with every request to the target, e.g. a gateway's API key (secrets: redacted). */
+    header: list(headerLine),
     insecure: yesNo.default(false),
     maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
     pageSize: positiveInt('items per page').optional(),
@@ -164,6 +203,14 @@ export const RUN_OPTION_KINDS = {
   maxRetries: 'number',
   maxRetryWait: 'number',
   caFile: 'string',
+  cert: 'string',
+  key: 'string',
+  keyPassphrase: 'string',
+  keyPassphraseFile: 'string',
+  header: 'lines',
+  tokenParam: 'lines',
+  scope: 'string',
+  clientAuth: 'string',
   insecure: 'boolean',
   maxBodyBytes: 'number',
   pageSize: 'number',
@@ -186,7 +233,7 @@ export const RUN_OPTION_KINDS = {
 } as const satisfies Record<keyof RunOptions, OptionKind>;
 
 /** Options whose value is a file or directory: in a config file, relative to the file itself. */
-const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
+const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'cert', 'key', 'keyPassphraseFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
 
 /** The option as the user spells it on the command line. */
 export function flagName(key: PropertyKey): string {
@@ -226,19 +273,23 @@ export interface RunOptionSources {
 /**
  * The client secret is one setting given three ways (--client-secret, --client-secret-file, and
  * their variables): the source of highest precedence that gives it wins, as for any option, and
- * only two ways within one source conflict.
+ * only two ways within one source conflict. So is the passphrase of a --key.
  */
-const SECRET_KEYS = ['clientSecret', 'clientSecretFile'] as const;
+const SECRET_PAIRS = [
+  ['clientSecret', 'clientSecretFile'],
+  ['keyPassphrase', 'keyPassphraseFile'],
+] as const;
 
-function conflictingSecrets(argv: Record<string, unknown>, env: Record<string, unknown>, config: Record<string, unknown>): Record<string, unknown>[] {
+function conflictingSecrets(keys: (typeof SECRET_PAIRS)[number], argv: Record<string, unknown>, env: Record<string, unknown>, config: Record<string, unknown>): Record<string, unknown>[] {
+  const [value, file] = keys;
   const sources: [Record<string, unknown>, string][] = [
-    [argv, '--client-secret and --client-secret-file are both given; keep one (the file is safer)'],
-    [env, `${envName('clientSecret')} and ${envName('clientSecretFile')} are both set; unset one`],
-    [config, 'the config file gives both "clientSecret" and "clientSecretFile"; keep one'],
+    [argv, `${flagName(value)} and ${flagName(file)} are both given; keep one (the file is safer)`],
+    [env, `${envName(value)} and ${envName(file)} are both set; unset one`],
+    [config, `the config file gives both "${value}" and "${file}"; keep one`],
   ];
-  const winner = sources.find(([values]) => SECRET_KEYS.some((k) => values[k] !== undefined));
+  const winner = sources.find(([values]) => keys.some((k) => values[k] !== undefined));
   if (!winner) return [];
-  if (SECRET_KEYS.every((k) => winner[0][k] !== undefined)) throw new UsageError(winner[1]);
+  if (keys.every((k) => winner[0][k] !== undefined)) throw new UsageError(winner[1]);
   return sources.filter(([values]) => values !== winner[0]).map(([values]) => values);
 }
 
@@ -253,22 +304,78 @@ export function resolveRunOptions(sources: RunOptionSources): RunOptions {
   const config = { ...(sources.config ?? {}) };
   checkSource(env, envName);
   // An option of one value given twice on the command line (yargs makes it a list).
-  const twice = Object.keys(argv).find((k) => Array.isArray(argv[k]) && k in RUN_OPTION_KINDS && !['list', 'map'].includes(RUN_OPTION_KINDS[k as keyof RunOptions]));
+  const twice = Object.keys(argv).find((k) => Array.isArray(argv[k]) && k in RUN_OPTION_KINDS && !['list', 'lines', 'map'].includes(RUN_OPTION_KINDS[k as keyof RunOptions]));
   if (twice !== undefined) throw new UsageError(`${flagName(twice)} is given more than once; give it once`);
   checkSource(argv, flagName);
-  for (const lower of conflictingSecrets(argv, env, config)) for (const key of SECRET_KEYS) delete lower[key];
-  return parseRunOptions({ ...config, ...env, ...argv });
+  for (const keys of SECRET_PAIRS) for (const lower of conflictingSecrets(keys, argv, env, config)) for (const key of keys) delete lower[key];
+  const options = parseRunOptions({ ...config, ...env, ...argv });
+  refuseExpiryWaitPastDeadline(options, [
+    [argv, flagName],
+    [env, envName],
+    [config, (key) => `the config file's "${key}"`],
+  ]);
+  return options;
 }
 
 /**
- * Reads a `--config` file: a JSON object whose keys are the long option names, in camelCase or
- * kebab-case (`baseUrl` or `base-url`). Checked field by field against the same schema. Paths in
- * it are relative to the file, not to the directory the harness runs in, so that a config file
- * and the files it names can move together.
+ * A --max-expiry-wait the --deadline cannot hold (issue 31): the run would wait for the token to
+ * expire until the deadline ends it, and say only INCOMPLETE. Refused before anything runs, named
+ * as its source writes it. Only a wait the user gave: the default (60 s) with a short --deadline
+ * is not a choice to refuse, and a run that needs no expiry wait keeps running as before.
+ */
+function refuseExpiryWaitPastDeadline(options: RunOptions, sources: readonly [Record<string, unknown>, (key: string) => string][]): void {
+  const given = sources.find(([values]) => values.maxExpiryWait !== undefined);
+  if (given === undefined || options.maxExpiryWait < options.deadline) return;
+  const deadline = sources.find(([values]) => values.deadline !== undefined);
+  const deadlineName = deadline === undefined ? '--deadline (default)' : deadline[1]('deadline');
+  throw new UsageError(`${given[1]('maxExpiryWait')} ${options.maxExpiryWait} is not below ${deadlineName} ${options.deadline}: the run would wait out its deadline for a token to expire and end incomplete; lower the wait (expiry checks whose expires_in exceeds it are skipped) or raise the deadline`);
+}
+
+/**
+ * YAML aliases a config file may hold: an option file has no use for many, and each alias can
+ * multiply what the file expands to (the "billion laughs"). Nesting is bounded too.
+ */
+const CONFIG_YAML_LIMITS = { maxAliases: 8, maxDepth: 16 } as const;
+
+/** A config file's YAML (`.yaml`, `.yml`): YAML 1.2's core schema, so `on`, `yes` stay strings for the options' own words. */
+function readYamlConfig(path: string): unknown {
+  const text = readTextFile(path, 'config file', FILE_LIMITS.config);
+  // Loaded when a YAML file is given: every other run's start-up does not pay for the parser
+  // (src/build/bundle-cli.ts: packages loaded on demand stay outside the CLI's bundle).
+  const { CORE_SCHEMA, YAMLException, load } = createRequire(import.meta.url)('js-yaml') as typeof JsYaml;
+  try {
+    return load(text, { schema: CORE_SCHEMA, ...CONFIG_YAML_LIMITS });
+  } catch (err) {
+    if (!(err instanceof YAMLException)) throw err;
+    // The reason quotes a piece of the file: made printable and one line, as for JSON (src/files.ts).
+    throw new UsageError(`config file ${path}: not valid YAML (${oneLine(printable(`${err.reason}${err.mark ? ` at line ${err.mark.line + 1}` : ''}`), 160)})`);
+  }
+}
+
+/**
+ * An unknown key of a config file, quoted, with the option it is a typo of if any (`"clientID"
+ * (did you mean "clientId"?)`), spelt the way the file spells keys: kebab-case or camelCase.
+ */
+function unknownKey(key: string): string {
+  const known = Object.keys(RUN_OPTION_KINDS).map((k) => (key.includes('-') ? flagName(k).slice(2) : k));
+  return `"${key}"${didYouMean(key, known, (k) => `"${k}"`)}`;
+}
+
+/**
+ * Reads a `--config` file: a JSON object, or a YAML mapping in a `.yaml` or `.yml` file, whose
+ * keys are the long option names, in camelCase or kebab-case (`baseUrl` or `base-url`). Either
+ * is checked field by field against the same schema, with the same messages. Paths in it are
+ * relative to the file, not to the directory the harness runs in, so that a config file and the
+ * files it names can move together.
  */
 export function loadConfigFile(path: string): Record<string, unknown> {
-  const raw = readJsonFile(path, 'config file', FILE_LIMITS.config);
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`config file ${path}: must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}`);
+  const yaml = /\.ya?ml$/i.test(path);
+  const raw = yaml ? readYamlConfig(path) : readJsonFile(path, 'config file', FILE_LIMITS.config);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    // Said in plain words, with what the file holds instead: not zod's "expected object, received array".
+    const kind = yaml && Array.isArray(raw) ? 'a list' : jsonKind(raw);
+    throw new UsageError(`config file ${path}: ${yaml ? 'must be a YAML mapping of options, e.g. "baseUrl: https://api.example.com"' : 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}'}, not ${kind}`);
+  }
   const config: Record<string, unknown> = {};
   const written = new Map<string, string>();
   for (const [key, value] of Object.entries(raw)) {
@@ -281,7 +388,7 @@ export function loadConfigFile(path: string): Record<string, unknown> {
     const issue = result.error.issues[0];
     const problem =
       issue?.code === 'unrecognized_keys'
-        ? `unknown option ${issue.keys.map((k) => `"${written.get(k) ?? k}"`).join(', ')}; \`carrier-conformance run --help\` lists them`
+        ? `unknown option ${issue.keys.map((k) => unknownKey(written.get(k) ?? k)).join(', ')}; \`carrier-conformance run --help\` lists them`
         : `"${written.get(String(issue?.path[0] ?? '')) ?? String(issue?.path[0] ?? '')}": ${issue?.message ?? 'invalid'}`;
     throw new UsageError(`config file ${path}: ${problem}`);
   }

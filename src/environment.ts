@@ -47,7 +47,11 @@ export function ciMarker(env: NodeJS.ProcessEnv = process.env): string | undefin
 }
 
 /** How a command option is written on the command line and read from the environment. */
-export type OptionKind = 'string' | 'number' | 'boolean' | 'list' | 'map';
+/**
+ * `lines` is a list whose items may hold spaces and commas (a header `X-Api-Key: a, b`, a token
+ * parameter `scope=read write`): its variable gives one item per line.
+ */
+export type OptionKind = 'string' | 'number' | 'boolean' | 'list' | 'lines' | 'map';
 
 /** `baseUrl` → `CARRIER_BASE_URL`: the variable an option is read from. */
 export function envName(key: string): string {
@@ -83,6 +87,9 @@ function typed(value: string, kind: OptionKind): unknown {
       // CARRIER_PAGED_PATH="shipments orders" or "shipments,orders": neither a path, a suite, a
       // check id nor a reporter name contains a space or a comma.
       return value.split(/[\s,]+/).filter((v) => v !== '');
+    case 'lines':
+      // CARRIER_HEADER=$'X-Api-Key: …\nX-Tenant: …': one item per line, blank lines ignored.
+      return value.split(/\r?\n/).filter((v) => v.trim() !== '');
     case 'map':
       // CARRIER_PARAMETERS='{"invoiceId": "…"}': a JSON object, as in a config file.
       try {

@@ -21,6 +21,13 @@ export const ExitCode = {
   Usage: 2,
   /** The run could not be carried out: target unreachable (a gateway's 502/504 included), run aborted or interrupted, or no check carried out. */
   Incomplete: 3,
+  /**
+   * `verify-bundle` only: the bundle is complete, consistent and conformant, but no key the
+   * verifier trusts signed it (no --public-key, or none of the keys given). Anyone can make such a
+   * bundle from scratch, unsigned or signed with a key of their own, so it is never 0: a gate
+   * reads exit codes, not caveats. No `run` ends with it.
+   */
+  SignerNotProven: 4,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -56,9 +63,10 @@ export const MATRIX_EXIT_CODES_HELP = [
 /** `verify-bundle DIR`. */
 export const VERIFY_EXIT_CODES_HELP = [
   'Exit codes:',
-  `  ${ExitCode.Conformant}  the bundle is complete, untampered and conformant`,
+  `  ${ExitCode.Conformant}  the bundle is complete, untampered, conformant and signed by the key given with --public-key`,
   `  ${ExitCode.NonConformant}  it is not: every finding is printed (a file changed, a MUST check missing, skipped, errored or failed, …)`,
   `  ${ExitCode.Usage}  DIR is not a directory, or --public-key is not an Ed25519 public key (one line on stderr)`,
+  `  ${ExitCode.SignerNotProven}  consistent and conformant, signer not proven: no --public-key given, so anyone could have made it`,
 ].join('\n');
 
 /** `lint FILE…`: as `run`'s, a finding of a rule in place of a failed check. */

@@ -1,6 +1,6 @@
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
 import { UsageError } from './errors.js';
-import { oneLine, printable } from './report/format.js';
+import { jsonParseProblem } from './json-problem.js';
 
 /**
  * Reading the files the harness is given: the user's (config, expectations, baseline, secret, CA,
@@ -34,6 +34,10 @@ export const FILE_LIMITS = {
   secret: { maxBytes: 64 * 1024, of: 'a client secret file' },
   /** --ca-file: a bundle of PEM certificates (all of Mozilla's is about 200 KB). */
   ca: { maxBytes: 4 * MiB, of: 'a CA file' },
+  /** --cert: a client certificate and its chain, PEM. */
+  certificate: { maxBytes: 1 * MiB, of: 'a PEM certificate file' },
+  /** --key-passphrase-file: one line. */
+  passphrase: { maxBytes: 64 * 1024, of: 'a passphrase file' },
   /** --sign-key, --public-key: one Ed25519 PEM key, a few hundred bytes. */
   key: { maxBytes: 64 * 1024, of: 'a PEM key' },
   /** --openapi, when its digest goes into a bundle's target.json. */
@@ -154,7 +158,7 @@ export function readJsonFile(path: string, what: string, limit: FileLimit = DEFA
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    // JSON.parse quotes a piece of the text: a hostile file must not reach the terminal through it.
-    throw new UsageError(`${what} ${path}: not valid JSON (${oneLine(printable((err as Error).message), 160)})`);
+    // Line and column, which an editor can go to; never the piece of the text JSON.parse quotes.
+    throw new UsageError(`${what} ${path}: not valid JSON (${jsonParseProblem(text, err)})`);
   }
 }

@@ -44,7 +44,7 @@ export function collectionCounter(): { stop: () => { full: number; young: number
 
 /**
  * The garbage collections of what follows, for a profile line: a walk that ran a full collection
- * every few hundred pages was slower by a tenth (README, Speed). Off, it observes nothing and
+ * every few hundred pages was slower by a tenth (docs/speed.md). Off, it observes nothing and
  * says nothing.
  */
 export function countCollections(): { stop: () => string } {

@@ -12,8 +12,9 @@ import { onEach, tenantEndpoints, validAnswer, type Endpoint } from '../src/batt
 import { itemLabel } from '../src/battery/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
-import { expectedItems, expectedResource, expectedValueProblems, missingDeclared, schemaProblems, type PageFindings } from '../src/battery/resources.js';
+import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaProblems, type PageFindings, type StringTally } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
+import { omissionMessage } from '../src/lint/omission.js';
 
 /** Findings reported per endpoint before the rest are counted. */
 const MAX_REPORTED = 20;
@@ -31,10 +32,11 @@ interface Judge {
 function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines: string[]; count: number }, walked?: (seen: ReadonlySet<string>, head: WalkHead, last: HttpResponse, out: WalkFindings) => void): void {
   pageJudge({
     check,
-    start: (head) => ({ shown: 0, total: 0, seen: new Set<string>(), last: head.first.res }),
+    start: (head) => ({ shown: 0, total: 0, seen: new Set<string>(), last: head.first.res, strings: new Map<string, StringTally>() }),
     page(state, page, { head }, out) {
       state.last = page.res;
       if (!page.resources) return;
+      if (check === 'RESOURCE-FIELDS-PRESENT' && page.resources.strings) addTallies(state.strings, page.resources.strings);
       const { lines, count } = pick(page.resources);
       state.total += count;
       for (const id of page.resources.seen) state.seen.add(id);
@@ -48,8 +50,30 @@ function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines
       if (state.total > state.shown) out.fail(`${head.path}: ${state.total} findings in all, ${state.shown} shown`);
       if (head.problems.length > 0) out.note(`the walk did not cover the whole list (${head.problems.join('; ')}): judged on the pages it read`);
       walked?.(state.seen, head, state.last, out);
+      if (check === 'RESOURCE-FIELDS-PRESENT') reviewEmptyStrings(state.strings, head, out);
     },
   });
+}
+
+/**
+ * Review items for null written as "" (spec §Generic rules for optional fields 2): an optional
+ * string field that is "" on many of a list's items and null on none (src/battery/resources.ts
+ * looksLikeNullAsEmpty). Without ground truth a "" is a valid value, so this cannot fail the
+ * check; an --expectations file that knows an item's field is null turns it into a failure of
+ * RESOURCE-EXPECTED-VALUES. Lists only: one resource is one item, too few to see a pattern.
+ */
+function reviewEmptyStrings(strings: ReadonlyMap<string, StringTally>, head: WalkHead, out: WalkFindings): void {
+  for (const [field, t] of strings) {
+    if (!looksLikeNullAsEmpty(t)) continue;
+    out.review({
+      kind: 'empty-string-for-null',
+      judgedBy: 'RESOURCE-EXPECTED-VALUES',
+      field,
+      message: `${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it and null on none, though ${t.why}: the mark of a serialiser that writes null as "" (e.g. fast-json-stringify with \`type: string\` and no null), which spec §Generic rules for optional fields 2 forbids; or "" is its real value`,
+      advice: `seed an --expectations file with the real values to judge it (RESOURCE-EXPECTED-VALUES: "resources" → "${head.path}", items with their "${field}")`,
+      refs: ['spec §Generic rules for optional fields 2'],
+    });
+  }
 }
 
 resourcePageJudge('RESOURCE-SCHEMA', (found) => ({ lines: found.schema, count: found.counts.schema }));
@@ -117,7 +141,8 @@ suite('resources', () => {
     await onEveryResource(c, withSchemas(c), {
       single: (_e, endpoint, body) => {
         const missing = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
-        return missing.length > 0 ? [`omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`] : [];
+        // The remedy the document allows (src/lint/omission.ts): never "send null" where its schema forbids null.
+        return document && endpoint.spec?.schema && missing.length > 0 ? [omissionMessage(document, endpoint.spec.schema, missing)] : [];
       },
     });
   });

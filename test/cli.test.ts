@@ -67,6 +67,17 @@ describe('closest: the option a mistyped one was meant to be', () => {
     expect(closest(typed, known)).toBe(meant);
   });
 
+  // Issue 32: a name that differs only in case is that name, however short (config keys, check ids).
+  it.each([
+    ['clientID', ['clientId', 'clientSecret'], 'clientId'],
+    ['pagedPaths', ['pagedPath', 'maxPages'], 'pagedPath'],
+    ['page-walk', ['PAGE-WALK', 'PAGE-ECHO'], 'PAGE-WALK'],
+    ['PAGE-WALKK', ['PAGE-WALK', 'PAGE-ECHO'], 'PAGE-WALK'],
+    ['--Suite', ['--suite', '--strict'], '--suite'],
+  ])('%s: %s', (typed, names, meant) => {
+    expect(closest(typed, names)).toBe(meant);
+  });
+
   it.each(['--bogus-option', '--x', '--cfg', '--concurrencyyyy'])('%s: none (too far, or too short to tell)', (typed) => {
     expect(closest(typed, known)).toBeUndefined();
   });

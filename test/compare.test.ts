@@ -63,6 +63,40 @@ describe('diffReports: what counts as a regression', () => {
     expect(diff.notes).toContain('the runs tested different targets: old.example.test (OLD) and example (NEW)');
   });
 
+  // Issue 32: a reason that changed only by measured time is jitter, not a change.
+  it('a reason that differs only in measured times is unchanged; one that differs otherwise is not', () => {
+    const old = reportOf({
+      'EXPIRY-REFUSED-AFTER': ['failed', 'GET /users/me 0.0 s past expiry: expected 401, got 200'],
+      'EXPIRY-VALID-BEFORE': ['warning', 'accepted 9.2 s after issue, 0.2 % of expires_in; answered in 212 ms'],
+      'TOKEN-EXPIRES-IN': ['failed', 'expires_in 3600 s, expected at most 600 s'],
+    });
+    const neu = reportOf({
+      'EXPIRY-REFUSED-AFTER': ['failed', 'GET /users/me 0.1 s past expiry: expected 401, got 200'],
+      'EXPIRY-VALID-BEFORE': ['warning', 'accepted 11.0 s after issue, 0.3 % of expires_in; answered in 1043 ms'],
+      'TOKEN-EXPIRES-IN': ['failed', 'expires_in 7200 s, expected at most 600 s'],
+    });
+    const diff = diffReports(old, neu);
+    expect(kinds(diff)).toEqual({ 'TOKEN-EXPIRES-IN': ['message'] });
+    expect(diff.unchanged).toBe(2);
+  });
+
+  it('says "endpoint no longer tested" when the endpoint set shrank', () => {
+    const endpoint = (e: string, status: 'passed' | 'failed') => ({ endpoint: e, status });
+    const old = reportOf({ 'RESOURCE-SCHEMA': 'failed', 'PAGE-WALK': 'passed' });
+    const neu = reportOf({ 'RESOURCE-SCHEMA': 'passed', 'PAGE-WALK': 'passed' });
+    const [invoices, shipments] = ['GET /tenants/{tenantId}/invoices', 'GET /tenants/{tenantId}/shipments'];
+    old.checks = old.checks.map((c) => ({ ...c, endpoints: c.id === 'RESOURCE-SCHEMA' ? [endpoint(shipments, 'passed'), endpoint(invoices, 'failed')] : [endpoint(shipments, 'passed'), endpoint(invoices, 'passed')] }));
+    neu.checks = neu.checks.map((c) => ({ ...c, endpoints: [endpoint(shipments, 'passed')] }));
+    old.target = { ...old.target, endpoints: [{ path: 'shipments', kind: 'list', source: 'openapi' }, { path: 'invoices', kind: 'list', source: 'openapi' }] };
+    neu.target = { ...neu.target, endpoints: [{ path: 'shipments', kind: 'list', source: 'openapi' }] };
+    const diff = diffReports(old, neu);
+    expect(diff.changes.map((c) => [c.id, c.kind, c.note])).toEqual([
+      ['RESOURCE-SCHEMA', 'fix', `endpoint no longer tested: ${invoices}`],
+      ['PAGE-WALK', 'message', `endpoint no longer tested: ${invoices}`],
+    ]);
+    expect(diff.notes).toContain('endpoint no longer tested: invoices (in OLD, not in NEW)');
+  });
+
   it('a baselined failure is neither a regression nor a fix, and says so', () => {
     const diff = diffReports(reportOf({ 'TOKEN-PRAGMA': 'passed', 'USER-OK': 'expected' }), reportOf({ 'TOKEN-PRAGMA': 'expected', 'USER-OK': 'failed' }));
     expect(kinds(diff)).toEqual({ 'TOKEN-PRAGMA': ['status'], 'USER-OK': ['status'] });

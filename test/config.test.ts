@@ -56,6 +56,9 @@ describe('parseRunOptions', () => {
       maxRetries: 2,
       maxRetryWait: 10,
       insecure: false,
+      header: [],
+      tokenParam: [],
+      clientAuth: 'basic',
     });
   });
 
@@ -178,6 +181,31 @@ describe('loadConfigFile', () => {
     expect(err.message).toMatch(new RegExp(`^config file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
     expect(err.message).toMatch(expected);
     expect(err.message).not.toMatch(/[\r\n]/);
+  });
+
+  // Issue 32: the same "did you mean" as the command line, and plain words instead of the validator's.
+  it.each([
+    ['{"clientID": "x"}', 'unknown option "clientID" (did you mean "clientId"?); '],
+    ['{"pagedPaths": ["shipments"]}', 'unknown option "pagedPaths" (did you mean "pagedPath"?); '],
+    ['{"base-ulr": "https://api.example.test"}', 'unknown option "base-ulr" (did you mean "base-url"?); '],
+    ['{"colour": true}', 'unknown option "colour"; '],
+    ['[{"baseUrl": "https://api.example.test"}]', 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}, not an array'],
+    ['"https://api.example.test"', 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}, not a string'],
+  ])('names what %s should be', (content, expected) => {
+    const path = tempFile(content);
+    const prefix = `config file ${path}: ${expected}`;
+    expect(usageError(() => loadConfigFile(path)).message.slice(0, prefix.length)).toBe(prefix);
+  });
+
+  it.each([
+    ['{\n  "baseUrl": "https://api.example.test"\n  "timeout": 250\n}', "line 3, column 3: expected ',' or '}' after property value"],
+    ['{\n  "timeout": x\n}', "line 2, column 14: unexpected token 'x'"],
+    ['{"timeout": 250,}', 'line 1, column 17: expected double-quoted property name'],
+    ['{"baseUrl": ', 'line 1, column 13: the text ends too early'],
+    ['{"a": "b\u0007 \u001b[31m"}', 'line 1, column 9: bad control character in string literal'],
+  ])('says where JSON %j breaks, by line and column, in one line', (content, expected) => {
+    const path = tempFile(content);
+    expect(usageError(() => loadConfigFile(path)).message).toBe(`config file ${path}: not valid JSON (${expected})`);
   });
 
   it('rejects a missing file', () => {

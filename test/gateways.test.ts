@@ -1,5 +1,5 @@
 /**
- * The whole battery through real gateways (Debian's nginx and HAProxy) in front of the reference
+ * The whole battery through real gateways (Debian's nginx, HAProxy and Apache 2.4) in front of the reference
  * server, deployed as a platform team deploys the API: TLS with a private CA, the legacy paths
  * rewritten by the gateway (the backend does not serve them: `legacyRewrites: false`), JSON
  * gzip'd, idle client connections closed after 0.5 s, nginx closing every connection after 5
@@ -11,11 +11,18 @@
  * The last serves the API under `/api` (stripped by the gateway, declared to the backend in
  * X-Forwarded-Prefix, which writes its links under it), as many deployments do.
  *
- * Needs the binaries (`apt-get install nginx-light haproxy`): skipped locally without them,
+ * Apache has one more: a backend that writes absolute links from Host and X-Forwarded-Proto, as
+ * many frameworks do, behind Apache with and without `ProxyPreserveHost On` and X-Forwarded-Proto.
+ * Without them every link leads to the backend over http: the link checks fail for that reason
+ * alone, and every other check keeps its verdict.
+ *
+ * Needs the binaries (`apt-get install nginx-light haproxy apache2`): skipped locally without them,
  * failed in CI (`CI` set), like the Chromium test of test/html-report.test.ts.
  * GATEWAY_RUNS=N repeats the battery N times per gateway (default 3).
  */
 import { readFileSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -103,10 +110,63 @@ function idleCloseAfterMs(gateway: Gateway, limitMs: number): Promise<number> {
   });
 }
 
+/**
+ * A backend that writes absolute links, as many frameworks do (Tomcat's RemoteIpValve, Rails,
+ * Express with `trust proxy`): from the Host and X-Forwarded-Proto it gets (http without one).
+ * A proxy in front of the reference server that turns the relative targets of its Link headers
+ * into such absolute ones; nothing else changes.
+ */
+async function absoluteLinkBackend(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const agent = new Agent({ keepAlive: true });
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const proxied = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+      const proto = typeof req.headers['x-forwarded-proto'] === 'string' ? req.headers['x-forwarded-proto'] : 'http';
+      const link = answer.headers.link;
+      const headers = { ...answer.headers };
+      if (typeof link === 'string') headers.link = link.replace(/<\//g, `<${proto}://${req.headers.host ?? target.host}/`);
+      res.writeHead(answer.statusCode ?? 502, headers);
+      answer.pipe(res);
+    });
+    proxied.once('error', () => res.destroy());
+    req.pipe(proxied);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
+    },
+  };
+}
+
+/** The answers (head and body) to `count` requests pipelined on one TLS connection, until the gateway closes it. */
+function pipelined(gateway: Gateway, count: number, limitMs: number): Promise<string[]> {
+  const url = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: caOf(gateway) });
+    let received = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was still open ${limitMs} ms after ${count} pipelined requests`));
+    }, limitMs);
+    socket.once('secureConnect', () => socket.write(`GET /no/such/path HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Version: 1\r\n\r\n`.repeat(count)));
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.once('error', reject);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(received.split(/(?=HTTP\/1\.1 \d{3} )/).filter((a) => a !== ''));
+    });
+  });
+}
+
 let direct: Run | undefined;
 
 beforeAll(async () => {
-  if (!haveGateway('nginx') && !haveGateway('haproxy')) return;
+  if (!haveGateway('nginx') && !haveGateway('haproxy') && !haveGateway('apache')) return;
   const server = await startReferenceServer(BACKEND);
   try {
     direct = await runHarness(server, server.url);
@@ -115,7 +175,7 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-it.skipIf(!haveGateway('nginx') && !haveGateway('haproxy') && !IN_CI)('the direct run, the reference for the gateway runs, passes every check', () => {
+it.skipIf(!haveGateway('nginx') && !haveGateway('haproxy') && !haveGateway('apache') && !IN_CI)('the direct run, the reference for the gateway runs, passes every check', () => {
   expect(direct, 'no direct run: no gateway binary, yet CI is set').toBeDefined();
   if (!direct) return;
   const notPassed = direct.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status}: ${c.message ?? ''}`);
@@ -123,7 +183,7 @@ it.skipIf(!haveGateway('nginx') && !haveGateway('haproxy') && !IN_CI)('the direc
   expect(direct.code).toBe(0);
 });
 
-describe.each(['nginx', 'haproxy'] as const)('%s in front of the reference server', (kind: GatewayKind) => {
+describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the reference server', (kind: GatewayKind) => {
   const have = haveGateway(kind);
   const skip = !have && !IN_CI;
   const missing = `no ${kind} at ${GATEWAY_BINARIES[kind]}; install it with \`apt-get install ${GATEWAY_PACKAGES[kind]}\``;
@@ -198,7 +258,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s in front of the reference serve
     expect(idleMs).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + 1_500);
   });
 
-  // HAProxy has no per-connection request limit.
+  // HAProxy has no per-connection request limit; Apache's is MaxKeepAliveRequests (below).
   if (kind === 'nginx') it.skipIf(skip)(title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (keepalive_requests)`), async () => {
     requireBinary();
     const one = new Client(gateway.url, { connect: { ca }, keepAliveTimeout: 10_000, pipelining: 1 });
@@ -217,6 +277,16 @@ describe.each(['nginx', 'haproxy'] as const)('%s in front of the reference serve
     } finally {
       await one.close();
     }
+  });
+
+  // Apache's Keep-Alive header says `timeout=0` (its 500 ms in whole seconds), after which undici
+  // reuses no connection: the requests are pipelined on one raw connection instead.
+  if (kind === 'apache') it.skipIf(skip)(title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (MaxKeepAliveRequests)`), async () => {
+    requireBinary();
+    const answers = await pipelined(gateway, KEEP_ALIVE_REQUESTS + 1, 5_000);
+    expect(answers.map((a) => a.split('\r\n')[0]), 'answers on one connection').toEqual(Array.from({ length: KEEP_ALIVE_REQUESTS }, () => 'HTTP/1.1 401 Unauthorized'));
+    expect(answers.slice(0, -1).filter((a) => /^connection: close\r?$/im.test(a))).toEqual([]);
+    expect(answers.at(-1)).toMatch(/^connection: close\r?$/im);
   });
 
   it.skipIf(skip).each(Array.from({ length: RUNS }, (_, i) => i + 1))(
@@ -246,7 +316,7 @@ describe.each(['nginx', 'haproxy'] as const)('%s in front of the reference serve
       const perConnection = new Map<string, number>();
       for (const e of access) perConnection.set(e.connection, (perConnection.get(e.connection) ?? 0) + 1);
       expect.soft(perConnection.size, `client connections for ${access.length} requests`).toBeGreaterThan(1);
-      if (kind === 'nginx') expect.soft(Math.max(...perConnection.values()), 'requests on one connection (keepalive_requests)').toBeLessThanOrEqual(KEEP_ALIVE_REQUESTS);
+      if (kind !== 'haproxy') expect.soft(Math.max(...perConnection.values()), 'requests on one connection (keepalive_requests, MaxKeepAliveRequests)').toBeLessThanOrEqual(KEEP_ALIVE_REQUESTS);
     },
     50_000,
   );
@@ -276,5 +346,75 @@ describe.each(['nginx', 'haproxy'] as const)('%s in front of the reference serve
       await prefixed.close();
       await backend.close();
     }
+  }, 50_000);
+});
+
+describe('apache in front of a backend that writes absolute links from Host and X-Forwarded-Proto', () => {
+  const have = haveGateway('apache');
+  const skip = !have && !IN_CI;
+  const missing = `no apache at ${GATEWAY_BINARIES.apache}; install it with \`apt-get install ${GATEWAY_PACKAGES.apache}\``;
+  const title = (name: string) => (skip ? `${name} (skipped: ${missing})` : name);
+  const requireBinary = () => expect(have, `CI is set but there is ${missing}: the CI script must install it`).toBe(true);
+  /** One battery worker: the link checks do not depend on the expiry suite. */
+  const withoutExpiry = (report: RunReport): RunReport => ({ ...report, checks: report.checks.filter((c) => c.suite !== 'expiry') });
+
+  /** Through Apache, with or without ProxyPreserveHost On and X-Forwarded-Proto. */
+  const through = async (forwardedHeaders: boolean) => {
+    const server = await startReferenceServer({ ...BACKEND, legacyRewrites: false });
+    const backend = await absoluteLinkBackend(server.url);
+    const gateway = await startGateway({ kind: 'apache', upstream: backend.url, forwardedHeaders });
+    try {
+      const shipments = await (async () => {
+        const client = new Client(gateway.url, { connect: { ca: caOf(gateway) } });
+        try {
+          const res = await client.request({ method: 'POST', path: '/uaa/oauth2/token', headers: { 'accept-version': '1', authorization: basic(server), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+          const { access_token: bearer } = (await res.body.json()) as { access_token: string };
+          const page = await client.request({ method: 'GET', path: `/tenants/${server.tenantId}/shipments`, headers: { 'accept-version': '1', authorization: `Bearer ${bearer}` } });
+          await page.body.arrayBuffer();
+          return String(page.headers.link);
+        } finally {
+          await client.close();
+        }
+      })();
+      const run = await runHarness(server, gateway.url, ['--ca-file', gateway.ca?.caFile ?? '', ...WITHOUT_EXPIRY]);
+      return { run, link: shipments, gateway: gateway.url, backend: backend.url, diagnostics: await gateway.diagnostics() };
+    } finally {
+      await gateway.close();
+      await backend.close();
+      await server.close();
+    }
+  };
+
+  it.skipIf(skip)(title('with ProxyPreserveHost On and X-Forwarded-Proto: the links are on the gateway, the verdicts of the direct run'), async () => {
+    requireBinary();
+    expect(direct, 'no direct run to compare with').toBeDefined();
+    if (!direct) return;
+    const { run, link, gateway, diagnostics } = await through(true);
+    expect(link).toContain(`<${gateway}/tenants/`);
+    const diff = differences(withoutExpiry(direct.report), run.report);
+    expect.soft(diff, `${diff.length} checks differ from the direct run:\n${diff.join('\n')}\n${diff.length > 0 ? diagnostics : ''}`).toEqual([]);
+    expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+  }, 50_000);
+
+  it.skipIf(skip)(title("without them (Apache's defaults): every link leads to the backend over http, the LINK-* checks that follow links fail for that reason, the others keep their verdicts"), async () => {
+    requireBinary();
+    expect(direct, 'no direct run to compare with').toBeDefined();
+    if (!direct) return;
+    const { run, link, backend } = await through(false);
+    // The backend wrote its own origin (Host: the upstream's; no X-Forwarded-Proto: http).
+    expect(link).toContain(`<${backend}/tenants/`);
+    const expected = withoutExpiry(direct.report);
+    // LINK-SYNTAX keeps its verdict: an absolute target on another origin is still a valid link
+    // (RFC 8288 §3); the links just cannot be followed with the client's credentials (RFC 6750 §5.3).
+    const isLink = (id: string) => id.startsWith('LINK-') && id !== 'LINK-SYNTAX';
+    expect(expected.checks.filter((c) => isLink(c.id)).length, 'LINK-* checks in the run').toBeGreaterThanOrEqual(4);
+    const linkVerdicts = run.report.checks.filter((c) => isLink(c.id)).map((c) => {
+      const reasons = [c.message, ...c.findings.map((f) => f.message)].filter((m): m is string => m !== undefined);
+      return { id: c.id, status: c.status, offOrigin: reasons.some((m) => m.includes("not on the API's origin")) };
+    });
+    expect.soft(linkVerdicts).toEqual(expected.checks.filter((c) => isLink(c.id)).map((c) => ({ id: c.id, status: 'failed', offOrigin: true })));
+    const others = differences({ ...expected, checks: expected.checks.filter((c) => !isLink(c.id)) }, { ...run.report, checks: run.report.checks.filter((c) => !isLink(c.id)) });
+    expect.soft(others, `checks besides those LINK-* that differ from the direct run:\n${others.join('\n')}`).toEqual([]);
+    expect.soft(run.code, 'exit code: failed checks').toBe(1);
   }, 50_000);
 });

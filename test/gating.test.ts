@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runAgainst, runMain, statusOf, targetArgs, tempDir } from './support/harness.js';
+import { loadBaseline } from '../src/runner/baseline.js';
+import { UsageError } from '../src/errors.js';
 
 async function baselineFile(entries: unknown): Promise<string> {
   const path = join(await tempDir(), 'baseline.json');
@@ -58,11 +60,42 @@ describe('--baseline', () => {
   it.each([
     [{ failures: [{ check: 'TOKEN-NOPE', reason: 'x' }] }, /baseline file .*: failures\.0\.check: unknown check id "TOKEN-NOPE"/],
     [{ failures: [{ check: 'TOKEN-PRAGMA', reason: ' ' }] }, /failures\.0\.reason: needs a reason/],
-    [{ known: [] }, /baseline file .*: failures: must be a list of known failures; expected \{"failures"/],
+    [{ known: [] }, /baseline file .*: unknown key known; expected \{"failures"/],
   ])('refuses a bad baseline file with exit 2: %j', async (content, message) => {
     const result = await runMain(['run', '--embedded', '--baseline', await baselineFile(content), '--reports-dir', await tempDir()]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+});
+
+// Issue 32: a baseline's mistakes get the command line's "did you mean", in plain words.
+describe('a baseline file with a mistake', () => {
+  const EXAMPLE = '; expected {"failures": [{"check": "ID", "reason": "why"}]}';
+  it.each([
+    [{ failures: [{ check: 'PAGE-WALKK', reason: 'x' }] }, 'failures.0.check: unknown check id "PAGE-WALKK" (did you mean "PAGE-WALK"?)'],
+    [{ failures: [{ check: 'token-pragma', reason: 'x' }] }, 'failures.0.check: unknown check id "token-pragma" (did you mean "TOKEN-PRAGMA"?)'],
+    [{ failures: [{ check: 'TOKEN-PRAGMA', reasn: 'x' }] }, 'failures.0: unknown key reasn (did you mean reason?)'],
+    [{ failure: [] }, 'unknown key failure (did you mean failures?)'],
+    [{ failures: 'TOKEN-PRAGMA' }, 'failures: must be a list of known failures'],
+    [[{ check: 'TOKEN-PRAGMA', reason: 'x' }], 'must be an object, not an array'],
+    [{ failures: ['TOKEN-PRAGMA'] }, 'failures.0: must be an object, not a string'],
+    [{ failures: [{ check: 'TOKEN-PRAGMA' }] }, 'failures.0.reason: missing: it must be a string'],
+  ])('%j: %s', async (content, problem) => {
+    const path = await baselineFile(content);
+    let message = '';
+    try {
+      loadBaseline(path);
+    } catch (err) {
+      expect(err).toBeInstanceOf(UsageError);
+      message = (err as Error).message;
+    }
+    expect(message).toBe(`baseline file ${path}: ${problem}${EXAMPLE}`);
+  });
+
+  it('says where its JSON breaks, by line and column', async () => {
+    const path = join(await tempDir(), 'baseline.json');
+    await writeFile(path, '{"failures": [\n  {"check": "TOKEN-PRAGMA", "reason": "x"}\n  {"check": "PAGE-WALK", "reason": "y"}\n]}');
+    expect(() => loadBaseline(path)).toThrow(`baseline file ${path}: not valid JSON (line 3, column 3: expected ',' or ']' after array element)`);
   });
 });
 
@@ -100,7 +133,7 @@ describe('--rerun-failed', () => {
     expect(rerun.stdout).toMatch(/^NOTHING CHECKED .*\n {2}nothing to rerun: every selected check passed in .*previous\.json/);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.checks).toEqual([]);
-    expect(report).toMatchObject({ verdict: 'incomplete', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
+    expect(report).toMatchObject({ verdict: 'nothing-checked', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
   });
 
   it('refuses a file that is not a report', async () => {

@@ -4,7 +4,7 @@
  * refused; the page checked in Chromium like report.html.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -160,6 +160,42 @@ describe('carrier-conformance matrix refuses what cannot be combined (one line, 
   });
 });
 
+// Issue 32: `matrix DIR` over a folder of downloaded artifacts, one folder per target.
+describe('carrier-conformance matrix DIR: the reports in its subfolders, or why not', () => {
+  const named = (name: string) => fullReport({}, { target: { ...fullReport().target, name } });
+
+  it('finds */report.json one level down, regular files in real folders only', async () => {
+    const dir = await tempDir('carrier-matrix-dir-');
+    const artifacts = join(dir, 'artifacts');
+    for (const [folder, name] of [['reports-globex', 'Globex'], ['reports-acme', 'Acme']] as const) {
+      await mkdir(join(artifacts, folder), { recursive: true });
+      await writeReport(join(artifacts, folder), 'report.json', named(name));
+    }
+    await mkdir(join(artifacts, 'logs'));
+    await writeFile(join(artifacts, 'README.txt'), 'not a report');
+    const result = await runMain(['matrix', artifacts, '--out', join(dir, 'm')]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect((JSON.parse(await readFile(join(dir, 'm', 'matrix.json'), 'utf8')) as Matrix).targets.map((t) => t.name).sort()).toEqual(['Acme', 'Globex']);
+  });
+
+  it.each([
+    ['no folder in it', (_d: string): Promise<unknown> => Promise.resolve(), /holds no report\.json, and no folder \(looked one level down\): give the report\.json of each target, or the folders holding them$/],
+    ['folders without a report', (d: string): Promise<unknown> => mkdir(join(d, 'logs')), /holds no report\.json, nor does any of its 1 folder \(looked one level down\)/],
+    ['a report.json that is a symbolic link', (d: string): Promise<unknown> => mkdir(join(d, 'linked')).then(() => symlink('/etc/passwd', join(d, 'linked', 'report.json'))), /linked\/report\.json: cannot read it \(a symbolic link, refused\)$/],
+  ])('says why not: %s', async (_what, arrange, message) => {
+    const dir = await tempDir('carrier-matrix-dir-');
+    const artifacts = join(dir, 'artifacts');
+    await mkdir(artifacts);
+    await arrange(artifacts);
+    const result = await runMain(['matrix', artifacts, '--out', join(dir, 'm')]);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+  });
+});
+
 it('a hand-made report with a target name full of markup round-trips into matrix.json unchanged', async () => {
   const dir = await tempDir('carrier-matrix-unit-');
   const report = fullReport({}, { target: { ...fullReport().target, name: HOSTILE_NAME } });
@@ -237,6 +273,29 @@ describe('matrix.html in Chromium', () => {
         // The page itself never scrolls sideways; the matrix scrolls inside its box.
         const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
         expect(overflow, `page overflow at ${width} px`).toBeLessThanOrEqual(0);
+        // Issue 32: at every width, no word of either table is broken across lines (a check id or a
+        // verdict, whole; in prose, names, URLs and paths, a run of letters and digits: they may wrap where the
+        // browser's line breaking allows, between words), and no cell's content spills out of its column.
+        const broken = await page.evaluate(`(() => {
+          const out = [];
+          for (const el of document.querySelectorAll('table.matrix th, table.matrix td, table.targets th, table.targets td')) {
+            if (el.scrollWidth > el.clientWidth + 1) out.push('cut: ' + el.textContent.trim().slice(0, 40));
+            if (el.querySelector('details[open]')) continue;
+            const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              const token = node.parentElement.closest('table.matrix code, .verdict-tag') !== null;
+              for (const m of node.data.matchAll(token ? /\\S+/g : /[\\p{L}\\p{N}]+/gu)) {
+                const range = document.createRange();
+                range.setStart(node, m.index);
+                range.setEnd(node, m.index + m[0].length);
+                const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+                if (lines.size > 1) out.push('broken: ' + m[0]);
+              }
+            }
+          }
+          return out;
+        })()`);
+        expect(broken, `at ${width} px`).toEqual([]);
         await page.screenshot({ path: join(SCREENSHOTS, `matrix-${width}.png`), fullPage: false });
         await context.close();
       }

@@ -327,10 +327,10 @@ describe('writeReports', () => {
   it('creates the directory, writes every report and leaves no temporary file', async () => {
     const report = makeRunReport();
     const dir = join(root, 'nested', 'reports');
-    expect(REPORT_FORMATS).toEqual(['junit', 'json', 'html']);
+    expect(REPORT_FORMATS).toEqual(['junit', 'json', 'html', 'har']);
     const paths = await writeReports(report, dir, REPORT_FORMATS);
-    expect(paths).toEqual([join(dir, 'junit.xml'), join(dir, 'report.json'), join(dir, 'report.html')]);
-    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.html', 'report.json']);
+    expect(paths).toEqual([join(dir, 'junit.xml'), join(dir, 'report.json'), join(dir, 'report.html'), join(dir, 'report.har')]);
+    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.har', 'report.html', 'report.json']);
     expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toBe(renderJUnit(report));
     expect(await readFile(join(dir, 'report.json'), 'utf8')).toBe(renderJsonReport(report));
     expect(await readFile(join(dir, 'report.html'), 'utf8')).toBe(renderHtmlReport(report));

@@ -135,13 +135,17 @@ describe('isBlocking', () => {
 
 describe('verdictOf', () => {
   it.each([
-    ['no checks', [], false, undefined, 'conformant', ExitCode.Conformant],
-    ['passes, skips and warnings', [result('passed'), result('skipped'), result('warning', 'SHOULD')], false, undefined, 'conformant', ExitCode.Conformant],
-    ['a SHOULD error', [result('passed'), result('error', 'SHOULD')], false, undefined, 'conformant', ExitCode.Conformant],
-    ['a SHOULD error, strict', [result('passed'), result('error', 'SHOULD')], true, undefined, 'non-conformant', ExitCode.NonConformant],
+    // Verdicts are in today's vocabulary (src/report/verdict.ts); the exit codes are the ones each case always had.
+    ['no checks', [], false, undefined, 'conformant-subset', ExitCode.Conformant],
+    ['every check passed', [result('passed'), result('warning', 'SHOULD')], false, undefined, 'conformant', ExitCode.Conformant],
+    ['passes, skips and warnings', [result('passed'), result('skipped'), result('warning', 'SHOULD')], false, undefined, 'conformant-subset', ExitCode.Conformant],
+    ['a SHOULD error', [result('passed'), result('error', 'SHOULD')], false, undefined, 'conformant-subset', ExitCode.Conformant],
+    ['a SHOULD error, strict', [result('passed'), result('error', 'SHOULD')], true, undefined, 'not-proven', ExitCode.NonConformant],
     ['a failure', [result('passed'), result('failed')], false, undefined, 'non-conformant', ExitCode.NonConformant],
-    ['a MUST error', [result('error')], false, undefined, 'non-conformant', ExitCode.NonConformant],
+    ['a failure and an error', [result('error'), result('failed')], false, undefined, 'non-conformant', ExitCode.NonConformant],
+    ['a MUST error', [result('error')], false, undefined, 'not-proven', ExitCode.NonConformant],
     ['an incomplete run', [result('passed')], false, 'target unreachable', 'incomplete', ExitCode.Incomplete],
+    ['a run that checked nothing', [result('skipped')], false, 'every selected check was skipped', 'nothing-checked', ExitCode.Incomplete],
     ['an incomplete run with failures', [result('failed')], false, 'interrupted', 'incomplete', ExitCode.Incomplete],
   ] as const)('%s → %s', (_what, checks, strict, incomplete, verdict, exitCode) => {
     expect(verdictOf(checks, { strict }, incomplete)).toEqual({ verdict, exitCode });

@@ -182,7 +182,7 @@ describe('a run that carried out no check has no verdict', () => {
     expect(v.console).toMatch(/^NOTHING CHECKED {2}/);
     expect(v.bannerClass).toBe('verdict-incomplete');
     expect(v.json).toBe(`NOTHING CHECKED: nothing to rerun: every selected check passed in ${previous}`);
-    expect(o.report).toMatchObject({ verdict: 'incomplete', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
+    expect(o.report).toMatchObject({ verdict: 'nothing-checked', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
   });
 
   it('every selected check skipped (no --paged-path): NOTHING CHECKED, exit 3, the reason given', async () => {
@@ -231,10 +231,11 @@ describe('skipped required checks and --require-complete', () => {
 describe('a run stopped by its --deadline', () => {
   it('reports the checks it did not finish as errors, not as skipped by "the user", and JUnit counts them', async () => {
     const s = await server({ tokenTtlSeconds: 30 });
-    const o = await run([...targetArgs(s), '--expectations', expectations, '--max-expiry-wait', '60', '--deadline', '2'], { secret: s.clientSecret });
+    const o = await run([...targetArgs(s), '--expectations', expectations, '--deadline', '2'], { secret: s.clientSecret });
     expect(o.code).toBe(3);
     expect(o.stdout + o.stderr).not.toMatch(/aborted by the user/i);
-    // The expiry checks wait 30 s for their token: the deadline stops them. Nothing is "skipped".
+    // The expiry checks wait 30 s for their token (the default --max-expiry-wait is 60 s; one given
+    // above the deadline is refused up front): the deadline stops them. Nothing is "skipped".
     const expiry = o.report.checks.filter((c) => c.suite === 'expiry');
     expect(expiry.map((c) => [c.id, c.status])).toEqual(expiry.map((c) => [c.id, 'error']));
     expect(expiry.find((c) => c.id === 'EXPIRY-RENEW')?.message).toBe('not run: the run exceeded its --deadline of 2 s');

@@ -1,3 +1,4 @@
+import type { DocumentSection } from '../report/model.js';
 import type { PrecompiledValidators } from './standalone.js';
 
 /**
@@ -30,6 +31,8 @@ export interface ApiDescription {
   file?: string;
   /** The validators of the endpoints' schemas, compiled where the document was read (src/api/standalone.ts). */
   validators?: PrecompiledValidators;
+  /** The document's lint findings, found where it was read (src/lint/in-run.ts): for the report, never for the battery. */
+  lint?: DocumentSection;
 }
 
 /** `{name}` path parameters of a path, in order. */

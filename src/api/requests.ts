@@ -6,6 +6,20 @@ import { API_VERSION, TOKEN_PATH, apiUrl } from './paths.js';
 export interface Target {
   baseUrl: string;
   authUrl: string;
+  /**
+   * Form fields the deployment's token endpoint needs besides grant_type (`--token-param`,
+   * `--scope`): RFC 6749 §4.4.2 `scope`, RFC 8707 `resource`, Auth0's `audience`. Sent with every
+   * token request, the checks' included: without them the endpoint refuses for their absence,
+   * and a check would judge that instead of what it tests.
+   */
+  tokenParams?: readonly (readonly [string, string])[];
+  /**
+   * `post`: the run's own token requests (preflight, the shared token's renewals) send the client
+   * credentials in the form body, RFC 6749 §2.3.1's client_secret_post, which it says is NOT
+   * RECOMMENDED and the spec does not allow (§Obtain an access token: HTTP Basic). The checks of
+   * the token endpoint still send Basic: that is what they test (--client-auth).
+   */
+  clientAuth?: 'basic' | 'post';
 }
 
 export interface ClientCredentials {
@@ -37,6 +51,8 @@ export interface TokenRequestOptions extends VersionHeader {
   credentials: ClientCredentials | null;
   /** The Basic scheme name as spelled on the wire (default "Basic"). */
   basicScheme?: string;
+  /** `post`: the credentials go in the form body (client_secret_post), not in Basic; see Target.clientAuth. */
+  clientAuth?: 'basic' | 'post';
   /** `null` leaves grant_type out; default `client_credentials` (spec §Obtain an access token). */
   grantType?: string | null;
   extraParams?: Record<string, string>;
@@ -51,10 +67,16 @@ export function requestToken(send: Send, target: Target, opts: TokenRequestOptio
   const form = new URLSearchParams();
   const grantType = opts.grantType === undefined ? 'client_credentials' : opts.grantType;
   if (grantType !== null) form.set('grant_type', grantType);
+  for (const [name, value] of target.tokenParams ?? []) form.append(name, value);
   for (const [name, value] of Object.entries(opts.extraParams ?? {})) form.append(name, value);
-  const auth: RequestAuth = opts.credentials
-    ? { kind: 'client-basic', ...opts.credentials, ...(opts.basicScheme ? { scheme: opts.basicScheme } : {}) }
-    : { kind: 'none' };
+  const post = opts.clientAuth === 'post' && opts.credentials !== null;
+  if (post && opts.credentials) {
+    // RFC 6749 §2.3.1: client_id and client_secret as form parameters (the form encodes them).
+    form.append('client_id', opts.credentials.clientId);
+    form.append('client_secret', opts.credentials.clientSecret);
+  }
+  const auth: RequestAuth =
+    opts.credentials && !post ? { kind: 'client-basic', ...opts.credentials, ...(opts.basicScheme ? { scheme: opts.basicScheme } : {}) } : { kind: 'none' };
   return send({
     method: 'POST',
     url: apiUrl(target.authUrl, opts.path ?? TOKEN_PATH),

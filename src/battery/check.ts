@@ -3,7 +3,7 @@ import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
 import type { Send, Target, ClientCredentials } from '../api/requests.js';
 import { RequestRefusedError, Recorder, SharedTokenExpiredError, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
 import { redactor } from '../redact.js';
-import type { Finding, RecordedExchange } from '../report/model.js';
+import type { Finding, RecordedExchange, ReviewItem } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
 import { capFindings, FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT, summariseFindings } from './findings-cap.js';
@@ -30,6 +30,14 @@ export interface CheckMeta {
   skipReason?: string;
   /** Findings beyond the cap (FINDINGS_PER_ENDPOINT, FINDINGS_PER_CHECK): counted, not listed. */
   notListed?: { failures: number; errors: number };
+  /** Review items the check noticed (src/report/model.ts reviewItemSchema): never findings, never its outcome. */
+  review?: ReviewItem[];
+  /**
+   * The check's own time, in ms: its body's, less the time its requests only waited for a slot
+   * behind other checks' (Recorder.slotWaitMs). Every check starts at once, so Vitest's duration
+   * of each was close to the whole run's.
+   */
+  ownMs?: number;
 }
 
 declare module 'vitest' {
@@ -67,6 +75,7 @@ class CheckState {
   readonly recorder = new Recorder(false);
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
+  readonly review: ReviewItem[] = [];
   readonly tallies = new Map<string, Tally>();
   readonly notListed = { failures: 0, errors: 0 };
   /** Token requests made to renew the shared token for exchanges recorded elsewhere (a walk this check started). */
@@ -194,6 +203,15 @@ export class CheckContext {
   /** An informational remark for the report (e.g. "the server caps size at 50"). */
   note(message: string): void {
     this.#state.notes.push(redactor.redact(this.endpoint === undefined ? message : `${this.endpoint}: ${message}`));
+  }
+
+  /**
+   * A review item (src/report/model.ts reviewItemSchema): something to look at that this check
+   * cannot judge; it changes neither the check's outcome nor the run's.
+   */
+  review(item: Omit<ReviewItem, 'check' | 'endpoint'>): void {
+    const r = (text: string): string => redactor.redact(text);
+    this.#state.review.push({ ...item, check: this.check.id, endpoint: r(this.endpoint ?? ''), field: r(item.field), message: r(item.message), advice: r(item.advice) });
   }
 
   /** Skips the check with the reason shown in every report. */
@@ -331,6 +349,7 @@ export class CheckContext {
       ...(endpoints.length > 0 ? { endpoints } : {}),
       ...(this.#state.skipReason !== undefined ? { skipReason: this.#state.skipReason } : {}),
       ...(dropped > 0 ? { notListed: { ...notListed } } : {}),
+      ...(this.#state.review.length > 0 ? { review: [...this.#state.review] } : {}),
     };
   }
 }
@@ -357,6 +376,7 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
   const timeout = options.timeoutMs ?? Math.max(60_000, settings.http.timeoutMs * 20);
   test(`${def.id} ${def.title}`, { timeout }, async (vitest) => {
     const c = new CheckContext(def, settings, vitest);
+    const started = performance.now();
     try {
       await body(c);
     } catch (err) {
@@ -366,7 +386,7 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
       if (getBattery().stopped.aborted && c.counts.failures === 0) vitest.skip();
       absorb(c, err);
     } finally {
-      vitest.task.meta.carrier = c.toMeta();
+      vitest.task.meta.carrier = { ...c.toMeta(), ownMs: Math.max(0, performance.now() - started - c.recorder.slotWaitMs) };
     }
     const { failures, errors } = c.counts;
     const listedFailures = c.findings.filter((f) => f.kind === 'failure');

@@ -8,7 +8,7 @@
  * to the old generation, every young-generation collection found the tables and pages after it
  * alive through it, dead as they were, and moved them to the old generation too: a walk of a
  * million items ran a full collection every few hundred pages (19, against 5 with this ring;
- * README, Speed). The slots of a ring are overwritten in place.
+ * docs/speed.md). The slots of a ring are overwritten in place.
  *
  * Indices within `span` of each other have slots of their own; any other index (the last page,
  * read first) waits in a Map beside the ring, which sees a few entries per walk.

@@ -3,6 +3,7 @@ import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv
 import type { EndpointSpec } from '../api/endpoint-specs.js';
 import { documentAjv, precompiledValidator, schemaAt } from '../openapi/document-ajv.js';
 import { isObject, resolve, type Json } from '../openapi/pointer.js';
+import { omissionMessage } from '../lint/omission.js';
 import { itemId } from './list-items.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
@@ -259,6 +260,118 @@ export interface PageFindings {
   counts: { schema: number; missing: number; expected: number };
   /** Ids of seeded items that appeared on the page. */
   seen: string[];
+  /** How the optional string fields were filled on the page (see optionalStringFields), when RESOURCE-FIELDS-PRESENT runs. */
+  strings?: Map<string, StringTally>;
+}
+
+/**
+ * How the items of a page (or of a whole walk) filled one optional string field: "" on `empty`
+ * items, null on `nulls`, and either or another string on `carried`.
+ */
+export interface StringTally {
+  empty: number;
+  nulls: number;
+  carried: number;
+  /** Why the document makes the field optional, for the review item. */
+  why: string;
+}
+
+function allowsNull(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  if (schema.nullable === true || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  return (['anyOf', 'oneOf'] as const).some((k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'null'));
+}
+
+function mayBeString(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  const { type } = schema;
+  if (type === 'string' || (Array.isArray(type) && type.includes('string'))) return true;
+  return (['anyOf', 'oneOf'] as const).some((k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'string'));
+}
+
+/** The names an object schema requires: its own `required` and its allOf members'. */
+function requiredNames(document: Json, schema: unknown, pointer: string, depth = 0): Set<string> {
+  const out = new Set<string>();
+  const { value: s, pointer: at } = resolve(document, schema, pointer);
+  if (!isObject(s) || depth > 16) return out;
+  if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string') out.add(name);
+  if (Array.isArray(s.allOf)) s.allOf.forEach((m, i) => requiredNames(document, m, `${at}/allOf/${i}`, depth + 1).forEach((n) => out.add(n)));
+  return out;
+}
+
+const optionalStrings = new WeakMap<Json, Map<string, Map<string, string>>>();
+
+/**
+ * The top-level properties of an item schema that may hold a string and that the document makes
+ * optional (spec §Generic rules for optional fields: the ones that are null without data): not
+ * `required`, or null allowed (`type: [string, null]`, `nullable`, a null branch). With why, by
+ * name. What the document says is all the harness has to tell an optional field from a mandatory
+ * one whose value is "": a required, non-null string that is "" is a value, whatever the count.
+ */
+export function optionalStringFields(document: Json, pointer: string): Map<string, string> {
+  let byPointer = optionalStrings.get(document);
+  if (!byPointer) optionalStrings.set(document, (byPointer = new Map<string, Map<string, string>>()));
+  let fields = byPointer.get(pointer);
+  if (!fields) {
+    fields = new Map<string, string>();
+    const required = requiredNames(document, { $ref: pointer }, pointer);
+    for (const [name, { pointer: at }] of declaredProperties(document, { $ref: pointer }, pointer, 0)) {
+      const schema = resolve(document, { $ref: at }, at).value;
+      if (!mayBeString(schema)) continue;
+      if (allowsNull(schema)) fields.set(name, 'its schema allows null');
+      else if (!required.has(name)) fields.set(name, 'its schema does not require it');
+    }
+    byPointer.set(pointer, fields);
+  }
+  return fields;
+}
+
+/** Adds one item's values of the optional string fields to a page's tallies. */
+function tallyStrings(fields: ReadonlyMap<string, string>, item: unknown, into: Map<string, StringTally>): void {
+  if (!isObject(item)) return;
+  for (const [name, why] of fields) {
+    if (!Object.hasOwn(item, name)) continue;
+    const v = item[name];
+    if (v !== null && typeof v !== 'string') continue;
+    let t = into.get(name);
+    if (!t) into.set(name, (t = { empty: 0, nulls: 0, carried: 0, why }));
+    t.carried += 1;
+    if (v === null) t.nulls += 1;
+    else if (v === '') t.empty += 1;
+  }
+}
+
+/** Adds a page's tallies to a walk's. */
+export function addTallies(into: Map<string, StringTally>, page: ReadonlyMap<string, StringTally>): void {
+  for (const [name, t] of page) {
+    const sum = into.get(name);
+    if (sum) {
+      sum.empty += t.empty;
+      sum.nulls += t.nulls;
+      sum.carried += t.carried;
+    } else into.set(name, { ...t });
+  }
+}
+
+/**
+ * Items at least of a field that is "" before it is a review item: fewer are an anecdote (one
+ * customer left a box empty), and a review list that cries wolf is not read.
+ */
+export const REVIEW_MIN_EMPTY = 3;
+
+/**
+ * Whether a walk's tally of an optional string field looks like null written as "" (spec §Generic
+ * rules for optional fields 2), the way fast-json-stringify writes null for a `type: string`
+ * property without `nullable`: "" on REVIEW_MIN_EMPTY items or more and on at least half of those
+ * that carry the field, and null on none. Never null is the serialiser's mark: one that writes null
+ * for the field at all does not turn null into "", so a field that is sometimes null and
+ * sometimes "" uses "" as a value (the reference server's invoice notes: "" when the customer left
+ * it empty, null when none was asked for) and is not reported. At least half: a field that a
+ * serialiser empties for want of data is "" wherever data is missing, which for an optional field
+ * is commonly most items; a few "" among many values are as likely real empty values.
+ */
+export function looksLikeNullAsEmpty(t: Omit<StringTally, 'why'>): boolean {
+  return t.nulls === 0 && t.empty >= REVIEW_MIN_EMPTY && t.empty * 2 >= t.carried;
 }
 
 /** Lines kept per page and check; the rest are counted. */
@@ -275,8 +388,11 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
   const wantMissing = schema !== undefined && selected.includes('RESOURCE-FIELDS-PRESENT');
   const known = selected.includes('RESOURCE-EXPECTED-VALUES') ? expectedItems(settings, spec) : undefined;
   if (!wantSchema && !wantMissing && !known) return undefined;
+  // The review of null written as "" rides on RESOURCE-FIELDS-PRESENT: both are about optional fields without data.
+  const strings = wantMissing && openapi && schema ? optionalStringFields(openapi, schema) : undefined;
   return (items) => {
     const out: PageFindings = { schema: [], missing: [], expected: [], counts: { schema: 0, missing: 0, expected: 0 }, seen: [] };
+    if (strings && strings.size > 0) out.strings = new Map();
     const add = (kind: 'schema' | 'missing' | 'expected', line: string): void => {
       out.counts[kind] += 1;
       if (out[kind].length < LINES_PER_PAGE) out[kind].push(line);
@@ -285,10 +401,11 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
     const validate = wantSchema && openapi && schema ? validator(openapi, schema) : undefined;
     const carriesEveryDeclared = wantMissing && openapi && schema ? everyDeclaredIn(openapi, schema) : undefined;
     for (const item of items) {
+      if (strings && out.strings) tallyStrings(strings, item, out.strings);
       if (validate && openapi && schema && !validate(item)) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
       if (carriesEveryDeclared && openapi && schema && !carriesEveryDeclared(item)) {
         const missing = missingDeclared(openapi, schema, item);
-        if (missing.length > 0) add('missing', `${label(item)} omits ${missing.map((m) => `"${m}"`).join(', ')}, which the schema declares (send null instead)`);
+        if (missing.length > 0) add('missing', `${label(item)} ${omissionMessage(openapi, schema, missing)}`);
       }
       if (!known) continue;
       const id = itemId(item);

@@ -107,6 +107,8 @@ export class SharedTokens implements SharedTokenSource {
     // Requests holding a slot of the politeness bound wait for this one: it takes none (HttpRequest.ungated).
     const res = await requestToken((req) => send({ ...req, ungated: true }), this.target, {
       credentials: this.credentials,
+      // client_secret_post when the deployment takes only that (--client-auth post): the shared token is the run's, not a check's.
+      ...(this.target.clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
       purpose,
     });
     const issued = readIssuedToken(res);

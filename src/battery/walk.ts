@@ -9,6 +9,7 @@ import { itemLabel } from './list-items.js';
 import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
+import type { ReviewItem } from '../report/model.js';
 import { ReadAhead } from './read-ahead.js';
 import { countCollections, mark } from '../profile.js';
 
@@ -121,6 +122,8 @@ export class WalkResults {
   #failures = 0;
   readonly #notListed = { failures: 0, errors: 0 };
   readonly notes: string[] = [];
+  /** Review items (CheckContext.review): the walk's end adds them, a few per list. */
+  readonly review: Omit<ReviewItem, 'check' | 'endpoint'>[] = [];
 
   get failed(): boolean {
     return this.#failures > 0;
@@ -156,6 +159,7 @@ export class WalkResults {
     }
     e.countNotListed(this.#notListed);
     for (const n of this.notes) e.note(n);
+    for (const r of this.review) e.review(r);
   }
 }
 
@@ -176,6 +180,11 @@ export class WalkFindings {
 
   note(message: string): void {
     if (!this.results.notes.includes(message)) this.results.notes.push(message);
+  }
+
+  /** A review item about the list (CheckContext.review). */
+  review(item: Omit<ReviewItem, 'check' | 'endpoint'>): void {
+    this.results.review.push(item);
   }
 
   get failed(): boolean {

@@ -15,7 +15,7 @@ export interface VerifyIO {
 
 const LABEL: Record<BundleFinding['level'], string> = { ok: 'ok  ', fail: 'FAIL', note: 'note' };
 
-export function renderBundleVerdict(dir: string, verdict: BundleVerdict, keyGiven: boolean, color: boolean): string {
+export function renderBundleVerdict(dir: string, verdict: BundleVerdict, color: boolean): string {
   type Style = Parameters<typeof styleText>[0];
   const paint = (style: Style, text: string): string => (color ? styleText(style, text, { validateStream: false }) : text);
   const style: Record<BundleFinding['level'], Style> = { ok: 'green', fail: ['bold', 'red'], note: 'yellow' };
@@ -24,9 +24,12 @@ export function renderBundleVerdict(dir: string, verdict: BundleVerdict, keyGive
   const fails = verdict.findings.filter((x) => x.level === 'fail').length;
   lines.push(
     '',
-    verdict.certifiable
-      ? paint(['bold', 'green'], keyGiven ? 'CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant' : 'CERTIFIABLE: complete, matching its manifest, and conformant; who made it is not proven without --public-key')
-      : paint(['bold', 'red'], `NOT CERTIFIABLE: ${plural(fails, 'finding')} above`),
+    !verdict.certifiable
+      ? paint(['bold', 'red'], `NOT CERTIFIABLE: ${plural(fails, 'finding')} above`)
+      : verdict.signerProven
+        ? paint(['bold', 'green'], 'CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant')
+        : // Not green: anyone can make such a bundle, from scratch, unsigned or with a key of their own.
+          paint(['bold', 'yellow'], `SIGNER NOT PROVEN: complete, matching its manifest, and conformant, but no key you trust signed it; give --public-key (exit ${ExitCode.SignerNotProven})`),
   );
   return `${lines.join('\n')}\n`;
 }
@@ -52,6 +55,7 @@ export function verifyBundleCommand(dir: string, publicKey: string | undefined, 
   if (!stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a directory; give the directory \`run --bundle\` wrote`);
   const key = publicKey === undefined ? undefined : loadPublicKey(publicKey);
   const verdict = verifyBundle(dir, key);
-  io.out(renderBundleVerdict(dir, verdict, key !== undefined, io.color));
-  return verdict.certifiable ? ExitCode.Conformant : ExitCode.NonConformant;
+  io.out(renderBundleVerdict(dir, verdict, io.color));
+  if (!verdict.certifiable) return ExitCode.NonConformant;
+  return verdict.signerProven ? ExitCode.Conformant : ExitCode.SignerNotProven;
 }

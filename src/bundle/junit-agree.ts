@@ -1,5 +1,5 @@
 import type { CheckStatus, RunReport } from '../report/model.js';
-import { JUNIT_NAME_PREFIX } from '../report/junit.js';
+import { JUNIT_DOCUMENT_SUITE, JUNIT_NAME_PREFIX } from '../report/junit.js';
 import type { JUnitOutcome, JUnitSuite } from './junit-read.js';
 
 /**
@@ -22,12 +22,15 @@ export const JUNIT_OUTCOME: Readonly<Record<CheckStatus, JUnitOutcome | undefine
 export function junitDisagreements(report: RunReport, suites: readonly JUnitSuite[]): string[] {
   const problems: string[] = [];
   const cases = new Map<string, { suite: string; outcomes: JUnitOutcome[] }[]>();
+  const documentRules: string[] = [];
   for (const suite of suites) {
     const tally = { tests: suite.cases.length, failures: 0, errors: 0, skipped: 0 };
     for (const c of suite.cases) {
       // Case names are `<ID> <title>`: the id is the first word.
       const id = c.name.split(/\s/, 1)[0] ?? '';
-      cases.set(id, [...(cases.get(id) ?? []), { suite: c.classname, outcomes: c.outcomes }]);
+      // The document's lint findings are no checks (junit.ts addDocumentSuite): held to report.document below.
+      if (suite.name === JUNIT_DOCUMENT_SUITE) documentRules.push(id);
+      else cases.set(id, [...(cases.get(id) ?? []), { suite: c.classname, outcomes: c.outcomes }]);
       if (c.outcomes.includes('failure')) tally.failures += 1;
       if (c.outcomes.includes('error')) tally.errors += 1;
       if (c.outcomes.includes('skipped')) tally.skipped += 1;
@@ -54,5 +57,7 @@ export function junitDisagreements(report: RunReport, suites: readonly JUnitSuit
     else if (actual[0] !== expected) problems.push(`${check.id}: ${check.status} in report.json, ${actual[0] ?? 'passed'} in junit.xml`);
   }
   for (const id of cases.keys()) problems.push(`junit.xml has a test case ${JSON.stringify(id)} that report.json does not`);
+  const findingRules = [...new Set((report.document?.findings ?? []).map((f) => f.rule))];
+  if (documentRules.join(' ') !== findingRules.join(' ')) problems.push(`the document's lint findings: rules ${JSON.stringify(documentRules.join(' '))} in junit.xml, ${JSON.stringify(findingRules.join(' '))} in report.json`);
   return problems;
 }

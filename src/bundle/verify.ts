@@ -6,9 +6,11 @@ import { CHECKS, findCheck } from '../catalogue/index.js';
 import { catalogueDigest } from '../catalogue/digest.js';
 import { HarnessExit } from '../errors.js';
 import { checkReason, oneLine } from '../report/format.js';
+import { renderHtmlReport } from '../report/html.js';
 import { countStatuses, type RunReport } from '../report/model.js';
 import { readRegularFile, type FileLimit } from '../files.js';
 import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
+import { scopeOfReport, verdictOfReport } from '../report/verdict.js';
 import { verdictOf } from '../runner/results.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, MANIFESTED, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
@@ -21,7 +23,8 @@ import { keyFingerprint, parsePublicKey, verifyBytes } from './keys.js';
  * Integrity (every file matches the manifest, nothing else is in the bundle, the signature holds),
  * currency (today's catalogue), completeness and conformance (every MUST check of the catalogue
  * passed: none missing, skipped, errored, failed or accepted by a baseline), and consistency
- * (report.json, junit.xml and target.json tell the same story). Every finding is collected;
+ * (report.json, junit.xml and target.json tell the same story, and report.html is the page
+ * report.json renders). Every finding is collected;
  * nothing stops at the first. The bundle is data: no file outside it is read, nothing is fetched.
  */
 
@@ -37,6 +40,12 @@ export interface BundleVerdict {
   findings: BundleFinding[];
   /** Complete, untampered, conformant: no `fail` finding. */
   certifiable: boolean;
+  /**
+   * The signature holds for a key the verifier gave (--public-key). Without it a bundle proves
+   * only that its files belong together: anyone can make one from scratch, unsigned or signed
+   * with a key of their own, so certification needs this too (exit 4 otherwise, src/exit-codes.ts).
+   */
+  signerProven: boolean;
 }
 
 /** Far larger than a manifest, target.json or signature.json can honestly be. */
@@ -147,32 +156,37 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
   }
 }
 
-function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trusted: KeyObject | undefined, f: Findings): void {
+/** Whether the signature holds for the trusted key; every other outcome is a finding. */
+function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trusted: KeyObject | undefined, f: Findings): boolean {
   const topic = 'signature';
   if (!files.exists(BUNDLE_FILES.signature)) {
     if (trusted !== undefined) f.fail(topic, `the bundle is not signed, but --public-key was given (key ${keyFingerprint(trusted)})`);
     else f.note(topic, 'the bundle is not signed: the manifest proves the files belong together, not who made them');
-    return;
+    return false;
   }
   const bytes = files.get(BUNDLE_FILES.signature, small(BUNDLE_FILES.signature));
   const signature = bytes === undefined ? undefined : parseJson(bytes, signatureSchema, BUNDLE_FILES.signature, f);
-  if (signature === undefined || manifestBytes === undefined) return;
+  if (signature === undefined || manifestBytes === undefined) return false;
   let embedded: KeyObject;
   try {
     embedded = parsePublicKey(signature.publicKey, (problem) => new Error(problem));
   } catch (err) {
     f.fail(topic, `the public key in signature.json: ${(err as Error).message}`);
-    return;
+    return false;
   }
   const key = trusted ?? embedded;
   if (!verifyBytes(manifestBytes, key, signature.signature)) {
     f.fail(topic, trusted !== undefined && keyFingerprint(trusted) !== keyFingerprint(embedded)
       ? `made with key ${keyFingerprint(embedded)}, not with the key you trust (${keyFingerprint(trusted)})`
       : `the Ed25519 signature of manifest.json does not hold (key ${keyFingerprint(key)}): the manifest changed after it was signed`);
-    return;
+    return false;
   }
-  if (trusted !== undefined) f.ok(topic, `Ed25519 signature of manifest.json holds for the key you gave (${keyFingerprint(trusted)})`);
-  else f.note(topic, `Ed25519 signature holds for the key the bundle carries (${keyFingerprint(embedded)}); anyone can sign with their own key: give --public-key with the key you trust`);
+  if (trusted !== undefined) {
+    f.ok(topic, `Ed25519 signature of manifest.json holds for the key you gave (${keyFingerprint(trusted)})`);
+    return true;
+  }
+  f.note(topic, `Ed25519 signature holds for the key the bundle carries (${keyFingerprint(embedded)}); anyone can sign with their own key: give --public-key with the key you trust`);
+  return false;
 }
 
 function checkTarget(info: TargetInfo, report: RunReport, f: Findings): void {
@@ -209,8 +223,10 @@ function checkCatalogue(report: RunReport, f: Findings): void {
 function checkConsistency(report: RunReport, f: Findings): void {
   const problems: string[] = [];
   if (JSON.stringify(countStatuses(report.checks)) !== JSON.stringify(report.counts)) problems.push('its counts do not add up to its checks');
-  const { verdict } = verdictOf(report.checks, { strict: report.strict }, report.incompleteReason);
-  if (verdict !== report.verdict) problems.push(`its verdict is ${report.verdict}, its checks make it ${verdict}`);
+  const { verdict } = verdictOf(report.checks, { strict: report.strict }, report.incompleteReason, scopeOfReport(report));
+  // A report of an earlier harness wrote a coarser vocabulary (conformant for a subset): read as refined.
+  const stated = report.tool.version === TOOL_VERSION ? report.verdict : verdictOfReport(report);
+  if (verdict !== stated) problems.push(`its verdict is ${report.verdict}, its checks make it ${verdict}`);
   for (const check of report.checks) {
     const known = findCheck(check.id);
     if (known === undefined) problems.push(`${check.id} is not in the catalogue`);
@@ -222,7 +238,7 @@ function checkConsistency(report: RunReport, f: Findings): void {
 
 /** Every MUST check of the catalogue passed. SHOULD checks are reported, not required. */
 function checkConformance(report: RunReport, f: Findings): void {
-  if (report.verdict === 'incomplete') f.fail('run', `incomplete: ${report.incompleteReason ?? 'the run stopped early'}`);
+  if (report.verdict === 'incomplete' || report.verdict === 'nothing-checked') f.fail('run', `${report.verdict}: ${report.incompleteReason ?? 'the run stopped early'}`);
   const byId = new Map(report.checks.map((c) => [c.id, c]));
   const must = CHECKS.filter((c) => c.level === 'MUST');
   let passed = 0;
@@ -242,6 +258,35 @@ function checkConformance(report: RunReport, f: Findings): void {
   const notPassed = should.filter((c) => byId.get(c.id)?.status !== 'passed');
   const detail = notPassed.map((c) => `${c.id} ${byId.get(c.id)?.status ?? 'not run'}`).join(', ');
   f.note('SHOULD checks', `${should.length - notPassed.length} of ${should.length} passed${detail ? ` (${detail})` : ''}; they do not decide certification`);
+}
+
+/**
+ * report.html must be exactly the page report.json renders: a page is what a person reads, and a
+ * hand-made one could say anything, or carry a script and drop the Content-Security-Policy, under
+ * a manifest and signature that hold. The page is rendered from report.json alone (the writer
+ * renders it from the parsed report.json too, src/bundle/write.ts), so the comparison is exact.
+ */
+function checkHtml(files: BundleFiles, report: RunReport, f: Findings): void {
+  const bytes = files.get(BUNDLE_FILES.html);
+  if (bytes === undefined) return;
+  let expected: string;
+  try {
+    expected = renderHtmlReport(report);
+  } catch (err) {
+    f.fail(BUNDLE_FILES.html, `report.json cannot be rendered to compare it with: ${(err as Error).message}`);
+    return;
+  }
+  if (bytes.equals(Buffer.from(expected, 'utf8'))) {
+    f.ok(BUNDLE_FILES.html, 'exactly the page report.json renders');
+    return;
+  }
+  const actualLines = bytes.toString('utf8').split('\n');
+  const expectedLines = expected.split('\n');
+  let i = 0;
+  while (i < actualLines.length && i < expectedLines.length && actualLines[i] === expectedLines[i]) i += 1;
+  const shown = (line: string | undefined): string => (line === undefined ? 'the end of the file' : JSON.stringify(oneLine(line, 120)));
+  const other = report.tool.version !== TOOL_VERSION ? ` (made with ${report.tool.name} ${report.tool.version}, which may render it differently)` : '';
+  f.fail(BUNDLE_FILES.html, `is not the page report.json renders${other}: line ${i + 1} is ${shown(actualLines[i])}, where it should be ${shown(expectedLines[i])}`);
 }
 
 function checkJUnit(files: BundleFiles, report: RunReport, f: Findings): void {
@@ -267,7 +312,7 @@ export function verifyBundle(dir: string, trusted?: KeyObject): BundleVerdict {
   const files = new BundleFiles(dir, f);
   checkListing(dir, f);
   const { manifestBytes } = checkManifest(files, f);
-  checkSignature(files, manifestBytes, trusted, f);
+  const signerProven = checkSignature(files, manifestBytes, trusted, f);
 
   const reportBytes = files.get(BUNDLE_FILES.report);
   let report: RunReport | undefined;
@@ -285,7 +330,8 @@ export function verifyBundle(dir: string, trusted?: KeyObject): BundleVerdict {
     checkCatalogue(report, f);
     checkConsistency(report, f);
     checkJUnit(files, report, f);
+    checkHtml(files, report, f);
     checkConformance(report, f);
   } else f.fail('conformance', 'not judged: report.json could not be read');
-  return { findings: f.list, certifiable: !f.list.some((x) => x.level === 'fail') };
+  return { findings: f.list, certifiable: !f.list.some((x) => x.level === 'fail'), signerProven };
 }

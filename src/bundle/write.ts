@@ -9,6 +9,7 @@ import { renderHtmlReport } from '../report/html.js';
 import { renderJsonReport } from '../report/json.js';
 import { renderJUnit } from '../report/junit.js';
 import type { RunReport } from '../report/model.js';
+import { parseRunReport } from '../report/read.js';
 import { targetName } from '../report/target-name.js';
 import { writeAtomically } from '../report/write.js';
 import { parameterValues } from '../runner/api.js';
@@ -122,10 +123,13 @@ export interface WrittenBundle {
  * written never pairs a valid-looking manifest with other files; each file is written atomically.
  */
 export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions): Promise<WrittenBundle> {
+  const json = renderJsonReport(report);
   const contents: [string, string][] = [
-    [BUNDLE_FILES.report, renderJsonReport(report)],
+    [BUNDLE_FILES.report, json],
     [BUNDLE_FILES.junit, renderJUnit(report)],
-    [BUNDLE_FILES.html, renderHtmlReport(report)],
+    // From report.json as written, as the verifier renders it (src/bundle/verify.ts checkHtml):
+    // the page must be byte for byte what report.json alone makes.
+    [BUNDLE_FILES.html, renderHtmlReport(parseRunReport(json, BUNDLE_FILES.report))],
     [BUNDLE_FILES.target, `${JSON.stringify(targetInfo(report, options), null, 2)}\n`],
   ];
   await rm(join(plan.dir, BUNDLE_FILES.signature), { force: true });

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * A run allocates much and keeps little (a walk reads a page, judges it and drops it), so the
- * heaps are kept near what they hold, flat from 100 000 to 1 000 000 items (README, Speed):
+ * heaps are kept near what they hold, flat from 100 000 to 1 000 000 items (docs/speed.md):
  *
  * - the worker threads (the battery) get a young generation of 2 × 4 MB from their start: V8
  *   sizes a heap from these flags when it creates it, so this runs before Vitest starts them;

@@ -8,8 +8,9 @@ import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCod
 import { redactor } from '../redact.js';
 import { safeOutput } from '../console-safety.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { renderCatalogue } from './list.js';
+import { filterCatalogue, renderCatalogue } from './list.js';
 import { normalizeYesNoFlags } from './yes-no-flags.js';
+import { closest } from '../suggest.js';
 
 /**
  * The command line: `run` (the default), `list` and `serve`. Every option of `run` and `serve`
@@ -26,7 +27,7 @@ const RUN_OPTION_KEYS = Object.keys(RUN_OPTION_KINDS) as (keyof typeof RUN_OPTIO
 const RUN_NUMBER_FLAGS = RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'number').map((k) => flagName(k).slice(2));
 
 /** Every yes/no flag of every command, for normalizeYesNoFlags. */
-const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'profile'];
+const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'profile', 'faults'];
 
 function runOptions(y: Argv): Argv {
   return y
@@ -36,7 +37,15 @@ function runOptions(y: Argv): Argv {
     .option('client-id', { type: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' })
     .option('client-secret', { type: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users' })
     .option('client-secret-file', { type: 'string', group: 'Target:', describe: 'File holding the client secret (a trailing newline is ignored)' })
+    .option('token-param', { type: 'string', array: true, group: 'Target:', describe: 'Form field of every token request, NAME=VALUE (repeatable): audience (Auth0), resource (RFC 8707, Azure AD v1)…' })
+    .option('scope', { type: 'string', group: 'Target:', describe: 'The scope of every token request (RFC 6749 §3.3), e.g. "api://carrier/.default"' })
+    .option('client-auth', { type: 'string', group: 'Target:', describe: "How the run's own token requests authenticate: basic (HTTP Basic, the spec's) or post (client_secret_post, reported as a deviation; the token checks still test Basic) [default: basic]" })
     .option('ca-file', { type: 'string', group: 'Target:', describe: 'PEM file of certificate authorities to trust besides the system ones (a private CA)' })
+    .option('header', { type: 'string', array: true, group: 'Target:', describe: "Header field sent with every request to the target, 'Name: value' (repeatable): a gateway's API key beside OAuth. Values are secrets: redacted everywhere" })
+    .option('cert', { type: 'string', group: 'Target:', describe: 'Client certificate (PEM, with its chain) for mutual TLS, sent when the server asks for one' })
+    .option('key', { type: 'string', group: 'Target:', describe: "The client certificate's private key (PEM; may be encrypted)" })
+    .option('key-passphrase', { type: 'string', group: 'Target:', describe: "The key's passphrase; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file: the command line is visible to other users" })
+    .option('key-passphrase-file', { type: 'string', group: 'Target:', describe: "File holding the key's passphrase (a trailing newline is ignored)" })
     .option('insecure', { type: 'boolean', group: 'Target:', describe: 'Do not verify TLS certificates (test targets only; warned about)' })
     .option('tenant-id', { type: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' })
     .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access (default: a random UUID)' })
@@ -62,7 +71,7 @@ function runOptions(y: Argv): Argv {
     .option('concurrency', { type: 'number', group: 'Timing:', describe: 'Most page requests of a walk in flight at once [default: adaptive, 4 to 16]' })
     .option('max-pages', { type: 'number', group: 'Timing:', describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)' })
     .option('reports-dir', { type: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' })
-    .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all; github-summary only when GITHUB_STEP_SUMMARY is set]` })
+    .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]` })
     .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })
     .option('strict-baseline', { type: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' })
     .option('require-complete', { type: 'boolean', group: 'Gating:', describe: 'Every required check must be carried out: a skipped MUST check (SHOULD too with --strict) fails the run' })
@@ -73,7 +82,7 @@ function runOptions(y: Argv): Argv {
     .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
     .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
     .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
-    .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}); paths in it are relative to it' })
+    .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}), or YAML if it ends in .yaml or .yml; paths in it are relative to it' })
     .requiresArg(RUN_NUMBER_FLAGS)
     // Here only: the top-level help shows the default command's, so it appears there once too.
     .epilogue(`${EXIT_CODES_HELP}\n${COMPARE_EXIT_CODES_HELP}`);
@@ -90,7 +99,7 @@ function pick(argv: Record<string, unknown>, keys: readonly string[]): Record<st
 function configFileOf(argv: Record<string, unknown>): Record<string, unknown> | undefined {
   const path = typeof argv.config === 'string' ? argv.config : process.env[envName('config')];
   if (path === undefined) return undefined;
-  if (path === '') throw new UsageError('--config: give the path of a JSON file of options');
+  if (path === '') throw new UsageError('--config: give the path of a JSON (or .yaml) file of options');
   return loadConfigFile(path);
 }
 
@@ -140,42 +149,8 @@ function knownFlags(y: unknown): string[] {
 /** The commands, as typed (the yargs commands below). */
 const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'lint', 'serve'];
 
-/**
- * The known flag or command nearest to a mistyped one (`--concurency`: `--concurrency`; `rnu`:
- * `run`), if it is near enough to be what was meant: at most two edits, and at most a third of
- * its letters (the dashes aside).
- */
-export function closest(typed: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.min(2, Math.floor(typed.replace(/^-+/, '').length / 3));
-  for (const candidate of known) {
-    const d = editDistance(typed, candidate);
-    if (d <= bestDistance && (best === undefined || d < bestDistance)) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-/**
- * Edit distance with the typist's four mistakes: a letter inserted, left out, replaced, or two
- * swapped (optimal string alignment: `--sutie` is one edit from `--suite`).
- */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
-  for (let i = 1; i <= a.length; i += 1) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const up = rows[i - 1] as number[];
-      let d = Math.min((up[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (up[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, ((rows[i - 2] as number[])[j - 2] ?? 0) + 1);
-      row[j] = d;
-    }
-    rows.push(row);
-  }
-  return (rows[a.length] as number[])[b.length] ?? 0;
-}
+// Where the CLI's own tests and other modules have always found it.
+export { closest };
 
 export interface CliIO {
   out: (text: string) => void;
@@ -216,6 +191,7 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
     .usage('$0 [run] [options]\n\nChecks that a deployment of the Carrier-Platform API conforms to its specification.')
     .command(['run', '$0'], 'Run the conformance battery (the default command)', runOptions, async (argv) => {
       if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
+      if (args.some((a) => /^--key-?[pP]assphrase(=|$)/.test(a))) io.err('warning: --key-passphrase on the command line is visible to other users and in shell history; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file');
       const config = configFileOf(argv);
       const options = resolveRunOptions({ argv: pick(argv, RUN_OPTION_KEYS), env: optionsFromEnv(RUN_OPTION_KINDS), ...(config ? { config } : {}) });
       const { runConformance } = await import('../runner/run.js');
@@ -224,9 +200,16 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
     .command(
       'list',
       'Print the check catalogue: id, suite, level, spec reference, title',
-      (y) => y.option('json', { type: 'boolean', describe: 'Print it as JSON' }),
+      (y) =>
+        y
+          .option('suite', { type: 'string', array: true, describe: `Only the checks of these suites (repeatable): ${SUITES.join(', ')}` })
+          .option('level', { type: 'string', array: true, describe: 'Only the checks of these levels (repeatable): MUST, SHOULD' })
+          .option('json', { type: 'boolean', describe: "Print them as JSON: each check's id, suite, level, title, references (refs) and notes" })
+          // `list` takes its options from the command line only: an exported CARRIER_SUITE is a run's.
+          .env(false),
       (argv) => {
-        io.out(argv.json ? `${JSON.stringify(CHECKS, null, 2)}\n` : renderCatalogue(CHECKS));
+        const checks = filterCatalogue(CHECKS, argv.suite ?? [], argv.level ?? []);
+        io.out(argv.json ? `${JSON.stringify(checks, null, 2)}\n` : renderCatalogue(checks));
       },
     )
     .command(
@@ -299,11 +282,16 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
           .option('token-ttl', { type: 'number', requiresArg: true, describe: 'Token lifetime (expires_in) in seconds [default: 5]' })
           .option('client-id', { type: 'string', describe: 'Client id to accept (default: conformance-client)' })
           .option('client-secret', { type: 'string', describe: 'Client secret to accept; prefer CARRIER_CLIENT_SECRET (default: the documented reference secret)' })
-          .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); see src/reference/faults.ts' })
-          .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); see src/reference/variants.ts' })
+          .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); `serve --faults` lists them' })
+          .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); `serve --faults` lists them' })
+          .option('faults', { type: 'boolean', describe: 'Print every fault and variant, one line each, and exit' })
           .option('shipments', { type: 'number', requiresArg: true, describe: 'Shipments of the main tenant [default: 23]' }),
       async (argv) => {
-        const { serve, resolveServeOptions, SERVE_OPTION_KINDS } = await import('./serve.js');
+        const { serve, resolveServeOptions, renderAlterations, SERVE_OPTION_KINDS } = await import('./serve.js');
+        if (argv.faults === true) {
+          io.out(renderAlterations());
+          return;
+        }
         const options = resolveServeOptions(pick(argv, Object.keys(SERVE_OPTION_KINDS)), optionsFromEnv(SERVE_OPTION_KINDS));
         exitCode = await serve(options, io, interrupt);
       },

@@ -19,6 +19,23 @@ export interface ServeOptions {
   shipments?: number;
 }
 
+/**
+ * `serve --faults`: every fault and variant, one line each with what it does (and, for a fault,
+ * the checks that must catch it), so that nobody has to read src/reference/ to pick one.
+ */
+export function renderAlterations(): string {
+  const width = Math.max(...[...FAULTS, ...VARIANTS].map((a) => a.name.length));
+  const line = (name: string, text: string): string => `  ${name.padEnd(width)}  ${text}`;
+  return [
+    `Faults (--fault NAME, repeatable): each breaks a rule; in brackets, the checks that must catch it. ${FAULTS.length} faults.`,
+    ...FAULTS.map((f) => line(f.name, `${f.description} [${f.breaks.join(', ')}]`)),
+    '',
+    `Variants (--variant NAME, repeatable): unusual but conformant; the verdict stays the reference's. ${VARIANTS.length} variants.`,
+    ...VARIANTS.map((v) => line(v.name, v.description)),
+    '',
+  ].join('\n');
+}
+
 /** The options of `serve`, each also read from `CARRIER_<NAME>`. */
 export const SERVE_OPTION_KINDS = {
   port: 'number',

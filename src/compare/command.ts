@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import type { RunReport } from '../report/model.js';
 import { readRunReport } from '../report/read.js';
+import { VERDICT_EXIT_CODE } from '../report/verdict.js';
 import { diffReports, regressions, type ReportDiff } from './diff.js';
 import { renderDiffConsole, renderDiffMarkdown } from './render.js';
 
@@ -65,6 +66,6 @@ export function loadPrevious(path: string): { report: RunReport; path: string } 
 export function compareRun(previous: { report: RunReport; path: string }, report: RunReport): { report: RunReport; diff: ReportDiff } {
   const diff = diffReports(previous.report, report, { old: previous.path, new: 'this run' });
   const ids = (kind: 'regression' | 'fix'): string[] => diff.changes.filter((c) => c.kind === kind).map((c) => c.id);
-  const exitCode = report.verdict === 'incomplete' ? report.exitCode : exitCodeOf(diff);
+  const exitCode = VERDICT_EXIT_CODE[report.verdict] === ExitCode.Incomplete ? report.exitCode : exitCodeOf(diff);
   return { report: { ...report, exitCode, comparison: { with: previous.path, regressions: ids('regression'), fixes: ids('fix') } }, diff };
 }

@@ -4,6 +4,7 @@ import { catalogueDigest } from '../catalogue/digest.js';
 import { checkReason } from '../report/format.js';
 import type { CheckResult, CheckStatus, RunReport } from '../report/model.js';
 import { targetName } from '../report/target-name.js';
+import { verdictOfReport } from '../report/verdict.js';
 
 /**
  * What changed between two runs, check by check, for a release gate that must fail only on what
@@ -90,7 +91,23 @@ function normalisedReason(check: CheckResult, report: RunReport): string | undef
   ] as const) {
     if (url.length > 0) out = out.split(url).join(placeholder);
   }
-  return out;
+  // Measured times are jitter ("0.0 s past" one run, "0.1 s past" the next; "answered in 212 ms"):
+  // a fraction of seconds or a percentage, or whole milliseconds. Whole seconds are kept: those are
+  // declared values (expires_in 3600 s), whose change is the target's doing.
+  return out.replace(/\b\d+\.\d+ ?(s|%)(?![\w%])/g, '# $1').replace(/\b\d+ ?ms\b/g, '# ms');
+}
+
+/**
+ * The endpoints OLD applied a check to that NEW did not (a smaller OpenAPI document, a
+ * --paged-path left out): a check that "got fixed" may just not have met them this time.
+ */
+function droppedEndpoints(oldCheck: CheckResult, newCheck: CheckResult): string | undefined {
+  if (oldCheck.endpoints === undefined || newCheck.endpoints === undefined) return undefined;
+  const kept = new Set(newCheck.endpoints.map((e) => e.endpoint));
+  const dropped = [...new Set(oldCheck.endpoints.map((e) => e.endpoint).filter((e) => !kept.has(e)))];
+  if (dropped.length === 0) return undefined;
+  const shown = dropped.slice(0, 3).join(', ') + (dropped.length > 3 ? ` and ${dropped.length - 3} more` : '');
+  return `${dropped.length === 1 ? 'endpoint' : `${dropped.length} endpoints`} no longer tested: ${shown}`;
 }
 
 function side(check: CheckResult): Side {
@@ -104,7 +121,8 @@ export function summarise(report: RunReport, file: string): RunSummary {
     target: targetName(report),
     harness: `${report.tool.name} ${report.tool.version}`,
     startedAt: report.startedAt,
-    verdict: report.verdict,
+    // Today's vocabulary, for a report of an earlier version too.
+    verdict: verdictOfReport(report),
     checks: report.checks.length,
     ...(report.catalogue ? { catalogue: report.catalogue.digest } : {}),
   };
@@ -145,6 +163,13 @@ function inBoth(oldCheck: CheckResult, newCheck: CheckResult, oldReport: RunRepo
   else if (NO_VERDICT.includes(o) && BAD.includes(n)) changes.push({ ...base, kind: 'unverified', note: 'skipped in OLD' });
   else if (o !== n) changes.push({ ...base, kind: 'status' });
   else if (o !== 'passed' && normalisedReason(oldCheck, oldReport) !== normalisedReason(newCheck, newReport)) changes.push({ ...base, kind: 'message' });
+  const dropped = droppedEndpoints(oldCheck, newCheck);
+  if (dropped !== undefined) {
+    const last = changes[changes.length - 1];
+    // On the change it may explain (a fix, a new reason); else a change of its own: what a check covers shrank.
+    if (last !== undefined && last.kind !== 'level') changes[changes.length - 1] = { ...last, note: last.note === undefined ? dropped : `${last.note}; ${dropped}` };
+    else changes.push({ ...base, kind: 'message', note: dropped });
+  }
   return changes;
 }
 
@@ -157,12 +182,20 @@ function notesOf(oldReport: RunReport, newReport: RunReport): string[] {
   } else if (oldReport.catalogue.digest !== newReport.catalogue.digest) {
     notes.push(`the check catalogue changed between the runs (${o.harness} → ${n.harness}): added and removed checks are listed apart, not as regressions`);
   }
+  const [oldEndpoints, newEndpoints] = [oldReport.target.endpoints, newReport.target.endpoints];
+  if (oldEndpoints !== undefined && newEndpoints !== undefined) {
+    const kept = new Set(newEndpoints.map((e) => e.path));
+    const gone = oldEndpoints.map((e) => e.path).filter((p) => !kept.has(p));
+    // Checks that pass now may pass only because they no longer meet these.
+    if (gone.length > 0) notes.push(`${gone.length === 1 ? 'endpoint' : `${gone.length} endpoints`} no longer tested: ${gone.slice(0, 5).join(', ')}${gone.length > 5 ? ` and ${gone.length - 5} more` : ''} (in OLD, not in NEW)`);
+  }
   if (oldReport.strict !== newReport.strict) notes.push(`only ${newReport.strict ? 'NEW' : 'OLD'} ran with --strict: SHOULD checks fail there instead of warning`);
   for (const [label, report] of [
     ['OLD', oldReport],
     ['NEW', newReport],
   ] as const) {
-    if (report.verdict === 'incomplete') notes.push(`${label} is incomplete: ${report.incompleteReason ?? 'the run stopped early'}`);
+    const verdict = verdictOfReport(report);
+    if (verdict === 'incomplete' || verdict === 'nothing-checked') notes.push(`${label} is ${verdict === 'incomplete' ? 'incomplete' : 'a run that checked nothing'}: ${report.incompleteReason ?? 'the run stopped early'}`);
   }
   return notes;
 }

@@ -91,6 +91,12 @@ export interface HttpClientOptions {
   clientCredentials?: { clientId: string; clientSecret: string };
   /** Requests in flight at once, at most (the politeness bound); halved on 429 or 503. Default: no bound. */
   maxInFlight?: number;
+  /**
+   * Fields sent with every request to `credentialOrigins` (`--header`, a gateway's API key): a
+   * request's own field of the same name wins, and they never go to another origin (a Link to a
+   * foreign host), since their values are credentials too.
+   */
+  extraHeaders?: readonly (readonly [string, string])[];
 }
 
 /** Longest suffix of the configured secret that a recording names (the harness's own "-wrong"). */
@@ -307,8 +313,39 @@ export class Recorder {
   tokenRequests = 0;
   /** The last exchanges sent, oldest first. */
   readonly recent: Evidence[] = [];
+  /**
+   * Milliseconds during which requests of these exchanges waited for a slot (the politeness
+   * bound) with none of them in flight: the turn of other checks' requests, not this check's
+   * time. A check's reported duration leaves it out (src/battery/check.ts): with every check
+   * started at once, each one's wall time was nearly the run's.
+   */
+  slotWaitMs = 0;
+  #waiting = 0;
+  #inFlight = 0;
+  #blockedSince: number | undefined;
 
   constructor(readonly keepAll = true) {}
+
+  /** A request starts waiting for its slot (`+1`) or stops waiting (`-1`); see slotWaitMs. */
+  waiting(delta: 1 | -1): void {
+    this.#waiting += delta;
+    this.#settle();
+  }
+
+  /** A request holds a slot (`+1`) or has given it back (`-1`); see slotWaitMs. */
+  inFlight(delta: 1 | -1): void {
+    this.#inFlight += delta;
+    this.#settle();
+  }
+
+  #settle(): void {
+    const blocked = this.#waiting > 0 && this.#inFlight === 0;
+    if (blocked && this.#blockedSince === undefined) this.#blockedSince = performance.now();
+    else if (!blocked && this.#blockedSince !== undefined) {
+      this.slotWaitMs += performance.now() - this.#blockedSince;
+      this.#blockedSince = undefined;
+    }
+  }
 
   /** Records an exchange; `sent` is false when it is a copy of one recorded elsewhere. */
   add(exchange: RecordedExchange, sent = true): number {
@@ -511,20 +548,32 @@ export class HttpClient {
     if (authAtSend) this.#refuseForeignCredentials(given.auth, url);
     let headers = authAtSend ? undefined : this.#buildHeaders(given, url);
     // The politeness bound: wait for a slot; the request's own timeout starts once it has one.
-    let release: (() => void) | undefined;
+    let gateRelease: (() => void) | undefined;
+    recorder?.waiting(1);
     try {
-      release = given.ungated ? undefined : await this.#gate?.acquire(given.priority ?? 'normal', signal);
+      gateRelease = given.ungated ? undefined : await this.#gate?.acquire(given.priority ?? 'normal', signal);
     } catch {
+      recorder?.waiting(-1);
       // Cancelled while the request waited for its slot: it was never sent.
       throw new TransportError('cancelled before it was sent (the run or its check stopped)', -1, recorder, true);
     }
+    // In flight before it stops waiting: the hand-over is never counted as a wait.
+    recorder?.inFlight(1);
+    recorder?.waiting(-1);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      gateRelease?.();
+      recorder?.inFlight(-1);
+    };
     let req = given;
     if (authAtSend) {
       try {
         req = { ...given, auth: await authAtSend() };
         headers = this.#buildHeaders(req, url);
       } catch (err) {
-        release?.();
+        release();
         throw err;
       }
     }
@@ -580,7 +629,7 @@ export class HttpClient {
     } finally {
       this.#deadlines.end(deadline);
       own?.removeEventListener('abort', stop);
-      release?.();
+      release();
     }
     const latencyMs = performance.now() - t0;
     this.#pace?.observe(latencyMs, status === 429 || status === 503);
@@ -607,6 +656,9 @@ export class HttpClient {
     const headers: Record<string, string> = {};
     for (const [name, value] of DEFAULT_HEADER_FIELDS) if (!lastOf.has(name)) headers[name] = value;
     if (!lastOf.has('user-agent')) headers['user-agent'] = this.#options.userAgent;
+    if (this.#options.extraHeaders && this.#options.credentialOrigins.includes(url.origin)) {
+      for (const [name, value] of this.#options.extraHeaders) if (!lastOf.has(name.toLowerCase())) headers[name] = value;
+    }
     own.forEach(([name, value], i) => {
       if (value !== null && lastOf.get(name.toLowerCase()) === i) headers[name] = value;
     });

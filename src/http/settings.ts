@@ -15,12 +15,20 @@ export interface HttpSettings {
   authUrl: string;
   /** Requests in flight at once, at most (src/http/limit.ts MAX_IN_FLIGHT). */
   maxInFlight?: number;
+  /** `--header` fields, sent with every request to the base and auth URLs (src/http/extra-headers.ts). */
+  headers?: readonly (readonly [string, string])[];
 }
 
 /** Characters of each (redacted) body kept in a recorded exchange. */
 export const RECORD_BODY_CHARS = 4096;
 
 export function clientOptions(settings: HttpSettings, redactor: Redactor, signal?: AbortSignal): HttpClientOptions {
+  // A gateway key is a credential: registered here, in the CLI process and in every worker,
+  // before the first request that carries it can be recorded.
+  for (const [, value] of settings.headers ?? []) {
+    redactor.addSecret(value, 'secret');
+    redactor.addEncodedSecret(value, 'secret');
+  }
   return {
     timeoutMs: settings.timeoutMs,
     maxBodyBytes: settings.maxBodyBytes,
@@ -31,6 +39,7 @@ export function clientOptions(settings: HttpSettings, redactor: Redactor, signal
     credentialOrigins: [...new Set([new URL(settings.baseUrl).origin, new URL(settings.authUrl).origin])],
     redactor,
     userAgent: settings.userAgent,
+    ...(settings.headers && settings.headers.length > 0 ? { extraHeaders: settings.headers } : {}),
     ...(settings.maxInFlight !== undefined ? { maxInFlight: settings.maxInFlight } : {}),
     ...(signal ? { signal } : {}),
   };

@@ -82,7 +82,7 @@ export function exchange(url: URL, options: ExchangeOptions): Exchange {
  * V8's old generation, and that map, dead or not, kept the exchange's closures and body alive
  * through every young-generation collection until the next full one. A walk then promoted most
  * of what it read and ran a full collection every few pages (31 in a walk of a million items
- * where `request` ran 6; README, Speed).
+ * where `request` ran 6; docs/speed.md).
  */
 class PendingExchange implements Exchange, Dispatcher.DispatchHandler {
   readonly response: Promise<RawResponse>;

@@ -4,7 +4,8 @@ import type { Standing, Tally } from './combine.js';
  * A shields.io endpoint badge (https://shields.io/badges/endpoint-badge): a JSON file that
  * `https://img.shields.io/endpoint?url=<where it is served>` turns into "conformance | 49/49 MUST".
  * The colour says what the numbers cannot: red for a MUST check that failed, errored or is only
- * accepted by a baseline; yellow when MUST checks were not run; green with SHOULD warnings;
+ * accepted by a baseline; orange, "not proven", when one could not be carried out and none
+ * failed; yellow when MUST checks were not run; green with SHOULD warnings;
  * bright green when everything passed; grey for a run that could not be carried out.
  */
 
@@ -12,7 +13,7 @@ export interface Badge {
   schemaVersion: 1;
   label: string;
   message: string;
-  color: 'brightgreen' | 'green' | 'yellow' | 'red' | 'lightgrey';
+  color: 'brightgreen' | 'green' | 'yellow' | 'orange' | 'red' | 'lightgrey';
 }
 
 export function badgeOf(standing: Standing, must: Tally, should: Tally): Badge {
@@ -23,6 +24,9 @@ export function badgeOf(standing: Standing, must: Tally, should: Tally): Badge {
       return badge('incomplete', 'lightgrey');
     case 'non-conformant':
       return badge(message, 'red');
+    case 'not-proven':
+      // Not red: nothing shows the target breaks a rule, only that a required check could not run.
+      return badge(`not proven, ${message}`, 'orange');
     case 'partial':
       return badge(message, 'yellow');
     case 'conformant':

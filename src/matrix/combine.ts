@@ -3,8 +3,9 @@ import { catalogueDigest } from '../catalogue/digest.js';
 import type { Level, SuiteName } from '../catalogue/types.js';
 import { UsageError } from '../errors.js';
 import { checkReason, oneLine } from '../report/format.js';
-import type { CheckStatus, RunReport } from '../report/model.js';
+import type { CheckStatus, RunReport, Verdict } from '../report/model.js';
 import { targetName } from '../report/target-name.js';
+import { verdictOfReport } from '../report/verdict.js';
 import { badgeOf, type Badge } from './badge.js';
 
 /**
@@ -41,13 +42,18 @@ export interface Tally {
  * every MUST check of the catalogue passed; `partial` when none failed but some were skipped or not
  * run (a run's verdict may call that conformant: the matrix puts targets side by side, and a
  * target that was checked less must not look like one checked fully); `non-conformant` when one
- * failed, errored or is only accepted by a baseline; `incomplete` when the run could not finish.
+ * failed or is only accepted by a baseline; `not-proven` when none failed but one could not be
+ * carried out (a timeout; with --require-complete, a skip), or the run's verdict is not-proven:
+ * not shown red, as if the target broke a rule; `incomplete` when the run could not finish or
+ * checked nothing.
  */
-export type Standing = 'conformant' | 'partial' | 'non-conformant' | 'incomplete';
+export type Standing = 'conformant' | 'partial' | 'non-conformant' | 'not-proven' | 'incomplete';
 
-export function standingOf(verdict: RunReport['verdict'], must: Tally): Standing {
-  if (verdict === 'incomplete') return 'incomplete';
-  if (must.failed + must.error + must.expected + must.warning > 0) return 'non-conformant';
+/** `verdict` in today's vocabulary (src/report/verdict.ts verdictOfReport). */
+export function standingOf(verdict: Verdict, must: Tally): Standing {
+  if (verdict === 'incomplete' || verdict === 'nothing-checked') return 'incomplete';
+  if (must.failed + must.expected + must.warning > 0) return 'non-conformant';
+  if (must.error > 0 || verdict === 'not-proven') return 'not-proven';
   return must.passed < must.total ? 'partial' : 'conformant';
 }
 
@@ -61,8 +67,8 @@ export interface MatrixTarget {
   operator?: string;
   harness: string;
   startedAt: string;
-  /** The run's own verdict, as its report states it. */
-  verdict: RunReport['verdict'];
+  /** The run's own verdict (report.json's vocabulary; a report of an earlier version's value refined). */
+  verdict: Verdict;
   standing: Standing;
   incompleteReason?: string;
   strict: boolean;
@@ -171,7 +177,8 @@ export function combineReports(reports: readonly LoadedReport[], generatedAt = n
     // Rows list only the checks some target ran when the catalogue is not this harness's: the rest were run by none.
     for (const tally of [must, should]) tally.notRun += Math.max(0, tally.total - counted(tally));
     const name = targetName(report);
-    const standing = standingOf(report.verdict, must);
+    const verdict = verdictOfReport(report);
+    const standing = standingOf(verdict, must);
     targets.push({
       name,
       slug: slugOf(name, slugs),
@@ -181,7 +188,7 @@ export function combineReports(reports: readonly LoadedReport[], generatedAt = n
       ...(report.target.operator !== undefined ? { operator: report.target.operator } : {}),
       harness: `${report.tool.name} ${report.tool.version}`,
       startedAt: report.startedAt,
-      verdict: report.verdict,
+      verdict,
       standing,
       ...(report.incompleteReason !== undefined ? { incompleteReason: oneLine(report.incompleteReason, REASON_MAX) } : {}),
       strict: report.strict,

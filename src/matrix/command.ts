@@ -1,10 +1,11 @@
+import { lstatSync, opendirSync } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { oneLine, printable } from '../report/format.js';
 import { inline } from '../report/markdown.js';
-import { readRunReport } from '../report/read.js';
+import { readRunReport, reportPath } from '../report/read.js';
 import { writeAtomically } from '../report/write.js';
 import { combineReports, type Matrix, type Standing } from './combine.js';
 import { STANDING, renderMatrixHtml } from './html.js';
@@ -24,7 +25,7 @@ export interface MatrixIO {
 export const MATRIX_FILES = { html: 'matrix.html', json: 'matrix.json', badges: 'badges' } as const;
 
 function markdownOf(matrix: Matrix): string {
-  const icon: Record<Standing, string> = { conformant: '✅', partial: '⚠️', 'non-conformant': '❌', incomplete: '⚠️' };
+  const icon: Record<Standing, string> = { conformant: '✅', partial: '⚠️', 'non-conformant': '❌', 'not-proven': '❔', incomplete: '⚠️' };
   return [
     `## Carrier-Platform API conformance matrix: ${matrix.targets.filter((t) => t.standing === 'conformant').length} of ${matrix.targets.length} conformant`,
     '',
@@ -37,9 +38,60 @@ function markdownOf(matrix: Matrix): string {
   ].join('\n');
 }
 
+/** Entries of a folder looked at for reports, at most: a downloaded artifacts folder holds a few dozen. */
+const MAX_FOLDER_ENTRIES = 10_000;
+
+/**
+ * The reports a path gives: itself (a report.json, or a folder holding one), else the folders
+ * in it, one level down, that hold a report.json: `matrix artifacts/`, as CI downloads every
+ * target's reports into a folder of its own. Only real folders are looked into (a symbolic link
+ * there could lead anywhere on this machine), and each report.json is read as any report inside
+ * a folder is (src/report/read.ts: a regular file, not a link, bounded). A folder without any
+ * says so, rather than "DIR/report.json: no such file".
+ */
+function reportsIn(path: string): string[] {
+  const { file, inside } = reportPath(path);
+  if (!inside || present(file)) return [path];
+  let folder;
+  try {
+    folder = opendirSync(path);
+  } catch {
+    return [path];
+  }
+  const found: string[] = [];
+  let folders = 0;
+  try {
+    for (let entries = 0, entry = folder.readSync(); entry !== null; entry = folder.readSync()) {
+      entries += 1;
+      if (entries > MAX_FOLDER_ENTRIES) throw new UsageError(`matrix: ${path} holds more than ${MAX_FOLDER_ENTRIES} entries and no report.json: give the report.json of each target, or the folders holding them`);
+      if (!entry.isDirectory()) continue;
+      folders += 1;
+      if (present(join(path, entry.name, 'report.json'))) found.push(join(path, entry.name));
+    }
+  } finally {
+    folder.closeSync();
+  }
+  if (found.length === 0) {
+    const looked = folders === 0 ? 'and no folder' : `nor does any of its ${folders} folder${folders === 1 ? '' : 's'}`;
+    throw new UsageError(`matrix: ${path} holds no report.json, ${looked} (looked one level down): give the report.json of each target, or the folders holding them`);
+  }
+  // The order of the command line, then of names: the same folder makes the same matrix.
+  return found.sort();
+}
+
+/** Whether something is at `path` (not followed: a link is found here and refused when read). */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function matrixCommand(paths: readonly string[], outDir: string, io: MatrixIO): Promise<number> {
   if (paths.length === 0) throw new UsageError('matrix: give the report.json of each target (or the directories holding them)');
-  const loaded = paths.map((p) => readRunReport(p, { what: 'matrix: report' }));
+  const loaded = paths.flatMap(reportsIn).map((p) => readRunReport(p, { what: 'matrix: report' }));
   const matrix = combineReports(loaded);
 
   const badgesDir = join(outDir, MATRIX_FILES.badges);

@@ -20,7 +20,7 @@ const LOOK: Record<CellStatus, { symbol: string; word: string }> = {
   'not-run': { symbol: '·', word: 'not run' },
 };
 
-export const STANDING: Record<Standing, string> = { conformant: 'CONFORMANT', partial: 'PARTIAL', 'non-conformant': 'NON-CONFORMANT', incomplete: 'INCOMPLETE' };
+export const STANDING: Record<Standing, string> = { conformant: 'CONFORMANT', partial: 'PARTIAL', 'non-conformant': 'NON-CONFORMANT', 'not-proven': 'NOT PROVEN', incomplete: 'INCOMPLETE' };
 
 const MATRIX_STYLE = `
 main { max-width: none; }
@@ -28,8 +28,12 @@ main { max-width: none; }
 .matrix-scroll { overflow: auto; max-width: 100%; width: fit-content; max-height: 85vh; border: 1px solid var(--line); border-radius: 6px; }
 table.matrix { border-collapse: separate; border-spacing: 0; font-size: 13px; }
 .matrix th, .matrix td { border-bottom: 1px solid var(--line); border-right: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; background: #fff; }
-.matrix thead th { position: sticky; top: 0; z-index: 2; background: var(--bg-soft); min-width: 120px; max-width: 220px; overflow-wrap: anywhere; }
+/* A target's name wraps between words only, its column as wide as its longest word: a name broken
+   mid-word reads as two, and a column narrower than its content is cut by the next (issue 32). */
+.matrix thead th { position: sticky; top: 0; z-index: 2; background: var(--bg-soft); min-width: 120px; overflow-wrap: normal; }
 .matrix .check-col { position: sticky; left: 0; z-index: 1; min-width: 240px; max-width: 360px; }
+/* A check id is one token, to be read and copied whole: never wrapped at its hyphens. */
+.matrix .check-col code { white-space: nowrap; }
 .matrix thead .check-col { z-index: 3; }
 .matrix .suite-row th { background: var(--bg-soft); font-size: 14px; }
 .matrix .check-title { display: block; font-weight: 400; color: var(--muted); font-size: 12px; }
@@ -47,14 +51,18 @@ table.matrix { border-collapse: separate; border-spacing: 0; font-size: 13px; }
 .badge-not-run { color: var(--skipped-fg); background: var(--skipped-bg); border-color: var(--skipped-line); }
 .table-scroll { overflow-x: auto; max-width: 100%; }
 table.targets { border-collapse: collapse; width: 100%; font-size: 14px; }
-.targets th, .targets td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; overflow-wrap: anywhere; }
+/* As in the matrix: words whole, the table as wide as they need, scrolled inside its box on a phone. */
+.targets th, .targets td, .targets code { overflow-wrap: normal; }
+.targets th, .targets td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; }
 .targets thead th { background: var(--bg-soft); white-space: nowrap; }
 .matrix td.lvl { white-space: nowrap; }
-@media (max-width: 640px) { .matrix .check-col { min-width: 130px; max-width: 150px; } .matrix .check-title { display: none; } }
+/* A phone (390 px): the ids alone, smaller, in a column as wide as the longest of them. */
+@media (max-width: 640px) { .matrix .check-col { min-width: 0; max-width: none; } .matrix .check-col code { font-size: 11px; } .matrix .check-title { display: none; } }
 @media print { .matrix-scroll { overflow: visible; max-height: none; width: auto; } .matrix thead th, .matrix .check-col { position: static; } }
 .verdict-tag { font-weight: 700; white-space: nowrap; }
 .verdict-tag.conformant { color: var(--passed-fg); }
 .verdict-tag.non-conformant { color: var(--failed-fg); }
+.verdict-tag.not-proven { color: var(--error-fg); }
 .verdict-tag.incomplete, .verdict-tag.partial { color: var(--warning-fg); }
 `;
 

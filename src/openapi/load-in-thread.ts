@@ -43,7 +43,10 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
   const { root, signal } = options;
   if (signal?.aborted) return Promise.reject(stopped(signal));
   const inThisThread = (): Promise<ApiDescription> => {
-    const loaded = import('./load.js').then((m) => m.loadOpenApi(file, { root }));
+    const loaded = import('./load.js')
+      .then((m) => m.loadOpenApi(file, { root }))
+      // Linted as the thread lints it (load-worker.ts), once the document has been read.
+      .then(async (api) => ({ ...api, lint: await (await import('../lint/in-run.js')).lintForRun(file, root) }));
     if (!signal) return loaded;
     return new Promise<ApiDescription>((resolve, reject) => {
       const onAbort = (): void => reject(stopped(signal));

@@ -1,16 +1,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiDescription } from '../api/endpoint-specs.js';
 import { UsageError } from '../errors.js';
+import { lintForRun } from '../lint/in-run.js';
 import { precompileDocument } from './document-ajv.js';
 import { loadOpenApi } from './load.js';
 import type { LoadReply } from './load-in-thread.js';
 
-/** The thread of load-in-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, and posts them, or why it could not. */
+/** The thread of load-in-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, lints it, and posts them, or why it could not. */
 const { file, root } = workerData as { file: string; root?: string };
 let reply: LoadReply;
 try {
   const api = await loadOpenApi(file, { root });
-  reply = { ok: true, api: { ...api, ...validatorsOf(api) } };
+  // Linted here too, off the main thread: the run reports the document's findings apart (issue 33).
+  reply = { ok: true, api: { ...api, ...validatorsOf(api), lint: await lintForRun(file, root) } };
 } catch (err) {
   reply = { ok: false, usage: err instanceof UsageError, message: err instanceof Error ? err.message : String(err) };
 }

@@ -23,7 +23,15 @@ import type { ReferenceContext } from './context.js';
 import type { Reply } from './reply.js';
 import type { Req } from './request.js';
 
-export type Variant = Alteration;
+export type Variant = Alteration & {
+  /**
+   * Set on a variant that breaks a rule the harness cannot judge without ground truth: the run
+   * passes (the verdict is as for the reference server) and the report shows these review items,
+   * each "<endpoint> <field>" (src/report/model.ts reviewItemSchema). The reference's own
+   * --expectations file knows better, and a run with it fails (test/meta/variants.test.ts).
+   */
+  readonly review?: readonly string[];
+};
 
 const isList = (reply: Reply, req: Req): boolean => isListRequest(req) && reply.status === 200;
 
@@ -134,6 +142,19 @@ export const VARIANTS: readonly Variant[] = [
       // schemas do not forbid additional properties and fields are added (spec §Versioning 3).
       if (tenantSegment(req) !== undefined && r.status === 200) return withBody(r, (b) => void (b.etag = 'W/"1"'));
       return r;
+    },
+  },
+  {
+    // The commonest way real Fastify apps break the spec's second generic rule: fast-json-stringify
+    // writes null as "" for a `type: string` property without null, and a document generated from
+    // the same schema says so. Only ground truth can tell this "" from a real empty value.
+    name: 'empty-string-for-null',
+    description: 'An unpaid invoice has paidAt "" instead of null (spec §Generic rules for optional fields 2), as fast-json-stringify writes null for a string property; only ground truth shows it',
+    review: ['GET /tenants/{tenantId}/invoices paidAt'],
+    reply: (r, req) => {
+      const unpaid = (item: Record<string, unknown>): void => void (item.paidAt === null && (item.paidAt = ''));
+      if (isList(r, req) && /\/invoices$/.test(req.path)) return withItems(r, unpaid);
+      return /\/invoices\/[^/]+$/.test(req.path) && r.status === 200 ? withBody(r, unpaid) : r;
     },
   },
   {

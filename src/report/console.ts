@@ -4,6 +4,8 @@ import { formatDuration, oneLine, plural, printable, reasonWithin } from './form
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
+import { DOCUMENT_NOTE, documentHeadline } from './document.js';
+import type { DocumentSection } from './model.js';
 
 /**
  * The summary printed at the end of a run, for a person reading a CI log in a hurry: the verdict
@@ -57,6 +59,9 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
     if (checks.length > 0) blocks.push(checkList(`${paint(['bold', style], `${title} (${checks.length})`)}${note}`, checks, status === 'error' ? report.causes : undefined));
   }
 
+  const review = reviewList(report, paint);
+  if (review !== undefined) blocks.push(review);
+
   const expected = report.checks.filter((c) => c.status === 'expected');
   if (expected.length > 0) blocks.push(expectedList(report, expected, paint));
   const stale = staleList(report, paint);
@@ -64,6 +69,9 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
 
   const skipped = report.checks.filter((c) => c.status === 'skipped');
   if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
+
+  // A clean document is no news: the block appears when there is something to fix (or it could not be linted).
+  if (report.document !== undefined && (report.document.findings.length > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
 
   blocks.push(totals(report, withExpected, paint));
   return `${blocks.join('\n\n')}\n`;
@@ -155,6 +163,22 @@ function checkList(title: string, checks: readonly CheckResult[], causes: RunRep
   return [title, ...lines].join('\n');
 }
 
+/** Review items longer than this many are counted, not listed: the report files list them all. */
+const REVIEW_SHOWN = 10;
+
+/**
+ * Review items (src/report/model.ts reviewItemSchema): after the warnings, apart from the checks,
+ * as they are no check's outcome and never the run's.
+ */
+function reviewList(report: RunReport, paint: Paint): string | undefined {
+  const items = report.review ?? [];
+  if (items.length === 0) return undefined;
+  const title = `${paint(['bold', 'magenta'], `REVIEW (${items.length})`)}: patterns that may break the spec, which the run cannot judge without ground truth; they do not fail the run`;
+  const lines = items.slice(0, REVIEW_SHOWN).map((r) => `  ${line(r.message, DETAIL_MAX)}\n    ${line(r.advice)}`);
+  if (items.length > REVIEW_SHOWN) lines.push(`  and ${items.length - REVIEW_SHOWN} more, in report.json`);
+  return [title, ...lines].join('\n');
+}
+
 /** Known failures: the baseline's reason first (why it is accepted), then what this run saw. */
 function expectedList(report: RunReport, checks: readonly CheckResult[], paint: Paint): string {
   const file = report.baseline ? ` listed in ${printable(report.baseline.file)}` : '';
@@ -189,6 +213,17 @@ function skippedList(checks: readonly CheckResult[], paint: Paint): string {
   }
   const lines = [...byReason].map(([why, ids]) => `  ${why} (${ids.length}): ${ids.join(', ')}`);
   return [paint('bold', `SKIPPED (${checks.length})`), ...lines].join('\n');
+}
+
+/**
+ * The --openapi document's findings (issue 33): one short block, by rule, after the checks and
+ * outside their totals; the findings themselves are in report.json, and `lint` shows them located.
+ */
+function documentBlock(section: DocumentSection, paint: Paint): string {
+  const title = paint('bold', `The document${section.findings.length > 0 ? ` (${section.findings.length})` : ''}`);
+  const rest = section.error === undefined && section.findings.length > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
+  return `${title}: ${line(`${section.file}: ${documentHeadline(section)}${rest}`, DETAIL_MAX)}
+  ${DOCUMENT_NOTE}`;
 }
 
 function totals(report: RunReport, withExpected: boolean, paint: Paint): string {

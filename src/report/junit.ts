@@ -4,8 +4,12 @@ import { SUITES } from '../catalogue/types.js';
 import { checkReason as reason, describeCheck, endpointSummary, formatDuration, formatEndpoints, formatFindingBullets, formatFindings, oneLine } from './format.js';
 import type { CheckResult, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
-import { scopeOfReport, verdictLine } from './verdict.js';
+import { scopeOfReport, verdictLine, verdictOfReport } from './verdict.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
+import { targetName } from './target-name.js';
+import { LINT_RULES } from '../lint/rules.js';
+import { findingPlace } from './document.js';
+import type { DocumentSection } from './model.js';
 
 /**
  * JUnit XML for CI test reporters (Jenkins junit and xUnit, GitLab, dorny/test-reporter, mikepenz,
@@ -55,8 +59,41 @@ export function renderJUnit(report: RunReport): string {
     const names = new Set<string>();
     for (const check of checks) addTestCase(suite, classname, uniqueName(names, check), check, report);
   }
+  if (report.document !== undefined) addDocumentSuite(junit, report.document, timestamp);
 
   return removeRootSkipped(junit.build());
+}
+
+/** The testsuite of the --openapi document's lint findings, and its test cases' classname. */
+export const JUNIT_DOCUMENT_SUITE = `${JUNIT_NAME_PREFIX}.document (lint)`;
+export const JUNIT_DOCUMENT_CLASSNAME = `${JUNIT_NAME_PREFIX}.document`;
+
+/**
+ * The --openapi document's lint findings (issue 33), a testsuite apart from the checks': one test
+ * case per rule with findings, named as `lint --format junit` names it. Each is `<skipped>`, as an
+ * expected failure is: every consumer counts it apart from passes and failures and none fails the
+ * build on it, for these are not checks of the deployment and do not change the run's outcome.
+ * No findings, no suite: the test counts of a clean document's run are its checks'.
+ */
+function addDocumentSuite(junit: Builder, section: DocumentSection, timestamp: string | undefined): void {
+  const rules = [...new Set(section.findings.map((f) => f.rule))];
+  if (rules.length === 0) return;
+  const suite = junit.testSuite().name(JUNIT_DOCUMENT_SUITE).time(0);
+  if (timestamp !== undefined) suite.timestamp(timestamp);
+  suite.property('document', text(section.file));
+  const names = new Set<string>();
+  for (const rule of rules) {
+    const own = section.findings.filter((f) => f.rule === rule);
+    const known = LINT_RULES.find((r) => r.id === rule);
+    let name = oneLine(text(`${rule} ${known?.title ?? ''}`.trim()));
+    for (let n = 2; names.has(name); n += 1) name = `${oneLine(text(rule))} (${n})`;
+    names.add(name);
+    const testCase = suite.testCase().className(JUNIT_DOCUMENT_CLASSNAME).name(name).time(0);
+    testCase.skipped();
+    setSkippedText(testCase, text(`${own.length} finding${own.length === 1 ? '' : 's'} in the document (${own[0]?.level ?? 'MUST'}): not a check of the deployment, not counted in the verdict; fix the document (carrier-conformance lint ${section.file})`));
+    const about = known ? `${known.id} (${known.level}): ${known.title}\nRefs: ${known.refs.join('; ')}\nSpec: ${known.sentence}` : rule;
+    testCase.standardOutput(cdata(`${about}\n\n${own.map((f) => `${findingPlace(f)}: ${f.message}`).join('\n')}`));
+  }
 }
 
 /**
@@ -166,6 +203,11 @@ function systemOut(check: CheckResult, report: RunReport): string {
 
   if (check.notes.length > 0) sections.push(['Notes:', ...check.notes.map((n) => `- ${n}`)].join('\n'));
 
+  // Review items, in the system-out of the check that noticed them: never an outcome element (the
+  // test counts stay the checks'), never a testcase property (both XSDs reject those).
+  const review = (report.review ?? []).filter((r) => r.check === check.id);
+  if (review.length > 0) sections.push([`REVIEW (${review.length}): not a failure, not counted in the verdict`, ...review.map((r) => `- ${r.message}\n  ${r.advice}`)].join('\n'));
+
   if (check.status === 'failed' || check.status === 'error' || check.status === 'warning' || check.status === 'expected') {
     const findings = formatFindings(check, (ex) => curlCommand(ex, report));
     sections.push(findings === '' ? 'Findings: none recorded' : `Findings:\n${findings}`);
@@ -217,10 +259,15 @@ function suiteProperties(report: RunReport): [string, string][] {
   ];
   // Never `property(name, undefined)`: it writes a property without `value`, which both XSDs reject.
   if (target.tenantId !== undefined) props.push(['target.tenantId', target.tenantId]);
+  // The implementation, as the run was told it: suite properties, since both XSDs reject testcase ones.
+  props.push(['target.name', targetName(report)]);
+  if (target.version !== undefined) props.push(['target.version', target.version]);
+  if (target.operator !== undefined) props.push(['target.operator', target.operator]);
   props.push(
     ['target.embedded', String(target.embedded)],
     ['run.strict', String(report.strict)],
-    ['run.verdict', report.verdict],
+    // report.json's value (src/report/verdict.ts), an earlier version's report's read in today's terms.
+    ['run.verdict', verdictOfReport(report)],
     // What the verdict covers, in the words of every other output: a CI view that shows only the
     // properties must not read a partial run as a full one.
     ['run.summary', verdictLine(report)],

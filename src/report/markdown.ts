@@ -2,7 +2,8 @@ import { SUITES } from '../catalogue/types.js';
 import { formatDuration, formatUtc, oneLine, plural, printable, reasonOrNone as reason } from './format.js';
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
-import { describeVerdict, type VerdictTone } from './verdict.js';
+import { describeVerdict, verdictOfReport, type VerdictTone } from './verdict.js';
+import { DOCUMENT_NOTE, documentHeadline, findingPlace } from './document.js';
 
 /**
  * The run as GitHub-flavoured Markdown for a job summary (`$GITHUB_STEP_SUMMARY`): the verdict,
@@ -68,6 +69,13 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     for (const c of checks) if (!folded.has(c.id)) body.push(`- ${checkLabel(c)}: ${inline(reason(c), MESSAGE_MAX)}`);
   }
 
+  // Review items: apart from the checks, as they are no check's outcome (src/report/model.ts reviewItemSchema).
+  const review = report.review ?? [];
+  if (review.length > 0) {
+    body.push('', `### 🔎 Review (${review.length}): patterns that may break the spec, which the run cannot judge without ground truth; they do not fail the run`, '');
+    for (const r of review) body.push(`- ${inline(r.message, MESSAGE_MAX)}; ${inline(r.advice, MESSAGE_MAX)}`);
+  }
+
   const expected = report.checks.filter((c) => c.status === 'expected');
   if (expected.length > 0) {
     const file = report.baseline ? ` listed in ${inline(report.baseline.file)}` : '';
@@ -94,6 +102,14 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     for (const [why, ids] of byReason) body.push(`- ${inline(why, MESSAGE_MAX)} (${ids.length}): ${ids.map((id) => inline(id)).join(', ')}`);
   }
 
+  // The --openapi document's findings (issue 33): their own section, after the checks, not counted.
+  const document = report.document;
+  if (document !== undefined && (document.findings.length > 0 || document.error !== undefined)) {
+    body.push('', `### 📄 The OpenAPI document: ${inline(documentHeadline(document), MESSAGE_MAX)}`, '', `${inline(document.file)}: ${inline(DOCUMENT_NOTE)}.`);
+    if (document.findings.length > 0) body.push('');
+    for (const f of document.findings) body.push(`- **${inline(f.rule)}** (${f.level}) ${inline(findingPlace(f), MESSAGE_MAX)}: ${inline(f.message, MESSAGE_MAX)}`);
+  }
+
   return fit(head, body, options.maxBytes ?? MARKDOWN_MAX_BYTES);
 }
 
@@ -110,7 +126,8 @@ function header(report: RunReport): string[] {
   if (report.strict) about.push('strict');
   lines.push(about.join(' · '));
 
-  const notes: string[] = [];
+  // The machine verdict, as report.json and JUnit's run.verdict write it: what a script greps for.
+  const notes: string[] = [`Verdict: \`${verdictOfReport(report)}\`.`];
   if (report.rerunOf !== undefined) notes.push(`Rerun: only the checks that did not pass in ${inline(report.rerunOf)}.`);
   if (report.baseline !== undefined) {
     notes.push(`Baseline: ${inline(report.baseline.file)} (${plural(report.baseline.entries, 'known failure')}${report.baseline.strict ? ', strict' : ''}).`);

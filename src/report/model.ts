@@ -101,6 +101,10 @@ export const countsSchema = z.object({
 });
 export type Counts = z.infer<typeof countsSchema>;
 
+/** Every value of report.json's `verdict` (see runReportSchema), best first. */
+export const VERDICTS = ['conformant', 'conformant-subset', 'conformant-baselined', 'non-conformant', 'not-proven', 'incomplete', 'nothing-checked'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
 /**
  * What the verdict covers: which checks were selected, which were carried out, which were
  * skipped and why, and which failures a baseline accepted. A verdict is evidence only for the
@@ -152,6 +156,63 @@ export const runCauseSchema = z.object({
 });
 export type RunCause = z.infer<typeof runCauseSchema>;
 
+/**
+ * A review item: a pattern the run noticed that may break a rule of the spec which cannot be
+ * judged without ground truth, so it is neither a failure nor a warning. Review items are a list
+ * apart, not a check level: a level belongs to a check of the catalogue, which passes or fails
+ * and counts in the verdict, the catalogue digest, matrices and baselines; a review item is an
+ * observation of the data that none of them may count (docs/design.md, "Review items"). They
+ * never change the verdict or the exit code.
+ */
+export const reviewItemSchema = z.object({
+  /** What was noticed: `empty-string-for-null` (spec §Generic rules for optional fields 2). A string, so later kinds still read. */
+  kind: z.string(),
+  /** The check whose walk noticed it, and the one that would judge it with ground truth. */
+  check: z.string(),
+  judgedBy: z.string(),
+  /** The endpoint, e.g. "GET /tenants/{tenantId}/invoices", and the field. */
+  endpoint: z.string(),
+  field: z.string(),
+  /** What was seen, in one line. */
+  message: z.string(),
+  /** What to do to have it judged. */
+  advice: z.string(),
+  refs: z.array(z.string()),
+});
+export type ReviewItem = z.infer<typeof reviewItemSchema>;
+
+/**
+ * One finding of `lint` (src/lint/rules.ts) in the run's --openapi document: the rule, its level,
+ * and where it was written (the file, relative to the working directory when inside it, the JSON
+ * Pointer in that file, its line and column).
+ */
+export const documentFindingSchema = z.object({
+  rule: z.string(),
+  level: z.enum(LEVELS),
+  message: z.string(),
+  file: z.string(),
+  pointer: z.string(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+});
+export type DocumentFinding = z.infer<typeof documentFindingSchema>;
+
+/**
+ * The --openapi document linted as `carrier-conformance lint` lints it (issue 33). It is about the
+ * document, not the deployment: never a check, never in the counts, the verdict or the exit code.
+ * Absent when the run had no document, and in reports of earlier versions.
+ */
+export const documentSectionSchema = z.object({
+  /** The document, as --openapi named it. */
+  file: z.string(),
+  /** How many lint rules it was held to. */
+  rules: z.number().int(),
+  findings: z.array(documentFindingSchema),
+  /** Why it could not be linted (its findings are then unknown, not none). */
+  error: z.string().optional(),
+});
+export type DocumentSection = z.infer<typeof documentSectionSchema>;
+
 export const runReportSchema = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
   target: z.object({
@@ -176,6 +237,8 @@ export const runReportSchema = z.object({
      * the run sent them as they are (TOKEN-CREDENTIALS-ENCODING). Absent: form-encoded.
      */
     basicEncoding: z.enum(['form', 'raw']).optional(),
+    /** `post`: the run's own token requests used client_secret_post (--client-auth post), not the spec's HTTP Basic. */
+    clientAuth: z.enum(['basic', 'post']).optional(),
     /** The --ca-file the run trusted (an absolute path): a reproduction must trust it too (curl --cacert). */
     caFile: z.string().optional(),
     /** True when the run did not verify TLS certificates (--insecure), so a reproduction must not either. */
@@ -207,11 +270,18 @@ export const runReportSchema = z.object({
   /** The report.json whose failed checks this run repeats (--rerun-failed). */
   rerunOf: z.string().optional(),
   /**
-   * conformant: every required check that was carried out passed (`scope` says which were).
-   * non-conformant: a required check failed or errored. incomplete: the run could not be carried
-   * out to the end, or carried out no check at all (see `incompleteReason`).
+   * The machine verdict, one of VERDICTS (decided by src/report/verdict.ts decideVerdict; JUnit's
+   * `run.verdict`, the step summary, `diff`, `matrix` and bundles write the same value):
+   * conformant: every check of the catalogue carried out, every required one passed, none accepted
+   * by a baseline. conformant-subset: every required check carried out passed, but not every check
+   * was (`scope` says which). conformant-baselined: as either, except failures a baseline accepts.
+   * non-conformant: a required check failed. not-proven: required checks could not be carried out
+   * (errors; with --require-complete, skips) and none failed. incomplete: the run stopped early
+   * (see `incompleteReason`). nothing-checked: the run carried out no check at all.
+   * Reports of earlier versions hold only conformant, non-conformant and incomplete, in a coarser
+   * sense: readers refine them from the checks (src/report/verdict.ts verdictOfReport).
    */
-  verdict: z.enum(['conformant', 'non-conformant', 'incomplete']),
+  verdict: z.enum(VERDICTS),
   /** The verdict in one line, as every output words it: what was proven, and what was not (see `scope`). */
   summary: z.string().optional(),
   /** What the verdict covers. Absent in reports of earlier versions. */
@@ -225,6 +295,10 @@ export const runReportSchema = z.object({
   stats: z.object({ sharedTokenRequests: z.number().int() }).optional(),
   /** The causes found before the checks ran (the preflight), each reported once. Absent when there was none. */
   causes: z.array(runCauseSchema).optional(),
+  /** The --openapi document's lint findings: not checks of the deployment (see documentSectionSchema). */
+  document: documentSectionSchema.optional(),
+  /** Review items (see reviewItemSchema): outside the verdict. Absent when there was none, and in reports of earlier versions. */
+  review: z.array(reviewItemSchema).optional(),
   counts: countsSchema,
   suites: z.array(z.object({ name: z.enum(SUITES), counts: countsSchema })),
   checks: z.array(checkResultSchema),

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { readRegularFile, type FileLimit } from '../files.js';
-import { oneLine, printable } from './format.js';
+import { jsonParseProblem } from '../json-problem.js';
 import { runReportSchema, type RunReport } from './model.js';
 
 /**
@@ -47,8 +47,8 @@ export function parseRunReport(text: string, where: string): RunReport {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    // JSON.parse quotes a piece of the text: a hostile file must not reach the terminal through it.
-    throw new UsageError(`${where}: not valid JSON (${oneLine(printable((err as Error).message), 160)})`);
+    // Line and column, which an editor can go to; never the piece of the text JSON.parse quotes.
+    throw new UsageError(`${where}: not valid JSON (${jsonParseProblem(text, err)})`);
   }
   const result = runReportSchema.safeParse(raw);
   if (!result.success) {

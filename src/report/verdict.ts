@@ -1,5 +1,6 @@
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { plural } from './format.js';
-import type { CheckResult, RunReport, Scope } from './model.js';
+import type { CheckResult, RunReport, Scope, Verdict } from './model.js';
 
 /**
  * The verdict as every output words it (console, report.html's banner, the step summary, JUnit's
@@ -21,15 +22,18 @@ export interface VerdictText {
 
 /** The report's scope; for a report written before scopes existed, what its checks show. */
 export function scopeOfReport(report: RunReport): Scope {
-  if (report.scope) return report.scope;
-  const checks = report.checks;
+  return report.scope ?? scopeOfChecks(report.checks, report.rerunOf);
+}
+
+/** What a list of checks shows of the scope, when nothing else says it: every check given was selected. */
+export function scopeOfChecks(checks: readonly CheckResult[], rerunOf?: string): Scope {
   const skipped = new Map<string, string[]>();
   for (const c of checks) if (c.status === 'skipped') skipped.set(c.message ?? 'skipped', [...(skipped.get(c.message ?? 'skipped') ?? []), c.id]);
   const done = checks.filter(carriedOut).length;
   return {
     coverage: done === 0 ? 'none' : done === checks.length ? 'full' : 'partial',
     catalogue: checks.length,
-    selection: { suites: [], checks: [], ...(report.rerunOf !== undefined ? { rerunOf: report.rerunOf } : {}) },
+    selection: { suites: [], checks: [], ...(rerunOf !== undefined ? { rerunOf } : {}) },
     notSelected: [],
     carriedOut: done,
     skipped: [...skipped].map(([reason, ids]) => ({ reason, checks: ids })),
@@ -45,6 +49,57 @@ export function carriedOut(result: Pick<CheckResult, 'status' | 'findings'>): bo
 }
 
 const count = (checks: readonly CheckResult[], test: (c: CheckResult) => boolean): number => checks.filter(test).length;
+
+/** Whether a result fails the run: a failure, or an error of a check the run requires. */
+export function isBlocking(result: Pick<CheckResult, 'status' | 'level'>, strict: boolean): boolean {
+  if (result.status === 'failed') return true;
+  if (result.status === 'error') return result.level === 'MUST' || strict;
+  return false;
+}
+
+/**
+ * The one place the machine verdict is decided (report.json's `verdict`; every other output
+ * writes the value this returns, or reads it back through verdictOfReport). `stopped`: the run
+ * ended early or carried out no check (it has an `incompleteReason`).
+ */
+export function decideVerdict(facts: { checks: readonly CheckResult[]; strict: boolean; scope: Scope; stopped: boolean }): Verdict {
+  const { checks, strict, scope, stopped } = facts;
+  // Nothing was even attempted: no check errs, every one was skipped or none was selected.
+  if (stopped) return scope.carriedOut === 0 && !checks.some((c) => c.status === 'error') ? 'nothing-checked' : 'incomplete';
+  // A target that timed out or refused a prerequisite is not shown to break a rule.
+  if (checks.some((c) => c.status === 'failed')) return 'non-conformant';
+  if (checks.some((c) => isBlocking(c, strict))) return 'not-proven';
+  if (scope.baselined.some((b) => b.level === 'MUST' || strict)) return 'conformant-baselined';
+  return scope.coverage === 'full' ? 'conformant' : 'conformant-subset';
+}
+
+/**
+ * The exit code of `run` for each verdict; --strict-baseline makes a stale baseline exit 1 on top
+ * (src/runner/results.ts verdictOf). The finer verdicts changed no exit code: each is the one its
+ * coarser value (conformant, non-conformant, incomplete) had.
+ */
+export const VERDICT_EXIT_CODE: Readonly<Record<Verdict, ExitCodeValue>> = {
+  conformant: ExitCode.Conformant,
+  'conformant-subset': ExitCode.Conformant,
+  'conformant-baselined': ExitCode.Conformant,
+  'non-conformant': ExitCode.NonConformant,
+  'not-proven': ExitCode.NonConformant,
+  incomplete: ExitCode.Incomplete,
+  'nothing-checked': ExitCode.Incomplete,
+};
+
+/**
+ * A report's verdict in today's vocabulary. Reports of earlier versions wrote `conformant` for a
+ * subset or baselined run, `non-conformant` for one that proved nothing, and `incomplete` for one
+ * that checked nothing: the stored value says which kind of outcome it was, the checks refine it.
+ * For a report of this version it is the stored value.
+ */
+export function verdictOfReport(report: Pick<RunReport, 'verdict' | 'checks' | 'strict' | 'scope' | 'rerunOf'>): Verdict {
+  const stopped = report.verdict === 'incomplete' || report.verdict === 'nothing-checked';
+  const refined = decideVerdict({ checks: report.checks, strict: report.strict, scope: report.scope ?? scopeOfChecks(report.checks, report.rerunOf), stopped });
+  // Never across the exit code the run had: a hand-edited report is judged elsewhere (verify-bundle).
+  return VERDICT_EXIT_CODE[refined] === VERDICT_EXIT_CODE[report.verdict] ? refined : report.verdict;
+}
 
 /** "30 not selected (--suite token)": how the checks of the catalogue were narrowed. */
 function selectionText(scope: Scope): string {
@@ -74,15 +129,15 @@ export function describeVerdict(report: RunReport): VerdictText {
   const warnings = count(checks, (c) => c.status === 'warning');
   const warned = warnings > 0 ? [`${plural(warnings, 'SHOULD check')} warned (${report.strict ? 'failing the run: --strict' : 'not failing the run'})`] : [];
 
-  if (report.verdict === 'incomplete') {
+  const value = verdictOfReport(report);
+  if (value === 'incomplete' || value === 'nothing-checked') {
     const reason = report.incompleteReason ?? 'the run stopped before every check was carried out';
-    // Nothing was even attempted: no check errs, every one was skipped or none was selected.
-    if (scope.carriedOut === 0 && !checks.some((c) => c.status === 'error')) return { tone: 'incomplete', headline: 'NOTHING CHECKED', details: [reason] };
+    if (value === 'nothing-checked') return { tone: 'incomplete', headline: 'NOTHING CHECKED', details: [reason] };
     const done = scope.carriedOut > 0 ? [`${scope.carriedOut} of ${scope.catalogue} checks were carried out before it stopped; this is no verdict on the rest`] : [];
     return { tone: 'incomplete', headline: 'INCOMPLETE', details: [reason, ...done] };
   }
 
-  if (report.verdict === 'non-conformant') {
+  if (value === 'non-conformant' || value === 'not-proven') {
     const failed = count(checks, (c) => c.status === 'failed');
     const errored = count(checks, (c) => c.status === 'error' && (c.level === 'MUST' || report.strict));
     const details = [
@@ -92,8 +147,7 @@ export function describeVerdict(report: RunReport): VerdictText {
       ...warned,
       ...(gap !== undefined ? [gap] : []),
     ];
-    // A target that timed out or refused a prerequisite is not shown to break a rule.
-    return { tone: 'fail', headline: failed > 0 ? 'NON-CONFORMANT' : 'NOT PROVEN', details };
+    return { tone: 'fail', headline: value === 'non-conformant' ? 'NON-CONFORMANT' : 'NOT PROVEN', details };
   }
 
   const stale = checks.filter((c) => c.baseline?.stale === true).map((c) => c.id);

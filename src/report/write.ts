@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { renderHar } from './har.js';
 import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { loadJUnitBuilder, renderJUnit } from './junit.js';
@@ -8,7 +9,7 @@ import { renderMarkdownSummary } from './markdown.js';
 import type { RunReport } from './model.js';
 
 /** The report files a run can write, in the order they are written; the CLI offers these. */
-export const REPORT_FORMATS = ['junit', 'json', 'html'] as const;
+export const REPORT_FORMATS = ['junit', 'json', 'html', 'har'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** File name of each format inside the reports directory; CI configuration points at these. */
@@ -16,12 +17,14 @@ export const REPORT_FILES: Readonly<Record<ReportFormat, string>> = {
   junit: 'junit.xml',
   json: 'report.json',
   html: 'report.html',
+  har: 'report.har',
 };
 
 const RENDERERS: Readonly<Record<ReportFormat, (report: RunReport) => string>> = {
   junit: renderJUnit,
   json: renderJsonReport,
   html: renderHtmlReport,
+  har: renderHar,
 };
 
 /**

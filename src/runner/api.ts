@@ -37,6 +37,7 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
     endpoints: mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]),
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),
+    ...(loaded?.lint ? { lint: loaded.lint } : {}),
     ...(file !== undefined ? { file } : {}),
   };
 }

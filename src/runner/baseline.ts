@@ -1,5 +1,7 @@
 import { z } from '../zod.js';
-import { findCheck } from '../catalogue/index.js';
+import { CHECKS, findCheck } from '../catalogue/index.js';
+import { jsonKind } from '../json-problem.js';
+import { didYouMean } from '../suggest.js';
 import { UsageError } from '../errors.js';
 import { FILE_LIMITS, readJsonFile } from '../files.js';
 import { REPORT_LIMIT } from '../report/read.js';
@@ -23,7 +25,9 @@ const baselineSchema = z
     failures: z.array(
       z
         .object({
-          check: z.string().refine((id) => findCheck(id) !== undefined, { error: (issue) => `unknown check id ${JSON.stringify(issue.input)}` }),
+          check: z.string().refine((id) => findCheck(id) !== undefined, {
+            error: (issue) => `unknown check id ${JSON.stringify(issue.input)}${didYouMean(String(issue.input), CHECK_IDS, (id) => JSON.stringify(id))}`,
+          }),
           reason: z.string().trim().min(1, { error: 'needs a reason: why is this failure accepted, and until when?' }),
         })
         .strict(),
@@ -35,14 +39,45 @@ const baselineSchema = z
 export type Baseline = ReadonlyMap<string, string>;
 
 
+const CHECK_IDS = CHECKS.map((c) => c.id);
+const BASELINE_EXAMPLE = '{"failures": [{"check": "ID", "reason": "why"}]}';
+
+/** The keys each level of a baseline knows, for "did you mean" on an unknown one. */
+const KNOWN_KEYS = { top: ['failures'], entry: ['check', 'reason'] } as const;
+
+/** The value at a zod issue's path: what the file holds where the schema wanted something else. */
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let value = raw;
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** A problem of a baseline in plain words, not the validator's ("Invalid input: expected object, received array"). */
+function baselineProblem(issue: z.core.$ZodIssue | undefined, raw: unknown): string {
+  if (issue === undefined) return 'invalid';
+  if (issue.code === 'unrecognized_keys') {
+    const known = issue.path.length === 0 ? KNOWN_KEYS.top : KNOWN_KEYS.entry;
+    return `unknown key ${issue.keys.map((k) => `${k}${didYouMean(k, known)}`).join(', ')}`;
+  }
+  // Only where the schema gave no message of its own: zod's default starts "Invalid input".
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
+    const wanted = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
+    const value = valueAt(raw, issue.path);
+    return value === undefined ? `missing: it must be ${wanted}` : `must be ${wanted}, not ${jsonKind(value)}`;
+  }
+  return issue.message;
+}
+
 /** Reads a --baseline file: check id → reason. */
 export function loadBaseline(path: string): Baseline {
-  const result = baselineSchema.safeParse(readJsonFile(path, 'baseline file', FILE_LIMITS.baseline));
+  const raw = readJsonFile(path, 'baseline file', FILE_LIMITS.baseline);
+  const result = baselineSchema.safeParse(raw);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    const problem = issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
-    throw new UsageError(`baseline file ${path}: ${where}: ${problem}; expected {"failures": [{"check": "ID", "reason": "why"}]}`);
+    // A mistyped key is also a missing one ("reasn": no "reason"): the typo is what to fix.
+    const issue = result.error.issues.find((i) => i.code === 'unrecognized_keys') ?? result.error.issues[0];
+    // The whole file: "baseline file x.json: must be an object, not an array; …", not "the file: …".
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    throw new UsageError(`baseline file ${path}: ${where}${baselineProblem(issue, raw)}; expected ${BASELINE_EXAMPLE}`);
   }
   const baseline = new Map<string, string>();
   for (const entry of result.data.failures) baseline.set(entry.check.toUpperCase(), entry.reason);

@@ -79,7 +79,8 @@ export class CheckCollector implements Reporter {
           ...(result.state === 'skipped' && result.note !== undefined ? { note: result.note } : {}),
           errors: (result.errors ?? []).map((e) => e.message),
           ...(meta ? { meta } : {}),
-          durationMs: test.diagnostic()?.duration ?? 0,
+          // The check's own time (CheckMeta.ownMs), else Vitest's: started with every other check, it includes their turns.
+          durationMs: meta?.ownMs ?? test.diagnostic()?.duration ?? 0,
         });
       }
     }

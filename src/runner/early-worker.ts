@@ -9,7 +9,7 @@ import { mark } from '../profile.js';
  * The battery's Vitest worker thread, started as the CLI starts rather than once Vitest has loaded
  * and planned the run. Booting a thread and loading Vitest's runtime into it takes ~0.3 s on a
  * slow machine, and it was on the start-up's critical path: Vitest's own load (~0.4 s) runs on the
- * main thread meanwhile, and the second core had time to spare then (README, Speed).
+ * main thread meanwhile, and the second core had time to spare then (docs/speed.md).
  *
  * It is the thread Vitest's `threads` pool would start: its entry, environment and Node options,
  * predicted as Vitest 4 computes them (`expectedSpawn`). Vitest gets it through a custom pool

@@ -5,6 +5,7 @@ import { RunAbortedError, UsageError } from '../errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
 import { Recorder, TransportError, type HttpClient, type HttpResponse } from '../http/client.js';
 import { reachAdvice } from '../http/transport-errors.js';
+import { findChallenge, parseChallenges } from '../http/challenge.js';
 import type { Redactor } from '../redact.js';
 
 /**
@@ -63,13 +64,17 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   const obtain = (encoding: BasicEncoding) => {
     const sentAt = Date.now();
     return reach('token endpoint', target.authUrl, () =>
-      requestToken(send, target, { credentials: { ...credentials, encoding }, purpose: `POST ${TOKEN_PATH}: a valid request (it gives the run its shared access token)` }),
+      requestToken(send, target, {
+        credentials: { ...credentials, encoding },
+        ...(target.clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
+        purpose: `POST ${TOKEN_PATH}: a valid request (it gives the run its shared access token)`,
+      }),
     ).then((res) => ({ res, sentAt, receivedAt: Date.now() }));
   };
 
   let encoding: BasicEncoding = 'form';
   let token = await obtain(encoding);
-  if (!(token.res instanceof TransportError) && credentialsRefused(token.res) && needsFormEncoding(credentials.clientId, credentials.clientSecret)) {
+  if (!(token.res instanceof TransportError) && credentialsRefused(token.res) && target.clientAuth !== 'post' && needsFormEncoding(credentials.clientId, credentials.clientSecret)) {
     // RFC 6749 §2.3.1 says to form-encode; many servers do not decode. Try the credentials as they are.
     const raw = await obtain('raw');
     if (!(raw.res instanceof TransportError) && readIssuedToken(raw.res)) {
@@ -96,6 +101,14 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   const endpoint = `${origin}${pathname}`;
   if (credentialsRefused(tokenRes)) {
     const code = oauthErrorCode(tokenRes);
+    const foreign = code === undefined && target.clientAuth !== 'post' ? foreignChallenge(tokenRes) : undefined;
+    // Not the token endpoint refusing the credentials (it would challenge Basic, RFC 6749 §5.2):
+    // something else answers at that path, so a new secret would not help.
+    if (foreign !== undefined) {
+      throw new UsageError(
+        `the token endpoint ${endpoint} answered 401 with a ${foreign} challenge, not the Basic one of a token endpoint refusing client credentials (RFC 6749 §5.2): something else answers there, such as a gateway for another API: check the path of --base-url (a gateway's prefix missing or extra) or --auth-url, or the credentials the gateway itself wants (--header)`,
+      );
+    }
     throw new UsageError(`the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${CREDENTIALS_HINT}`);
   }
   // Nothing at the token endpoint's path: almost always a base URL without the gateway's path
@@ -136,6 +149,25 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   const tenants = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { tenants?: unknown }).tenants : undefined;
   const first = Array.isArray(tenants) ? (tenants[0] as { id?: unknown } | undefined) : undefined;
   if (userRes.status === 200 && typeof first?.id === 'string' && UUID.test(first.id)) out.tenantId = first.id;
-  else out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
+  else if (userRes.status === 404) {
+    // The token endpoint works, the API does not answer where --base-url says it is: the path is
+    // wrong (a gateway's prefix missing or extra), not the credentials.
+    out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${target.baseUrl}/users/me is not there)`;
+  } else out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
   return out;
+}
+
+/**
+ * The schemes a 401 challenges with, when none is Basic: what a gateway protecting another API
+ * (Bearer, an API key scheme) answers, where a token endpoint refusing Basic client credentials
+ * challenges Basic. Undefined when there is no challenge to judge by.
+ */
+function foreignChallenge(res: HttpResponse): string | undefined {
+  if (res.status !== 401) return undefined;
+  const lines = res.headerLines('www-authenticate');
+  if (lines.length === 0) return undefined;
+  const schemes = parseChallenges(lines).challenges.map((c) => c.scheme);
+  if (schemes.length === 0 || findChallenge(parseChallenges(lines), 'Basic') !== undefined) return undefined;
+  // The schemes are the server's words: tokens by the grammar, bounded here in number and length.
+  return [...new Set(schemes.map((s) => s.replace(/[^\x21-\x7e]/g, '').slice(0, 40)))].slice(0, 3).join(', ');
 }

@@ -3,7 +3,8 @@ import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { endpointSummary } from '../report/format.js';
-import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport } from '../report/model.js';
+import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport, type Scope } from '../report/model.js';
+import { VERDICT_EXIT_CODE, decideVerdict, scopeOfChecks } from '../report/verdict.js';
 import type { Collected, CollectedTest } from './collector.js';
 
 /**
@@ -64,28 +65,26 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
   }
 }
 
-/** Whether a result fails the run: a failure, or an error of a check the run requires. */
-export function isBlocking(result: CheckResult, strict: boolean): boolean {
-  if (result.status === 'failed') return true;
-  if (result.status === 'error') return result.level === 'MUST' || strict;
-  return false;
-}
+// Decided with the verdict (src/report/verdict.ts); the runner's callers import it from here.
+export { isBlocking } from '../report/verdict.js';
 
 export function suiteCounts(checks: readonly CheckResult[]): { name: (typeof SUITES)[number]; counts: Counts }[] {
   return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({ name, counts: countStatuses(checks.filter((c) => c.suite === name)) }));
 }
 
 /**
- * The run's verdict. With `strictBaseline`, a baseline entry whose check now passes fails the
- * run too: the baseline has to be trimmed, so that it cannot hide a future regression.
+ * The run's verdict (decided by src/report/verdict.ts) and exit code. With `strictBaseline`, a
+ * baseline entry whose check now passes fails the run too: the baseline has to be trimmed, so
+ * that it cannot hide a future regression. `scope` defaults to what the checks show.
  */
 export function verdictOf(
   checks: readonly CheckResult[],
   options: { strict: boolean; strictBaseline?: boolean },
   incompleteReason: string | undefined,
+  scope: Scope = scopeOfChecks(checks),
 ): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
-  if (incompleteReason !== undefined) return { verdict: 'incomplete', exitCode: ExitCode.Incomplete };
-  if (checks.some((c) => isBlocking(c, options.strict))) return { verdict: 'non-conformant', exitCode: ExitCode.NonConformant };
-  if (options.strictBaseline && checks.some((c) => c.baseline?.stale)) return { verdict: 'conformant', exitCode: ExitCode.NonConformant };
-  return { verdict: 'conformant', exitCode: ExitCode.Conformant };
+  const verdict = decideVerdict({ checks, strict: options.strict, scope, stopped: incompleteReason !== undefined });
+  const exitCode = VERDICT_EXIT_CODE[verdict];
+  if (exitCode === ExitCode.Conformant && options.strictBaseline && checks.some((c) => c.baseline?.stale)) return { verdict, exitCode: ExitCode.NonConformant };
+  return { verdict, exitCode };
 }

@@ -4,12 +4,13 @@ import { dirname, join, resolve } from 'node:path';
 import type { BundlePlan } from '../bundle/write.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { currentCatalogue } from '../catalogue/digest.js';
-import { REPORTERS, type RunOptions } from '../config.js';
+import { DEFAULT_REPORTERS, type RunOptions } from '../config.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { MAX_IN_FLIGHT } from '../http/limit.js';
+import { headerFields } from '../http/extra-headers.js';
 import { redactor } from '../redact.js';
 import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
 import { hostOf } from '../report/target-name.js';
@@ -26,6 +27,7 @@ import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js'
 import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { PassedResponse } from '../battery/wiring.js';
+import { timedAnswers, timeoutNote, type TimedAnswer } from './timeout-note.js';
 
 /**
  * One run of the battery: resolve the target, preflight it, run the selected suites, and turn
@@ -113,6 +115,7 @@ function httpSettingsOf(options: RunOptions, target: ResolvedTarget): HttpSettin
     baseUrl: target.baseUrl,
     authUrl: target.authUrl,
     maxInFlight: Math.max(MAX_IN_FLIGHT, options.concurrency ?? 0),
+    ...(options.header.length > 0 ? { headers: headerFields(options.header) } : {}),
   };
 }
 
@@ -179,6 +182,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     let preflightCause: FoundCause | undefined;
     /** The checks were given their context: before that, a stop (unreachable, interrupted) is one line. */
     let batteryStarted = false;
+    /** The preflight's answers and how long each took: a passed check records none of its own. */
+    let preflightTimes: TimedAnswer[] = [];
     try {
       // Vitest's start (loading, then spawning its workers) is the longest chain of a run's start:
       // it goes first, and the rest of the start-up runs on this thread while the workers boot.
@@ -200,6 +205,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
+      preflightTimes = timedAnswers(pre.answers);
       tenantId = pre.tenantId;
       basicEncoding = pre.encoding;
       preflightCause = userCause({
@@ -207,10 +213,11 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         ...(pre.tenantProblem !== undefined ? { tenantProblem: pre.tenantProblem } : {}),
       });
       mark('run: preflight done');
+      if (target.clientAuth === 'post') io.err(`note: --client-auth post: the run's own token requests send the client credentials in the form body (client_secret_post, RFC 6749 §2.3.1: NOT RECOMMENDED), a deviation from the spec's HTTP Basic; the token checks still test HTTP Basic`);
       if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
       if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
       battery.provide({
-        target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded },
+        target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded, tokenParams: target.tokenParams, clientAuth: target.clientAuth },
         credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
         ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
         ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
@@ -229,7 +236,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
         ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
-        preflight: { ...passed('token', pre.answers.token), ...passed('user', pre.answers.user) },
+        // A client_secret_post answer is no answer to the spec's request (HTTP Basic): the token checks ask their own.
+        preflight: { ...(target.clientAuth === 'post' ? {} : passed('token', pre.answers.token)), ...passed('user', pre.answers.user) },
       });
       batteryStarted = true;
       // The report writers load while the checks run: not before, when this thread serves the
@@ -262,6 +270,9 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause });
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
     const outcome = await finish(report, options, io, extras, !batteryStarted);
+    // Whatever the verdict: a run whose answers came close to --timeout passed by a narrow margin.
+    const slow = timeoutNote(report, options.timeout, preflightTimes);
+    if (slow !== undefined) io.err(`note: ${slow}`);
     mark('run: reports written');
     return outcome;
   } finally {
@@ -306,7 +317,7 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   const complete = enforceComplete(folded.results, options);
   const results = baseline ? applyBaseline(complete, baseline) : complete;
   const scope = scopeOf({ options, selected: checks, rerunOf, results, skipped });
-  return assemble({
+  const report = assemble({
     options,
     target: reportTarget(options, target, api, tenantId, basicEncoding),
     started,
@@ -319,6 +330,12 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
     sharedTokenRequests: 1 + (collected.sharedTokenRequests ?? 0),
     ...(cause ? { causes: [cause] } : {}),
   });
+  // The document's lint findings go beside the checks, never into their counts, the verdict or
+  // the exit code (issue 33): they are about the document, not the deployment.
+  const withDocument = api?.lint ? { ...report, document: { ...api.lint, findings: api.lint.findings.map((f) => ({ ...f, message: redactor.redact(f.message) })) } } : report;
+  // Review items, in catalogue order: outside the verdict and the exit code too (src/report/model.ts).
+  const review = checks.flatMap((check) => collected.tests.get(check.id)?.meta?.review ?? []);
+  return review.length > 0 ? { ...withDocument, review } : withDocument;
 }
 
 /** The report's target: what was tested, and how a reproduction must reach it. */
@@ -333,6 +350,8 @@ function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescr
     ...(api?.file !== undefined ? { openapi: api.file } : {}),
     credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
     ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
+    // The deviation from the spec's HTTP Basic the run was told to make (--client-auth post).
+    ...(target.clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
     // The TLS trust the requests were sent with, for the reports' curl commands.
     ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),
     ...(target.tls.insecure ? { insecure: true } : {}),
@@ -362,7 +381,7 @@ function assemble({ options, target, started, rerunOf, baseline, results, scope,
   // A run that proved nothing has no verdict to give, whatever its options (src/runner/scope.ts).
   const blocking = results.some((r) => isBlocking(r, options.strict));
   const reason = incompleteReason ?? (blocking ? undefined : nothingCheckedReason(scope, results));
-  const { verdict, exitCode } = verdictOf(results, options, reason);
+  const { verdict, exitCode } = verdictOf(results, options, reason, scope);
   const finished = new Date();
   const report: RunReport = {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
@@ -398,7 +417,7 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
   const compare = extras.previous === undefined ? undefined : await import('../compare/command.js');
   const compared = extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
   const report = compared?.report ?? judged;
-  const reporters = options.reporter.length > 0 ? options.reporter : REPORTERS;
+  const reporters = options.reporter.length > 0 ? options.reporter : DEFAULT_REPORTERS;
   const formats = REPORT_FORMATS.filter((f) => reporters.includes(f));
   const warnings: string[] = [];
   let written: string[] = [];
@@ -442,7 +461,7 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
     if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
     where();
     if (bundle !== undefined) io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
-    if (report.verdict === 'incomplete' && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
+    if ((report.verdict === 'incomplete' || report.verdict === 'nothing-checked') && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
   }
   for (const warning of warnings) io.err(warning);
   if (failure !== undefined) throw new RunAbortedError(failure);

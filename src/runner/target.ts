@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import { loadExpectations, type Expectations, type RunOptions } from '../config.js';
 import { ciMarker } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { FILE_LIMITS, readTextFile } from '../files.js';
 import type { TlsSettings } from '../http/dispatcher.js';
 import type { ReferenceServer } from '../reference/index.js';
+import { redactor } from '../redact.js';
 
 /**
  * What a run tests: the deployment at --base-url with the given credentials, or, without a base
@@ -25,6 +27,10 @@ export interface ResolvedTarget {
   foreignTenantId: string;
   expectations?: Expectations;
   tls: TlsSettings;
+  /** Form fields of every token request (--token-param, --scope; src/api/requests.ts Target). */
+  tokenParams: [string, string][];
+  /** How the run's own token requests authenticate (--client-auth). */
+  clientAuth: 'basic' | 'post';
   /** The embedded server, to be closed after the run. */
   reference?: ReferenceServer;
 }
@@ -48,10 +54,47 @@ function clientSecretOf(options: RunOptions): string | undefined {
 }
 
 function tlsOf(options: RunOptions): TlsSettings {
-  if (options.caFile === undefined) return { insecure: options.insecure };
+  const clientCertificate = clientCertificateOf(options);
+  const identity = clientCertificate ? { clientCertificate } : {};
+  if (options.caFile === undefined) return { insecure: options.insecure, ...identity };
   const pem = readTextFile(options.caFile, '--ca-file', FILE_LIMITS.ca);
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca-file ${options.caFile}: no PEM certificate in it (expected -----BEGIN CERTIFICATE-----)`);
-  return { caPem: pem, insecure: options.insecure };
+  return { caPem: pem, insecure: options.insecure, ...identity };
+}
+
+/**
+ * The client certificate for mutual TLS (--cert, --key), read and tried now: a key that does not
+ * match the certificate, or a wrong passphrase, is a usage error before the run, not a TLS
+ * failure on the first request. The passphrase is a secret: from CARRIER_KEY_PASSPHRASE or a
+ * file (a trailing newline is ignored), registered with the redactor.
+ */
+function clientCertificateOf(options: RunOptions): TlsSettings['clientCertificate'] {
+  const passphraseGiven = options.keyPassphrase !== undefined || options.keyPassphraseFile !== undefined;
+  if (options.cert === undefined && options.key === undefined) {
+    if (passphraseGiven) throw new UsageError('a key passphrase is given without --cert and --key: give the client certificate and its key too');
+    return undefined;
+  }
+  if (options.cert === undefined || options.key === undefined) throw new UsageError(`${options.cert === undefined ? '--key needs --cert' : '--cert needs --key'}: mutual TLS takes the client certificate and its private key (two PEM files)`);
+  if (options.keyPassphrase !== undefined && options.keyPassphraseFile !== undefined) throw new UsageError('--key-passphrase and --key-passphrase-file are both given; keep one (the file is safer)');
+  const certPem = readTextFile(options.cert, '--cert', FILE_LIMITS.certificate);
+  if (!certPem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--cert ${options.cert}: no PEM certificate in it (expected -----BEGIN CERTIFICATE-----)`);
+  const keyPem = readTextFile(options.key, '--key', FILE_LIMITS.key);
+  if (!/-----BEGIN (?:[A-Z]+ )?(?:ENCRYPTED )?PRIVATE KEY-----/.test(keyPem)) throw new UsageError(`--key ${options.key}: no PEM private key in it (expected -----BEGIN PRIVATE KEY-----)`);
+  const passphrase = options.keyPassphraseFile === undefined ? options.keyPassphrase : readTextFile(options.keyPassphraseFile, '--key-passphrase-file', FILE_LIMITS.passphrase).replace(/\r?\n$/, '');
+  redactor.addSecret(passphrase, 'secret');
+  const identity = { certPem, keyPem, ...(passphrase !== undefined ? { passphrase } : {}) };
+  try {
+    createSecureContext({ cert: certPem, key: keyPem, ...(passphrase !== undefined ? { passphrase } : {}) });
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    const why = /bad decrypt|BAD_DECRYPT|passphrase|PEM_R_BAD_PASSWORD_READ|interrupted or cancelled/i.test(`${code} ${(err as Error).message}`)
+      ? `the key is encrypted and ${passphrase === undefined ? 'no passphrase is given (CARRIER_KEY_PASSPHRASE or --key-passphrase-file)' : 'the passphrase does not open it'}`
+      : /KEY_VALUES_MISMATCH|key values mismatch/i.test(`${code} ${(err as Error).message}`)
+        ? 'the key is not the certificate\'s'
+        : `the certificate or key is not usable (${redactor.redact((err as Error).message)})`;
+    throw new UsageError(`--cert ${options.cert} and --key ${options.key}: ${why}`);
+  }
+  return identity;
 }
 
 /** What the options say about the target, every file read and checked: no server started yet. */
@@ -85,6 +128,7 @@ function checkEmbeddedWanted(options: RunOptions, env: NodeJS.ProcessEnv): void 
 /** Reads and checks everything the target needs from the user (files, credentials): usage errors now. */
 export function planTarget(options: RunOptions, env: NodeJS.ProcessEnv = process.env): TargetPlan {
   checkEmbeddedWanted(options, env);
+  if (options.scope !== undefined && options.tokenParam.some((p) => p.startsWith('scope='))) throw new UsageError('--scope and --token-param scope=… both give the scope; keep one');
   const expectations = options.expectations === undefined ? undefined : loadExpectations(options.expectations);
   const tls = tlsOf(options);
   if (options.baseUrl === undefined) {
@@ -118,6 +162,7 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
       // The reference server's own data, as the user would write it in an --expectations file.
       expectations: expectations ?? (structuredClone(reference.expectations) as unknown as Expectations),
       tls,
+      ...tokenRequestOf(options),
       reference,
     };
   }
@@ -132,5 +177,13 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
     foreignTenantId: options.foreignTenantId ?? randomUUID(),
     ...(expectations ? { expectations } : {}),
     tls,
+    ...tokenRequestOf(options),
   };
+}
+
+/** --token-param NAME=VALUE (the first `=` splits) and --scope, in that order; --client-auth. */
+function tokenRequestOf(options: RunOptions): Pick<ResolvedTarget, 'tokenParams' | 'clientAuth'> {
+  const tokenParams = options.tokenParam.map((p): [string, string] => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+  if (options.scope !== undefined) tokenParams.push(['scope', options.scope]);
+  return { tokenParams, clientAuth: options.clientAuth };
 }

@@ -50,6 +50,19 @@ export async function privateCa(dir: string): Promise<PrivateCa> {
   return { caFile: join(dir, 'ca.pem'), certFile: join(dir, 'server.pem'), keyFile: join(dir, 'server-key.pem') };
 }
 
+/**
+ * A client certificate for mutual TLS, signed by the CA `privateCa` made in `dir`: its key in
+ * the clear, and the same key encrypted (PKCS#8, AES-256) with `passphrase`.
+ */
+export async function clientCertificate(dir: string, passphrase: string): Promise<{ certFile: string; keyFile: string; encryptedKeyFile: string }> {
+  const run = (args: string[]) => promisify(execFile)('openssl', args, { cwd: dir });
+  await run(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'client-key.pem', '-out', 'client.csr', '-subj', '/CN=carrier-conformance test client']);
+  await writeFile(join(dir, 'client-ext.cnf'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
+  await run(['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'client.pem', '-days', '2', '-extfile', 'client-ext.cnf']);
+  await run(['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', 'client-key.pem', '-out', 'client-key-encrypted.pem', '-passout', `pass:${passphrase}`]);
+  return { certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client-key.pem'), encryptedKeyFile: join(dir, 'client-key-encrypted.pem') };
+}
+
 /** An HTTPS front for `upstream`, with the given certificate. */
 export async function startTlsFront(upstream: string, certificate: Certificate): Promise<{ url: string; close(): Promise<void> }> {
   const server = createHttpsServer({ cert: certificate.cert, key: certificate.key }, (req, res) => void forward(upstream, req, res).catch(() => res.destroy()));

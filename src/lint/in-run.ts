@@ -1,0 +1,22 @@
+import type { DocumentSection } from '../report/model.js';
+import { lint } from './command.js';
+import { LINT_RULES } from './rules.js';
+
+/**
+ * `run --openapi FILE` lints the document it tests against (issue 33), where it reads it: on the
+ * document's thread (src/openapi/load-worker.ts), or in this one when run from the sources. The
+ * findings are the lint command's, located the same way (src/lint/locate.ts), so that the run's
+ * report and `carrier-conformance lint FILE` say the same of the same document.
+ *
+ * The document was already read for the run, so a failure here is not the run's: the section
+ * says why it has no findings, and the run goes on.
+ */
+export async function lintForRun(file: string, root: string | undefined): Promise<DocumentSection> {
+  try {
+    const report = await lint([file], { root });
+    return { file, rules: LINT_RULES.length, findings: report.findings.map(({ document: _document, ...finding }) => finding) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { file, rules: LINT_RULES.length, findings: [], error: message.replace(/\s+/g, ' ').trim().slice(0, 300) };
+  }
+}

@@ -1,0 +1,57 @@
+// A check's own duration (issue 32 item 4): every check starts at once, so the time its requests
+// only waited for a slot behind other checks' is not its own (Recorder.slotWaitMs, CheckMeta.ownMs).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient, Recorder } from '../src/http/client.js';
+import { Redactor } from '../src/redact.js';
+import { CheckCollector } from '../src/runner/collector.js';
+
+const SLOW_MS = 300;
+let server: Server;
+let origin = '';
+
+beforeAll(async () => {
+  server = createServer((_req, res) => setTimeout(() => res.end('ok'), SLOW_MS));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('Recorder.slotWaitMs', () => {
+  it("counts the time a request only waited for a slot behind another recorder's request, and nothing else", async () => {
+    const http = new HttpClient({ timeoutMs: 5_000, maxBodyBytes: 10_000, recordBodyChars: 100, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 't', maxRetries: 0, maxRetryWaitMs: 0, maxInFlight: 1 });
+    try {
+      const first = new Recorder(false);
+      const second = new Recorder(false);
+      await Promise.all([http.send({ method: 'GET', url: `${origin}/a`, purpose: 'a' }, first), http.send({ method: 'GET', url: `${origin}/b`, purpose: 'b' }, second)]);
+      expect(first.slotWaitMs).toBeLessThan(50);
+      expect(second.slotWaitMs).toBeGreaterThan(SLOW_MS * 0.8);
+      // Its own requests one after another (a slot held, then waited for again) are not waits behind others.
+      const third = new Recorder(false);
+      await http.send({ method: 'GET', url: `${origin}/c`, purpose: 'c' }, third);
+      await http.send({ method: 'GET', url: `${origin}/d`, purpose: 'd' }, third);
+      expect(third.slotWaitMs).toBeLessThan(50);
+    } finally {
+      await http.close();
+    }
+  });
+});
+
+describe('CheckCollector', () => {
+  it("reports a check's own time (CheckMeta.ownMs), not Vitest's wall time of its test", () => {
+    const collector = new CheckCollector();
+    const test = {
+      name: 'TOKEN-ISSUE x',
+      meta: () => ({ carrier: { checkId: 'TOKEN-ISSUE', findings: [], notes: [], exchanges: [], requests: 1, sharedTokenRequests: 0, ownMs: 12.5 } }),
+      result: () => ({ state: 'passed', errors: [] }),
+      diagnostic: () => ({ duration: 9_100 }),
+    };
+    const module = { moduleId: '/x/battery.test.ts', relativeModuleId: 'battery.test.ts', errors: () => [], children: { allTests: () => [test] } };
+    collector.onTestRunEnd([module] as never, [], 'passed');
+    expect(collector.collected.tests.get('TOKEN-ISSUE')?.durationMs).toBe(12.5);
+  });
+});
