@@ -148,6 +148,8 @@ export const runOptionsSchema = z
     /** Header fields sent with every request to the target, e.g. a gateway's API key (secrets: redacted). */
     header: list(headerLine),
     insecure: yesNo.default(false),
+    /** Print each request and its answer to stderr as it happens, one line each, redacted. */
+    verbose: yesNo.default(false),
     maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
     pageSize: positiveInt('items per page').optional(),
     maxPages: positiveInt('pages a walk requests').min(2, { error: 'must be at least 2 (the first and the last page)' }).optional(),
@@ -212,6 +214,7 @@ export const RUN_OPTION_KINDS = {
   scope: 'string',
   clientAuth: 'string',
   insecure: 'boolean',
+  verbose: 'boolean',
   maxBodyBytes: 'number',
   pageSize: 'number',
   maxPages: 'number',

@@ -56,6 +56,7 @@ describe('parseRunOptions', () => {
       maxRetries: 2,
       maxRetryWait: 10,
       insecure: false,
+      verbose: false,
       header: [],
       tokenParam: [],
       clientAuth: 'basic',

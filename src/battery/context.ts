@@ -28,14 +28,14 @@ export function batteryReady(): Promise<Battery> {
     channel.onmessage = (event: MessageEvent) => {
       const message = event.data as RunMessage;
       if (message.type === 'context' && !battery) {
-        battery = openBattery(message.context, stop.signal);
+        battery = openBattery(message.context, stop.signal, channel);
         resolve(battery);
       } else if (message.type === 'stop') {
         stop.abort(message.reason);
         observedChannel(undefined);
         channel.close();
         if (!battery) reject(new Error(message.reason));
-      } else if (message.type !== 'ready' && message.type !== 'context') {
+      } else if (message.type !== 'ready' && message.type !== 'context' && message.type !== 'verbose') {
         // What another worker observed of the shared tokens (src/battery/observed-tokens.ts).
         receiveObserved(message);
       }
@@ -54,7 +54,7 @@ export function getBattery(): Battery {
   return battery;
 }
 
-function openBattery(settings: BatteryContext, stopped: AbortSignal): Battery {
+function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { postMessage(message: unknown): void }): Battery {
   // Register every secret before the first request can record anything.
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
@@ -62,6 +62,16 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal): Battery {
   // The shared token renews itself through the same client: its requests are recorded with the
   // exchange that needed the token.
   const sharedTokens = new SharedTokens((recorder) => (req) => http.send(req, recorder), settings.target, settings.credentials, settings.sharedToken, settings.sharedTokenProblem);
-  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials });
+  // --verbose: each line goes to the runner, which prints it (a closed channel: the run is over).
+  const verbose = settings.http.verbose
+    ? (line: string): void => {
+        try {
+          channel.postMessage({ type: 'verbose', line } satisfies RunMessage);
+        } catch {
+          // The run has stopped: no one is left to print it.
+        }
+      }
+    : undefined;
+  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials, ...(verbose ? { verbose } : {}) });
   return { settings, http, stopped };
 }

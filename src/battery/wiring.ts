@@ -80,8 +80,16 @@ export interface PassedResponse {
  * - `stop` (Ctrl-C, --deadline, a failed preflight) makes every worker abort its requests and
  *   waits at once. (Vitest's own cancellation waits for running tests, which a hung request
  *   never ends.)
+ * - `verbose` (--verbose): a worker's line about a request it sent or its answer, for the runner
+ *   to print.
  */
-export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | ObservedMessage;
+export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage;
+
+/** --verbose: a worker's request or answer, one line, redacted; the runner prints it to stderr. */
+export interface VerboseMessage {
+  type: 'verbose';
+  line: string;
+}
 
 /**
  * What the workers tell each other of the shared token (src/battery/observed-tokens.ts): the

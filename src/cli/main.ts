@@ -70,6 +70,7 @@ function runOptions(y: Argv): Argv {
     .option('page-size', { type: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" })
     .option('concurrency', { type: 'number', group: 'Timing:', describe: 'Most page requests of a walk in flight at once [default: adaptive, 4 to 16]' })
     .option('max-pages', { type: 'number', group: 'Timing:', describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)' })
+    .option('verbose', { type: 'boolean', group: 'Output:', describe: 'Print each request and its answer to stderr as it happens, one line each, redacted (CARRIER_VERBOSE)' })
     .option('reports-dir', { type: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' })
     .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]` })
     .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })

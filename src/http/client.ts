@@ -97,6 +97,11 @@ export interface HttpClientOptions {
    * foreign host), since their values are credentials too.
    */
   extraHeaders?: readonly (readonly [string, string])[];
+  /**
+   * --verbose: told one line when a request is sent (`→ GET <url>`) and one when its answer
+   * arrives (`← 200 GET <url> 12 ms`, `← error GET <url> : <reason>`), redacted.
+   */
+  verbose?: (line: string) => void;
 }
 
 /** Longest suffix of the configured secret that a recording names (the harness's own "-wrong"). */
@@ -595,10 +600,14 @@ export class HttpClient {
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
     let text: string;
+    /** The `→` line was told (--verbose): its `←` line follows, whatever happens. */
+    let announced = false;
     try {
       // Stopped before it could be sent: it is not sent.
       if (deadline.reason !== undefined) throw asError(deadline.reason);
       if (own?.aborted) throw asError(signal.reason);
+      announced = true;
+      this.#verbose(() => `→ ${req.method} ${url.href}`);
       sent = exchange(url, {
         method: req.method,
         headers: sentHeaders,
@@ -624,6 +633,7 @@ export class HttpClient {
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
       const reusedClosed = status === undefined && closedBeforeResponseOnReusedConnection(err);
+      if (announced) this.#verbose(() => `← error ${req.method} ${url.href} : ${message}`);
       const { index, evidence } = record(partial, message);
       throw new TransportError(message, index, recorder, status === undefined, reusedClosed, transportErrorCode(err), evidence);
     } finally {
@@ -634,12 +644,19 @@ export class HttpClient {
     const latencyMs = performance.now() - t0;
     this.#pace?.observe(latencyMs, status === 429 || status === 503);
     this.#options.redactor.learnFromResponseBody(text);
+    this.#verbose(() => `← ${status} ${req.method} ${url.href} ${Math.round(latencyMs)} ms`);
     const { index, evidence } = record({ status, headers: responseHeaders, text }, undefined, latencyMs);
     return new HttpResponse(url.href, status, responseHeaders, text, index, recorder, Date.now(), evidence, latencyMs);
   }
 
   async close(): Promise<void> {
     await this.#agent.close();
+  }
+
+  /** A --verbose line, redacted (a URL may carry a secret), built only when someone listens. */
+  #verbose(line: () => string): void {
+    const tell = this.#options.verbose;
+    if (tell) tell(this.#options.redactor.redact(line()).replace(/\s*[\r\n]+\s*/g, ' '));
   }
 
   /** Credentials go to the configured origins only (a made-up literal is no credential). */

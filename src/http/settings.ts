@@ -17,6 +17,8 @@ export interface HttpSettings {
   maxInFlight?: number;
   /** `--header` fields, sent with every request to the base and auth URLs (src/http/extra-headers.ts). */
   headers?: readonly (readonly [string, string])[];
+  /** --verbose: each request and its answer, one line each, to the CLI's stderr. */
+  verbose?: boolean;
 }
 
 /** Characters of each (redacted) body kept in a recorded exchange. */

@@ -116,6 +116,7 @@ function httpSettingsOf(options: RunOptions, target: ResolvedTarget): HttpSettin
     authUrl: target.authUrl,
     maxInFlight: Math.max(MAX_IN_FLIGHT, options.concurrency ?? 0),
     ...(options.header.length > 0 ? { headers: headerFields(options.header) } : {}),
+    ...(options.verbose ? { verbose: true } : {}),
   };
 }
 
@@ -160,7 +161,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const early = readApiEarly(options, documentStop.signal);
 
   // Vitest and its workers start now; they load the battery while the target is preflighted.
-  const battery = startBattery(checks);
+  // --verbose: the workers' lines come over the run's channel, to stderr like the preflight's.
+  const battery = startBattery(checks, options.verbose ? (line) => io.err(line) : undefined);
   // Vitest closes while the report is built and written: on every path, the run returns (or
   // throws) only once it has closed.
   try {
@@ -198,7 +200,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       const http = httpSettingsOf(options, target);
       // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
       const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret } });
+      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
       const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
       preflighted.catch(() => undefined);
       api = await described;

@@ -62,7 +62,7 @@ export interface BatteryRun {
  * Starts Vitest and its workers now, so that their start-up (loading the battery's modules)
  * overlaps the runner's preflight on another core; the checks wait for `provide`.
  */
-export function startBattery(checks: readonly Check[]): BatteryRun {
+export function startBattery(checks: readonly Check[], verbose?: (line: string) => void): BatteryRun {
   const name = runChannelName(randomUUID());
   const channel = new BroadcastChannel(name);
   let channelClosed = false;
@@ -75,7 +75,10 @@ export function startBattery(checks: readonly Check[]): BatteryRun {
   let vitest: Vitest | undefined;
   // A worker that says `ready` gets what it waits for: the context, or the reason to stop.
   channel.onmessage = (event: MessageEvent) => {
-    if ((event.data as RunMessage).type !== 'ready') return;
+    const message = event.data as RunMessage;
+    // --verbose: a worker's request or answer (redacted there), printed here.
+    if (message.type === 'verbose' && verbose) verbose(redactor.redact(message.line));
+    if (message.type !== 'ready') return;
     if (stopped !== undefined) post({ type: 'stop', reason: stopped });
     else if (context) post({ type: 'context', context });
   };

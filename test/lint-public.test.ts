@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lint } from '../src/lint/command.js';
+import type { LintFinding } from '../src/lint/format.js';
+
+/**
+ * `carrier-conformance lint` (issue 33) on real public documents, as their authors published them
+ * (the devDependency @readme/oas-examples, pinned: the lines below are those of its 8.2.2): the
+ * Swagger Petstore "expanded" (OpenAPI 3.0) and the Train Travel API (OpenAPI 3.1). At test time
+ * each is written to a temp folder as is and re-rooted under /tenants/{tenantId}/, with tenantId
+ * declared a plain string (as a public document would): OAS-TENANT-UUID then has something to
+ * judge. The Spectral ruleset (spectral.yaml) must find what lint finds on them.
+ */
+
+const ROOT = resolve(import.meta.dirname, '..');
+const EXAMPLES = join(ROOT, 'node_modules/@readme/oas-examples');
+const PETSTORE = 'petstore-expanded.json';
+const TRAIN = 'train-travel.json';
+const SOURCES = { [PETSTORE]: '3.0/json/petstore-expanded.json', [TRAIN]: '3.1/json/train-travel.json' } as const;
+
+type Doc = { paths: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+
+/** Every path under /tenants/{tenantId}/, the tenantId path parameter first at path level. */
+function reroot(doc: Doc): Doc {
+  const paths: Doc['paths'] = {};
+  for (const [template, item] of Object.entries(doc.paths)) {
+    const { parameters, ...rest } = item;
+    const own = Array.isArray(parameters) ? (parameters as unknown[]) : [];
+    paths[`/tenants/{tenantId}${template}`] = { parameters: [{ name: 'tenantId', in: 'path', required: true, schema: { type: 'string' } }, ...own], ...rest };
+  }
+  return { ...doc, paths };
+}
+
+let dir: string;
+const rerooted = (name: string): string => join(dir, name);
+const original = (name: string): string => join(dir, `original-${name}`);
+
+/** The rule, the file (as named in the temp folder), line and pointer: what two tools can agree on. */
+const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string => `${f.rule} ${f.file.startsWith(`${dir}/`) ? f.file.slice(dir.length + 1) : f.file}:${f.line ?? '?'} ${f.pointer}`;
+const counts = (findings: LintFinding[]): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const f of findings) out[f.rule] = (out[f.rule] ?? 0) + 1;
+  return out;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lint-public-'));
+  for (const [name, source] of Object.entries(SOURCES)) {
+    const doc = JSON.parse(await readFile(join(EXAMPLES, source), 'utf8')) as Doc;
+    await writeFile(original(name), `${JSON.stringify(doc, null, 2)}\n`);
+    await writeFile(rerooted(name), `${JSON.stringify(reroot(doc), null, 2)}\n`);
+  }
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('lint: real public documents re-rooted under /tenants/{tenantId}/', () => {
+  it('the Swagger Petstore expanded (3.0): no Accept-Version, no 400, no security, no token endpoint, tenantId not a UUID, an unpaged list, an optional tag', async () => {
+    const { findings } = await lint([rerooted(PETSTORE)]);
+    expect(counts(findings)).toEqual({
+      'OAS-VERSION-HEADER': 4,
+      'OAS-VERSION-400': 4,
+      'OAS-BEARER': 4,
+      // One per operation; the path-level parameter is shared by the two operations of a path.
+      'OAS-TENANT-UUID': 4,
+      'OAS-PAGE-PARAMS': 1,
+      'OAS-PAGE-HEADERS': 1,
+      'OAS-NULLABLE': 1,
+      'OAS-TOKEN-ENDPOINT': 1,
+    });
+    const keys = findings.map(key);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        `OAS-VERSION-HEADER ${PETSTORE}:35 /paths/~1tenants~1{tenantId}~1pets/get`,
+        `OAS-BEARER ${PETSTORE}:176 /paths/~1tenants~1{tenantId}~1pets~1{id}/delete`,
+        `OAS-TENANT-UUID ${PETSTORE}:133 /paths/~1tenants~1{tenantId}~1pets~1{id}/parameters/0/schema`,
+        `OAS-PAGE-PARAMS ${PETSTORE}:35 /paths/~1tenants~1{tenantId}~1pets/get`,
+        `OAS-PAGE-HEADERS ${PETSTORE}:64 /paths/~1tenants~1{tenantId}~1pets/get/responses/200`,
+        // Pet is allOf [NewPet, {id}]: the optional tag is reported once, where NewPet writes it.
+        `OAS-NULLABLE ${PETSTORE}:239 /components/schemas/NewPet/properties/tag`,
+        `OAS-TOKEN-ENDPOINT ${PETSTORE}:1 `,
+      ]),
+    );
+    // Only GET /pets returns a list (GET /pets/{id} returns one Pet).
+    expect(findings.filter((f) => f.rule.startsWith('OAS-PAGE-')).every((f) => f.pointer.startsWith('/paths/~1tenants~1{tenantId}~1pets/get'))).toBe(true);
+  });
+
+  it('the Train Travel API (3.1): no Accept-Version, tenantId not a UUID, 47 optional response properties without null, an authorization-code flow only', async () => {
+    const { findings } = await lint([rerooted(TRAIN)]);
+    expect(counts(findings)).toEqual({
+      'OAS-VERSION-HEADER': 7,
+      'OAS-TENANT-UUID': 7,
+      'OAS-NULLABLE': 47,
+      'OAS-TOKEN-ENDPOINT': 1,
+    });
+    expect(findings.map(key)).toEqual(
+      expect.arrayContaining([
+        `OAS-VERSION-HEADER ${TRAIN}:790 /paths/~1tenants~1{tenantId}~1bookings~1{bookingId}~1payment/post`,
+        `OAS-TENANT-UUID ${TRAIN}:55 /paths/~1tenants~1{tenantId}~1stations/parameters/0/schema`,
+        `OAS-NULLABLE ${TRAIN}:1058 /components/schemas/Station/properties/timezone`,
+        // Inside an anyOf arm of a component.
+        `OAS-NULLABLE ${TRAIN}:1379 /components/schemas/BookingPayment/properties/source/anyOf/1/properties/sort_code`,
+        // An inline allOf arm of a response body.
+        `OAS-NULLABLE ${TRAIN}:84 /paths/~1tenants~1{tenantId}~1stations/get/responses/200/content/application~1json/schema/allOf/1/properties/data`,
+        `OAS-TOKEN-ENDPOINT ${TRAIN}:995 /components/securitySchemes`,
+      ]),
+    );
+    // OAuth 2.0 on every operation (top-level security) is a bearer token; every operation documents 400.
+    expect(findings.filter((f) => f.rule === 'OAS-BEARER' || f.rule === 'OAS-VERSION-400')).toEqual([]);
+  });
+
+  it('as published (not re-rooted): OAS-TENANT-PATH on every path, and no OAS-TENANT-UUID', async () => {
+    for (const name of [PETSTORE, TRAIN]) {
+      const doc = JSON.parse(await readFile(original(name), 'utf8')) as Doc;
+      const { findings } = await lint([original(name)]);
+      const tenantPaths = findings.filter((f) => f.rule === 'OAS-TENANT-PATH');
+      expect(tenantPaths.map((f) => f.pointer).sort(), name).toEqual(Object.keys(doc.paths).map((p) => `/paths/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).sort());
+      for (const f of tenantPaths) expect(f.line, key(f)).toBeGreaterThan(0);
+      expect(findings.filter((f) => f.rule === 'OAS-TENANT-UUID'), name).toEqual([]);
+    }
+    expect((await lint([original(PETSTORE)])).findings.map(key)).toContain(`OAS-TENANT-PATH original-${PETSTORE}:24 /paths/~1pets`);
+  });
+});
+
+describe('the Spectral ruleset (spectral.yaml) on the re-rooted public documents', () => {
+  it('@stoplight/spectral-cli finds what lint finds, at the same file, line and pointer, but for an optional property whose schema is a $ref', async () => {
+    const documents = [rerooted(PETSTORE), rerooted(TRAIN)];
+    const ours = (await lint(documents)).findings;
+    const bin = join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
+    // Spectral exits 1 on findings of severity error: the JSON on stdout is what counts.
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, 'lint', '--ruleset', 'spectral.yaml', '--format', 'json', '--quiet', ...documents], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }).catch((err: { stdout?: string; stderr?: string }) => {
+      if (typeof err.stdout === 'string' && err.stdout.trim().startsWith('[')) return { stdout: err.stdout };
+      throw new Error(`spectral failed: ${err.stderr ?? 'no output'}`);
+    });
+    const theirs = (JSON.parse(stdout) as { code: string; path: (string | number)[]; source: string; range: { start: { line: number } } }[]).map((r) => ({
+      rule: r.code,
+      file: r.source,
+      line: r.range.start.line + 1,
+      pointer: r.path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+    }));
+    const distinct = (list: string[]): string[] => [...new Set(list)].sort();
+    const a = distinct(theirs.map(key));
+    const b = distinct(ours.map(key));
+    // The one disagreement: `links: {$ref: Links-Self}` is an optional property that does not allow
+    // null. lint reports the property where it is written; Spectral moves a result whose path ends
+    // on a $ref to the schema it points to (so two uses of Links-Self become one finding there).
+    const response = (path: string, code: number, line: number): string => `OAS-NULLABLE ${TRAIN}:${line} /paths/~1tenants~1{tenantId}~1${path}/responses/${code}/content/application~1json/schema/allOf/1/properties/links`;
+    expect(b.filter((k) => !a.includes(k))).toEqual([response('bookings/post', 201, 570), response('bookings~1{bookingId}/get', 200, 673), response('bookings~1{bookingId}~1payment/post', 200, 861)].sort());
+    expect(a.filter((k) => !b.includes(k))).toEqual([`OAS-NULLABLE ${TRAIN}:1068 /components/schemas/Links-Self`, `OAS-NULLABLE ${TRAIN}:1425 /components/schemas/Links-Booking`]);
+    expect(a.filter((k) => b.includes(k))).toHaveLength(b.length - 3);
+    expect(theirs.length).toBeGreaterThan(60);
+  });
+});
