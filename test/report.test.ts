@@ -353,6 +353,12 @@ describe('writeReports', () => {
     expect(JSON.parse(await readFile(join(root, 'report.json'), 'utf8'))).toEqual(makeRunReport());
   });
 
+  it("removes an earlier run's reports of the formats not written, so that none is published as this run's", async () => {
+    for (const name of ['junit.xml', 'report.json', 'report.html', 'other.txt']) await writeFile(join(root, name), 'an earlier run');
+    await writeReports(makeRunReport(), root, ['har']);
+    expect((await readdir(root)).sort()).toEqual(['other.txt', 'report.har']);
+  });
+
   it('writes nothing when a report cannot be rendered', async () => {
     await writeFile(join(root, 'junit.xml'), 'previous');
     const bad = { ...makeRunReport(), counts: null } as unknown as RunReport;

@@ -56,7 +56,9 @@ const interrupt = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (interrupt.signal.aborted) process.exit(ExitCode.Incomplete);
-    writeTo(process.stderr, `\ncarrier-conformance: ${signal}: stopping; the report will say what ran (${signal} again to quit at once)\n`);
+    // Only a run has a report to finish; serve just stops its server.
+    const what = command === 'serve' ? 'stopping the reference server' : 'stopping; the report will say what ran';
+    writeTo(process.stderr, `\ncarrier-conformance: ${signal}: ${what} (${signal} again to quit at once)\n`);
     interrupt.abort(`interrupted by ${signal}`);
   });
 }

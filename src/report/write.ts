@@ -48,6 +48,12 @@ export async function writeReports(report: RunReport, dir: string, formats: read
 
   await mkdir(dir, { recursive: true });
   for (const { path, contents } of rendered) await writeAtomically(path, contents);
+  // A report of a format not written this time is an earlier run's: left beside the new ones, a
+  // CI step that uploads the directory or reads junit.xml would publish an older verdict (a green
+  // junit.xml beside a red run's report.har). Only the harness's own file names are removed.
+  for (const format of REPORT_FORMATS) {
+    if (!unique.includes(format)) await rm(join(dir, REPORT_FILES[format]), { force: true }).catch(() => undefined);
+  }
   return rendered.map((r) => r.path);
 }
 
