@@ -99,7 +99,7 @@ function kindOf(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): b
 }
 
 /** The file-system path of a ref-parser URL (an absolute path, URI-encoded, or a file: URL), or undefined for any other scheme. */
-function pathOf(url: string): string | undefined {
+export function pathOf(url: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   // One letter: a Windows drive (C:\…), which the ref-parser also takes for a path.
   if (scheme !== undefined && scheme !== 'file' && scheme.length > 1) return undefined;

@@ -2,7 +2,7 @@ import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
 import { PAGING_HEADER_NAMES } from '../api/paths.js';
 import { UsageError } from '../errors.js';
-import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, type DocumentLimits } from './document-files.js';
+import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, pathOf, type DocumentLimits, type Resolver } from './document-files.js';
 import { documentAsJsonSchema } from './json-schema.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
@@ -38,18 +38,45 @@ export interface LoadOptions {
   limits?: Readonly<DocumentLimits>;
 }
 
-async function read(file: string, options: LoadOptions): Promise<Json> {
+/** What bundleDocument may do besides: name the document as the command does, and see each file read. */
+export interface BundleOptions extends LoadOptions {
+  /** How messages name the document: `--openapi FILE` (the run), `lint FILE`. */
+  label?: string;
+  /** Called with the parsed value of every file the confined resolver hands the parser (lint traces findings back to them). */
+  onFile?: (path: string, value: unknown) => void;
+}
+
+/**
+ * The document's files read through document-files.ts (confined, bounded), bundled by
+ * @readme/openapi-parser, and the bundle measured again: one document, within the limits.
+ */
+export async function bundleDocument(file: string, options: BundleOptions = {}): Promise<Json> {
+  const label = options.label ?? '--openapi';
   const files = new DocumentFiles(file, options.root, options.limits ?? DOCUMENT_LIMITS);
+  const resolverOptions = files.resolverOptions() as { resolve: { file: Resolver } };
+  const { onFile } = options;
+  if (onFile) {
+    const confined = resolverOptions.resolve.file;
+    resolverOptions.resolve.file = {
+      ...confined,
+      read: async (ref) => {
+        const value = await confined.read(ref);
+        const path = pathOf(ref.url);
+        if (path !== undefined) onFile(path, value);
+        return value;
+      },
+    };
+  }
   let bundled: Json;
   try {
-    bundled = (await bundle(file, files.resolverOptions())) as unknown as Json;
+    bundled = (await bundle(file, resolverOptions as unknown as Parameters<typeof bundle>[1])) as unknown as Json;
   } catch (err) {
     // What the harness's resolver refused or could not read, said by it; else the parser's word.
     if (files.failure) throw files.failure;
     // The parser's walks recurse, into each $ref as they meet it: a chain of $refs thousands long,
     // or files nested in files, can take it past the stack (each file is within the limits).
-    if (err instanceof RangeError) throw new UsageError(`--openapi ${file}: the parser ran out of stack following the document's $refs (a chain of $refs thousands long, or $ref'd files nested in one another)`);
-    throw new UsageError(`--openapi ${file}: cannot read it as an OpenAPI document: ${oneLine((err as Error).message)}`);
+    if (err instanceof RangeError) throw new UsageError(`${label} ${file}: the parser ran out of stack following the document's $refs (a chain of $refs thousands long, or $ref'd files nested in one another)`);
+    throw new UsageError(`${label} ${file}: cannot read it as an OpenAPI document: ${oneLine((err as Error).message)}`);
   }
   // Should a version of the parser ever ignore the resolver, its own would have read the files
   // unconfined: refuse rather than use them.
@@ -60,7 +87,7 @@ async function read(file: string, options: LoadOptions): Promise<Json> {
     measure(bundled, files.limits.totalBytes, files.limits.depth);
   } catch (err) {
     if (!(err instanceof LimitExceeded)) throw err;
-    throw new UsageError(`--openapi ${file}: bundled with its $refs, ${err.message}`);
+    throw new UsageError(`${label} ${file}: bundled with its $refs, ${err.message}`);
   }
   return bundled;
 }
@@ -133,7 +160,7 @@ export function endpointsOf(document: Json): EndpointSpec[] {
 
 /** Reads, validates and bundles the document, and finds its tenant endpoints. */
 export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<ApiDescription> {
-  const raw = await read(file, options);
+  const raw = await bundleDocument(file, options);
   const declared = raw.openapi ?? raw.swagger;
   const version = typeof declared === 'string' ? declared : '';
   if (!/^3\.[01]\./.test(version)) throw new UsageError(`--openapi ${file}: OpenAPI ${version || '(no version)'} is not supported; give an OpenAPI 3.0 or 3.1 document`);

@@ -50,7 +50,8 @@ export function pointerTo(cause: Pick<RunCause, 'title'>): string {
 /** The statuses whose findings are grouped: what needs a reader's attention. */
 export const CAUSE_STATUSES: readonly CheckStatus[] = ['failed', 'error', 'warning', 'expected'];
 
-function pathOf(url: string): string {
+/** The path of a recorded request's URL (the URL as it is, should it not parse). */
+export function pathOf(url: string): string {
   try {
     return new URL(url).pathname;
   } catch {

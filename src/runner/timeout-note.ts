@@ -1,4 +1,5 @@
 import type { RunReport } from '../report/model.js';
+import { pathOf } from '../report/causes.js';
 
 /**
  * A `--timeout` the target's answers come close to: this run passed, but on a slower day the same
@@ -49,10 +50,3 @@ export function timeoutNote(report: Pick<RunReport, 'checks'>, timeoutMs: number
   return `${parts.join('; ')}: answers this slow time out on a slower day, and the checks waiting for them err; consider --timeout ${timeoutMs * 2}`;
 }
 
-function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
-  }
-}
