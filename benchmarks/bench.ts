@@ -19,10 +19,16 @@
  *    concurrency and with --concurrency 4.
  * 6. scale: the battery against a generated API of 200 tenant operations, and of 20.
  * 7. requests: how many a full run sends, and how many go to the token endpoint.
+ * 8. a wide API: the battery against a generated API of 300 tenant operations (150 lists of 45
+ *    items, 150 resources by id), through a delay line at 50 ms and at 0 ms round trip: its wall
+ *    time against the politeness bound's (requests × RTT ÷ the bound in flight, plus the run's
+ *    start-up), its CPU per request (also beyond the fixed CPU of a run against 2 operations),
+ *    the requests it keeps in flight (a gauge between the harness and the delay line,
+ *    benchmarks/in-flight-tap.ts), and its peak RSS.
  *
  * BENCH_RUNS (default 5) and BENCH_WALK_RUNS (default 3, for the long walks) set the runs;
  * BENCH_ONLY=2,4 runs some sections; BENCH_WALK_ITEMS=100000 walks one size only. BENCH_BEFORE=DIR (another checkout of the harness, built)
- * adds its CLI beside this one in sections 1, 2, 4, 5 and 6, runs interleaved: before and after
+ * adds its CLI beside this one in sections 1, 2, 4, 5, 6 and 8, runs interleaved: before and after
  * side by side, measured in one run. The figures are printed and written to reports/bench.json.
  */
 import { readFileSync } from 'node:fs';
@@ -34,7 +40,9 @@ import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import type { RunReport } from '../src/report/model.js';
 import { startChaosProxy, type ChaosProxy } from '../test/support/chaos-proxy.js';
-import { interleave, markAt, ms, mustExit, peakRssMb, ROOT, BIN, stats, timed, type Stats, type Timed } from './measure.js';
+import { MAX_IN_FLIGHT } from '../src/http/limit.js';
+import { startInFlightTap, type InFlightReading, type InFlightTap } from './in-flight-tap.js';
+import { interleave, markAt, ms, mustExit, peakRssMb, ROOT, BIN, stats, timed, timedWithUsage, HAS_TIME, type Stats, type Timed, type Used } from './measure.js';
 
 /** The harness under test ('after'), and with BENCH_BEFORE the one it is compared with ('before'). */
 interface Version {
@@ -49,12 +57,17 @@ const label = (what: string, v: Version): string => (VERSIONS.length > 1 ? `${wh
 const HERE = new URL('.', import.meta.url).pathname;
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const WALK_RUNS = Math.max(1, Number(process.env.BENCH_WALK_RUNS ?? 3));
-const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7').split(',').map(Number));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7,8').split(',').map(Number));
 const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
 const WALK_SUITES = ['pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
 /** Round-trip times of the latency figure: 2 × the proxy's one-way delay; far apart, so that the slope stands above the noise of a shared machine (±0.3 s). */
 const RTTS_MS = [80, 400] as const;
 const EXPIRY_TTL_SECONDS = 5;
+/** Section 8: generated lists of this many items (a page of the default size 10, so five pages each) and as many resources by id. */
+const WIDE_COLLECTIONS = 150;
+const WIDE_ITEMS = 45;
+/** Section 8's round-trip times: a far-away API, and none (where the harness's own CPU is the limit). */
+const WIDE_RTTS_MS = [50, 0] as const;
 /** BENCH_WALK_ITEMS=100000 walks that one size only: quicker, without the RSS growth figure, which needs both. */
 const WALK_SIZES: readonly number[] = process.env.BENCH_WALK_ITEMS ? [Number(process.env.BENCH_WALK_ITEMS)] : [100_000, 1_000_000];
 const WALK_PAGE_SIZE = 100;
@@ -371,6 +384,104 @@ if (ONLY.has(7) && fullRun) {
   figures.requests = { fullRun: fullRun.served, tokenEndpoint: fullRun.tokenEndpoint, sharedToken: fullRun.sharedToken, tokenChecksOwn: fullRun.tokenEndpoint - fullRun.sharedToken };
   lines.push(`7. requests of a full run           ${fullRun.served}, of which ${fullRun.tokenEndpoint} to the token endpoint: ${fullRun.tokenEndpoint - fullRun.sharedToken} by the token checks, ${fullRun.sharedToken} for the shared token`);
   targets.push({ name: "token requests: the token checks' own + at most 2", target: 'shared-token requests <= 2', measured: `${fullRun.sharedToken}`, met: fullRun.sharedToken <= 2 });
+}
+
+// ── 8. a wide API through a delay line ──────────────────────────────────────────────────────
+if (ONLY.has(8)) {
+  const s = await server({ tokenTtlSeconds: 600, generatedCollections: WIDE_COLLECTIONS, generatedItems: WIDE_ITEMS });
+  const docs = await Promise.all(
+    [WIDE_COLLECTIONS, 1].map(async (n) => {
+      const file = join(work, `generated-${n}.json`);
+      await writeFile(file, JSON.stringify(generatedOpenApi(n)));
+      return file;
+    }),
+  );
+  // harness → in-flight gauge → delay line → server: the gauge sees the requests as the harness sends them.
+  const links = await Promise.all(
+    WIDE_RTTS_MS.map(async (rtt) => {
+      const proxy = await startChaosProxy({ upstream: s.url, delayMs: rtt / 2 });
+      return { rtt, proxy, tap: await startInFlightTap(proxy.url, /^GET \/tenants\/[^/ ]+\/c\d{3}/) };
+    }),
+  );
+  type Wide = Used & { requests: number; inFlight: InFlightReading };
+  const wideRun = (v: Version, tap: InFlightTap, doc: string) => async (): Promise<Wide> => {
+    const before = s.requestCount();
+    tap.reset();
+    const args = ['run', '--base-url', tap.url, '--client-id', s.clientId, '--foreign-tenant-id', s.foreignTenantId, '--reports-dir', freshDir('wide'), ...WITHOUT_EXPIRY, '--openapi', doc];
+    // Without the profile, as users run it (its lines cost the walks a write each), unless its peak RSS is needed.
+    const t = await timedWithUsage([v.bin, ...args], { CARRIER_CLIENT_SECRET: s.clientSecret, ...(HAS_TIME ? {} : { CARRIER_PROFILE: '1' }) });
+    return { ...t, requests: s.requestCount() - before, inFlight: tap.read() };
+  };
+  const show = (t: Wide): string => `${Math.round(t.ms)} ms, ${t.requests} requests, CPU ${Math.round(t.cpuMs)} ms, ${t.inFlight.average.toFixed(1)} in flight, peak RSS ${t.maxRssMb} MB`;
+  const zeroTap = (links.find((l) => l.rtt === 0) ?? links[0])?.tap as InFlightTap;
+  // Per version: each round trip on the wide API, then the API of 2 operations at 0 ms (the run's fixed CPU).
+  const perVersion = WIDE_RTTS_MS.length + 1;
+  const results = await interleave<Wide>(
+    RUNS,
+    ...VERSIONS.flatMap((v) => [
+      ...links.map(({ rtt, tap }) => ({ what: label(`${WIDE_COLLECTIONS * 2} operations at ${rtt} ms RTT`, v), check: mustExit(0), show, run: wideRun(v, tap, docs[0] as string) })),
+      { what: label('2 operations at 0 ms RTT', v), check: mustExit(0), show, run: wideRun(v, zeroTap, docs[1] as string) },
+    ]),
+  );
+  for (const { proxy, tap } of links) {
+    await tap.close();
+    await proxy.close();
+  }
+  await s.close();
+  const wide: Record<string, unknown> = { operations: WIDE_COLLECTIONS * 2, itemsPerList: WIDE_ITEMS, bound: MAX_IN_FLIGHT };
+  for (const [k, v] of VERSIONS.entries()) {
+    const byRtt: Record<string, unknown> = {};
+    const small = results[k * perVersion + WIDE_RTTS_MS.length] ?? [];
+    const smallCpu = stats(small.map((t) => t.cpuMs));
+    const smallRequests = stats(small.map((t) => t.requests));
+    for (const [i, rtt] of WIDE_RTTS_MS.entries()) {
+      const runs = results[k * perVersion + i] ?? [];
+      const wall = stats(runs.map((t) => t.ms));
+      const requests = stats(runs.map((t) => t.requests));
+      const phase = stats(runs.map((t) => t.inFlight.spanMs));
+      // Start-up: the run's time outside its network phase (spawn to the first request to the API, the last answer to exit).
+      const startUp = stats(runs.map((t) => t.ms - t.inFlight.spanMs));
+      const bound = stats(runs.map((t) => (t.requests * rtt) / MAX_IN_FLIGHT + (t.ms - t.inFlight.spanMs)));
+      const ratio = Math.round((wall.median / bound.median) * 100) / 100;
+      const cpuPerRequest = Math.round(stats(runs.map((t) => (t.cpuMs / t.requests) * 1000)).median) / 1000;
+      // What each request adds to the CPU of a run that sends a few (the fixed cost: start-up, reports).
+      const marginal = Math.round(stats(runs.map((t) => ((t.cpuMs - smallCpu.median) / (t.requests - smallRequests.median)) * 1000)).median) / 1000;
+      const inFlight = Math.round(stats(runs.map((t) => t.inFlight.average * 10)).median) / 10;
+      const full = Math.round(stats(runs.map((t) => t.inFlight.atLeast(MAX_IN_FLIGHT) * 100)).median);
+      const rss = stats(runs.map((t) => t.maxRssMb));
+      byRtt[rtt] = { wall, requests, networkPhase: phase, startUp, ...(rtt > 0 ? { bound, ratio } : {}), cpuMs: stats(runs.map((t) => t.cpuMs)), cpuMsPerRequest: cpuPerRequest, marginalCpuMsPerRequest: marginal, averageInFlight: inFlight, percentAtBound: full, peakRssMb: rss };
+      const head = `8. ${label(`${WIDE_COLLECTIONS * 2} operations, ${rtt} ms RTT`, v)}`.padEnd(35) + ` ${ms(wall)}, ${requests.median} requests`;
+      lines.push(
+        rtt > 0 ? `${head}; bound ${bound.median} ms (start-up ${startUp.median}), ratio ${ratio}` : `${head}; network phase ${phase.median} ms (start-up ${startUp.median})`,
+        `${''.padEnd(35)} CPU ${cpuPerRequest} ms per request (${marginal} ms beyond the fixed ${smallCpu.median} ms); ${inFlight} in flight on average, at the bound (${MAX_IN_FLIGHT}) ${full} % of the network phase; peak RSS ${rss.median} MB`,
+      );
+      if (v.name !== 'after') continue;
+      if (rtt > 0) {
+        targets.push({ name: `${WIDE_COLLECTIONS * 2} operations at ${rtt} ms RTT within 1.1 x (requests x RTT / ${MAX_IN_FLIGHT}) + start-up`, target: '<= 1.1', measured: `${ratio}`, met: ratio <= 1.1 });
+        targets.push({ name: `${WIDE_COLLECTIONS * 2} operations at ${rtt} ms RTT: the bound full for most of the network phase`, target: '> 50 %', measured: `${full} %`, met: full > 50 });
+      } else {
+        targets.push({ name: `${WIDE_COLLECTIONS * 2} operations at 0 ms RTT: harness CPU per request`, target: '<= 0.6 ms', measured: `${cpuPerRequest} ms`, met: cpuPerRequest <= 0.6 });
+      }
+      targets.push({ name: `${WIDE_COLLECTIONS * 2} operations at ${rtt} ms RTT: peak RSS`, target: '< 250 MB', measured: `${rss.max} MB (max)`, met: rss.max < 250 });
+    }
+    byRtt.twoOperations = { cpuMs: smallCpu, requests: smallRequests };
+    wide[v.name] = byRtt;
+  }
+  figures.wideApi = wide;
+}
+
+// ── 9. a Stripe-sized document (issue 29): its load, and its validators compiled as judged ──
+if (ONLY.has(9) || process.env.BENCH_ONLY === undefined) {
+  const { measureLoad } = await import('./big-document.js');
+  const real = process.env.BENCH_DOCUMENT;
+  const m = await measureLoad(real !== undefined ? { document: real } : {});
+  const round = (n: number): string => `${Math.round(n)} ms`;
+  figures.bigDocument = { ...m, ...(real !== undefined ? { document: real } : {}) };
+  const what = real !== undefined ? `9. ${real.split('/').pop() ?? real}` : '9. a Stripe-sized document (generated)';
+  lines.push(`${what.padEnd(36)} ${(m.bytes / 1e6).toFixed(1)} MB, ${m.schemas} schemas, ${m.endpoints} operations: load ${round(m.loadWallMs)} (CPU ${round(m.loadCpuMs)}); the battery compiles the validators of all ${m.endpoints} as it judges them: CPU ${round(m.batteryCompileCpuMs)}`);
+  // The target is the load and every judged operation's validator: the compilation moved into the run, it did not go away.
+  const total = m.loadWallMs + m.batteryCompileCpuMs;
+  targets.push({ name: `${real !== undefined ? 'the document' : 'Stripe-sized document'} (${m.endpoints} operations): load, and the validators of all of them compiled`, target: '< 3 s', measured: round(total), met: total < 3000 });
 }
 
 const date = new Date().toISOString();

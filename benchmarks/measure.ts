@@ -3,6 +3,7 @@
  * runs of compared figures interleaved so that a machine whose speed drifts affects all alike.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../../..', import.meta.url).pathname;
@@ -33,9 +34,13 @@ export const ms = (s: Stats): string => `${s.median} ms (${s.min}–${s.max})`;
 
 /** Runs `node <args>` and times it from spawn to exit. */
 export function timed(args: readonly string[], env: Record<string, string> = {}): Promise<Timed> {
+  return spawnTimed(process.execPath, args, env);
+}
+
+function spawnTimed(command: string, args: readonly string[], env: Record<string, string>): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...env }, cwd: ROOT });
+    const child = spawn(command, args, { env: { ...process.env, NO_COLOR: '1', ...env }, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -43,6 +48,39 @@ export function timed(args: readonly string[], env: Record<string, string> = {})
     child.on('error', reject);
     child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, code, stdout, stderr }));
   });
+}
+
+/** A timed run with the resources it used. */
+export interface Used extends Timed {
+  /** CPU time of the process, user + system, its threads and the children it waited for included (NaN without /usr/bin/time). */
+  cpuMs: number;
+  /** Its peak resident set (the largest of it and its children), MB. */
+  maxRssMb: number;
+}
+
+const TIME = '/usr/bin/time';
+/** Whether `timedWithUsage` has GNU time; without it, the peak RSS comes from the CLI's profile (CARRIER_PROFILE=1). */
+export const HAS_TIME = existsSync(TIME);
+const USAGE_LINE = /^carrier-bench-usage (\S+) (\S+) (\d+)$/m;
+
+/**
+ * `timed`, with the CPU and peak memory of the process as GNU time reports them (getrusage of the
+ * waited-for child: its worker threads are in it, since they share the process). Without
+ * /usr/bin/time, the peak RSS the CLI prints with CARRIER_PROFILE=1 and no CPU figure.
+ */
+export async function timedWithUsage(args: readonly string[], env: Record<string, string> = {}): Promise<Used> {
+  if (!HAS_TIME) {
+    const t = await timed(args, env);
+    return { ...t, cpuMs: NaN, maxRssMb: peakRssMb(t) };
+  }
+  const t = await spawnTimed(TIME, ['-f', 'carrier-bench-usage %U %S %M', process.execPath, ...args], env);
+  const usage = USAGE_LINE.exec(t.stderr);
+  return {
+    ...t,
+    stderr: t.stderr.replace(USAGE_LINE, ''),
+    cpuMs: usage ? (Number(usage[1]) + Number(usage[2])) * 1000 : NaN,
+    maxRssMb: usage ? Math.round(Number(usage[3]) / 1024) : NaN,
+  };
 }
 
 export interface Contender<T = Timed> {

@@ -5,6 +5,13 @@
 // runs @stoplight/spectral-cli with the ruleset on the lint corpus and asserts the same findings
 // as `lint`: a change to one side that the other does not follow fails there.
 //
+// One place differs from the property itself: an optional property whose schema is written as a
+// `$ref` (`links: {$ref: '#/components/schemas/Links-Self'}`). Spectral locates a result whose
+// path ends on a `$ref` at the schema it points to (DocumentInventory.findAssociatedItemForPath
+// follows the resolver's ref map to the end of the path), so no path can name the property; both
+// tools report it at the `properties` object that holds it, the message naming the property
+// (src/lint/locate.ts does the same for lint; docs/design.md, "Where a $ref'd property is reported").
+//
 // No import: Spectral bundles a ruleset's functions with the ruleset, wherever it is installed;
 // plain JavaScript that needs nothing else loads in every Spectral 6 (CLI, VS Code, Stoplight).
 
@@ -74,16 +81,77 @@ function bodySchemas(response) {
     .map(([type, media]) => ({ value: media.schema, path: [...response.path, 'content', type, 'schema'] }));
 }
 
+// Which bodies are lists: src/openapi/endpoint-model.ts itemsOf, for Spectral's resolved document.
+const COLLECTION_NAMES = new Set(['data', 'items', 'results', 'content', 'records', 'elements', 'values', 'entries', 'list', 'rows', 'hits', 'nodes', 'edges', 'objects', 'resources', 'collection', 'members', 'embedded', '_embedded']);
+const METADATA_WORDS = new Set(['sort', 'order', 'page', 'pages', 'total', 'next', 'prev', 'previous', 'first', 'last', 'cursor', 'continuation', 'token', 'count', 'offset', 'limit', 'skip', 'start', 'end', 'size', 'number', 'more', 'has', 'links', 'link', 'meta', 'metadata', 'paging', 'pagination', 'info', 'self', 'uri', 'url', 'href', 'object', 'kind', 'truncated', 'elements', 'results', 'items']);
+const PAGING_WORDS = new Set(['page', 'pages', 'next', 'prev', 'previous', 'cursor', 'continuation', 'offset', 'limit', 'more', 'paging', 'pagination']);
+const wordsOf = (name) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+function isPagingMetadata(others, pagedByQuery) {
+  const words = others.map(wordsOf);
+  return words.length > 0 && words.every((w) => w.length > 0 && w.every((x) => METADATA_WORDS.has(x))) && (pagedByQuery || words.some((w) => w.some((x) => PAGING_WORDS.has(x))));
+}
+const pagedByQuery = (names) => names.some((n) => wordsOf(n).some((w) => PAGING_WORDS.has(w) || w === 'per'));
+const isArraySchema = (s) => isObject(s) && (s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array')) || ('items' in s && s.type === undefined));
+function propertiesOf(schema, depth = 0) {
+  const out = new Map();
+  if (!isObject(schema) || depth > 16) return out;
+  for (const member of listOf(schema.allOf)) for (const [k, v] of propertiesOf(member, depth + 1)) out.set(k, v);
+  if (isObject(schema.properties)) for (const [k, v] of Object.entries(schema.properties)) out.set(k, v);
+  return out;
+}
+function isListBody(schema, template, queryNames) {
+  if (isArraySchema(schema)) return true;
+  if (/\}$/.test(template)) return false;
+  const properties = propertiesOf(schema);
+  const arrays = [...properties].filter(([, v]) => isArraySchema(v));
+  if (arrays.length !== 1) return false;
+  const name = arrays[0][0];
+  return COLLECTION_NAMES.has(name.toLowerCase()) || isPagingMetadata([...properties.keys()].filter((k) => k !== name), pagedByQuery(queryNames));
+}
+
 function returnsMany(op, response) {
   if (op.method !== 'get') return false;
   if (op.parameters.some((p) => p.value.in === 'query' && (p.value.name === 'page' || p.value.name === 'size'))) return true;
   const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers).map((h) => h.toLowerCase()) : [];
   if (PAGING_HEADERS.slice(0, 4).some((h) => headers.includes(h.toLowerCase()))) return true;
   if (!response) return false;
-  return bodySchemas(response).some((s) => typesOf(s.value).includes('array') || ('items' in s.value && !('properties' in s.value)));
+  const query = op.parameters.filter((p) => p.value.in === 'query').map((p) => String(p.value.name));
+  return bodySchemas(response).some((s) => isListBody(s.value, op.template, query));
 }
 
-function checkNulls(root, findings, onPath = new Set()) {
+// Spectral's reading of a result's path segment (spectral-runtime decodeSegmentFragment, which
+// decodes `~1` and `~0` as a JSON Pointer token): the paths looked up below are read as results are.
+const asResultSegment = (s) => (typeof s === 'string' ? s.split('~1').join('/').split('~0').join('~') : String(s));
+
+/**
+ * Whether property `name` of the `properties` object at `propertiesPath` (a path in the resolved
+ * document) is written as a `$ref`: the `properties` object is looked up where Spectral locates it
+ * (the file and path its results there get, through every `$ref` on the way), and read as written.
+ * Without a document inventory (a caller other than Spectral 6), nothing is taken for a `$ref`.
+ */
+function writtenAsRef(inventory, propertiesPath, name) {
+  if (!inventory || typeof inventory.findAssociatedItemForPath !== 'function') return false;
+  const item = inventory.findAssociatedItemForPath(propertiesPath.map(asResultSegment), true);
+  // The closest existing ancestor stands in for a path Spectral cannot find: not a `properties` object.
+  if (!item || !item.document || item.path[item.path.length - 1] !== 'properties') return false;
+  let written = item.document.data;
+  for (const token of item.path) written = isObject(written) || Array.isArray(written) ? written[token] : undefined;
+  if (!isObject(written) || !Object.prototype.hasOwnProperty.call(written, name)) return false;
+  return isObject(written[name]) && typeof written[name].$ref === 'string';
+}
+
+function checkNulls(root, findings, inventory, onPath = new Set()) {
+  const asRef = new Map();
+  const isRefAt = (propertiesPath, name) => {
+    const key = JSON.stringify([...propertiesPath, name]);
+    if (!asRef.has(key)) asRef.set(key, writtenAsRef(inventory, propertiesPath, name));
+    return asRef.get(key);
+  };
   const visit = (schema, path, inherited) => {
     if (!isObject(schema) || onPath.has(schema)) return;
     onPath.add(schema);
@@ -92,9 +160,11 @@ function checkNulls(root, findings, onPath = new Set()) {
     const properties = isObject(schema.properties) ? schema.properties : {};
     for (const [name, property] of Object.entries(properties)) {
       const at = [...path, 'properties', name];
+      // A property written as a `$ref` is reported at its `properties` object (see the top of this file).
+      const where = required.has(name) ? at : isRefAt([...path, 'properties'], name) ? [...path, 'properties'] : at;
       const nullable = allowsNull(property);
-      if (!required.has(name) && !nullable) findings.push({ rule: 'OAS-NULLABLE', path: at, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
-      else if (!required.has(name) && nullable) findings.push({ rule: 'OAS-NULL-REQUIRED', path: at, message: `property "${name}" allows null but is not in required: it is never omitted` });
+      if (!required.has(name) && !nullable) findings.push({ rule: 'OAS-NULLABLE', path: where, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
+      else if (!required.has(name) && nullable) findings.push({ rule: 'OAS-NULL-REQUIRED', path: where, message: `property "${name}" allows null but is not in required: it is never omitted` });
       visit(property, at, new Set());
     }
     listOf(schema.allOf).forEach((arm, i) => visit(arm, [...path, 'allOf', i], required));
@@ -120,8 +190,8 @@ function urlPath(url) {
   }
 }
 
-/** Every finding of every rule, on the resolved document. */
-export function lintResolved(document) {
+/** Every finding of every rule, on the resolved document; `inventory` is Spectral's document inventory (the function context's). */
+export function lintResolved(document, inventory) {
   const findings = [];
   const operations = operationsOf(document);
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
@@ -184,7 +254,7 @@ export function lintResolved(document) {
     if (!token) {
       for (const [code, response] of Object.entries(responses)) {
         if (!isObject(response)) continue;
-        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(body, findings);
+        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(body, findings, inventory);
       }
     }
   }
@@ -209,11 +279,11 @@ export function lintResolved(document) {
 // out once per document and handed to each rule by its id.
 const cache = new WeakMap();
 
-export default function carrierConventions(targetVal, options) {
+export default function carrierConventions(targetVal, options, context) {
   if (!isObject(targetVal)) return [];
   let findings = cache.get(targetVal);
   if (!findings) {
-    findings = lintResolved(targetVal);
+    findings = lintResolved(targetVal, context && context.documentInventory);
     cache.set(targetVal, findings);
   }
   return findings.filter((f) => f.rule === options.rule).map((f) => ({ message: f.message, path: f.path }));

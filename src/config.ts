@@ -59,8 +59,14 @@ const endpointPath = pagedPath.refine((p) => !/[{}]/.test(p.replace(/\{[A-Za-z_]
   error: (issue) => `${JSON.stringify(issue.input)} has unbalanced braces; parameters are written {name}, e.g. invoices/{invoiceId}`,
 });
 
-/** `NAME=VALUE`: the value of a path parameter (`--parameter invoiceId=inv-1`). */
-const parameterAssignment = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*=.+$/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE; give e.g. invoiceId=8f2c…` });
+/**
+ * `NAME=VALUE`: the value of a path or required query parameter (`--parameter invoiceId=inv-1`),
+ * or `PATH:NAME=VALUE` for one endpoint only (`--parameter trips:origin=efdb…`), PATH as the
+ * tenant-relative path template. Names may hold brackets (`filter[status]`).
+ */
+const parameterAssignment = z
+  .string()
+  .regex(/^(?:[^=\s]+:)?[A-Za-z_][A-Za-z0-9_.[\]-]*=.+$/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE or PATH:NAME=VALUE; give e.g. invoiceId=8f2c… or trips:origin=efdb…` });
 
 /** `Name: value`, a header field sent with every request (src/http/extra-headers.ts); the value is never echoed. */
 const headerLine = z.string().superRefine((line, ctx) => {
@@ -116,7 +122,7 @@ export const runOptionsSchema = z
     openapiRoot: z.string().min(1, { error: 'must name a folder' }).optional(),
     /** Tenant-relative single-resource endpoints, for users without an OpenAPI document. */
     endpoint: list(endpointPath),
-    /** Path parameter values, `NAME=VALUE` (command line). */
+    /** Path and required query parameter values, `NAME=VALUE` or `PATH:NAME=VALUE` (command line). */
     parameter: list(parameterAssignment),
     /** Path parameter values by name (config file); `parameter` entries win. */
     parameters: z.record(z.string(), z.string({ error: 'each parameter value must be a string' })).default({}),

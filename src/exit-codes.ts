@@ -63,10 +63,10 @@ export const MATRIX_EXIT_CODES_HELP = [
 /** `verify-bundle DIR`. */
 export const VERIFY_EXIT_CODES_HELP = [
   'Exit codes:',
-  `  ${ExitCode.Conformant}  the bundle is complete, untampered, conformant and signed by the key given with --public-key`,
-  `  ${ExitCode.NonConformant}  it is not: every finding is printed (a file changed, a MUST check missing, skipped, errored or failed, …)`,
-  `  ${ExitCode.Usage}  DIR is not a directory, or --public-key is not an Ed25519 public key (one line on stderr)`,
-  `  ${ExitCode.SignerNotProven}  consistent and conformant, signer not proven: no --public-key given, so anyone could have made it`,
+  `  ${ExitCode.Conformant}  the bundle is complete, untampered, conformant and signed by the key given with --public-key (or one of --trusted-keys); with --profile, every item of the profile proven`,
+  `  ${ExitCode.NonConformant}  it is not: every finding is printed (a file changed, a MUST check missing, skipped, errored or failed, an item of --profile not proven, …)`,
+  `  ${ExitCode.Usage}  DIR is not a directory, or --public-key, --trusted-keys or --profile cannot be used (one line on stderr)`,
+  `  ${ExitCode.SignerNotProven}  consistent and conformant, signer not proven: no --public-key nor --trusted-keys given, so anyone could have made it`,
 ].join('\n');
 
 /** `lint FILE…`: as `run`'s, a finding of a rule in place of a failed check. */

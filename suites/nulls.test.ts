@@ -7,7 +7,7 @@
  * properties its schema declares.)
  */
 import { check, suite } from '../src/battery/check.js';
-import { listEndpoints, onEach } from '../src/battery/endpoints.js';
+import { listEndpoints, notValidByDocument, onEach } from '../src/battery/endpoints.js';
 import { fieldPaths, missingFields } from '../src/battery/fields.js';
 import { itemLabelAt } from '../src/battery/list-items.js';
 import { getWalk, pageJudge } from '../src/battery/walk.js';
@@ -72,6 +72,8 @@ suite('nulls', () => {
       const path = await endpoint.path(e);
       if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
       const walk = await getWalk(e, endpoint);
+      const unproven = walk.first.res.status >= 400 ? notValidByDocument(endpoint, walk.first.res) : undefined;
+      if (unproven !== undefined) return e.skipEndpoint(unproven);
       if (walk.problems.length > 0) return e.error(`cannot walk ${walk.path}: ${walk.problems.join('; ')}`, walk.first.res);
       if (walk.sample) e.note(`judged on a sample of ${walk.sample.pages} of ${walk.sample.of} pages (--max-pages)`);
       if (walk.itemsRead < 2) return e.skipEndpoint('fewer than two items, nothing to compare');

@@ -9,7 +9,7 @@
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
 import { DigestSet } from '../src/battery/digest-set.js';
-import { listEndpoints, onEach } from '../src/battery/endpoints.js';
+import { listEndpoints, notValidByDocument, onEach } from '../src/battery/endpoints.js';
 import { expectNoServerError } from '../src/battery/expect.js';
 import { extractItems, itemLabelAt, keyKindAt, sameItems } from '../src/battery/list-items.js';
 import { expectedItemCount, expectedTotalPages, listUrl, readPagingHeaders, type WalkPage } from '../src/battery/paging.js';
@@ -41,7 +41,10 @@ async function onEveryList(c: CheckContext, how: ListCheck): Promise<void> {
     if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
     const head = await getWalkHead(e, endpoint);
     const first = head.first;
-    if (first.res.status < 200 || first.res.status > 299) return e.error(`cannot check ${head.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+    if (first.res.status < 200 || first.res.status > 299) {
+      const unproven = notValidByDocument(endpoint, first.res);
+      return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${head.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+    }
     if (how.wholeList !== false && head.problems.length > 0) return e.error(`cannot walk ${head.path}: ${head.problems.join('; ')}`, first.res);
     if (head.sample) e.note(`judged on a sample of ${head.sample.pages} of ${head.sample.of} pages (--max-pages): the first, the last and some between`);
     const probed = how.probe?.(e, head);
@@ -351,7 +354,7 @@ suite('pagination', () => {
           const counted = (r: HttpResponse, page: number, label: string, pageSize: number | undefined): void => {
             if (pageSize === undefined || pageSize < 1) return; // the echo above failed already
             const parsed = r.json();
-            const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
+            const extracted = parsed.ok ? extractItems(parsed.value, head.endpoint.spec?.itemsProperty) : { problem: parsed.error };
             if (!('items' in extracted)) return j.error(`${label}: cannot count the page's items: ${extracted.problem}`, r);
             const problem = countProblem(r, page, extracted.items.length);
             if (typeof problem === 'object') j.error(`${label}: cannot tell how many items the page must hold: ${problem.unknown} (see PAGE-HEADERS)`, r);
@@ -384,7 +387,7 @@ suite('pagination', () => {
           if (res.status === 404) return;
           if (!inRange(res)) return j.fail(`${what}: expected an empty page or 404, got ${res.status}`, res);
           const parsed = res.json();
-          const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
+          const extracted = parsed.ok ? extractItems(parsed.value, head.endpoint.spec?.itemsProperty) : { problem: parsed.error };
           if (!('items' in extracted)) j.fail(`${what}: ${extracted.problem}`, res);
           else if (extracted.items.length > 0) j.fail(`${what}: expected an empty page or 404, got ${extracted.items.length} items`, res);
         };

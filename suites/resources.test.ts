@@ -8,11 +8,11 @@
  */
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { onEach, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { notValidByDocument, onEach, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { itemLabel } from '../src/battery/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
-import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaProblems, type PageFindings, type StringTally } from '../src/battery/resources.js';
+import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaCompileProblem, schemaProblems, undemandedProperties, type PageFindings, type StringTally } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { omissionMessage } from '../src/lint/omission.js';
 
@@ -76,7 +76,17 @@ function reviewEmptyStrings(strings: ReadonlyMap<string, StringTally>, head: Wal
   }
 }
 
-resourcePageJudge('RESOURCE-SCHEMA', (found) => ({ lines: found.schema, count: found.counts.schema }));
+resourcePageJudge(
+  'RESOURCE-SCHEMA',
+  (found) => ({ lines: found.schema, count: found.counts.schema }),
+  // A schema that cannot be compiled judged no item (issue 29 item 3): an error on this list alone.
+  (_seen, head, _last, out) => {
+    const document = getBattery().settings.openapi;
+    const pointer = head.endpoint.spec?.schema;
+    const problem = document && pointer !== undefined ? schemaCompileProblem(document, pointer) : undefined;
+    if (problem) out.error(`cannot judge ${head.endpoint.label}: ${problem}`);
+  },
+);
 resourcePageJudge('RESOURCE-FIELDS-PRESENT', (found) => ({ lines: found.missing, count: found.counts.missing }));
 resourcePageJudge(
   'RESOURCE-EXPECTED-VALUES',
@@ -99,20 +109,28 @@ resourcePageJudge(
  * resource, each endpoint with its own outcome; a list that cannot be walked, or a resource that
  * is not served, is an error pointing at the check that judges that.
  */
-async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Judge): Promise<void> {
+async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Judge, needsSchema = true): Promise<void> {
   if (c.settings.tenantId === undefined) return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
   await onEach(c, endpoints, async (e, endpoint) => {
+    const gap = needsSchema ? schemaGapOf(endpoint) : undefined;
+    if (gap !== undefined) return e.skipEndpoint(gap);
     const path = await endpoint.path(e);
     if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
     if (endpoint.spec?.kind === 'list') {
       const walk = await getWalk(e, endpoint);
       const first = walk.first;
-      if (first.res.status < 200 || first.res.status > 299) return e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+      if (first.res.status < 200 || first.res.status > 299) {
+        const unproven = notValidByDocument(endpoint, first.res);
+        return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+      }
       walk.findings(e.check.id).report(e);
       return;
     }
     const res = await validAnswer(e, endpoint);
-    if (res.status < 200 || res.status > 299) return e.error(`cannot check ${endpoint.label}: a valid request gets ${res.status} (see TENANT-ACCESS)`, res);
+    if (res.status < 200 || res.status > 299) {
+      const unproven = notValidByDocument(endpoint, res);
+      return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${endpoint.label}: a valid request gets ${res.status} (see TENANT-ACCESS)`, res);
+    }
     const parsed = res.json();
     if (!parsed.ok) return e.fail(`${endpoint.label}: ${parsed.error}`, res);
     const lines = judge.single(e, endpoint, parsed.value, res);
@@ -120,25 +138,53 @@ async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Ju
   });
 }
 
-/** The endpoints whose response schema the OpenAPI document declares; skips when there are none. */
+/**
+ * Every tenant endpoint, for a check that holds bodies to their declared schemas: those the
+ * document gives none are listed too, skipped with the reason (issue 29: every GET is accounted
+ * for); the whole check skips when no endpoint has one.
+ */
 function withSchemas(c: CheckContext): Endpoint[] {
   if (!c.settings.openapi) c.skip('no OpenAPI document (--openapi): there are no declared schemas to hold the responses to');
-  const endpoints = tenantEndpoints(c).filter((e) => e.spec?.schema !== undefined);
-  if (endpoints.length === 0) c.skip('the OpenAPI document declares no JSON response schema for any tenant endpoint');
+  const endpoints = tenantEndpoints(c);
+  if (!endpoints.some((e) => e.spec?.schema !== undefined)) c.skip('the OpenAPI document declares no JSON response schema for any tenant endpoint');
   return endpoints;
+}
+
+/** Why an endpoint's body is not held to a schema, or undefined when it has one. */
+function schemaGapOf(endpoint: Endpoint): string | undefined {
+  if (endpoint.spec?.schema !== undefined) return undefined;
+  return `its body is not judged: ${endpoint.spec?.schemaGap ?? 'the document declares no JSON schema for it'}`;
 }
 
 suite('resources', () => {
   check('RESOURCE-SCHEMA', async (c) => {
     const document = c.settings.openapi;
     await onEveryResource(c, withSchemas(c), {
-      single: (_e, endpoint, body) => (document && endpoint.spec?.schema ? schemaProblems(document, endpoint.spec.schema, body) : []),
+      single: (e, endpoint, body) => {
+        const pointer = endpoint.spec?.schema;
+        if (!document || pointer === undefined) return [];
+        // A schema that cannot be compiled is this endpoint's error alone (issue 29 item 3).
+        const problem = schemaCompileProblem(document, pointer);
+        if (problem) e.error(`cannot judge ${endpoint.label}: ${problem}`);
+        return problem ? [] : schemaProblems(document, pointer, body);
+      },
     });
   });
 
   check('RESOURCE-FIELDS-PRESENT', async (c) => {
     const document = c.settings.openapi;
-    await onEveryResource(c, withSchemas(c), {
+    const endpoints = withSchemas(c);
+    // What the document does not let be demanded is said once per endpoint, as a note: the
+    // document's fault is lint's OAS-NULLABLE finding, never this check's failure (issue 29 item 6).
+    for (const endpoint of endpoints) {
+      const exempt = document && endpoint.spec?.schema ? undemandedProperties(document, endpoint.spec.schema) : [];
+      if (exempt.length === 0) continue;
+      const shown = exempt.slice(0, 5).map((p) => `"${p}"`).join(', ') + (exempt.length > 5 ? `, and ${exempt.length - 5} more` : '');
+      c.at(endpoint.label).note(
+        `${exempt.length} declared ${exempt.length === 1 ? 'property is' : 'properties are'} not demanded (${shown}): optional, and the schema does not allow null, so the document leaves no value to send without data (spec §Generic rules for optional fields 1); omitting ${exempt.length === 1 ? 'it' : 'them'} is accepted, and the document is at fault (OAS-NULLABLE, in the report's document findings)`,
+      );
+    }
+    await onEveryResource(c, endpoints, {
       single: (_e, endpoint, body) => {
         const missing = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
         // The remedy the document allows (src/lint/omission.ts): never "send null" where its schema forbids null.
@@ -165,6 +211,6 @@ suite('resources', () => {
         }
         return expectedValueProblems(want, body).map((p) => `${itemLabel(body)}: ${p}`);
       },
-    });
+    }, false);
   });
 });

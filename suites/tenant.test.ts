@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { notValidByDocument, onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems } from '../src/battery/list-items.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -47,7 +47,7 @@ async function inTenant(e: CheckContext, endpoint: Endpoint, tenantId: string): 
 async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string): Promise<void> {
   const parsed = res.json();
   if (!parsed.ok) return;
-  const extracted = extractItems(parsed.value);
+  const extracted = extractItems(parsed.value, endpoint.spec?.itemsProperty);
   if ('items' in extracted && extracted.items.length > 0) return e.fail(`${what}: the refusal carries ${extracted.items.length} items of data`, res);
   if (endpoint.spec?.kind !== 'single' || parsed.value === null || typeof parsed.value !== 'object') return;
   const own = (await validAnswer(e, endpoint)).json();
@@ -64,6 +64,8 @@ suite('tenant', () => {
       const path = await endpoint.path(e);
       if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
       const res = await validAnswer(e, endpoint);
+      const unproven = notValidByDocument(endpoint, res);
+      if (unproven !== undefined) return e.skipEndpoint(unproven);
       // A 404 on the tenant's own path is often a path the deployment never had: say where it came from.
       const what = `${endpoint.label} for the tenant under test`;
       if (res.status === 404) return e.fail(`${what}: expected a 2xx status, got 404: the deployment serves nothing at this path for its own tenant (${endpoint.spec ? `named by ${endpoint.spec.source}` : 'a path of the spec'}; is the path right?)`, res);

@@ -16,23 +16,9 @@ import { parseRunReport } from '../src/report/read.js';
 import { REFERENCE_CLIENT_SECRET, REFERENCE_CLIENT_ID } from '../src/reference/index.js';
 import { runAgainst, runBin, runMain, tempDir, type HarnessResult } from './support/harness.js';
 import { referenceExpectations } from './support/reports.js';
+import { keyPair, type Keys } from './support/keys.js';
 
 const MUST = CHECKS.filter((c) => c.level === 'MUST').length;
-
-interface Keys {
-  key: KeyObject;
-  privatePath: string;
-  publicPath: string;
-}
-
-async function keyPair(dir: string, name: string): Promise<Keys> {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const privatePath = join(dir, `${name}.pem`);
-  const publicPath = join(dir, `${name}.pub.pem`);
-  await writeFile(privatePath, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  await writeFile(publicPath, publicKey.export({ type: 'spki', format: 'pem' }));
-  return { key: privateKey, privatePath, publicPath };
-}
 
 let dir: string;
 let expectations: string;

@@ -201,7 +201,7 @@ paths:
     const document = join(dir, 'spec', 'api', 'openapi.yaml');
     expect(await refusal(loadOpenApi(document))).toMatch(/\$ref "\.\.\/schemas\/shipment\.yaml" is refused: it leads outside .*spec\/api \(the document's folder\); --openapi-root DIR/);
     const api = await loadOpenApi(document, { root: join(dir, 'spec') });
-    expect(api.endpoints).toEqual([{ path: 'shipments', kind: 'list', source: 'openapi: GET /tenants/{tenantId}/shipments', schema: expect.stringMatching(/^#\//) as string }]);
+    expect(api.endpoints).toEqual([{ path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments', schema: expect.stringMatching(/^#\//) as string }]);
   });
 
   it('a root that does not hold the document is refused', async () => {
@@ -226,7 +226,7 @@ paths:
     const run = await runMain([...args, '--openapi-root', join(dir, 'spec')]);
     expect(run.stderr).not.toMatch(/refused/);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    expect(report.target.endpoints).toEqual([{ path: 'shipments', kind: 'list', source: 'openapi: GET /tenants/{tenantId}/shipments' }]);
+    expect(report.target.endpoints).toEqual([{ path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments' }]);
     expect(report.verdict).not.toBe('incomplete');
   });
 });

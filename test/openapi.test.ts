@@ -87,7 +87,9 @@ describe('an OpenAPI 3.0 document split over files', () => {
     if (!document) throw new Error('no document');
     const full = { id: 'p1', weight: 1, note: null, kind: 'box', sender: { name: 'A', phone: null }, recipient: { name: 'B', phone: '1' } };
     expect(missingDeclared(document, pointer, full)).toEqual([]);
-    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone', 'recipient.name']);
+    // Party.name is optional and does not allow null: it may be omitted (issue 29 item 6); phone may be null, so it may not.
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone']);
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { phone: null }, recipient: { name: 'B' } })).toEqual(['note', 'recipient.phone']);
     // A field that is null holds nothing further: its properties are not missing.
     expect(missingDeclared(document, pointer, { ...full, recipient: null })).toEqual([]);
   });
@@ -104,16 +106,27 @@ describe('an OpenAPI 3.0 document split over files', () => {
         schemas: {
           Node: {
             type: 'object',
-            required: ['req'],
-            properties: { id: { type: 'string' }, constructor: {}, child: { $ref: '#/components/schemas/Node' }, list: { type: 'array', items: { $ref: '#/components/schemas/Leaf' } } },
+            // secret: writeOnly, so never demanded though required; id, child, list, parent: optional without null, so not demanded (issue 29 items 2, 6).
+            required: ['req', 'secret'],
+            properties: {
+              id: { type: 'string' },
+              constructor: {},
+              child: { $ref: '#/components/schemas/Node' },
+              list: { type: 'array', items: { $ref: '#/components/schemas/Leaf' } },
+              secret: { $ref: '#/components/schemas/Secret' },
+              maybe: { type: ['string', 'null'] },
+              // Stripe's expandable field: an id, or the object itself; an object value is a Node.
+              parent: { anyOf: [{ type: 'string' }, { $ref: '#/components/schemas/Node' }] },
+            },
             allOf: [{ properties: { extra: {} } }],
           },
+          Secret: { type: 'string', writeOnly: true },
           Leaf: { type: 'object', properties: { a: {}, b: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
         },
       },
     };
     const next = prng(11);
-    const names = ['id', 'constructor', 'child', 'list', 'extra', 'req', 'a', 'b', 'other'];
+    const names = ['id', 'constructor', 'child', 'list', 'extra', 'req', 'a', 'b', 'other', 'secret', 'maybe', 'parent'];
     const leaf = (): unknown => [null, 1, 'x', [], {}][Math.floor(next() * 5)];
     // Objects and arrays nest past missingDeclared's depth bound, under the declared names that lead on.
     const value = (depth: number): unknown => {
@@ -121,7 +134,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
       if (depth > 9 || r < 0.1) return leaf();
       if (r < 0.25) return Array.from({ length: Math.floor(next() * 3) }, () => value(depth + 1));
       const out: Record<string, unknown> = {};
-      for (const name of names) if (next() < 0.93) out[name] = ['child', 'list', 'b'].includes(name) && next() < 0.6 ? value(depth + 1) : leaf();
+      for (const name of names) if (next() < 0.93) out[name] = ['child', 'list', 'b', 'parent'].includes(name) && next() < 0.6 ? value(depth + 1) : leaf();
       return out;
     };
     let missing = 0;
@@ -135,7 +148,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
     expect(missing).toBeGreaterThan(300);
     expect(missing).toBeLessThan(2700);
     // Complete nodes down to an incomplete one at each depth: found within the depth bound, not past it.
-    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
+    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, maybe: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
     const found = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((at) => {
       const v = chain(0, at);
       const listed = missingDeclared(document, '#/components/schemas/Node', v);
@@ -143,6 +156,19 @@ describe('an OpenAPI 3.0 document split over files', () => {
       return listed.length > 0;
     });
     expect(found).toEqual([true, true, true, true, true, false, false, false, false]);
+    // The same down an expandable field: an object under parent is a Node, a string has nothing to demand.
+    const up = (depth: number, incompleteAt: number): unknown => ({ constructor: null, extra: null, req: null, maybe: null, parent: depth + 1 === incompleteAt ? { id: 'only' } : depth + 1 === 4 ? 'node_4' : up(depth + 1, incompleteAt) });
+    const viaParent = [1, 2, 5].map((at) => {
+      const v = up(0, at);
+      const listed = missingDeclared(document, '#/components/schemas/Node', v);
+      expect(hasEveryDeclared(document, '#/components/schemas/Node', v)).toBe(listed.length === 0);
+      return listed;
+    });
+    expect(viaParent).toEqual([
+      ['parent.constructor', 'parent.maybe', 'parent.extra', 'parent.req'],
+      ['parent.parent.constructor', 'parent.parent.maybe', 'parent.parent.extra', 'parent.parent.req'],
+      [],
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@
  * command this file does not know fails the test: add it here when you add it there.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -51,6 +52,11 @@ const SUBSTITUTIONS = {
   /** The third parties of the certification examples: reference servers with their client id. */
   acme: 'https://api.acme.example',
   globex: 'https://carrier.globex.example',
+  /** A certification profile's refusal of loopback: allowed here, where every target is a reference server on loopback. */
+  profileTargets: '"allowTargets": []',
+  /** The two-job expiry proof's hour-long wait, and the profile's minimum: scaled down to the reference server's 2 s tokens. */
+  expiryJobWait: '--max-expiry-wait 3600 --deadline 4000',
+  minExpiryWait: '"minMaxExpiryWait": 3600',
   /** Where a project that installed the package has its OpenAPI document; serve prints that path. */
   packageOpenapi: 'node_modules/carrier-conformance/docs/openapi.yaml',
 } as const;
@@ -176,7 +182,7 @@ async function writeKnownFailures(): Promise<void> {
 describe('the README, run as written', () => {
   it('knows every code block of the README', () => {
     // The Install block (npm install ./carrier-conformance-<version>.tgz) is run by test/install.test.ts.
-    const known = ['npm ci && npm start', 'npm install --save-dev ./carrier-conformance-', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:\n  conformance:\n    runs-on', 'conformance:', 'npx carrier-conformance diff', "- name: The last release's report", 'npx carrier-conformance matrix', 'jobs:\n  conformance:\n    name: conformance (${{ matrix', 'openssl genpkey', 'npx carrier-conformance verify-bundle', '# in one terminal', 'npm test            #', 'npx carrier-conformance lint openapi.yaml', '- name: Lint the OpenAPI document'];
+    const known = ['npm ci && npm start', 'npm install --save-dev ./carrier-conformance-', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:\n  conformance:\n    runs-on', 'conformance:', 'npx carrier-conformance diff', "- name: The last release's report", 'npx carrier-conformance matrix', 'jobs:\n  conformance:\n    name: conformance (${{ matrix', 'openssl genpkey', 'npx carrier-conformance verify-bundle', '{\n  "format": "carrier-conformance-profile/1"', 'npx carrier-conformance run --profile', '# job "main"', '# in one terminal', 'npm test            #', 'npx carrier-conformance lint openapi.yaml', '- name: Lint the OpenAPI document'];
     for (const block of blocks) expect(known.some((k) => block.text.trimStart().startsWith(k)), `README.md:${block.line} (${block.lang}) is run by no test`).toBe(true);
     expect(blocks).toHaveLength(known.length);
   });
@@ -414,6 +420,48 @@ describe('the README, run as written', () => {
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
     expect(verify.stdout).not.toMatch(/^\s*FAIL/m);
   });
+
+  it('a certification profile: the vendor\'s run with --profile, and verify-bundle --profile exiting 0', async () => {
+    const cwd = await project('certification-profile');
+    await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
+    // The test account's data of every item the endpoints serve (the README's example is partial): the profile requires each endpoint judged, its values too.
+    await writeFile(join(cwd, 'expectations.json'), JSON.stringify(acme.expectations));
+    const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(join(cwd, file))).digest('hex');
+    const profile = blockWith('{\n  "format": "carrier-conformance-profile/1"').text
+      .replace('<sha256sum carrier-api.yaml>', await sha256('carrier-api.yaml'))
+      .replace('<sha256sum expectations.json>', await sha256('expectations.json'))
+      .replace(SUBSTITUTIONS.profileTargets, '"allowTargets": ["loopback"]');
+    await writeFile(join(cwd, 'carrier-profile.json'), profile);
+    expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
+    const [run = '', verify = ''] = commandsOf(blockWith('npx carrier-conformance run --profile'));
+    const ran = await sh(run.replace(SUBSTITUTIONS.acme, acme.url), { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    const verified = await sh(verify, { cwd });
+    expect(verified.status, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^ {2}ok {4}profile: made under carrier-profile\.json \(Carrier Platform certification 2026\)/m);
+  });
+
+  it('the two-job expiry proof: a main job, an expiry job, combine-bundles, and verify-bundle --profile exiting 0', async () => {
+    const cwd = await project('two-job-expiry');
+    await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
+    await writeFile(join(cwd, 'expectations.json'), JSON.stringify(acme.expectations));
+    const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(join(cwd, file))).digest('hex');
+    const profile = blockWith('{\n  "format": "carrier-conformance-profile/1"').text
+      .replace('<sha256sum carrier-api.yaml>', await sha256('carrier-api.yaml'))
+      .replace('<sha256sum expectations.json>', await sha256('expectations.json'))
+      .replace(SUBSTITUTIONS.minExpiryWait, '"minMaxExpiryWait": 5')
+      .replace(SUBSTITUTIONS.profileTargets, '"allowTargets": ["loopback"]');
+    expect(profile).toContain('"separateExpiryJob": true');
+    await writeFile(join(cwd, 'carrier-profile.json'), profile);
+    expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
+    const script = blockWith('# job "main"').text.replaceAll(SUBSTITUTIONS.acme, acme.url).replace(SUBSTITUTIONS.expiryJobWait, '--max-expiry-wait 10 --deadline 30');
+    const ran = await sh(`set -e\n${script}`, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^NOT PROVEN/m);
+    expect(ran.stdout).toContain('Combined bundle: acme-bundle (signed, Ed25519 key SHA256:');
+    expect(ran.stdout).toMatch(/^ {2}ok {4}combination: report\.json and target\.json are exactly what parts\/ combine to/m);
+    expect(ran.stdout.trim().split('\n').at(-1)).toBe('CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant');
+  }, 60_000);
 
   it('names only options that exist', async () => {
     const commands = ['run', 'serve', 'list', 'diff', 'matrix', 'verify-bundle', 'lint'];

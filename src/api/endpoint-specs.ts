@@ -20,6 +20,24 @@ export interface EndpointSpec {
    * the run's OpenAPI document (`ApiDescription.document`), e.g. `#/components/schemas/Shipment`.
    */
   schema?: string;
+  /** Why the body of a valid answer is not judged against a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it with this reason). */
+  schemaGap?: string;
+  /** What made it a list: paging declared (page, size, paging headers), an array body, or a wrapper around one. */
+  listBy?: 'paging' | 'array' | 'wrapped-array';
+  /** The property of a wrapper body (`{"data": [...]}`) that holds a list's items; absent: the body is the array. */
+  itemsProperty?: string;
+  /** The required query parameters, sent with every request of the endpoint (src/openapi/endpoint-model.ts). */
+  query?: QueryParameterSpec[];
+}
+
+/** A required query parameter: the value the document gives it (and where from), or why it has none. */
+export interface QueryParameterSpec {
+  name: string;
+  value?: string;
+  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure. */
+  from?: 'example' | 'default' | 'enum' | 'invented';
+  /** Why no value could be made; the endpoint is then skipped unless --parameter gives one. */
+  problem?: string;
 }
 
 /** The endpoints and, with --openapi, the document whose schemas they point into. */
@@ -29,6 +47,8 @@ export interface ApiDescription {
   document?: Record<string, unknown>;
   /** The file it came from, for the report. */
   file?: string;
+  /** How many operations (every method) the document declares; the GETs under the tenant path are `endpoints`. */
+  operations?: number;
   /** The validators of the endpoints' schemas, compiled where the document was read (src/api/standalone.ts). */
   validators?: PrecompiledValidators;
   /** The document's lint findings, found where it was read (src/lint/in-run.ts): for the report, never for the battery. */
@@ -53,10 +73,23 @@ export function mergeEndpoints(fromDocument: readonly EndpointSpec[], pagedPaths
   return [...byPath.values()];
 }
 
-/** "5 tenant endpoints: 2 lists, 3 single resources". */
-export function describeEndpoints(endpoints: readonly EndpointSpec[]): string {
+/**
+ * "5 tenant endpoints: 2 lists, 3 single resources", with the document's count of operations
+ * when there is one ("… (GETs under /tenants/{tenantId}/, of the document's 12 operations)"),
+ * and how many cannot be judged whole, and why.
+ */
+export function describeEndpoints(endpoints: readonly EndpointSpec[], operations?: number): string {
   const lists = endpoints.filter((e) => e.kind === 'list').length;
   const singles = endpoints.length - lists;
   const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
-  return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}`;
+  const of = operations === undefined ? '' : ` (GETs under /tenants/{tenantId}/, of the document's ${n(operations, 'operation', 'operations')})`;
+  const unfilled = endpoints.filter((e) => e.query?.some((p) => p.value === undefined)).length;
+  const invented = endpoints.filter((e) => e.query?.some((p) => p.from === 'invented')).length;
+  const gaps = endpoints.filter((e) => e.schemaGap !== undefined).length;
+  const remarks = [
+    ...(unfilled > 0 ? [`${n(unfilled, 'has', 'have')} a required query parameter without a value (skipped unless --parameter gives one)`] : []),
+    ...(invented > 0 ? [`${n(invented, 'gets', 'get')} a required query value made up from its schema`] : []),
+    ...(gaps > 0 ? [`${n(gaps, 'has', 'have')} no JSON body schema to judge`] : []),
+  ];
+  return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}${of}${remarks.length > 0 ? `; ${remarks.join('; ')}` : ''}`;
 }

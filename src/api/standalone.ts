@@ -25,31 +25,35 @@ interface AjvInstance {
 export interface PrecompiledValidators {
   keys: string[];
   code: string;
+  /** The keys whose schema did not compile, with ajv's reason: the others are in `code` all the same. */
+  failed?: Record<string, string>;
 }
 
 /**
  * The standalone code of the validators of `keys`, where `schemaOf(key)` is the schema to
  * compile for a key. `ajv` must have been created with `code: { source: true }`. A key whose
- * schema does not compile is left out (the battery then compiles it, and reports the error, as
- * it would have).
+ * schema does not compile is left out, with why in `failed`: the one endpoint that uses it is
+ * not judged (issue 29 item 3), and every other key is compiled as if it were not there.
  */
 export function precompile(ajv: AjvInstance, keys: readonly string[], schemaOf: (key: string) => object): PrecompiledValidators {
   const kept: string[] = [];
   const exports: Record<string, string> = {};
+  const failed: Record<string, string> = {};
   for (const key of keys) {
     const id = `v${kept.length}`;
     try {
       ajv.addSchema(schemaOf(key), id);
       ajv.getSchema(id);
-    } catch {
+    } catch (err) {
       ajv.removeSchema(id);
+      failed[key] = err instanceof Error ? err.message : String(err);
       continue;
     }
     exports[id] = id;
     kept.push(key);
   }
   const { default: standaloneCode } = require('ajv/dist/standalone/index.js') as { default: (ajv: AjvInstance, refs: Record<string, string>) => string };
-  return { keys: kept, code: kept.length > 0 ? standaloneCode(ajv, exports) : '' };
+  return { keys: kept, code: kept.length > 0 ? standaloneCode(ajv, exports) : '', ...(Object.keys(failed).length > 0 ? { failed } : {}) };
 }
 
 /** The validators of precompiled code, by key. The code's `require`s are ajv's runtime helpers. */

@@ -3,10 +3,16 @@ import { fitsSkeleton, shapeOf, skeletonOf, type Skeleton } from './fields.js';
 /**
  * The items of a list response. The spec does not show the body of a paged response (spec
  * §Pagination shows only its headers), so both common shapes are read: a JSON array, or an
- * object with exactly one array-valued property (`{"items": [...], ...}`).
+ * object with exactly one array-valued property (`{"items": [...], ...}`), or the one the
+ * document names (`property`).
  */
-export function extractItems(body: unknown): { items: unknown[] } | { problem: string } {
+export function extractItems(body: unknown, property?: string): { items: unknown[] } | { problem: string } {
   if (Array.isArray(body)) return { items: body };
+  // The document names the wrapper's property (src/openapi/endpoint-model.ts): that one, whatever other arrays the body has.
+  if (property !== undefined && body !== null && typeof body === 'object' && Object.hasOwn(body, property)) {
+    const items = (body as Record<string, unknown>)[property];
+    return Array.isArray(items) ? { items } : { problem: `the list body's "${property}" is ${JSON.stringify(items)?.slice(0, 80)}, not an array of items` };
+  }
   if (body !== null && typeof body === 'object') {
     const arrays = Object.entries(body).filter(([, v]) => Array.isArray(v));
     if (arrays.length === 1) return { items: arrays[0]?.[1] as unknown[] };

@@ -120,6 +120,8 @@ export interface PageReader {
   /** Item shapes cost a walk of every item; only the nulls check reads them. */
   withShapes: boolean;
   judge?: ((items: readonly unknown[]) => PageFindings) | undefined;
+  /** The wrapper property that holds the items, as the document declares it (EndpointSpec.itemsProperty). */
+  itemsProperty?: string | undefined;
 }
 
 /**
@@ -140,7 +142,7 @@ export function readPage(number: number, res: HttpResponse, reader: PageReader):
   const page: WalkPage = { number, url: res.url, res: res.withoutBody(), paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
   if (res.status >= 200 && res.status < 300) {
     const parsed = res.json();
-    const extracted = parsed.ok ? extractItems(parsed.value) : { problem: parsed.error };
+    const extracted = parsed.ok ? extractItems(parsed.value, reader.itemsProperty) : { problem: parsed.error };
     if ('items' in extracted) {
       page.items = summariseItems(extracted.items, reader.withShapes);
       if (reader.judge) page.resources = reader.judge(extracted.items);
@@ -156,7 +158,21 @@ export function readPage(number: number, res: HttpResponse, reader: PageReader):
  * matched: under the base URL's own path (a gateway's prefix such as `/api`), like every request.
  */
 export function pageUrl(baseUrl: string, apiPath: string, page: number, size: number): URL {
-  return apiUrl(baseUrl, `${apiPath}?${new URLSearchParams({ page: String(page), size: String(size) }).toString()}`);
+  return apiUrl(baseUrl, withQuery(apiPath, { page: String(page), size: String(size) }));
+}
+
+/**
+ * An API path with these query parameters set, after those it carries (an endpoint's required
+ * query parameters, src/openapi/endpoint-model.ts), which keep their order; a name given in both
+ * takes the new value.
+ */
+export function withQuery(apiPath: string, params: Record<string, string>): string {
+  const q = apiPath.indexOf('?');
+  const query = new URLSearchParams(q < 0 ? '' : apiPath.slice(q + 1));
+  for (const [name, value] of Object.entries(params)) query.set(name, value);
+  const text = query.toString();
+  const path = q < 0 ? apiPath : apiPath.slice(0, q);
+  return text === '' ? path : `${path}?${text}`;
 }
 
 /**
@@ -223,6 +239,5 @@ export function exactPageNumber(pageUrl: (n: number) => string): (target: string
 
 /** The list URL of the tenant under test with these query parameters. */
 export function listUrl(c: CheckContext, walk: { apiPath: string }, params: Record<string, string>): string {
-  const query = new URLSearchParams(params).toString();
-  return apiUrl(c.target.baseUrl, query ? `${walk.apiPath}?${query}` : walk.apiPath).href;
+  return apiUrl(c.target.baseUrl, withQuery(walk.apiPath, params)).href;
 }

@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { EndpointSpec } from '../api/endpoint-specs.js';
-import { documentAjv, precompiledValidator, schemaAt } from '../openapi/document-ajv.js';
-import { isObject, resolve, type Json } from '../openapi/pointer.js';
-import { omissionMessage } from '../lint/omission.js';
+import { canonicalPointer, compileFailure, documentAjv, precompiledFailure, precompiledValidator, schemaAt, type CompileFailure } from '../openapi/document-ajv.js';
+import { at as target, isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
+import { at as nodeAt } from '../openapi/pointer.js';
+import { mayBeObject, omissionMessage } from '../lint/omission.js';
+import { allowsNull as allowsNullIn } from '../lint/rules.js';
 import { itemId } from './list-items.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
@@ -32,26 +34,55 @@ export type ExpectedItems = Map<string, Json>;
 let ajv: Ajv2020Class | undefined;
 let ajvDocument: unknown;
 const validators = new Map<string, ValidateFunction>();
+/** The schemas that could not be compiled, with why: asked again, they are not compiled again. */
+const failures = new Map<string, CompileFailure>();
 
 /**
  * The validator of a schema pointer: the one precompiled with the document (see
  * src/openapi/document-ajv.ts), or compiled now; ajv is loaded at the first such compilation.
+ * Undefined when the schema cannot be compiled (`failures` says why): that is the endpoint's
+ * problem alone (issue 29 item 3), never an exception that takes the walk of a list down.
  */
-function validator(document: Json, pointer: string): ValidateFunction {
+function validator(document: Json, schemaPointer: string): ValidateFunction | undefined {
+  // Endpoints whose schema is one `$ref` share that schema's validator (document-ajv.ts canonicalPointer).
+  const pointer = canonicalPointer(document, schemaPointer);
   const precompiled = precompiledValidator(document, pointer);
   if (precompiled) return precompiled;
   if (ajvDocument !== document) {
-    ajv = documentAjv(document);
+    ajv = undefined;
     ajvDocument = document;
     validators.clear();
+    failures.clear();
   }
+  if (failures.has(pointer)) return undefined;
   let fn = validators.get(pointer);
-  if (!fn && ajv) {
-    fn = ajv.compile(schemaAt(pointer));
-    validators.set(pointer, fn);
+  if (fn) return fn;
+  // Where the document was read, it did not compile: it would not here either.
+  const there = precompiledFailure(document, pointer);
+  if (there) {
+    failures.set(pointer, there);
+    return undefined;
   }
-  if (!fn) throw new Error('ajv is not loaded');
+  ajv ??= documentAjv(document);
+  try {
+    fn = ajv.compile(schemaAt(pointer));
+  } catch (err) {
+    failures.set(pointer, compileFailure(document, pointer, err));
+    return undefined;
+  }
+  validators.set(pointer, fn);
   return fn;
+}
+
+/**
+ * Why RESOURCE-SCHEMA cannot judge a value against the schema at `pointer`, if it cannot: "its
+ * schema at #/components/schemas/X/properties/y cannot be compiled: <reason>", naming the schema
+ * at fault (one it uses, through its $refs) and why.
+ */
+export function schemaCompileProblem(document: Json, pointer: string): string | undefined {
+  if (validator(document, pointer)) return undefined;
+  const failure = failures.get(canonicalPointer(document, pointer)) ?? { at: pointer, reason: 'ajv gave no reason' };
+  return `its schema at ${failure.at} cannot be compiled: ${failure.reason}`;
 }
 
 /** A field's path as a reader writes it, from a JSON Pointer: `/lines/0/amount` → `lines[0].amount`. */
@@ -73,8 +104,12 @@ function valueAt(value: unknown, instancePath: string): unknown {
   return node;
 }
 
-function describeError(e: ErrorObject, value: unknown): string {
-  const field = fieldOf(e.instancePath);
+/**
+ * One error as a line: the field at fault as a reader writes it (`base` is where `value` sits in
+ * the resource, e.instancePath is inside `value`), what it must be, and what it is.
+ */
+function describeError(e: ErrorObject, value: unknown, base = ''): string {
+  const field = fieldOf(base + e.instancePath);
   const got = describeValue(valueAt(value, e.instancePath));
   const where = field === '' ? 'the resource' : `field "${field}"`;
   if (e.keyword === 'type') {
@@ -83,51 +118,283 @@ function describeError(e: ErrorObject, value: unknown): string {
   }
   if (e.keyword === 'enum') return `${where}: must be one of ${JSON.stringify(e.params.allowedValues)}, got ${got}`;
   if (e.keyword === 'const') return `${where}: must be ${JSON.stringify(e.params.allowedValue)}, got ${got}`;
+  if (e.keyword === 'required') return `${where}: must have required property ${String(e.params.missingProperty)}`;
+  if (e.keyword === 'additionalProperties') return `${where}: must not have property ${JSON.stringify(e.params.additionalProperty)}`;
   return `${where}: ${e.message ?? 'is invalid'} (got ${got})`;
 }
 
+/** Whether instance path `path` is `prefix` or inside it. */
+const within = (path: string, prefix: string): boolean => prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+
 /**
- * RESOURCE-SCHEMA: what the value breaks of its declared schema, a line each. Omitted properties
- * (`required`) are RESOURCE-FIELDS-PRESENT's to report, so that one omission is one finding.
+ * Schemas that apply where these do, outermost first: each, what its $ref leads to, and the
+ * members of its allOf/anyOf/oneOf, transitively (bounded).
+ */
+function applicable(document: Json, pointers: readonly string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const stack = [...pointers].reverse();
+  while (stack.length > 0 && out.length < 200) {
+    const here = stack.pop() as string;
+    if (seen.has(here)) continue;
+    seen.add(here);
+    out.push(here);
+    const s = nodeAt(document, here);
+    if (!isObject(s)) continue;
+    const more: string[] = [];
+    if (typeof s.$ref === 'string' && s.$ref.startsWith('#')) more.push(s.$ref);
+    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
+      const list = s[k];
+      if (Array.isArray(list)) list.forEach((_, i) => more.push(`${here}/${k}/${i}`));
+    }
+    stack.push(...more.reverse());
+  }
+  return out;
+}
+
+/** The outermost schema with a `keyword` (anyOf/oneOf) that applies at instance path `path` of a value of the schema at `pointer`. */
+function compositeAt(document: Json, pointer: string, path: string, keyword: string): { pointer: string; schema: Json } | undefined {
+  let current = applicable(document, [pointer]);
+  for (const raw of path.split('/').slice(1)) {
+    const t = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const next: string[] = [];
+    for (const p of current) {
+      const s = nodeAt(document, p);
+      if (!isObject(s)) continue;
+      // A pointer's tokens are URI-decoded (pointer.ts `at`): a `%` in a name is written %25.
+      if (isObject(s.properties) && Object.hasOwn(s.properties, t)) next.push(`${p}/properties/${raw.replace(/%/g, '%25')}`);
+      else if (/^\d+$/.test(t) && Array.isArray(s.prefixItems) && Number(t) < s.prefixItems.length) next.push(`${p}/prefixItems/${t}`);
+      else if (/^\d+$/.test(t) && isObject(s.items)) next.push(`${p}/items`);
+      else if (isObject(s.additionalProperties)) next.push(`${p}/additionalProperties`);
+    }
+    current = applicable(document, next);
+  }
+  for (const p of current) {
+    const s = nodeAt(document, p);
+    if (isObject(s) && Array.isArray(s[keyword])) return { pointer: p, schema: s };
+  }
+  return undefined;
+}
+
+/**
+ * The branch a discriminator selects (OAS 3.1 §4.8.25: its mapping, else the schema's name), if
+ * it has one and the value names one; failing an exact name, the branch whose property admits
+ * the value as its `const` or `enum` (what documents that write names in another case mean).
+ */
+function discriminated(document: Json, node: Json, branches: readonly unknown[], value: unknown): { index: number | undefined; text: string } | undefined {
+  const d = node.discriminator;
+  if (!isObject(d) || typeof d.propertyName !== 'string' || !isObject(value)) return undefined;
+  const named = value[d.propertyName];
+  if (typeof named !== 'string') return undefined;
+  const mapped = isObject(d.mapping) ? d.mapping[named] : undefined;
+  const target = typeof mapped === 'string' ? (mapped.startsWith('#') ? mapped : `#/components/schemas/${mapped}`) : `#/components/schemas/${named}`;
+  const propertyName = d.propertyName;
+  let index = branches.findIndex((b) => isObject(b) && b.$ref === target);
+  if (index < 0) {
+    index = branches.findIndex((b) => {
+      const own = resolve(document, b, '#').value;
+      const property = isObject(own) && isObject(own.properties) ? resolve(document, own.properties[propertyName], '#').value : undefined;
+      return isObject(property) && (property.const === named || (Array.isArray(property.enum) && property.enum.includes(named)));
+    });
+  }
+  return { index: index >= 0 ? index : undefined, text: `its ${propertyName} ${JSON.stringify(named)}` };
+}
+
+interface Scope {
+  /** Whether `required` errors are this check's (inside a union's branch) or RESOURCE-FIELDS-PRESENT's. */
+  keepRequired: boolean;
+  depth: number;
+  /** What every line found here adds: the union and branch it was found in. */
+  note: string;
+}
+
+/**
+ * The lines of ajv's errors for `value` against the schema at `pointer`, each at its own path. A
+ * failing anyOf/oneOf is explained by its branches (explainUnion), not by its own "must match a
+ * schema in anyOf"; ajv reports a union after its branches' errors, which are the ones just
+ * before it, inside its path.
+ */
+function explain(document: Json, pointer: string, value: unknown, base: string, errors: readonly ErrorObject[], scope: Scope): string[] {
+  const claimed = errors.map(() => false);
+  for (let k = errors.length - 1; k >= 0; k -= 1) {
+    const e = errors[k] as ErrorObject;
+    if (claimed[k] || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf')) continue;
+    for (let j = k - 1; j >= 0 && within((errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1) claimed[j] = true;
+  }
+  const lines: string[] = [];
+  errors.forEach((e, k) => {
+    if (claimed[k] || e.keyword === 'if') return;
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') lines.push(...explainUnion(document, pointer, value, base, e, scope));
+    else if (e.keyword !== 'required' || scope.keepRequired) lines.push(`${describeError(e, value, base)}${scope.note}`);
+  });
+  return [...new Set(lines)];
+}
+
+/**
+ * A failing anyOf/oneOf (issue 29 item 7): the branches that matched when several matched a
+ * oneOf; else the branch its discriminator selects, or the one that matched best (fewest
+ * errors), and why that one failed, at the failure's own path. A nullable wrapper (`anyOf: [X,
+ * {type: null}]`, as 3.0's nullable reads) is X's failure, never "must be null".
+ */
+function explainUnion(document: Json, pointer: string, value: unknown, base: string, e: ErrorObject, scope: Scope): string[] {
+  const flat = [`${describeError(e, value, base)}${scope.note}`];
+  const node = scope.depth < 8 ? compositeAt(document, pointer, e.instancePath, e.keyword) : undefined;
+  if (!node) return flat;
+  const branches = node.schema[e.keyword] as unknown[];
+  const name = (i: number): string => {
+    const b = branches[i];
+    return isObject(b) && typeof b.$ref === 'string' ? b.$ref : `${node.pointer}/${e.keyword}/${i}`;
+  };
+  const path = fieldOf(base + e.instancePath);
+  const where = path === '' ? 'the resource' : `field "${path}"`;
+  const passing: unknown = e.params.passingSchemas;
+  if (Array.isArray(passing) && passing.length > 1) return [`${where}: must match exactly one branch of its oneOf, matches ${passing.length}: ${passing.map((i) => name(Number(i))).join(', ')}${scope.note}`];
+  const sub = valueAt(value, e.instancePath);
+  const results = branches.map((_, i) => {
+    const validate = validator(document, `${node.pointer}/${e.keyword}/${i}`);
+    if (!validate) return undefined;
+    return validate(sub) ? { errors: [] as ErrorObject[], ok: true } : { errors: [...(validate.errors ?? [])], ok: false };
+  });
+  const nullAt = branches.findIndex((b) => isObject(b) && b.type === 'null' && Object.keys(b).length === 1);
+  const wrapper = branches.length === 2 && nullAt >= 0;
+  let chosen: number | undefined;
+  let why = '';
+  if (wrapper) chosen = 1 - nullAt;
+  const d = wrapper ? undefined : discriminated(document, node.schema, branches, sub);
+  if (d && d.index === undefined) return [`${where}: ${d.text} names none of the ${branches.length} branches of its ${e.keyword}${scope.note}`];
+  if (d) {
+    chosen = d.index;
+    why = `${d.text} selects`;
+  }
+  if (chosen === undefined) {
+    // The closest: a branch of the value's own type first (an expanded object is an object's
+    // failure, not "must be string" of the id branch beside it), then the fewest errors.
+    const rank = (r: { errors: ErrorObject[] }): number => (r.errors.some((x) => x.instancePath === '' && x.keyword === 'type') ? 1_000_000 : 0) + r.errors.length;
+    let best = Infinity;
+    results.forEach((r, i) => {
+      if (r && !r.ok && rank(r) < best) [best, chosen] = [rank(r), i];
+    });
+    why = 'the closest is';
+  }
+  const result = chosen === undefined ? undefined : results[chosen];
+  if (chosen === undefined || !result || result.ok) return flat;
+  const note = wrapper ? scope.note : ` (${path === '' ? 'the resource' : path} matches none of the ${branches.length} branches of its ${e.keyword}; ${why} ${name(chosen)})${scope.note}`;
+  const lines = explain(document, `${node.pointer}/${e.keyword}/${chosen}`, sub, base + e.instancePath, result.errors, { keepRequired: wrapper ? scope.keepRequired : true, depth: scope.depth + 1, note });
+  // Through a nullable wrapper, X's omissions only: RESOURCE-FIELDS-PRESENT's, which follows it.
+  return lines.length > 0 || wrapper ? lines : flat;
+}
+
+/**
+ * RESOURCE-SCHEMA: what the value breaks of its declared schema, a line each, at its own path.
+ * Omitted properties (`required`) are RESOURCE-FIELDS-PRESENT's to report, so that one omission
+ * is one finding; inside a union's branch, which that check does not follow, they are this one's.
  */
 export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
   const validate = validator(document, pointer);
+  if (!validate) throw new Error(schemaCompileProblem(document, pointer));
   if (validate(value)) return [];
-  const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'required' && !(e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf'));
-  // A value that breaks a composition reports its branches; if only those remain, say it once.
-  const lines = [...new Set(errors.map((e) => describeError(e, value)))];
-  return lines.length > 0 ? lines : (validate.errors ?? []).filter((e) => e.keyword !== 'required').slice(0, 1).map((e) => describeError(e, value));
+  const errors = [...(validate.errors ?? [])];
+  try {
+    // Nothing left when the value's only faults are omissions: RESOURCE-FIELDS-PRESENT reports them.
+    return explain(document, pointer, value, '', errors, { keepRequired: false, depth: 0, note: '' });
+  } catch {
+    // The explanation follows the document's pointers, which a hostile document can make throw:
+    // ajv's own errors then, each at its path, rather than no judgement of the item.
+    return [...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, value)))];
+  }
 }
 
-/** The properties a schema declares (its own and those of every allOf member), with their schemas. */
-function declaredProperties(document: Json, schema: unknown, pointer: string, depth: number): Map<string, { schema: unknown; pointer: string }> {
-  const out = new Map<string, { schema: unknown; pointer: string }>();
-  const resolved = resolve(document, schema, pointer);
-  if (!isObject(resolved.value) || depth > 16) return out;
-  const { value: s, pointer: at } = resolved;
+/**
+ * A property an object schema declares, as RESOURCE-FIELDS-PRESENT reads it: its schema (the
+ * first declaration met, whose pointer nested values are judged by), whether the schema requires
+ * it, and whether every declaration of it allows null (allOf: a value meets them all).
+ */
+interface Declared {
+  schema: unknown;
+  pointer: string;
+  required: boolean;
+  nullable: boolean;
+}
+
+/** What one walk over a schema's declarations gathers (see collectDeclared). */
+interface Declarations {
+  properties: Map<string, { schema: unknown; pointer: string; nullable: boolean }>;
+  /** Names listed in `required`, with where the first list is (for a name no `properties` declares). */
+  required: Map<string, string>;
+  writeOnly: Set<string>;
+  seen: Set<string>;
+}
+
+/**
+ * Whether a property's schema is writeOnly: itself, what its `$ref` points at, any allOf member
+ * (annotations of every applying subschema apply: JSON Schema 2020-12 core §7.7.1), or every
+ * non-null arm of an "X or null" (3.0's `nullable` beside a writeOnly `$ref` reads that way).
+ */
+function isWriteOnly(document: Json, schema: unknown, depth = 0): boolean {
+  if (!isObject(schema) || depth > 16) return false;
+  if (schema.writeOnly === true) return true;
+  if (typeof schema.$ref === 'string' && isWriteOnly(document, resolve(document, { $ref: schema.$ref }, schema.$ref).value, depth + 1)) return true;
+  if (Array.isArray(schema.allOf) && schema.allOf.some((m) => isWriteOnly(document, m, depth + 1))) return true;
+  return (['anyOf', 'oneOf'] as const).some((k) => {
+    const arms = Array.isArray(schema[k]) ? (schema[k] as unknown[]).filter((a) => !(isObject(a) && a.type === 'null')) : [];
+    return arms.length > 0 && arms.every((a) => isWriteOnly(document, a, depth + 1));
+  });
+}
+
+/**
+ * Gathers the declarations that certainly apply to an object value of `schema`: its own, every
+ * allOf member's, those of keywords beside a `$ref` (OAS 3.1 §4.8.24: a schema is JSON Schema
+ * 2020-12, where they apply with it; 3.0 ignores them, but a writeOnly there is written to mean
+ * what it says, as `nullable` is: src/openapi/json-schema.ts), and of the one arm of an anyOf/oneOf that admits an object
+ * (the X of "X or null"; the object of Stripe's expandable `anyOf: [string, $ref]`). Where more
+ * than one arm admits an object, which applies is not known: none is gathered (issue 29 item 6).
+ */
+function collectDeclared(document: Json, schema: unknown, pointer: string, depth: number, into: Declarations): void {
+  if (depth > 16) return;
+  if (isObject(schema) && typeof schema.$ref === 'string') {
+    const { $ref, ...siblings } = schema;
+    if ($ref.startsWith('#')) collectDeclared(document, target(document, $ref), $ref, depth + 1, into);
+    if (Object.keys(siblings).length > 0) collectDeclared(document, siblings, pointer, depth + 1, into);
+    return;
+  }
+  const s = schema;
+  const at = pointer;
+  if (!isObject(s) || into.seen.has(at)) return;
+  into.seen.add(at);
   if (isObject(s.properties)) {
     for (const [name, child] of Object.entries(s.properties)) {
-      // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1, JSON Schema validation §9.4).
-      const childSchema = resolve(document, child, `${at}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-      if (isObject(childSchema.value) && childSchema.value.writeOnly === true) continue;
-      out.set(name, { schema: child, pointer: childSchema.pointer });
+      // A writeOnly property is sent by clients, never served (OAS 3.0.3 §4.7.24 readOnly/writeOnly, JSON Schema validation 2020-12 §9.4).
+      if (isWriteOnly(document, child)) into.writeOnly.add(name);
+      const nullable = allowsNullIn(document, child);
+      const known = into.properties.get(name);
+      if (known) known.nullable &&= nullable;
+      else into.properties.set(name, { schema: child, pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer, nullable });
     }
   }
-  if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string' && !out.has(name)) out.set(name, { schema: {}, pointer: `${at}/required` });
-  if (Array.isArray(s.allOf)) {
-    s.allOf.forEach((member, i) => {
-      for (const [name, child] of declaredProperties(document, member, `${at}/allOf/${i}`, depth + 1)) if (!out.has(name)) out.set(name, child);
-    });
-  }
-  // "X or null" (anyOf/oneOf with a null branch, as 3.0's nullable reads): X's properties, for a value that is not null.
+  if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string' && !into.required.has(name)) into.required.set(name, `${at}/required`);
+  if (Array.isArray(s.allOf)) s.allOf.forEach((member, i) => collectDeclared(document, member, `${at}/allOf/${i}`, depth + 1, into));
   for (const key of ['anyOf', 'oneOf'] as const) {
-    const branches = s[key];
-    if (!Array.isArray(branches)) continue;
-    const nonNull = branches.map((b, i) => [b, i] as const).filter(([b]) => !(isObject(b) && b.type === 'null'));
-    if (nonNull.length === 1 && branches.length === 2 && nonNull[0]) {
-      for (const [name, child] of declaredProperties(document, nonNull[0][0], `${at}/${key}/${nonNull[0][1]}`, depth + 1)) if (!out.has(name)) out.set(name, child);
-    }
+    const arms = s[key];
+    if (!Array.isArray(arms)) continue;
+    const objects = arms.map((a, i) => [a, i] as const).filter(([a]) => mayBeObject(document, a));
+    const only = objects.length === 1 ? objects[0] : undefined;
+    if (only) collectDeclared(document, only[0], `${at}/${key}/${only[1]}`, depth + 1, into);
   }
+}
+
+/**
+ * The properties an object value of a schema must be read against (collectDeclared), with their
+ * schemas and whether required and nullable. A writeOnly property is left out even when `required`
+ * lists it: OAS 3.0.3 §4.7.24 (readOnly/writeOnly) applies `required` on it to requests only.
+ * readOnly properties are served like any other and stay in.
+ */
+function declaredProperties(document: Json, schema: unknown, pointer: string, depth: number): Map<string, Declared> {
+  const found: Declarations = { properties: new Map(), required: new Map(), writeOnly: new Set(), seen: new Set() };
+  collectDeclared(document, schema, pointer, depth, found);
+  const out = new Map<string, Declared>();
+  for (const [name, p] of found.properties) if (!found.writeOnly.has(name)) out.set(name, { ...p, required: found.required.has(name) });
+  // Listed in required with no schema: anything, null included.
+  for (const [name, at] of found.required) if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true, nullable: true });
   return out;
 }
 
@@ -137,6 +404,15 @@ interface Plan {
   /** The declared property names and their schemas' pointers, side by side. */
   names: string[];
   pointers: string[];
+  /**
+   * Whether an omission of each is a finding: it is required, or optional and null allowed (spec
+   * §Generic rules for optional fields 1: sent as null). An optional property whose schema does not
+   * allow null cannot be sent as null without breaking the schema (RESOURCE-SCHEMA): the document
+   * contradicts the spec there, which lint's OAS-NULLABLE reports once, in the run's document
+   * section; the server is judged by what both accept, so it may omit it (issue 29 item 6). A
+   * value it carries is still read for the properties nested in it.
+   */
+  demanded: boolean[];
   /** The plans of the properties (by index in `names`) and of the items, as hasEveryDeclared meets them. */
   children: (Plan | undefined)[];
   items: Plan | undefined;
@@ -153,16 +429,18 @@ function planOf(document: Json, pointer: string): Plan {
     const self = resolve(document, { $ref: pointer }, pointer);
     const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
     const properties = declaredProperties(document, { $ref: pointer }, pointer, 0);
-    plan = { itemPointer: items, names: [...properties.keys()], pointers: [...properties.values()].map((p) => p.pointer), children: [], items: undefined };
+    const declared = [...properties.values()];
+    plan = { itemPointer: items, names: [...properties.keys()], pointers: declared.map((p) => p.pointer), demanded: declared.map((p) => p.required || p.nullable), children: [], items: undefined };
     byPointer.set(pointer, plan);
   }
   return plan;
 }
 
 /**
- * RESOURCE-FIELDS-PRESENT: every property the schema declares that the value omits, as dotted
- * paths (nested objects and array elements included, a few levels deep). Properties that only
- * some branches of oneOf/anyOf declare are not required: which branch applies is not known.
+ * RESOURCE-FIELDS-PRESENT: every property the schema declares and demands (Plan.demanded) that
+ * the value omits, as dotted paths (nested objects and array elements included, a few levels
+ * deep). Properties that only some branches of oneOf/anyOf declare are not demanded where more
+ * than one branch may apply to an object: which one does is not known (collectDeclared).
  */
 export function missingDeclared(document: Json, pointer: string, value: unknown, prefix = '', depth = 0): string[] {
   if (depth > 6) return [];
@@ -179,8 +457,9 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
   // Paths are written only for what is reported or followed: this runs for every item of a walk.
   plan.names.forEach((name, i) => {
     // Own properties only: `in` would find an omitted `constructor` or `toString` on Object.prototype.
-    if (!Object.hasOwn(value, name)) out.push(prefix === '' ? name : `${prefix}.${name}`);
-    else {
+    if (!Object.hasOwn(value, name)) {
+      if (plan.demanded[i] === true) out.push(prefix === '' ? name : `${prefix}.${name}`);
+    } else {
       const v = value[name];
       if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, plan.pointers[i] as string, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
     }
@@ -212,14 +491,40 @@ function presentIn(document: Json, plan: Plan, value: unknown, depth: number): b
     return true;
   }
   if (!isObject(value)) return true;
-  const { names, pointers, children } = plan;
+  const { names, pointers, demanded, children } = plan;
   for (let i = 0; i < names.length; i += 1) {
     const name = names[i] as string;
-    if (!Object.hasOwn(value, name)) return false;
+    if (!Object.hasOwn(value, name)) {
+      if (demanded[i] === true) return false;
+      continue;
+    }
     const v = value[name];
     if (v !== null && typeof v === 'object' && !presentIn(document, (children[i] ??= planOf(document, pointers[i] as string)), v, depth + 1)) return false;
   }
   return true;
+}
+
+/**
+ * The declared properties RESOURCE-FIELDS-PRESENT does not demand of a schema's values (optional,
+ * null not allowed: see Plan.demanded), as paths in missingDeclared's form (`lines[].memo`), the
+ * nested ones included; each schema is read once, under the first path that reaches it.
+ */
+export function undemandedProperties(document: Json, pointer: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const visit = (p: string, prefix: string, depth: number): void => {
+    if (depth > 6 || seen.has(p)) return;
+    seen.add(p);
+    const plan = planOf(document, p);
+    if (plan.itemPointer !== undefined) visit(plan.itemPointer, `${prefix}[]`, depth + 1);
+    plan.names.forEach((name, i) => {
+      const path = prefix === '' ? name : `${prefix}.${name}`;
+      if (plan.demanded[i] !== true) out.push(path);
+      visit(plan.pointers[i] as string, path, depth + 1);
+    });
+  };
+  visit(pointer, '', 0);
+  return out;
 }
 
 /** The seeded items of an endpoint's expectations, by id; undefined when none are known. */
@@ -289,16 +594,6 @@ function mayBeString(schema: unknown): boolean {
   return (['anyOf', 'oneOf'] as const).some((k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'string'));
 }
 
-/** The names an object schema requires: its own `required` and its allOf members'. */
-function requiredNames(document: Json, schema: unknown, pointer: string, depth = 0): Set<string> {
-  const out = new Set<string>();
-  const { value: s, pointer: at } = resolve(document, schema, pointer);
-  if (!isObject(s) || depth > 16) return out;
-  if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string') out.add(name);
-  if (Array.isArray(s.allOf)) s.allOf.forEach((m, i) => requiredNames(document, m, `${at}/allOf/${i}`, depth + 1).forEach((n) => out.add(n)));
-  return out;
-}
-
 const optionalStrings = new WeakMap<Json, Map<string, Map<string, string>>>();
 
 /**
@@ -314,12 +609,12 @@ export function optionalStringFields(document: Json, pointer: string): Map<strin
   let fields = byPointer.get(pointer);
   if (!fields) {
     fields = new Map<string, string>();
-    const required = requiredNames(document, { $ref: pointer }, pointer);
-    for (const [name, { pointer: at }] of declaredProperties(document, { $ref: pointer }, pointer, 0)) {
+    // Required as declaredProperties reads it: the schema's, its allOf members', the object arm's.
+    for (const [name, { pointer: at, required }] of declaredProperties(document, { $ref: pointer }, pointer, 0)) {
       const schema = resolve(document, { $ref: at }, at).value;
       if (!mayBeString(schema)) continue;
       if (allowsNull(schema)) fields.set(name, 'its schema allows null');
-      else if (!required.has(name)) fields.set(name, 'its schema does not require it');
+      else if (!required) fields.set(name, 'its schema does not require it');
     }
     byPointer.set(pointer, fields);
   }

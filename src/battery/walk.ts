@@ -258,6 +258,7 @@ interface Reader {
   send: Send;
   withShapes: boolean;
   judge: ((items: readonly unknown[]) => PageFindings) | undefined;
+  itemsProperty: string | undefined;
 }
 
 function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Reader {
@@ -267,6 +268,7 @@ function readerOf(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Read
     send: (req) => http.send({ ...req, priority: 'high' }, recorder),
     withShapes: c.settings.selected.includes('NULLS-SAME-FIELDS'),
     judge: endpoint.spec ? itemJudge(c.settings, endpoint.spec, itemLabel) : undefined,
+    itemsProperty: endpoint.spec?.itemsProperty,
   };
 }
 
@@ -289,7 +291,7 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
   if (typeof apiPath !== 'string') throw new Error(`${endpoint.label} cannot be walked: ${apiPath.unresolved}`);
   const reader = readerOf(c, endpoint, recorder);
   // Without page and size: the endpoint's valid request, which other checks share.
-  const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined });
+  const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined, itemsProperty: endpoint.spec?.itemsProperty });
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
   const first = readPage(1, await requestPage(c, { size, path }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size)), reader);
   const head: WalkHead = { path, endpoint, apiPath, size, unparameterised, first, problems: [], numbers: [1], recorder };
@@ -404,7 +406,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     if (!landing) {
       const keepExchange = others.size < KEPT_TARGET_EXCHANGES;
       landing = getUrl(reader.send, target, c.bearer(), `GET a Link target of ${head.path}: ${target}`).then((res: HttpResponse) => {
-        const page = readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, { withShapes: false, judge: undefined });
+        const page = readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, { withShapes: false, judge: undefined, itemsProperty: head.endpoint.spec?.itemsProperty });
         return { ...landingOf(page), evidence: keepExchange ? { exchange: -1, evidence: res.evidence && keepRecord(res.evidence) } : undefined };
       });
       landing.catch(() => undefined);

@@ -3,8 +3,9 @@ import { styleText } from 'node:util';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { oneLine, plural, printable } from '../report/format.js';
-import { loadPublicKey } from './keys.js';
-import { verifyBundle, type BundleFinding, type BundleVerdict } from './verify.js';
+import { loadProfile } from '../certification/profile.js';
+import { loadPublicKey, loadTrustedKeys } from './keys.js';
+import { verifyBundle, type BundleFinding, type BundleVerdict, type Trust } from './verify.js';
 
 /** `carrier-conformance verify-bundle DIR [--public-key FILE]`: every finding, then the verdict. */
 
@@ -43,7 +44,13 @@ function bare(dir: string): string {
   return stripped === '' ? dir : stripped;
 }
 
-export function verifyBundleCommand(dir: string, publicKey: string | undefined, io: VerifyIO): number {
+/** `--trusted-keys FILE` (the programme's signers) and `--profile FILE` (the platform's certification profile). */
+export interface VerifyExtras {
+  trustedKeys?: string | undefined;
+  profile?: string | undefined;
+}
+
+export function verifyBundleCommand(dir: string, publicKey: string | undefined, io: VerifyIO, extras: VerifyExtras = {}): number {
   let stat: ReturnType<typeof lstatSync>;
   try {
     stat = lstatSync(bare(dir));
@@ -53,8 +60,11 @@ export function verifyBundleCommand(dir: string, publicKey: string | undefined, 
   // A bundle is the submitter's directory as it is: a link to one is refused like a link in one.
   if (stat.isSymbolicLink()) throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; give the directory \`run --bundle\` wrote, not a link to it`);
   if (!stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a directory; give the directory \`run --bundle\` wrote`);
-  const key = publicKey === undefined ? undefined : loadPublicKey(publicKey);
-  const verdict = verifyBundle(dir, key);
+  if (publicKey !== undefined && extras.trustedKeys !== undefined) throw new UsageError('--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme\'s signers');
+  const trust: Trust | undefined =
+    publicKey !== undefined ? { source: '--public-key', keys: [{ key: loadPublicKey(publicKey) }] } : extras.trustedKeys !== undefined ? { source: '--trusted-keys', keys: loadTrustedKeys(extras.trustedKeys) } : undefined;
+  const profile = extras.profile === undefined ? undefined : loadProfile(extras.profile);
+  const verdict = verifyBundle(dir, trust, profile);
   io.out(renderBundleVerdict(dir, verdict, io.color));
   if (!verdict.certifiable) return ExitCode.NonConformant;
   return verdict.signerProven ? ExitCode.Conformant : ExitCode.SignerNotProven;

@@ -10,7 +10,10 @@ import { z } from '../zod.js';
  *   signature.json                        with --sign-key: an Ed25519 signature of manifest.json
  *
  * The manifest names files, never paths: a bundle is one flat directory, and a verifier reads
- * nothing the manifest could point outside it.
+ * nothing the manifest could point outside it. The one exception is a combined bundle
+ * (`combine-bundles`, src/bundle/combine.ts): it also holds the two runs it was made of, each a
+ * whole bundle, as `parts/main/` and `parts/expiry/`, and its manifest lists their files by those
+ * fixed names too (PART_FILES): still no name a bundle could choose.
  */
 
 export const BUNDLE_FILES = {
@@ -27,6 +30,14 @@ export const MANIFESTED: readonly string[] = [BUNDLE_FILES.report, BUNDLE_FILES.
 
 /** Every file a bundle directory may hold. */
 export const BUNDLE_NAMES: readonly string[] = Object.values(BUNDLE_FILES);
+
+/** A combined bundle's folder of parts, and its two parts: the main run and the expiry job. */
+export const PARTS_DIR = 'parts';
+export const PART_NAMES = ['main', 'expiry'] as const;
+export type PartName = (typeof PART_NAMES)[number];
+
+/** Every file of a combined bundle's parts, as its manifest lists them: each part is a whole, signed bundle. */
+export const PART_FILES: readonly string[] = PART_NAMES.flatMap((part) => [...MANIFESTED, BUNDLE_FILES.manifest, BUNDLE_FILES.signature].map((name) => `${PARTS_DIR}/${part}/${name}`));
 
 export const MANIFEST_FORMAT = 'carrier-conformance-bundle/1';
 export const TARGET_FORMAT = 'carrier-conformance-target/1';
@@ -72,11 +83,43 @@ export const targetInfoSchema = z
         authUrl: z.string(),
         embedded: z.boolean(),
         tenantId: z.string().optional(),
+        /**
+         * SHA-256 of the client id the run authenticated as: not the id itself (target.json names
+         * no credential), but enough to tell that two runs combined into one bundle used the same
+         * client (combine-bundles). Absent in bundles of earlier versions and of embedded runs.
+         */
+        clientIdSha256: sha256Hex.optional(),
         pagedPaths: z.array(z.string()),
         /** Every tenant endpoint under test, as report.json lists them. */
         endpoints: z.array(z.object({ path: z.string(), kind: z.string(), source: z.string() })).optional(),
+        /**
+         * Where the base and auth URLs' hosts resolved when the bundle was written, each address
+         * loopback, private (RFC 1918, RFC 4193, link-local) or public (src/certification/targets.ts).
+         */
+        hosts: z
+          .array(
+            z
+              .object({
+                host: z.string(),
+                addresses: z.array(z.object({ address: z.string(), kind: z.enum(['loopback', 'private', 'public']) }).strict()).max(64),
+                unresolved: z.string().optional(),
+              })
+              .strict(),
+          )
+          .max(8)
+          .optional(),
       })
       .strict(),
+    /** The certification profile the run was made under (`run --profile`), by SHA-256 of its bytes. */
+    certification: z.object({ profile: z.object({ file: z.string(), sha256: sha256Hex, name: z.string().optional() }).strict() }).strict().optional(),
+    /**
+     * A combined bundle (`combine-bundles`): its EXPIRY-* results come from a separate expiry job,
+     * run as recorded here; everything else is the main run's (parts/main/target.json).
+     */
+    combined: z
+      .object({ expiry: z.object({ startedAt: z.string(), finishedAt: z.string(), maxExpiryWait: z.number(), deadline: z.number(), checks: z.array(z.string()) }).strict() })
+      .strict()
+      .optional(),
     harness: z.object({ name: z.string(), version: z.string() }).strict(),
     catalogue: z.object({ digest: z.string(), checks: z.number().int(), must: z.number().int() }).strict(),
     run: z.object({ startedAt: z.string(), finishedAt: z.string(), verdict: z.string() }).strict(),
@@ -118,6 +161,6 @@ export function sha256Of(data: Buffer | string): string {
 }
 
 /** A manifest entry must be one of the bundle's own file names: no directory, no `..`, nothing absolute. */
-export function isBundleFileName(path: string): boolean {
-  return MANIFESTED.includes(path);
+export function isBundleFileName(path: string, combined = false): boolean {
+  return MANIFESTED.includes(path) || (combined && PART_FILES.includes(path));
 }

@@ -73,3 +73,49 @@ export function verifyBytes(data: Buffer, key: KeyObject, signatureBase64: strin
     return false;
   }
 }
+
+/** A signer the verifier trusts: its key, and the name the keys file gives it. */
+export interface TrustedKey {
+  key: KeyObject;
+  name?: string;
+}
+
+/**
+ * `verify-bundle --trusted-keys FILE`: the programme's signers, one or more PEM SPKI Ed25519 public
+ * keys, each optionally named by the comment line just above it:
+ *
+ *   # Acme Ltd
+ *   -----BEGIN PUBLIC KEY-----
+ *   …
+ *   -----END PUBLIC KEY-----
+ *
+ * Blank lines and other comments are ignored; anything else is refused (one line, exit 2), so a
+ * truncated or mixed-up file is not read as fewer keys than it was meant to hold.
+ */
+export function loadTrustedKeys(path: string): TrustedKey[] {
+  const text = readTextFile(path, '--trusted-keys', { maxBytes: 1024 * 1024, of: 'a file of public keys' });
+  const fail = (line: number, problem: string): UsageError => new UsageError(`--trusted-keys ${path}: line ${line}: ${problem}`);
+  const keys: TrustedKey[] = [];
+  const lines = text.split(/\r?\n/);
+  let name: string | undefined;
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = (lines[i] ?? '').trim();
+    if (line === '') continue;
+    if (line.startsWith('#')) {
+      name = line.slice(1).trim() || undefined;
+      continue;
+    }
+    if (/PRIVATE KEY-----/.test(line)) throw fail(i + 1, 'a private key; give public keys only (openssl pkey -in KEY -pubout)');
+    if (line !== '-----BEGIN PUBLIC KEY-----') throw fail(i + 1, 'neither a "# name" line nor the start of a PEM public key (-----BEGIN PUBLIC KEY-----)');
+    const start = i;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === '-----END PUBLIC KEY-----');
+    if (end < 0) throw fail(start + 1, 'a PEM public key without its -----END PUBLIC KEY----- line');
+    const key = parsePublicKey(`${lines.slice(start, end + 1).map((l) => l.trim()).join('\n')}\n`, (problem) => fail(start + 1, problem));
+    // A name is printable text of one line, shown in findings.
+    keys.push({ key, ...(name !== undefined ? { name: name.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').slice(0, 100) } : {}) });
+    name = undefined;
+    i = end;
+  }
+  if (keys.length === 0) throw new UsageError(`--trusted-keys ${path}: holds no public key; give one or more PEM Ed25519 public keys`);
+  return keys;
+}

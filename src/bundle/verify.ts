@@ -13,10 +13,14 @@ import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
 import { scopeOfReport, verdictOfReport } from '../report/verdict.js';
 import { verdictOf } from '../runner/results.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, MANIFESTED, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
+import { BUNDLE_FILES, BUNDLE_NAMES, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
 import { junitDisagreements } from './junit-agree.js';
 import { JUnitReadError, readJUnit } from './junit-read.js';
-import { keyFingerprint, parsePublicKey, verifyBytes } from './keys.js';
+import { keyFingerprint, parsePublicKey, verifyBytes, type TrustedKey } from './keys.js';
+import type { LoadedProfile } from '../certification/profile.js';
+import { checkProfile } from '../certification/verify.js';
+import { EXPIRY_CHECKS, combinationProblems, deriveCombined, type PartRun } from './combine.js';
+import type { PartName } from './format.js';
 
 /**
  * `verify-bundle DIR`: what a certification programme checks before it accepts a submission.
@@ -53,7 +57,7 @@ function small(name: string): FileLimit {
   return { maxBytes: 1024 * 1024, of: `a bundle's ${name}` };
 }
 
-class Findings {
+export class Findings {
   readonly list: BundleFinding[] = [];
   ok(topic: string, message: string): void {
     this.list.push({ level: 'ok', topic, message });
@@ -110,15 +114,46 @@ function parseJson<T>(bytes: Buffer, schema: ZodType<T>, name: string, f: Findin
   return result.data;
 }
 
-/** Only the bundle's own plain files: a link could point anywhere, an extra file is unsigned. */
-function checkListing(dir: string, f: Findings): void {
+/** Only the bundle's own plain files (and a combined bundle's parts/): a link could point anywhere, an extra file is unsigned. */
+function checkListing(dir: string, f: Findings, combined: boolean): void {
   for (const name of readdirSync(dir)) {
-    if (!BUNDLE_NAMES.includes(name)) f.fail('bundle', `${JSON.stringify(oneLine(name, 120))} is not part of a bundle and no manifest covers it`);
+    if (!BUNDLE_NAMES.includes(name) && !(combined && name === PARTS_DIR)) f.fail('bundle', `${JSON.stringify(oneLine(name, 120))} is not part of a bundle and no manifest covers it`);
   }
 }
 
+/**
+ * A combined bundle's parts/ holds exactly main/ and expiry/, real directories: read through a
+ * link, parts/main/report.json could be any file (readRegularFile refuses a link only as the last
+ * part of a path). Whether the layout holds; each problem is a finding.
+ */
+function checkPartsLayout(dir: string, f: Findings): boolean {
+  const isDir = (path: string): boolean => {
+    const stat = lstatOrUndefined(path);
+    return stat !== undefined && stat.isDirectory() && !stat.isSymbolicLink();
+  };
+  if (!isDir(join(dir, PARTS_DIR))) {
+    f.fail(PARTS_DIR, 'not a directory (a link is refused): a combined bundle holds its two runs there');
+    return false;
+  }
+  let ok = true;
+  for (const name of readdirSync(join(dir, PARTS_DIR))) {
+    if (!(PART_NAMES as readonly string[]).includes(name)) {
+      f.fail(PARTS_DIR, `${JSON.stringify(oneLine(name, 120))} is not a part of a combined bundle (${PART_NAMES.join(', ')})`);
+      ok = false;
+    }
+  }
+  for (const part of PART_NAMES) {
+    if (!isDir(join(dir, PARTS_DIR, part))) {
+      f.fail(`${PARTS_DIR}/${part}`, 'missing or not a directory (a link is refused)');
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /** Every manifested file present, once, with its digest; the manifest's bytes for the signature. */
-function checkManifest(files: BundleFiles, f: Findings): { manifestBytes?: Buffer; intact: Set<string> } {
+function checkManifest(files: BundleFiles, f: Findings, combined: boolean): { manifestBytes?: Buffer; intact: Set<string> } {
+  const required = combined ? [...MANIFESTED, ...PART_FILES] : MANIFESTED;
   const intact = new Set<string>();
   const manifestBytes = files.get(BUNDLE_FILES.manifest, small(BUNDLE_FILES.manifest));
   if (manifestBytes === undefined) return { intact };
@@ -126,7 +161,7 @@ function checkManifest(files: BundleFiles, f: Findings): { manifestBytes?: Buffe
   if (manifest === undefined) return { manifestBytes, intact };
   const listed = new Set<string>();
   for (const entry of manifest.files) {
-    if (!isBundleFileName(entry.path)) {
+    if (!isBundleFileName(entry.path, combined)) {
       f.fail(BUNDLE_FILES.manifest, `lists ${JSON.stringify(oneLine(entry.path, 120))}, which is not one of the bundle's files (${MANIFESTED.join(', ')}): not read`);
       continue;
     }
@@ -141,10 +176,10 @@ function checkManifest(files: BundleFiles, f: Findings): { manifestBytes?: Buffe
     if (digest !== entry.sha256 || bytes.length !== entry.bytes) f.fail(entry.path, `does not match the manifest (sha256 ${digest.slice(0, 16)}…, ${bytes.length} bytes; the manifest says ${entry.sha256.slice(0, 16)}…, ${entry.bytes} bytes): changed after the bundle was made`);
     else intact.add(entry.path);
   }
-  for (const name of MANIFESTED) {
+  for (const name of required) {
     if (!listed.has(name)) f.fail(BUNDLE_FILES.manifest, `does not list ${name}`);
   }
-  if (intact.size === MANIFESTED.length) f.ok(BUNDLE_FILES.manifest, `${MANIFESTED.length} files, each matches its SHA-256`);
+  if (intact.size === required.length) f.ok(BUNDLE_FILES.manifest, `${required.length} files, each matches its SHA-256`);
   return { manifestBytes, intact };
 }
 
@@ -156,11 +191,37 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
   }
 }
 
-/** Whether the signature holds for the trusted key; every other outcome is a finding. */
-function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trusted: KeyObject | undefined, f: Findings): boolean {
+/** The keys the verifier trusts: one given with --public-key, or the programme's signers (--trusted-keys). */
+export interface Trust {
+  source: '--public-key' | '--trusted-keys';
+  keys: TrustedKey[];
+}
+
+/** Whether the signature holds for a key of the trusted keys file; every other outcome is a finding. */
+function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer, signature: string, trust: Trust, f: Findings): boolean {
   const topic = 'signature';
+  const embedded = keyFingerprint(signatureKey);
+  // The bundle's own key only says which trusted key to try: the signature must hold for that one.
+  const signer = trust.keys.find((k) => keyFingerprint(k.key) === embedded);
+  if (signer === undefined) {
+    f.fail(topic, `made with key ${embedded}, which is not one of the ${trust.keys.length} keys of --trusted-keys`);
+    return false;
+  }
+  if (!verifyBytes(manifestBytes, signer.key, signature)) {
+    f.fail(topic, `the Ed25519 signature of manifest.json does not hold (key ${embedded}): the manifest changed after it was signed`);
+    return false;
+  }
+  f.ok(topic, `Ed25519 signature of manifest.json holds for ${signer.name !== undefined ? `${JSON.stringify(signer.name)} ` : ''}(${embedded}), a signer of --trusted-keys`);
+  return true;
+}
+
+/** Whether the signature holds for the trusted key; every other outcome is a finding. */
+function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trust: Trust | undefined, f: Findings): boolean {
+  const topic = 'signature';
+  const trusted = trust?.source === '--public-key' ? trust.keys[0]?.key : undefined;
   if (!files.exists(BUNDLE_FILES.signature)) {
-    if (trusted !== undefined) f.fail(topic, `the bundle is not signed, but --public-key was given (key ${keyFingerprint(trusted)})`);
+    if (trust?.source === '--trusted-keys') f.fail(topic, `the bundle is not signed, but --trusted-keys was given (${trust.keys.length} keys)`);
+    else if (trusted !== undefined) f.fail(topic, `the bundle is not signed, but --public-key was given (key ${keyFingerprint(trusted)})`);
     else f.note(topic, 'the bundle is not signed: the manifest proves the files belong together, not who made them');
     return false;
   }
@@ -174,6 +235,7 @@ function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, t
     f.fail(topic, `the public key in signature.json: ${(err as Error).message}`);
     return false;
   }
+  if (trust?.source === '--trusted-keys') return checkSignatureByKeysFile(embedded, manifestBytes, signature.signature, trust, f);
   const key = trusted ?? embedded;
   if (!verifyBytes(manifestBytes, key, signature.signature)) {
     f.fail(topic, trusted !== undefined && keyFingerprint(trusted) !== keyFingerprint(embedded)
@@ -189,7 +251,7 @@ function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, t
   return false;
 }
 
-function checkTarget(info: TargetInfo, report: RunReport, f: Findings): void {
+function checkTarget(info: TargetInfo, report: RunReport, f: Findings, profiled: boolean): void {
   const mismatches: string[] = [];
   const same = (what: string, a: unknown, b: unknown): void => void (JSON.stringify(a) !== JSON.stringify(b) && mismatches.push(what));
   same('harness', info.harness, { name: report.tool.name, version: report.tool.version });
@@ -205,7 +267,8 @@ function checkTarget(info: TargetInfo, report: RunReport, f: Findings): void {
     const { name, version, operator } = info.implementation;
     f.ok(BUNDLE_FILES.target, `${name}${version !== undefined ? ` ${version}` : ''}${operator !== undefined ? `, operated by ${operator}` : ''}, at ${info.target.baseUrl}`);
   }
-  if (info.target.embedded) f.fail(BUNDLE_FILES.target, 'the run tested the embedded reference server that the harness starts itself, not an implementation');
+  // Under a profile, the profile decides whether the embedded server may be certified (allowTargets).
+  if (info.target.embedded && !profiled) f.fail(BUNDLE_FILES.target, 'the run tested the embedded reference server that the harness starts itself, not an implementation');
   if (info.options.insecure) f.note(BUNDLE_FILES.target, 'the run did not verify TLS certificates (--insecure)');
   if (info.options.baseline !== undefined) f.note(BUNDLE_FILES.target, `the run had a baseline of known failures (${info.options.baseline.file}, ${info.options.baseline.entries} entries)`);
   if (info.options.suites.length > 0 || info.options.checks.length > 0 || info.options.rerunOf !== undefined) f.note(BUNDLE_FILES.target, 'the run selected a subset of the checks (--suite, --check or --rerun-failed)');
@@ -306,13 +369,25 @@ function checkJUnit(files: BundleFiles, report: RunReport, f: Findings): void {
   if (problems.length > shown.length) f.fail(BUNDLE_FILES.junit, `and ${problems.length - shown.length} more disagreements with report.json`);
 }
 
-/** Verifies the bundle in `dir` (which the caller has checked is a directory). */
-export function verifyBundle(dir: string, trusted?: KeyObject): BundleVerdict {
-  const f = new Findings();
+/** What a bundle's own files show: its report and target.json when they can be read, and whether a trusted key signed it. */
+export interface BundleContents {
+  report?: RunReport;
+  info?: TargetInfo;
+  reportBytes?: Buffer;
+  targetBytes?: Buffer;
+  signerProven: boolean;
+}
+
+/**
+ * Everything but the verdict on conformance: listing, manifest, signature, and report.json,
+ * target.json, junit.xml and report.html telling one story. Also how each part of a combined
+ * bundle is checked (a part alone proves only its half of the catalogue).
+ */
+export function verifyContents(dir: string, trust: Trust | undefined, profiled: boolean, f: Findings, combined: boolean): BundleContents {
   const files = new BundleFiles(dir, f);
-  checkListing(dir, f);
-  const { manifestBytes } = checkManifest(files, f);
-  const signerProven = checkSignature(files, manifestBytes, trusted, f);
+  checkListing(dir, f, combined);
+  const { manifestBytes } = checkManifest(files, f, combined);
+  const signerProven = checkSignature(files, manifestBytes, trust, f);
 
   const reportBytes = files.get(BUNDLE_FILES.report);
   let report: RunReport | undefined;
@@ -326,12 +401,90 @@ export function verifyBundle(dir: string, trusted?: KeyObject): BundleVerdict {
   const targetBytes = files.get(BUNDLE_FILES.target, small(BUNDLE_FILES.target));
   const info = targetBytes === undefined ? undefined : parseJson(targetBytes, targetInfoSchema, BUNDLE_FILES.target, f);
   if (report !== undefined) {
-    if (info !== undefined) checkTarget(info, report, f);
+    if (info !== undefined) checkTarget(info, report, f, profiled);
     checkCatalogue(report, f);
     checkConsistency(report, f);
     checkJUnit(files, report, f);
     checkHtml(files, report, f);
+  }
+  return { ...(report ? { report } : {}), ...(info ? { info } : {}), ...(reportBytes ? { reportBytes } : {}), ...(targetBytes ? { targetBytes } : {}), signerProven };
+}
+
+/** Where `actual` first differs from `expected`, for a finding: "line 12 is …, where it should be …". */
+function firstDifference(actual: string, expected: string): string {
+  const actualLines = actual.split('\n');
+  const expectedLines = expected.split('\n');
+  let i = 0;
+  while (i < actualLines.length && i < expectedLines.length && actualLines[i] === expectedLines[i]) i += 1;
+  const shown = (line: string | undefined): string => (line === undefined ? 'the end of the file' : JSON.stringify(oneLine(line, 120)));
+  return `line ${i + 1} is ${shown(actualLines[i])}, where it should be ${shown(expectedLines[i])}`;
+}
+
+/**
+ * A combined bundle (src/bundle/combine.ts): each part a valid bundle signed by a trusted key, the
+ * two runs combinable (same target, document, profile, within MAX_APART_MS), and report.json and
+ * target.json exactly what the parts derive, byte for byte. Whether both parts' signers are proven.
+ */
+function checkCombination(dir: string, trust: Trust | undefined, profiled: boolean, top: BundleContents, f: Findings): boolean {
+  const runs: Partial<Record<PartName, PartRun>> = {};
+  let signersProven = true;
+  for (const part of PART_NAMES) {
+    const pf = new Findings();
+    const contents = verifyContents(join(dir, PARTS_DIR, part), trust, profiled, pf, false);
+    signersProven &&= contents.signerProven;
+    for (const x of pf.list) if (x.level !== 'ok') f[x.level](`${PARTS_DIR}/${part}/${x.topic}`, x.message);
+    if (!pf.list.some((x) => x.level === 'fail') && contents.report !== undefined) {
+      f.ok(`${PARTS_DIR}/${part}`, `a valid bundle${contents.signerProven ? ', signed by a key you trust' : ''}: ${contents.report.checks.length} checks, ${contents.report.verdict}, started ${contents.report.startedAt}`);
+    }
+    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info };
+  }
+  if (runs.main === undefined || runs.expiry === undefined) {
+    f.fail('combination', 'not derived: a part\'s report.json or target.json could not be read');
+    return false;
+  }
+  const problems = combinationProblems(runs.main, runs.expiry);
+  for (const p of problems) f.fail('combination', p);
+  let derived: ReturnType<typeof deriveCombined>;
+  try {
+    derived = deriveCombined(runs.main, runs.expiry);
+  } catch (err) {
+    f.fail('combination', `cannot be derived from the parts: ${oneLine((err as Error).message, 200)}`);
+    return false;
+  }
+  let same = true;
+  for (const [name, bytes, expected] of [[BUNDLE_FILES.report, top.reportBytes, derived.json], [BUNDLE_FILES.target, top.targetBytes, derived.target]] as const) {
+    if (bytes === undefined) continue;
+    if (!bytes.equals(Buffer.from(expected, 'utf8'))) {
+      same = false;
+      f.fail(name, `is not what the parts combine to (the main run's, with the expiry job's EXPIRY-* results): ${firstDifference(bytes.toString('utf8'), expected)}`);
+    }
+  }
+  if (same && problems.length === 0) f.ok('combination', `report.json and target.json are exactly what parts/ combine to: the expiry job's ${EXPIRY_CHECKS.length} EXPIRY-* results (started ${runs.expiry.report.startedAt}, --max-expiry-wait ${runs.expiry.info.options.maxExpiryWait}), the main run's others`);
+  return signersProven;
+}
+
+/**
+ * Verifies the bundle in `dir` (which the caller has checked is a directory), its signature against
+ * `trust`, and with `profile` every item of the platform's certification profile (src/certification/verify.ts).
+ * A combined bundle (it holds parts/) is verified part by part too, and its report.json and
+ * target.json derived from the parts again (checkCombination).
+ */
+export function verifyBundle(dir: string, trust?: Trust, profile?: LoadedProfile): BundleVerdict {
+  const f = new Findings();
+  const combined = lstatOrUndefined(join(dir, PARTS_DIR)) !== undefined;
+  // A bad layout: the part files are then not read at all (the manifest's entries for them are refused).
+  const layout = combined && checkPartsLayout(dir, f);
+  const top = verifyContents(dir, trust, profile !== undefined, f, layout);
+  let signerProven = top.signerProven;
+  if (layout) signerProven = checkCombination(dir, trust, profile !== undefined, top, f) && signerProven;
+  else if (top.info?.combined !== undefined) f.fail(BUNDLE_FILES.target, 'records a combination with an expiry job, but the bundle holds no parts/ to prove it');
+  const { report, info } = top;
+  if (report !== undefined) {
     checkConformance(report, f);
-  } else f.fail('conformance', 'not judged: report.json could not be read');
+    if (profile !== undefined) checkProfile(profile, report, info, f);
+  } else {
+    f.fail('conformance', 'not judged: report.json could not be read');
+    if (profile !== undefined) f.fail('profile', 'not proven: report.json could not be read');
+  }
   return { findings: f.list, certifiable: !f.list.some((x) => x.level === 'fail'), signerProven };
 }

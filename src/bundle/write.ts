@@ -15,6 +15,8 @@ import { writeAtomically } from '../report/write.js';
 import { parameterValues } from '../runner/api.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
 import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
+import type { AppliedProfile } from '../certification/apply.js';
+import { recordHosts, type HostRecord } from '../certification/targets.js';
 
 /**
  * `run --bundle DIR [--sign-key FILE]`: the run's evidence as a certification bundle (format.ts).
@@ -24,6 +26,8 @@ import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.
 export interface BundlePlan {
   dir: string;
   key?: KeyObject;
+  /** The certification profile the run applied (`run --profile`): its digest goes into target.json. */
+  profile?: AppliedProfile;
 }
 
 /** The directory must be new, empty, or an earlier bundle (which is replaced): never someone's files. */
@@ -48,14 +52,14 @@ async function checkBundleDir(dir: string): Promise<void> {
   }
 }
 
-export async function prepareBundle(options: RunOptions): Promise<BundlePlan | undefined> {
+export async function prepareBundle(options: RunOptions, profile?: AppliedProfile): Promise<BundlePlan | undefined> {
   if (options.bundle === undefined) {
     if (options.signKey !== undefined) throw new UsageError('--sign-key needs --bundle DIR: it signs a certification bundle');
     return undefined;
   }
   const key = options.signKey === undefined ? undefined : loadSigningKey(options.signKey);
   await checkBundleDir(options.bundle);
-  return { dir: options.bundle, ...(key ? { key } : {}) };
+  return { dir: options.bundle, ...(key ? { key } : {}), ...(profile ? { profile } : {}) };
 }
 
 function fileDigest(path: string, what: string, limit: FileLimit): { file: string; sha256: string } {
@@ -65,7 +69,7 @@ function fileDigest(path: string, what: string, limit: FileLimit): { file: strin
 }
 
 /** target.json, from an allow-list of the report and options: nothing secret can reach it. */
-export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
+export function targetInfo(report: RunReport, options: RunOptions, extra: { hosts?: HostRecord[]; profile?: AppliedProfile } = {}): TargetInfo {
   const { target } = report;
   return {
     format: TARGET_FORMAT,
@@ -79,9 +83,13 @@ export function targetInfo(report: RunReport, options: RunOptions): TargetInfo {
       authUrl: target.authUrl,
       embedded: target.embedded,
       ...(target.tenantId !== undefined ? { tenantId: target.tenantId } : {}),
+      // By digest only: enough for combine-bundles to tell two runs used the same client.
+      ...(options.clientId !== undefined && !target.embedded ? { clientIdSha256: sha256Of(options.clientId) } : {}),
       pagedPaths: target.pagedPaths,
       ...(target.endpoints !== undefined ? { endpoints: target.endpoints } : {}),
+      ...(extra.hosts !== undefined ? { hosts: extra.hosts } : {}),
     },
+    ...(extra.profile !== undefined ? { certification: { profile: { file: basename(extra.profile.file), sha256: extra.profile.sha256, ...(extra.profile.name !== undefined ? { name: extra.profile.name } : {}) } } } : {}),
     harness: { name: report.tool.name, version: report.tool.version },
     catalogue: report.catalogue ?? { digest: 'unknown', checks: 0, must: 0 },
     run: { startedAt: report.startedAt, finishedAt: report.finishedAt, verdict: report.verdict },
@@ -118,23 +126,32 @@ export interface WrittenBundle {
   fingerprint?: string;
 }
 
-/**
- * Writes the bundle. The old manifest and signature go first, so that a bundle interrupted while
- * written never pairs a valid-looking manifest with other files; each file is written atomically.
- */
+/** Writes the bundle (sealBundle). */
 export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions): Promise<WrittenBundle> {
   const json = renderJsonReport(report);
+  // Where the target was, for a profile that refuses loopback and private addresses (issue 31).
+  const hosts = report.target.embedded ? undefined : await recordHosts([report.target.baseUrl, report.target.authUrl]);
   const contents: [string, string][] = [
     [BUNDLE_FILES.report, json],
     [BUNDLE_FILES.junit, renderJUnit(report)],
     // From report.json as written, as the verifier renders it (src/bundle/verify.ts checkHtml):
     // the page must be byte for byte what report.json alone makes.
     [BUNDLE_FILES.html, renderHtmlReport(parseRunReport(json, BUNDLE_FILES.report))],
-    [BUNDLE_FILES.target, `${JSON.stringify(targetInfo(report, options), null, 2)}\n`],
+    [BUNDLE_FILES.target, `${JSON.stringify(targetInfo(report, options, { ...(hosts ? { hosts } : {}), ...(plan.profile ? { profile: plan.profile } : {}) }), null, 2)}\n`],
   ];
-  await rm(join(plan.dir, BUNDLE_FILES.signature), { force: true });
-  await rm(join(plan.dir, BUNDLE_FILES.manifest), { force: true });
-  for (const [name, text] of contents) await writeAtomically(join(plan.dir, name), text);
+  return sealBundle(plan.dir, contents, plan.key);
+}
+
+/**
+ * Writes `contents` (name, text) into `dir`, then the manifest of them all and, with `key`, its
+ * signature. The old manifest and signature go first, so that a bundle interrupted while written
+ * never pairs a valid-looking manifest with other files; each file is written atomically.
+ * combine-bundles (src/bundle/combine.ts) seals a combined bundle the same way.
+ */
+export async function sealBundle(dir: string, contents: readonly (readonly [string, string])[], key: KeyObject | undefined): Promise<WrittenBundle> {
+  await rm(join(dir, BUNDLE_FILES.signature), { force: true });
+  await rm(join(dir, BUNDLE_FILES.manifest), { force: true });
+  for (const [name, text] of contents) await writeAtomically(join(dir, name), text);
 
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
@@ -142,19 +159,19 @@ export async function writeBundle(plan: BundlePlan, report: RunReport, options: 
     files: contents.map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text, 'utf8') })),
   };
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  await writeAtomically(join(plan.dir, BUNDLE_FILES.manifest), manifestText);
+  await writeAtomically(join(dir, BUNDLE_FILES.manifest), manifestText);
   const files = [...contents.map(([name]) => name), BUNDLE_FILES.manifest];
-  if (plan.key === undefined) return { dir: resolve(plan.dir), files };
+  if (key === undefined) return { dir: resolve(dir), files };
 
-  const fingerprint = keyFingerprint(plan.key);
+  const fingerprint = keyFingerprint(key);
   const signature: Signature = {
     format: SIGNATURE_FORMAT,
     algorithm: 'Ed25519',
     signed: BUNDLE_FILES.manifest,
-    publicKey: publicKeyPem(plan.key),
+    publicKey: publicKeyPem(key),
     keyFingerprint: fingerprint,
-    signature: signBytes(Buffer.from(manifestText, 'utf8'), plan.key),
+    signature: signBytes(Buffer.from(manifestText, 'utf8'), key),
   };
-  await writeAtomically(join(plan.dir, BUNDLE_FILES.signature), `${JSON.stringify(signature, null, 2)}\n`);
-  return { dir: resolve(plan.dir), files: [...files, BUNDLE_FILES.signature], fingerprint };
+  await writeAtomically(join(dir, BUNDLE_FILES.signature), `${JSON.stringify(signature, null, 2)}\n`);
+  return { dir: resolve(dir), files: [...files, BUNDLE_FILES.signature], fingerprint };
 }

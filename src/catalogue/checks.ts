@@ -566,7 +566,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Every property the schema declares is present in every item and resource: a field without data is null, never omitted',
     refs: ['spec §Generic rules for optional fields 1'],
-    notes: 'Needs --openapi. writeOnly properties are exempt; properties that only some oneOf/anyOf branches declare are not required.',
+    notes: 'Needs --openapi. writeOnly properties are exempt, even when required; so are optional properties whose schema does not allow null (a note per endpoint; the document\'s OAS-NULLABLE finding); properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
   },
   {
     id: 'RESOURCE-EXPECTED-VALUES',

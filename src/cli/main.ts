@@ -26,8 +26,12 @@ const RUN_OPTION_KEYS = Object.keys(RUN_OPTION_KINDS) as (keyof typeof RUN_OPTIO
 /** The numeric options of `run`, which must be followed by their value (`--timeout` alone is no default). */
 const RUN_NUMBER_FLAGS = RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'number').map((k) => flagName(k).slice(2));
 
+/** The options that must be followed by a file (requiresArg), as yargs names them. */
+const FILE_FLAGS = ['profile', 'trusted-keys'];
+
 /** Every yes/no flag of every command, for normalizeYesNoFlags. */
-const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'profile', 'faults'];
+// Not `profile`: `--profile FILE` is a certification profile (issue 31); CARRIER_PROFILE=1 times a run.
+const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'faults'];
 
 function runOptions(y: Argv): Argv {
   return y
@@ -53,7 +57,7 @@ function runOptions(y: Argv): Argv {
     .option('openapi', { type: 'string', group: 'Target:', describe: 'OpenAPI 3.0 or 3.1 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
     .option('openapi-root', { type: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" })
     .option('endpoint', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' })
-    .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path parameter, NAME=VALUE (repeatable); by default ids come from the list the endpoint is under' })
+    .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path or required query parameter, NAME=VALUE, or PATH:NAME=VALUE for one endpoint (repeatable); by default ids come from the list the endpoint is under, query values from the document' })
     // A config file's {"parameters": {NAME: VALUE}}: declared so that strict parsing accepts it.
     .option('parameters', { hidden: true })
     .option('expectations', { type: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}' })
@@ -83,6 +87,7 @@ function runOptions(y: Argv): Argv {
     .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
     .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
     .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
+    .option('profile', { type: 'string', requiresArg: true, group: 'Certification:', describe: "The platform's certification profile (JSON or YAML): sets the options it names, refuses those that contradict it and an --openapi document it does not name; the bundle records it" })
     .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}), or YAML if it ends in .yaml or .yml; paths in it are relative to it' })
     .requiresArg(RUN_NUMBER_FLAGS)
     // Here only: the top-level help shows the default command's, so it appears there once too.
@@ -117,7 +122,7 @@ function secretOnCommandLine(args: readonly string[]): boolean {
 function tidyYargsMessage(message: string, args: readonly string[], known: readonly string[] = []): string {
   // requiresArg's message: `--timeout` given without its value.
   const bare = /^Not enough arguments following: (.+)$/.exec(message);
-  if (bare?.[1]) return `--${bare[1]}: needs a number after it`;
+  if (bare?.[1]) return `--${bare[1]}: needs ${FILE_FLAGS.includes(bare[1]) ? 'a file' : 'a number'} after it`;
   const m = /^(Unknown arguments?): (.*)$/.exec(message);
   if (!m?.[2]) return message;
   const names = m[2].split(', ');
@@ -148,7 +153,7 @@ function knownFlags(y: unknown): string[] {
 }
 
 /** The commands, as typed (the yargs commands below). */
-const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'lint', 'serve'];
+const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'combine-bundles', 'lint', 'serve'];
 
 // Where the CLI's own tests and other modules have always found it.
 export { closest };
@@ -185,18 +190,19 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
     .version(TOOL_VERSION)
     .help('help')
     .alias('help', 'h')
-    // Read from CARRIER_DEBUG / CARRIER_PROFILE directly (before parsing); declared so that the
-    // flags are known too.
+    // Read from CARRIER_DEBUG directly (before parsing); declared so that the flag is known too.
+    // Timing a run is CARRIER_PROFILE=1 only: `--profile FILE` is a certification profile.
     .option('debug', { type: 'boolean', hidden: true, describe: 'On an internal error, print its stack (CARRIER_DEBUG=1)' })
-    .option('profile', { type: 'boolean', hidden: true, describe: 'Print the time of each phase of a run to stderr (CARRIER_PROFILE=1)' })
     .usage('$0 [run] [options]\n\nChecks that a deployment of the Carrier-Platform API conforms to its specification.')
     .command(['run', '$0'], 'Run the conformance battery (the default command)', runOptions, async (argv) => {
       if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
       if (args.some((a) => /^--key-?[pP]assphrase(=|$)/.test(a))) io.err('warning: --key-passphrase on the command line is visible to other users and in shell history; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file');
       const config = configFileOf(argv);
-      const options = resolveRunOptions({ argv: pick(argv, RUN_OPTION_KEYS), env: optionsFromEnv(RUN_OPTION_KINDS), ...(config ? { config } : {}) });
+      const sources = { argv: pick(argv, RUN_OPTION_KEYS), env: optionsFromEnv(RUN_OPTION_KINDS), ...(config ? { config } : {}) };
+      const resolved = resolveRunOptions(sources);
+      const certified = typeof argv.profile === 'string' ? (await import('../certification/apply.js')).applyProfile(argv.profile, resolved, sources) : undefined;
       const { runConformance } = await import('../runner/run.js');
-      exitCode = (await runConformance(options, io, interrupt)).exitCode;
+      exitCode = (await runConformance(certified?.options ?? resolved, io, interrupt, certified?.profile)).exitCode;
     })
     .command(
       'list',
@@ -249,11 +255,31 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
         y
           .positional('dir', { type: 'string', demandOption: true, describe: 'The directory `run --bundle` wrote' })
           .option('public-key', { type: 'string', describe: "The signer's Ed25519 public key (PEM) you trust; without it a signature proves nothing about who signed" })
+          .option('trusted-keys', { type: 'string', requiresArg: true, describe: "A file of the programme's signers: Ed25519 public keys (PEM), each optionally named by a '# name' line above it; instead of --public-key" })
+          .option('profile', { type: 'string', requiresArg: true, describe: "The platform's certification profile: the bundle must have been made under exactly this file, and prove each of its items" })
           .env(false)
           .epilogue(VERIFY_EXIT_CODES_HELP),
       async (argv) => {
         const { verifyBundleCommand } = await import('../bundle/command.js');
-        exitCode = verifyBundleCommand(argv.dir, argv['public-key'], io);
+        exitCode = verifyBundleCommand(argv.dir, argv['public-key'], io, { trustedKeys: argv['trusted-keys'], profile: argv.profile });
+      },
+    )
+    .command(
+      'combine-bundles <main> <expiry>',
+      'Combine a main run\'s bundle and an expiry job\'s (run --suite expiry) into one signed bundle: the two-job expiry proof',
+      (y) =>
+        y
+          .positional('main', { type: 'string', demandOption: true, describe: 'The bundle of the main run (run --bundle)' })
+          .positional('expiry', { type: 'string', demandOption: true, describe: 'The bundle of the expiry job against the same target (run --suite expiry --bundle)' })
+          .option('output', { type: 'string', requiresArg: true, demandOption: true, describe: 'A new or empty directory for the combined bundle' })
+          .option('sign-key', { type: 'string', requiresArg: true, demandOption: true, describe: 'Ed25519 private key (PEM) that signs the combined bundle; the parts must be signed with it too, unless --public-key or --trusted-keys says whose they may be' })
+          .option('public-key', { type: 'string', requiresArg: true, describe: 'The key the parts must be signed with' })
+          .option('trusted-keys', { type: 'string', requiresArg: true, describe: "A file of the programme's signers the parts may be signed by" })
+          .env(false)
+          .epilogue('Exit codes:\n  0  the combined bundle was written (verify-bundle judges it)\n  1  the bundles do not combine: a part invalid or not signed by a trusted key, another target, or more than 24 h apart (each problem printed)\n  2  usage error: a missing bundle, a bad key, an --output that is not new or empty'),
+      async (argv) => {
+        const { combineBundlesCommand } = await import('../bundle/combine.js');
+        exitCode = await combineBundlesCommand(argv.main, argv.expiry, { output: argv.output, signKey: argv['sign-key'], publicKey: argv['public-key'], trustedKeys: argv['trusted-keys'] }, io);
       },
     )
     .command(

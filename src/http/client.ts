@@ -11,6 +11,7 @@ import { createDispatcher, type TlsSettings } from './dispatcher.js';
 import { Deadlines } from './deadlines.js';
 import { describeTransportError, transportErrorCode } from './transport-errors.js';
 import { AdaptiveConcurrency, InFlightGate, MAX_IN_FLIGHT } from './limit.js';
+import { onAbort } from './abort-fanout.js';
 
 /**
  * The HTTP layer: the one place where the harness sends requests. Every request goes through
@@ -399,6 +400,14 @@ export class HttpClient {
   readonly #pace: AdaptiveConcurrency | undefined;
   readonly #gate: InFlightGate | undefined;
   readonly #deadlines: Deadlines;
+  /**
+   * The run's and a request's signal as one, by the request's signal: a check sends all its
+   * requests with its own signal, and AbortSignal.any per request made a signal, and a listener
+   * on each source, for every one of them.
+   */
+  readonly #combined = new WeakMap<AbortSignal, AbortSignal>();
+  /** The signal of requests without any: it never aborts. */
+  readonly #never = new AbortController().signal;
 
   constructor(options: HttpClientOptions, dispatcher?: Dispatcher) {
     this.#options = options;
@@ -538,8 +547,11 @@ export class HttpClient {
   #signal(req: HttpRequest): AbortSignal {
     const run = this.#options.signal;
     const own = req.signal;
-    if (own === undefined || own === run) return run ?? new AbortController().signal;
-    return run === undefined ? own : AbortSignal.any([run, own]);
+    if (own === undefined || own === run) return run ?? this.#never;
+    if (run === undefined) return own;
+    let combined = this.#combined.get(own);
+    if (!combined) this.#combined.set(own, (combined = AbortSignal.any([run, own])));
+    return combined;
   }
 
   /**
@@ -596,7 +608,7 @@ export class HttpClient {
     let sent: Exchange | undefined;
     const deadline = this.#deadlines.start((reason) => sent?.abort(asError(reason)));
     const own = signal === this.#options.signal ? undefined : signal;
-    const stop = (): void => sent?.abort(asError(signal.reason));
+    let unlisten: (() => void) | undefined;
     let status: number | undefined;
     let responseHeaders: Record<string, string[]> = {};
     let text: string;
@@ -618,7 +630,7 @@ export class HttpClient {
         maxBodyBytes: this.#options.maxBodyBytes,
         tooLarge: () => new BodyTooLargeError(this.#options.maxBodyBytes),
       });
-      own?.addEventListener('abort', stop, { once: true });
+      if (own) unlisten = onAbort(own, () => sent?.abort(asError(signal.reason)));
       const res = await sent.response;
       status = res.statusCode;
       responseHeaders = normaliseHeaders(res.headers);
@@ -638,7 +650,7 @@ export class HttpClient {
       throw new TransportError(message, index, recorder, status === undefined, reusedClosed, transportErrorCode(err), evidence);
     } finally {
       this.#deadlines.end(deadline);
-      own?.removeEventListener('abort', stop);
+      unlisten?.();
       release();
     }
     const latencyMs = performance.now() - t0;
@@ -646,7 +658,9 @@ export class HttpClient {
     this.#options.redactor.learnFromResponseBody(text);
     this.#verbose(() => `← ${status} ${req.method} ${url.href} ${Math.round(latencyMs)} ms`);
     const { index, evidence } = record({ status, headers: responseHeaders, text }, undefined, latencyMs);
-    return new HttpResponse(url.href, status, responseHeaders, text, index, recorder, Date.now(), evidence, latencyMs);
+    const receivedAt = Date.now();
+    await afterTheWrites();
+    return new HttpResponse(url.href, status, responseHeaders, text, index, recorder, receivedAt, evidence, latencyMs);
   }
 
   async close(): Promise<void> {
@@ -753,6 +767,21 @@ export class HttpClient {
     if (error !== undefined) exchange.error = r.redact(error);
     return exchange;
   }
+}
+
+/**
+ * Resolves once the requests that this turn's answers let through have been written: the caller
+ * (a check's judgement: parsing, validating, recording) runs after them, not before. undici
+ * writes a request on a reused keep-alive connection only in the event loop's check phase
+ * (setImmediate, after the poll that brought the answers: it looks for a close or stray bytes
+ * from the server first), so every judgement of the answers that came in one poll ran before any
+ * request that their slots freed was written, and the politeness bound stood partly empty for
+ * that CPU time on every round (issue 29, item 8: the CPU work did not overlap the waits). One
+ * setImmediate would land among undici's; the second runs after all of them. Only when the
+ * answer reaches its caller changes, never what it is: no verdict depends on timing.
+ */
+function afterTheWrites(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** An abort reason as undici takes it (an Error; the run's and the deadline's reasons are). */

@@ -1,3 +1,5 @@
+import { onAbort } from './abort-fanout.js';
+
 /**
  * How many requests the harness has in flight to the target, and how that number adapts.
  *
@@ -148,17 +150,19 @@ export class InFlightGate {
   async #wait(priority: 'high' | 'normal', signal?: AbortSignal): Promise<() => void> {
     await new Promise<void>((resolve, reject) => {
       const queue = this.#waiting[priority];
-      const onAbort = (): void => {
+      const cancel = (): void => {
         const at = queue.indexOf(go);
         if (at >= 0) queue.splice(at, 1);
         reject(signal?.reason instanceof Error ? signal.reason : new Error(String(signal?.reason ?? 'aborted')));
       };
+      // One listener on the signal for all its waiters (abort-fanout.ts), not one each.
+      let unlisten: (() => void) | undefined;
       const go = (): void => {
-        signal?.removeEventListener('abort', onAbort);
+        unlisten?.();
         resolve();
       };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) return cancel();
+      if (signal) unlisten = onAbort(signal, cancel);
       queue.push(go);
       // The limit may have grown since the last answer: let through whoever fits now.
       this.#pump();

@@ -49,7 +49,14 @@ export class Locator {
 
   constructor(private readonly document: ReadDocument) {}
 
-  /** The file and pointer a bundled pointer was written at (the closest that exists, if the walk stops short). */
+  /**
+   * The file and pointer a bundled pointer was written at (the closest that exists, if the walk
+   * stops short). A schema property written as a `$ref` (`…/properties/links` holding
+   * `{$ref: …}`) is located at the `properties` object that holds it: Spectral cannot put a result
+   * on a `$ref` (it moves it to the schema pointed at), and the ruleset must find what lint finds
+   * where lint finds it; the finding's message names the property (docs/design.md, "Where a $ref'd
+   * property is reported"). Only OAS-NULLABLE and OAS-NULL-REQUIRED point at properties.
+   */
   trace(bundledPointer: string): { path: string; pointer: string } {
     let path = this.document.path;
     let node = this.document.files.get(path);
@@ -71,13 +78,18 @@ export class Locator {
         at = tokens;
       }
     };
-    for (const token of tokensOf(bundledPointer)) {
+    const tokens = tokensOf(bundledPointer);
+    let walked = 0;
+    for (const token of tokens) {
       if (!child(node, token).found) follow();
       const next = child(node, token);
       if (!next.found) break;
       node = next.value;
       at = [...at, token];
+      walked += 1;
     }
+    const property = walked === tokens.length && tokens.length >= 2 && tokens[tokens.length - 2] === 'properties' && at[at.length - 2] === 'properties';
+    if (property && isObject(node) && typeof node.$ref === 'string') at = at.slice(0, -1);
     return { path, pointer: join(at) };
   }
 

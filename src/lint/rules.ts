@@ -1,3 +1,4 @@
+import { itemsOf } from '../openapi/endpoint-model.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { Level } from '../catalogue/types.js';
 
@@ -9,7 +10,7 @@ import type { Level } from '../catalogue/types.js';
  * The rules read the bundled document (load.ts's bundle: external `$ref`s inlined, internal ones
  * kept) and say where a problem is as a JSON Pointer into it; locate.ts turns that into the file,
  * line and pointer of the source. The same rules, written again for Spectral, are in
- * spectral/functions/carrier-conventions.js: test/lint.test.ts holds the two to the same findings.
+ * spectral-functions/carrierConventions.js: test/lint.test.ts holds the two to the same findings.
  */
 
 export interface LintRule {
@@ -188,17 +189,21 @@ const typesOf = (schema: Json): string[] => (typeof schema.type === 'string' ? [
 
 /**
  * An operation returns multiple elements when its success body is a JSON array (spec §Pagination:
- * "search endpoints and others returning multiple elements"), or when it already declares a part
- * of paging (a `page` or `size` query parameter, a paging header): the rest is then due too. An
- * object holding an array is not taken for a list: a User has its tenants.
+ * "search endpoints and others returning multiple elements") or a wrapper around one, as the run
+ * reads lists (src/openapi/endpoint-model.ts itemsOf: `{data: [...]}`, `{accounts: [...],
+ * next_page_uri}`), or when it already declares a part of paging (a `page` or `size` query
+ * parameter, a paging header): the rest is then due too. Any other object holding an array is
+ * not taken for a list: a User has its tenants.
  */
-function returnsMany(document: Json, operation: Operation, response: { value: Json } | undefined): boolean {
+function returnsMany(document: Json, operation: Operation, response: { value: Json; pointer: string } | undefined): boolean {
   if (operation.method !== 'get') return false;
   if (operation.parameters.some((p) => p.value.in === 'query' && (p.value.name === 'page' || p.value.name === 'size'))) return true;
   const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers).map((h) => h.toLowerCase()) : [];
   if (PAGING_HEADERS.slice(0, 4).some((h) => headers.includes(h.toLowerCase()))) return true;
   if (!response) return false;
-  return bodySchemas(document, { value: response.value, pointer: '' }).some((s) => typesOf(s.value).includes('array') || ('items' in s.value && !('properties' in s.value)));
+  // What the run takes for a list (src/openapi/endpoint-model.ts): an array body, or a wrapper around one.
+  const query = operation.parameters.filter((p) => p.value.in === 'query').map((p) => String(p.value.name));
+  return bodySchemas(document, { value: response.value, pointer: response.pointer }).some((s) => itemsOf(document, { pointer: s.pointer }, operation.template, query) !== undefined);
 }
 
 /** Whether a schema admits null: 3.1 `type: [T, "null"]`, `const`/`enum` with null, an `anyOf`/`oneOf` arm that does; 3.0 `nullable: true`; no type at all. */
@@ -222,7 +227,9 @@ export function allowsNull(document: Json, schema: unknown, seen = new Set<unkno
 /**
  * The response schemas' properties: every optional one must allow null (OAS-NULLABLE), every one
  * that allows null should be required (OAS-NULL-REQUIRED). A property is required when the schema
- * or one of its `allOf` arms lists it. Each schema is visited once, wherever it is used.
+ * or one of its `allOf` arms lists it. Each schema is visited once, wherever it is used. A finding
+ * points at the property; one whose schema is written as a `$ref` is located at its `properties`
+ * object (locate.ts's trace), where the Spectral ruleset can report it too.
  */
 function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<string>, findings: RawFinding[]): void {
   const visit = (schema: unknown, at: string, inherited: ReadonlySet<string>): void => {

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiDescription } from '../api/endpoint-specs.js';
 import { UsageError } from '../errors.js';
 import { lintForRun } from '../lint/in-run.js';
-import { precompileDocument } from './document-ajv.js';
+import { precompileIfFew } from './document-ajv.js';
 import { loadOpenApi } from './load.js';
 import type { LoadReply } from './load-in-thread.js';
 
@@ -18,11 +18,16 @@ try {
 }
 parentPort?.postMessage(reply);
 
-/** The endpoints' validators, compiled here (document-ajv.ts); none if that fails: the battery compiles them then. */
+/**
+ * The endpoints' validators, compiled here (document-ajv.ts) when their schemas are few; a schema
+ * that does not compile is left out with why (the battery reports it on its endpoint alone), and
+ * none if compiling fails as a whole: the battery compiles them then.
+ */
 function validatorsOf(api: ApiDescription): Pick<ApiDescription, 'validators'> {
   if (!api.document) return {};
   try {
-    return { validators: precompileDocument(api.document, api.endpoints.flatMap((e) => (e.schema === undefined ? [] : [e.schema]))) };
+    const validators = precompileIfFew(api.document, api.endpoints.flatMap((e) => (e.schema === undefined ? [] : [e.schema])));
+    return validators ? { validators } : {};
   } catch {
     return {};
   }

@@ -1,10 +1,10 @@
 import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
-import { PAGING_HEADER_NAMES } from '../api/paths.js';
 import { UsageError } from '../errors.js';
 import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, pathOf, type DocumentLimits, type Resolver } from './document-files.js';
 import { documentAsJsonSchema } from './json-schema.js';
-import { isObject, pointerOf, resolve, type Json } from './pointer.js';
+import { endpointModel } from './endpoint-model.js';
+import { isObject, type Json } from './pointer.js';
 
 /**
  * --openapi FILE: the tenant endpoints of the user's API, from their OpenAPI 3.0 or 3.1 document
@@ -17,20 +17,10 @@ import { isObject, pointerOf, resolve, type Json } from './pointer.js';
  * document is validated in the tests): what the harness reads of it is checked as it is read.
  *
  * Every GET operation under `/tenants/{tenantId}/…` is an endpoint under test (spec §Tenant-scoped
- * endpoints). It is a list when it declares a `page` or `size` query parameter or one of the
- * paging response headers (spec §Pagination); otherwise a single resource. Its schema is the JSON
- * body of its 2xx response: for a list, the schema of one item (the array, or the one array
- * property of an object body, as the battery reads lists).
+ * endpoints), as the endpoint model (endpoint-model.ts) describes it: list or single resource,
+ * how its required query parameters are filled, which schema its body is judged against.
  */
 
-const TENANT_PATH = /^\/tenants\/\{[^}/]+\}\/(.+)$/;
-
-
-/** application/json, or any `+json` structured syntax suffix (RFC 6839 §3.1), parameters ignored. */
-function isJsonMediaType(type: string): boolean {
-  const essence = type.split(';')[0]?.trim().toLowerCase() ?? '';
-  return essence === 'application/json' || /^[a-z]+\/[^\s/]+\+json$/.test(essence);
-}
 
 /** Where a document's `$ref`s may lead (--openapi-root; default: the document's folder), and the limits it is read within. */
 export interface LoadOptions {
@@ -96,66 +86,9 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
-/** The first 2xx response of an operation (200, then 2XX, then any 2nn), with where it lives. */
-function successResponse(document: Json, operationPointer: string, operation: Json): { value: Json; pointer: string } | undefined {
-  const responses = isObject(operation.responses) ? operation.responses : {};
-  const code = ['200', '2XX', '2xx', ...Object.keys(responses).filter((k) => /^2\d\d$/.test(k)).sort()].find((k) => k in responses);
-  if (code === undefined) return undefined;
-  const found = resolve(document, responses[code], `${operationPointer}/responses/${pointerOf(code)}`);
-  return isObject(found.value) ? { value: found.value, pointer: found.pointer } : undefined;
-}
-
-/** Where the JSON body schema of a response is, or undefined when it declares none. */
-function bodySchemaPointer(response: { value: Json; pointer: string }): string | undefined {
-  const content = isObject(response.value.content) ? response.value.content : {};
-  const type = Object.keys(content).find(isJsonMediaType);
-  if (type === undefined) return undefined;
-  const media = content[type];
-  return isObject(media) && 'schema' in media ? `${response.pointer}/content/${pointerOf(type)}/schema` : undefined;
-}
-
-/** The schema of one item of a list body: `items` of an array, or of an object's one array property. */
-function itemSchemaPointer(document: Json, bodyPointer: string): string | undefined {
-  const body = resolve(document, { $ref: bodyPointer }, bodyPointer);
-  if (!isObject(body.value)) return undefined;
-  if (body.value.type === 'array' || 'items' in body.value) return 'items' in body.value ? `${body.pointer}/items` : undefined;
-  const properties = isObject(body.value.properties) ? body.value.properties : {};
-  const arrays = Object.entries(properties).filter(([name, schema]) => {
-    const resolved = resolve(document, schema, `${body.pointer}/properties/${pointerOf(name)}`).value;
-    return isObject(resolved) && (resolved.type === 'array' || 'items' in resolved);
-  });
-  if (arrays.length !== 1 || !arrays[0]) return undefined;
-  const property = resolve(document, arrays[0][1], `${body.pointer}/properties/${pointerOf(arrays[0][0])}`);
-  return `${property.pointer}/items`;
-}
-
-function isList(document: Json, parameters: unknown[], response: { value: Json } | undefined): boolean {
-  const query = parameters.map((p) => resolve(document, p, '').value).filter(isObject);
-  if (query.some((p) => p.in === 'query' && (p.name === 'page' || p.name === 'size'))) return true;
-  const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers) : [];
-  return headers.some((h) => PAGING_HEADER_NAMES.some((name) => name.toLowerCase() === h.toLowerCase()));
-}
-
-/** The tenant endpoints a (bundled, JSON Schema-read) OpenAPI document describes. */
+/** The tenant endpoints a (bundled, JSON Schema-read) OpenAPI document describes (src/openapi/endpoint-model.ts). */
 export function endpointsOf(document: Json): EndpointSpec[] {
-  const paths = isObject(document.paths) ? document.paths : {};
-  const endpoints: EndpointSpec[] = [];
-  for (const [template, item] of Object.entries(paths)) {
-    const relative = TENANT_PATH.exec(template)?.[1];
-    const pathItem = resolve(document, item, `#/paths/${pointerOf(template)}`);
-    if (relative === undefined || !isObject(pathItem.value) || !isObject(pathItem.value.get)) continue;
-    const operation = pathItem.value.get;
-    const operationPointer = `${pathItem.pointer}/get`;
-    const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
-    const parameters = [...listOf(pathItem.value.parameters), ...listOf(operation.parameters)];
-    const response = successResponse(document, operationPointer, operation);
-    const kind = isList(document, parameters, response) ? 'list' : 'single';
-    const body = response && bodySchemaPointer(response);
-    const schema = body === undefined ? undefined : kind === 'list' ? itemSchemaPointer(document, body) : body;
-    const source = `openapi: ${typeof operation.operationId === 'string' ? operation.operationId : `GET ${template}`}`;
-    endpoints.push({ path: relative, kind, source, ...(schema !== undefined ? { schema } : {}) });
-  }
-  return endpoints;
+  return endpointModel(document).endpoints;
 }
 
 /** Reads, validates and bundles the document, and finds its tenant endpoints. */
@@ -166,7 +99,7 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
   if (!/^3\.[01]\./.test(version)) throw new UsageError(`--openapi ${file}: OpenAPI ${version || '(no version)'} is not supported; give an OpenAPI 3.0 or 3.1 document`);
   if (!isObject(raw.paths)) throw new UsageError(`--openapi ${file}: the document has no "paths" object`);
   const document = documentAsJsonSchema(raw);
-  const endpoints = endpointsOf(document);
+  const { endpoints, operations } = endpointModel(document);
   if (endpoints.length === 0) throw new UsageError(`--openapi ${file}: no GET operation under /tenants/{tenantId}/ in the document: nothing to test (the spec's tenant-scoped pattern)`);
-  return { endpoints, document, file };
+  return { endpoints, operations, document, file };
 }

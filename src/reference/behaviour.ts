@@ -7,6 +7,8 @@
  * switch is declared once and read in exactly one module.
  */
 
+import { GENERATED_ITEMS } from './generated.js';
+
 /** Default access-token lifetime; short so that the expiry suite does not wait long. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 5;
 export const REFERENCE_CLIENT_ID = 'conformance-client';
@@ -50,11 +52,34 @@ export interface ReferenceOptions {
   legacyRewrites?: boolean;
   /** Generated lists (and resources by id) under every tenant, c001 … cNNN, for scale; default 0. */
   generatedCollections?: number;
+  /** Items of each generated list (`generatedCollections`); default GENERATED_ITEMS (12, two pages of the default size). */
+  generatedItems?: number;
   /**
    * Play a rate-limiting gateway: a request that arrives while this many are being answered gets
    * 429 Too Many Requests with `Retry-After: 1` (RFC 6585 §4). Default: no limit.
    */
   maxInFlight?: number;
+  /**
+   * Tenant sub-paths answered by a described API instead of the fixed ones (test/support/document-mock.ts
+   * serves an OpenAPI document's GETs through it): consulted after the tenant checks, so token,
+   * versioning, authentication, tenant access and paging stay the reference's own.
+   */
+  documentRoutes?: DocumentRoutes;
+}
+
+/**
+ * A described API's answer to `GET /tenants/{tenantId}/<subPath>?<query>`: a list (paged here, by
+ * src/reference/paging.ts, with the spec's headers; `wrap` makes the body of a page when the
+ * list body is an object around the items), one body, or a refusal. Undefined: not described.
+ */
+export type DocumentAnswer =
+  | { readonly list: { readonly count: number; item(index: number): unknown; wrap?(items: unknown[], page: { readonly page: number; readonly size: number; readonly totalElements: number; readonly totalPages: number }): unknown }; readonly contentType?: string }
+  | { readonly body: unknown; readonly status?: number; readonly contentType?: string }
+  | { readonly refusal: { readonly status: number; readonly error: string; readonly description: string } };
+
+export interface DocumentRoutes {
+  /** `subPath`: percent-encoded, without the leading slash. `tenant.empty`: the tenant with no data. */
+  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }): DocumentAnswer | undefined;
 }
 
 export interface ReferenceBehaviour {
@@ -74,6 +99,9 @@ export interface ReferenceBehaviour {
   readonly maxTokenBodyBytes: number;
   readonly legacyRewrites: boolean;
   readonly generatedCollections: number;
+  readonly generatedItems: number;
+  /** Tenant sub-paths answered by a described API (ReferenceOptions.documentRoutes). */
+  readonly documentRoutes?: DocumentRoutes;
 }
 
 function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -106,8 +134,10 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
     pageSizeDefault,
     pageSizeMax,
     generatedCollections: integerOption('generatedCollections', options.generatedCollections, 0, 0),
+    generatedItems: integerOption('generatedItems', options.generatedItems, GENERATED_ITEMS, 0),
     supportedVersions: ['1'],
     maxTokenBodyBytes: 8 * 1024,
     legacyRewrites: options.legacyRewrites ?? true,
+    ...(options.documentRoutes ? { documentRoutes: options.documentRoutes } : {}),
   };
 }

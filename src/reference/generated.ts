@@ -5,7 +5,7 @@
  * Nothing here is a rule of the spec: it is more of the same, generic on purpose.
  */
 
-/** Items of each generated list: two pages of the default size. */
+/** Items of each generated list by default (`generatedItems` sets another count): two pages of the default size. */
 export const GENERATED_ITEMS = 12;
 
 export interface GeneratedItem {

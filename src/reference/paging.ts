@@ -70,16 +70,20 @@ export function pageWindow(request: PageRequest, totalElements: number): PageWin
 /**
  * The paging headers, each sent once as plain digits (spec §Pagination), and one Link field with
  * every link comma-separated (RFC 8288 §3). Targets are relative references resolved against the
- * request URL (RFC 8288 §3.1) and keep the effective size.
+ * request URL (RFC 8288 §3.1) and keep the effective size, and the request's other query
+ * parameters (`query`).
  */
-export function pagingHeaders(window: PageWindow, path: string): Record<string, string> {
+export function pagingHeaders(window: PageWindow, path: string, query?: URLSearchParams): Record<string, string> {
   const headers: Record<string, string> = {
     'Total-Pages': String(window.totalPages),
     'Page-Size': String(window.size),
     'Page-Number': String(window.page),
     'Total-Elements': String(window.totalElements),
   };
-  const link = (page: number, rel: string): string => `<${path}?page=${page}&size=${window.size}>; rel="${rel}"`;
+  // The request's other parameters (a filter, a required query parameter) stay: each link is a page of the same list.
+  const kept = [...(query ?? [])].filter(([name]) => name !== 'page' && name !== 'size');
+  const others = kept.length === 0 ? '' : `${new URLSearchParams(kept).toString()}&`;
+  const link = (page: number, rel: string): string => `<${path}?${others}page=${page}&size=${window.size}>; rel="${rel}"`;
   const links: string[] = [];
   if (window.totalPages >= 1) links.push(link(1, 'first'));
   // prev only when the previous page exists: not on page 1, nor far past the end.

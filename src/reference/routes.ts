@@ -6,10 +6,11 @@
  * resource that is not a list. docs/openapi.yaml describes them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { DocumentAnswer } from './behaviour.js';
 import type { ReferenceContext } from './context.js';
 import { indexOfId, invoiceAt, listCount, listSlice, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
 import { forwardedPrefix, type RequestTarget } from './gateway.js';
-import { GENERATED_ITEMS, generatedItem } from './generated.js';
+import { generatedItem } from './generated.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
 
@@ -57,6 +58,8 @@ export function routeResource(method: string, target: ListTarget & Pick<RequestT
     return apiError({ status: 403, error: 'forbidden', description: 'This client may not access the tenant' });
   }
 
+  const documented = ctx.behaviour.documentRoutes?.answer(m[2].slice(1), target.query, { id: tenant.id, empty: tenant.shipmentCount === 0 });
+  if (documented !== undefined) return method === 'GET' ? documentReply(documented, target, ctx, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}${m[2]}`) : methodNotAllowed('GET');
   const generated = /^\/c(\d{3})(?:\/([^/]+))?$/.exec(m[2]);
   if (generated?.[1] && Number(generated[1]) >= 1 && Number(generated[1]) <= ctx.behaviour.generatedCollections) {
     if (method !== 'GET') return methodNotAllowed('GET');
@@ -86,7 +89,7 @@ function page(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, c
 
 /** A generated collection (src/reference/generated.ts): a tenant's list, or one of its items; the empty tenant has none. */
 function generatedResource(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, collection: string, id: string | undefined): Reply {
-  const count = tenant.shipmentCount > 0 ? GENERATED_ITEMS : 0;
+  const count = tenant.shipmentCount > 0 ? ctx.behaviour.generatedItems : 0;
   if (id !== undefined) {
     const decoded = decodeURIComponent(id);
     const index = Number(/^c\d{3}-(\d+)$/.exec(decoded)?.[1] ?? 0) - 1;
@@ -96,5 +99,19 @@ function generatedResource(tenant: TenantRecord, target: ListTarget, ctx: Refere
   if (isRefusal(request)) return apiError(request);
   const window = pageWindow(request, count);
   const items = Array.from({ length: Math.max(0, window.to - window.from) }, (_, i) => generatedItem(collection, window.from + i));
-  return json(200, items, pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`));
+  return json(200, items, pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`, target.query));
+}
+
+/** A described API's answer (behaviour.ts documentRoutes); a list is paged like the fixed ones (spec §Pagination). */
+function documentReply(answer: DocumentAnswer, target: ListTarget, ctx: ReferenceContext, path: string): Reply {
+  if ('refusal' in answer) return apiError(answer.refusal);
+  const typed = (reply: Reply): Reply => (answer.contentType === undefined ? reply : { ...reply, contentType: answer.contentType });
+  if ('body' in answer) return typed(json(answer.status ?? 200, answer.body));
+  const request = parsePageRequest(target.query, ctx.behaviour);
+  if (isRefusal(request)) return apiError(request);
+  const { list } = answer;
+  const window = pageWindow(request, list.count);
+  const items = Array.from({ length: Math.max(0, window.to - window.from) }, (_, i) => list.item(window.from + i));
+  // The links keep the request's other query parameters (a required `from`): pages of the same list.
+  return typed(json(200, list.wrap ? list.wrap(items, window) : items, pagingHeaders(window, path, target.query)));
 }

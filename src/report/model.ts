@@ -224,7 +224,25 @@ export const runReportSchema = z.object({
     /** The tenant-relative paths of the lists under test. */
     pagedPaths: z.array(z.string()),
     /** Every tenant endpoint under test: lists and single resources, and where each was named. */
-    endpoints: z.array(z.object({ path: z.string(), kind: z.enum(['list', 'single']), source: z.string() })).optional(),
+    endpoints: z
+      .array(
+        z.object({
+          path: z.string(),
+          kind: z.enum(['list', 'single']),
+          source: z.string(),
+          /** What made it a list: paging declared, an array body, or a wrapper around one (README, Every endpoint of your API). */
+          listBy: z.enum(['paging', 'array', 'wrapped-array']).optional(),
+          /** The wrapper property holding a list's items (`data` of `{"data": [...]}`). */
+          itemsProperty: z.string().optional(),
+          /** Its required query parameters: the value sent and where it came from, or why there is none (the endpoint is then skipped). --parameter values are not shown here. */
+          query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented']).optional(), problem: z.string().optional() })).optional(),
+          /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
+          schemaGap: z.string().optional(),
+        }),
+      )
+      .optional(),
+    /** How many operations (every method) the --openapi document declares; `endpoints` are its GETs under the tenant path. */
+    operations: z.number().int().nonnegative().optional(),
     /** The OpenAPI document the endpoints came from (--openapi). */
     openapi: z.string().optional(),
     /**

@@ -35,6 +35,7 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
   const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file, { root, signal }));
   return {
     endpoints: mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]),
+    ...(loaded?.operations !== undefined ? { operations: loaded.operations } : {}),
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),
     ...(loaded?.lint ? { lint: loaded.lint } : {}),

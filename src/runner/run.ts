@@ -2,6 +2,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BundlePlan } from '../bundle/write.js';
+import type { AppliedProfile } from '../certification/apply.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { currentCatalogue } from '../catalogue/digest.js';
 import { DEFAULT_REPORTERS, type RunOptions } from '../config.js';
@@ -24,10 +25,11 @@ import { describeApi, parameterValues, readApiEarly } from './api.js';
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
-import { describeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
+import { describeEndpoints, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { PassedResponse } from '../battery/wiring.js';
 import { timedAnswers, timeoutNote, type TimedAnswer } from './timeout-note.js';
+import { reportExpiryWait } from './expiry-progress.js';
 
 /**
  * One run of the battery: resolve the target, preflight it, run the selected suites, and turn
@@ -54,9 +56,9 @@ interface Extras {
 }
 
 /** Reads --compare-with and checks --bundle/--sign-key before the run: a bad file costs no run. */
-async function prepareExtras(options: RunOptions): Promise<Extras> {
+async function prepareExtras(options: RunOptions, profile: AppliedProfile | undefined): Promise<Extras> {
   const previous = options.compareWith === undefined ? undefined : (await import('../compare/command.js')).loadPrevious(options.compareWith);
-  const bundle = options.bundle === undefined && options.signKey === undefined ? undefined : await (await import('../bundle/write.js')).prepareBundle(options);
+  const bundle = options.bundle === undefined && options.signKey === undefined ? undefined : await (await import('../bundle/write.js')).prepareBundle(options, profile);
   return { ...(previous ? { previous } : {}), ...(bundle ? { bundle } : {}) };
 }
 
@@ -143,7 +145,8 @@ function stopper(external: AbortSignal | undefined, deadlineSeconds: number): { 
   };
 }
 
-export async function runConformance(options: RunOptions, io: RunIO, interrupt?: AbortSignal): Promise<RunOutcome> {
+/** `profile`: the certification profile `run --profile` applied (src/certification/apply.ts), recorded in the bundle. */
+export async function runConformance(options: RunOptions, io: RunIO, interrupt?: AbortSignal, profile?: AppliedProfile): Promise<RunOutcome> {
   mark('run: options parsed');
   const started = new Date();
   // Every usage error before anything is started or written.
@@ -152,7 +155,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const baseline = options.baseline === undefined ? undefined : loadBaseline(options.baseline);
   const plan = planTarget(options);
   await ensureWritableDir(options.reportsDir);
-  const extras = await prepareExtras(options);
+  const extras = await prepareExtras(options, profile);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
   // The document is read on another core while this thread starts Vitest (src/runner/api.ts).
   // The run's stopper stops that reading too (its thread is terminated), and so does the run's
@@ -186,6 +189,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     let batteryStarted = false;
     /** The preflight's answers and how long each took: a passed check records none of its own. */
     let preflightTimes: TimedAnswer[] = [];
+    /** Stops the progress lines of a long expiry wait (src/runner/expiry-progress.ts). */
+    let stopProgress = (): void => undefined;
     try {
       // Vitest's start (loading, then spawning its workers) is the longest chain of a run's start:
       // it goes first, and the rest of the start-up runs on this thread while the workers boot.
@@ -204,7 +209,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
       preflighted.catch(() => undefined);
       api = await described;
-      if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints)}\n`);
+      if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
       preflightTimes = timedAnswers(pre.answers);
@@ -242,6 +247,11 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         preflight: { ...(target.clientAuth === 'post' ? {} : passed('token', pre.answers.token)), ...passed('user', pre.answers.user) },
       });
       batteryStarted = true;
+      // A long token lifetime waited out: a line at a steady pace, so that CI does not kill a silent job.
+      if (pre.sharedToken) {
+        const { receivedAt, expiresIn } = pre.sharedToken;
+        stopProgress = reportExpiryWait({ receivedAt, expiresIn, maxExpiryWaitSeconds: options.maxExpiryWait, marginSeconds: options.expiryMargin, checks: checks.filter((c) => c.suite === 'expiry').map((c) => c.id) }, (line) => io.err(line));
+      }
       // The report writers load while the checks run: not before, when this thread serves the
       // booting workers' module requests (Vitest's), nor after, when the run waits for them.
       void battery.checksStarted.then(() => import('../report/write.js')).then((m) => m.loadWriters()).catch(() => undefined);
@@ -259,6 +269,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       if (err instanceof UsageError) configError = err;
       incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
+      stopProgress();
       signal.removeEventListener('abort', stopBattery);
       signal.removeEventListener('abort', stopDocument);
       documentStop.abort('the run has ended');
@@ -340,6 +351,19 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   return review.length > 0 ? { ...withDocument, review } : withDocument;
 }
 
+/** How the report names a tenant endpoint: what it is, and what the document left the run to fill or unjudged (src/openapi/endpoint-model.ts). */
+function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['endpoints']>[number] {
+  return {
+    path: e.path,
+    kind: e.kind,
+    source: e.source,
+    ...(e.listBy ? { listBy: e.listBy } : {}),
+    ...(e.itemsProperty !== undefined ? { itemsProperty: e.itemsProperty } : {}),
+    ...(e.query ? { query: e.query.map((p) => ({ name: p.name, ...(p.value !== undefined ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) })) } : {}),
+    ...(e.schemaGap !== undefined ? { schemaGap: e.schemaGap } : {}),
+  };
+}
+
 /** The report's target: what was tested, and how a reproduction must reach it. */
 function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescription | undefined, tenantId: string | undefined, basicEncoding: BasicEncoding): RunReport['target'] {
   return {
@@ -348,7 +372,8 @@ function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescr
     embedded: target.embedded,
     ...(tenantId ? { tenantId } : {}),
     pagedPaths: api ? api.endpoints.filter((e) => e.kind === 'list').map((e) => e.path) : target.pagedPaths,
-    ...(api ? { endpoints: api.endpoints.map(({ path, kind, source }) => ({ path, kind, source })) } : {}),
+    ...(api ? { endpoints: api.endpoints.map(endpointOfReport) } : {}),
+    ...(api?.operations !== undefined ? { operations: api.operations } : {}),
     ...(api?.file !== undefined ? { openapi: api.file } : {}),
     credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
     ...(basicEncoding === 'raw' ? { basicEncoding } : {}),

@@ -1,0 +1,410 @@
+/**
+ * Certification profiles (issue 31): the platform's file that pins what a certifying run must use
+ * and prove. `run --profile` applies it and refuses what contradicts it; `verify-bundle --profile`
+ * proves each of its items from the bundle, or lists what it does not prove. Runs of the
+ * reference server on loopback, as a vendor's would be, and bundles gamed the ways issue 31 found.
+ */
+import type { KeyObject } from 'node:crypto';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { BUNDLE_FILES, MANIFEST_FORMAT, sha256Of, type Manifest } from '../src/bundle/format.js';
+import { keyFingerprint, publicKeyPem, signBytes } from '../src/bundle/keys.js';
+import { currentCatalogue } from '../src/catalogue/digest.js';
+import { addressKind, hostKind } from '../src/certification/targets.js';
+import { reportExpiryWait } from '../src/runner/expiry-progress.js';
+import { startReferenceServer } from '../src/reference/index.js';
+import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
+import type { RunReport } from '../src/report/model.js';
+import { renderHtmlReport } from '../src/report/html.js';
+import { parseRunReport } from '../src/report/read.js';
+import { runAgainst, runMain, tempDir, type HarnessResult } from './support/harness.js';
+import { referenceExpectations } from './support/reports.js';
+import { keyPair, type Keys } from './support/keys.js';
+
+const ENDPOINTS = ['shipments', 'shipments/{shipmentId}', 'invoices', 'invoices/{invoiceId}', 'settings'];
+
+let dir: string;
+let expectations: string;
+let signer: Keys;
+let stranger: Keys;
+let openapiSha: string;
+/** A profile that allows loopback (the test servers are all there), and the same without it. */
+let loopbackProfile: string;
+let publicOnlyProfile: string;
+/** The vendor's copy of the document, without GET /tenants/{tenantId}/invoices/{invoiceId}. */
+let reduced: string;
+
+async function writeProfile(name: string, extra: Record<string, unknown>): Promise<string> {
+  const path = join(dir, name);
+  const profile = {
+    format: 'carrier-conformance-profile/1',
+    name: 'Carrier Platform certification',
+    openapi: { sha256: openapiSha },
+    endpoints: ENDPOINTS,
+    expectations: { sha256: sha256Of(await readFile(expectations)) },
+    catalogue: currentCatalogue().digest,
+    requireComplete: true,
+    expiryProven: true,
+    minMaxExpiryWait: 10,
+    ...extra,
+  };
+  await writeFile(path, JSON.stringify(profile, null, 2));
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await tempDir('carrier-certification-');
+  expectations = await referenceExpectations(dir);
+  signer = await keyPair(dir, 'signer');
+  stranger = await keyPair(dir, 'stranger');
+  const document = await readFile(REFERENCE_OPENAPI_FILE, 'utf8');
+  openapiSha = sha256Of(document);
+  loopbackProfile = await writeProfile('profile-loopback.json', { allowTargets: ['loopback'] });
+  publicOnlyProfile = await writeProfile('profile.json', {});
+  reduced = join(dir, 'vendor-openapi.yaml');
+  const cut = document.replace(/^ {2}\/tenants\/\{tenantId\}\/invoices\/\{invoiceId\}:\n(?: {4,}.*\n|\n)*/m, '');
+  expect(cut).not.toBe(document);
+  await writeFile(reduced, cut);
+});
+
+async function certifyingRun(name: string, profile: string | undefined, args: readonly string[] = []): Promise<HarnessResult & { bundle: string }> {
+  const bundle = join(dir, name);
+  const run = await runAgainst({ tokenTtlSeconds: 2 }, ['--expectations', expectations, '--target-name', 'Globex Carrier', '--target-version', '1.0.0', '--bundle', bundle, '--sign-key', signer.privatePath, ...(profile !== undefined ? ['--profile', profile] : []), ...args]);
+  return { ...run, bundle };
+}
+
+async function verify(bundle: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; fails: string[] }> {
+  const result = await runMain(['verify-bundle', bundle, ...args]);
+  const fails = result.stdout.split('\n').filter((l) => l.startsWith('  FAIL  ')).map((l) => l.slice(8));
+  return { ...result, fails };
+}
+
+/** A forger's copy: files as they are, manifest recomputed, unsigned or signed with `signWith`. */
+async function forge(from: string, to: string, signWith?: KeyObject): Promise<string> {
+  if (from !== to) await cp(from, to, { recursive: true });
+  const files = await Promise.all([BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target].map(async (path) => ({ path, text: await readFile(join(to, path), 'utf8') })));
+  const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: files.map(({ path, text }) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })) };
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+  await writeFile(join(to, BUNDLE_FILES.manifest), manifestText);
+  await rm(join(to, BUNDLE_FILES.signature), { force: true });
+  if (signWith) {
+    const signature = { format: 'carrier-conformance-signature/1', algorithm: 'Ed25519', signed: 'manifest.json', publicKey: publicKeyPem(signWith), keyFingerprint: keyFingerprint(signWith), signature: signBytes(Buffer.from(manifestText), signWith) };
+    await writeFile(join(to, BUNDLE_FILES.signature), JSON.stringify(signature, null, 2));
+  }
+  return to;
+}
+
+describe('a genuine bundle made under the profile', () => {
+  let genuine: Awaited<ReturnType<typeof certifyingRun>>;
+  beforeAll(async () => {
+    genuine = await certifyingRun('genuine', loopbackProfile);
+  }, 90_000);
+
+  it('the run applies the profile (--require-complete, the least --max-expiry-wait) and the bundle records it', async () => {
+    expect(genuine.code, genuine.stdout + genuine.stderr).toBe(0);
+    expect(genuine.report.scope?.requireComplete).toBe(true);
+    const target = JSON.parse(await readFile(join(genuine.bundle, 'target.json'), 'utf8')) as { certification: unknown; options: { maxExpiryWait: number; openapi: unknown }; target: { hosts: unknown } };
+    expect(target.certification).toEqual({ profile: { file: 'profile-loopback.json', sha256: sha256Of(await readFile(loopbackProfile)), name: 'Carrier Platform certification' } });
+    expect(target.options.maxExpiryWait).toBe(60); // the default, above the profile's 10
+    expect(target.options.openapi).toEqual({ file: 'openapi.yaml', sha256: openapiSha });
+    expect(target.target.hosts).toEqual([{ host: '127.0.0.1', addresses: [{ address: '127.0.0.1', kind: 'loopback' }] }]);
+  });
+
+  it('verify-bundle --profile --public-key: every item proven, exit 0', async () => {
+    const result = await verify(genuine.bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
+    expect([result.code, result.fails]).toEqual([0, []]);
+    expect(result.stdout).toContain(`  ok    profile: made under ${loopbackProfile} (Carrier Platform certification), sha256 ${sha256Of(await readFile(loopbackProfile)).slice(0, 16)}…`);
+    expect(result.stdout).toContain(`  ok    endpoints: each of the profile's 5 endpoints was judged by the checks, none skipped`);
+    expect(result.stdout).toContain('  ok    EXPIRY-*: every expiry check passed (the profile requires expiry proven)');
+    expect(result.stdout).toContain('  ok    target: where the profile allows (public, loopback)');
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant');
+  });
+
+  it('with --trusted-keys, the programme\'s signers by name: exit 0; a key not in it: exit 1', async () => {
+    const keys = join(dir, 'signers.pem');
+    await writeFile(keys, `# Stranger Inc\n${await readFile(stranger.publicPath, 'utf8')}\n# Globex Ltd\n${await readFile(signer.publicPath, 'utf8')}`);
+    const result = await verify(genuine.bundle, '--profile', loopbackProfile, '--trusted-keys', keys);
+    expect([result.code, result.fails]).toEqual([0, []]);
+    expect(result.stdout).toContain(`  ok    signature: Ed25519 signature of manifest.json holds for "Globex Ltd" (${keyFingerprint(signer.key)}), a signer of --trusted-keys`);
+    const strangers = join(dir, 'strangers.pem');
+    await writeFile(strangers, await readFile(stranger.publicPath, 'utf8'));
+    const other = await verify(genuine.bundle, '--trusted-keys', strangers);
+    expect([other.code, other.fails]).toEqual([1, [`signature: made with key ${keyFingerprint(signer.key)}, which is not one of the 1 keys of --trusted-keys`]]);
+  });
+
+  it('bad --trusted-keys files and both key options: one line, exit 2', async () => {
+    const mixed = join(dir, 'mixed.pem');
+    await writeFile(mixed, `# ok\n${await readFile(signer.publicPath, 'utf8')}certified!\n`);
+    const empty = join(dir, 'empty.pem');
+    await writeFile(empty, '# nobody\n');
+    for (const [args, message] of [
+      [['--trusted-keys', mixed], /^carrier-conformance: --trusted-keys .*mixed\.pem: line 5: neither a "# name" line nor the start of a PEM public key/],
+      [['--trusted-keys', empty], /^carrier-conformance: --trusted-keys .*empty\.pem: holds no public key/],
+      [['--trusted-keys', signer.privatePath], /^carrier-conformance: --trusted-keys .*signer\.pem: line 1: a private key; give public keys only/],
+      [['--trusted-keys', empty, '--public-key', signer.publicPath], /^carrier-conformance: --public-key and --trusted-keys are both given; give one/],
+    ] as const) {
+      const result = await runMain(['verify-bundle', genuine.bundle, ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+    }
+  });
+
+  it('under a profile that does not allow loopback, the same kind of bundle is refused: one line for the target, exit 1', async () => {
+    const run = await certifyingRun('public-only', publicOnlyProfile);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const result = await verify(run.bundle, '--profile', publicOnlyProfile, '--public-key', signer.publicPath);
+    expect([result.code, result.fails]).toEqual([1, ['target 127.0.0.1: loopback, not allowed by the profile']]);
+    // And a bundle verified against another profile than the one it was made under.
+    const other = await verify(genuine.bundle, '--profile', publicOnlyProfile, '--public-key', signer.publicPath);
+    expect(other.code).toBe(1);
+    expect(other.fails).toEqual([
+      `profile: made under "profile-loopback.json" (sha256 ${sha256Of(await readFile(loopbackProfile)).slice(0, 16)}…), not under ${publicOnlyProfile} (sha256 ${sha256Of(await readFile(publicOnlyProfile)).slice(0, 16)}…)`,
+      'target 127.0.0.1: loopback, not allowed by the profile',
+    ]);
+  }, 90_000);
+
+  it('forged by someone without the key, unsigned or self-signed: never 0 under --profile', async () => {
+    const unsigned = await forge(genuine.bundle, join(dir, 'forged-unsigned'));
+    const selfSigned = await forge(genuine.bundle, join(dir, 'forged-self-signed'), stranger.key);
+    for (const bundle of [unsigned, selfSigned]) {
+      // Every profile item holds (the forger copied a genuine bundle): only the signer is not proven.
+      const withoutKey = await verify(bundle, '--profile', loopbackProfile);
+      expect([withoutKey.code, withoutKey.fails]).toEqual([4, []]);
+      const withKey = await verify(bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
+      expect(withKey.code).toBe(1);
+      expect(withKey.fails).toEqual([
+        bundle === unsigned ? `signature: the bundle is not signed, but --public-key was given (key ${keyFingerprint(signer.key)})` : `signature: made with key ${keyFingerprint(stranger.key)}, not with the key you trust (${keyFingerprint(signer.key)})`,
+      ]);
+    }
+  });
+});
+
+describe('a run that skipped the expiry checks (a token lifetime longer than its --max-expiry-wait)', () => {
+  it('verify-bundle --profile: the skipped EXPIRY-* checks and the wait below the minimum, exit 1', async () => {
+    const run = await certifyingRun('expiry-skipped', undefined, ['--max-expiry-wait', '0']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const result = await verify(run.bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
+    expect(result.code).toBe(1);
+    expect(result.fails).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^EXPIRY-\*: skipped \(the profile requires expiry proven\): EXPIRY-REFUSED-AFTER, EXPIRY-REFUSED-401, EXPIRY-INVALID-TOKEN-ERROR, EXPIRY-RENEW; expires_in is 2 s, longer than --max-expiry-wait 0 s/) as unknown as string,
+        'option maxExpiryWait: 0, below the profile\'s minimum of 10 s',
+        'option requireComplete: the run did not use --require-complete (the profile requires it)',
+      ]),
+    );
+    expect(result.fails.filter((l) => l.startsWith('endpoint '))).toEqual([]);
+  }, 90_000);
+});
+
+describe('an endpoint the run had but did not judge', () => {
+  it('a check skipped on it, signed by a signer who edited the report: one line per check, exit 1', async () => {
+    const genuine = join(dir, 'genuine');
+    const bundle = join(dir, 'endpoint-skipped');
+    await cp(genuine, bundle, { recursive: true });
+    const report = JSON.parse(await readFile(join(bundle, 'report.json'), 'utf8')) as RunReport;
+    const label = 'GET /tenants/{tenantId}/invoices/{invoiceId}';
+    for (const check of report.checks) for (const e of check.endpoints ?? []) if (e.endpoint === label && check.id === 'RESOURCE-EXPECTED-VALUES') Object.assign(e, { status: 'skipped', message: 'no expectations for it' });
+    const json = `${JSON.stringify(report, null, 2)}\n`;
+    await writeFile(join(bundle, 'report.json'), json);
+    await writeFile(join(bundle, 'report.html'), renderHtmlReport(parseRunReport(json, 'report.json')));
+    await forge(bundle, bundle, signer.key);
+    const result = await verify(bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
+    expect([result.code, result.fails]).toEqual([1, [`endpoint ${label}: skipped by RESOURCE-EXPECTED-VALUES: no expectations for it`]]);
+  });
+});
+
+describe('an endpoint whose served resource the expectations do not pin (RESOURCE-EXPECTED-VALUES: nothing known to compare)', () => {
+  const label = 'GET /tenants/{tenantId}/invoices/{invoiceId}';
+  const unseeded = 'the resource served (id inv-unseeded) is not a seeded item: nothing known to compare';
+
+  /** The genuine bundle with RESOURCE-EXPECTED-VALUES skipping the endpoint for that reason, `edit` applied, re-signed. */
+  async function edited(name: string, edit: (report: RunReport) => void = () => undefined): Promise<string> {
+    const bundle = join(dir, name);
+    await cp(join(dir, 'genuine'), bundle, { recursive: true });
+    const report = JSON.parse(await readFile(join(bundle, 'report.json'), 'utf8')) as RunReport;
+    for (const check of report.checks) for (const e of check.endpoints ?? []) if (e.endpoint === label && check.id === 'RESOURCE-EXPECTED-VALUES') Object.assign(e, { status: 'skipped', message: unseeded });
+    edit(report);
+    const json = `${JSON.stringify(report, null, 2)}\n`;
+    await writeFile(join(bundle, 'report.json'), json);
+    await writeFile(join(bundle, 'report.html'), renderHtmlReport(parseRunReport(json, 'report.json')));
+    return forge(bundle, bundle, signer.key);
+  }
+
+  it('is accepted when the other checks judged it: a note, exit 0', async () => {
+    const result = await verify(await edited('endpoint-unseeded'), '--profile', loopbackProfile, '--public-key', signer.publicPath);
+    expect([result.code, result.fails]).toEqual([0, []]);
+    expect(result.stdout).toContain(`  note  endpoint ${label}: RESOURCE-EXPECTED-VALUES compared nothing (${unseeded}); accepted: the expectations pin no item it served, and the other checks judged it`);
+    expect(result.stdout).toContain("  ok    endpoints: each of the profile's 5 endpoints was judged by the checks, none skipped");
+  });
+
+  it('is not enough alone: an endpoint no other check judged is still not proven', async () => {
+    const bundle = await edited('endpoint-unseeded-only', (report) => {
+      for (const check of report.checks) if (check.id !== 'RESOURCE-EXPECTED-VALUES' && check.endpoints) check.endpoints = check.endpoints.filter((e) => e.endpoint !== label);
+    });
+    const result = await verify(bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
+    expect([result.code, result.fails]).toEqual([1, [`endpoint ${label}: in the run but judged by no check (the profile requires it judged)`]]);
+  });
+});
+
+describe("a vendor's reduced document", () => {
+  it('is refused by run --profile: its digest is not the profile\'s (exit 2, one line, nothing run)', async () => {
+    const result = await runMain(['run', '--embedded', '--openapi', reduced, '--expectations', expectations, '--profile', loopbackProfile, '--reports-dir', join(dir, 'refused')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([`carrier-conformance: --openapi ${reduced}: sha256 ${sha256Of(await readFile(reduced))} is not the document the profile ${loopbackProfile} names (openapi.sha256: ${openapiSha}); use the platform's document unchanged`]);
+    expect(result.stdout).toBe('');
+  });
+
+  it('run without --profile, a faulty server passes; verify-bundle --profile lists what the bundle does not prove', async () => {
+    // Issue 31: the single-invoice fault hides behind a document without that endpoint.
+    const server = await startReferenceServer({ tokenTtlSeconds: 2, faults: ['version-ignored-on-single-invoice'] });
+    const bundle = join(dir, 'reduced');
+    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+    const run = await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--foreign-tenant-id', server.foreignTenantId, '--openapi', reduced, '--suite', 'versioning', '--expectations', expectations, '--reports-dir', join(dir, 'reduced-reports'), '--bundle', bundle, '--sign-key', signer.privatePath]).finally(async () => {
+      delete process.env.CARRIER_CLIENT_SECRET;
+      await server.close();
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^CONFORMANT ON \d+ OF \d+ CHECKS/m);
+    const result = await verify(bundle, '--profile', publicOnlyProfile, '--public-key', signer.publicPath);
+    expect(result.code).toBe(1);
+    expect(result.fails).toEqual(
+      expect.arrayContaining([
+        `profile: the bundle was not made under a profile (run --profile); this one is ${publicOnlyProfile} (sha256 ${sha256Of(await readFile(publicOnlyProfile)).slice(0, 16)}…)`,
+        `openapi: "vendor-openapi.yaml" has sha256 ${sha256Of(await readFile(reduced)).slice(0, 16)}…, not the profile's document (${openapiSha.slice(0, 16)}…)`,
+        'endpoint GET /tenants/{tenantId}/invoices/{invoiceId}: not in the run (the profile requires it)',
+        'option requireComplete: the run did not use --require-complete (the profile requires it)',
+        expect.stringMatching(/^EXPIRY-\*: not in the run \(the profile requires expiry proven\): EXPIRY-VALID-BEFORE, /) as unknown as string,
+        'target 127.0.0.1: loopback, not allowed by the profile',
+      ]),
+    );
+    expect(result.fails.filter((l) => l.startsWith('endpoint '))).toEqual(['endpoint GET /tenants/{tenantId}/invoices/{invoiceId}: not in the run (the profile requires it)']);
+  }, 90_000);
+});
+
+describe('options that contradict the profile: one line naming the option and the profile\'s value, exit 2, before anything runs', () => {
+  it.each([
+    [['--no-require-complete'], '--require-complete false contradicts the profile {profile} (requireComplete: true)'],
+    [['--max-expiry-wait', '5'], '--max-expiry-wait 5 contradicts the profile {profile} (minMaxExpiryWait: 10)'],
+    [['--suite', 'token'], '--suite token contradicts the profile {profile} (expiryProven: true, which needs EXPIRY-VALID-BEFORE, EXPIRY-REFUSED-AFTER, EXPIRY-REFUSED-401, EXPIRY-INVALID-TOKEN-ERROR, EXPIRY-RENEW)'],
+    [['--deadline', '10', '--max-expiry-wait', '5'], '--max-expiry-wait 5 contradicts the profile {profile} (minMaxExpiryWait: 10)'],
+    [['--deadline', '10'], '--profile {profile}: requires --max-expiry-wait 60, which is not below --deadline 10: raise the deadline above the wait'],
+  ])('%j', async (args, message) => {
+    const result = await runMain(['run', '--embedded', '--openapi', REFERENCE_OPENAPI_FILE, '--expectations', expectations, '--profile', loopbackProfile, ...args, '--reports-dir', join(dir, 'contradicted')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([`carrier-conformance: ${message.replace('{profile}', loopbackProfile)}`]);
+    expect(result.stdout).toBe('');
+  });
+
+  it('an expectations file or document other than the profile\'s, or none', async () => {
+    const other = join(dir, 'other-expectations.json');
+    await writeFile(other, '{"user": {}}');
+    const cases: [string[], string][] = [
+      [['--openapi', REFERENCE_OPENAPI_FILE, '--expectations', other], `--expectations ${other}: sha256 ${sha256Of('{"user": {}}')} is not the file the profile ${loopbackProfile} names (expectations.sha256: ${sha256Of(await readFile(expectations))})`],
+      [['--openapi', REFERENCE_OPENAPI_FILE], `--profile ${loopbackProfile}: requires --expectations, the test account's data (sha256 ${sha256Of(await readFile(expectations))})`],
+      [['--expectations', expectations], `--profile ${loopbackProfile}: requires --openapi, the platform's document (sha256 ${openapiSha})`],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runMain(['run', '--embedded', '--profile', loopbackProfile, ...args, '--reports-dir', join(dir, 'contradicted')]);
+      expect([result.code, result.stderr.trim()]).toEqual([2, `carrier-conformance: ${message}`]);
+    }
+  });
+
+  it('from the environment too, named as it is written', async () => {
+    process.env.CARRIER_REQUIRE_COMPLETE = 'no';
+    const result = await runMain(['run', '--embedded', '--profile', loopbackProfile]).finally(() => delete process.env.CARRIER_REQUIRE_COMPLETE);
+    expect([result.code, result.stderr.trim()]).toEqual([2, `carrier-conformance: CARRIER_REQUIRE_COMPLETE false contradicts the profile ${loopbackProfile} (requireComplete: true)`]);
+  });
+
+  it.each([
+    [['run', '--embedded', '--profile'], '--profile: needs a file after it (see --help)'],
+    [['verify-bundle', '.', '--profile'], '--profile: needs a file after it (see --help)'],
+    [['verify-bundle', '.', '--trusted-keys'], '--trusted-keys: needs a file after it (see --help)'],
+  ])('%j: one line', async (argv, message) => {
+    const result = await runMain(argv);
+    expect([result.code, result.stderr.trim()]).toEqual([2, `carrier-conformance: ${message}`]);
+  });
+
+  it('a profile that is not one: unknown key, missing digest, not a file', async () => {
+    const bad = join(dir, 'bad-profile.yaml');
+    await writeFile(bad, `format: carrier-conformance-profile/1\nopenapi: { sha256: ${openapiSha} }\nendpoints: [invoices]\nallowTargets: [anywhere]\n`);
+    const unknown = join(dir, 'unknown-key.json');
+    await writeFile(unknown, JSON.stringify({ format: 'carrier-conformance-profile/1', openapi: { sha256: openapiSha }, endpoints: ['invoices'], skipExpiry: true }));
+    for (const [path, message] of [
+      [bad, `--profile ${bad}: allowTargets.0: "anywhere" is not one of loopback, private, embedded`],
+      [unknown, `--profile ${unknown}: the file: unknown key "skipExpiry"`],
+      [join(dir, 'missing.json'), `--profile ${join(dir, 'missing.json')}: cannot read it (no such file)`],
+    ]) {
+      for (const argv of [['run', '--embedded', '--profile', path ?? ''], ['verify-bundle', dir, '--profile', path ?? '']]) {
+        const result = await runMain(argv);
+        expect([result.code, result.stderr.trim()]).toEqual([2, `carrier-conformance: ${message ?? ''}`]);
+      }
+    }
+  });
+});
+
+describe('where a target is: loopback, private (RFC 1918, RFC 4193, link-local) or public', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.8.9.10', 'loopback'],
+    ['::1', 'loopback'],
+    ['[::1]', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.10.10', 'private'],
+    ['fd12:3456::1', 'private'],
+    ['fe80::1', 'private'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['[::ffff:7f00:1]', 'loopback'],
+    ['::ffff:c0a8:101', 'private'],
+    ['172.32.0.1', 'public'],
+    ['8.8.8.8', 'public'],
+    ['2001:db8::1', 'public'],
+  ])('%s is %s', (address, kind) => {
+    expect(addressKind(address)).toBe(kind);
+  });
+
+  it('localhost and names under it are loopback; other names are resolved, not guessed', () => {
+    expect(hostKind('localhost')).toBe('loopback');
+    expect(hostKind('api.localhost.')).toBe('loopback');
+    expect(hostKind('api.example.com')).toBeUndefined();
+    // As a base URL's host reaches the classifier: the URL parser's own spelling.
+    expect(hostKind(new URL('http://[::ffff:127.0.0.1]:8080').hostname)).toBe('loopback');
+  });
+});
+
+describe('progress while a run waits out a token lifetime (CI kills silent jobs)', () => {
+  it('a line at a steady pace saying what it waits for and how long is left, then none once the token has expired', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const lines: string[] = [];
+      const stop = reportExpiryWait({ receivedAt: 1_000_000, expiresIn: 100, maxExpiryWaitSeconds: 3600, marginSeconds: 1, checks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-RENEW'] }, (l) => lines.push(l), 30_000);
+      vi.advanceTimersByTime(29_999);
+      expect(lines).toEqual([]);
+      vi.advanceTimersByTime(200_000);
+      expect(lines).toEqual([72, 42, 12].map((left) => `waiting for the access token to expire (expires_in 100 s) for EXPIRY-REFUSED-AFTER, EXPIRY-RENEW: ${left} s left`));
+      stop();
+      // Not waited out (longer than --max-expiry-wait), or no expiry check selected: nothing.
+      const none: string[] = [];
+      reportExpiryWait({ receivedAt: Date.now(), expiresIn: 3600, maxExpiryWaitSeconds: 60, marginSeconds: 1, checks: ['EXPIRY-RENEW'] }, (l) => none.push(l), 30_000);
+      reportExpiryWait({ receivedAt: Date.now(), expiresIn: 100, maxExpiryWaitSeconds: 3600, marginSeconds: 1, checks: [] }, (l) => none.push(l), 30_000);
+      vi.advanceTimersByTime(200_000);
+      expect(none).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a run of the expiry suite prints them on stderr (CARRIER_PROGRESS_INTERVAL scales the pace); the verdict is the same', async () => {
+    process.env.CARRIER_PROGRESS_INTERVAL = '1';
+    const run = await runAgainst({ tokenTtlSeconds: 4 }, ['--suite', 'expiry']).finally(() => delete process.env.CARRIER_PROGRESS_INTERVAL);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const lines = run.stderr.split('\n').filter((l) => l.startsWith('waiting for'));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(line).toMatch(/^waiting for the access token to expire \(expires_in 4 s\) for EXPIRY-VALID-BEFORE, EXPIRY-REFUSED-AFTER, EXPIRY-REFUSED-401, EXPIRY-INVALID-TOKEN-ERROR, EXPIRY-RENEW: [1-6] s left$/);
+    expect(run.stdout).not.toContain('waiting for');
+  }, 60_000);
+});

@@ -1,0 +1,196 @@
+/**
+ * The endpoint model through a whole run (issue 29 items 1, 4 and 5): lists found by their body
+ * are walked and lend ids to the resources under them, bodies under wildcard media types are
+ * judged, required query parameters are sent (or the endpoint is skipped by every check with the
+ * reason), and the report accounts for every GET of the document. The reference server serves
+ * generated collections (src/reference/generated.ts): arrays of {id, name, value, note}, paged.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generatedOpenApi } from '../src/reference/generated.js';
+import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
+import type { RunReport } from '../src/report/model.js';
+import { runMain, tempDir } from './support/harness.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of cleanup.splice(0).reverse()) await close();
+});
+
+type Doc = Record<string, unknown> & { paths: Record<string, Record<string, { parameters?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }>> };
+
+/** The generated document of `n` collections, changed by `edit`. */
+function documentOf(n: number, edit: (d: Doc) => void): Doc {
+  const d = structuredClone(generatedOpenApi(n)) as Doc;
+  edit(d);
+  return d;
+}
+
+const op = (d: Doc, path: string) => {
+  const o = d.paths[`/tenants/{tenantId}/${path}`]?.get;
+  if (!o) throw new Error(path);
+  return o;
+};
+
+const SUITES = ['tenant', 'versioning', 'pagination', 'resources'].flatMap((s) => ['--suite', s]);
+
+async function run(server: ReferenceServer, document: Doc, extra: string[] = []): Promise<{ code: number; stdout: string; report: RunReport }> {
+  const dir = await tempDir();
+  const file = join(dir, 'openapi.json');
+  await writeFile(file, JSON.stringify(document));
+  process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+  try {
+    const result = await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', file, '--foreign-tenant-id', server.foreignTenantId, ...SUITES, ...extra, '--reports-dir', dir]);
+    return { ...result, report: JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as RunReport };
+  } finally {
+    delete process.env.CARRIER_CLIENT_SECRET;
+  }
+}
+
+/** No check failed or erred, and none was skipped whole but RESOURCE-EXPECTED-VALUES (no --expectations here) and, for a document without lists, the paging checks. */
+function clean(report: RunReport): string[] {
+  const expected = (c: RunReport['checks'][number]): boolean => c.id === 'RESOURCE-EXPECTED-VALUES' || (c.message ?? '').startsWith('no list endpoint configured');
+  return report.checks.filter((c) => c.status === 'failed' || c.status === 'error' || (c.status === 'skipped' && !expected(c))).map((c) => `${c.id} ${c.status}: ${c.message ?? ''}`);
+}
+
+const outcomes = (report: RunReport, id: string): string[] => report.checks.find((c) => c.id === id)?.endpoints?.map((e) => `${e.status} ${e.endpoint}${e.status === 'skipped' ? `: ${e.message ?? ''}` : ''}`) ?? [];
+
+async function server(): Promise<ReferenceServer> {
+  const s = await startReferenceServer({ tokenTtlSeconds: 60, generatedCollections: 3, recordRequests: true });
+  cleanup.push(() => s.close());
+  return s;
+}
+
+describe('a list known by its body, not by page/size', () => {
+  it('is walked, and the resource under it takes its id from it (before: a single resource, and the child skipped for want of a list)', async () => {
+    const target = await server();
+    const document = documentOf(3, (d) => {
+      for (const c of ['c001', 'c002', 'c003']) op(d, c).parameters = (op(d, c).parameters ?? []).filter((p) => !['page', 'size'].includes((p as { name: string }).name));
+    });
+    const result = await run(target, document);
+    expect(result.report.target.endpoints?.filter((e) => e.kind === 'list').map((e) => `${e.path} ${e.listBy ?? ''}`)).toEqual(['c001 array', 'c002 array', 'c003 array']);
+    expect(outcomes(result.report, 'PAGE-WALK')).toEqual(['passed GET /tenants/{tenantId}/c001', 'passed GET /tenants/{tenantId}/c002', 'passed GET /tenants/{tenantId}/c003']);
+    expect(outcomes(result.report, 'TENANT-ACCESS').filter((e) => e.includes('{itemId}'))).toEqual(['passed GET /tenants/{tenantId}/c001/{itemId}', 'passed GET /tenants/{tenantId}/c002/{itemId}', 'passed GET /tenants/{tenantId}/c003/{itemId}']);
+    expect(clean(result.report)).toEqual([]);
+  });
+});
+
+describe('a body declared under */* (springdoc) or application/*+json', () => {
+  it('is judged against its schema like application/json (before: left out of RESOURCE-SCHEMA without a word)', async () => {
+    const target = await server();
+    const document = documentOf(2, (d) => {
+      for (const [path, type] of [['c001/{itemId}', '*/*'], ['c002', 'application/*+json']] as const) {
+        const ok = op(d, path).responses['200'];
+        if (ok?.content) ok.content = { [type]: ok.content['application/json'] };
+      }
+    });
+    const passed = await run(target, document);
+    expect(outcomes(passed.report, 'RESOURCE-SCHEMA')).toEqual(['c001', 'c001/{itemId}', 'c002', 'c002/{itemId}'].map((p) => `passed GET /tenants/{tenantId}/${p}`));
+
+    // Its faulty twin: the document says `name` is an integer; the served strings must fail it.
+    (document.components as { schemas: { Item: { properties: { name: unknown } } } }).schemas.Item.properties.name = { type: 'integer' };
+    const failed = await run(target, document);
+    const schema = failed.report.checks.find((c) => c.id === 'RESOURCE-SCHEMA');
+    expect(schema?.endpoints?.map((e) => e.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+  });
+
+  it('that cannot be judged is listed by every resource check, skipped with the reason', async () => {
+    const target = await server();
+    const document = documentOf(1, (d) => {
+      const ok = op(d, 'c001/{itemId}').responses['200'];
+      if (ok) ok.content = { 'text/csv': { schema: { type: 'string' } } };
+    });
+    const result = await run(target, document);
+    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) {
+      expect(outcomes(result.report, id), id).toEqual(['passed GET /tenants/{tenantId}/c001', 'skipped GET /tenants/{tenantId}/c001/{itemId}: its body is not judged: its 200 response declares no JSON body (text/csv)']);
+    }
+    expect(result.report.target.endpoints?.find((e) => e.path === 'c001/{itemId}')?.schemaGap).toBe('its 200 response declares no JSON body (text/csv)');
+    expect(result.report.target.operations).toBe(2);
+  });
+});
+
+describe('required query parameters', () => {
+  const requests = (target: ReferenceServer, path: string): string[] => target.requestLog().map((r) => r.target).filter((t) => t.startsWith(`/tenants/${target.tenantId}/${path}`));
+
+  it('are sent with every request of the endpoint, the walk\'s pages included, filled from the document', async () => {
+    const target = await server();
+    const document = documentOf(1, (d) => {
+      op(d, 'c001').parameters?.push({ name: 'region', in: 'query', required: true, schema: { type: 'string', enum: ['eu', 'us'] } });
+      op(d, 'c001/{itemId}').parameters?.push({ name: 'expand', in: 'query', required: true, schema: { type: 'string' }, example: 'lines' });
+    });
+    const result = await run(target, document);
+    expect(clean(result.report)).toEqual([]);
+    const lists = requests(target, 'c001?').concat(requests(target, 'c001/'));
+    expect(lists.length).toBeGreaterThan(5);
+    for (const t of requests(target, 'c001?')) expect(t).toContain('region=eu');
+    for (const t of requests(target, 'c001/')) expect(t).toMatch(/\?expand=lines$/);
+    expect(requests(target, 'c001?')).toContain(`/tenants/${target.tenantId}/c001?region=eu&page=2&size=10`);
+    expect(result.report.target.endpoints?.find((e) => e.path === 'c001')?.query).toEqual([{ name: 'region', value: 'eu', from: 'enum' }]);
+  });
+
+  it('without a value skip the endpoint in every check, naming the parameter and --parameter; with --parameter PATH:NAME=VALUE it is judged', async () => {
+    const target = await server();
+    const document = documentOf(1, (d) => {
+      op(d, 'c001/{itemId}').parameters?.push({ name: 'origin', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Z]{3}$' } });
+    });
+    const skipped = await run(target, document);
+    const reason = 'skipped GET /tenants/{tenantId}/c001/{itemId}: required query parameter origin has no example, default or enum, and its schema (a pattern (^[A-Z]{3}$)) gives no value to make up; give one with --parameter origin=VALUE';
+    for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'VERSION-ONE', 'VERSION-MISSING', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(skipped.report, id), id).toContain(reason);
+    expect(clean(skipped.report)).toEqual([]);
+    expect(skipped.stdout).toContain('1 has a required query parameter without a value');
+
+    const given = await run(target, document, ['--parameter', 'c001/{itemId}:origin=BER']);
+    expect(clean(given.report)).toEqual([]);
+    expect(given.report.checks.flatMap((c) => c.endpoints ?? []).filter((e) => e.status === 'skipped')).toEqual([]);
+    expect(outcomes(given.report, 'TENANT-ACCESS')).toContain('passed GET /tenants/{tenantId}/c001/{itemId}');
+    for (const t of requests(target, 'c001/')) expect(t).toMatch(/\?origin=BER$/);
+  });
+});
+
+describe('a 4xx to a query value the harness made up', () => {
+  /** A server that refuses any `from` but 2020-01-01 with 422, as a real report endpoint refuses dates out of range. */
+  async function reportServer(): Promise<ReferenceServer> {
+    const s = await startReferenceServer({
+      tokenTtlSeconds: 60,
+      documentRoutes: {
+        answer: (subPath, query) => {
+          if (subPath !== 'report') return undefined;
+          if (query.get('from') !== '2020-01-01') return { refusal: { status: 422, error: 'invalid_request', description: 'from is out of range' } };
+          return { body: { id: 'r1', total: 3 } };
+        },
+      },
+    });
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const reportDocument = (example?: string): Doc => ({
+    openapi: '3.1.0',
+    info: { title: 'reports', version: '1' },
+    paths: {
+      '/tenants/{tenantId}/report': {
+        get: {
+          parameters: [{ name: 'from', in: 'query', required: true, schema: { type: 'string', format: 'date' }, ...(example !== undefined ? { example } : {}) }],
+          responses: { '200': { content: { 'application/json': { schema: { type: 'object', required: ['id', 'total'], properties: { id: { type: 'string' }, total: { type: 'integer' } } } } } } },
+        },
+      },
+    },
+  });
+
+  it('is not the target\'s failure: the endpoint is skipped, saying which value was made up and how to give a real one', async () => {
+    const target = await reportServer();
+    const result = await run(target, reportDocument());
+    const reason = /^skipped GET \/tenants\/\{tenantId\}\/report: it answered 422 to a request whose query value from=\d{4}-\d{2}-\d{2} the harness made up \(the document gives no example, default or enum\): not judged; give real one with --parameter from=VALUE$/;
+    for (const id of ['TENANT-ACCESS', 'VERSION-ONE', 'TENANT-FOREIGN', 'RESOURCE-SCHEMA']) expect(outcomes(result.report, id).find((e) => e.includes('/report')), id).toMatch(reason);
+    expect(clean(result.report)).toEqual([]);
+  });
+
+  it('to a value the document gave is: TENANT-ACCESS fails (its faulty twin); with the right value, it passes', async () => {
+    const target = await reportServer();
+    const refused = await run(target, reportDocument('2021-06-30'));
+    expect(outcomes(refused.report, 'TENANT-ACCESS')).toEqual(['failed GET /tenants/{tenantId}/report']);
+    const served = await run(target, reportDocument('2020-01-01'));
+    expect(outcomes(served.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/report']);
+    expect(clean(served.report), JSON.stringify(clean(served.report))).toEqual([]);
+  });
+});

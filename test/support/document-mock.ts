@@ -1,0 +1,785 @@
+/**
+ * A schema-driven mock of a user's API (issue 29): given an OpenAPI 3.0 or 3.1 document, it serves
+ * the document's GET operations under /tenants/{tenantId}/ with data valid for their schemas,
+ * while the reference server (src/reference/) does everything the platform's spec requires around
+ * them: the token endpoint, /users/me, Accept-Version, bearer authentication, tenant access,
+ * paging with its headers and Link, the legacy paths. It plugs in through the reference's
+ * `documentRoutes` hook (src/reference/behaviour.ts), so a run against it is judged exactly as a
+ * run against a conformant platform whose resources are the document's.
+ *
+ * Data is made by a small generator written here rather than by json-schema-faker: the corpus
+ * needs guarantees a random faker does not give (every declared property present, writeOnly ones
+ * absent, ids that agree between a list and the resource by id under it, items that differ from
+ * one another so that a page walk can tell them apart, the same body on every request, 3.0
+ * `nullable`/`x-nullable` and a 3.1 `nullable` beside `$ref`), and each of those would have to be
+ * bolted onto the faker's output after the fact. Validity is not taken on trust: every value is
+ * checked by ajv against the document's own schema (`DocumentMock.validate`, and
+ * test/openapi-corpus.test.ts checks every body it generates).
+ *
+ * A fault (`MockFault`) breaks one thing on one endpoint, for the faulty twins of the corpus.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
+import type { DocumentAnswer, DocumentRoutes } from '../../src/reference/behaviour.js';
+import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { RunReport } from '../../src/report/model.js';
+import { runMain, tempDir } from './harness.js';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** One thing broken on one endpoint (its tenant-relative template, e.g. `bookings`). */
+export interface MockFault {
+  path: string;
+  /**
+   * wrong-type: a property gets a value of another type. null: a property that may not be null is
+   * null. missing-required: a required property is left out. omit-nullable: a nullable property is
+   * left out (spec §Generic rules for optional fields 1: send null, never omit). unpaged: the list
+   * ignores page and size and sends every item without paging headers (spec §Pagination).
+   */
+  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'unpaged';
+  /** The property to break; default: the first that fits. */
+  property?: string;
+}
+
+export interface DocumentMockOptions {
+  /** Items of every list of the main tenant; default 12 (more than the default page of 10). */
+  listSize?: number;
+  fault?: MockFault;
+  /** Passed on to the reference server. */
+  reference?: Omit<ReferenceOptions, 'documentRoutes'>;
+}
+
+export interface DocumentMock {
+  readonly server: ReferenceServer;
+  /** The document, written as JSON, for --openapi. */
+  readonly openapiFile: string;
+  /** Every GET under /tenants/{tenantId}/, as `GET /tenants/{tenantId}/…`. */
+  readonly operations: readonly string[];
+  /** The property a fault broke (after the first request that hit it). */
+  brokenProperty(): string | undefined;
+  close(): Promise<void>;
+}
+
+const TENANT_PATH = /^\/tenants\/\{[^}/]+\}\/(.+)$/;
+const require = createRequire(import.meta.url);
+
+/**
+ * The document re-rooted under /tenants/{tenantId}/: every path key prefixed, only GET operations
+ * kept (a path-level `parameters` list stays), optionally only the paths `keep` accepts; `$ref`s
+ * into the paths are rewritten to match.
+ */
+export function reRoot(document: Json, keep: (path: string) => boolean = () => true): Json {
+  const paths = isObject(document.paths) ? document.paths : {};
+  const out: Json = {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item) || !isObject(item.get) || !keep(path)) continue;
+    out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
+  }
+  // $refs into the paths (Codat's parameters are `#/paths/~1companies~1…/get/parameters/2`) follow them under the tenant.
+  const text = JSON.stringify({ ...document, paths: out }).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
+  return JSON.parse(text) as Json;
+}
+
+/** `#/a/b~1c` → the value there. */
+function atPointer(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
+
+/**
+ * The document's schemas as JSON Schema 2020-12 for ajv, read as their authors meant them:
+ * 3.0 `nullable`/`x-nullable` (and `nullable` beside a `$ref` in 3.1) admit null; `required` on
+ * a writeOnly property applies to requests only (OAS 3.0.3 §4.7.25 "writeOnly"); 3.0's boolean
+ * `exclusiveMinimum`/`exclusiveMaximum` become numbers. An oracle of its own, so that the mock's
+ * validity does not depend on the harness code under test.
+ */
+export function validatorDocument(document: Json): Json {
+  const is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isObject(node)) return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'examples' ? v : walk(v);
+    const nullable = out.nullable === true || out['x-nullable'] === true;
+    if (is30 || typeof out.$ref === 'string') delete out.nullable;
+    if (isObject(out.properties) && Array.isArray(out.required)) {
+      const props = out.properties;
+      out.required = (out.required as unknown[]).filter((name) => typeof name !== 'string' || !(isObject(props[name]) && props[name].writeOnly === true));
+    }
+    for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+      if (typeof out[exclusive] !== 'boolean') continue;
+      if (out[exclusive] === true && typeof out[bound] === 'number') {
+        out[exclusive] = out[bound];
+        delete out[bound];
+      } else delete out[exclusive];
+    }
+    if (!nullable || (!is30 && typeof out.$ref !== 'string' && out['x-nullable'] !== true)) return out;
+    if (typeof out.$ref === 'string') {
+      const { $ref, ...rest } = out;
+      return { anyOf: [{ $ref }, { type: 'null' }], ...rest };
+    }
+    if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...(out.enum as unknown[]), null] } : {}) };
+    return { anyOf: [out, { type: 'null' }] };
+  };
+  return walk(document) as Json;
+}
+
+interface Operation {
+  template: string;
+  segments: string[];
+  params: Json[];
+  /** Pointer of the success body schema; undefined: no body declared. */
+  body: string | undefined;
+  contentType: string;
+  /** For a list: where its items sit. */
+  list?: { wrapper: string | undefined; items: string };
+}
+
+interface Context {
+  seed: number;
+  depth: number;
+  /** $ref pointers on the way here: a second visit is recursion. */
+  trail: readonly string[];
+}
+
+const MAX_DEPTH = 6;
+/** Query parameters that page a list, as public APIs name them. */
+const PAGING_PARAMETER = /^(page|size|per[-_]?page|page[-_]?(size|number|token)|limit|offset|cursor|after|before|starting_after)$/i;
+/** Names of a wrapper's array of items. */
+const COLLECTION_NAME = /^(data|items|results|content|records|elements|values|entries|list|rows|hits|nodes|edges|_?embedded)$/i;
+/** Properties beside the items that are paging or hypermedia metadata. */
+const PAGING_METADATA = /^(_?links?|meta|page.*|paging|pagination|sort|next.*|prev.*|previous.*|first.*|last.*|has_?more|total.*|count|cursor|offset|limit|size|start|end|object|url|uri|self)$/i;
+/** A recursive schema cut here: the caller leaves the property out, or the array empty. */
+const STOP = Symbol('recursion');
+
+/** The generator and the routes of one document. */
+export class DocumentData implements DocumentRoutes {
+  readonly operations: Operation[] = [];
+  readonly listSize: number;
+  private readonly ajv: Ajv2020Class;
+  private readonly anchors = new Map<string, string>();
+  private readonly ids = new Map<string, string>();
+  private readonly is30: boolean;
+  broken: string | undefined;
+
+  constructor(
+    readonly document: Json,
+    options: { listSize?: number; fault?: MockFault } = {},
+  ) {
+    this.listSize = options.listSize ?? 12;
+    this.fault = options.fault;
+    this.is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
+    const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
+    // Patterns in the dialect documents are written in: many are not valid in unicode mode (`\-`).
+    this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false, unicodeRegExp: false });
+    this.ajv.addSchema(validatorDocument(document), 'mock:document');
+    this.indexSchemas(document, '#');
+    const paths = isObject(document.paths) ? document.paths : {};
+    for (const [template, item] of Object.entries(paths)) {
+      const relative = TENANT_PATH.exec(template)?.[1];
+      if (relative === undefined || !isObject(item) || !isObject(item.get)) continue;
+      const op = item.get;
+      const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+      const params = [...listOf(item.parameters), ...listOf(op.parameters)].map((p) => this.deref(p)).filter(isObject);
+      const success = this.successBody(template, op);
+      const operation: Operation = { template: relative, segments: relative.split('/'), params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
+      // A resource by id is never a list, even when its object has one array property (a tree's children).
+      const pagingParam = params.some((p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name));
+      const list = success && !/\}$/.test(relative) ? this.listShape(success.pointer, pagingParam) : undefined;
+      if (list) operation.list = list;
+      this.operations.push(operation);
+    }
+  }
+
+  private readonly fault: MockFault | undefined;
+
+  /** $id (absolute, and as written), $anchor and $dynamicAnchor → pointer. */
+  private indexSchemas(node: unknown, pointer: string): void {
+    if (Array.isArray(node)) return node.forEach((v, i) => this.indexSchemas(v, `${pointer}/${i}`));
+    if (!isObject(node)) return;
+    if (typeof node.$id === 'string') this.ids.set(node.$id, pointer);
+    for (const key of ['$anchor', '$dynamicAnchor']) if (typeof node[key] === 'string' && !this.anchors.has(node[key])) this.anchors.set(node[key], pointer);
+    for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples') this.indexSchemas(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  }
+
+  /** Where a `$ref`/`$dynamicRef` leads: a local pointer, an anchor, or a `$id` (with a pointer after it). */
+  private target(ref: string): string | undefined {
+    if (ref.startsWith('#/') || ref === '#') return ref;
+    if (ref.startsWith('#')) return this.anchors.get(ref.slice(1));
+    const [base = '', fragment = ''] = ref.split('#');
+    const id = this.ids.get(base) ?? [...this.ids].find(([k]) => k.endsWith(`/${base}`) || base.endsWith(`/${k}`))?.[1];
+    if (id === undefined) return undefined;
+    return fragment.startsWith('/') ? `${id}${fragment}` : fragment ? this.anchors.get(fragment) : id;
+  }
+
+  private deref(node: unknown): unknown {
+    let current = node;
+    for (let i = 0; i < 50 && isObject(current) && typeof current.$ref === 'string'; i++) {
+      const to = this.target(current.$ref);
+      if (to === undefined) return current;
+      current = atPointer(this.document, to);
+    }
+    return current;
+  }
+
+  private successBody(template: string, op: Json): { pointer: string; contentType: string } | undefined {
+    const responses = isObject(op.responses) ? op.responses : {};
+    const code = ['200', '2XX', '2xx', ...Object.keys(responses).filter((k) => /^2\d\d$/.test(k)).sort()].find((k) => k in responses);
+    if (code === undefined) return undefined;
+    let pointer = `#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/get/responses/${code}`;
+    let response = responses[code];
+    if (isObject(response) && typeof response.$ref === 'string') {
+      pointer = response.$ref;
+      response = this.deref(response);
+    }
+    const content = isObject(response) && isObject(response.content) ? response.content : {};
+    const json = (t: string): boolean => /^[a-z*]+\/([^;]*\+)?json\b|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
+    const type = Object.keys(content).find((t) => /^application\/json\b/i.test(t)) ?? Object.keys(content).find(json);
+    if (type === undefined || !isObject(content[type]) || !('schema' in content[type])) return undefined;
+    // What is sent for a media range: application/json for */* and application/*; a concrete +json type for a +json range.
+    const essence = type.split(';')[0]?.trim() ?? type;
+    const contentType = essence === '*/*' || essence === 'application/*' ? 'application/json' : essence.replace('/*+json', '/vnd.mock+json');
+    return { pointer: `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`, contentType };
+  }
+
+  /** Properties of an object schema, allOf parts merged, refs followed: name → pointer. */
+  private propertiesOf(pointer: string, seen = new Set<string>()): { properties: Map<string, string>; required: Set<string> } {
+    const properties = new Map<string, string>();
+    const required = new Set<string>();
+    const schema = atPointer(this.document, pointer);
+    if (!isObject(schema) || seen.has(pointer)) return { properties, required };
+    seen.add(pointer);
+    const ref = typeof schema.$ref === 'string' ? this.target(schema.$ref) : undefined;
+    const parts = [...(ref ? [ref] : []), ...(Array.isArray(schema.allOf) ? schema.allOf.map((_, i) => `${pointer}/allOf/${i}`) : [])];
+    for (const part of parts) {
+      const inner = this.propertiesOf(part, seen);
+      inner.properties.forEach((v, k) => properties.set(k, v));
+      inner.required.forEach((r) => required.add(r));
+    }
+    if (isObject(schema.properties)) for (const name of Object.keys(schema.properties)) properties.set(name, `${pointer}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') required.add(r);
+    return { properties, required };
+  }
+
+  /** The properties a body at `pointer` must carry (allOf merged): every declared one but writeOnly ones. */
+  declaredProperties(pointer: string): string[] {
+    return [...this.propertiesOf(this.resolvePointer(pointer)).properties]
+      .filter(([, p]) => {
+        const raw = atPointer(this.document, p);
+        const schema = this.deref(raw);
+        return !(isObject(raw) && raw.writeOnly === true) && !(isObject(schema) && schema.writeOnly === true);
+      })
+      .map(([name]) => name);
+  }
+
+  /**
+   * A list body: an array (its items), or an object with exactly one array property (allOf merged)
+   * that is a list's wrapper: the array has a collection's name (`data`, `results`…), or
+   * everything beside the array is paging metadata (`{total_count, next, links}`) and the operation
+   * takes a paging parameter or the metadata names paging. `{use_default, include_claim_keys:
+   * [...]}` is one resource, and so is `{total_count, labels: [...]}` without paging parameters.
+   */
+  private listShape(bodyPointer: string, pagingParam: boolean): { wrapper: string | undefined; items: string } | undefined {
+    const body = this.resolvePointer(bodyPointer);
+    const schema = atPointer(this.document, body);
+    if (!isObject(schema)) return undefined;
+    if (schema.type === 'array' || 'items' in schema) return { wrapper: undefined, items: `${body}/items` };
+    const arrays = [...this.propertiesOf(body).properties].filter(([, p]) => {
+      const s = atPointer(this.document, this.resolvePointer(p));
+      return isObject(s) && (s.type === 'array' || 'items' in s);
+    });
+    if (arrays.length !== 1 || !arrays[0]) return undefined;
+    const others = [...this.propertiesOf(body).properties.keys()].filter((k) => k !== arrays[0]?.[0]);
+    const metadata = others.length > 0 && others.every((k) => PAGING_METADATA.test(k));
+    // Totals alone beside an array are a summary (`{total, lines}`), not a page: paging shows in a
+    // parameter or in the metadata itself (README, Every endpoint of your API).
+    const pagingWord = others.some((k) => /^(page|paging|pagination|next|prev|has_?more|cursor|offset|limit)/i.test(k));
+    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord))) return undefined;
+    return { wrapper: arrays[0][0], items: `${this.resolvePointer(arrays[0][1])}/items` };
+  }
+
+  /** A pointer with its $ref chain followed. */
+  private resolvePointer(pointer: string): string {
+    let current = pointer;
+    for (let i = 0; i < 50; i++) {
+      const node = atPointer(this.document, current);
+      if (!isObject(node) || typeof node.$ref !== 'string') return current;
+      const to = this.target(node.$ref);
+      if (to === undefined) return current;
+      current = to;
+    }
+    return current;
+  }
+
+  /** ajv's verdict on `value` against the document's schema at `pointer`; undefined when valid. */
+  validate(pointer: string, value: unknown): string | undefined {
+    const fragment = pointer.replace(/^#/, '');
+    const validator = this.ajv.getSchema(`mock:document#${fragment}`) ?? this.ajv.compile({ $ref: `mock:document#${fragment.split('/').map(encodeURIComponent).join('/')}` });
+    if (validator(value)) return undefined;
+    return this.ajv.errorsText(validator.errors);
+  }
+
+  private nullable(schema: Json): boolean {
+    if (schema.nullable === true || schema['x-nullable'] === true) return true;
+    if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+    for (const key of ['anyOf', 'oneOf']) {
+      const list = schema[key];
+      if (Array.isArray(list) && list.some((s) => isObject(s) && this.nullable(s) && !s.$ref)) return true;
+    }
+    return false;
+  }
+
+  /** A value valid for the schema at `pointer`; `seed` varies it per item. STOP: recursion to cut here. */
+  generate(pointer: string, ctx: Context): unknown {
+    const schema = atPointer(this.document, pointer);
+    if (!isObject(schema)) return schema === false ? undefined : {};
+    const ref = typeof schema.$ref === 'string' ? schema.$ref : typeof schema.$dynamicRef === 'string' ? schema.$dynamicRef : undefined;
+    if (ref !== undefined) {
+      const to = this.target(ref);
+      if (to === undefined) return {};
+      // Recursion (a `parent` of its own schema): one level of it, then null where allowed, else cut.
+      // A scalar schema (an enum, a string format) used at every level is no recursion: never cut.
+      const target = atPointer(this.document, to);
+      const leaf = isObject(target) && !['object', 'array', 'none'].includes(this.typeOf(target)) && !target.allOf && !target.anyOf && !target.oneOf;
+      if (!leaf && (ctx.trail.filter((t) => t === to).length >= 2 || ctx.depth > MAX_DEPTH)) return this.nullable(schema) ? null : STOP;
+      const value = this.generate(to, { ...ctx, depth: ctx.depth + 1, trail: [...ctx.trail, to] });
+      if (value === STOP) return this.nullable(schema) ? null : STOP;
+      // 3.1: keywords beside $ref apply too (JSON Schema 2020-12 §8.2.3.1).
+      const siblings = Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref' && k !== '$dynamicRef'));
+      if (this.is30 || !isObject(value) || this.typeOf(siblings) !== 'object') return value;
+      const own = this.generateTyped(pointer, siblings, ctx);
+      return isObject(own) ? { ...value, ...own } : value;
+    }
+    if ('const' in schema) return schema.const;
+    const example = this.example(pointer, schema);
+    // The first item takes the document's example; the others are generated (when valid), so that
+    // the items of a list differ even where they have no id (a page walk tells them apart by content).
+    if (example !== undefined) {
+      if (ctx.seed === 0 || typeof example.value !== 'string') return example.value;
+      const made = this.generateTyped(pointer, schema, ctx);
+      return this.validate(pointer, made) === undefined ? made : example.value;
+    }
+    if (Array.isArray(schema.enum)) {
+      const values = schema.enum.filter((v) => v !== null);
+      return values.length > 0 ? values[ctx.seed % values.length] : null;
+    }
+    if (Array.isArray(schema.allOf)) {
+      const parts = schema.allOf.map((_, i) => this.generate(`${pointer}/allOf/${i}`, ctx));
+      if (parts.includes(STOP)) return this.nullable(schema) ? null : STOP;
+      const own = this.typeOf(schema) === 'object' ? this.generateTyped(pointer, schema, ctx) : undefined;
+      if (parts.every((p) => isObject(p) || p === undefined)) return Object.assign({}, ...parts, isObject(own) ? own : {}) as Json;
+      return parts[0];
+    }
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const list = schema[key];
+      if (!Array.isArray(list)) continue;
+      const branches = list.map((_, i) => i).filter((i) => {
+        const s = this.deref(list[i]);
+        return !(isObject(s) && s.type === 'null');
+      });
+      const ordered = [...branches.slice(ctx.seed % Math.max(1, branches.length)), ...branches.slice(0, ctx.seed % Math.max(1, branches.length))];
+      for (const choice of ordered) {
+        const value = this.generate(`${pointer}/${key}/${choice}`, ctx);
+        if (value === STOP) continue;
+        const discriminator = isObject(schema.discriminator) ? schema.discriminator : undefined;
+        if (discriminator && typeof discriminator.propertyName === 'string' && isObject(value)) {
+          const branch: unknown = list[choice];
+          const branchRef = isObject(branch) && typeof branch.$ref === 'string' ? branch.$ref : undefined;
+          const mapping = isObject(discriminator.mapping) ? discriminator.mapping : {};
+          const mapped = Object.entries(mapping).find(([, to]) => to === branchRef)?.[0];
+          const named = branchRef?.split('/').pop();
+          if (typeof value[discriminator.propertyName] !== 'string' || mapped !== undefined) value[discriminator.propertyName] = mapped ?? named ?? value[discriminator.propertyName];
+        }
+        return value;
+      }
+      return this.nullable(schema) || branches.length < list.length ? null : STOP;
+    }
+    return this.generateTyped(pointer, schema, ctx);
+  }
+
+  /** A schema-level example (3.0 `example`, 3.1 `examples[0]`) for a scalar, when ajv finds it valid. */
+  private example(pointer: string, schema: Json): { value: unknown } | undefined {
+    const candidate: unknown = 'example' in schema ? schema.example : Array.isArray(schema.examples) ? (schema.examples as unknown[])[0] : undefined;
+    // Objects and arrays are generated: an example may leave out properties that every body must carry.
+    if (candidate === undefined || candidate === null || typeof candidate === 'object') return undefined;
+    if (/\/properties\/(id|[a-z_]*[iI]d)$/.test(pointer)) return undefined;
+    return this.validate(pointer, candidate) === undefined ? { value: candidate } : undefined;
+  }
+
+  private typeOf(schema: Json): string {
+    const types = Array.isArray(schema.type) ? schema.type.filter((t) => t !== 'null') : [schema.type];
+    const type: unknown = types[0];
+    if (typeof type === 'string') return type;
+    if ('properties' in schema || 'additionalProperties' in schema || 'required' in schema) return 'object';
+    if ('items' in schema || 'prefixItems' in schema) return 'array';
+    if ('pattern' in schema || 'format' in schema || 'minLength' in schema) return 'string';
+    if ('minimum' in schema || 'maximum' in schema) return 'number';
+    return 'none';
+  }
+
+  private generateTyped(pointer: string, schema: Json, ctx: Context): unknown {
+    const name = pointer.split('/').at(-1) ?? 'value';
+    switch (this.typeOf(schema)) {
+      case 'object': {
+        const out: Json = {};
+        const props = isObject(schema.properties) ? schema.properties : {};
+        for (const key of Object.keys(props)) {
+          const propPointer = `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+          const prop = this.deref(props[key]);
+          const raw = props[key];
+          // writeOnly: never in a response (OAS 3.1 §4.8.24.4, 3.0.3 §4.7.25); readOnly: always.
+          if ((isObject(raw) && raw.writeOnly === true) || (isObject(prop) && prop.writeOnly === true)) continue;
+          const value = this.generate(propPointer, { ...ctx, depth: ctx.depth + 1 });
+          if (value !== undefined && value !== STOP) out[key] = value;
+        }
+        const extra = schema.additionalProperties;
+        if (Object.keys(props).length === 0 && extra !== undefined && extra !== false) {
+          for (const k of [1, 2]) out[`key${ctx.seed + 1}-${k}`] = isObject(extra) ? this.generate(`${pointer}/additionalProperties`, { ...ctx, seed: ctx.seed + k, depth: ctx.depth + 1 }) : `value-${k}`;
+        }
+        return out;
+      }
+      case 'array': {
+        if (ctx.depth > MAX_DEPTH && !(typeof schema.minItems === 'number' && schema.minItems > 0)) return [];
+        const count = Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
+        const items = isObject(schema.items) ? `${pointer}/items` : undefined;
+        const made = Array.from({ length: count }, (_, i) => (items ? this.generate(items, { ...ctx, seed: ctx.seed + i, depth: ctx.depth + 1 }) : `item-${i}`));
+        return made.includes(STOP) ? [] : made;
+      }
+      case 'integer':
+      case 'number': {
+        const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+        const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - 1 : min + 1_000_000;
+        const step = typeof schema.multipleOf === 'number' ? schema.multipleOf : 1;
+        const base = Math.ceil(min / step) * step;
+        const span = Math.max(0, Math.floor((max - base) / step));
+        return base + (span === 0 ? 0 : ((ctx.seed + 1) % (span + 1)) * step);
+      }
+      case 'boolean':
+        return ctx.seed % 2 === 0;
+      case 'null':
+        return null;
+      default:
+        return this.string(pointer, schema, name, ctx.seed);
+    }
+  }
+
+  private string(pointer: string, schema: Json, name: string, seed: number): string {
+    const n = seed + 1;
+    const hex = n.toString(16).padStart(12, '0');
+    const byFormat: Record<string, string> = {
+      uuid: `6f1c2b3a-4d5e-4f60-8a7b-${hex}`,
+      'date-time': new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString(),
+      date: new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10),
+      time: '10:00:00Z',
+      email: `user${n}@example.com`,
+      uri: `https://example.com/${name}/${n}`,
+      url: `https://example.com/${name}/${n}`,
+      'uri-reference': `/${name}/${n}`,
+      hostname: `host${n}.example.com`,
+      ipv4: `192.0.2.${n % 250}`,
+      ipv6: `2001:db8::${n}`,
+      byte: Buffer.from(`${name}-${n}`).toString('base64'),
+    };
+    const format = typeof schema.format === 'string' ? schema.format : '';
+    const candidates = [byFormat[format], `${name}-${n}`, byFormat.date, byFormat['date-time'], byFormat.uuid, String(n), `A${n}`, `a${n}`, 'EUR', 'abc', byFormat.uri, byFormat.email].filter((c): c is string => c !== undefined);
+    const fits = (s: string): boolean => this.validate(pointer, s) === undefined;
+    const found = candidates.find((c) => fits(fitLength(c, schema)));
+    if (found !== undefined) return fitLength(found, schema);
+    if (typeof schema.pattern === 'string') {
+      const made = fromPattern(schema.pattern, n);
+      if (made !== undefined && fits(made)) return made;
+    }
+    return fitLength(`${name}-${n}`, schema);
+  }
+
+  // --- routes ---------------------------------------------------------------------------------
+
+  private match(subPath: string): { op: Operation; values: Map<string, string> } | undefined {
+    const segments = subPath.split('/').map((s) => decodeURIComponent(s));
+    for (const op of this.operations) {
+      if (op.segments.length !== segments.length) continue;
+      const values = new Map<string, string>();
+      const ok = op.segments.every((seg, i) => {
+        if (!seg.includes('{')) return seg === segments[i];
+        // A parameter may fill a whole segment or part of one (Twilio's `{Sid}.json`).
+        const names: string[] = [];
+        const pattern = seg.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => (names.push(name), '([^/]+?)'));
+        const m = new RegExp(`^${pattern}$`).exec(segments[i] ?? '');
+        if (!m) return false;
+        names.forEach((name, j) => values.set(name, m[j + 1] ?? ''));
+        return true;
+      });
+      // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching").
+      if (ok) return { op, values };
+    }
+    return undefined;
+  }
+
+  /** The index of the item of a list whose id (its field of `param`'s name, else `id`) is `value`. */
+  private indexOf(list: Operation, param: string, value: string, count: number): number | undefined {
+    for (let i = 0; i < count; i++) {
+      const item = this.item(list, i);
+      if (!isObject(item)) return undefined;
+      const word = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split('_').at(-1)?.toLowerCase() ?? param;
+      const id = item[param] ?? item.id ?? item[word];
+      if ((typeof id === 'string' || typeof id === 'number') && String(id) === value) return i;
+    }
+    return undefined;
+  }
+
+  private readonly items = new Map<string, unknown>();
+
+  /** A whole body: generated for item `seed` (never the recursion marker). */
+  top(pointer: string, seed: number): unknown {
+    const value = this.generate(pointer, { seed, depth: 0, trail: [] });
+    return value === STOP ? {} : value;
+  }
+
+  item(op: Operation, index: number): unknown {
+    const key = `${op.template}#${index}`;
+    if (!this.items.has(key) && op.list) this.items.set(key, this.broke(op, this.top(op.list.items, index), op.list.items));
+    return this.items.get(key);
+  }
+
+  /** The body (one item, or the resource) with the fault applied when it is this endpoint's. */
+  private broke(op: Operation, value: unknown, pointer: string): unknown {
+    const fault = this.fault;
+    if (!fault || fault.path !== op.template || fault.kind === 'unpaged' || !isObject(value)) return value;
+    const { properties, required } = this.propertiesOf(this.resolvePointer(pointer));
+    const schemaOf = (p: string): Json => {
+      const s = atPointer(this.document, p);
+      const d = this.deref(s);
+      return { ...(isObject(d) ? d : {}), ...(isObject(s) && (s.nullable === true || s['x-nullable'] === true) ? { nullable: true } : {}) };
+    };
+    const fits = (name: string): boolean => {
+      const p = properties.get(name);
+      if (p === undefined || !(name in value) || name === 'id') return false;
+      const s = schemaOf(p);
+      if (fault.kind === 'null') return !this.nullable(s);
+      if (fault.kind === 'missing-required') return required.has(name);
+      if (fault.kind === 'omit-nullable') return this.nullable(s) || (isObject(atPointer(this.document, p)) && this.nullable(atPointer(this.document, p) as Json));
+      return true;
+    };
+    const name = fault.property ?? [...properties.keys()].find(fits);
+    if (name === undefined) throw new Error(`document-mock: no property of ${op.template} fits the fault ${fault.kind}`);
+    this.broken = name;
+    const out = { ...value };
+    if (fault.kind === 'wrong-type') out[name] = typeof out[name] === 'string' ? 12345 : 'not-the-declared-type';
+    else if (fault.kind === 'null') out[name] = null;
+    else delete out[name];
+    return out;
+  }
+
+  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }): DocumentAnswer | undefined {
+    const found = this.match(subPath);
+    if (!found) return undefined;
+    const { op, values } = found;
+    // Required query parameters are enforced as a framework would (Spring's 400, FastAPI's 422: here 400).
+    for (const p of op.params) {
+      if (p.in === 'query' && p.required === true && typeof p.name === 'string' && !query.has(p.name)) {
+        return { refusal: { status: 400, error: 'invalid_request', description: `required query parameter ${p.name} is missing` } };
+      }
+    }
+    const contentType = op.contentType === 'application/json' ? {} : { contentType: op.contentType };
+    const count = tenant.empty ? 0 : this.listSize;
+    if (op.list) {
+      const list = op.list;
+      const wrap = list.wrapper === undefined || op.body === undefined
+        ? undefined
+        : (items: unknown[]) => {
+            const body = this.top(op.body ?? '', 0);
+            return { ...(isObject(body) ? body : {}), [list.wrapper ?? 'data']: items };
+          };
+      if (this.fault?.path === op.template && this.fault.kind === 'unpaged') {
+        const all = Array.from({ length: count }, (_, i) => this.item(op, i));
+        return { body: wrap ? wrap(all) : all, ...contentType };
+      }
+      return { list: { count, item: (i) => this.item(op, i), ...(wrap ? { wrap } : {}) }, ...contentType };
+    }
+    if (op.body === undefined) return { body: {}, ...contentType };
+    // A resource by id under a list: the id must be one of the list's, and the body agrees with its item.
+    let seed = 0;
+    const last = [...values.keys()].at(-1);
+    if (last !== undefined) {
+      const parentTemplate = op.template.slice(0, op.template.lastIndexOf(`/{${last}}`));
+      const parent = this.operations.find((o) => o.list && (o.template === parentTemplate || (o.template.startsWith(parentTemplate) && /^\.\w+$/.test(o.template.slice(parentTemplate.length)))));
+      if (parent) {
+        const index = this.indexOf(parent, last, values.get(last) ?? '', count);
+        if (index === undefined) return { refusal: { status: 404, error: 'not_found', description: 'No such resource' } };
+        seed = index;
+        const item = this.item(parent, index);
+        const body = this.broke(op, this.top(op.body, seed), op.body);
+        if (isObject(body) && isObject(item)) {
+          const word = last.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split('_').at(-1)?.toLowerCase() ?? last;
+          const idKey = last in item ? last : 'id' in item ? 'id' : word;
+          if (idKey in body || idKey in item) body[idKey] = item[idKey];
+        }
+        return { body, ...contentType };
+      }
+    }
+    return { body: this.broke(op, this.top(op.body, seed), op.body), ...contentType };
+  }
+}
+
+/** A string of the schema's length bounds. */
+function fitLength(s: string, schema: Json): string {
+  let out = s;
+  if (typeof schema.maxLength === 'number' && out.length > schema.maxLength) out = out.slice(-schema.maxLength);
+  if (typeof schema.minLength === 'number') while (out.length < schema.minLength) out += 'x';
+  return out;
+}
+
+/**
+ * A string for a simple pattern: anchors, literals, escapes (\d \w \s \- …), character classes and
+ * the quantifiers ? * + {n} {n,m}. Enough for the date/code patterns real documents carry; a
+ * pattern beyond it falls back to the candidates above.
+ */
+export function fromPattern(pattern: string, n: number): string | undefined {
+  let out = '';
+  let i = 0;
+  const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
+  let last: string;
+  while (i < body.length) {
+    const c = body[i] ?? '';
+    if (c === '\\') {
+      const e = body[i + 1] ?? '';
+      last = e === 'd' ? String(n % 10) : e === 'w' ? 'a' : e === 's' ? ' ' : e;
+      i += 2;
+    } else if (c === '[') {
+      const end = body.indexOf(']', i + 1);
+      if (end < 0) return undefined;
+      const cls = body.slice(i + 1, end);
+      if (cls.startsWith('^')) return undefined;
+      last = cls.startsWith('\\') ? (cls[1] === 'd' ? '1' : (cls[1] ?? 'a')) : (cls[0] ?? 'a');
+      i = end + 1;
+    } else if ('()|.'.includes(c)) {
+      return undefined;
+    } else {
+      last = c;
+      i += 1;
+    }
+    const q = /^(\{(\d+)(,(\d*))?\}|[?*+])/.exec(body.slice(i));
+    let times = 1;
+    if (q) {
+      times = q[0] === '?' || q[0] === '*' ? 0 : q[0] === '+' ? 1 : Number(q[2]);
+      i += q[0].length;
+    }
+    out += last.repeat(times);
+  }
+  return out;
+}
+
+/** Starts the reference server with the document's GETs served by a `DocumentData`, and writes the document for --openapi. */
+export async function startDocumentMock(document: Json, options: DocumentMockOptions = {}): Promise<DocumentMock> {
+  const data = new DocumentData(document, { ...(options.listSize !== undefined ? { listSize: options.listSize } : {}), ...(options.fault ? { fault: options.fault } : {}) });
+  const dir = await tempDir('carrier-docmock-');
+  const openapiFile = join(dir, 'openapi.json');
+  await writeFile(openapiFile, JSON.stringify(document));
+  const server = await startReferenceServer({ tokenTtlSeconds: 60, ...options.reference, documentRoutes: data });
+  return {
+    server,
+    openapiFile,
+    operations: data.operations.map((o) => `GET /tenants/{tenantId}/${o.template}`),
+    brokenProperty: () => data.broken,
+    close: () => server.close(),
+  };
+}
+
+// --- running the harness against it ----------------------------------------------------------
+
+export interface MockRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  report: RunReport;
+  /** The document's GET operations under the tenant (DocumentMock.operations). */
+  operations: readonly string[];
+  /** The property the fault broke. */
+  broken: string | undefined;
+}
+
+/** Serves `document` by the mock (with `fault`), runs the harness against it in-process, and reads report.json. */
+export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = []): Promise<MockRun> {
+  const mock = await startDocumentMock(document, fault ? { fault } : {});
+  const reportsDir = await tempDir();
+  const previous = process.env.CARRIER_CLIENT_SECRET;
+  process.env.CARRIER_CLIENT_SECRET = mock.server.clientSecret;
+  try {
+    const args = ['run', '--base-url', mock.server.url, '--client-id', mock.server.clientId, '--openapi', mock.openapiFile, '--foreign-tenant-id', mock.server.foreignTenantId, '--reports-dir', reportsDir, '--reporter', 'json', ...extra];
+    const result = await runMain(args);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    return { ...result, report, operations: mock.operations, broken: mock.brokenProperty() };
+  } finally {
+    if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
+    else process.env.CARRIER_CLIENT_SECRET = previous;
+    await mock.close();
+  }
+}
+
+/** Checks that did not pass (skips aside), one line each: the failure message the harness gives. */
+export function problems(report: RunReport): string[] {
+  return report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `${c.id} ${c.status}: ${c.message ?? ''}`);
+}
+
+/**
+ * Every GET operation in every per-endpoint check that judges tenant endpoints: TENANT-* and
+ * RESOURCE-* list every operation; a paging check lists every list operation. An operation may
+ * be skipped, but only with a reason. Returns what is missing, one line each.
+ */
+export function unaccounted(report: RunReport, operations: readonly string[], lists: readonly string[]): string[] {
+  const missing: string[] = [];
+  for (const check of report.checks) {
+    const paging = /^(PAGE|LINK)-/.test(check.id);
+    const tenantCheck = /^(TENANT|RESOURCE)-/.test(check.id);
+    if (!paging && !tenantCheck) continue;
+    const concerned = paging ? lists : operations;
+    // Skipped whole for a reason that is not about the endpoints (no --expectations file): every one is accounted for.
+    if (check.id === 'RESOURCE-EXPECTED-VALUES' && check.status === 'skipped') continue;
+    if (check.endpoints === undefined || check.endpoints.length === 0) {
+      // A paging check with no endpoint while the document has lists is a silent gap (issue 29 item 5).
+      if (concerned.length > 0) missing.push(`${check.id} (${check.status}${check.message ? `: ${check.message}` : ''}) lists none of ${concerned.join(', ')}`);
+      continue;
+    }
+    for (const op of concerned) {
+      const entry = check.endpoints.find((e) => e.endpoint === op);
+      if (!entry) missing.push(`${check.id}: ${op} not listed (has ${check.endpoints.map((e) => e.endpoint).join(', ')})`);
+      else if (entry.status === 'skipped' && !entry.message) missing.push(`${check.id}: ${op} skipped without a reason`);
+    }
+  }
+  return missing;
+}
+
+export function listOperations(document: Json): string[] {
+  const data = new DocumentData(document);
+  return data.operations.filter((o) => o.list).map((o) => `GET /tenants/{tenantId}/${o.template}`);
+}
+
+/** Every body the mock would serve, checked by ajv against the document's own schema and for every declared property: [] when all are. */
+export function invalidBodies(document: Json): string[] {
+  const data = new DocumentData(document);
+  const out: string[] = [];
+  for (const op of data.operations) {
+    const samples = op.list ? [0, 1, 2].map((i) => ({ pointer: op.list?.items ?? '', value: data.item(op, i) })) : op.body ? [{ pointer: op.body, value: data.top(op.body, 0) }] : [];
+    for (const { pointer, value } of samples) {
+      let error: string | undefined;
+      try {
+        error = data.validate(pointer, value);
+      } catch (err) {
+        error = `ajv could not validate: ${(err as Error).message}`;
+      }
+      if (error) out.push(`${op.template}: ${error} in ${JSON.stringify(value).slice(0, 300)}`);
+      // Every declared property present (spec §Generic rules for optional fields 1), writeOnly ones aside.
+      const absent = value !== null && typeof value === 'object' && !Array.isArray(value) ? data.declaredProperties(pointer).filter((name) => !(name in value)) : [];
+      if (absent.length > 0) out.push(`${op.template}: leaves out ${absent.join(', ')}`);
+    }
+  }
+  return out;
+}
+
