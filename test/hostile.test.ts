@@ -207,6 +207,38 @@ describe('Ctrl-C and SIGTERM', () => {
     expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
   });
 
+  it('SIGTERM while the expiry checks wait out a token lifetime keeps every other check\'s result (issue 31: a long wait loses nothing)', async () => {
+    const server = await startReferenceServer({ tokenTtlSeconds: 40 });
+    cleanup.push(() => server.close());
+    const reportsDir = await tempDir();
+    const child = spawn(process.execPath, [BIN, 'run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId, '--reports-dir', reportsDir, '--max-expiry-wait', '60'], {
+      env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_PROGRESS_INTERVAL: '1' },
+    });
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      // The progress line of the wait (src/runner/expiry-progress.ts): the rest of the battery is done by now or soon.
+      if (!sent && /waiting for the access token to expire .* s left/.test(stderr)) {
+        sent = true;
+        setTimeout(() => child.kill('SIGTERM'), 4000);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+
+    expect(sent, stderr).toBe(true);
+    expect(code, stderr).toBe(3);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.verdict).toBe('incomplete');
+    expect(report.incompleteReason).toBe('interrupted by SIGTERM');
+    // What was judged before the signal is in the report as judged; only the waiting checks are not.
+    const passed = report.checks.filter((c) => c.status === 'passed').map((c) => c.id);
+    for (const id of ['TOKEN-ISSUE', 'USER-OK', 'TENANT-ACCESS', 'PAGE-WALK', 'RESOURCE-SCHEMA', 'VERSION-MISSING']) expect(passed, id).toContain(id);
+    const waiting = report.checks.filter((c) => c.id.startsWith('EXPIRY-') && c.status !== 'passed');
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const c of waiting) expect(c.message, c.id).toMatch(/interrupted by SIGTERM/);
+  }, 90_000);
+
   it.each(['SIGINT', 'SIGTERM'] as const)('%s stops a run promptly, with a partial report marked incomplete and exit 3', async (signal) => {
     const server = await startReferenceServer({ tokenTtlSeconds: 60 });
     cleanup.push(() => server.close());
