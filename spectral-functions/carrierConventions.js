@@ -159,6 +159,8 @@ function checkNulls(root, findings, inventory, onPath = new Set()) {
     for (const arm of listOf(schema.allOf)) if (isObject(arm)) for (const r of listOf(arm.required)) if (typeof r === 'string') required.add(r);
     const properties = isObject(schema.properties) ? schema.properties : {};
     for (const [name, property] of Object.entries(properties)) {
+      // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1): out of this rule's reach.
+      if (isObject(property) && property.writeOnly === true) continue;
       const at = [...path, 'properties', name];
       // A property written as a `$ref` is reported at its `properties` object (see the top of this file).
       const where = required.has(name) ? at : isRefAt([...path, 'properties'], name) ? [...path, 'properties'] : at;

@@ -109,6 +109,11 @@ describe('nullable and x-nullable, in 3.0 and 3.1 documents', () => {
     expect(schemaProblems(d, bill, { currency: 'pounds' })).toEqual(['field "currency": must match pattern "^[A-Z]{3}$" (got the string "pounds")']);
   });
 
+  it('readOnly/writeOnly beside a nullable $ref (3.0) stay on the "or null" it becomes', () => {
+    const d = documentAsJsonSchema({ openapi: '3.0.3', paths: {}, components: { schemas: { Card: { type: 'object' }, Pay: { type: 'object', properties: { card: { $ref: '#/components/schemas/Card', nullable: true, writeOnly: true } } } } } });
+    expect(((d.components as Json).schemas as Record<string, { properties: Json }>).Pay?.properties.card).toEqual({ anyOf: [{ $ref: '#/components/schemas/Card' }, { type: 'null' }], writeOnly: true });
+  });
+
   it('a 3.1 document without nullable is left as it is', () => {
     const raw = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { A: { type: ['string', 'null'] } } } };
     expect(documentAsJsonSchema(raw)).toBe(raw);

@@ -245,6 +245,9 @@ function checkNulls(document: Json, root: { value: Json; pointer: string }, visi
     const properties = isObject(value.properties) ? value.properties : {};
     for (const [name, property] of Object.entries(properties)) {
       const pointer = `${found.pointer}/properties/${pointerOf(name)}`;
+      // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1, JSON Schema validation §9.4): the rule for what a response carries does not reach it.
+      const own = resolve(document, property, pointer).value;
+      if (isObject(own) && own.writeOnly === true) continue;
       const nullable = allowsNull(document, property);
       if (!required.has(name) && !nullable) {
         findings.push({ rule: 'OAS-NULLABLE', pointer, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });

@@ -69,7 +69,9 @@ function rewriteSchema(schema: unknown, v30: boolean): unknown {
   if (typeof out.$ref === 'string') {
     // A $ref's siblings are ignored in 3.0 (OAS 3.0.3 §4.7.25), but `nullable` beside one is
     // common and means what it says; in 3.1 they apply with it (JSON Schema 2020-12 core §8.2.3.1).
-    return { anyOf: [v30 ? { $ref: out.$ref } : out, { type: 'null' }] };
+    // readOnly/writeOnly stay on the wrapper: authors write them beside the $ref, and the harness reads them there (a writeOnly property is never served).
+    const access = Object.fromEntries((['readOnly', 'writeOnly'] as const).filter((k) => out[k] === true).map((k) => [k, true]));
+    return { anyOf: [v30 ? { $ref: out.$ref } : out, { type: 'null' }], ...access };
   }
   // `const` admits one value: null needs a branch of its own.
   if (!('const' in out) && (typeof out.type === 'string' || Array.isArray(out.type))) {
