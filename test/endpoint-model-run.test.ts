@@ -35,7 +35,7 @@ const op = (d: Doc, path: string) => {
 
 const SUITES = ['tenant', 'versioning', 'pagination', 'resources'].flatMap((s) => ['--suite', s]);
 
-async function run(server: ReferenceServer, document: Doc, extra: string[] = []): Promise<{ code: number; stdout: string; report: RunReport }> {
+async function run(server: ReferenceServer, document: Doc, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string; report: RunReport }> {
   const dir = await tempDir();
   const file = join(dir, 'openapi.json');
   await writeFile(file, JSON.stringify(document));
@@ -139,9 +139,21 @@ describe('required query parameters', () => {
     for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'VERSION-ONE', 'VERSION-MISSING', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(skipped.report, id), id).toContain(reason);
     expect(clean(skipped.report)).toEqual([]);
     expect(skipped.stdout).toContain('1 has a required query parameter without a value');
+    // The console names the endpoint and the reason once, though every check that passed on the others says "passed".
+    expect(skipped.stdout).toMatch(/ENDPOINTS NOT JUDGED \(1\).*\n {2}GET \/tenants\/\{tenantId\}\/c001\/\{itemId\}: required query parameter origin has no example, default or enum, .*give one with --parameter origin=VALUE \(\d+ checks\)/);
+
+    // A --parameter that fits no endpoint is said, not silently ignored.
+    const typo = await run(target, document, ['--parameter', 'c01/{itemId}:origin=BER', '--parameter', 'orign=BER']);
+    expect(typo.stderr).toContain('warning: --parameter c01/{itemId}:origin=…: c01/{itemId} is not a tenant endpoint under test');
+    expect(typo.stderr).toContain('warning: --parameter orign=…: no endpoint under test has a path or required query parameter named orign');
 
     const given = await run(target, document, ['--parameter', 'c001/{itemId}:origin=BER']);
     expect(clean(given.report)).toEqual([]);
+    // What the console and the report say of it is what was sent: given, not missing (the value itself is the operator's, not repeated).
+    expect(given.stdout).not.toContain('without a value');
+    expect(given.stdout).not.toContain('ENDPOINTS NOT JUDGED');
+    expect(given.stderr).not.toContain('warning: --parameter');
+    expect(given.report.target.endpoints?.find((e) => e.path === 'c001/{itemId}')?.query).toEqual([{ name: 'origin', from: 'parameter' }]);
     expect(given.report.checks.flatMap((c) => c.endpoints ?? []).filter((e) => e.status === 'skipped')).toEqual([]);
     expect(outcomes(given.report, 'TENANT-ACCESS')).toContain('passed GET /tenants/{tenantId}/c001/{itemId}');
     for (const t of requests(target, 'c001/')) expect(t).toMatch(/\?origin=BER$/);

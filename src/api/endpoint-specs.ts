@@ -34,8 +34,8 @@ export interface EndpointSpec {
 export interface QueryParameterSpec {
   name: string;
   value?: string;
-  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure. */
-  from?: 'example' | 'default' | 'enum' | 'invented';
+  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure; `parameter`: --parameter gave it. */
+  from?: 'example' | 'default' | 'enum' | 'invented' | 'parameter';
   /** Why no value could be made; the endpoint is then skipped unless --parameter gives one. */
   problem?: string;
 }

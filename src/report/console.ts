@@ -69,6 +69,8 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
 
   const skipped = report.checks.filter((c) => c.status === 'skipped');
   if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
+  const unjudged = endpointsNotJudged(report.checks, paint);
+  if (unjudged !== undefined) blocks.push(unjudged);
 
   // A clean document is no news: the block appears when there is something to fix (or it could not be linted).
   if (report.document !== undefined && (report.document.findings.length > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
@@ -213,6 +215,36 @@ function skippedList(checks: readonly CheckResult[], paint: Paint): string {
   }
   const lines = [...byReason].map(([why, ids]) => `  ${why} (${ids.length}): ${ids.join(', ')}`);
   return [paint('bold', `SKIPPED (${checks.length})`), ...lines].join('\n');
+}
+
+/** Endpoints shown by endpointsNotJudged before the rest are counted. */
+const UNJUDGED_SHOWN = 10;
+
+/**
+ * Endpoints that checks skipped, each once with its reason and how many checks skipped it (issue
+ * 29: a required query parameter without a value, no list to take an id from, no JSON body): a
+ * check that passed on the others says "passed", and without this block the endpoint it never
+ * judged would be seen nowhere but report.json.
+ */
+function endpointsNotJudged(checks: readonly CheckResult[], paint: Paint): string | undefined {
+  const byEndpoint = new Map<string, { reasons: Map<string, number> }>();
+  for (const c of checks) {
+    for (const e of c.endpoints ?? []) {
+      if (e.status !== 'skipped') continue;
+      let entry = byEndpoint.get(e.endpoint);
+      if (!entry) byEndpoint.set(e.endpoint, (entry = { reasons: new Map() }));
+      const why = e.message ?? 'no reason given';
+      entry.reasons.set(why, (entry.reasons.get(why) ?? 0) + 1);
+    }
+  }
+  if (byEndpoint.size === 0) return undefined;
+  const lines: string[] = [];
+  for (const [endpoint, { reasons }] of [...byEndpoint].slice(0, UNJUDGED_SHOWN)) {
+    const [why, count] = [...reasons].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+    lines.push(`  ${line(`${endpoint}: ${why} (${plural(count, 'check')}${reasons.size > 1 ? `; ${reasons.size - 1} other reason${reasons.size > 2 ? 's' : ''}` : ''})`, DETAIL_MAX)}`);
+  }
+  if (byEndpoint.size > UNJUDGED_SHOWN) lines.push(`  and ${byEndpoint.size - UNJUDGED_SHOWN} more, in report.json (each check's endpoints)`);
+  return [paint('bold', `ENDPOINTS NOT JUDGED (${byEndpoint.size})`) + ': skipped by some checks, which passed or failed on the others', ...lines].join('\n');
 }
 
 /**

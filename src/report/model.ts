@@ -235,7 +235,7 @@ export const runReportSchema = z.object({
           /** The wrapper property holding a list's items (`data` of `{"data": [...]}`). */
           itemsProperty: z.string().optional(),
           /** Its required query parameters: the value sent and where it came from, or why there is none (the endpoint is then skipped). --parameter values are not shown here. */
-          query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented']).optional(), problem: z.string().optional() })).optional(),
+          query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
           /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
           schemaGap: z.string().optional(),
         }),

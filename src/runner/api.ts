@@ -1,4 +1,4 @@
-import { mergeEndpoints, type ApiDescription } from '../api/endpoint-specs.js';
+import { mergeEndpoints, pathParameters, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
 import type { RunOptions } from '../config.js';
 import { loadOpenApiInThread } from '../openapi/load-in-thread.js';
 import type { ResolvedTarget } from './target.js';
@@ -34,13 +34,48 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
   const root = options.openapi !== undefined ? options.openapiRoot : undefined;
   const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file, { root, signal }));
   return {
-    endpoints: mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]),
+    endpoints: withGivenValues(mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]), parameterValues(options)),
     ...(loaded?.operations !== undefined ? { operations: loaded.operations } : {}),
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),
     ...(loaded?.lint ? { lint: loaded.lint } : {}),
     ...(file !== undefined ? { file } : {}),
   };
+}
+
+/**
+ * The endpoints with the query values the user gave (`PATH:NAME`, else `NAME`) in place of the
+ * document's, so that what the console and the report say of them is what the run sends; the
+ * battery looks the same values up (src/battery/endpoints.ts resolvePath).
+ */
+function withGivenValues(endpoints: EndpointSpec[], given: Record<string, string>): EndpointSpec[] {
+  return endpoints.map((e) => {
+    if (!e.query?.some((p) => given[`${e.path}:${p.name}`] !== undefined || given[p.name] !== undefined)) return e;
+    return { ...e, query: e.query.map((p) => (given[`${e.path}:${p.name}`] ?? given[p.name]) === undefined ? p : { name: p.name, value: (given[`${e.path}:${p.name}`] ?? given[p.name]) as string, from: 'parameter' as const }) };
+  });
+}
+
+/**
+ * What the run's --parameter values fit no endpoint of: a `PATH:` that is no endpoint's path, a
+ * name that is neither a path nor a required query parameter there (or anywhere). One line each,
+ * for a warning: a typo otherwise leaves the endpoint skipped without a word.
+ */
+export function unusedParameters(endpoints: readonly EndpointSpec[], given: Record<string, string>): string[] {
+  const namesOf = (e: EndpointSpec): string[] => [...pathParameters(e.path), ...(e.query ?? []).map((p) => p.name)];
+  const out: string[] = [];
+  for (const key of Object.keys(given)) {
+    const at = key.lastIndexOf(':');
+    if (at < 0) {
+      if (!endpoints.some((e) => namesOf(e).includes(key))) out.push(`--parameter ${key}=…: no endpoint under test has a path or required query parameter named ${key}`);
+      continue;
+    }
+    const path = key.slice(0, at);
+    const name = key.slice(at + 1);
+    const endpoint = endpoints.find((e) => e.path === path);
+    if (!endpoint) out.push(`--parameter ${key}=…: ${path} is not a tenant endpoint under test (PATH is the path under /tenants/{tenantId}/, as the document writes it: ${endpoints.slice(0, 3).map((e) => e.path).join(', ')}${endpoints.length > 3 ? ', …' : ''})`);
+    else if (!namesOf(endpoint).includes(name)) out.push(`--parameter ${key}=…: ${path} has no path or required query parameter named ${name}`);
+  }
+  return out;
 }
 
 /** The path parameter values the user gave: `parameters` of a config file, then --parameter NAME=VALUE. */

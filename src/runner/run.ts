@@ -21,7 +21,7 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
 import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
-import { describeApi, parameterValues, readApiEarly } from './api.js';
+import { describeApi, parameterValues, readApiEarly, unusedParameters } from './api.js';
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
@@ -210,6 +210,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       preflighted.catch(() => undefined);
       api = await described;
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
+      for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
       preflightTimes = timedAnswers(pre.answers);
@@ -359,7 +360,8 @@ function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['end
     source: e.source,
     ...(e.listBy ? { listBy: e.listBy } : {}),
     ...(e.itemsProperty !== undefined ? { itemsProperty: e.itemsProperty } : {}),
-    ...(e.query ? { query: e.query.map((p) => ({ name: p.name, ...(p.value !== undefined ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) })) } : {}),
+    // A --parameter value is the operator's, not the document's: named, not repeated.
+    ...(e.query ? { query: e.query.map((p) => ({ name: p.name, ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) })) } : {}),
     ...(e.schemaGap !== undefined ? { schemaGap: e.schemaGap } : {}),
   };
 }
