@@ -117,7 +117,7 @@ describe('a genuine bundle made under the profile', () => {
     expect(result.stdout).toContain(`  ok    profile: made under ${loopbackProfile} (Carrier Platform certification), sha256 ${sha256Of(await readFile(loopbackProfile)).slice(0, 16)}…`);
     expect(result.stdout).toContain(`  ok    endpoints: each of the profile's 5 endpoints was judged by the checks, none skipped`);
     expect(result.stdout).toContain('  ok    EXPIRY-*: every expiry check passed (the profile requires expiry proven)');
-    expect(result.stdout).toContain('  ok    target: where the profile allows (public, loopback)');
+    expect(result.stdout).toContain('  ok    target: loopback, which the profile allows (public addresses, loopback)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant');
   });
 

@@ -119,13 +119,17 @@ function checkTargets(loaded: LoadedProfile, report: RunReport, info: TargetInfo
   const allowed = new Set<string>(loaded.profile.allowTargets);
   let refused = 0;
   const seen = new Set<string>();
+  const kinds = new Set<string>();
   for (const { host, kind, detail } of targetKinds(report, info)) {
+    kinds.add(kind);
     if (kind === 'public' || allowed.has(kind) || seen.has(host)) continue;
     seen.add(host);
     refused += 1;
     f.fail(`target ${host}`, `${KIND_WORDS[kind] ?? kind}${detail !== undefined ? ` (${detail})` : ''}, not allowed by the profile`);
   }
-  if (refused === 0) f.ok('target', `where the profile allows (${loaded.profile.allowTargets.length > 0 ? `public, ${loaded.profile.allowTargets.join(', ')}` : 'public addresses only'})`);
+  // What the target was, then what the profile allows (public addresses always).
+  const was = [...kinds].map((k) => KIND_WORDS[k] ?? (k === 'public' ? 'public addresses' : k)).join(' and ');
+  if (refused === 0) f.ok('target', `${was === '' ? 'no host recorded' : was}, which the profile allows (public addresses${loaded.profile.allowTargets.length > 0 ? `, ${loaded.profile.allowTargets.join(', ')}` : ' only'})`);
 }
 
 export function checkProfile(loaded: LoadedProfile, report: RunReport, info: TargetInfo | undefined, f: FindingSink): void {

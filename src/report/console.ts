@@ -229,8 +229,12 @@ const UNJUDGED_SHOWN = 10;
 function endpointsNotJudged(checks: readonly CheckResult[], paint: Paint): string | undefined {
   const byEndpoint = new Map<string, { reasons: Map<string, number> }>();
   for (const c of checks) {
+    // A check that judged none of its endpoints was stopped by something else (no tenant, a
+    // failed preflight), which the run reports once as its cause: only skips beside judgements here.
+    if (!(c.endpoints ?? []).some((e) => e.status === 'passed' || e.status === 'failed' || e.status === 'warning')) continue;
     for (const e of c.endpoints ?? []) {
-      if (e.status !== 'skipped') continue;
+      // No tenant under test is the run's one cause (the header says it), not each endpoint's.
+      if (e.status !== 'skipped' || (e.message ?? '').startsWith('no tenant under test')) continue;
       let entry = byEndpoint.get(e.endpoint);
       if (!entry) byEndpoint.set(e.endpoint, (entry = { reasons: new Map() }));
       const why = e.message ?? 'no reason given';
