@@ -15,18 +15,8 @@ import { stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-/** A small deterministic PRNG (mulberry32): the same document on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The same document on every run: a seeded PRNG, the tests' own.
+import { prng } from '../test/support/prng.js';
 
 export interface BigDocumentOptions {
   /** Component schemas (Stripe: 1,100+). */

@@ -7,8 +7,9 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cp, readFile, readdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_FILES, MANIFEST_FORMAT, sha256Of, type Manifest } from '../src/bundle/format.js';
-import { keyFingerprint, publicKeyPem, signBytes } from '../src/bundle/keys.js';
+import { BUNDLE_FILES, sha256Of, type Manifest } from '../src/bundle/format.js';
+import { keyFingerprint } from '../src/bundle/keys.js';
+import { sealBundle } from '../src/bundle/write.js';
 import { CHECKS } from '../src/catalogue/index.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import type { RunReport } from '../src/report/model.js';
@@ -65,15 +66,8 @@ async function forge(from: string, to: string, edit: (files: Map<string, string>
       // Not a report the harness can render: the page stays as it was.
     }
   }
-  for (const [name, text] of files) await writeFile(join(to, name), text);
-  const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: [...files].map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })) };
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  await writeFile(join(to, BUNDLE_FILES.manifest), manifestText);
-  await rm(join(to, BUNDLE_FILES.signature), { force: true });
-  if (signWith) {
-    const signature = { format: 'carrier-conformance-signature/1', algorithm: 'Ed25519', signed: 'manifest.json', publicKey: publicKeyPem(signWith), keyFingerprint: keyFingerprint(signWith), signature: signBytes(Buffer.from(manifestText), signWith) };
-    await writeFile(join(to, BUNDLE_FILES.signature), JSON.stringify(signature, null, 2));
-  }
+  // Sealed as the harness seals (the package is public: a forger has the same tool).
+  await sealBundle(to, [...files], signWith);
   return to;
 }
 

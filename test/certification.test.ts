@@ -5,11 +5,12 @@
  * reference server on loopback, as a vendor's would be, and bundles gamed the ways issue 31 found.
  */
 import type { KeyObject } from 'node:crypto';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { BUNDLE_FILES, MANIFEST_FORMAT, sha256Of, type Manifest } from '../src/bundle/format.js';
-import { keyFingerprint, publicKeyPem, signBytes } from '../src/bundle/keys.js';
+import { BUNDLE_FILES, sha256Of } from '../src/bundle/format.js';
+import { keyFingerprint } from '../src/bundle/keys.js';
+import { sealBundle } from '../src/bundle/write.js';
 import { currentCatalogue } from '../src/catalogue/digest.js';
 import { addressKind, hostKind } from '../src/certification/targets.js';
 import { reportExpiryWait } from '../src/runner/expiry-progress.js';
@@ -83,15 +84,8 @@ async function verify(bundle: string, ...args: string[]): Promise<{ code: number
 /** A forger's copy: files as they are, manifest recomputed, unsigned or signed with `signWith`. */
 async function forge(from: string, to: string, signWith?: KeyObject): Promise<string> {
   if (from !== to) await cp(from, to, { recursive: true });
-  const files = await Promise.all([BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target].map(async (path) => ({ path, text: await readFile(join(to, path), 'utf8') })));
-  const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: files.map(({ path, text }) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })) };
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  await writeFile(join(to, BUNDLE_FILES.manifest), manifestText);
-  await rm(join(to, BUNDLE_FILES.signature), { force: true });
-  if (signWith) {
-    const signature = { format: 'carrier-conformance-signature/1', algorithm: 'Ed25519', signed: 'manifest.json', publicKey: publicKeyPem(signWith), keyFingerprint: keyFingerprint(signWith), signature: signBytes(Buffer.from(manifestText), signWith) };
-    await writeFile(join(to, BUNDLE_FILES.signature), JSON.stringify(signature, null, 2));
-  }
+  const files = await Promise.all([BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target].map(async (path) => [path, await readFile(join(to, path), 'utf8')] as const));
+  await sealBundle(to, files, signWith);
   return to;
 }
 

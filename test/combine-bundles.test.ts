@@ -9,8 +9,9 @@ import { cp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRY_CHECKS, combinationProblems, type PartRun } from '../src/bundle/combine.js';
-import { BUNDLE_FILES, MANIFEST_FORMAT, PART_FILES, sha256Of, targetInfoSchema, type Manifest } from '../src/bundle/format.js';
-import { keyFingerprint, publicKeyPem, signBytes } from '../src/bundle/keys.js';
+import { BUNDLE_FILES, PART_FILES, sha256Of, targetInfoSchema } from '../src/bundle/format.js';
+import { keyFingerprint } from '../src/bundle/keys.js';
+import { sealBundle } from '../src/bundle/write.js';
 import { currentCatalogue } from '../src/catalogue/digest.js';
 import { CHECKS } from '../src/catalogue/index.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
@@ -80,12 +81,8 @@ async function verify(bundle: string, ...args: string[]): Promise<CliResult & { 
 /** What a signer who edits a combined bundle by hand does: the top manifest recomputed and signed again. */
 async function reseal(bundle: string, key: KeyObject): Promise<void> {
   const names = [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target, ...PART_FILES];
-  const files = await Promise.all(names.map(async (path) => ({ path, text: await readFile(join(bundle, path), 'utf8') })));
-  const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: files.map(({ path, text }) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })) };
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  await writeFile(join(bundle, BUNDLE_FILES.manifest), manifestText);
-  const signature = { format: 'carrier-conformance-signature/1', algorithm: 'Ed25519', signed: 'manifest.json', publicKey: publicKeyPem(key), keyFingerprint: keyFingerprint(key), signature: signBytes(Buffer.from(manifestText), key) };
-  await writeFile(join(bundle, BUNDLE_FILES.signature), JSON.stringify(signature, null, 2));
+  const files = await Promise.all(names.map(async (path) => [path, await readFile(join(bundle, path), 'utf8')] as const));
+  await sealBundle(bundle, files, key);
 }
 
 beforeAll(async () => {

@@ -421,17 +421,27 @@ describe('the README, run as written', () => {
     expect(verify.stdout).not.toMatch(/^\s*FAIL/m);
   });
 
-  it('a certification profile: the vendor\'s run with --profile, and verify-bundle --profile exiting 0', async () => {
-    const cwd = await project('certification-profile');
+  /**
+   * A project with the README's certification profile, filled in for this run: the document and
+   * the test account's data of every item the endpoints serve (the README's example expectations
+   * are partial, and the profile requires each endpoint judged, its values too), their SHA-256,
+   * loopback allowed (the test servers are there); `edit` changes the profile further.
+   */
+  async function profileProject(name: string, edit: (profile: string) => string = (p) => p): Promise<string> {
+    const cwd = await project(name);
     await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
-    // The test account's data of every item the endpoints serve (the README's example is partial): the profile requires each endpoint judged, its values too.
     await writeFile(join(cwd, 'expectations.json'), JSON.stringify(acme.expectations));
     const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(join(cwd, file))).digest('hex');
     const profile = blockWith('{\n  "format": "carrier-conformance-profile/1"').text
       .replace('<sha256sum carrier-api.yaml>', await sha256('carrier-api.yaml'))
       .replace('<sha256sum expectations.json>', await sha256('expectations.json'))
       .replace(SUBSTITUTIONS.profileTargets, '"allowTargets": ["loopback"]');
-    await writeFile(join(cwd, 'carrier-profile.json'), profile);
+    await writeFile(join(cwd, 'carrier-profile.json'), edit(profile));
+    return cwd;
+  }
+
+  it('a certification profile: the vendor\'s run with --profile, and verify-bundle --profile exiting 0', async () => {
+    const cwd = await profileProject('certification-profile');
     expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
     const [run = '', verify = ''] = commandsOf(blockWith('npx carrier-conformance run --profile'));
     const ran = await sh(run.replace(SUBSTITUTIONS.acme, acme.url), { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
@@ -442,17 +452,8 @@ describe('the README, run as written', () => {
   });
 
   it('the two-job expiry proof: a main job, an expiry job, combine-bundles, and verify-bundle --profile exiting 0', async () => {
-    const cwd = await project('two-job-expiry');
-    await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
-    await writeFile(join(cwd, 'expectations.json'), JSON.stringify(acme.expectations));
-    const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(join(cwd, file))).digest('hex');
-    const profile = blockWith('{\n  "format": "carrier-conformance-profile/1"').text
-      .replace('<sha256sum carrier-api.yaml>', await sha256('carrier-api.yaml'))
-      .replace('<sha256sum expectations.json>', await sha256('expectations.json'))
-      .replace(SUBSTITUTIONS.minExpiryWait, '"minMaxExpiryWait": 5')
-      .replace(SUBSTITUTIONS.profileTargets, '"allowTargets": ["loopback"]');
-    expect(profile).toContain('"separateExpiryJob": true');
-    await writeFile(join(cwd, 'carrier-profile.json'), profile);
+    const cwd = await profileProject('two-job-expiry', (profile) => profile.replace(SUBSTITUTIONS.minExpiryWait, '"minMaxExpiryWait": 5'));
+    expect(await readFile(join(cwd, 'carrier-profile.json'), 'utf8')).toContain('"separateExpiryJob": true');
     expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
     const script = blockWith('# job "main"').text.replaceAll(SUBSTITUTIONS.acme, acme.url).replace(SUBSTITUTIONS.expiryJobWait, '--max-expiry-wait 10 --deadline 30');
     const ran = await sh(`set -e\n${script}`, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });

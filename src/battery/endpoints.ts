@@ -4,6 +4,7 @@ import { getResource, requestToken, type Send, type VersionHeader } from '../api
 import { Evidence, HttpResponse, Recorder, type RequestAuth } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
+import { wordsOf } from '../openapi/endpoint-model.js';
 import { extractItems } from './list-items.js';
 import { mapBounded } from './bounded.js';
 
@@ -111,11 +112,11 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   const given = (name: string): string | undefined => parameters[`${spec.path}:${name}`] ?? parameters[name];
   const query = new URLSearchParams();
   const invented: string[] = [];
-  for (const p of spec.query ?? []) {
-    const value = given(p.name) ?? p.value;
-    if (value === undefined) return { unresolved: `${p.problem ?? `required query parameter ${p.name} has no value`}; give one with --parameter ${p.name}=VALUE` };
-    if (given(p.name) === undefined && p.from === 'invented') invented.push(`${p.name}=${value}`);
-    query.append(p.name, value);
+  // --parameter's query values are in spec.query already (src/runner/api.ts withGivenValues).
+  for (const { name, value, from, problem } of spec.query ?? []) {
+    if (value === undefined) return { unresolved: `${problem ?? `required query parameter ${name} has no value`}; give one with --parameter ${name}=VALUE` };
+    if (from === 'invented') invented.push(`${name}=${value}`);
+    query.append(name, value);
   }
   if (invented.length > 0) inventedValues.set(spec.path, invented);
   let path = spec.path;
@@ -149,7 +150,7 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
 
 /** The last word of a parameter's name, lower case: `AccountSid` → `sid`, `booking_id` → `id`. */
 function lastWord(name: string): string {
-  return (name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split(/[^A-Za-z0-9]+/).filter((w) => w !== '').at(-1) ?? name).toLowerCase();
+  return wordsOf(name).at(-1) ?? name.toLowerCase();
 }
 
 /**

@@ -39,7 +39,7 @@ const METADATA_WORDS = new Set(['sort', 'order', 'page', 'pages', 'total', 'next
 const PAGING_WORDS = new Set(['page', 'pages', 'next', 'prev', 'previous', 'cursor', 'continuation', 'offset', 'limit', 'more', 'paging', 'pagination']);
 
 /** A property name's words, lower case: `next_page_uri`, `nextPageUri` and `next-page-uri` are [next, page, uri]. */
-function wordsOf(name: string): string[] {
+export function wordsOf(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
