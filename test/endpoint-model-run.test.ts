@@ -160,6 +160,24 @@ describe('required query parameters', () => {
   });
 });
 
+describe('what the document says, printed', () => {
+  it('a hostile parameter name and pattern reach the console neutralised: no escape, no CI logging command (docs/security.md)', async () => {
+    const target = await server();
+    const hostile = '\u001b]0;owned\u0007\n::error::forged ##vso[task.setvariable variable=x]y';
+    const document = documentOf(1, (d) => {
+      op(d, 'c001/{itemId}').parameters?.push({ name: `origin${hostile}`, in: 'query', required: true, schema: { type: 'string', pattern: `^${hostile}$` } });
+    });
+    const result = await run(target, document);
+    expect(outcomes(result.report, 'TENANT-ACCESS').some((e) => e.startsWith('skipped GET /tenants/{tenantId}/c001/{itemId}: required query parameter origin'))).toBe(true);
+    for (const text of [result.stdout, result.stderr]) {
+      expect(text).not.toContain('\u001b');
+      expect(text).not.toContain('\u0007');
+      expect(text).not.toMatch(/^\s*(::|##vso\[)/m);
+    }
+    expect(result.stdout).toContain('ENDPOINTS NOT JUDGED (1)');
+  });
+});
+
 describe('a 4xx to a query value the harness made up', () => {
   /** A server that refuses any `from` but 2020-01-01 with 422, as a real report endpoint refuses dates out of range. */
   async function reportServer(): Promise<ReferenceServer> {
