@@ -557,7 +557,8 @@ export const CHECKS: readonly Check[] = [
     refs: ['spec §Tenant-scoped endpoints', 'spec §Generic rules for optional fields 1'],
     notes:
       'Needs --openapi. OpenAPI 3.1 schemas are JSON Schema 2020-12; 3.0 `nullable` is read as a type that also allows null. ' +
-      'A null where the schema does not allow it, or a value of the wrong type, is a finding that names the item and the field. ' +
+      'null is accepted for every optional property, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document; a schema that forbids it is the document\'s OAS-NULLABLE finding); ' +
+      'a null for a required property that does not allow it, or a value of the wrong type, is a finding that names the item and the field. ' +
       'Formats are annotations (JSON Schema 2020-12 §7.2) and are not asserted; omitted properties are RESOURCE-FIELDS-PRESENT\'s.',
   },
   {
@@ -566,7 +567,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Every property the schema declares is present in every item and resource: a field without data is null, never omitted',
     refs: ['spec §Generic rules for optional fields 1'],
-    notes: 'Needs --openapi. writeOnly properties are exempt, even when required; so are optional properties whose schema does not allow null (a note per endpoint; the document\'s OAS-NULLABLE finding); properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
+    notes: 'Needs --openapi. Every declared property, required or optional, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document); writeOnly properties are exempt, even when required; properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
   },
   {
     id: 'RESOURCE-EXPECTED-VALUES',

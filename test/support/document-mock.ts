@@ -36,18 +36,31 @@ export interface MockFault {
   /**
    * wrong-type: a property gets a value of another type. null: a property that may not be null is
    * null. missing-required: a required property is left out. omit-nullable: a nullable property is
-   * left out (spec §Generic rules for optional fields 1: send null, never omit). unpaged: the list
-   * ignores page and size and sends every item without paging headers (spec §Pagination).
+   * left out (spec §Generic rules for optional fields 1: send null, never omit). omit-optional: an
+   * optional property is left out, whatever its schema says of null (the same rule: pydantic's
+   * `response_model_exclude_none`). unpaged: the list ignores page and size and sends every item
+   * without paging headers (spec §Pagination).
    */
-  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'unpaged';
+  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'omit-optional' | 'unpaged';
   /** The property to break; default: the first that fits. */
   property?: string;
+}
+
+/** How the mock serves data, beside its faults: conformant ways of serving that real stacks have. */
+export interface MockStyle {
+  /**
+   * Every optional property is sent as null, as a server whose data has none sends it (pydantic 1's
+   * `Optional[str] = None`, documented as a plain `type: string` outside `required`): spec §Generic
+   * rules for optional fields 1, whatever the schema says of null.
+   */
+  optionalNulls?: boolean;
 }
 
 export interface DocumentMockOptions {
   /** Items of every list of the main tenant; default 12 (more than the default page of 10). */
   listSize?: number;
   fault?: MockFault;
+  style?: MockStyle;
   /** Passed on to the reference server. */
   reference?: Omit<ReferenceOptions, 'documentRoutes'>;
 }
@@ -163,6 +176,7 @@ const STOP = Symbol('recursion');
 export class DocumentData implements DocumentRoutes {
   readonly operations: Operation[] = [];
   readonly listSize: number;
+  private readonly optionalNulls: boolean;
   private readonly ajv: Ajv2020Class;
   private readonly anchors = new Map<string, string>();
   private readonly ids = new Map<string, string>();
@@ -171,10 +185,11 @@ export class DocumentData implements DocumentRoutes {
 
   constructor(
     readonly document: Json,
-    options: { listSize?: number; fault?: MockFault } = {},
+    options: { listSize?: number; fault?: MockFault; style?: MockStyle } = {},
   ) {
     this.listSize = options.listSize ?? 12;
     this.fault = options.fault;
+    this.optionalNulls = options.style?.optionalNulls === true;
     this.is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
     const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
     // Patterns in the dialect documents are written in: many are not valid in unicode mode (`\-`).
@@ -318,6 +333,31 @@ export class DocumentData implements DocumentRoutes {
     return current;
   }
 
+  /**
+   * ajv's verdict on a whole body, read by the spec's rule for optional fields (§Generic rules 1:
+   * an optional property without data is null, whatever its schema says of null): a null of an
+   * optional property is taken out before ajv judges the rest.
+   */
+  validateBody(pointer: string, value: unknown): string | undefined {
+    return this.validate(pointer, this.withoutOptionalNulls(pointer, value, 0));
+  }
+
+  private withoutOptionalNulls(pointer: string, value: unknown, depth: number): unknown {
+    if (depth > 12) return value;
+    const at = this.resolvePointer(pointer);
+    const schema = atPointer(this.document, at);
+    if (Array.isArray(value)) return isObject(schema) && isObject(schema.items) ? value.map((v) => this.withoutOptionalNulls(`${at}/items`, v, depth + 1)) : value;
+    if (!isObject(value)) return value;
+    const { properties, required } = this.propertiesOf(at);
+    const out: Json = {};
+    for (const [k, v] of Object.entries(value)) {
+      const p = properties.get(k);
+      if (v === null && p !== undefined && !required.has(k)) continue;
+      out[k] = p !== undefined && v !== null && typeof v === 'object' ? this.withoutOptionalNulls(p, v, depth + 1) : v;
+    }
+    return out;
+  }
+
   /** ajv's verdict on `value` against the document's schema at `pointer`; undefined when valid. */
   validate(pointer: string, value: unknown): string | undefined {
     const fragment = pointer.replace(/^#/, '');
@@ -430,14 +470,22 @@ export class DocumentData implements DocumentRoutes {
       case 'object': {
         const out: Json = {};
         const props = isObject(schema.properties) ? schema.properties : {};
+        const required = new Set(Array.isArray(schema.required) ? schema.required : []);
         for (const key of Object.keys(props)) {
           const propPointer = `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
           const prop = this.deref(props[key]);
           const raw = props[key];
           // writeOnly: never in a response (OAS 3.1 §4.8.24.4, 3.0.3 §4.7.25); readOnly: always.
           if ((isObject(raw) && raw.writeOnly === true) || (isObject(prop) && prop.writeOnly === true)) continue;
+          if (this.optionalNulls && !required.has(key) && key !== 'id') {
+            out[key] = null;
+            continue;
+          }
           const value = this.generate(propPointer, { ...ctx, depth: ctx.depth + 1 });
           if (value !== undefined && value !== STOP) out[key] = value;
+          // An optional property without data (a recursion cut) is sent as null, never omitted (spec
+          // §Generic rules for optional fields 1), whatever its schema says of null.
+          else if (!required.has(key)) out[key] = null;
         }
         const extra = schema.additionalProperties;
         if (Object.keys(props).length === 0 && extra !== undefined && extra !== false) {
@@ -565,6 +613,7 @@ export class DocumentData implements DocumentRoutes {
       if (fault.kind === 'null') return !this.nullable(s);
       if (fault.kind === 'missing-required') return required.has(name);
       if (fault.kind === 'omit-nullable') return this.nullable(s) || (isObject(atPointer(this.document, p)) && this.nullable(atPointer(this.document, p) as Json));
+      if (fault.kind === 'omit-optional') return !required.has(name);
       return true;
     };
     const name = fault.property ?? [...properties.keys()].find(fits);
@@ -678,7 +727,7 @@ export function fromPattern(pattern: string, n: number): string | undefined {
 
 /** Starts the reference server with the document's GETs served by a `DocumentData`, and writes the document for --openapi. */
 export async function startDocumentMock(document: Json, options: DocumentMockOptions = {}): Promise<DocumentMock> {
-  const data = new DocumentData(document, { ...(options.listSize !== undefined ? { listSize: options.listSize } : {}), ...(options.fault ? { fault: options.fault } : {}) });
+  const data = new DocumentData(document, { ...(options.listSize !== undefined ? { listSize: options.listSize } : {}), ...(options.fault ? { fault: options.fault } : {}), ...(options.style ? { style: options.style } : {}) });
   const dir = await tempDir('carrier-docmock-');
   const openapiFile = join(dir, 'openapi.json');
   await writeFile(openapiFile, JSON.stringify(document));
@@ -706,8 +755,8 @@ export interface MockRun {
 }
 
 /** Serves `document` by the mock (with `fault`), runs the harness against it in-process, and reads report.json. */
-export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = []): Promise<MockRun> {
-  const mock = await startDocumentMock(document, fault ? { fault } : {});
+export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = [], style?: MockStyle): Promise<MockRun> {
+  const mock = await startDocumentMock(document, { ...(fault ? { fault } : {}), ...(style ? { style } : {}) });
   const reportsDir = await tempDir();
   const previous = process.env.CARRIER_CLIENT_SECRET;
   process.env.CARRIER_CLIENT_SECRET = mock.server.clientSecret;
@@ -762,15 +811,15 @@ export function listOperations(document: Json): string[] {
 }
 
 /** Every body the mock would serve, checked by ajv against the document's own schema and for every declared property: [] when all are. */
-export function invalidBodies(document: Json): string[] {
-  const data = new DocumentData(document);
+export function invalidBodies(document: Json, style?: MockStyle): string[] {
+  const data = new DocumentData(document, style ? { style } : {});
   const out: string[] = [];
   for (const op of data.operations) {
     const samples = op.list ? [0, 1, 2].map((i) => ({ pointer: op.list?.items ?? '', value: data.item(op, i) })) : op.body ? [{ pointer: op.body, value: data.top(op.body, 0) }] : [];
     for (const { pointer, value } of samples) {
       let error: string | undefined;
       try {
-        error = data.validate(pointer, value);
+        error = data.validateBody(pointer, value);
       } catch (err) {
         error = `ajv could not validate: ${(err as Error).message}`;
       }
