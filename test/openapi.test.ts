@@ -176,6 +176,8 @@ describe('3.0 schemas as JSON Schema 2020-12', () => {
     ['nullable beside an enum', { type: 'string', enum: ['a'], nullable: true }, { type: ['string', 'null'], enum: ['a', null] }],
     ['nullable beside a $ref', { $ref: '#/x', nullable: true }, { anyOf: [{ $ref: '#/x' }, { type: 'null' }] }],
     ['nullable: false', { type: 'integer', nullable: false }, { type: 'integer' }],
+    ['siblings of a $ref, ignored (OAS 3.0.3 §4.7.25: "SHALL be ignored"; Xero\'s Contact beside type: string)', { $ref: '#/x', type: 'string', description: 'd' }, { $ref: '#/x' }],
+    ['readOnly beside a $ref, kept (read as its authors mean it)', { $ref: '#/x', readOnly: true, maxLength: 3 }, { $ref: '#/x', readOnly: true }],
     ['nullable beside an allOf (no type)', { allOf: [{ $ref: '#/x' }], nullable: true }, { anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] }],
     ['boolean exclusiveMaximum', { type: 'number', maximum: 9, exclusiveMaximum: true }, { type: 'number', exclusiveMaximum: 9 }],
     ['nested in properties and items', { type: 'array', items: { type: 'object', properties: { a: { type: 'string', nullable: true } } } }, { type: 'array', items: { type: 'object', properties: { a: { type: ['string', 'null'] } } } }],

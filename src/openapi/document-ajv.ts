@@ -64,8 +64,34 @@ export function documentAjv(document: object, forStandaloneCode = false): Ajv202
   // schemas (all real ones) compiles a third quicker (Stripe's 212 endpoint validators: 2.0 s →
   // 1.3 s of CPU), and validates the same.
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false, inlineRefs: false, code });
-  ajv.addSchema(document, DOCUMENT_ID);
+  ajv.addSchema(withoutData(document) as object, DOCUMENT_ID);
   return ajv;
+}
+
+/** Objects whose keys are names (of properties, schemas, responses, media types, headers…), not keywords. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'paths', 'webhooks', 'content', 'encoding', 'variables']);
+/** Keywords whose values are data that ajv reads as data (json-schema-traverse skips them): kept as they are. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'required']);
+
+/**
+ * The document as ajv is given it: without the data that is not schema, where a key (`example`,
+ * `examples`, `x-…` extensions) is a keyword and not a name in a map. ajv walks every key of what
+ * it is given for `$id`s (json-schema-traverse with allKeys), examples included: a key `$id` inside
+ * Box's example data made every validator of the document fail to compile (issue 37 item 5).
+ * Examples are data, never schemas; the pointers to every schema stay as they are, since only
+ * data is taken out (a `$ref` never leads into an example).
+ */
+export function withoutData(node: unknown, names = false, depth = 0): unknown {
+  if (depth > 256) return node;
+  if (Array.isArray(node)) return node.map((v) => withoutData(v, false, depth + 1));
+  if (!isObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (names) out[key] = withoutData(value, false, depth + 1);
+    else if (key === 'example' || key === 'examples' || key.startsWith('x-')) continue;
+    else out[key] = DATA_KEYWORDS.has(key) ? value : withoutData(value, NAME_MAPS.has(key), depth + 1);
+  }
+  return out;
 }
 
 /** The schema that validates against the document's schema at `pointer` (e.g. `#/components/schemas/Shipment`). */

@@ -115,11 +115,19 @@ function atPointer(document: unknown, pointer: string): unknown {
  */
 export function validatorDocument(document: Json): Json {
   const is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
-  const walk = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(walk);
+  const walk = (node: unknown, names = false): unknown => {
+    if (Array.isArray(node)) return node.map((v) => walk(v));
     if (!isObject(node)) return node;
     const out: Json = {};
-    for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'examples' ? v : walk(v);
+    // Examples are data, not schemas: ajv would read an `$id` inside one (Box's) as a schema's.
+    for (const [k, v] of Object.entries(node)) {
+      if (names) out[k] = walk(v);
+      else if (k !== 'example' && k !== 'examples') out[k] = ['enum', 'const', 'default'].includes(k) ? v : walk(v, ['properties', 'patternProperties', '$defs', 'definitions', 'schemas'].includes(k));
+    }
+    // A map of names (properties…) is no schema: its keys are names.
+    if (names) return out;
+    // 3.0: a $ref's siblings SHALL be ignored (OAS 3.0.3 §4.7.25); nullable and readOnly/writeOnly are read as meant.
+    if (is30 && typeof out.$ref === 'string') for (const k of Object.keys(out)) if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
     const nullable = out.nullable === true || out['x-nullable'] === true;
     if (is30 || typeof out.$ref === 'string') delete out.nullable;
     if (isObject(out.properties) && Array.isArray(out.required)) {
