@@ -28,16 +28,33 @@ export interface EndpointSpec {
   itemsProperty?: string;
   /** The required query parameters, sent with every request of the endpoint (src/openapi/endpoint-model.ts). */
   query?: QueryParameterSpec[];
+  /** The required header parameters (Xero's `xero-tenant-id`), sent with every request of the endpoint, filled as query parameters are. */
+  headers?: QueryParameterSpec[];
+  /**
+   * Path parameters the document gives a value for (an example, a default, an enum): used where no
+   * --parameter and no list above gives one (`thumbnail.{extension}` with an enum), never invented.
+   */
+  pathValues?: QueryParameterSpec[];
 }
 
-/** A required query parameter: the value the document gives it (and where from), or why it has none. */
+/** A required parameter: the value the document gives it (and where from), or why it has none. */
 export interface QueryParameterSpec {
   name: string;
   value?: string;
-  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure; `parameter`: --parameter gave it. */
+  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure; `parameter`: --parameter (or --header) gave it. */
   from?: 'example' | 'default' | 'enum' | 'invented' | 'parameter';
-  /** Why no value could be made; the endpoint is then skipped unless --parameter gives one. */
+  /** Why no value could be made; the endpoint is then skipped unless --parameter (or --header) gives one. */
   problem?: string;
+}
+
+/**
+ * The path a request for a document's path key goes to: without a `#…` suffix, which documents
+ * use to tell variants of one request apart (Box's `/shared_items#folders`; a fragment is never
+ * sent, RFC 9110 §7.1) and which is not part of the path (issue 37 item 6).
+ */
+export function wirePath(path: string): string {
+  const hash = path.indexOf('#');
+  return hash < 0 ? path : path.slice(0, hash);
 }
 
 /** The endpoints and, with --openapi, the document whose schemas they point into. */
@@ -83,12 +100,13 @@ export function describeEndpoints(endpoints: readonly EndpointSpec[], operations
   const singles = endpoints.length - lists;
   const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
   const of = operations === undefined ? '' : ` (GETs under /tenants/{tenantId}/, of the document's ${n(operations, 'operation', 'operations')})`;
-  const unfilled = endpoints.filter((e) => e.query?.some((p) => p.value === undefined)).length;
-  const invented = endpoints.filter((e) => e.query?.some((p) => p.from === 'invented')).length;
+  const required = (e: EndpointSpec): QueryParameterSpec[] => [...(e.query ?? []), ...(e.headers ?? [])];
+  const unfilled = endpoints.filter((e) => required(e).some((p) => p.value === undefined)).length;
+  const invented = endpoints.filter((e) => required(e).some((p) => p.from === 'invented')).length;
   const gaps = endpoints.filter((e) => e.schemaGap !== undefined).length;
   const remarks = [
-    ...(unfilled > 0 ? [`${n(unfilled, 'has', 'have')} a required query parameter without a value (skipped unless --parameter gives one)`] : []),
-    ...(invented > 0 ? [`${n(invented, 'gets', 'get')} a required query value made up from its schema`] : []),
+    ...(unfilled > 0 ? [`${n(unfilled, 'has', 'have')} a required query or header parameter without a value (skipped unless --parameter or --header gives one)`] : []),
+    ...(invented > 0 ? [`${n(invented, 'gets', 'get')} a required query or header value made up from its schema`] : []),
     ...(gaps > 0 ? [`${n(gaps, 'has', 'have')} no JSON body schema to judge`] : []),
   ];
   return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}${of}${remarks.length > 0 ? `; ${remarks.join('; ')}` : ''}`;

@@ -92,16 +92,18 @@ export interface ResourceRequestOptions extends VersionHeader {
   path: string;
   auth: RequestAuth;
   purpose: string;
+  /** The endpoint's own required header fields (the document's header parameters: src/battery/endpoints.ts endpointHeaders). */
+  headers?: Record<string, string>;
 }
 
 /** `GET {base_url}<path>` with `Accept-Version` and an Authorization (spec §Endpoints). */
 export function getResource(send: Send, target: Target, opts: ResourceRequestOptions): Promise<HttpResponse> {
-  return send({ method: 'GET', url: apiUrl(target.baseUrl, opts.path), headers: versionHeaders(opts), auth: opts.auth, purpose: opts.purpose });
+  return send({ method: 'GET', url: apiUrl(target.baseUrl, opts.path), headers: { ...opts.headers, ...versionHeaders(opts) }, auth: opts.auth, purpose: opts.purpose });
 }
 
-/** `GET` of an absolute URL (a Link target) with a bearer token and the documented version. */
-export function getUrl(send: Send, url: string | URL, auth: RequestAuth, purpose: string): Promise<HttpResponse> {
-  return send({ method: 'GET', url, headers: versionHeaders({}), auth, purpose });
+/** `GET` of an absolute URL (a Link target) with a bearer token and the documented version, and the endpoint's own header fields. */
+export function getUrl(send: Send, url: string | URL, auth: RequestAuth, purpose: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+  return send({ method: 'GET', url, headers: { ...headers, ...versionHeaders({}) }, auth, purpose });
 }
 
 export interface IssuedToken {

@@ -1,5 +1,6 @@
 import type { EndpointSpec, QueryParameterSpec } from '../api/endpoint-specs.js';
 import { PAGING_HEADER_NAMES } from '../api/paths.js';
+import { parseHeaderLine, RESERVED_HEADER_NAMES } from '../http/extra-headers.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
 /**
@@ -199,9 +200,10 @@ function queryText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** How a required query parameter is filled from the document, or why it cannot be. */
+/** How a required parameter (query, header or path) is filled from the document, or why it cannot be. */
 export function fillQueryParameter(document: Json, parameter: Json): QueryParameterSpec {
   const name = String(parameter.name);
+  const where = parameter.in === 'header' ? 'header' : parameter.in === 'path' ? 'path' : 'query';
   const schema = resolve(document, parameter.schema, '').value;
   const s = isObject(schema) ? schema : {};
   const firstExample = (examples: unknown): unknown => {
@@ -228,7 +230,7 @@ export function fillQueryParameter(document: Json, parameter: Json): QueryParame
   const invented = isObject(itemSchema) ? inventedValue(itemSchema) : undefined;
   if (invented !== undefined) return { name, value: invented, from: 'invented' };
   const what = typeof s.pattern === 'string' ? `a pattern (${s.pattern.slice(0, 60)})` : s.type === undefined ? 'no type' : `type ${JSON.stringify(s.type)}${typeof s.format === 'string' ? ` and format ${s.format}` : ''}`;
-  return { name, problem: `required query parameter ${name} has no example, default or enum, and its schema (${what}) gives no value to make up` };
+  return { name, problem: `required ${where} parameter ${name} has no example, default or enum, and its schema (${what}) gives no value to make up` };
 }
 
 /** An OpenAPI parameter's identity: a path item's parameter is overridden by the operation's of the same name and location (OAS 3.1 §4.8.9.1). */
@@ -269,6 +271,7 @@ export function endpointModel(document: Json): EndpointModel {
 
 function endpointOf(document: Json, path: string, template: string, pathItem: Json, operation: Json, operationPointer: string): EndpointSpec {
   const parameters = parametersOf(document, pathItem, operation);
+  const tenantName = /^\/tenants\/\{([^}/]+)\}/.exec(template)?.[1];
   const query = parameters.filter((p) => p.in === 'query');
   const response = successResponse(document, operationPointer, operation);
   const body = response ? bodyOf(response) : { gap: 'it declares no 2xx response' };
@@ -283,6 +286,15 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
   else if (items === undefined) schemaGap = `it is a list (it declares page, size or paging headers), but its ${response?.code ?? '2xx'} body is neither an array nor a wrapper with one array of items`;
   else if (items.schema === undefined) schemaGap = 'its list body declares no schema for its items';
   else schema = items.schema;
+  // Required header parameters (Xero's `xero-tenant-id`, Box's `boxapi`) are filled as query
+  // parameters are (issue 37 item 4); those the harness sets check by check (Accept-Version,
+  // Authorization…) are its own to send.
+  const headers = parameters.filter((p) => p.in === 'header' && p.required === true && !RESERVED_HEADER_NAMES.includes(String(p.name).toLowerCase())).map((p) => headerValue(document, p));
+  // Path parameters the document gives a value for, never invented: an id is better taken from the list above.
+  const pathValues = parameters
+    .filter((p) => p.in === 'path' && typeof p.name === 'string' && p.name !== tenantName)
+    .map((p) => fillQueryParameter(document, p))
+    .filter((p) => p.value !== undefined && p.from !== 'invented');
   // page and size are the walk's to set (spec §Pagination: page defaults to 1); a document that
   // requires them gets the spec's first page and the walk's size in the valid request.
   const required = query.filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size').map((p) => fillQueryParameter(document, p));
@@ -298,5 +310,19 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
     ...(schemaGap !== undefined ? { schemaGap } : {}),
     ...(items?.property !== undefined ? { itemsProperty: items.property } : {}),
     ...(required.length > 0 ? { query: required } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
+    ...(pathValues.length > 0 ? { pathValues } : {}),
   };
+}
+
+/**
+ * A required header parameter's value, as fillQueryParameter makes it, if it can be sent: the
+ * document is untrusted, and a value that is no field value (CR, LF, NUL, other controls: RFC 9110
+ * §5.5) is the document's problem, never a header the harness writes.
+ */
+function headerValue(document: Json, parameter: Json): QueryParameterSpec {
+  const filled = fillQueryParameter(document, parameter);
+  if (filled.value === undefined) return filled;
+  const parsed = parseHeaderLine(`${filled.name}: ${filled.value}`);
+  return Array.isArray(parsed) ? filled : { name: filled.name, problem: `required header parameter ${filled.name}: the document's value cannot be sent (${parsed.problem})` };
 }

@@ -236,6 +236,8 @@ export const runReportSchema = z.object({
           itemsProperty: z.string().optional(),
           /** Its required query parameters: the value sent and where it came from, or why there is none (the endpoint is then skipped). --parameter values are not shown here. */
           query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
+          /** Its required header parameters, as `query` (issue 37 item 4); those --header sends are not listed. */
+          headers: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
           /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
           schemaGap: z.string().optional(),
         }),

@@ -25,7 +25,7 @@ import { describeApi, parameterValues, readApiEarly, unusedParameters } from './
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
-import { describeEndpoints, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
+import { describeEndpoints, type ApiDescription, type EndpointSpec, type QueryParameterSpec } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { PassedResponse } from '../battery/wiring.js';
 import { timedAnswers, timeoutNote, type TimedAnswer } from './timeout-note.js';
@@ -352,6 +352,11 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   return review.length > 0 ? { ...withDocument, review } : withDocument;
 }
 
+/** A required parameter as the report shows it: a --parameter value is the operator's, not the document's: named, not repeated. */
+function parameterOfReport(p: QueryParameterSpec): { name: string; value?: string; from?: NonNullable<QueryParameterSpec['from']>; problem?: string } {
+  return { name: p.name, ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) };
+}
+
 /** How the report names a tenant endpoint: what it is, and what the document left the run to fill or unjudged (src/openapi/endpoint-model.ts). */
 function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['endpoints']>[number] {
   return {
@@ -361,7 +366,8 @@ function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['end
     ...(e.listBy ? { listBy: e.listBy } : {}),
     ...(e.itemsProperty !== undefined ? { itemsProperty: e.itemsProperty } : {}),
     // A --parameter value is the operator's, not the document's: named, not repeated.
-    ...(e.query ? { query: e.query.map((p) => ({ name: p.name, ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) })) } : {}),
+    ...(e.query ? { query: e.query.map(parameterOfReport) } : {}),
+    ...(e.headers ? { headers: e.headers.map(parameterOfReport) } : {}),
     ...(e.schemaGap !== undefined ? { schemaGap: e.schemaGap } : {}),
   };
 }
