@@ -82,7 +82,8 @@ const require = createRequire(import.meta.url);
 /**
  * The document re-rooted under /tenants/{tenantId}/: every path key prefixed, only GET operations
  * kept (a path-level `parameters` list stays), optionally only the paths `keep` accepts; `$ref`s
- * into the paths are rewritten to match.
+ * into the paths are rewritten to match, and one into an operation or path left out is replaced by
+ * the value it names.
  */
 export function reRoot(document: Json, keep: (path: string) => boolean = () => true): Json {
   const paths = isObject(document.paths) ? document.paths : {};
@@ -92,8 +93,25 @@ export function reRoot(document: Json, keep: (path: string) => boolean = () => t
     out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
   }
   // $refs into the paths (Codat's parameters are `#/paths/~1companies~1…/get/parameters/2`) follow them under the tenant.
-  const text = JSON.stringify({ ...document, paths: out }).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
-  return JSON.parse(text) as Json;
+  const tenantText = (value: unknown): string => JSON.stringify(value).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
+  const text = tenantText({ ...document, paths: out });
+  const rooted = JSON.parse(text) as Json;
+  const refs = new Set(text.match(/"\$ref":"#\/paths\/[^"]*"/g) ?? []);
+  if ([...refs].every((r) => atPointer(rooted, r.slice('"$ref":"'.length, -1)) !== undefined)) return rooted;
+  // A $ref into what was left out would dangle (DigitalOcean's GET /v2/databases/{…} answers with
+  // `#/paths/~1v2~1databases/post/responses/201`, the POST's): it takes the value it names instead.
+  // Each $ref followed counts a hop, so that a cycle of them through the paths ends.
+  const inline = (node: unknown, hops: number): unknown => {
+    if (Array.isArray(node)) return node.map((n) => inline(n, hops));
+    if (!isObject(node)) return node;
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/paths/') && hops < 32 && atPointer(rooted, ref) === undefined) {
+      const original = atPointer(document, ref.replace('#/paths/~1tenants~1{tenantId}~1', '#/paths/~1'));
+      if (original !== undefined) return inline(JSON.parse(tenantText(original)), hops + 1);
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v, hops)]));
+  };
+  return inline(rooted, 0) as Json;
 }
 
 /** `#/a/b~1c` → the value there. */
