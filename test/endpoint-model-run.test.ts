@@ -297,4 +297,20 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
     // Each field named once: not `no "id", "id" or "id" field`.
     expect(access).toContain('skipped GET /tenants/{tenantId}/things/{id}: no value for {id}: its first item has no "id" field with a string or number (GET /tenants/{tenantId}/things); give one with --parameter id=VALUE');
   });
+
+  it('a GET whose kind the document leaves uncertain is listed once in the console (KIND NOT CERTAIN) and report.json, with the option that settles it; --paged-path makes it a list of the array it holds', async () => {
+    const target = await serving((subPath) => (subPath === 'Reports/BalanceSheet' ? { body: { Reports: [{ id: 'r1' }] } } : undefined));
+    const document = documentAt({ 'Reports/BalanceSheet': [] });
+    const paths = document.paths as Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+    const op200 = paths['/tenants/{tenantId}/Reports/BalanceSheet']?.get.responses['200']?.content['application/json'];
+    if (op200) op200.schema = { type: 'object', properties: { Reports: { type: 'array', items: resource } } };
+    const result = await run(target, document);
+    expect(result.stdout).toContain('1 is of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)');
+    expect(result.stdout).toMatch(/KIND NOT CERTAIN \(1\).*\n {2}GET \/tenants\/\{tenantId\}\/Reports\/BalanceSheet: judged as a single resource: its body is only an array Reports, which its path does not name: one resource in an envelope, or a list; if it is a list, pass --paged-path 'Reports\/BalanceSheet'/);
+    expect(result.report.target.endpoints?.[0]).toMatchObject({ kind: 'single', uncertain: expect.any(String) as unknown });
+    const settled = await run(target, document, ['--paged-path', 'Reports/BalanceSheet']);
+    expect(settled.report.target.endpoints?.[0]).toMatchObject({ path: 'Reports/BalanceSheet', kind: 'list', itemsProperty: 'Reports' });
+    expect(settled.report.target.endpoints?.[0]?.uncertain).toBeUndefined();
+    expect(settled.stdout).not.toContain('KIND NOT CERTAIN');
+  });
 });

@@ -161,7 +161,8 @@ async function fromListAbove(c: CheckContext, endpoints: readonly EndpointSpec[]
   if (!whole) return { unresolved: `no value for {${name}}: it is part of a path segment (${template.split('/').find((s) => s.includes(`{${name}}`)) ?? template}), which no list gives, and the document gives no example, default or enum for it; give one with --parameter ${name}=VALUE` };
   const parentPath = template.slice(0, at);
   // The list above: `invoices` for `invoices/{invoiceId}`, or with the suffix the API writes its paths with (Twilio's `Calls.json` for `Calls/{Sid}.json`).
-  const parent = endpoints.find((e) => e.kind === 'list' && e.path === parentPath) ?? endpoints.find((e) => e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath));
+  // A router's trailing slash (DRF's `shipments/` above `shipments/{id}/`) is the same list.
+  const parent = endpoints.find((e) => e.kind === 'list' && (e.path === parentPath || e.path === `${parentPath}/`)) ?? endpoints.find((e) => e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath));
   if (!parent) return { unresolved: `no value for {${name}}: no list ${endpointLabel(parentPath)} to take an id from; give one with --parameter ${name}=VALUE` };
   const parentEndpoint = tenantEndpoint(parent);
   const parentPathResolved = await parentEndpoint.path(c);

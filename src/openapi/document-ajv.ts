@@ -33,8 +33,19 @@ const require = createRequire(import.meta.url);
  * character itself, as PCRE, Java and Python do: what the authors of
  * `^\d{4}\-\d{2}\-\d{2}$` meant. A pattern valid in neither is that schema's error.
  */
+/**
+ * A pattern's `\A`, `\Z` and `\z` (PCRE, Python, Java: start and end of the string; Django's URL
+ * validator, and so every DRF document with a URL field, ends in one) as JavaScript's `^` and `$`:
+ * JavaScript has neither, and reads `\z` outside unicode mode as a "z" (issue 38: a false failure
+ * on every URL). A backslash escaped itself (`\\Z`) is left as it is.
+ */
+function withAnchors(pattern: string): string {
+  return pattern.replace(/(?<!\\)((?:\\\\)*)\\A/g, '$1^').replace(/(?<!\\)((?:\\\\)*)\\[Zz]/g, '$1$$');
+}
+
 export const dialectRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string): RegExp => {
+  (written: string, flags: string): RegExp => {
+    const pattern = withAnchors(written);
     try {
       return new RegExp(pattern, flags);
     } catch (unicode) {
@@ -49,7 +60,7 @@ export const dialectRegExp: RegExpEngine = Object.assign(
   {
     // The same engine in ajv's standalone code (https://ajv.js.org/options.html#code: a custom
     // engine's `code` is what the generated module calls); its patterns were compiled already.
-    code: '(function (p, f) { try { return new RegExp(p, f); } catch (e) { return new RegExp(p, f.replace("u", "")); } })',
+    code: `(function (w, f) { var p = (${withAnchors.toString()})(w); try { return new RegExp(p, f); } catch (e) { return new RegExp(p, f.replace("u", "")); } })`,
   },
 );
 

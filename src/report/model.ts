@@ -240,6 +240,8 @@ export const runReportSchema = z.object({
           headers: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
           /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
           schemaGap: z.string().optional(),
+          /** Why its kind (list or single resource) is not certain, and so may be wrong (issue 37 item 3): the console lists it with the option that overrides it. */
+          uncertain: z.string().optional(),
         }),
       )
       .optional(),

@@ -369,6 +369,7 @@ function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['end
     ...(e.query ? { query: e.query.map(parameterOfReport) } : {}),
     ...(e.headers ? { headers: e.headers.map(parameterOfReport) } : {}),
     ...(e.schemaGap !== undefined ? { schemaGap: e.schemaGap } : {}),
+    ...(e.uncertain !== undefined ? { uncertain: e.uncertain } : {}),
   };
 }
 

@@ -233,7 +233,7 @@ export class DocumentData implements DocumentRoutes {
       const operation: Operation = { template: relative, segments: relative.split('/'), params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
       // A resource by id is never a list, even when its object has one array property (a tree's children).
       const pagingParam = params.some((p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name));
-      const list = success && !/\}$/.test(relative) ? this.listShape(success.pointer, pagingParam) : undefined;
+      const list = success && !/\}$/.test(relative) ? this.listShape(success.pointer, pagingParam, relative) : undefined;
       if (list) operation.list = list;
       this.operations.push(operation);
     }
@@ -327,7 +327,7 @@ export class DocumentData implements DocumentRoutes {
    * takes a paging parameter or the metadata names paging. `{use_default, include_claim_keys:
    * [...]}` is one resource, and so is `{total_count, labels: [...]}` without paging parameters.
    */
-  private listShape(bodyPointer: string, pagingParam: boolean): { wrapper: string | undefined; items: string } | undefined {
+  private listShape(bodyPointer: string, pagingParam: boolean, path = ''): { wrapper: string | undefined; items: string } | undefined {
     const body = this.resolvePointer(bodyPointer);
     const schema = atPointer(this.document, body);
     if (!isObject(schema)) return undefined;
@@ -342,7 +342,10 @@ export class DocumentData implements DocumentRoutes {
     // Totals alone beside an array are a summary (`{total, lines}`), not a page: paging shows in a
     // parameter or in the metadata itself (README, Every endpoint of your API).
     const pagingWord = others.some((k) => /^(page|paging|pagination|next|prev|has_?more|cursor|offset|limit)/i.test(k));
-    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord))) return undefined;
+    // The array the path names (`…/labels` `{total_count, labels}`) beside metadata is the path's collection.
+    const last = path.split('/').filter((seg) => seg !== '' && !seg.startsWith('{')).at(-1)?.toLowerCase() ?? '';
+    const namedByPath = last !== '' && arrays[0][0].toLowerCase().replace(/s$/, '') === last.replace(/s$/, '');
+    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord || namedByPath))) return undefined;
     return { wrapper: arrays[0][0], items: `${this.resolvePointer(arrays[0][1])}/items` };
   }
 
