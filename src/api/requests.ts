@@ -16,8 +16,11 @@ export interface Target {
   /**
    * `post`: the run's own token requests (preflight, the shared token's renewals) send the client
    * credentials in the form body, RFC 6749 §2.3.1's client_secret_post, which it says is NOT
-   * RECOMMENDED and the spec does not allow (§Obtain an access token: HTTP Basic). The checks of
-   * the token endpoint still send Basic: that is what they test (--client-auth).
+   * RECOMMENDED and the spec does not allow (§Obtain an access token: HTTP Basic): because
+   * --client-auth post says so, or because the preflight found HTTP Basic refused and
+   * client_secret_post accepted. The checks of the token endpoint still send Basic: that is what
+   * they test. Where Basic gets no token, the token response and the token's use are judged on
+   * client_secret_post (src/battery/token-response.ts workingClientAuth).
    */
   clientAuth?: 'basic' | 'post';
 }

@@ -4,6 +4,7 @@ import { getResource, requestToken, type Send, type VersionHeader } from '../api
 import { Evidence, HttpResponse, Recorder, type RequestAuth } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
+import type { PassedResponse } from './wiring.js';
 import { wordsOf } from '../openapi/endpoint-model.js';
 import { extractItems } from './list-items.js';
 import { mapBounded } from './bounded.js';
@@ -56,14 +57,20 @@ async function concrete(c: CheckContext, endpoint: Endpoint): Promise<string> {
 
 function tokenEndpoint(path: string, legacy: boolean): Endpoint {
   const label = `POST ${path}${legacy ? ' (legacy)' : ''}`;
-  return {
+  const endpoint: Endpoint = {
     label,
     kind: 'token',
     judgedBy: legacy ? 'LEGACY-TOKEN' : 'TOKEN-ISSUE',
     path: () => Promise.resolve(path),
-    send: (c, v, purpose, via) => requestToken(via ?? c.send, c.target, { path, credentials: c.credentials, ...v, purpose: `${label}: ${purpose}` }),
+    // A variation of something other than client authentication (Accept-Version): sent the way
+    // that gets a token, so that it is judged even where HTTP Basic is refused (basicRefusedAt).
+    send: async (c, v, purpose, via) => {
+      const post = await basicRefusedAt(c, endpoint);
+      return requestToken(via ?? c.send, c.target, { path, credentials: c.credentials, ...(post ? { clientAuth: 'post' as const } : {}), ...v, purpose: `${label}: ${purpose}${post ? ' (client_secret_post)' : ''}` });
+    },
     sendValid: (c, send, purpose) => requestToken(send, c.target, { path, credentials: c.credentials, purpose: `${label}: ${purpose}` }),
   };
+  return endpoint;
 }
 
 function resourceEndpoint(label: string, judgedBy: string, path: (c: CheckContext) => Promise<string | { unresolved: string }>, spec?: EndpointSpec): Endpoint {
@@ -282,7 +289,11 @@ const validAnswers: SharedAnswers = new Map();
 function preflightAnswer(c: CheckContext, endpoint: Endpoint, recorder: Recorder): HttpResponse | undefined {
   const answers = c.settings.preflight;
   const answer = endpoint === TOKEN_ENDPOINT ? answers?.token : endpoint === USER_ENDPOINT && answers?.user?.status !== 401 ? answers?.user : undefined;
-  if (!answer) return undefined;
+  return answer ? responseOf(answer, recorder) : undefined;
+}
+
+/** A preflight answer as the checks' HttpResponse, recorded in `recorder`. */
+function responseOf(answer: PassedResponse, recorder: Recorder): HttpResponse {
   return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record));
 }
 
@@ -303,6 +314,44 @@ export function validAnswer(c: CheckContext, endpoint: Endpoint): Promise<HttpRe
   });
 }
 
+/**
+ * A token endpoint's answer to the valid request with the client credentials in the form body
+ * (client_secret_post, RFC 6749 §2.3.1), for a run that goes with it (--client-auth post, or
+ * HTTP Basic refused and client_secret_post accepted in the preflight): the preflight's answer,
+ * or sent once per worker.
+ */
+export function postAnswer(c: CheckContext, endpoint: Endpoint = TOKEN_ENDPOINT): Promise<HttpResponse> {
+  return sharedAnswer(validAnswers, c, `${endpoint.label} with client_secret_post`, async (recorder) => {
+    const known = endpoint === TOKEN_ENDPOINT ? c.settings.preflight?.tokenPost : undefined;
+    if (known) return responseOf(known, recorder);
+    const path = await endpoint.path(c);
+    if (typeof path !== 'string') throw new UnresolvedEndpoint(`${endpoint.label}: ${path.unresolved}`);
+    return requestToken(sender(recorder, 'high'), c.target, { path, credentials: c.credentials, clientAuth: 'post', purpose: `${endpoint.label}: a valid request with the client credentials in the form body (client_secret_post)` });
+  });
+}
+
+/**
+ * Whether checks that do not test client authentication send their requests to this token
+ * endpoint with client_secret_post: the run goes with it (Target.clientAuth) and the valid HTTP
+ * Basic request got no token there. TOKEN-ISSUE reports that, once, for both paths; the checks
+ * of everything else (the token response, grant_type, Accept-Version, the token's use, the
+ * legacy path) are judged on the request that works, and the checks that vary the Basic request
+ * err, pointing at TOKEN-ISSUE (requireWorking with `basic`).
+ */
+export async function basicRefusedAt(c: CheckContext, endpoint: Endpoint): Promise<boolean> {
+  if (endpoint.kind !== 'token' || c.target.clientAuth !== 'post') return false;
+  return (await validAnswer(c, endpoint)).status !== 200;
+}
+
+/**
+ * The endpoint's answer to the valid request that a check building on it varies something else
+ * of: validAnswer, but at a token endpoint that refused HTTP Basic (basicRefusedAt) the
+ * client_secret_post answer.
+ */
+export async function workingAnswer(c: CheckContext, endpoint: Endpoint): Promise<HttpResponse> {
+  return (await basicRefusedAt(c, endpoint)) ? postAnswer(c, endpoint) : validAnswer(c, endpoint);
+}
+
 const sharedProbes: SharedAnswers = new Map();
 
 /**
@@ -320,20 +369,32 @@ export function succeeded(endpoint: Endpoint, res: HttpResponse): boolean {
 }
 
 /**
+ * Which valid request a probe varies: `working`, the one that gets a token or data (workingAnswer);
+ * `basic`, at a token endpoint, the HTTP Basic one whatever the run goes with, for the checks
+ * that test client authentication itself.
+ */
+export type ProbeBase = 'working' | 'basic';
+
+/**
  * The precondition of every probe on an endpoint: its path can be filled and its valid request
  * succeeds. Otherwise the endpoint is skipped (no path) or errs, pointing at the check judging it.
  */
-export async function requireWorking(c: CheckContext, endpoint: Endpoint): Promise<boolean> {
+export async function requireWorking(c: CheckContext, endpoint: Endpoint, base: ProbeBase = 'working'): Promise<boolean> {
   const path = await endpoint.path(c);
   if (typeof path !== 'string') {
     c.at(endpoint.label).skipEndpoint(path.unresolved);
     return false;
   }
-  const res = await validAnswer(c, endpoint);
+  const res = await (base === 'basic' ? validAnswer(c, endpoint) : workingAnswer(c, endpoint));
   if (succeeded(endpoint, res)) return true;
   const unproven = notValidByDocument(endpoint, res);
   if (unproven !== undefined) {
     c.at(endpoint.label).skipEndpoint(unproven);
+    return false;
+  }
+  if (base === 'basic' && (await basicRefusedAt(c, endpoint))) {
+    // One cause for both token paths, reported by TOKEN-ISSUE; LEGACY-TOKEN judges the legacy path on client_secret_post.
+    c.at(endpoint.label).error(`cannot judge ${endpoint.label}: the valid request in HTTP Basic gets ${res.status} there, and the run goes on with client_secret_post (see TOKEN-ISSUE)`, res);
     return false;
   }
   c.at(endpoint.label).error(`cannot judge ${endpoint.label}: even a valid request gets ${res.status} there (see ${endpoint.judgedBy})`, res);
@@ -345,11 +406,11 @@ export async function requireWorking(c: CheckContext, endpoint: Endpoint): Promi
  * the valid request instead of after it: one round trip instead of two. Its answer is returned
  * only when the endpoint works; otherwise it is dropped unjudged (and its failure, if it failed).
  */
-export async function probeWhenWorking<T>(c: CheckContext, endpoint: Endpoint, probe: () => Promise<T>): Promise<T | undefined> {
+export async function probeWhenWorking<T>(c: CheckContext, endpoint: Endpoint, probe: () => Promise<T>, base: ProbeBase = 'working'): Promise<T | undefined> {
   const path = await endpoint.path(c);
   const sent = typeof path === 'string' ? probe() : undefined;
   sent?.catch(() => undefined);
-  if (!(await requireWorking(c, endpoint))) return undefined;
+  if (!(await requireWorking(c, endpoint, base))) return undefined;
   return sent;
 }
 

@@ -259,7 +259,10 @@ export const runReportSchema = z.object({
      * the run sent them as they are (TOKEN-CREDENTIALS-ENCODING). Absent: form-encoded.
      */
     basicEncoding: z.enum(['form', 'raw']).optional(),
-    /** `post`: the run's own token requests used client_secret_post (--client-auth post), not the spec's HTTP Basic. */
+    /**
+     * `post`: the run's own token requests used client_secret_post, not the spec's HTTP Basic:
+     * --client-auth post, or HTTP Basic refused and client_secret_post accepted (TOKEN-ISSUE says so).
+     */
     clientAuth: z.enum(['basic', 'post']).optional(),
     /** The --ca-file the run trusted (an absolute path): a reproduction must trust it too (curl --cacert). */
     caFile: z.string().optional(),
