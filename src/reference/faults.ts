@@ -26,7 +26,7 @@ import {
   type Alteration,
 } from './alterations.js';
 import type { ReferenceContext } from './context.js';
-import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, shipmentsSlice, type Collection } from './data.js';
+import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, settingsOf, type Collection, type TenantRecord } from './data.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
 import type { Req } from './request.js';
@@ -657,6 +657,12 @@ const legacyFaults: Fault[] = [
   },
 ];
 
+/** What a tenant path asks for, of `tenant`: the first items of its list (of a single item's list too), or its settings. */
+function tenantData(req: Req, tenant: TenantRecord): unknown {
+  const collection = /^\/tenants\/[^/]+\/(shipments|invoices)(?:\/|$)/.exec(req.path)?.[1] as Collection | undefined;
+  return collection ? listSlice(tenant, collection, 0, 3) : settingsOf(tenant);
+}
+
 const tenantFaults: Fault[] = [
   {
     name: 'cross-tenant-data',
@@ -668,11 +674,22 @@ const tenantFaults: Fault[] = [
   },
   {
     name: 'foreign-refusal-with-data',
-    description: 'The 403 for a foreign tenant carries its data anyway (spec §Authentication 5)',
+    description: 'The 403 for a foreign tenant carries the data asked for anyway: its items, its settings (spec §Authentication 5)',
     breaks: ['TENANT-FOREIGN'],
     reply: (r, req, ctx) => {
       const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
-      return r.status === 403 && tenant ? { ...r, body: shipmentsSlice(tenant, 0, 3) } : r;
+      return r.status === 403 && tenant ? { ...r, body: tenantData(req, tenant) } : r;
+    },
+  },
+  {
+    // An array in an error body is no evidence of data (issue 38 item 2): these are the tenant's
+    // own items, known by their ids.
+    name: 'invalid-id-refusal-with-data',
+    description: "The 400 for a tenantId that is not a UUID falls back to the client's own tenant and carries its data beside the error, {\"error\": …, \"data\": [...]} (spec §Tenant identifier)",
+    breaks: ['TENANT-INVALID-ID'],
+    reply: (r, req, ctx) => {
+      const own = ctx.tenants.get(MAIN_TENANT_ID);
+      return tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && own ? { ...r, body: { ...(r.body as object), data: tenantData(req, own) } } : r;
     },
   },
   {
