@@ -718,6 +718,8 @@ const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonl
 
 /** size-capped-silently: the most items a page holds, whatever Page-Size says. */
 const SILENT_SIZE_CAP = 12;
+/** size-capped-silently: the largest size served at all; larger ones get a 422. */
+const SIZE_VALIDATION_MAX = 100;
 
 const paginationFaults: Fault[] = [
   // Without one of the three numbers PAGE-TOTALS has nothing to compare: it errs, pointing at PAGE-HEADERS.
@@ -826,14 +828,16 @@ const paginationFaults: Fault[] = [
   },
   {
     // The cap is above the size the walk and the half-size probe ask for (10 and 5 by default) and
-    // below the length of both lists (23 and 14): only a size beyond any cap meets it, as with a
-    // real server that caps at 25 and is asked for 1 000 000.
+    // below the length of both lists (23 and 14); and the validation maximum refuses a size far
+    // beyond any cap with a 4xx, as FastAPI's `Query(le=100)` does (issue 38 item 4): only a size
+    // a client would ask for, between the two, meets the cap.
     name: 'size-capped-silently',
-    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page)`,
+    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page); a size above ${SIZE_VALIDATION_MAX} is refused with FastAPI's 422`,
     breaks: ['PAGE-ECHO'],
     reply: (r, req, ctx) => {
-      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const asked = Number(req.query.get('size'));
+      if (isList(r, req) && Number.isSafeInteger(asked) && asked > SIZE_VALIDATION_MAX) return json(422, { detail: [{ loc: ['query', 'size'], msg: `ensure this value is less than or equal to ${SIZE_VALIDATION_MAX}`, type: 'value_error.number.not_le', ctx: { limit_value: SIZE_VALIDATION_MAX } }] });
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const tenant = w && ctx.tenants.get(w.tenantId);
       if (!w || !tenant || !Number.isSafeInteger(asked) || asked <= SILENT_SIZE_CAP) return r;
       const echoed = pageWindow({ page: w.page, size: asked }, w.totalElements);
@@ -915,6 +919,14 @@ const paginationFaults: Fault[] = [
     description: 'rel="first" points at page 0 (spec §Pagination: pages count from 1)',
     breaks: ['LINK-FIRST-LAST'],
     reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'first', () => 0)),
+  },
+  {
+    // Issue 38 item 3: the walk pages at the default size, where `?page=2` is the same page as
+    // `?page=2&size=10`; only a page read at another size shows the links lose the client's size.
+    name: 'links-drop-size',
+    description: "Link targets keep only the page, `?page=3`, dropping the size asked for, as Starlette's `request.url.replace_query_params(page=n)` builds them (spec §Pagination: links to the other pages of the same list)",
+    breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/([?&]page=\d+)&size=\d+/g, '$1')),
   },
   {
     name: 'link-headers-stale-size',

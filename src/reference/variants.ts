@@ -130,6 +130,14 @@ export const VARIANTS: readonly Variant[] = [
     },
   },
   {
+    name: 'size-maximum-refused',
+    description: 'A size above 20 is refused with FastAPI\'s 422, as `Query(le=20)` validates it, instead of served at a cap (spec §Limits: the maximum varies with the endpoint)',
+    reply: (r, req) => {
+      const asked = Number(req.query.get('size'));
+      return isList(r, req) && Number.isSafeInteger(asked) && asked > 20 ? { status: 422, headers: {}, body: { detail: [{ loc: ['query', 'size'], msg: 'ensure this value is less than or equal to 20', type: 'value_error.number.not_le', ctx: { limit_value: 20 } }] } } : r;
+    },
+  },
+  {
     name: 'small-page-size',
     description: 'The list pages by 4 by default and caps size at 6 (spec §Limits: size varies with endpoint)',
     paging: { pageSizeDefault: 4, pageSizeMax: 6 },
