@@ -11,7 +11,8 @@ import { check, suite } from '../src/battery/check.js';
 import { notValidByDocument, onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems, itemId } from '../src/battery/list-items.js';
-import { canRecogniseData, commonFields, dataInRefusal, refusalEntries, type DataEvidence } from '../src/battery/refusal-data.js';
+import { canRecogniseData, carriesMoreThanId, commonFields, dataInRefusal, refusalEntries, type DataEvidence } from '../src/battery/refusal-data.js';
+import { isObject } from '../src/openapi/pointer.js';
 import { expectedItems } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 
@@ -58,8 +59,9 @@ async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpRespon
   const own = ownAnswer.ok ? ownAnswer.value : undefined;
   if (endpoint.spec?.kind === 'single' && body !== null && typeof body === 'object') {
     const asked = decodeURIComponent((await inTenant(e, endpoint, '')).split('/').at(-1) ?? '');
-    const id = itemId(body);
-    if ((own !== undefined && isDeepStrictEqual(own, body)) || id === asked) return e.fail(`${what}: the refusal carries the resource itself`, res);
+    // The id asked for, with more of the resource: an error may name the id it was asked for.
+    const echoed = itemId(body) === asked && carriesMoreThanId(body as Record<string, unknown>, isObject(own) ? Object.keys(own) : []);
+    if ((own !== undefined && isDeepStrictEqual(own, body)) || echoed) return e.fail(`${what}: the refusal carries the resource itself`, res);
   }
   const evidence = dataEvidence(e, endpoint, own);
   const found = dataInRefusal(body, evidence);
@@ -79,7 +81,7 @@ function dataEvidence(e: CheckContext, endpoint: Endpoint, own: unknown): DataEv
     schema: document && spec?.schema !== undefined ? { document, pointer: spec.schema, of: spec.kind === 'list' ? 'items' : 'body' } : undefined,
     ownIds: new Set(ids),
     ownFields: commonFields(ownItems),
-    seededIds: new Set(seeded?.keys() ?? []),
+    seeded: seeded ?? new Map(),
   };
 }
 

@@ -41,7 +41,7 @@ function evidence(options: { schema?: 'Shipment' | 'Loose'; own?: boolean; seede
     schema: options.schema ? { document, pointer: `#/components/schemas/${options.schema}`, of: 'items' } : undefined,
     ownIds: new Set(items.map((i) => i.id)),
     ownFields: commonFields(items),
-    seededIds: new Set(options.seeded ?? []),
+    seeded: new Map((options.seeded ?? []).map((id) => [id, { id, reference: 'SHP-7', status: 'created' }])),
   };
 }
 
@@ -72,7 +72,11 @@ describe('data in a refusal is known by evidence', () => {
   });
 
   it('a seeded item, by its id', () => {
-    expect(dataInRefusal({ errors: [{ id: 'shp-7', note: 'x' }] }, evidence({ seeded: ['shp-7'] }))?.first).toBe('id shp-7 is a seeded item (--expectations)');
+    expect(dataInRefusal({ errors: [{ id: 'shp-7', status: 'created' }] }, evidence({ seeded: ['shp-7'], own: false }))?.first).toBe('id shp-7 is a seeded item (--expectations)');
+  });
+
+  it('but not an error that names the id it was asked for, with nothing else of the item', () => {
+    expect(dataInRefusal({ id: 'shp-1', error: 'not_found', message: 'No such shipment' }, evidence({ seeded: ['shp-1'] }))).toBeUndefined();
   });
 
   it("another tenant's item, by the endpoint's schema", () => {

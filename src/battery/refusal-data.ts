@@ -12,7 +12,8 @@ import { hasEveryDeclared, schemaProblems } from './resources.js';
  * by evidence:
  *
  * - it is an object that carries an id of the tenant's own data (its list, or its resource) or
- *   of a seeded item (--expectations);
+ *   of a seeded item (--expectations), and another field of that data: an error that names the
+ *   id it was asked for (`{"id": …, "error": "not found"}`) is no copy of the resource;
  * - it matches the endpoint's item schema, where the document gives one: valid against it, every
  *   property it demands present, and at least half (and two) of the properties it declares, so
  *   that a schema that asks for nothing matches no error object by default;
@@ -30,8 +31,8 @@ export interface DataEvidence {
   ownIds: ReadonlySet<string>;
   /** The fields every one of the tenant's own items carries; undefined when none was seen. */
   ownFields?: readonly string[] | undefined;
-  /** The ids of the seeded items of the endpoint (--expectations). */
-  seededIds: ReadonlySet<string>;
+  /** The seeded items of the endpoint (--expectations), by id. */
+  seeded: ReadonlyMap<string, Json>;
 }
 
 /** The entries of a refusal recognised as data, and why the first one is. */
@@ -110,10 +111,17 @@ function matchesSchema(schema: NonNullable<DataEvidence['schema']>, declared: Re
 }
 
 /** Why `entry` is data, or undefined when nothing shows it is. */
+/** Whether `entry` carries a field of `fields` besides its id. */
+export function carriesMoreThanId(entry: Json, fields: Iterable<string>): boolean {
+  for (const k of fields) if (k !== 'id' && Object.hasOwn(entry, k)) return true;
+  return false;
+}
+
 function evidenceOf(evidence: DataEvidence, declared: ReadonlySet<string> | undefined, entry: Json, whole: boolean): string | undefined {
   const id = itemId(entry);
-  if (id !== undefined && evidence.ownIds.has(id)) return `id ${id} is an id of the tenant's own data`;
-  if (id !== undefined && evidence.seededIds.has(id)) return `id ${id} is a seeded item (--expectations)`;
+  if (id !== undefined && evidence.ownIds.has(id) && carriesMoreThanId(entry, evidence.ownFields ?? [])) return `id ${id} is an id of the tenant's own data`;
+  const seeded = id === undefined ? undefined : evidence.seeded.get(id);
+  if (seeded && carriesMoreThanId(entry, Object.keys(seeded))) return `id ${id as string} is a seeded item (--expectations)`;
   const label = id !== undefined ? `id ${id}` : whole ? 'the body' : 'an entry';
   if (evidence.schema && declared && matchesSchema(evidence.schema, declared, entry)) return `${label} matches the document's schema of the endpoint's ${evidence.schema.of === 'items' ? 'items' : 'body'}`;
   const own = evidence.ownFields;
@@ -136,5 +144,5 @@ export function dataInRefusal(body: unknown, evidence: DataEvidence): DataFound 
 
 /** Whether anything could show data in a refusal: without a schema, own items or seeded ones, nothing can. */
 export function canRecogniseData(evidence: DataEvidence): boolean {
-  return evidence.schema !== undefined || evidence.ownIds.size > 0 || evidence.seededIds.size > 0 || (evidence.ownFields?.length ?? 0) >= MIN_SHAPE_FIELDS;
+  return evidence.schema !== undefined || evidence.ownIds.size > 0 || evidence.seeded.size > 0 || (evidence.ownFields?.length ?? 0) >= MIN_SHAPE_FIELDS;
 }
