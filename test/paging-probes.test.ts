@@ -117,7 +117,7 @@ describe("a body-only paging (Django REST framework's PageNumberPagination)", ()
       }),
     );
 
-  it('fails PAGE-HEADERS alone: two pages without Page-Size are not known to have one size', async () => {
+  it('fails PAGE-HEADERS, not PAGE-DEFAULT: two pages without Page-Size are not known to have one size', async () => {
     const report = await pagination({ pageSizeDefault: 20 }, [], drf);
     expect(report.checks.find((c) => c.id === 'PAGE-DEFAULT')?.status).toBe('passed');
     expect(report.checks.find((c) => c.id === 'PAGE-HEADERS')?.status).toBe('failed');
