@@ -191,7 +191,9 @@ suite('resources', () => {
       single: (e, endpoint, body) => {
         const spec = endpoint.spec;
         const whole = spec ? expectedResource(e.settings, spec) : undefined;
-        if (whole) return expectedValueProblems(whole, body);
+        const document = e.settings.openapi;
+        const schema = document && spec?.schema !== undefined ? { document, pointer: spec.schema } : undefined;
+        if (whole) return expectedValueProblems(whole, body, schema);
         const raw = body !== null && typeof body === 'object' && 'id' in body ? body.id : undefined;
         const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
         const want = spec && id !== undefined ? expectedItems(e.settings, spec)?.get(id) : undefined;
@@ -199,7 +201,7 @@ suite('resources', () => {
           e.skipEndpoint(`the resource served (${id === undefined ? 'no id' : `id ${id}`}) is not a seeded item: nothing known to compare`);
           return [];
         }
-        return expectedValueProblems(want, body).map((p) => `${itemLabel(body)}: ${p}`);
+        return expectedValueProblems(want, body, schema).map((p) => `${itemLabel(body)}: ${p}`);
       },
     }, false);
   });

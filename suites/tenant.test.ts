@@ -10,7 +10,10 @@ import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
 import { endpointHeaders, notValidByDocument, onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
-import { extractItems } from '../src/battery/list-items.js';
+import { extractItems, itemId } from '../src/battery/list-items.js';
+import { canRecogniseData, carriesMoreThanId, commonFields, dataInRefusal, refusalEntries, type DataEvidence } from '../src/battery/refusal-data.js';
+import { isObject } from '../src/openapi/pointer.js';
+import { expectedItems } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 
 /** Not a UUID, but a plausible path segment. */
@@ -41,19 +44,45 @@ async function inTenant(e: CheckContext, endpoint: Endpoint, tenantId: string): 
 }
 
 /**
- * A refusal must not carry data: no list items, and for a single resource not the resource (its
- * own tenant's answer, or one with the id that was asked for); an error body may say anything else.
+ * A refusal must not carry data: for a single resource not the resource (its own tenant's answer,
+ * or one with the id that was asked for), and no entry that is data by evidence
+ * (src/battery/refusal-data.ts: an id of the tenant's own data or of a seeded item, the item
+ * schema, the shape of the tenant's own items). An error body may say anything else, in any shape:
+ * the spec does not show it, and FastAPI's `detail`, JSON:API's `errors` and Django REST
+ * framework's field lists are arrays that hold no data (issue 38 item 2).
  */
 async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string): Promise<void> {
   const parsed = res.json();
   if (!parsed.ok) return;
-  const extracted = extractItems(parsed.value, endpoint.spec?.itemsProperty);
-  if ('items' in extracted && extracted.items.length > 0) return e.fail(`${what}: the refusal carries ${extracted.items.length} items of data`, res);
-  if (endpoint.spec?.kind !== 'single' || parsed.value === null || typeof parsed.value !== 'object') return;
-  const own = (await validAnswer(e, endpoint)).json();
-  const asked = decodeURIComponent((await inTenant(e, endpoint, '')).split('/').at(-1) ?? '');
-  const id = (parsed.value as { id?: unknown }).id;
-  if ((own.ok && isDeepStrictEqual(own.value, parsed.value)) || ((typeof id === 'string' || typeof id === 'number') && String(id) === asked)) e.fail(`${what}: the refusal carries the resource itself`, res);
+  const body = parsed.value;
+  const ownAnswer = (await validAnswer(e, endpoint)).json();
+  const own = ownAnswer.ok ? ownAnswer.value : undefined;
+  if (endpoint.spec?.kind === 'single' && body !== null && typeof body === 'object') {
+    const asked = decodeURIComponent((await inTenant(e, endpoint, '')).split('/').at(-1) ?? '');
+    // The id asked for, with more of the resource: an error may name the id it was asked for.
+    const echoed = itemId(body) === asked && carriesMoreThanId(body as Record<string, unknown>, isObject(own) ? Object.keys(own) : []);
+    if ((own !== undefined && isDeepStrictEqual(own, body)) || echoed) return e.fail(`${what}: the refusal carries the resource itself`, res);
+  }
+  const evidence = dataEvidence(e, endpoint, own);
+  const found = dataInRefusal(body, evidence);
+  if (found) return e.fail(`${what}: the refusal carries ${found.count} ${found.count === 1 ? 'item' : 'items'} of data (${found.first}${found.count > 1 ? `, and ${found.count - 1} more` : ''})`, res);
+  if (!canRecogniseData(evidence) && refusalEntries(body).length > 1) e.note(`${what}: the refusal's entries cannot be told from data: no schema (--openapi), no item of the tenant's own and no seeded item (--expectations) to recognise data by`);
+}
+
+/** What is known of the endpoint's data: the tenant's own answer, the document's schema, the seeded items. */
+function dataEvidence(e: CheckContext, endpoint: Endpoint, own: unknown): DataEvidence {
+  const spec = endpoint.spec;
+  const extracted = spec?.kind === 'list' && own !== undefined ? extractItems(own, spec.itemsProperty) : undefined;
+  const ownItems = extracted ? ('items' in extracted ? extracted.items : []) : own !== undefined ? [own] : [];
+  const ids = ownItems.map(itemId).filter((id): id is string => id !== undefined);
+  const document = e.settings.openapi;
+  const seeded = spec ? expectedItems(e.settings, spec) : undefined;
+  return {
+    schema: document && spec?.schema !== undefined ? { document, pointer: spec.schema, of: spec.kind === 'list' ? 'items' : 'body' } : undefined,
+    ownIds: new Set(ids),
+    ownFields: commonFields(ownItems),
+    seeded: seeded ?? new Map(),
+  };
 }
 
 suite('tenant', () => {

@@ -96,6 +96,15 @@ function withoutGuess(spec: EndpointSpec): EndpointSpec {
   return out;
 }
 
+/**
+ * An endpoint path as a key the user may write either way: without the trailing slash Django REST
+ * framework's router writes its paths with (`shipments/`, `shipments/{id}/`), so that an
+ * --expectations file keyed `shipments` finds them (issue 38 item 9).
+ */
+export function pathKey(path: string): string {
+  return path.replace(/\/+$/, '');
+}
+
 /** "GET /tenants/{tenantId}/shipments": how reports name a tenant endpoint. */
 export function endpointLabel(path: string): string {
   return `GET /tenants/{tenantId}/${path}`;

@@ -1,4 +1,4 @@
-import { findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
+import { challengeWithout, findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
 import type { HttpResponse } from '../http/client.js';
 import { isJsonMediaType } from '../http/media-type.js';
 import { oauthErrorSchema, schemaProblems } from '../api/schemas.js';
@@ -14,7 +14,9 @@ export function describeStatus(res: HttpResponse): string {
   const s = res.status;
   if (s >= 300 && s < 400) return `${s} (a redirect to ${res.header('location') ?? 'nowhere'})`;
   if (s >= 500) return `${s} (a server error)`;
-  return String(s);
+  // A 401 that challenges another scheme than Bearer says why the token was refused (DRF's `Token`).
+  const challenge = s === 401 ? challengeWithout(res.headerLines('www-authenticate'), 'Bearer') : undefined;
+  return challenge === undefined ? String(s) : `${s} (${challenge})`;
 }
 
 function describeAllowed(allowed: readonly number[]): string {

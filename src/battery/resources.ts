@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { EndpointSpec } from '../api/endpoint-specs.js';
+import { pathKey, type EndpointSpec } from '../api/endpoint-specs.js';
 import { canonicalPointer, compileFailure, documentAjv, precompiledFailure, precompiledValidator, schemaAt, type CompileFailure } from '../openapi/document-ajv.js';
 import { at as target, isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import { at as nodeAt } from '../openapi/pointer.js';
@@ -568,34 +568,121 @@ function presentIn(document: Json, plan: Plan, value: unknown, depth: number): b
   return true;
 }
 
+/**
+ * What the expectations' resources know under an endpoint's path: the key as written, else one
+ * that differs only by trailing slashes (an expectations file keyed `shipments` against a
+ * document whose paths are DRF's `shipments/`).
+ */
+function knownAt(resources: Record<string, unknown>, path: string): unknown {
+  if (Object.hasOwn(resources, path)) return resources[path];
+  const key = Object.keys(resources).find((k) => pathKey(k) === pathKey(path));
+  return key === undefined ? undefined : resources[key];
+}
+
 /** The seeded items of an endpoint's expectations, by id; undefined when none are known. */
 export function expectedItems(settings: BatteryContext, spec: EndpointSpec): ExpectedItems | undefined {
   const resources = settings.expectations?.resources;
   if (!resources) return undefined;
-  // The items of a list also stand for the single resource under it (`invoices/{invoiceId}`).
-  const parent = spec.kind === 'single' ? spec.path.replace(/\/\{[^}]+\}$/, '') : spec.path;
-  const known = resources[spec.path] ?? resources[parent];
-  if (!Array.isArray(known)) return undefined;
+  // The items of a list also stand for the single resource under it (`invoices/{invoiceId}`, `invoices/{id}/`).
+  const parent = spec.kind === 'single' ? pathKey(spec.path).replace(/\/\{[^}]+\}$/, '') : spec.path;
+  const known = [knownAt(resources, spec.path), knownAt(resources, parent)].find(Array.isArray);
+  if (!known) return undefined;
   return new Map(known.filter(isObject).map((item) => [String(item.id), item]));
 }
 
 /** The whole known resource of a single endpoint without an id (`settings`), if the expectations give one. */
 export function expectedResource(settings: BatteryContext, spec: EndpointSpec): Json | undefined {
-  const known = settings.expectations?.resources?.[spec.path];
+  const resources = settings.expectations?.resources;
+  const known = resources ? knownAt(resources, spec.path) : undefined;
   return isObject(known) ? known : undefined;
 }
 
-/** RESOURCE-EXPECTED-VALUES: each known field that the value does not carry exactly. */
-export function expectedValueProblems(expected: Json, actual: unknown): string[] {
+/**
+ * RESOURCE-EXPECTED-VALUES: each known field that the value does not carry exactly. Where the
+ * schema (`schema`, the value's own) says `format: date-time`, two RFC 3339 date-times are the
+ * same value when they are the same instant (issue 38 item 9): `2026-02-09T10:00:00+00:00`, as
+ * pydantic writes it, is `2026-02-09T10:00:00.000Z` (RFC 3339 §5.6 allows either offset and
+ * fraction; the spec shows no form). Everything else is compared exactly.
+ */
+export function expectedValueProblems(expected: Json, actual: unknown, schema?: { document: Json; pointer: string }): string[] {
   if (!isObject(actual)) return [`expected an object, got ${describeValue(actual)}`];
+  const properties = schema ? declaredProperties(schema.document, { $ref: schema.pointer }, schema.pointer, 0) : undefined;
   const out: string[] = [];
   for (const [field, want] of Object.entries(expected)) {
     const present = Object.hasOwn(actual, field);
     const got = present ? actual[field] : undefined;
+    const declared = properties?.get(field);
     if (!present) out.push(`field "${field}": expected ${describeValue(want)}, got no such field`);
-    else if (!isDeepStrictEqual(got, want)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
+    else if (!sameValue(want, got, schema && declared ? { document: schema.document, schema: declared.schema, pointer: declared.pointer } : undefined, 0)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
   }
   return out;
+}
+
+/** Where a value sits in the document: its schema (as declared, maybe a $ref) and the pointer to it. */
+interface SchemaAt {
+  document: Json;
+  schema: unknown;
+  pointer: string;
+}
+
+/** Whether `got` is the value `want`: equal, or the same instant where the schema says date-time, inside objects and arrays too. */
+function sameValue(want: unknown, got: unknown, where: SchemaAt | undefined, depth: number): boolean {
+  if (isDeepStrictEqual(want, got)) return true;
+  if (!where || depth > 8) return false;
+  if (typeof want === 'string' && typeof got === 'string') return isDateTime(where.document, where.schema, 0) && sameInstant(want, got);
+  const { value: node, pointer } = resolve(where.document, where.schema, where.pointer);
+  if (Array.isArray(want) && Array.isArray(got)) {
+    if (want.length !== got.length) return false;
+    const items = isObject(node) ? node.items : undefined;
+    const at = items === undefined ? undefined : { document: where.document, schema: items, pointer: `${pointer}/items` };
+    return want.every((w, i) => sameValue(w, got[i], at, depth + 1));
+  }
+  if (isObject(want) && isObject(got)) {
+    const keys = Object.keys(want);
+    if (keys.length !== Object.keys(got).length || !keys.every((k) => Object.hasOwn(got, k))) return false;
+    const properties = declaredProperties(where.document, where.schema, pointer, 0);
+    return keys.every((k) => {
+      const declared = properties.get(k);
+      return sameValue(want[k], got[k], declared ? { document: where.document, schema: declared.schema, pointer: declared.pointer } : undefined, depth + 1);
+    });
+  }
+  return false;
+}
+
+/** Whether a schema says `format: date-time`: itself, through its $ref, an allOf member, or an arm of an anyOf/oneOf ("date-time or null"). */
+function isDateTime(document: Json, schema: unknown, depth: number): boolean {
+  if (depth > 8) return false;
+  const node = resolve(document, schema, '#').value;
+  if (!isObject(node)) return false;
+  if (node.format === 'date-time') return true;
+  return (['allOf', 'anyOf', 'oneOf'] as const).some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((arm) => isDateTime(document, arm, depth + 1)));
+}
+
+/** RFC 3339 §5.6 date-time: full-date "T" full-time, the T and Z in either case. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** An RFC 3339 date-time as an instant: whole seconds since the epoch and the fraction's digits (exact, whatever their number); undefined when it is none. */
+function instant(text: string): { seconds: number; fraction: string } | undefined {
+  const m = DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const offsetHours = Number(m[10] ?? 0);
+  const offsetMinutes = Number(m[11] ?? 0);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCDate() !== day) return undefined;
+  // A leap second (23:59:60) is the instant the next second starts, to this comparison.
+  date.setUTCHours(hour, minute, second, 0);
+  const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60;
+  return { seconds: date.getTime() / 1000 - offset, fraction: (m[7] ?? '').replace(/0+$/, '') };
+}
+
+/** Whether two RFC 3339 date-times are the same instant, to the last digit either gives. */
+export function sameInstant(a: string, b: string): boolean {
+  const x = instant(a);
+  const y = instant(b);
+  return x !== undefined && y !== undefined && x.seconds === y.seconds && x.fraction === y.fraction;
 }
 
 /** What the resource checks found on one page of a list: a few lines each, and how many in all. */
@@ -748,7 +835,7 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
       const want = id === undefined ? undefined : known.get(id);
       if (want && id !== undefined) {
         out.seen.push(id);
-        for (const p of expectedValueProblems(want, item)) add('expected', `${label(item)}: ${p}`);
+        for (const p of expectedValueProblems(want, item, openapi && schema !== undefined ? { document: openapi, pointer: schema } : undefined)) add('expected', `${label(item)}: ${p}`);
       }
     }
     return out;

@@ -28,7 +28,7 @@ import {
   type Alteration,
 } from './alterations.js';
 import type { ReferenceContext } from './context.js';
-import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, shipmentsSlice, type Collection } from './data.js';
+import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, settingsOf, type Collection, type TenantRecord } from './data.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
 import { JSON_CONTENT_TYPE, apiError, json, type Reply } from './reply.js';
 import type { Req } from './request.js';
@@ -726,6 +726,12 @@ const legacyFaults: Fault[] = [
   },
 ];
 
+/** What a tenant path asks for, of `tenant`: the first items of its list (of a single item's list too), or its settings. */
+function tenantData(req: Req, tenant: TenantRecord): unknown {
+  const collection = /^\/tenants\/[^/]+\/(shipments|invoices)(?:\/|$)/.exec(req.path)?.[1] as Collection | undefined;
+  return collection ? listSlice(tenant, collection, 0, 3) : settingsOf(tenant);
+}
+
 const tenantFaults: Fault[] = [
   {
     name: 'cross-tenant-data',
@@ -737,11 +743,22 @@ const tenantFaults: Fault[] = [
   },
   {
     name: 'foreign-refusal-with-data',
-    description: 'The 403 for a foreign tenant carries its data anyway (spec §Authentication 5)',
+    description: 'The 403 for a foreign tenant carries the data asked for anyway: its items, its settings (spec §Authentication 5)',
     breaks: ['TENANT-FOREIGN'],
     reply: (r, req, ctx) => {
       const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
-      return r.status === 403 && tenant ? { ...r, body: shipmentsSlice(tenant, 0, 3) } : r;
+      return r.status === 403 && tenant ? { ...r, body: tenantData(req, tenant) } : r;
+    },
+  },
+  {
+    // An array in an error body is no evidence of data (issue 38 item 2): these are the tenant's
+    // own items, known by their ids.
+    name: 'invalid-id-refusal-with-data',
+    description: "The 400 for a tenantId that is not a UUID falls back to the client's own tenant and carries its data beside the error, {\"error\": …, \"data\": [...]} (spec §Tenant identifier)",
+    breaks: ['TENANT-INVALID-ID'],
+    reply: (r, req, ctx) => {
+      const own = ctx.tenants.get(MAIN_TENANT_ID);
+      return tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && own ? { ...r, body: { ...(r.body as object), data: tenantData(req, own) } } : r;
     },
   },
   {
@@ -770,6 +787,8 @@ const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonl
 
 /** size-capped-silently: the most items a page holds, whatever Page-Size says. */
 const SILENT_SIZE_CAP = 12;
+/** size-capped-silently: the largest size served at all; larger ones get a 422. */
+const SIZE_VALIDATION_MAX = 100;
 
 const paginationFaults: Fault[] = [
   // Without one of the three numbers PAGE-TOTALS has nothing to compare: it errs, pointing at PAGE-HEADERS.
@@ -878,14 +897,16 @@ const paginationFaults: Fault[] = [
   },
   {
     // The cap is above the size the walk and the half-size probe ask for (10 and 5 by default) and
-    // below the length of both lists (23 and 14): only a size beyond any cap meets it, as with a
-    // real server that caps at 25 and is asked for 1 000 000.
+    // below the length of both lists (23 and 14); and the validation maximum refuses a size far
+    // beyond any cap with a 4xx, as FastAPI's `Query(le=100)` does (issue 38 item 4): only a size
+    // a client would ask for, between the two, meets the cap.
     name: 'size-capped-silently',
-    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page)`,
+    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page); a size above ${SIZE_VALIDATION_MAX} is refused with FastAPI's 422`,
     breaks: ['PAGE-ECHO'],
     reply: (r, req, ctx) => {
-      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const asked = Number(req.query.get('size'));
+      if (isList(r, req) && Number.isSafeInteger(asked) && asked > SIZE_VALIDATION_MAX) return json(422, { detail: [{ loc: ['query', 'size'], msg: `ensure this value is less than or equal to ${SIZE_VALIDATION_MAX}`, type: 'value_error.number.not_le', ctx: { limit_value: SIZE_VALIDATION_MAX } }] });
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const tenant = w && ctx.tenants.get(w.tenantId);
       if (!w || !tenant || !Number.isSafeInteger(asked) || asked <= SILENT_SIZE_CAP) return r;
       const echoed = pageWindow({ page: w.page, size: asked }, w.totalElements);
@@ -967,6 +988,14 @@ const paginationFaults: Fault[] = [
     description: 'rel="first" points at page 0 (spec §Pagination: pages count from 1)',
     breaks: ['LINK-FIRST-LAST'],
     reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'first', () => 0)),
+  },
+  {
+    // Issue 38 item 3: the walk pages at the default size, where `?page=2` is the same page as
+    // `?page=2&size=10`; only a page read at another size shows the links lose the client's size.
+    name: 'links-drop-size',
+    description: "Link targets keep only the page, `?page=3`, dropping the size asked for, as Starlette's `request.url.replace_query_params(page=n)` builds them (spec §Pagination: links to the other pages of the same list)",
+    breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/([?&]page=\d+)&size=\d+/g, '$1')),
   },
   {
     name: 'link-headers-stale-size',

@@ -220,7 +220,9 @@ function causeBlock(cause: Cause, report: RunReport, anchors: ReadonlyMap<CheckR
   const where =
     cause.endpoints.length > 1
       ? html`On ${plural(cause.endpoints.length, 'endpoint')} (${shown.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}${more > 0 ? ` and ${more} more` : ''}); breaks`
-      : 'Breaks';
+      : cause.endpoints.length === 1
+        ? html`On <code>${cause.endpoints[0] ?? ''}</code>; breaks`
+        : 'Breaks';
   return html`<section class="cause cause-${worst}">
 <h3 class="cause-title">${cause.title}</h3>
 ${cause.preflight && html`<p class="cause-reach">Found by the preflight, before the checks ran${cause.preflight.detail === undefined ? '' : `: ${oneLine(cause.preflight.detail, 300)}`}.</p>`}

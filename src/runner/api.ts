@@ -1,5 +1,5 @@
-import { mergeEndpoints, pathParameters, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
-import type { RunOptions } from '../config.js';
+import { mergeEndpoints, pathKey, pathParameters, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
+import type { Expectations, RunOptions } from '../config.js';
 import { headerFields } from '../http/extra-headers.js';
 import { loadOpenApiInThread } from '../openapi/load-in-thread.js';
 import type { ResolvedTarget } from './target.js';
@@ -88,6 +88,23 @@ export function unusedParameters(endpoints: readonly EndpointSpec[], given: Reco
     else if (!namesOf(endpoint).includes(name)) out.push(`--parameter ${key}=…: ${path} has no path or required query parameter named ${name}`);
   }
   return out;
+}
+
+/**
+ * The paths of the --expectations file's "resources" that name no endpoint under test (trailing
+ * slashes aside, as the battery matches them: src/battery/resources.ts), one line each for a
+ * warning that says which paths there are: otherwise RESOURCE-EXPECTED-VALUES skips the path
+ * without a word (issue 38 item 9: `shipments` against DRF's `shipments/`).
+ */
+export function unusedExpectations(endpoints: readonly EndpointSpec[], expectations: Expectations | undefined): string[] {
+  const known = new Set(endpoints.map((e) => pathKey(e.path)));
+  // A single resource's seeded items may be given under its list's path (`invoices` for `invoices/{invoiceId}`).
+  for (const e of endpoints) if (e.kind === 'single') known.add(pathKey(e.path).replace(/\/\{[^}]+\}$/, ''));
+  const paths = endpoints.map((e) => e.path);
+  const shown = `${paths.slice(0, 6).join(', ')}${paths.length > 6 ? `, and ${paths.length - 6} more` : ''}`;
+  return Object.keys(expectations?.resources ?? {})
+    .filter((path) => !known.has(pathKey(path)))
+    .map((path) => `--expectations: "resources" names ${JSON.stringify(path)}, which is no tenant endpoint under test (${paths.length === 0 ? 'there are none' : `their paths: ${shown}`}); its known data is not compared`);
 }
 
 /** The path parameter values the user gave: `parameters` of a config file, then --parameter NAME=VALUE. */

@@ -21,7 +21,7 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
 import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
-import { describeApi, parameterValues, readApiEarly, unusedParameters } from './api.js';
+import { describeApi, parameterValues, readApiEarly, unusedExpectations, unusedParameters } from './api.js';
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
@@ -211,6 +211,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       api = await described;
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
       for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
+      for (const line of unusedExpectations(api.endpoints, target.expectations)) io.err(`warning: ${line}`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
       preflightTimes = timedAnswers(pre.answers);
