@@ -38,6 +38,8 @@ export interface QueryParameterSpec {
   from?: 'example' | 'default' | 'enum' | 'invented' | 'parameter';
   /** Why no value could be made; the endpoint is then skipped unless --parameter gives one. */
   problem?: string;
+  /** OpenAPI 3.2 `in: querystring`: the value is the whole query string, sent as it is (src/openapi/oas32.ts). */
+  whole?: boolean;
 }
 
 /** The endpoints and, with --openapi, the document whose schemas they point into. */

@@ -113,10 +113,13 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   const query = new URLSearchParams();
   const invented: string[] = [];
   // --parameter's query values are in spec.query already (src/runner/api.ts withGivenValues).
-  for (const { name, value, from, problem } of spec.query ?? []) {
+  // OpenAPI 3.2 `in: querystring` values: the whole query string each, as given.
+  const whole: string[] = [];
+  for (const { name, value, from, problem, whole: isWhole } of spec.query ?? []) {
     if (value === undefined) return { unresolved: `${problem ?? `required query parameter ${name} has no value`}; give one with --parameter ${name}=VALUE` };
     if (from === 'invented') invented.push(`${name}=${value}`);
-    query.append(name, value);
+    if (isWhole) whole.push(asQueryString(value));
+    else query.append(name, value);
   }
   if (invented.length > 0) inventedValues.set(spec.path, invented);
   let path = spec.path;
@@ -144,8 +147,20 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     }
     path = path.replace(`{${name}}`, encodeURIComponent(String(id)));
   }
-  const search = query.toString();
+  const search = [...whole, query.toString()].filter((s) => s !== '').join('&');
   return `${tenantPath(tenantId, path)}${search === '' ? '' : `?${search}`}`;
+}
+
+/** A query string as given (by the document's serializedValue, or --parameter): its characters a URL's query may not hold percent-encoded (RFC 3986 §3.4), the rest as they are. */
+function asQueryString(value: string): string {
+  return value.replace(/^\?/, '').replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/gu, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      // A lone surrogate: no character to encode.
+      return '%EF%BF%BD';
+    }
+  });
 }
 
 /** The last word of a parameter's name, lower case: `AccountSid` → `sid`, `booking_id` → `id`. */
