@@ -84,6 +84,24 @@ describe('what run --openapi reads of a Swagger 2.0 document', () => {
     // A place the conversion made: the closest the 2.0 document has, said not to be exact.
     expect(toSource('#/servers/0')).toEqual({ pointer: '#', exact: false });
   });
+  it('a name is not a keyword: a property named default, a default response, an example property are rewritten; an example value is left as data', () => {
+    const swagger = {
+      swagger: '2.0',
+      info: { title: 'x', version: '1' },
+      paths: { '/tenants/{tenantId}/a': { get: { responses: { default: { $ref: '#/responses/Error' }, '200': { description: 'ok', schema: { $ref: '#/definitions/Flags' } } } } } },
+      responses: { Error: { description: 'error', schema: { $ref: '#/definitions/Flag' } } },
+      definitions: {
+        Flag: { type: 'string' },
+        Flags: { type: 'object', properties: { default: { $ref: '#/definitions/Flag' }, example: { $ref: '#/definitions/Flag' } }, example: { default: { $ref: '#/definitions/Flag' } } },
+      },
+    };
+    const { document } = fromSwagger2(swagger);
+    const flag = { $ref: '#/components/schemas/Flag' };
+    const schemas = (document.components as { schemas: Json }).schemas;
+    expect(schemas.Flags).toEqual({ type: 'object', properties: { default: flag, example: flag }, example: { default: { $ref: '#/definitions/Flag' } } });
+    expect(((document.paths as Json)['/tenants/{tenantId}/a'] as { get: { responses: Json } }).get.responses.default).toEqual({ $ref: '#/components/responses/Error' });
+    expect((document.components as { responses: Json }).responses.Error).toEqual({ description: 'error', content: { 'application/json': { schema: flag } } });
+  });
 });
 
 describe('what run --openapi reads of an OpenAPI 3.2 document', () => {

@@ -1,5 +1,6 @@
 import type { QueryParameterSpec } from '../api/endpoint-specs.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
+import { isDataKey, isNameMap } from './refs.js';
 
 /**
  * What OpenAPI 3.2 (September 2025) adds that the harness reads, as a thin layer over the 3.1
@@ -31,9 +32,6 @@ import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 export function isOpenApi32(document: Json): boolean {
   return typeof document.openapi === 'string' && /^3\.2(\.|$)/.test(document.openapi);
 }
-
-/** Keys whose values are data or extensions: never walked for `$ref`s. */
-export const isData = (key: string): boolean => ['example', 'examples', 'default', 'enum', 'const', 'dataValue', 'serializedValue', 'value'].includes(key) || key.startsWith('x-');
 
 /** The methods of a Path Item's fixed operation fields, 3.2's `query` included (OAS 3.2, Path Item Object). */
 export const OPERATION_FIELDS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'] as const;
@@ -169,31 +167,32 @@ export function normalise(document: Json): Json {
   return changed ? { ...withMedia, paths } : withMedia;
 }
 
-/** `content` maps' Media Type `$ref`s (to components.mediaTypes or elsewhere in the document) replaced by a copy of their target. */
+/** Each `content` map's Media Type `$ref`s into `components/mediaTypes` replaced by a copy of their target (following a chain); parts without one are shared. */
 function inlineMediaTypes(document: Json, node: unknown): unknown {
-  if (Array.isArray(node)) {
-    const items = node.map((n) => inlineMediaTypes(document, n));
-    return items.every((v, i) => v === node[i]) ? node : items;
-  }
-  if (!isObject(node)) return node;
-  let out: Json | undefined;
-  for (const [key, value] of Object.entries(node)) {
-    if (isData(key)) continue;
-    let next: unknown;
-    if (key === 'content' && isObject(value)) {
-      let content: Json | undefined;
-      for (const [type, media] of Object.entries(value)) {
-        const inner = isObject(media) && typeof media.$ref === 'string' && media.$ref.startsWith('#/') ? resolve(document, media, '').value : media;
-        const walked = inlineMediaTypes(document, inner);
-        if (walked !== media) (content ??= { ...value })[type] = walked;
-      }
-      next = content ?? value;
+  const done = new Map<object, unknown>();
+  const walk = (value: unknown, names: boolean, media: boolean): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    if (!media && done.has(value)) return done.get(value);
+    let out: unknown = value;
+    if (Array.isArray(value)) {
+      const items = value.map((v) => walk(v, false, false));
+      if (items.some((v, i) => v !== value[i])) out = items;
     } else {
-      next = inlineMediaTypes(document, value);
+      let copy: Json | undefined;
+      for (const [key, child] of Object.entries(value as Json)) {
+        let next: unknown;
+        if (names && media && isObject(child) && typeof child.$ref === 'string' && child.$ref.startsWith('#/components/mediaTypes/')) next = walk(resolve(document, child, '').value, false, false);
+        else if (names) next = walk(child, false, false);
+        else if (isDataKey(key, child)) continue;
+        else next = walk(child, isObject(child) && isNameMap(key), key === 'content');
+        if (next !== child) (copy ??= { ...(value as Json) })[key] = next;
+      }
+      out = copy ?? value;
     }
-    if (next !== value) (out ??= { ...node })[key] = next;
-  }
-  return out ?? node;
+    if (!media) done.set(value, out);
+    return out;
+  };
+  return walk(node, false, false);
 }
 
 // --- the endpoint model's view ----------------------------------------------------------------

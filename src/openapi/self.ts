@@ -2,8 +2,9 @@ import { posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../errors.js';
 import { neutralised } from './document-files.js';
-import { isData, isOpenApi32 } from './oas32.js';
-import { isObject, type Json } from './pointer.js';
+import { isOpenApi32 } from './oas32.js';
+import { isObject } from './pointer.js';
+import { mapRefs } from './refs.js';
 
 /**
  * OpenAPI 3.2's `$self` (OAS 3.2, OpenAPI Object and "Establishing the Base URI"; issue 37 item 9): the base
@@ -61,24 +62,12 @@ export function rebaseOnSelf(value: unknown, documentPath: string, label: string
     }
     return `${target.href}${fragment}`;
   };
-  return rewriteOutsideIds(value, rebase);
+  // Below an $id, JSON Schema sets the base URI: the parser resolves those references itself.
+  return mapRefs(value, rebase, { stopAtId: true });
 }
 
 /** `to` relative to the folder `from` (both percent-encoded URL paths), percent-encoded. */
 function relativeUrlPath(from: string, to: string): string {
   const relative = posix.relative(from, to);
   return relative === '' ? '.' : relative;
-}
-
-function rewriteOutsideIds(node: unknown, rebase: (ref: string) => string): unknown {
-  if (Array.isArray(node)) return node.map((n) => rewriteOutsideIds(n, rebase));
-  if (!isObject(node)) return node;
-  // Below an $id, JSON Schema sets the base URI: the parser resolves those references itself.
-  if (typeof node.$id === 'string') return node;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string') out[key] = rebase(value);
-    else out[key] = isData(key) ? value : rewriteOutsideIds(value, rebase);
-  }
-  return out;
 }

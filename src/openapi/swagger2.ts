@@ -1,4 +1,5 @@
-import { at, isObject, pointerOf, type Json } from './pointer.js';
+import { isObject, pointerOf, type Json } from './pointer.js';
+import { isDataKey, mapRefs } from './refs.js';
 
 /**
  * A bundled Swagger 2.0 document as the OpenAPI 3.0 document the harness reads (issue 37 item 9),
@@ -34,10 +35,6 @@ export interface Converted {
 }
 
 type Tokens = readonly string[];
-
-/** Keys whose values are data (examples, defaults, enumerations) or extensions: never walked for `$ref`s or schemas. */
-const DATA = new Set(['example', 'examples', 'default', 'enum', 'const', 'x-example', 'x-examples']);
-const isData = (key: string): boolean => DATA.has(key) || key.startsWith('x-');
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
 
@@ -80,15 +77,15 @@ function tokensOf(pointer: string): string[] | undefined {
     });
 }
 
-/** Whether the document has a value at these (decoded) tokens. */
-function exists(document: unknown, tokens: Tokens): boolean {
+/** The value at these (decoded) tokens, and whether there is one. */
+function valueAt(document: unknown, tokens: Tokens): { found: boolean; value: unknown } {
   let node = document;
   for (const t of tokens) {
     if (Array.isArray(node) && /^\d+$/.test(t) && Number(t) < node.length) node = node[Number(t)];
     else if (isObject(node) && Object.hasOwn(node, t)) node = node[t];
-    else return false;
+    else return { found: false, value: undefined };
   }
-  return true;
+  return { found: true, value: node };
 }
 
 const startsWith = (tokens: Tokens, prefix: Tokens): boolean => prefix.length <= tokens.length && prefix.every((t, i) => tokens[i] === t);
@@ -183,15 +180,15 @@ export function fromSwagger2(swagger: Json): Converted {
         paths[template] = rawItem;
         continue;
       }
-      const at = ['paths', template];
+      const place = ['paths', template];
       const item: Json = {};
       const itemParameters = listOf(rawItem.parameters);
       for (const [key, value] of Object.entries(rawItem)) {
         if (key === 'parameters') {
-          const { parameters } = convertParameters(swagger, itemParameters, [...at, 'parameters'], moves);
+          const { parameters } = convertParameters(swagger, itemParameters, [...place, 'parameters'], moves);
           if (parameters.length > 0) item.parameters = parameters;
         } else if (METHODS.includes(key) && isObject(value)) {
-          item[key] = operationOf(swagger, value, itemParameters, [...at, key], [...at, 'parameters'], { produces: globalProduces, consumes: globalConsumes }, moves);
+          item[key] = operationOf(swagger, value, itemParameters, [...place, key], [...place, 'parameters'], { produces: globalProduces, consumes: globalConsumes }, moves);
         } else {
           item[key] = value;
         }
@@ -206,7 +203,7 @@ export function fromSwagger2(swagger: Json): Converted {
   moves.add([], [], 'back');
 
   // Every internal $ref, now that every move is known: to where its target went.
-  const document = rewriteRefs(out, (ref) => {
+  const document = mapRefs(out, (ref) => {
     const tokens = tokensOf(ref);
     const mapped = tokens && moves.forward(tokens);
     return mapped ? pointerText(mapped) : ref;
@@ -218,7 +215,7 @@ export function fromSwagger2(swagger: Json): Converted {
       let source = moves.back(tokensOf(pointer) ?? []) ?? [];
       let exact = true;
       // A place the 2.0 document does not have (the conversion made it): its closest ancestor that it has.
-      while (source.length > 0 && !exists(swagger, source)) {
+      while (source.length > 0 && !valueAt(swagger, source).found) {
         source = source.slice(0, -1);
         exact = false;
       }
@@ -263,7 +260,7 @@ function convertObject(schema: Json): Json {
       if (value === true) out.nullable = true;
       continue;
     }
-    if (isData(key)) out[key] = value;
+    if (isDataKey(key, value)) out[key] = value;
     else if (key === 'properties' || key === 'patternProperties' || key === 'definitions') out[key] = isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convertSchema(v)])) : value;
     else if (['items', 'additionalProperties', 'not', 'allOf', 'anyOf', 'oneOf'].includes(key)) out[key] = convertSchema(value);
     else out[key] = value;
@@ -366,7 +363,7 @@ function resolveParameter(swagger: Json, p: unknown, source: Tokens): { value: J
     const tokens = tokensOf(value.$ref);
     if (!tokens) return undefined;
     where = tokens;
-    value = at(swagger, value.$ref);
+    value = valueAt(swagger, tokens).value;
   }
   return isObject(value) ? { value, source: where } : undefined;
 }
@@ -455,23 +452,4 @@ function securitySchemeOf(raw: unknown, target: Tokens, source: Tokens, moves: M
   if (!('scopes' in body)) body.scopes = {};
   moves.add([...target, 'flows', flow], source, 'back');
   return { type: 'oauth2', ...description, flows: { [flow]: body }, ...extensions };
-}
-
-/** The value with every `$ref` (outside data and extensions) passed through `map`; an object met twice is rewritten once, and shared. */
-function rewriteRefs(node: unknown, map: (ref: string) => string, done = new Map<object, unknown>()): unknown {
-  if (node === null || typeof node !== 'object') return node;
-  const known = done.get(node);
-  if (known !== undefined) return known;
-  let out: unknown;
-  if (Array.isArray(node)) out = node.map((n) => rewriteRefs(n, map, done));
-  else {
-    const object: Json = {};
-    for (const [key, value] of Object.entries(node as Json)) {
-      if (key === '$ref' && typeof value === 'string') object[key] = map(value);
-      else object[key] = isData(key) ? value : rewriteRefs(value, map, done);
-    }
-    out = object;
-  }
-  done.set(node, out);
-  return out;
 }
