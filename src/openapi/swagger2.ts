@@ -88,33 +88,45 @@ function valueAt(document: unknown, tokens: Tokens): { found: boolean; value: un
   return { found: true, value: node };
 }
 
-const startsWith = (tokens: Tokens, prefix: Tokens): boolean => prefix.length <= tokens.length && prefix.every((t, i) => tokens[i] === t);
-
 interface Move {
   target: Tokens;
   source: Tokens;
   /** `forward`: only for `$ref`s into the 2.0 document; `back`: only for locating a finding in it. */
   only?: 'forward' | 'back';
+  /**
+   * A 2.0 parameter or header and its 3.0 form: the 2.0 object's type, format, items… are the 3.0
+   * one's `schema`, so `source/items` is `target/schema/items`, and `target/schema/…` is `source/…`.
+   */
+  schema?: true;
 }
 
 /**
  * Where each part of the 2.0 document went (source), and where each part of the 3.0 one came from
- * (target): the longest matching prefix decides, and of two as long, the first recorded.
+ * (target): the longest matching prefix decides, and of two as long, the first recorded. Indexed by
+ * prefix both ways, so that a lookup costs the pointer's depth, not the number of moves (a
+ * document of thousands of operations records tens of thousands).
  */
 class Moves {
-  private readonly pairs: Move[] = [];
+  private readonly bySource = new Map<string, Move>();
+  private readonly byTarget = new Map<string, Move>();
 
-  add(target: Tokens, source: Tokens, only?: Move['only']): void {
-    this.pairs.push({ target, source, ...(only ? { only } : {}) });
+  add(target: Tokens, source: Tokens, only?: Move['only'], schema?: true): void {
+    const move: Move = { target, source, ...(only ? { only } : {}), ...(schema ? { schema } : {}) };
+    if (only !== 'back' && !this.bySource.has(keyOf(source))) this.bySource.set(keyOf(source), move);
+    if (only !== 'forward' && !this.byTarget.has(keyOf(target))) this.byTarget.set(keyOf(target), move);
   }
 
-  /** `from`'s tokens with the longest matching prefix replaced; `undefined` when none matches. */
+  /** `tokens` with the longest recorded prefix replaced; `undefined` when none matches. */
   private map(tokens: Tokens, from: 'target' | 'source'): string[] | undefined {
-    const to = from === 'target' ? 'source' : 'target';
-    const skip = from === 'target' ? 'forward' : 'back';
-    let best: Move | undefined;
-    for (const pair of this.pairs) if (pair.only !== skip && startsWith(tokens, pair[from]) && (!best || pair[from].length > best[from].length)) best = pair;
-    return best ? [...best[to], ...tokens.slice(best[from].length)] : undefined;
+    const index = from === 'source' ? this.bySource : this.byTarget;
+    for (let length = tokens.length; length >= 0; length -= 1) {
+      const move = index.get(keyOf(tokens.slice(0, length)));
+      if (!move) continue;
+      const rest = tokens.slice(length);
+      if (from === 'source') return [...move.target, ...(move.schema && PARAMETER_SCHEMA_KEYS.includes(rest[0] ?? '') ? ['schema'] : []), ...rest];
+      return [...move.source, ...(move.schema && rest[0] === 'schema' ? rest.slice(1) : rest)];
+    }
+    return undefined;
   }
 
   forward(tokens: Tokens): string[] | undefined {
@@ -125,6 +137,9 @@ class Moves {
     return this.map(tokens, 'target');
   }
 }
+
+/** A token list as one Map key (NUL between tokens: a JSON key may hold one, and two pointers would then share a key, a cost of one pointer's line, never a verdict). */
+const keyOf = (tokens: Tokens): string => tokens.join('\u0000');
 
 export function isSwagger2(document: Json): boolean {
   return document.swagger === '2.0';
@@ -273,15 +288,6 @@ function convertObject(schema: Json): Json {
   return out;
 }
 
-/**
- * A parameter's or header's type, format, items… are its schema's in 3.0: a pointer into the
- * schema is one into the parameter, and a `$ref` into the parameter's `items` one into the schema's.
- */
-function schemaMoves(target: Tokens, source: Tokens, moves: Moves): void {
-  moves.add(target, source, 'back');
-  for (const key of PARAMETER_SCHEMA_KEYS) moves.add([...target, key], [...source, key], 'forward');
-}
-
 /** The schema a non-body parameter or a header declares with its own keywords. */
 function inlineSchemaOf(raw: Json): Json {
   const schema: Json = {};
@@ -300,8 +306,7 @@ function parameterOf(raw: Json, target: Tokens, source: Tokens, moves: Moves): J
   out.schema = inlineSchemaOf(raw);
   if (raw.type === 'array') Object.assign(out, serialisation(String(raw.in), raw.collectionFormat));
   if ('x-example' in raw) out.example = raw['x-example'];
-  moves.add(target, source);
-  schemaMoves([...target, 'schema'], source, moves);
+  moves.add(target, source, undefined, true);
   return out;
 }
 
@@ -416,7 +421,6 @@ function responseOf(raw: unknown, produces: readonly string[] | undefined, targe
       content[t] = media;
       moves.add([...target, 'content', t], source, 'back');
       moves.add([...target, 'content', t, 'schema'], [...source, 'schema']);
-      moves.add([...target, 'content', t, 'example'], [...source, 'examples', t]);
     }
     out.content = content;
   }
@@ -425,7 +429,7 @@ function responseOf(raw: unknown, produces: readonly string[] | undefined, targe
     for (const [name, header] of Object.entries(raw.headers)) {
       if (!isObject(header)) continue;
       headers[name] = { ...(typeof header.description === 'string' ? { description: header.description } : {}), schema: inlineSchemaOf(header) };
-      schemaMoves([...target, 'headers', name, 'schema'], [...source, 'headers', name], moves);
+      moves.add([...target, 'headers', name], [...source, 'headers', name], undefined, true);
     }
     out.headers = headers;
   }
