@@ -18,7 +18,8 @@
 const TOKEN_PATH = '/uaa/oauth2/token';
 const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+// The Path Item's operation fields, OpenAPI 3.2's `query` included; 3.2's `additionalOperations` (`LINK`…) are read too.
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'];
 // spec §Pagination: the five response headers of a paged response.
 const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
 
@@ -49,19 +50,42 @@ function allowsNull(schema, seen = new Set()) {
   return types.length === 0 && !('properties' in schema) && !('items' in schema);
 }
 
+// OpenAPI 3.2 `in: querystring` as application/x-www-form-urlencoded with an object schema: its
+// fields are query parameters (src/openapi/oas32.ts normalise, which `lint` reads through).
+function formFields(parameter, path) {
+  if (parameter.in !== 'querystring' || !isObject(parameter.content)) return [];
+  const types = Object.keys(parameter.content);
+  if (types.length !== 1 || (types[0].split(';')[0] || '').trim().toLowerCase() !== 'application/x-www-form-urlencoded') return [];
+  const media = parameter.content[types[0]];
+  const properties = new Map();
+  const required = new Set();
+  const merge = (s, depth) => {
+    if (!isObject(s) || depth > 8) return;
+    for (const member of listOf(s.allOf)) merge(member, depth + 1);
+    if (isObject(s.properties)) for (const [name, schema] of Object.entries(s.properties)) properties.set(name, schema);
+    for (const r of listOf(s.required)) if (typeof r === 'string') required.add(r);
+  };
+  merge(isObject(media) ? media.schema : undefined, 0);
+  return [...properties].map(([name, schema]) => ({ value: { name, in: 'query', required: parameter.required === true && required.has(name), schema }, path }));
+}
+
 function operationsOf(document) {
   const operations = [];
   const paths = isObject(document.paths) ? document.paths : {};
   for (const [template, pathItem] of Object.entries(paths)) {
     if (!isObject(pathItem)) continue;
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!isObject(operation)) continue;
-      const path = ['paths', template, method];
+    const own = METHODS.filter((m) => isObject(pathItem[m])).map((m) => ({ method: m, path: ['paths', template, m], value: pathItem[m] }));
+    const more = isObject(pathItem.additionalOperations) ? Object.entries(pathItem.additionalOperations).filter(([, op]) => isObject(op)).map(([m, op]) => ({ method: m, path: ['paths', template, 'additionalOperations', m], value: op })) : [];
+    for (const { method, path, value: operation } of [...own, ...more]) {
       // An operation's own parameters win over its path's, by name and place (OAS §4.8.9.1).
       const byKey = new Map();
-      listOf(pathItem.parameters).forEach((p, i) => isObject(p) && byKey.set(`${p.in}:${String(p.name).toLowerCase()}`, { value: p, path: ['paths', template, 'parameters', i] }));
-      listOf(operation.parameters).forEach((p, i) => isObject(p) && byKey.set(`${p.in}:${String(p.name).toLowerCase()}`, { value: p, path: [...path, 'parameters', i] }));
+      const add = (p, at) => {
+        if (!isObject(p)) return;
+        byKey.set(`${p.in}:${String(p.name).toLowerCase()}`, { value: p, path: at });
+        for (const field of formFields(p, at)) byKey.set(`query:${field.value.name.toLowerCase()}`, field);
+      };
+      listOf(pathItem.parameters).forEach((p, i) => add(p, ['paths', template, 'parameters', i]));
+      listOf(operation.parameters).forEach((p, i) => add(p, [...path, 'parameters', i]));
       operations.push({ template, method, path, value: operation, parameters: [...byKey.values()] });
     }
   }

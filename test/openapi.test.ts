@@ -1,30 +1,18 @@
-// --openapi: reading the user's OpenAPI 3.0 or 3.1 document (src/openapi/), and judging served
+// --openapi: reading the user's OpenAPI 3.x document (Swagger 2.0 and 3.2: openapi-versions.test.ts) (src/openapi/), and judging served
 // resources against it (src/battery/resources.ts): endpoints and their kinds, 3.0's nullable as
 // JSON Schema 2020-12, $refs across files, declared properties, and clear errors for bad documents.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/errors.js';
 import { expectedValueProblems, hasEveryDeclared, missingDeclared, schemaProblems } from '../src/battery/resources.js';
 import { fromOpenApi30 } from '../src/openapi/json-schema.js';
 import { loadOpenApi } from '../src/openapi/load.js';
 import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
-import { tempDir } from './support/harness.js';
+import { tempDir, usageError } from './support/harness.js';
 import { prng } from './support/prng.js';
 
 const FIXTURE = new URL('./fixtures/openapi/api-3.0.yaml', import.meta.url).pathname;
-
-async function usageError(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UsageError);
-  const message = (err as Error).message;
-  expect(message.split('\n')).toHaveLength(1);
-  return message;
-}
 
 describe("the reference server's own document (docs/openapi.yaml)", () => {
   it('is a valid OpenAPI 3.1 document, by @readme/openapi-parser', async () => {
@@ -209,7 +197,7 @@ describe('a document that cannot be used: exit 2, one line', () => {
 
   it.each([
     ['YAML that does not parse', 'openapi: 3.1.0\npaths: [unclosed', /cannot read it as an OpenAPI document/],
-    ['a Swagger 2.0 document', 'swagger: "2.0"\ninfo: {title: x, version: "1"}\npaths: {}\n', /OpenAPI 2\.0 is not supported; give an OpenAPI 3\.0 or 3\.1 document/],
+    ['a version the harness does not read', 'swagger: "1.2"\ninfo: {title: x, version: "1"}\npaths: {}\n', /Swagger 1\.2 is not supported; give a Swagger 2\.0 or an OpenAPI 3\.0, 3\.1 or 3\.2 document/],
     ['a document without tenant endpoints', 'openapi: 3.1.0\ninfo: {title: x, version: "1"}\npaths:\n  /status:\n    get:\n      responses: {"200": {description: ok}}\n', /no GET operation under \/tenants\/\{tenantId\}\/ in the document/],
     ['a $ref to a file that is not there', 'openapi: 3.1.0\ninfo: {title: x, version: "1"}\npaths:\n  /tenants/{t}/a:\n    get:\n      responses: {"200": {$ref: "missing.yaml#/r"}}\n', /cannot read it as an OpenAPI document/],
   ])('%s', async (_what, text, message) => {

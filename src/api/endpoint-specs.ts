@@ -55,6 +55,8 @@ export interface QueryParameterSpec {
   from?: 'example' | 'default' | 'enum' | 'invented' | 'parameter';
   /** Why no value could be made; the endpoint is then skipped unless --parameter (or --header) gives one. */
   problem?: string;
+  /** OpenAPI 3.2 `in: querystring`: the value is the whole query string, sent as it is (src/openapi/oas32.ts). */
+  whole?: boolean;
 }
 
 /**

@@ -123,10 +123,13 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   const query = new URLSearchParams();
   const invented: string[] = [];
   // --parameter's query values are in spec.query already (src/runner/api.ts withGivenValues).
-  for (const { name, value, from, problem } of spec.query ?? []) {
+  // OpenAPI 3.2 `in: querystring` values: the whole query string each, as given.
+  const whole: string[] = [];
+  for (const { name, value, from, problem, whole: isWhole } of spec.query ?? []) {
     if (value === undefined) return { unresolved: `${problem ?? `required query parameter ${name} has no value`}; give one with --parameter ${name}=VALUE` };
     if (from === 'invented') invented.push(`${name}=${value}`);
-    query.append(name, value);
+    if (isWhole) whole.push(asQueryString(value));
+    else query.append(name, value);
   }
   // --header's are sent with every request (src/http/extra-headers.ts) and left out of spec.headers.
   for (const { name, value, from, problem } of spec.headers ?? []) {
@@ -153,7 +156,7 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     path = path.replace(`{${name}}`, encodeURIComponent(found));
   }
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
-  const search = [fixedQuery, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
+  const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
   return `${tenantPath(tenantId, base)}${search === '' ? '' : `?${search}`}`;
 }
 
@@ -196,6 +199,18 @@ export function endpointHeaders(spec: EndpointSpec | undefined): Record<string, 
   const out: Record<string, string> = {};
   for (const { name, value } of spec?.headers ?? []) if (value !== undefined) out[name] = value;
   return out;
+}
+
+/** A query string as given (by the document's serializedValue, or --parameter): its characters a URL's query may not hold percent-encoded (RFC 3986 §3.4), the rest as they are. */
+function asQueryString(value: string): string {
+  return value.replace(/^\?/, '').replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/gu, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      // A lone surrogate: no character to encode.
+      return '%EF%BF%BD';
+    }
+  });
 }
 
 /** The last word of a parameter's name, lower case: `AccountSid` → `sid`, `booking_id` → `id`. */

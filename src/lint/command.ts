@@ -32,7 +32,13 @@ export async function lint(files: readonly string[], options: LintOptions = {}):
   for (const file of files) {
     const document = await readForLint(file, options);
     const locator = new Locator(document);
-    const raw = lintDocument(document.bundled).map((f) => ({ ...f, at: locator.trace(f.pointer) }));
+    const raw = lintDocument(document.bundled).map((f) => {
+      // A converted Swagger 2.0 document: the finding where the 2.0 document wrote it, or, for a
+      // place the conversion made, its closest one, said in the message.
+      const source = document.sourcePointer(f.pointer);
+      const message = source.exact ? f.message : `${f.message} (located at the closest place the Swagger 2.0 document has)`;
+      return { ...f, message, at: locator.trace(source.pointer) };
+    });
     for (const f of raw) locator.request(f.at);
     locator.resolveLines();
     for (const f of raw) {

@@ -1,11 +1,13 @@
 import { itemsOf } from '../openapi/endpoint-model.js';
+import { operationsOf as pathOperations } from '../openapi/oas32.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { Level } from '../catalogue/types.js';
 
 /**
- * The platform's conventions, checked in an OpenAPI 3.0 or 3.1 document before any deployment
- * exists (issue 33). Each rule names the spec sentence it comes from; its level is that
- * sentence's, as the run's checks cite theirs (src/catalogue/checks.ts).
+ * The platform's conventions, checked in an OpenAPI document before any deployment exists (issue
+ * 33): 3.0, 3.1 or 3.2, or Swagger 2.0 in its 3.0 form (src/openapi/versions.ts). Each rule names
+ * the spec sentence it comes from; its level is that sentence's, as the run's checks cite theirs
+ * (src/catalogue/checks.ts).
  *
  * The rules read the bundled document (load.ts's bundle: external `$ref`s inlined, internal ones
  * kept) and say where a problem is as a JSON Pointer into it; locate.ts turns that into the file,
@@ -114,7 +116,6 @@ export interface RawFinding {
 export const TOKEN_PATH = '/uaa/oauth2/token';
 const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** The spec's five paging headers (spec §Pagination). */
 export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
 
@@ -141,10 +142,9 @@ function operationsOf(document: Json): Operation[] {
     const item = resolve(document, raw, `#/paths/${pointerOf(template)}`);
     if (!isObject(item.value)) continue;
     const pathItem = item.value;
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!isObject(operation)) continue;
-      const pointer = `${item.pointer}/${method}`;
+    // Every operation, OpenAPI 3.2's `query` and `additionalOperations` (`LINK`…) included.
+    for (const { method, at: place, value: operation } of pathOperations(pathItem)) {
+      const pointer = `${item.pointer}${place.map((t) => `/${pointerOf(t)}`).join('')}`;
       const byKey = new Map<string, { value: Json; pointer: string }>();
       const add = (list: unknown, at: string): void =>
         listOf(list).forEach((p, i) => {
@@ -280,7 +280,7 @@ function urlPath(url: string): string {
   }
 }
 
-/** Every rule, on a bundled OpenAPI 3.0 or 3.1 document. */
+/** Every rule, on a bundled OpenAPI 3.x document. */
 export function lintDocument(document: Json): RawFinding[] {
   const findings: RawFinding[] = [];
   const operations = operationsOf(document);

@@ -1,6 +1,7 @@
 import type { EndpointSpec, QueryParameterSpec } from '../api/endpoint-specs.js';
 import { parseHeaderLine, RESERVED_HEADER_NAMES } from '../http/extra-headers.js';
 import { classify, listShapeOf, type ItemsAt } from './list-detection.js';
+import { operationsBeyond31, querystringSpecs, streamGap } from './oas32.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
 export { pagedByQuery, wordsOf } from './list-detection.js';
@@ -72,9 +73,9 @@ function bodyOf(response: { code: string; value: Json; pointer: string }): Body 
   if (types.length === 0) return { gap: `its ${response.code} response declares no body` };
   const ranked = types.map((t) => ({ t, rank: jsonRank(t) })).filter((x): x is { t: string; rank: number } => x.rank !== undefined);
   const best = ranked.sort((a, b) => a.rank - b.rank)[0];
-  if (!best) return { gap: `its ${response.code} response declares no JSON body (${types.join(', ')})` };
+  if (!best) return { gap: streamGap(response.code, content) ?? `its ${response.code} response declares no JSON body (${types.join(', ')})` };
   const media = content[best.t];
-  if (!isObject(media) || !('schema' in media)) return { gap: `its ${response.code} response declares ${best.t} without a schema` };
+  if (!isObject(media) || !('schema' in media)) return { gap: streamGap(response.code, content) ?? `its ${response.code} response declares ${best.t} without a schema` };
   return { mediaType: best.t, pointer: `${response.pointer}/content/${pointerOf(best.t)}/schema` };
 }
 
@@ -176,7 +177,7 @@ export function endpointModel(document: Json): EndpointModel {
   for (const [template, item] of Object.entries(paths)) {
     const pathItem = resolve(document, item, `#/paths/${pointerOf(template)}`);
     if (!isObject(pathItem.value)) continue;
-    operations += METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length;
+    operations += METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length + operationsBeyond31(pathItem.value);
     const relative = TENANT_PATH.exec(template)?.[1];
     if (relative === undefined || !isObject(pathItem.value.get)) continue;
     endpoints.push(endpointOf(document, relative, template, pathItem.value, pathItem.value.get, `${pathItem.pointer}/get`));
@@ -210,7 +211,7 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
     .filter((p) => p.value !== undefined && p.from !== 'invented');
   // page and size are the walk's to set (spec §Pagination: page defaults to 1); a document that
   // requires them gets the spec's first page and the walk's size in the valid request.
-  const required = query.filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size').map((p) => fillQueryParameter(document, p));
+  const required = [...query.filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size').map((p) => fillQueryParameter(document, p)), ...querystringSpecs(document, parameters)];
   const requiredPaging = query.filter((p) => p.required === true && (p.name === 'page' || p.name === 'size')).map((p) => fillQueryParameter(document, p));
   for (const p of requiredPaging) required.push(p.name === 'page' ? { name: 'page', value: '1', from: 'default' } : p);
   const source = `openapi: ${typeof operation.operationId === 'string' ? operation.operationId : `GET ${template}`}`;

@@ -52,7 +52,7 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
 function withGivenValues(endpoints: EndpointSpec[], given: Record<string, string>): EndpointSpec[] {
   return endpoints.map((e) => {
     if (!e.query?.some((p) => given[`${e.path}:${p.name}`] !== undefined || given[p.name] !== undefined)) return e;
-    return { ...e, query: e.query.map((p) => (given[`${e.path}:${p.name}`] ?? given[p.name]) === undefined ? p : { name: p.name, value: (given[`${e.path}:${p.name}`] ?? given[p.name]) as string, from: 'parameter' as const }) };
+    return { ...e, query: e.query.map((p) => (given[`${e.path}:${p.name}`] ?? given[p.name]) === undefined ? p : { name: p.name, value: (given[`${e.path}:${p.name}`] ?? given[p.name]) as string, from: 'parameter' as const, ...(p.whole ? { whole: true } : {}) }) };
   });
 }
 

@@ -1,5 +1,7 @@
 /**
- * A schema-driven mock of a user's API (issue 29): given an OpenAPI 3.0 or 3.1 document, it serves
+ * A schema-driven mock of a user's API (issue 29): given an OpenAPI 3.0, 3.1 or 3.2 document, or
+ * a Swagger 2.0 one (read as 2.0 writes it: a response's `schema` under the operation's
+ * `produces`; no converter between it and the document), it serves
  * the document's GET operations under /tenants/{tenantId}/ with data valid for their schemas,
  * while the reference server (src/reference/) does everything the platform's spec requires around
  * them: the token endpoint, /users/me, Accept-Version, bearer authentication, tenant access,
@@ -132,7 +134,8 @@ function atPointer(document: unknown, pointer: string): unknown {
  * validity does not depend on the harness code under test.
  */
 export function validatorDocument(document: Json): Json {
-  const is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
+  // Swagger 2.0 schemas are draft-04's, as 3.0's: boolean exclusive bounds, `x-nullable`.
+  const is30 = (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
   const walk = (node: unknown, names = false): unknown => {
     if (Array.isArray(node)) return node.map((v) => walk(v));
     if (!isObject(node)) return node;
@@ -216,7 +219,7 @@ export class DocumentData implements DocumentRoutes {
     this.listSize = options.listSize ?? 12;
     this.fault = options.fault;
     this.optionalNulls = options.style?.optionalNulls === true;
-    this.is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
+    this.is30 = (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
     const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
     // Patterns in the dialect documents are written in: many are not valid in unicode mode (`\-`).
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false, unicodeRegExp: false });
@@ -229,7 +232,7 @@ export class DocumentData implements DocumentRoutes {
       const op = item.get;
       const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
       const params = [...listOf(item.parameters), ...listOf(op.parameters)].map((p) => this.deref(p)).filter(isObject);
-      const success = this.successBody(template, op);
+      const success = this.successBody(template, op, document.swagger === '2.0' ? (Array.isArray(op.produces) ? op.produces : Array.isArray(document.produces) ? document.produces : ['application/json']) : undefined);
       const operation: Operation = { template: relative, segments: relative.split('/'), params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
       // A resource by id is never a list, even when its object has one array property (a tree's children).
       const pagingParam = params.some((p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name));
@@ -270,7 +273,8 @@ export class DocumentData implements DocumentRoutes {
     return current;
   }
 
-  private successBody(template: string, op: Json): { pointer: string; contentType: string } | undefined {
+  /** The success body's schema and the type it is sent as; `produces` for a Swagger 2.0 operation (its response has one `schema` for all of them). */
+  private successBody(template: string, op: Json, produces?: unknown[]): { pointer: string; contentType: string } | undefined {
     const responses = isObject(op.responses) ? op.responses : {};
     const code = ['200', '2XX', '2xx', ...Object.keys(responses).filter((k) => /^2\d\d$/.test(k)).sort()].find((k) => k in responses);
     if (code === undefined) return undefined;
@@ -280,14 +284,29 @@ export class DocumentData implements DocumentRoutes {
       pointer = response.$ref;
       response = this.deref(response);
     }
+    if (produces) {
+      const type = produces.find((t): t is string => typeof t === 'string' && /^application\/json\b/i.test(t));
+      return type !== undefined && isObject(response) && 'schema' in response ? { pointer: `${pointer}/schema`, contentType: 'application/json' } : undefined;
+    }
     const content = isObject(response) && isObject(response.content) ? response.content : {};
+    // OpenAPI 3.2 sequential media ("Sequential Media Types"): a stream of items, each valid for `itemSchema`; one item here, a JSON Lines body of one line.
+    const stream = Object.keys(content).find((t) => isObject(content[t]) && 'itemSchema' in content[t] && /^application\/(jsonl|x-ndjson)\b/i.test(t));
+    if (stream !== undefined && !Object.keys(content).some((t) => /json/i.test(t) && t !== stream)) return { pointer: `${pointer}/content/${stream.replace(/~/g, '~0').replace(/\//g, '~1')}/itemSchema`, contentType: stream };
     const json = (t: string): boolean => /^[a-z*]+\/([^;]*\+)?json\b|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
     const type = Object.keys(content).find((t) => /^application\/json\b/i.test(t)) ?? Object.keys(content).find(json);
-    if (type === undefined || !isObject(content[type]) || !('schema' in content[type])) return undefined;
+    if (type === undefined) return undefined;
+    // OpenAPI 3.2: a Media Type may be a $ref (to components.mediaTypes).
+    let mediaPointer = `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    let media = content[type];
+    if (isObject(media) && typeof media.$ref === 'string') {
+      mediaPointer = media.$ref;
+      media = this.deref(media);
+    }
+    if (!isObject(media) || !('schema' in media)) return undefined;
     // What is sent for a media range: application/json for */* and application/*; a concrete +json type for a +json range.
     const essence = type.split(';')[0]?.trim() ?? type;
     const contentType = essence === '*/*' || essence === 'application/*' ? 'application/json' : essence.replace('/*+json', '/vnd.mock+json');
-    return { pointer: `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`, contentType };
+    return { pointer: `${mediaPointer}/schema`, contentType };
   }
 
   /** Properties of an object schema, allOf parts merged, refs followed: name → pointer. */
@@ -611,6 +630,34 @@ export class DocumentData implements DocumentRoutes {
     return undefined;
   }
 
+  /** The required fields of a form querystring parameter (application/x-www-form-urlencoded with an object schema). */
+  private querystringFields(parameter: Json): string[] {
+    const content = isObject(parameter.content) ? parameter.content : {};
+    const media = content['application/x-www-form-urlencoded'];
+    const schema = isObject(media) ? this.deref(media.schema) : undefined;
+    return isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  }
+
+  /** Why a query string is not the JSON value a JSON querystring parameter declares (the whole query, percent-decoded, valid for its schema); undefined when it is, or the parameter is not JSON. */
+  private jsonQuerystringProblem(parameter: Json, query: URLSearchParams): string | undefined {
+    const content = isObject(parameter.content) ? parameter.content : {};
+    const media = content['application/json'];
+    if (!isObject(media)) return undefined;
+    // The whole query string is one key for URLSearchParams (`{"from":…}` has no `=`).
+    const keys = [...query.keys()];
+    if (keys.length !== 1 || query.get(keys[0] ?? '') !== '') return `the query string is not one JSON value (${keys.length} fields)`;
+    let value: unknown;
+    try {
+      value = JSON.parse(keys[0] ?? '');
+    } catch {
+      return 'the query string is not JSON';
+    }
+    // An inline schema of its own (no $ref out of it here), or a $ref into the document.
+    const schema = media.schema;
+    const validate = this.ajv.compile(isObject(schema) && typeof schema.$ref === 'string' ? { $ref: `mock:document${schema.$ref}` } : isObject(schema) ? schema : {});
+    return validate(value) ? undefined : `the query string is not valid for its schema: ${this.ajv.errorsText(validate.errors)}`;
+  }
+
   private readonly items = new Map<string, unknown>();
 
   /** A whole body: generated for item `seed` (never the recursion marker). */
@@ -663,6 +710,13 @@ export class DocumentData implements DocumentRoutes {
     for (const p of op.params) {
       if (p.in === 'query' && p.required === true && typeof p.name === 'string' && !query.has(p.name)) {
         return { refusal: { status: 400, error: 'invalid_request', description: `required query parameter ${p.name} is missing` } };
+      }
+      // OpenAPI 3.2 `in: querystring`: a required form's required fields; a required JSON query string, valid for its schema.
+      if (p.in === 'querystring' && p.required === true) {
+        const missing = this.querystringFields(p).find((name) => !query.has(name));
+        if (missing !== undefined) return { refusal: { status: 400, error: 'invalid_request', description: `required query field ${missing} is missing` } };
+        const problem = this.jsonQuerystringProblem(p, query);
+        if (problem !== undefined) return { refusal: { status: 400, error: 'invalid_request', description: problem } };
       }
     }
     const contentType = op.contentType === 'application/json' ? {} : { contentType: op.contentType };
