@@ -39,7 +39,7 @@ describe('what run --openapi reads of a Swagger 2.0 document', () => {
     const api = await loadOpenApi(join(dir, 'swagger.json'));
     expect(api.operations).toBe(4);
     expect(api.endpoints).toEqual([
-      { path: 'parcels', kind: 'list', listBy: 'paging', source: 'openapi: listParcels', schema: '#/paths/~1tenants~1{tenantId}~1parcels/get/responses/200/content/application~1json/schema/items', query: [{ name: 'carrier', value: 'dhl', from: 'enum' }] },
+      { path: 'parcels', kind: 'list', listBy: 'paging', source: 'openapi: listParcels', schema: '#/paths/~1tenants~1{tenantId}~1parcels/get/responses/200/content/application~1json/schema/items', query: [{ name: 'carrier', value: 'dhl', from: 'enum' }], asSingle: { schema: '#/paths/~1tenants~1{tenantId}~1parcels/get/responses/200/content/application~1json/schema' } },
       { path: 'parcels/{parcelId}', kind: 'single', source: 'openapi: getParcel', schema: '#/paths/~1tenants~1{tenantId}~1parcels~1{parcelId}/get/responses/200/content/application~1json/schema' },
       { path: 'manifest', kind: 'single', source: 'openapi: getManifest', schemaGap: 'its 200 response declares no JSON body (text/csv)' },
     ]);
