@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/report/model.js';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, GATEWAY_REWRITES, haveGateway, startGateway, type Gateway } from './support/gateways.js';
+import { SUITES_BUT_EXPIRY } from './support/harness.js';
 import { ALL_PASSED, differences, ofSuites, reasonsOf, runHarness, type Run, type Verdict } from './support/stack-runs.js';
 import { havePythonFramework, PYTHON, PYTHON_PACKAGES, startPythonStack, type PythonFramework, type PythonStack } from './support/stacks/python-stacks.js';
 
@@ -32,7 +33,7 @@ const KEEP_REPORTS = process.env.PYTHON_STACKS_REPORTS;
 /** Harness runs at once: each is a process of its own, mostly waiting on the servers. */
 const PARALLEL_RUNS = 3;
 /** The suites of a run without the expiry suite (the defects below have nothing to do with expiry). */
-const NO_EXPIRY_SUITES = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'];
+const NO_EXPIRY_SUITES = SUITES_BUT_EXPIRY;
 
 /**
  * Token lifetimes: short where the expiry suite waits it out (the full batteries), long where a run
