@@ -17,7 +17,8 @@ MIDDLEWARE = [
 ]
 ROOT_URLCONF = "carrier_api.urls"
 
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.environ.get("CARRIER_DRF_DATABASE", ":memory:")}}
+# Persistent connections (CONN_MAX_AGE None), as production settings have them.
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.environ.get("CARRIER_DRF_DATABASE", ":memory:"), "CONN_MAX_AGE": None}}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -38,4 +39,11 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
-LOGGING = {"version": 1, "disable_existing_loggers": False, "handlers": {"null": {"class": "logging.NullHandler"}}, "root": {"handlers": ["null"]}}
+# Quiet: no console output, and no mail_admins handler rendering tracebacks for nobody.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"null": {"class": "logging.NullHandler"}},
+    "root": {"handlers": ["null"]},
+    "loggers": {"django": {"handlers": ["null"], "propagate": False}},
+}
