@@ -110,7 +110,9 @@ export function statusOf(report: RunReport, id: string): string | undefined {
 }
 
 /** Every suite but expiry, for runs that need not wait for a token to expire. */
-export const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
+export const SUITES_BUT_EXPIRY: readonly string[] = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'];
+/** The options that select them. */
+export const WITHOUT_EXPIRY = SUITES_BUT_EXPIRY.flatMap((s) => ['--suite', s]);
 
 /** Runs a POSIX shell script as a user would, without proxies; killed after `timeoutMs`. */
 export async function runShell(script: string, options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
