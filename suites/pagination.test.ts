@@ -574,6 +574,8 @@ suite('pagination', () => {
             // Served anyway: only acceptable as a clamp to a valid value the headers state.
             const header = probe.param === 'page' ? 'Page-Number' : 'Page-Size';
             const value = readPagingHeaders(res).values[header];
+            // Without the header on the list's own pages (PAGE-HEADERS' failure), a clamp cannot be told from acceptance: not this rule's evidence.
+            if (value === undefined && head.first.paging.values[header] === undefined) return j.error(`${what}: served, and whether the value was clamped cannot be told: the list's pages carry no ${header} (see PAGE-HEADERS)`, res);
             if (value === undefined || value < 1) j.fail(`${what}: served with ${header} ${value ?? 'missing'}; expected a 4xx or a clamp to a valid ${probe.param}`, res);
           });
       },
