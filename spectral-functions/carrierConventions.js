@@ -18,6 +18,13 @@
 const TOKEN_PATH = '/uaa/oauth2/token';
 const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
+// A tenant path as the run reads it: `/tenants/{…}/`, whatever the parameter is called (its name
+// is not on the wire: OAS 3.1, Path Templating); the name is the one OAS-TENANT-UUID looks for.
+const TENANT_PATH = /^\/tenants\/\{([^}/]+)\}\//;
+const tenantParameterOf = (template) => {
+  const m = TENANT_PATH.exec(template);
+  return m ? m[1] : undefined;
+};
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // spec §Pagination: the five response headers of a paged response.
 const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
@@ -32,8 +39,56 @@ function isJsonMediaType(type) {
   return essence === 'application/json' || /^[a-z]+\/[^\s/]+\+json$/.test(essence);
 }
 
+// A JSON Pointer `$ref` into the document itself (`#/components/schemas/A`), as tokens (RFC 6901,
+// and RFC 3986 percent-encoding as a URI fragment); undefined for a `$ref` to another file.
+function localRefTokens(ref) {
+  if (typeof ref !== 'string' || !ref.startsWith('#')) return undefined;
+  const body = ref.slice(1);
+  if (body === '') return [];
+  if (!body.startsWith('/')) return undefined;
+  return body
+    .slice(1)
+    .split('/')
+    .map((t) => {
+      let decoded = t;
+      try {
+        decoded = decodeURIComponent(t);
+      } catch {
+        // Not percent-encoding after all: the token as written.
+      }
+      return decoded.split('~1').join('/').split('~0').join('~');
+    });
+}
+
+const hasOwn = (v, key) => Object.prototype.hasOwnProperty.call(v, key);
+
+function valueAt(root, tokens) {
+  let v = root;
+  for (const t of tokens) {
+    if (Array.isArray(v) && /^\d+$/.test(String(t)) && Number(t) < v.length) v = v[Number(t)];
+    else if (isObject(v) && hasOwn(v, String(t))) v = v[String(t)];
+    else return undefined;
+  }
+  return v;
+}
+
+// What a schema is once its `$ref` is followed. Spectral's resolved document still holds a `$ref`
+// where the resolver met a cycle (Xero's Payment → Invoice → Payments → Payment): lint follows it
+// (src/openapi/pointer.ts resolve), and so does this, in the document itself.
+function deref(root, value) {
+  let v = value;
+  for (let hops = 0; hops < 32 && isObject(v) && typeof v.$ref === 'string'; hops += 1) {
+    const tokens = localRefTokens(v.$ref);
+    const next = tokens === undefined ? undefined : valueAt(root, tokens);
+    if (next === undefined) return v;
+    v = next;
+  }
+  return v;
+}
+
 // spec §Generic rules for optional fields: what admits null, in 3.0 (nullable) and 3.1 (type lists).
-function allowsNull(schema, seen = new Set()) {
+function allowsNull(root, raw, seen = new Set()) {
+  const schema = deref(root, raw);
   if (schema === true) return true;
   if (!isObject(schema) || seen.has(schema)) return false;
   seen.add(schema);
@@ -43,9 +98,9 @@ function allowsNull(schema, seen = new Set()) {
   const types = typesOf(schema);
   if (types.includes('null')) return true;
   const arms = [...listOf(schema.anyOf), ...listOf(schema.oneOf)];
-  if (arms.length > 0) return arms.some((arm) => allowsNull(arm, seen));
+  if (arms.length > 0) return arms.some((arm) => allowsNull(root, arm, seen));
   const all = listOf(schema.allOf);
-  if (all.length > 0) return all.every((arm) => allowsNull(arm, seen)) && types.length === 0;
+  if (all.length > 0) return all.every((arm) => allowsNull(root, arm, seen)) && types.length === 0;
   return types.length === 0 && !('properties' in schema) && !('items' in schema);
 }
 
@@ -129,42 +184,95 @@ function returnsMany(op, response) {
 const asResultSegment = (s) => (typeof s === 'string' ? s.split('~1').join('/').split('~0').join('~') : String(s));
 
 /**
+ * Where the value at `path` (a path in the resolved document) is written in the root document:
+ * its path there and the value as written, following each local `$ref` on the way, and one the
+ * path ends on, as Spectral does. Undefined when the way leaves the root document (a `$ref` to
+ * another file): Spectral's own mapping places those.
+ *
+ * Spectral's mapping (DocumentInventory.findAssociatedItemForPath) percent-encodes the path's
+ * segments to look them up in the resolver's ref map, and decodes only `~1` and `~0` when it turns
+ * the result back into a path: past a `$ref`, a segment with `{`, `}` or a space (a path template:
+ * DigitalOcean's `$ref`s into `#/paths/~1v2~1apps~1{app_id}/…`) is not found, and the result lands
+ * on `paths`, line 1 of no use (docs/design.md, "Linting documents"). A result given at the place
+ * it is written has no `$ref` on its way left to follow, and is located as lint locates it.
+ */
+function writtenAt(unresolved, path) {
+  let node = unresolved;
+  let written = [];
+  const follow = () => {
+    for (let hops = 0; hops < 32 && isObject(node) && typeof node.$ref === 'string'; hops += 1) {
+      const tokens = localRefTokens(node.$ref);
+      const next = tokens === undefined ? undefined : valueAt(unresolved, tokens);
+      if (next === undefined) return false;
+      node = next;
+      written = tokens;
+    }
+    return !(isObject(node) && typeof node.$ref === 'string');
+  };
+  for (const segment of path) {
+    if (!follow()) return undefined;
+    const key = String(segment);
+    if (Array.isArray(node) ? !(/^\d+$/.test(key) && Number(key) < node.length) : !(isObject(node) && hasOwn(node, key))) return undefined;
+    node = Array.isArray(node) ? node[Number(key)] : node[key];
+    written = [...written, segment];
+  }
+  return follow() ? { path: written, value: node } : undefined;
+}
+
+/** The root document as written, from Spectral's document inventory (the function context's). */
+const unresolvedOf = (inventory) => (inventory && (isObject(inventory.unresolved) || Array.isArray(inventory.unresolved)) ? inventory.unresolved : undefined);
+
+/**
  * Whether property `name` of the `properties` object at `propertiesPath` (a path in the resolved
- * document) is written as a `$ref`: the `properties` object is looked up where Spectral locates it
- * (the file and path its results there get, through every `$ref` on the way), and read as written.
+ * document) is written as a `$ref`: the `properties` object is looked up where it is written (in
+ * the root document, or where Spectral locates results in another file) and read as written.
  * Without a document inventory (a caller other than Spectral 6), nothing is taken for a `$ref`.
  */
 function writtenAsRef(inventory, propertiesPath, name) {
-  if (!inventory || typeof inventory.findAssociatedItemForPath !== 'function') return false;
-  const item = inventory.findAssociatedItemForPath(propertiesPath.map(asResultSegment), true);
-  // The closest existing ancestor stands in for a path Spectral cannot find: not a `properties` object.
-  if (!item || !item.document || item.path[item.path.length - 1] !== 'properties') return false;
-  let written = item.document.data;
-  for (const token of item.path) written = isObject(written) || Array.isArray(written) ? written[token] : undefined;
-  if (!isObject(written) || !Object.prototype.hasOwnProperty.call(written, name)) return false;
+  const unresolved = unresolvedOf(inventory);
+  const local = unresolved === undefined ? undefined : writtenAt(unresolved, propertiesPath);
+  let written = local ? local.value : undefined;
+  if (!local) {
+    if (!inventory || typeof inventory.findAssociatedItemForPath !== 'function') return false;
+    const item = inventory.findAssociatedItemForPath(propertiesPath.map(asResultSegment), true);
+    // The closest existing ancestor stands in for a path Spectral cannot find: not a `properties` object.
+    if (!item || !item.document || item.path[item.path.length - 1] !== 'properties') return false;
+    written = item.document.data;
+    for (const token of item.path) written = isObject(written) || Array.isArray(written) ? written[token] : undefined;
+  }
+  if (!isObject(written) || !hasOwn(written, name)) return false;
   return isObject(written[name]) && typeof written[name].$ref === 'string';
 }
 
-function checkNulls(root, findings, inventory, onPath = new Set()) {
-  const asRef = new Map();
+/**
+ * OAS-NULLABLE and OAS-NULL-REQUIRED on one response body. Each schema is visited once in the
+ * document (`visited`, shared by every body), as lint visits each once by its pointer, so that
+ * both inherit `required` from the same first use of a schema.
+ */
+function checkNulls(document, root, findings, inventory, visited, asRef) {
   const isRefAt = (propertiesPath, name) => {
     const key = JSON.stringify([...propertiesPath, name]);
     if (!asRef.has(key)) asRef.set(key, writtenAsRef(inventory, propertiesPath, name));
     return asRef.get(key);
   };
-  const visit = (schema, path, inherited) => {
-    if (!isObject(schema) || onPath.has(schema)) return;
-    onPath.add(schema);
+  const visit = (raw, path, inherited) => {
+    const schema = deref(document, raw);
+    if (!isObject(schema) || visited.has(schema)) return;
+    visited.add(schema);
     const required = new Set([...inherited, ...listOf(schema.required).filter((r) => typeof r === 'string')]);
-    for (const arm of listOf(schema.allOf)) if (isObject(arm)) for (const r of listOf(arm.required)) if (typeof r === 'string') required.add(r);
+    for (const raw of listOf(schema.allOf)) {
+      const arm = deref(document, raw);
+      if (isObject(arm)) for (const r of listOf(arm.required)) if (typeof r === 'string') required.add(r);
+    }
     const properties = isObject(schema.properties) ? schema.properties : {};
     for (const [name, property] of Object.entries(properties)) {
       // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1): out of this rule's reach.
-      if (isObject(property) && property.writeOnly === true) continue;
+      const own = deref(document, property);
+      if (isObject(own) && own.writeOnly === true) continue;
       const at = [...path, 'properties', name];
       // A property written as a `$ref` is reported at its `properties` object (see the top of this file).
       const where = required.has(name) ? at : isRefAt([...path, 'properties'], name) ? [...path, 'properties'] : at;
-      const nullable = allowsNull(property);
+      const nullable = allowsNull(document, property);
       if (!required.has(name) && !nullable) findings.push({ rule: 'OAS-NULLABLE', path: where, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
       else if (!required.has(name) && nullable) findings.push({ rule: 'OAS-NULL-REQUIRED', path: where, message: `property "${name}" allows null but is not in required: it is never omitted` });
       visit(property, at, new Set());
@@ -173,7 +281,6 @@ function checkNulls(root, findings, inventory, onPath = new Set()) {
     for (const key of ['anyOf', 'oneOf', 'prefixItems']) listOf(schema[key]).forEach((arm, i) => visit(arm, [...path, key, i], new Set()));
     if ('items' in schema) visit(schema.items, [...path, 'items'], new Set());
     if (isObject(schema.additionalProperties)) visit(schema.additionalProperties, [...path, 'additionalProperties'], new Set());
-    onPath.delete(schema);
   };
   visit(root.value, root.path, new Set());
 }
@@ -195,6 +302,8 @@ function urlPath(url) {
 /** Every finding of every rule, on the resolved document; `inventory` is Spectral's document inventory (the function context's). */
 export function lintResolved(document, inventory) {
   const findings = [];
+  const visited = new Set();
+  const asRef = new Map();
   const operations = operationsOf(document);
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
   for (const op of operations) {
@@ -228,14 +337,15 @@ export function lintResolved(document, inventory) {
     }
 
     // spec §Authentication 5, §Tenant identifier.
-    if (!AUTH_PATHS.has(op.template) && !op.template.startsWith(TENANT_PREFIX) && op === operations.find((o) => o.template === op.template)) {
+    const tenantName = tenantParameterOf(op.template);
+    if (!AUTH_PATHS.has(op.template) && tenantName === undefined && op === operations.find((o) => o.template === op.template)) {
       findings.push({ rule: 'OAS-TENANT-PATH', path: ['paths', op.template], message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
     }
-    if (op.template.startsWith(TENANT_PREFIX)) {
-      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === 'tenantId');
-      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', path: op.path, message: `${label} does not declare the tenantId path parameter` });
+    if (tenantName !== undefined) {
+      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
+      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', path: op.path, message: `${label} does not declare the ${tenantName} path parameter` });
       else if (!isObject(tenant.value.schema) || !typesOf(tenant.value.schema).includes('string') || tenant.value.schema.format !== 'uuid') {
-        findings.push({ rule: 'OAS-TENANT-UUID', path: isObject(tenant.value.schema) ? [...tenant.path, 'schema'] : tenant.path, message: `${label}: tenantId is not declared a string of format uuid` });
+        findings.push({ rule: 'OAS-TENANT-UUID', path: isObject(tenant.value.schema) ? [...tenant.path, 'schema'] : tenant.path, message: `${label}: ${tenantName} is not declared a string of format uuid` });
       }
     }
 
@@ -256,7 +366,7 @@ export function lintResolved(document, inventory) {
     if (!token) {
       for (const [code, response] of Object.entries(responses)) {
         if (!isObject(response)) continue;
-        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(body, findings, inventory);
+        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(document, body, findings, inventory, visited, asRef);
       }
     }
   }
@@ -285,7 +395,13 @@ export default function carrierConventions(targetVal, options, context) {
   if (!isObject(targetVal)) return [];
   let findings = cache.get(targetVal);
   if (!findings) {
-    findings = lintResolved(targetVal, context && context.documentInventory);
+    const inventory = context && context.documentInventory;
+    const unresolved = unresolvedOf(inventory);
+    // Each result at the place it is written (writtenAt), where lint puts it too.
+    findings = lintResolved(targetVal, inventory).map((f) => {
+      const written = unresolved === undefined ? undefined : writtenAt(unresolved, f.path);
+      return written ? { ...f, path: written.path } : f;
+    });
     cache.set(targetVal, findings);
   }
   return findings.filter((f) => f.rule === options.rule).map((f) => ({ message: f.message, path: f.path }));

@@ -58,14 +58,14 @@ export const LINT_RULES = [
   {
     id: 'OAS-TENANT-PATH',
     level: 'MUST',
-    title: 'Every path but authentication is under /tenants/{tenantId}/',
+    title: 'Every path but authentication is under /tenants/{tenantId}/ (the parameter by any name)',
     refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
     sentence: 'All endpoints except authentication are within a tenant context; path shape `{base_url}/tenants/{tenantId}/<endpoint_path>`.',
   },
   {
     id: 'OAS-TENANT-UUID',
     level: 'MUST',
-    title: 'The tenantId path parameter is declared, a string of format uuid',
+    title: 'The tenant path parameter (tenantId, or as the path names it) is declared, a string of format uuid',
     refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints'],
     sentence: 'A tenant is identified by a UUID, used as the `tenantId` path segment.',
   },
@@ -114,6 +114,15 @@ export interface RawFinding {
 export const TOKEN_PATH = '/uaa/oauth2/token';
 const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
+/**
+ * A tenant path as the run reads it (src/openapi/endpoint-model.ts TENANT_PATH): `/tenants/{…}/`
+ * whatever the template expression is called. The name is not on the wire (OAS 3.1, Path Templating: a
+ * template expression is replaced by the path parameter's value), so `/tenants/{tenant_id}/…`, Python's
+ * default spelling, is the spec's `/tenants/{tenantId}/…` (spec §Tenant-scoped endpoints).
+ */
+const TENANT_PATH = /^\/tenants\/\{([^}/]+)\}\//;
+/** The name a tenant path gives its tenant parameter, or undefined for a path outside a tenant. */
+const tenantParameterOf = (template: string): string | undefined => TENANT_PATH.exec(template)?.[1];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** The spec's five paging headers (spec §Pagination). */
 export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
@@ -319,16 +328,17 @@ export function lintDocument(document: Json): RawFinding[] {
     }
 
     // OAS-TENANT-PATH (spec §Authentication 5), once per path.
-    if (!AUTH_PATHS.has(op.template) && !op.template.startsWith(TENANT_PREFIX) && op === operations.find((o) => o.template === op.template)) {
+    const tenantName = tenantParameterOf(op.template);
+    if (!AUTH_PATHS.has(op.template) && tenantName === undefined && op === operations.find((o) => o.template === op.template)) {
       findings.push({ rule: 'OAS-TENANT-PATH', pointer: `#/paths/${pointerOf(op.template)}`, message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
     }
-    // OAS-TENANT-UUID (spec §Tenant identifier).
-    if (op.template.startsWith(TENANT_PREFIX)) {
-      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === 'tenantId');
+    // OAS-TENANT-UUID (spec §Tenant identifier): the parameter the tenant segment names.
+    if (tenantName !== undefined) {
+      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
       const schema = tenant ? resolve(document, tenant.value.schema, `${tenant.pointer}/schema`) : undefined;
-      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', pointer: op.pointer, message: `${label} does not declare the tenantId path parameter` });
+      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', pointer: op.pointer, message: `${label} does not declare the ${tenantName} path parameter` });
       else if (!isObject(schema?.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') {
-        findings.push({ rule: 'OAS-TENANT-UUID', pointer: schema && isObject(schema.value) ? schema.pointer : tenant.pointer, message: `${label}: tenantId is not declared a string of format uuid` });
+        findings.push({ rule: 'OAS-TENANT-UUID', pointer: schema && isObject(schema.value) ? schema.pointer : tenant.pointer, message: `${label}: ${tenantName} is not declared a string of format uuid` });
       }
     }
 
