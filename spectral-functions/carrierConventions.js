@@ -244,12 +244,203 @@ function writtenAsRef(inventory, propertiesPath, name) {
   return isObject(written[name]) && typeof written[name].$ref === 'string';
 }
 
+// Schemas no server can satisfy: OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT and OAS-CLOSED-SCHEMA, as
+// src/lint/satisfiable.ts decides them (the same code, in JavaScript; its comments say why).
+const ANNOTATIONS = new Set(['title', 'description', 'example', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', 'externalDocs', 'xml', 'discriminator', '$comment', '$id', '$anchor', '$dynamicAnchor', '$schema', '$vocabulary', '$defs', 'definitions', 'contentMediaType', 'contentEncoding', 'contentSchema']);
+const isAnnotation = (key) => ANNOTATIONS.has(key) || key.startsWith('x-');
+const NOT_JUDGED = new Set(['$ref', '$dynamicRef', '$recursiveRef', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems', 'patternProperties', 'propertyNames', 'contains', 'minContains', 'maxContains', 'additionalItems']);
+const OBJECT_KEYWORDS = new Set(['type', 'nullable', 'properties', 'required', 'additionalProperties', 'enum', 'const', 'items', 'prefixItems']);
+const stringsOf = (v) => listOf(v).filter((s) => typeof s === 'string');
+const ownPropertiesOf = (s) => (isObject(s.properties) ? s.properties : {});
+const assertions = (s) => Object.keys(s).filter((k) => !isAnnotation(k));
+
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => hasOwn(b, k) && deepEqual(a[k], b[k]));
+}
+
+function jsonType(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+function declaredTypes(s) {
+  const declared = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? stringsOf(s.type) : undefined;
+  if (declared === undefined) return undefined;
+  const types = new Set(declared);
+  if (s.nullable === true) types.add('null');
+  return types;
+}
+
+const fitsTypes = (types, type) => types.has(type) || (type === 'integer' && types.has('number'));
+const typeText = (s) => `type ${Array.isArray(s.type) ? `[${stringsOf(s.type).join(', ')}]` : String(s.type)}${s.nullable === true ? ' (nullable)' : ''}`;
+
+function valuesText(values) {
+  const shown = values.slice(0, 5).map((v) => {
+    const text = JSON.stringify(v) ?? String(v);
+    return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  });
+  return `${shown.join(', ')}${values.length > 5 ? ` and ${values.length - 5} more` : ''}`;
+}
+
+function enumFindings(s) {
+  const types = declaredTypes(s);
+  if (types === undefined) return [];
+  const findings = [];
+  if ('const' in s && !fitsTypes(types, jsonType(s.const))) {
+    findings.push({ rule: 'OAS-ENUM-TYPE', keyword: 'const', message: `const ${valuesText([s.const])} is not of the schema's ${typeText(s)}: no value passes this schema` });
+  }
+  const values = listOf(s.enum);
+  const off = values.filter((v) => !fitsTypes(types, jsonType(v)));
+  if (off.length > 0 && off.length === values.length) {
+    findings.push({ rule: 'OAS-ENUM-TYPE', keyword: 'enum', message: `enum ${valuesText(off)}: no value is of the schema's ${typeText(s)}, so no value passes this schema` });
+  } else if (off.length > 0) {
+    findings.push({ rule: 'OAS-ENUM-TYPE', keyword: 'enum', message: `enum value${off.length === 1 ? '' : 's'} ${valuesText(off)} ${off.length === 1 ? 'is' : 'are'} not of the schema's ${typeText(s)}: a server that sends ${off.length === 1 ? 'it' : 'one of them'} breaks the schema` });
+  }
+  return findings;
+}
+
+const branchName = (key, index) => `${key}/${index}`;
+
+function describesObjects(s) {
+  const types = declaredTypes(s);
+  return types === undefined ? 'properties' in s || 'required' in s || 'additionalProperties' in s : types.has('object');
+}
+
+const NO_HOLDER = { properties: {}, required: new Set(), allowed: undefined };
+
+function makeCovering(deref) {
+  const memo = new Map();
+  const covers = (rawA, rawB, holder = NO_HOLDER, depth = 0) => {
+    const a = deref(rawA);
+    const b = deref(rawB);
+    if (b === true || (isObject(b) && assertions(b).length === 0)) return true;
+    if (!isObject(a) || !isObject(b) || depth > 12) return false;
+    const key = holder === NO_HOLDER ? b : undefined;
+    const known = key === undefined ? undefined : memo.get(a) && memo.get(a).get(key);
+    if (known !== undefined) return known;
+    if (key !== undefined) memo.set(a, (memo.get(a) || new Map()).set(key, false));
+    const result = decide(a, b, holder, depth);
+    if (key !== undefined) memo.get(a).set(key, result);
+    return result;
+  };
+  const decide = (a, b, holder, depth) => {
+    const ownA = assertions(a);
+    const ownB = assertions(b);
+    if (ownA.length === ownB.length && ownB.every((k) => hasOwn(a, k) && deepEqual(a[k], b[k]))) return true;
+    if (ownA.some((k) => NOT_JUDGED.has(k)) || ownB.some((k) => NOT_JUDGED.has(k))) return false;
+    for (const k of ownB) if (!OBJECT_KEYWORDS.has(k) && !(hasOwn(a, k) && deepEqual(a[k], b[k]))) return false;
+    const typesB = declaredTypes(b);
+    const typesA = declaredTypes(a) ?? (describesObjects(a) ? new Set(['object']) : undefined);
+    if (typesB !== undefined && (typesA === undefined || [...typesA].some((t) => !fitsTypes(typesB, t)))) return false;
+    const valuesA = Array.isArray(a.enum) ? a.enum : 'const' in a ? [a.const] : undefined;
+    if (Array.isArray(b.enum) && (valuesA === undefined || !valuesA.every((v) => b.enum.some((w) => deepEqual(v, w))))) return false;
+    if ('const' in b && (valuesA === undefined || !valuesA.every((v) => deepEqual(v, b.const)))) return false;
+    if ('prefixItems' in a || 'prefixItems' in b) {
+      if (!deepEqual(a.prefixItems, b.prefixItems) || !deepEqual(a.items, b.items)) return false;
+    } else if ('items' in b && !('items' in a && (deepEqual(a.items, b.items) || covers(a.items, b.items, NO_HOLDER, depth + 1)))) return false;
+    if (!['properties', 'required', 'additionalProperties'].some((k) => k in b)) return true;
+    if (typesA === undefined) return false;
+    return typesA.has('object') ? coversObjects(a, b, holder, depth) : true;
+  };
+  const coversObjects = (a, b, holder, depth) => {
+    const ownProperties = ownPropertiesOf(a);
+    const required = new Set([...stringsOf(a.required), ...holder.required]);
+    let carried = new Set([...Object.keys(ownProperties), ...required, ...Object.keys(holder.properties)]);
+    if (holder.allowed !== undefined) carried = new Set([...carried].filter((n) => holder.allowed.has(n)));
+    for (const r of stringsOf(b.required)) if (!required.has(r) || !carried.has(r)) return false;
+    const bProperties = ownPropertiesOf(b);
+    for (const name of carried) {
+      const target = hasOwn(bProperties, name) ? bProperties[name] : b.additionalProperties;
+      if (target === undefined || target === true) continue;
+      const schemas = [ownProperties[name], holder.properties[name]].filter((s) => s !== undefined);
+      if (!schemas.some((s) => covers(s, target, NO_HOLDER, depth + 1))) return false;
+    }
+    return true;
+  };
+  return covers;
+}
+
+function forbiddenBy(allowed, branch) {
+  const required = stringsOf(branch.required).filter((n) => !allowed.has(n));
+  const declared = Object.keys(ownPropertiesOf(branch)).filter((n) => !allowed.has(n) && !required.includes(n));
+  return { required, declared };
+}
+
+function closedFindings(s, deref) {
+  if (s.additionalProperties !== false || 'patternProperties' in s) return [];
+  const allowed = new Set(Object.keys(ownPropertiesOf(s)));
+  const parts = [];
+  let none = false;
+  const own = stringsOf(s.required).filter((n) => !allowed.has(n));
+  if (own.length > 0) {
+    parts.push(`it requires ${valuesText(own)}, which it forbids`);
+    none = true;
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = listOf(s[key]);
+    let dead = 0;
+    branches.forEach((raw, i) => {
+      const branch = deref(raw);
+      if (!isObject(branch)) return;
+      const forbidden = forbiddenBy(allowed, branch);
+      const name = branchName(key, i);
+      if (forbidden.required.length > 0) {
+        dead += 1;
+        parts.push(`${name} requires ${valuesText(forbidden.required)}, so no object matches it`);
+      } else if (forbidden.declared.length > 0) {
+        parts.push(`${name} declares ${valuesText(forbidden.declared)}, which no object may carry`);
+      }
+    });
+    if ((key === 'allOf' && dead > 0) || (key !== 'allOf' && branches.length > 0 && dead === branches.length)) none = true;
+  }
+  if (parts.length === 0) return [];
+  const allowedText = allowed.size === 0 ? 'no property (this schema\'s own properties declares none)' : `only the names in this schema's own properties (${valuesText([...allowed])})`;
+  const shown = parts.length > 6 ? [...parts.slice(0, 5), `and ${parts.length - 5} more`] : parts;
+  return [{ rule: 'OAS-CLOSED-SCHEMA', keyword: 'additionalProperties', message: `additionalProperties: false allows ${allowedText}: ${shown.join('; ')}${none ? ': no object passes this schema' : ''}` }];
+}
+
+function oneOfFindings(s, deref, covers) {
+  const raws = listOf(s.oneOf);
+  if (raws.length < 2) return [];
+  const closed = s.additionalProperties === false && !('patternProperties' in s);
+  const holder = { properties: ownPropertiesOf(s), required: new Set(stringsOf(s.required)), allowed: closed ? new Set(Object.keys(ownPropertiesOf(s))) : undefined };
+  const branches = raws.map((raw) => deref(raw));
+  const live = branches.map((b) => !(isObject(b) && holder.allowed !== undefined && forbiddenBy(holder.allowed, b).required.length > 0));
+  const pairs = [];
+  let shadowed = 0;
+  branches.forEach((branch, i) => {
+    if (!live[i]) return;
+    const other = branches.findIndex((b, j) => j !== i && live[j] && covers(branch, b, holder));
+    if (other === -1) return;
+    shadowed += 1;
+    const what = isObject(branch) && describesObjects(branch) ? 'an object' : 'a value';
+    pairs.push(`${what} of ${branchName('oneOf', i)} matches ${branchName('oneOf', other)} too`);
+  });
+  if (shadowed === 0) return [];
+  const all = shadowed === live.filter(Boolean).length;
+  const tag = isObject(s.discriminator) && typeof s.discriminator.propertyName === 'string' ? s.discriminator.propertyName : undefined;
+  const hint = tag === undefined ? '' : `; the discriminator "${tag}" does not tell them apart for validation (OAS 3.1 §4.8.25): give each branch's "${tag}" a const`;
+  const listed = (pairs.length > 6 ? [...pairs.slice(0, 5), `and ${pairs.length - 5} more`] : pairs).join('; ');
+  const message = all ? `no value its branches describe passes this oneOf (exactly one branch must match): ${listed}${hint}` : `${listed}: this oneOf rejects those values (exactly one branch must match)${hint}`;
+  return [{ rule: 'OAS-ONEOF-DISTINCT', keyword: 'oneOf', message }];
+}
+
+function satisfiabilityFindings(schema, deref, covers) {
+  return [...enumFindings(schema), ...closedFindings(schema, deref), ...oneOfFindings(schema, deref, covers)];
+}
+
 /**
- * OAS-NULLABLE and OAS-NULL-REQUIRED on one response body. Each schema is visited once in the
+ * OAS-NULLABLE and OAS-NULL-REQUIRED on one response body, and the three rules above on each schema. Each schema is visited once in the
  * document (`visited`, shared by every body), as lint visits each once by its pointer, so that
  * both inherit `required` from the same first use of a schema.
  */
-function checkNulls(document, root, findings, inventory, visited, asRef) {
+function checkNulls(document, root, findings, inventory, visited, asRef, covers) {
   const isRefAt = (propertiesPath, name) => {
     const key = JSON.stringify([...propertiesPath, name]);
     if (!asRef.has(key)) asRef.set(key, writtenAsRef(inventory, propertiesPath, name));
@@ -259,6 +450,7 @@ function checkNulls(document, root, findings, inventory, visited, asRef) {
     const schema = deref(document, raw);
     if (!isObject(schema) || visited.has(schema)) return;
     visited.add(schema);
+    for (const f of satisfiabilityFindings(schema, (v) => deref(document, v), covers)) findings.push({ rule: f.rule, path: [...path, f.keyword], message: f.message });
     const required = new Set([...inherited, ...listOf(schema.required).filter((r) => typeof r === 'string')]);
     for (const raw of listOf(schema.allOf)) {
       const arm = deref(document, raw);
@@ -366,7 +558,7 @@ export function lintResolved(document, inventory) {
     if (!token) {
       for (const [code, response] of Object.entries(responses)) {
         if (!isObject(response)) continue;
-        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(document, body, findings, inventory, visited, asRef);
+        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(document, body, findings, inventory, visited, asRef, makeCovering((v) => deref(document, v)));
       }
     }
   }

@@ -95,6 +95,77 @@ ${get('parcels', 'tenant_id', 'parcel_id', '                {type: object, requi
   'label_id',
   '                {type: object, required: [id], properties: {id: {type: string}}}',
 ).replace('{name: tenant_id, in: path, required: true, schema: {type: string, format: uuid}}', '{name: tenant_id, in: path, required: true, schema: {type: string}}')}${COMPONENTS}`,
+  // Zoom's oneOf (no branch told apart), `{type: string, enum: [1, 2]}`, Jira's closed discriminated oneOf (issue 37 item 8).
+  'unsatisfiable.yaml': `openapi: 3.0.3
+info: {title: unsatisfiable, version: '1'}
+security: [{bearer: []}]
+paths:
+  /tenants/{tenantId}/calls/{callId}:
+    parameters:
+      - {name: tenantId, in: path, required: true, schema: {type: string, format: uuid}}
+      - {name: callId, in: path, required: true, schema: {type: string}}
+    get:
+      parameters:
+        - {name: Accept-Version, in: header, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: A call
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Call'}
+        '400': {description: Bad request}
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+    token: {type: oauth2, flows: {clientCredentials: {tokenUrl: /uaa/oauth2/token, scopes: {}}}}
+  schemas:
+    Call:
+      type: object
+      required: [id, direction, settings, variable]
+      properties:
+        id: {type: string}
+        direction: {type: string, enum: [1, 2]}
+        settings:
+          oneOf:
+            - properties:
+                email_notification: {type: object, properties: {jbh_reminder: {type: boolean}}}
+            - type: object
+              properties:
+                meeting_security: {type: object, properties: {waiting_room: {type: boolean}}}
+        variable: {$ref: '#/components/schemas/ContextVariable'}
+    ContextVariable:
+      type: object
+      additionalProperties: false
+      required: [type]
+      properties:
+        type: {type: string}
+      discriminator:
+        propertyName: type
+        mapping: {user: '#/components/schemas/UserVariable', issue: '#/components/schemas/IssueVariable', json: '#/components/schemas/JsonVariable'}
+      oneOf:
+        - {$ref: '#/components/schemas/UserVariable'}
+        - {$ref: '#/components/schemas/IssueVariable'}
+        - {$ref: '#/components/schemas/JsonVariable'}
+    UserVariable:
+      type: object
+      required: [accountId, type]
+      properties:
+        accountId: {type: string}
+        type: {type: string}
+    IssueVariable:
+      type: object
+      required: [type]
+      properties:
+        id: {type: integer}
+        key: {type: string}
+        type: {type: string}
+    JsonVariable:
+      type: object
+      required: [type]
+      properties:
+        type: {type: string}
+        value: {type: object}
+`,
 } as const;
 
 let dir: string;
@@ -129,6 +200,19 @@ describe('lint and the Spectral ruleset agree', () => {
     ]);
     expect(spectralOn('into-paths.yaml')).toEqual(distinct(ours.map(key)));
     expect(theirs.filter((f) => f.pointer === '/paths')).toEqual([]);
+  });
+});
+
+describe('schemas no server can satisfy (issue 37 item 8), found by both', () => {
+  it('an enum outside its type, a oneOf no branch of which is told apart, a closed schema whose branches it forbids', async () => {
+    const ours = (await lint([file('unsatisfiable.yaml')])).findings;
+    expect(ours.filter((f) => !f.rule.startsWith('OAS-NULL')).map((f) => `${f.rule} ${f.line ?? '?'} ${f.pointer}`)).toEqual([
+      'OAS-ENUM-TYPE 29 /components/schemas/Call/properties/direction/enum',
+      'OAS-ONEOF-DISTINCT 31 /components/schemas/Call/properties/settings/oneOf',
+      'OAS-CLOSED-SCHEMA 40 /components/schemas/ContextVariable/additionalProperties',
+      'OAS-ONEOF-DISTINCT 47 /components/schemas/ContextVariable/oneOf',
+    ]);
+    expect(spectralOn('unsatisfiable.yaml')).toEqual(distinct(ours.map(key)));
   });
 });
 

@@ -1,6 +1,7 @@
 import { itemsOf } from '../openapi/endpoint-model.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { Level } from '../catalogue/types.js';
+import { coveringFor, satisfiabilityFindings } from './satisfiable.js';
 
 /**
  * The platform's conventions, checked in an OpenAPI 3.0 or 3.1 document before any deployment
@@ -98,6 +99,30 @@ export const LINT_RULES = [
     // SHOULD: a schema that leaves it out of `required` still accepts every answer the spec
     // allows; it only fails to say that the field is always there.
     sentence: 'An optional field that has no data is sent as `null`.',
+  },
+  // Schemas no server can satisfy (issue 37 item 8; src/lint/satisfiable.ts). The spec's
+  // sentence is JSON Schema's: a response the document describes there fails the document's own
+  // schema, so RESOURCE-SCHEMA would fail every deployment; the document is at fault.
+  {
+    id: 'OAS-ENUM-TYPE',
+    level: 'MUST',
+    title: "Every enum and const value of a response schema is of the schema's own type",
+    refs: ['JSON Schema validation 2020-12 §6.1.1–6.1.3', 'OAS 3.1 §4.8.24'],
+    sentence: 'An instance validates successfully against [enum] if its value is equal to one of the elements in this keyword\'s array value; [type]: if its JSON type matches the type represented by the value of the string.',
+  },
+  {
+    id: 'OAS-ONEOF-DISTINCT',
+    level: 'MUST',
+    title: 'The branches of every oneOf in a response schema can be told apart (a value of one does not match another)',
+    refs: ['JSON Schema core 2020-12 §10.2.1.3', 'OAS 3.1 §4.8.24, §4.8.25'],
+    sentence: 'An instance validates successfully against [oneOf] if it validates successfully against exactly one schema defined by this keyword\'s value.',
+  },
+  {
+    id: 'OAS-CLOSED-SCHEMA',
+    level: 'MUST',
+    title: 'additionalProperties: false does not forbid what its own schema or its allOf/anyOf/oneOf branches require or declare',
+    refs: ['JSON Schema core 2020-12 §10.3.2.3', 'OAS 3.1 §4.8.24'],
+    sentence: 'Validation with "additionalProperties" applies only to the child values of instance names that do not appear in the annotation results of either "properties" or "patternProperties".',
   },
 ] as const satisfies readonly LintRule[];
 
@@ -241,11 +266,15 @@ export function allowsNull(document: Json, schema: unknown, seen = new Set<unkno
  * object (locate.ts's trace), where the Spectral ruleset can report it too.
  */
 function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<string>, findings: RawFinding[]): void {
+  const deref = (v: unknown): unknown => resolve(document, v, '').value;
+  const covering = coveringFor(deref);
   const visit = (schema: unknown, at: string, inherited: ReadonlySet<string>): void => {
     const found = resolve(document, schema, at);
     if (!isObject(found.value) || visited.has(found.pointer)) return;
     visited.add(found.pointer);
     const value = found.value;
+    // OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT and OAS-CLOSED-SCHEMA: on every schema visited, once.
+    for (const f of satisfiabilityFindings(value, deref, covering)) findings.push({ rule: f.rule, pointer: `${found.pointer}/${f.keyword}`, message: f.message });
     const required = new Set([...inherited, ...listOf(value.required).filter((r): r is string => typeof r === 'string')]);
     listOf(value.allOf).forEach((arm) => {
       const armValue = resolve(document, arm, '').value;
