@@ -72,23 +72,60 @@ function valueAt(root, tokens) {
   return v;
 }
 
-// What a schema is once its `$ref` is followed. Spectral's resolved document still holds a `$ref`
-// where the resolver met a cycle (Xero's Payment → Invoice → Payments → Payment): lint follows it
-// (src/openapi/pointer.ts resolve), and so does this, in the document itself.
-function deref(root, value) {
-  let v = value;
-  for (let hops = 0; hops < 32 && isObject(v) && typeof v.$ref === 'string'; hops += 1) {
-    const tokens = localRefTokens(v.$ref);
-    const next = tokens === undefined ? undefined : valueAt(root, tokens);
-    if (next === undefined) return v;
-    v = next;
+// `target` (a `$ref`'s file part) read from the file `source`: a path relative to its folder.
+function relativeTo(source, target) {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('/')) return target;
+  const parts = source.split('/').slice(0, -1);
+  for (const segment of target.split('/')) {
+    if (segment === '..') parts.pop();
+    else if (segment !== '.' && segment !== '') parts.push(segment);
   }
-  return v;
+  return parts.join('/');
+}
+
+// What a schema is once its `$ref` is followed. Spectral's resolved document still holds a `$ref`
+// where the resolver met a cycle (Xero's Payment → Invoice → Payments → Payment), the object as
+// its file wrote it: lint follows it (src/openapi/pointer.ts resolve), and so does this. A `$ref`
+// of the root document is followed in the resolved document; one written in another file (a
+// cycle among the schemas of a second file) in that file, as Spectral read it (the inventory's
+// referenced documents), its own `$ref`s followed the same way when they are met.
+function makeDeref(document, inventory) {
+  const files = new Map();
+  const fileOf = new WeakMap();
+  const referenced = inventory && isObject(inventory.referencedDocuments) ? inventory.referencedDocuments : {};
+  for (const [source, doc] of Object.entries(referenced)) {
+    if (!doc || !(isObject(doc.data) || Array.isArray(doc.data))) continue;
+    files.set(source, doc.data);
+    const stack = [doc.data];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (fileOf.has(v)) continue;
+      fileOf.set(v, source);
+      for (const child of Object.values(v)) if (isObject(child) || Array.isArray(child)) stack.push(child);
+    }
+  }
+  const root = inventory && typeof inventory.source === 'string' ? inventory.source : undefined;
+  return (value) => {
+    let v = value;
+    for (let hops = 0; hops < 32 && isObject(v) && typeof v.$ref === 'string'; hops += 1) {
+      const source = fileOf.get(v);
+      const hash = v.$ref.indexOf('#');
+      const filePart = hash === -1 ? v.$ref : v.$ref.slice(0, hash);
+      const tokens = localRefTokens(hash === -1 ? '#' : v.$ref.slice(hash));
+      const file = filePart === '' ? source : relativeTo(source ?? root ?? '', filePart);
+      // The root document, resolved; another file, as written.
+      const data = file === undefined || file === root ? document : files.get(file);
+      const next = data === undefined || tokens === undefined ? undefined : valueAt(data, tokens);
+      if (next === undefined) return v;
+      v = next;
+    }
+    return v;
+  };
 }
 
 // spec §Generic rules for optional fields: what admits null, in 3.0 (nullable) and 3.1 (type lists).
-function allowsNull(root, raw, seen = new Set()) {
-  const schema = deref(root, raw);
+function allowsNull(deref, raw, seen = new Set()) {
+  const schema = deref(raw);
   if (schema === true) return true;
   if (!isObject(schema) || seen.has(schema)) return false;
   seen.add(schema);
@@ -98,9 +135,9 @@ function allowsNull(root, raw, seen = new Set()) {
   const types = typesOf(schema);
   if (types.includes('null')) return true;
   const arms = [...listOf(schema.anyOf), ...listOf(schema.oneOf)];
-  if (arms.length > 0) return arms.some((arm) => allowsNull(root, arm, seen));
+  if (arms.length > 0) return arms.some((arm) => allowsNull(deref, arm, seen));
   const all = listOf(schema.allOf);
-  if (all.length > 0) return all.every((arm) => allowsNull(root, arm, seen)) && types.length === 0;
+  if (all.length > 0) return all.every((arm) => allowsNull(deref, arm, seen)) && types.length === 0;
   return types.length === 0 && !('properties' in schema) && !('items' in schema);
 }
 
@@ -440,31 +477,31 @@ function satisfiabilityFindings(schema, deref, covers) {
  * document (`visited`, shared by every body), as lint visits each once by its pointer, so that
  * both inherit `required` from the same first use of a schema.
  */
-function checkNulls(document, root, findings, inventory, visited, asRef, covers) {
+function checkNulls(deref, root, findings, inventory, visited, asRef, covers) {
   const isRefAt = (propertiesPath, name) => {
     const key = JSON.stringify([...propertiesPath, name]);
     if (!asRef.has(key)) asRef.set(key, writtenAsRef(inventory, propertiesPath, name));
     return asRef.get(key);
   };
   const visit = (raw, path, inherited) => {
-    const schema = deref(document, raw);
+    const schema = deref(raw);
     if (!isObject(schema) || visited.has(schema)) return;
     visited.add(schema);
-    for (const f of satisfiabilityFindings(schema, (v) => deref(document, v), covers)) findings.push({ rule: f.rule, path: [...path, f.keyword], message: f.message });
+    for (const f of satisfiabilityFindings(schema, deref, covers)) findings.push({ rule: f.rule, path: [...path, f.keyword], message: f.message });
     const required = new Set([...inherited, ...listOf(schema.required).filter((r) => typeof r === 'string')]);
     for (const raw of listOf(schema.allOf)) {
-      const arm = deref(document, raw);
+      const arm = deref(raw);
       if (isObject(arm)) for (const r of listOf(arm.required)) if (typeof r === 'string') required.add(r);
     }
     const properties = isObject(schema.properties) ? schema.properties : {};
     for (const [name, property] of Object.entries(properties)) {
       // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1): out of this rule's reach.
-      const own = deref(document, property);
+      const own = deref(property);
       if (isObject(own) && own.writeOnly === true) continue;
       const at = [...path, 'properties', name];
       // A property written as a `$ref` is reported at its `properties` object (see the top of this file).
       const where = required.has(name) ? at : isRefAt([...path, 'properties'], name) ? [...path, 'properties'] : at;
-      const nullable = allowsNull(document, property);
+      const nullable = allowsNull(deref, property);
       if (!required.has(name) && !nullable) findings.push({ rule: 'OAS-NULLABLE', path: where, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
       else if (!required.has(name) && nullable) findings.push({ rule: 'OAS-NULL-REQUIRED', path: where, message: `property "${name}" allows null but is not in required: it is never omitted` });
       visit(property, at, new Set());
@@ -496,6 +533,8 @@ export function lintResolved(document, inventory) {
   const findings = [];
   const visited = new Set();
   const asRef = new Map();
+  const deref = makeDeref(document, inventory);
+  const covers = makeCovering(deref);
   const operations = operationsOf(document);
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
   for (const op of operations) {
@@ -558,7 +597,7 @@ export function lintResolved(document, inventory) {
     if (!token) {
       for (const [code, response] of Object.entries(responses)) {
         if (!isObject(response)) continue;
-        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(document, body, findings, inventory, visited, asRef, makeCovering((v) => deref(document, v)));
+        for (const body of bodySchemas({ value: response, path: [...op.path, 'responses', code] })) checkNulls(deref, body, findings, inventory, visited, asRef, covers);
       }
     }
   }

@@ -95,6 +95,10 @@ ${get('parcels', 'tenant_id', 'parcel_id', '                {type: object, requi
   'label_id',
   '                {type: object, required: [id], properties: {id: {type: string}}}',
 ).replace('{name: tenant_id, in: path, required: true, schema: {type: string, format: uuid}}', '{name: tenant_id, in: path, required: true, schema: {type: string}}')}${COMPONENTS}`,
+  // The same cycle among the schemas of a second file: Spectral leaves that `$ref` relative to its own file.
+  'cycle-api.yaml': `openapi: 3.0.3
+${HEAD}paths:
+${get('payments', 'tenantId', 'paymentId', "                $ref: './cycle-schemas.yaml#/Payment'")}${COMPONENTS}`,
   // Zoom's oneOf (no branch told apart), `{type: string, enum: [1, 2]}`, Jira's closed discriminated oneOf (issue 37 item 8).
   'unsatisfiable.yaml': `openapi: 3.0.3
 info: {title: unsatisfiable, version: '1'}
@@ -168,6 +172,25 @@ components:
 `,
 } as const;
 
+/** Files the documents `$ref`, not linted themselves. */
+const SIDE_FILES = {
+  'cycle-schemas.yaml': `Payment:
+  type: object
+  required: [id]
+  properties:
+    id: {type: string}
+    Invoice: {$ref: '#/Invoice'}
+Invoice:
+  type: object
+  required: [id, Payments, amount]
+  properties:
+    id: {type: string}
+    note: {type: string}
+    amount: {oneOf: [{type: integer}, {type: number}]}
+    Payments: {type: array, items: {$ref: '#/Payment'}}
+`,
+};
+
 let dir: string;
 let theirs: SpectralFinding[];
 const file = (name: keyof typeof DOCUMENTS): string => join(dir, name);
@@ -176,7 +199,7 @@ const distinct = (list: string[]): string[] => [...new Set(list)].sort();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lint-agreement-'));
-  for (const [name, text] of Object.entries(DOCUMENTS)) await writeFile(join(dir, name), text);
+  for (const [name, text] of Object.entries({ ...DOCUMENTS, ...SIDE_FILES })) await writeFile(join(dir, name), text);
   theirs = await spectralFindings(Object.keys(DOCUMENTS).map((name) => join(dir, name)));
 });
 afterAll(async () => {
@@ -191,6 +214,21 @@ describe('lint and the Spectral ruleset agree', () => {
     const ours = (await lint([file('circular.yaml')])).findings;
     expect(ours.map(key)).toEqual(['OAS-NULLABLE circular.yaml:28 /components/schemas/Payment/properties property "Invoice" is optional (not in required) but does not allow null: without data it is sent as null']);
     expect(spectralOn('circular.yaml')).toEqual(distinct(ours.map(key)));
+  });
+
+  it('on a cycle among the schemas of a second file: the same findings; those inside the schema the cycle closes on are placed by Spectral at the `$ref` that closes it (docs/design.md)', async () => {
+    const ours = (await lint([file('cycle-api.yaml')])).findings;
+    const placed = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string => `${f.rule} ${resolve(ROOT, f.file).slice(dir.length + 1)}:${f.line ?? '?'} ${f.pointer}`;
+    expect(ours.map(placed)).toEqual([
+      'OAS-NULLABLE cycle-schemas.yaml:4 /Payment/properties',
+      'OAS-NULLABLE cycle-schemas.yaml:12 /Invoice/properties/note',
+      'OAS-ONEOF-DISTINCT cycle-schemas.yaml:13 /Invoice/properties/amount/oneOf',
+    ]);
+    const spectral = theirs.filter((f) => f.file.endsWith('cycle-schemas.yaml'));
+    // The same rules and messages: the `$ref` is followed (before, "Invoice" allowed null, and nothing inside it was seen).
+    expect(distinct(spectral.map((f) => `${f.rule} ${f.message}`))).toEqual(distinct(ours.map((f) => `${f.rule} ${f.message}`)));
+    // Spectral cannot name a place past a `$ref` its resolver left in another file (its ref map has no entry for it): the closest is that `$ref`.
+    expect(distinct(spectral.map(placed))).toEqual(['OAS-NULLABLE cycle-schemas.yaml:4 /Payment/properties', 'OAS-NULLABLE cycle-schemas.yaml:6 /Payment/properties/Invoice', 'OAS-ONEOF-DISTINCT cycle-schemas.yaml:6 /Payment/properties/Invoice']);
   });
 
   it("on a schema reached through a $ref into another path's operation: where it is written, never at `paths`", async () => {
