@@ -1,9 +1,9 @@
 import type { LintRuleId, RawFinding } from './rules.js';
 
 /**
- * Lint's output is bounded like its input (issue 37 item 11). A document of a few hundred
- * kilobytes whose YAML aliases repeat one wide schema under every operation made 150 000 findings:
- * 41 MB of CI log, a 164 MB SARIF file, 2 GB of memory, four minutes. The first findings of a rule
+ * Lint's output is bounded like its input (issue 37 item 11). A 206 KB document whose YAML
+ * aliases repeat one wide schema under every operation made 177 601 findings: 48.6 MB of CI log, a
+ * 193 MB SARIF file, 2.4 GB of memory (docs/design.md has the figures). The first findings of a rule
  * show the problem and the count says how widespread it is, as a run lists a check's findings
  * (src/battery/findings-cap.ts):
  *
@@ -14,7 +14,8 @@ import type { LintRuleId, RawFinding } from './rules.js';
  * - the rest are counted, per rule, in every output (console, JSON, SARIF, JUnit, report.json);
  * - the memory is bounded with them: a rule keeps at most CANDIDATES_PER_RULE findings to choose
  *   from (enough to fill its list at distinct places), and counts the others as they are found;
- *   only the candidates are traced to their files and lines.
+ *   only the candidates are traced to their files and lines. (Candidates that repeat a place and
+ *   its message are merged; the others are counted as found, the rules visiting each schema once.)
  */
 export const FINDINGS_PER_RULE = 100;
 export const FINDINGS_PER_PLACE = 10;
