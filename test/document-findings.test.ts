@@ -186,6 +186,20 @@ describe('the document section in the reports', () => {
     expect(page).not.toContain('<b>name</b>');
   });
 
+  it('findings not listed (lint lists so many of a rule and at a place): counted in the headline, the console, Markdown, HTML and JUnit', async () => {
+    const capped: DocumentSection = { ...section, notListed: [{ rule: 'OAS-NULLABLE', count: 1200 }] };
+    const report = fullReport({}, { document: capped });
+    expect(renderConsoleSummary(report, { color: false })).toContain('The document (1203): api/<openapi>.yaml: 1203 findings, 3 listed (OAS-NULLABLE ×1202, OAS-VERSION-400 ×1); see report.json');
+    expect(renderMarkdownSummary(report)).toContain('- … 1200 more not listed \\(a document lists at most 100 findings of a rule and 10 at one place; fix those and lint again\\)');
+    expect(renderHtmlReport(report)).toContain('<p>… 1200 more not listed (a document lists at most 100 findings of a rule and 10 at one place; fix those and lint again)</p>');
+    const xml = renderJUnit(report);
+    expect(await validateAgainst(xml, await loadXsd('junit-10.xsd'))).toEqual({ valid: true, errors: [] });
+    expect(xml).toContain('1202 findings in the document (MUST)');
+    expect(xml).toContain('… and 1200 more not listed (a document lists at most 100');
+    expect(junitDisagreements(report, readJUnit(xml))).toEqual([]);
+    expect(parseRunReport(JSON.stringify(report), 'report').document).toEqual(capped);
+  });
+
   it.each(XSD_FILES)('JUnit: a testsuite apart, a skipped case per rule, valid against %s; verify-bundle holds it to report.json', async (xsd) => {
     const xml = renderJUnit(withDocument);
     expect(await validateAgainst(xml, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });

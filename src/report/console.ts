@@ -4,7 +4,7 @@ import { formatDuration, oneLine, plural, printable, reasonWithin } from './form
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
-import { DOCUMENT_NOTE, documentHeadline } from './document.js';
+import { DOCUMENT_NOTE, documentHeadline, findingCount } from './document.js';
 import type { DocumentSection } from './model.js';
 
 /**
@@ -75,7 +75,7 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   if (uncertain !== undefined) blocks.push(uncertain);
 
   // A clean document is no news: the block appears when there is something to fix (or it could not be linted).
-  if (report.document !== undefined && (report.document.findings.length > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
+  if (report.document !== undefined && (findingCount(report.document) > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
 
   blocks.push(totals(report, withExpected, paint));
   return `${blocks.join('\n\n')}\n`;
@@ -274,8 +274,9 @@ function kindNotCertain(endpoints: NonNullable<RunReport['target']['endpoints']>
  * outside their totals; the findings themselves are in report.json, and `lint` shows them located.
  */
 function documentBlock(section: DocumentSection, paint: Paint): string {
-  const title = paint('bold', `The document${section.findings.length > 0 ? ` (${section.findings.length})` : ''}`);
-  const rest = section.error === undefined && section.findings.length > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
+  const count = findingCount(section);
+  const title = paint('bold', `The document${count > 0 ? ` (${count})` : ''}`);
+  const rest = section.error === undefined && count > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
   return `${title}: ${line(`${section.file}: ${documentHeadline(section)}${rest}`, DETAIL_MAX)}
   ${DOCUMENT_NOTE}`;
 }

@@ -8,7 +8,7 @@ import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RecordedExchange, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
-import { DOCUMENT_NOTE, documentHeadline, findingPlace } from './document.js';
+import { DOCUMENT_NOTE, documentHeadline, findingPlace, notListedNote } from './document.js';
 import { implementationLabel } from './target-name.js';
 
 /**
@@ -189,6 +189,7 @@ ${section.findings.map((f) => html`<tr><td><code>${f.rule}</code></td><td>${f.le
 </tbody>
 </table>`
 }
+${notListedNote(section) !== undefined && html`<p>… ${notListedNote(section)}</p>`}
 </section>`;
 }
 

@@ -207,7 +207,10 @@ export const documentSectionSchema = z.object({
   file: z.string(),
   /** How many lint rules it was held to. */
   rules: z.number().int(),
+  /** The findings listed: as `lint` lists them, at most so many of a rule and at one place (src/lint/caps.ts). */
   findings: z.array(documentFindingSchema),
+  /** How many more findings of each rule there are, not listed. Absent when every finding is listed, and in reports of earlier versions. */
+  notListed: z.array(z.object({ rule: z.string(), count: z.number().int() })).optional(),
   /** Why it could not be linted (its findings are then unknown, not none). */
   error: z.string().optional(),
 });
