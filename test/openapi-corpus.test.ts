@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { CASES } from './fixtures/openapi/corpus/cases.js';
 import { DocumentData, invalidBodies, listOperations, problems, runOnDocument, unaccounted } from './support/document-mock.js';
 
-const SUITES = ['resources', 'tenant', 'versioning', 'pagination'].flatMap((s) => ['--suite', s]);
+const SUITES = ['resources', 'tenant', 'versioning', 'pagination', 'nulls'].flatMap((s) => ['--suite', s]);
 
 describe('the document mock serves schema-valid data', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s: every body it serves is valid for its schema', (_, c) => {
