@@ -88,6 +88,12 @@ describe("Django REST framework's router: paths with a trailing slash", () => {
     ]);
   });
 
+  it('with no endpoint under test at all, one line says so and how to give some', () => {
+    expect(unusedExpectations([], { resources: { shipments: [], invoices: [] } })).toEqual([
+      '--expectations: "resources" names 2 path(s) ("shipments", "invoices"), but no tenant endpoint is under test (give --openapi, --paged-path or --endpoint); their known data is not compared',
+    ]);
+  });
+
   it('is compared end to end, the path that names nothing warned about', async () => {
     const { report, stderr } = await run(['--suite', 'resources'], undefined, async (server) => {
       const file = join(await tempDir(), 'expectations.json');

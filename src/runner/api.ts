@@ -102,9 +102,10 @@ export function unusedExpectations(endpoints: readonly EndpointSpec[], expectati
   for (const e of endpoints) if (e.kind === 'single') known.add(pathKey(e.path).replace(/\/\{[^}]+\}$/, ''));
   const paths = endpoints.map((e) => e.path);
   const shown = `${paths.slice(0, 6).join(', ')}${paths.length > 6 ? `, and ${paths.length - 6} more` : ''}`;
-  return Object.keys(expectations?.resources ?? {})
-    .filter((path) => !known.has(pathKey(path)))
-    .map((path) => `--expectations: "resources" names ${JSON.stringify(path)}, which is no tenant endpoint under test (${paths.length === 0 ? 'there are none' : `their paths: ${shown}`}); its known data is not compared`);
+  const unused = Object.keys(expectations?.resources ?? {}).filter((path) => !known.has(pathKey(path)));
+  // With no endpoint at all, one line says why rather than one per path.
+  if (paths.length === 0) return unused.length === 0 ? [] : [`--expectations: "resources" names ${unused.length} path(s) (${unused.slice(0, 3).map((p) => JSON.stringify(p)).join(', ')}${unused.length > 3 ? ', …' : ''}), but no tenant endpoint is under test (give --openapi, --paged-path or --endpoint); their known data is not compared`];
+  return unused.map((path) => `--expectations: "resources" names ${JSON.stringify(path)}, which is no tenant endpoint under test (their paths: ${shown}); its known data is not compared`);
 }
 
 /** The path parameter values the user gave: `parameters` of a config file, then --parameter NAME=VALUE. */
