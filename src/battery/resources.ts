@@ -5,6 +5,7 @@ import { canonicalPointer, compileFailure, documentAjv, precompiledFailure, prec
 import { at as target, isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import { at as nodeAt } from '../openapi/pointer.js';
 import { mayBeObject, omissionMessage } from '../lint/omission.js';
+import { satisfiabilityFindings, type SatisfiableRule } from '../lint/satisfiable.js';
 import { itemId } from './list-items.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
@@ -153,6 +154,15 @@ function applicable(document: Json, pointers: readonly string[]): string[] {
 
 /** The outermost schema with a `keyword` (anyOf/oneOf) that applies at instance path `path` of a value of the schema at `pointer`. */
 function compositeAt(document: Json, pointer: string, path: string, keyword: string): { pointer: string; schema: Json } | undefined {
+  for (const p of schemasAt(document, pointer, path)) {
+    const s = nodeAt(document, p);
+    if (isObject(s) && Array.isArray(s[keyword])) return { pointer: p, schema: s };
+  }
+  return undefined;
+}
+
+/** Every schema that applies at instance path `path` of a value of the schema at `pointer`, outermost first (union arms included). */
+function schemasAt(document: Json, pointer: string, path: string): string[] {
   let current = applicable(document, [pointer]);
   for (const raw of path.split('/').slice(1)) {
     const t = raw.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -168,9 +178,37 @@ function compositeAt(document: Json, pointer: string, path: string, keyword: str
     }
     current = applicable(document, next);
   }
-  for (const p of current) {
-    const s = nodeAt(document, p);
-    if (isObject(s) && Array.isArray(s[keyword])) return { pointer: p, schema: s };
+  return current;
+}
+
+/** The lint findings of the three "no server can satisfy this" rules on each schema, by document and pointer (src/lint/satisfiable.ts). */
+const unsatisfiable = new WeakMap<Json, Map<string, SatisfiableRule[]>>();
+
+function rulesAt(document: Json, pointer: string): SatisfiableRule[] {
+  let byPointer = unsatisfiable.get(document);
+  if (!byPointer) unsatisfiable.set(document, (byPointer = new Map<string, SatisfiableRule[]>()));
+  let rules = byPointer.get(pointer);
+  if (rules === undefined) {
+    const s = nodeAt(document, pointer);
+    const deref = (v: unknown): unknown => resolve(document, v, '').value;
+    rules = isObject(s) && typeof s.$ref !== 'string' ? [...new Set(satisfiabilityFindings(s, deref).map((f) => f.rule))] : [];
+    if (byPointer.size < 5000) byPointer.set(pointer, rules);
+  }
+  return rules;
+}
+
+/** Which rule of the document's makes error `e` no server's fault, if one does (issue 37 item 8). */
+function documentCause(document: Json, pointer: string, e: ErrorObject): SatisfiableRule | undefined {
+  // A value several branches match is the document's only where its branches cannot be told apart
+  // at all (lint's OAS-ONEOF-DISTINCT); where they can, the server sent one that fits two.
+  const passing: unknown = e.params.passingSchemas;
+  const several = e.keyword === 'oneOf' && Array.isArray(passing) && passing.length > 1;
+  const relevant: Partial<Record<string, SatisfiableRule[]>> = { type: ['OAS-ENUM-TYPE'], enum: ['OAS-ENUM-TYPE'], const: ['OAS-ENUM-TYPE'], oneOf: several ? ['OAS-ONEOF-DISTINCT', 'OAS-CLOSED-SCHEMA'] : ['OAS-CLOSED-SCHEMA'], anyOf: ['OAS-CLOSED-SCHEMA'], additionalProperties: ['OAS-CLOSED-SCHEMA'] };
+  const wanted = relevant[e.keyword];
+  if (!wanted) return undefined;
+  for (const p of schemasAt(document, pointer, e.instancePath)) {
+    const found = rulesAt(document, p).find((r) => wanted.includes(r));
+    if (found) return found;
   }
   return undefined;
 }
@@ -357,27 +395,60 @@ function nullsRefused(validate: ValidateFunction, value: unknown, errors: ErrorO
   return { value: current, errors: rest, requiredNulls };
 }
 
+/** RESOURCE-SCHEMA's judgement of one value: what the server got wrong, and what no server could get right (the document's). */
+export interface SchemaJudgement {
+  problems: string[];
+  /** Failures a schema that contradicts itself makes of every value (lint's OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT, OAS-CLOSED-SCHEMA): the document's, never the deployment's. */
+  documentFaults: string[];
+}
+
 /**
  * RESOURCE-SCHEMA: what the value breaks of its declared schema, a line each, at its own path.
  * Omitted properties (`required`) are RESOURCE-FIELDS-PRESENT's to report, so that one omission
  * is one finding; inside a union's branch, which that check does not follow, they are this one's.
- * A null is accepted for every optional property (nullsRefused).
+ * A null is accepted for every optional property (nullsRefused). A failure that the schema makes
+ * of every value (`{type: string, enum: [1, 2]}`, a oneOf whose branches overlap, a closed schema
+ * that forbids its own branches' properties: issue 37 item 8) is the document's, said apart.
  */
-export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
+export function schemaJudgement(document: Json, pointer: string, value: unknown): SchemaJudgement {
   const validate = validator(document, pointer);
   if (!validate) throw new Error(schemaCompileProblem(document, pointer));
-  if (validate(value)) return [];
+  if (validate(value)) return { problems: [], documentFaults: [] };
   const read = nullsRefused(validate, value, [...(validate.errors ?? [])]);
   const nulls = read.requiredNulls.map((e) => `${describeError(e, value)} (a required property: it has data, so never null)`);
-  if (read.errors.length === 0) return nulls;
+  // The document's: each error a self-contradicting schema makes, with the errors of the union it explains.
+  const documentFaults: string[] = [];
+  const dropped = read.errors.map(() => false);
+  for (let k = read.errors.length - 1; k >= 0; k -= 1) {
+    const e = read.errors[k] as ErrorObject;
+    if (dropped[k]) continue;
+    const cause = documentCause(document, pointer, e);
+    if (cause === undefined) continue;
+    dropped[k] = true;
+    let text = describeError(e, read.value);
+    try {
+      if (e.keyword === 'oneOf' || e.keyword === 'anyOf') text = explainUnion(document, pointer, read.value, '', e, { keepRequired: true, depth: 0, note: '' }).join('; ') || text;
+    } catch {
+      // As below: a hostile document's pointers leave ajv's own words.
+    }
+    documentFaults.push(`${text} (the document's schema there cannot be met by any server: its finding ${cause})`);
+    if (e.keyword === 'oneOf' || e.keyword === 'anyOf') for (let j = k - 1; j >= 0 && within((read.errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1) dropped[j] = true;
+  }
+  const errors = read.errors.filter((_, k) => !dropped[k]);
+  if (errors.length === 0) return { problems: nulls, documentFaults };
   try {
     // Nothing left when the value's only faults are omissions: RESOURCE-FIELDS-PRESENT reports them.
-    return [...nulls, ...explain(document, pointer, read.value, '', read.errors, { keepRequired: false, depth: 0, note: '' })];
+    return { problems: [...nulls, ...explain(document, pointer, read.value, '', errors, { keepRequired: false, depth: 0, note: '' })], documentFaults };
   } catch {
     // The explanation follows the document's pointers, which a hostile document can make throw:
     // ajv's own errors then, each at its path, rather than no judgement of the item.
-    return [...nulls, ...new Set(read.errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, read.value)))];
+    return { problems: [...nulls, ...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, read.value)))], documentFaults };
   }
+}
+
+/** schemaJudgement's lines of what the server got wrong. */
+export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
+  return schemaJudgement(document, pointer, value).problems;
 }
 
 /**
@@ -688,6 +759,8 @@ export function sameInstant(a: string, b: string): boolean {
 /** What the resource checks found on one page of a list: a few lines each, and how many in all. */
 export interface PageFindings {
   schema: string[];
+  /** RESOURCE-SCHEMA's failures that are the document's (schemaJudgement), the first few. */
+  documentFaults?: string[];
   missing: string[];
   expected: string[];
   counts: { schema: number; missing: number; expected: number };
@@ -825,7 +898,11 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
     const carriesEveryDeclared = wantMissing && openapi && schema ? everyDeclaredIn(openapi, schema) : undefined;
     for (const item of items) {
       if (strings && out.strings) tallyStrings(strings, item, out.strings);
-      if (validate && openapi && schema && !validate(item)) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
+      if (validate && openapi && schema && !validate(item)) {
+        const judged = schemaJudgement(openapi, schema, item);
+        for (const p of judged.problems) add('schema', `${label(item)}: ${p}`);
+        for (const d of judged.documentFaults) if ((out.documentFaults ??= []).length < LINES_PER_PAGE && !out.documentFaults.includes(d)) out.documentFaults.push(d);
+      }
       if (carriesEveryDeclared && openapi && schema && !carriesEveryDeclared(item)) {
         const missing = missingDeclared(openapi, schema, item);
         if (missing.length > 0) add('missing', `${label(item)} ${omissionMessage(openapi, schema, missing)}`);
