@@ -24,6 +24,8 @@ export interface Decision {
   why: string;
   /** From a hand label (list-labels.json), not the rule below. */
   labelled: boolean;
+  /** For a labelled one: what the rule alone would have said (the rule measured against the labels). */
+  rule?: Label;
   /** Where the mock pages it (list and ambiguous); undefined: served as one body. */
   shape: ListShape | undefined;
 }
@@ -162,7 +164,7 @@ export function templateOf(path: string): string {
 export function decide(template: string, params: readonly Record<string, unknown>[], shape: BodyShape | undefined, label: HandLabel | undefined): Decision {
   const ruled = classify(template, params, shape);
   if (label === undefined) return { ...ruled, labelled: false };
-  if (label.label === 'single') return { label: 'single', why: label.why, labelled: true, shape: undefined };
+  if (label.label === 'single') return { label: 'single', why: label.why, labelled: true, rule: ruled.label, shape: undefined };
   // A labelled list is paged where its elements are: the whole array, or the wrapper's array the rule picks (else its only or first one).
   let paged = ruled.shape;
   if (paged === undefined && shape !== undefined) {
@@ -172,5 +174,5 @@ export function decide(template: string, params: readonly Record<string, unknown
       if (first?.items !== undefined) paged = { wrapper: first.name, items: first.items };
     }
   }
-  return { label: label.label, why: label.why, labelled: true, shape: paged };
+  return { label: label.label, why: label.why, labelled: true, rule: ruled.label, shape: paged };
 }

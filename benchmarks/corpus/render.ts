@@ -53,6 +53,7 @@ export function renderSummary(out: CorpusOutput): string {
     `| tenant GETs the harness did not list | ${t.unlisted} |`,
     `| list detection: recall / precision (all certain) | ${pct(t.detection.recall)} / ${pct(t.detection.precision)} |`,
     `| list detection on the hand-labelled: recall / precision | ${pct(t.labelledDetection.recall)} / ${pct(t.labelledDetection.precision)} |`,
+    `| the corpus's rule against the hand labels (label/rule: endpoints) | ${Object.entries(t.ruleAgainstLabels).sort().map(([k, n]) => `${k}: ${n}`).join(', ') || 'n/a'} |`,
     `| endpoints judged / not judged by any check | ${t.endpointsJudged} / ${t.endpointsNotJudged} |`,
     `| check × endpoint: passed / failed / warning / error / skipped | ${t.pairs.passed} / ${t.pairs.failed} / ${t.pairs.warning} / ${t.pairs.error} / ${t.pairs.skipped} |`,
     `| **false failures** (endpoints, documents) | **${t.falseFailures}** (${t.falseFailureEndpoints}, ${t.falseFailureDocuments}) |`,

@@ -59,6 +59,8 @@ export interface DocumentResult {
    */
   detection: Detection;
   labelledDetection: Detection;
+  /** The corpus's rule against the hand labels: labelled endpoints by "label/rule" (`list/ambiguous`: labelled a list, the rule said ambiguous). */
+  ruleAgainstLabels: Record<string, number>;
   /** Lists (certain) the harness took for single resources, and single resources (certain) it took for lists. */
   blindSpots: string[];
   wrongLists: string[];
@@ -101,6 +103,7 @@ export function emptyResult(document: string, outcome: Outcome): DocumentResult 
     truth: { list: 0, single: 0, ambiguous: 0, labelled: 0 },
     detection: { lists: 0, listsAsList: 0, singles: 0, singlesAsList: 0 },
     labelledDetection: { lists: 0, listsAsList: 0, singles: 0, singlesAsList: 0 },
+    ruleAgainstLabels: {},
     blindSpots: [],
     wrongLists: [],
     unlisted: [],
@@ -174,7 +177,11 @@ export function tally(document: string, facts: DocumentFacts, records: readonly 
   const judged = outcome === 'judged' || outcome === 'timeout';
   for (const r of records) {
     result.truth[r.decision.label] += 1;
-    if (r.decision.labelled) result.truth.labelled += 1;
+    if (r.decision.labelled) {
+      result.truth.labelled += 1;
+      const k = `${r.decision.label}/${r.decision.rule ?? '?'}`;
+      result.ruleAgainstLabels[k] = (result.ruleAgainstLabels[k] ?? 0) + 1;
+    }
     if (!trusted(r)) result.mockUntrusted.push({ endpoint: endpointName(r.template), why: r.mockError ? `generator: ${r.mockError}` : r.unreadable ? `oracle could not read: ${r.unreadable}` : `oracle refused ${r.refused} of ${r.checked} bodies: ${r.refusal ?? ''}` });
   }
   if (!report || !judged) return result;
@@ -287,6 +294,7 @@ export interface Totals {
   /** List detection: recall (certain lists taken for lists) and precision (of what it took for lists among the certain, the lists), over all and over the hand-labelled. */
   detection: Detection & { recall: number | undefined; precision: number | undefined };
   labelledDetection: Detection & { recall: number | undefined; precision: number | undefined };
+  ruleAgainstLabels: Record<string, number>;
   pairs: { passed: number; failed: number; warning: number; error: number; skipped: number };
   endpointsJudged: number;
   endpointsNotJudged: number;
@@ -338,6 +346,10 @@ export function totals(results: readonly DocumentResult[]): Totals {
     unlisted: sum((r) => r.unlisted.length),
     detection: rates(results, (r) => r.detection),
     labelledDetection: rates(results, (r) => r.labelledDetection),
+    ruleAgainstLabels: results.reduce<Record<string, number>>((acc, r) => {
+      for (const [k, n] of Object.entries(r.ruleAgainstLabels)) acc[k] = (acc[k] ?? 0) + n;
+      return acc;
+    }, {}),
     pairs: {
       passed: sum((r) => r.pairs.passed),
       failed: sum((r) => r.pairs.failed),
