@@ -9,7 +9,7 @@
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
 import { DigestSet } from '../src/battery/digest-set.js';
-import { listEndpoints, notValidByDocument, onEach } from '../src/battery/endpoints.js';
+import { endpointHeaders, listEndpoints, notValidByDocument, onEach } from '../src/battery/endpoints.js';
 import { expectNoServerError } from '../src/battery/expect.js';
 import { extractItems, itemLabelAt, keyKindAt, sameItems } from '../src/battery/list-items.js';
 import { expectedItemCount, expectedTotalPages, listUrl, readPagingHeaders, type WalkPage } from '../src/battery/paging.js';
@@ -338,8 +338,8 @@ suite('pagination', () => {
         const pageNumber = (head.totalPages ?? 0) >= 2 ? 2 : 1;
         const huge = 1_000_000;
         const [res, big] = await Promise.all([
-          getUrl(e.send, listUrl(e, head, { page: String(pageNumber), size: String(size) }), e.bearer(), `GET ${head.path} page ${pageNumber} with size ${size}`),
-          getUrl(e.send, listUrl(e, head, { page: '1', size: String(huge) }), e.bearer(), `GET ${head.path} with size ${huge}`),
+          getUrl(e.send, listUrl(e, head, { page: String(pageNumber), size: String(size) }), e.bearer(), `GET ${head.path} page ${pageNumber} with size ${size}`, endpointHeaders(head.endpoint.spec)),
+          getUrl(e.send, listUrl(e, head, { page: '1', size: String(huge) }), e.bearer(), `GET ${head.path} with size ${huge}`, endpointHeaders(head.endpoint.spec)),
         ]);
         return (j) => {
           const what = `GET ${head.path}?page=${pageNumber}&size=${size}`;
@@ -382,7 +382,7 @@ suite('pagination', () => {
       probe: async (e, head) => {
         const beyond = Math.max(head.totalPages ?? 0, 1) + 1;
         const what = `GET ${head.path}?page=${beyond}&size=${head.size} (past the last page)`;
-        const res = await getUrl(e.send, listUrl(e, head, { page: String(beyond), size: String(head.size) }), e.bearer(), what);
+        const res = await getUrl(e.send, listUrl(e, head, { page: String(beyond), size: String(head.size) }), e.bearer(), what, endpointHeaders(head.endpoint.spec));
         return (j) => {
           if (res.status === 404) return;
           if (!inRange(res)) return j.fail(`${what}: expected an empty page or 404, got ${res.status}`, res);
@@ -408,7 +408,7 @@ suite('pagination', () => {
         const answers = await Promise.all(
           probes.map((probe) => {
             const params = probe.param === 'page' ? { page: probe.value, size: String(head.size) } : { page: '1', size: probe.value };
-            return getUrl(e.send, listUrl(e, head, params), e.bearer(), `GET ${head.path} with ${probe.param}=${JSON.stringify(probe.value)}`);
+            return getUrl(e.send, listUrl(e, head, params), e.bearer(), `GET ${head.path} with ${probe.param}=${JSON.stringify(probe.value)}`, endpointHeaders(head.endpoint.spec));
           }),
         );
         return (j) =>

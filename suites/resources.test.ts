@@ -12,7 +12,7 @@ import { notValidByDocument, onEach, tenantEndpoints, validAnswer, type Endpoint
 import { itemLabel } from '../src/battery/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
-import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaCompileProblem, schemaProblems, undemandedProperties, type PageFindings, type StringTally } from '../src/battery/resources.js';
+import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaCompileProblem, schemaProblems, type PageFindings, type StringTally } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { omissionMessage } from '../src/lint/omission.js';
 
@@ -174,16 +174,6 @@ suite('resources', () => {
   check('RESOURCE-FIELDS-PRESENT', async (c) => {
     const document = c.settings.openapi;
     const endpoints = withSchemas(c);
-    // What the document does not let be demanded is said once per endpoint, as a note: the
-    // document's fault is lint's OAS-NULLABLE finding, never this check's failure (issue 29 item 6).
-    for (const endpoint of endpoints) {
-      const exempt = document && endpoint.spec?.schema ? undemandedProperties(document, endpoint.spec.schema) : [];
-      if (exempt.length === 0) continue;
-      const shown = exempt.slice(0, 5).map((p) => `"${p}"`).join(', ') + (exempt.length > 5 ? `, and ${exempt.length - 5} more` : '');
-      c.at(endpoint.label).note(
-        `${exempt.length} declared ${exempt.length === 1 ? 'property is' : 'properties are'} not demanded (${shown}): optional, and the schema does not allow null, so the document leaves no value to send without data (spec §Generic rules for optional fields 1); omitting ${exempt.length === 1 ? 'it' : 'them'} is accepted, and the document is at fault (OAS-NULLABLE, in the report's document findings)`,
-      );
-    }
     await onEveryResource(c, endpoints, {
       single: (_e, endpoint, body) => {
         const missing = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];

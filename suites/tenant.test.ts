@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { notValidByDocument, onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { endpointHeaders, notValidByDocument, onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems } from '../src/battery/list-items.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -78,7 +78,7 @@ suite('tenant', () => {
   check('TENANT-FOREIGN', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
       const what = `${endpoint.label.replace('{tenantId}', '{foreignTenantId}')} (a tenant this client may not access)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.foreignTenantId), auth: e.bearer(), purpose: what }));
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.foreignTenantId), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what }));
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
       await expectNoData(e, endpoint, res, what);
@@ -88,7 +88,7 @@ suite('tenant', () => {
   check('TENANT-INVALID-ID', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
       const what = `${endpoint.label.replace('{tenantId}', NOT_A_UUID)} (a tenantId that is not a UUID)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), purpose: what }));
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what }));
       if (!res) return;
       expectStatusClass(e, res, 4, what);
       await expectNoData(e, endpoint, res, what);

@@ -50,6 +50,20 @@ describe('patterns in the dialect documents are written in', () => {
     expect(validators.get('#/components/schemas/Keys')?.({ 'x-a': 'one' })).toBe(false);
   });
 
+  it("PCRE's and Python's \\A, \\Z and \\z are start and end, as written (Django's URL validator in every DRF document), here and in standalone code", () => {
+    // DRF's generateschema writes Django's URL regex with `\z`; read as JavaScript it is a literal "z".
+    const url = "^(?:[a-z0-9.+-]*)://(?:[^\\s:@/]+(?::[^\\s:@/]*)?@)?(?:[a-z0-9.-]+)(?::\\d{1,5})?(?:[/?#][^\\s]*)?\\z";
+    const document = doc({ Hook: { type: 'string', pattern: url }, Code: { type: 'string', pattern: '\\AAB\\d\\Z' }, Escaped: { type: 'string', pattern: '^a\\\\z$' } });
+    for (const validate of [(p: string) => compiles(document, p), (p: string) => evaluate(precompileDocument(document, [p])).get(p) as (v: unknown) => boolean]) {
+      expect(validate('#/components/schemas/Hook')('https://example.com/hook')).toBe(true);
+      expect(validate('#/components/schemas/Hook')('https://example.com/a b')).toBe(false);
+      expect(validate('#/components/schemas/Code')('AB1')).toBe(true);
+      expect(validate('#/components/schemas/Code')('xAB1')).toBe(false);
+      // An escaped backslash before z is a backslash and a z.
+      expect(validate('#/components/schemas/Escaped')('a\\z')).toBe(true);
+    }
+  });
+
   it('a pattern valid in neither mode is named with its schema', () => {
     const document = doc({ Bad: { type: 'object', properties: { code: { type: 'string', pattern: '([a-z]' } } }, Holder: { type: 'object', properties: { bad: { $ref: '#/components/schemas/Bad' } } } });
     let thrown: unknown;

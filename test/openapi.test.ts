@@ -71,10 +71,8 @@ describe('an OpenAPI 3.0 document split over files', () => {
     if (!document) throw new Error('no document');
     const good = { id: 'p1', weight: 2.5, note: null, kind: null, sender: { name: 'A', phone: null }, recipient: null };
     expect(schemaProblems(document, pointer, good)).toEqual([]);
-    expect(schemaProblems(document, pointer, { ...good, weight: null, sender: { name: null, phone: null } })).toEqual([
-      'field "weight": must be number, got null',
-      'field "sender.name": must be string, got null',
-    ]);
+    // weight is required: null is not its type. sender.name is optional: null without data is the spec's rule, whatever the schema says (issue 37 item 1).
+    expect(schemaProblems(document, pointer, { ...good, weight: null, sender: { name: null, phone: null } })).toEqual(['field "weight": must be number, got null (a required property: it has data, so never null)']);
     expect(schemaProblems(document, pointer, { ...good, weight: '2.5' })).toEqual(['field "weight": must be number, got the string "2.5"']);
     expect(schemaProblems(document, pointer, { ...good, kind: 'crate' })).toEqual(['field "kind": must be one of ["box","letter",null], got the string "crate"']);
     // exclusiveMinimum: true beside minimum 0 (3.0) is exclusiveMinimum: 0 (2020-12).
@@ -87,9 +85,9 @@ describe('an OpenAPI 3.0 document split over files', () => {
     if (!document) throw new Error('no document');
     const full = { id: 'p1', weight: 1, note: null, kind: 'box', sender: { name: 'A', phone: null }, recipient: { name: 'B', phone: '1' } };
     expect(missingDeclared(document, pointer, full)).toEqual([]);
-    // Party.name is optional and does not allow null: it may be omitted (issue 29 item 6); phone may be null, so it may not.
-    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone']);
-    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { phone: null }, recipient: { name: 'B' } })).toEqual(['note', 'recipient.phone']);
+    // Party.name is optional and does not allow null: still never omitted (spec §Generic rules for optional fields 1, issue 37 item 1).
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone', 'recipient.name']);
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { phone: null }, recipient: { name: 'B' } })).toEqual(['note', 'sender.name', 'recipient.phone']);
     // A field that is null holds nothing further: its properties are not missing.
     expect(missingDeclared(document, pointer, { ...full, recipient: null })).toEqual([]);
   });
@@ -106,7 +104,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
         schemas: {
           Node: {
             type: 'object',
-            // secret: writeOnly, so never demanded though required; id, child, list, parent: optional without null, so not demanded (issue 29 items 2, 6).
+            // secret: writeOnly, so never demanded though required; every other declared property is demanded (issue 37 item 1).
             required: ['req', 'secret'],
             properties: {
               id: { type: 'string' },
@@ -148,7 +146,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
     expect(missing).toBeGreaterThan(300);
     expect(missing).toBeLessThan(2700);
     // Complete nodes down to an incomplete one at each depth: found within the depth bound, not past it.
-    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, maybe: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
+    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, maybe: null, parent: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
     const found = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((at) => {
       const v = chain(0, at);
       const listed = missingDeclared(document, '#/components/schemas/Node', v);
@@ -157,7 +155,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
     });
     expect(found).toEqual([true, true, true, true, true, false, false, false, false]);
     // The same down an expandable field: an object under parent is a Node, a string has nothing to demand.
-    const up = (depth: number, incompleteAt: number): unknown => ({ constructor: null, extra: null, req: null, maybe: null, parent: depth + 1 === incompleteAt ? { id: 'only' } : depth + 1 === 4 ? 'node_4' : up(depth + 1, incompleteAt) });
+    const up = (depth: number, incompleteAt: number): unknown => ({ id: 'x', child: null, list: [], constructor: null, extra: null, req: null, maybe: null, parent: depth + 1 === incompleteAt ? { id: 'only' } : depth + 1 === 4 ? 'node_4' : up(depth + 1, incompleteAt) });
     const viaParent = [1, 2, 5].map((at) => {
       const v = up(0, at);
       const listed = missingDeclared(document, '#/components/schemas/Node', v);
@@ -165,8 +163,8 @@ describe('an OpenAPI 3.0 document split over files', () => {
       return listed;
     });
     expect(viaParent).toEqual([
-      ['parent.constructor', 'parent.maybe', 'parent.extra', 'parent.req'],
-      ['parent.parent.constructor', 'parent.parent.maybe', 'parent.parent.extra', 'parent.parent.req'],
+      ['parent.constructor', 'parent.child', 'parent.list', 'parent.maybe', 'parent.parent', 'parent.extra', 'parent.req'],
+      ['parent.parent.constructor', 'parent.parent.child', 'parent.parent.list', 'parent.parent.maybe', 'parent.parent.parent', 'parent.parent.extra', 'parent.parent.req'],
       [],
     ]);
   });
@@ -178,6 +176,8 @@ describe('3.0 schemas as JSON Schema 2020-12', () => {
     ['nullable beside an enum', { type: 'string', enum: ['a'], nullable: true }, { type: ['string', 'null'], enum: ['a', null] }],
     ['nullable beside a $ref', { $ref: '#/x', nullable: true }, { anyOf: [{ $ref: '#/x' }, { type: 'null' }] }],
     ['nullable: false', { type: 'integer', nullable: false }, { type: 'integer' }],
+    ['siblings of a $ref, ignored (OAS 3.0.3 §4.7.25: "SHALL be ignored"; Xero\'s Contact beside type: string)', { $ref: '#/x', type: 'string', description: 'd' }, { $ref: '#/x' }],
+    ['readOnly beside a $ref, kept (read as its authors mean it)', { $ref: '#/x', readOnly: true, maxLength: 3 }, { $ref: '#/x', readOnly: true }],
     ['nullable beside an allOf (no type)', { allOf: [{ $ref: '#/x' }], nullable: true }, { anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] }],
     ['boolean exclusiveMaximum', { type: 'number', maximum: 9, exclusiveMaximum: true }, { type: 'number', exclusiveMaximum: 9 }],
     ['nested in properties and items', { type: 'array', items: { type: 'object', properties: { a: { type: 'string', nullable: true } } } }, { type: 'array', items: { type: 'object', properties: { a: { type: ['string', 'null'] } } } }],

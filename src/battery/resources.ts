@@ -5,7 +5,6 @@ import { canonicalPointer, compileFailure, documentAjv, precompiledFailure, prec
 import { at as target, isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import { at as nodeAt } from '../openapi/pointer.js';
 import { mayBeObject, omissionMessage } from '../lint/omission.js';
-import { allowsNull as allowsNullIn } from '../lint/rules.js';
 import { itemId } from './list-items.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
@@ -284,41 +283,117 @@ function explainUnion(document: Json, pointer: string, value: unknown, base: str
   return lines.length > 0 || wrapper ? lines : flat;
 }
 
+/** Rounds of null removal (nullsRefused): each round can only reveal nulls inside a union branch the last one let match. */
+const NULL_ROUNDS = 4;
+
+/** `/a/b~1c` → ['a', 'b/c']. */
+function tokensOf(instancePath: string): string[] {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * The instance paths of the object properties whose value is null and which an error is about
+ * (a `type`, `enum`, `const`… error at the property itself): the nulls the schema refused.
+ */
+function refusedNulls(value: unknown, errors: readonly ErrorObject[]): string[] {
+  const out = new Set<string>();
+  for (const e of errors) {
+    if (e.instancePath === '' || out.has(e.instancePath)) continue;
+    const tokens = tokensOf(e.instancePath);
+    const parent = valueAt(value, e.instancePath.slice(0, e.instancePath.lastIndexOf('/')));
+    const name = tokens.at(-1) as string;
+    if (isObject(parent) && Object.hasOwn(parent, name) && parent[name] === null) out.add(e.instancePath);
+  }
+  return [...out];
+}
+
+/** A copy of `value` without the properties at `paths` (object properties, by instance path). */
+function without(value: unknown, paths: readonly string[]): unknown {
+  const copy = structuredClone(value);
+  for (const path of paths) {
+    const parent = valueAt(copy, path.slice(0, path.lastIndexOf('/')));
+    if (isObject(parent)) delete parent[tokensOf(path).at(-1) as string];
+  }
+  return copy;
+}
+
+/**
+ * The value as the spec's rule for optional fields reads it, and the nulls the schema requires a
+ * value for. Spec §Generic rules for optional fields 1: an optional field without data is sent as
+ * null. The document says which fields exist and their types; the spec says how a field without
+ * data is sent, so a null is accepted for every optional property, whatever its schema says of
+ * null (a document that forbids it contradicts the spec: lint's OAS-NULLABLE, reported once). A
+ * null the schema refused is read as the omission of that property: the schema's own `required`
+ * then says whether the property was optional (the null is accepted) or required (it is a
+ * failure: a required property has data, and null is not of its type), through every allOf,
+ * oneOf and anyOf exactly as the schema composes them. Bounded rounds: a null removed can let a
+ * union branch match whose nulls were not reported before.
+ */
+function nullsRefused(validate: ValidateFunction, value: unknown, errors: ErrorObject[]): { value: unknown; errors: ErrorObject[]; requiredNulls: ErrorObject[] } {
+  let current = value;
+  let currentErrors = errors;
+  const removed = new Map<string, ErrorObject>();
+  for (let round = 0; round < NULL_ROUNDS; round += 1) {
+    const nulls = refusedNulls(current, currentErrors).filter((p) => !removed.has(p));
+    if (nulls.length === 0) break;
+    for (const p of nulls) removed.set(p, currentErrors.find((e) => e.instancePath === p) as ErrorObject);
+    current = without(value, [...removed.keys()]);
+    currentErrors = validate(current) ? [] : [...(validate.errors ?? [])];
+  }
+  if (removed.size === 0) return { value, errors, requiredNulls: [] };
+  // A removed null that its schema then misses as `required` was a required property sent as null.
+  const requiredNulls: ErrorObject[] = [];
+  const rest = currentErrors.filter((e) => {
+    if (e.keyword !== 'required') return true;
+    const path = `${e.instancePath}/${String(e.params.missingProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const refused = removed.get(path);
+    if (!refused) return true;
+    if (!requiredNulls.includes(refused)) requiredNulls.push(refused);
+    return false;
+  });
+  return { value: current, errors: rest, requiredNulls };
+}
+
 /**
  * RESOURCE-SCHEMA: what the value breaks of its declared schema, a line each, at its own path.
  * Omitted properties (`required`) are RESOURCE-FIELDS-PRESENT's to report, so that one omission
  * is one finding; inside a union's branch, which that check does not follow, they are this one's.
+ * A null is accepted for every optional property (nullsRefused).
  */
 export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
   const validate = validator(document, pointer);
   if (!validate) throw new Error(schemaCompileProblem(document, pointer));
   if (validate(value)) return [];
-  const errors = [...(validate.errors ?? [])];
+  const read = nullsRefused(validate, value, [...(validate.errors ?? [])]);
+  const nulls = read.requiredNulls.map((e) => `${describeError(e, value)} (a required property: it has data, so never null)`);
+  if (read.errors.length === 0) return nulls;
   try {
     // Nothing left when the value's only faults are omissions: RESOURCE-FIELDS-PRESENT reports them.
-    return explain(document, pointer, value, '', errors, { keepRequired: false, depth: 0, note: '' });
+    return [...nulls, ...explain(document, pointer, read.value, '', read.errors, { keepRequired: false, depth: 0, note: '' })];
   } catch {
     // The explanation follows the document's pointers, which a hostile document can make throw:
     // ajv's own errors then, each at its path, rather than no judgement of the item.
-    return [...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, value)))];
+    return [...nulls, ...new Set(read.errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, read.value)))];
   }
 }
 
 /**
  * A property an object schema declares, as RESOURCE-FIELDS-PRESENT reads it: its schema (the
- * first declaration met, whose pointer nested values are judged by), whether the schema requires
- * it, and whether every declaration of it allows null (allOf: a value meets them all).
+ * first declaration met, whose pointer nested values are judged by) and whether the schema
+ * requires it.
  */
 interface Declared {
   schema: unknown;
   pointer: string;
   required: boolean;
-  nullable: boolean;
 }
 
 /** What one walk over a schema's declarations gathers (see collectDeclared). */
 interface Declarations {
-  properties: Map<string, { schema: unknown; pointer: string; nullable: boolean }>;
+  properties: Map<string, { schema: unknown; pointer: string }>;
   /** Names listed in `required`, with where the first list is (for a name no `properties` declares). */
   required: Map<string, string>;
   writeOnly: Set<string>;
@@ -365,10 +440,7 @@ function collectDeclared(document: Json, schema: unknown, pointer: string, depth
     for (const [name, child] of Object.entries(s.properties)) {
       // A writeOnly property is sent by clients, never served (OAS 3.0.3 §4.7.24 readOnly/writeOnly, JSON Schema validation 2020-12 §9.4).
       if (isWriteOnly(document, child)) into.writeOnly.add(name);
-      const nullable = allowsNullIn(document, child);
-      const known = into.properties.get(name);
-      if (known) known.nullable &&= nullable;
-      else into.properties.set(name, { schema: child, pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer, nullable });
+      if (!into.properties.has(name)) into.properties.set(name, { schema: child, pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer });
     }
   }
   if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string' && !into.required.has(name)) into.required.set(name, `${at}/required`);
@@ -384,7 +456,7 @@ function collectDeclared(document: Json, schema: unknown, pointer: string, depth
 
 /**
  * The properties an object value of a schema must be read against (collectDeclared), with their
- * schemas and whether required and nullable. A writeOnly property is left out even when `required`
+ * schemas and whether required. A writeOnly property is left out even when `required`
  * lists it: OAS 3.0.3 §4.7.24 (readOnly/writeOnly) applies `required` on it to requests only.
  * readOnly properties are served like any other and stay in.
  */
@@ -394,7 +466,7 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
   const out = new Map<string, Declared>();
   for (const [name, p] of found.properties) if (!found.writeOnly.has(name)) out.set(name, { ...p, required: found.required.has(name) });
   // Listed in required with no schema: anything, null included.
-  for (const [name, at] of found.required) if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true, nullable: true });
+  for (const [name, at] of found.required) if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true });
   return out;
 }
 
@@ -404,15 +476,6 @@ interface Plan {
   /** The declared property names and their schemas' pointers, side by side. */
   names: string[];
   pointers: string[];
-  /**
-   * Whether an omission of each is a finding: it is required, or optional and null allowed (spec
-   * §Generic rules for optional fields 1: sent as null). An optional property whose schema does not
-   * allow null cannot be sent as null without breaking the schema (RESOURCE-SCHEMA): the document
-   * contradicts the spec there, which lint's OAS-NULLABLE reports once, in the run's document
-   * section; the server is judged by what both accept, so it may omit it (issue 29 item 6). A
-   * value it carries is still read for the properties nested in it.
-   */
-  demanded: boolean[];
   /** The plans of the properties (by index in `names`) and of the items, as hasEveryDeclared meets them. */
   children: (Plan | undefined)[];
   items: Plan | undefined;
@@ -430,16 +493,20 @@ function planOf(document: Json, pointer: string): Plan {
     const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
     const properties = declaredProperties(document, { $ref: pointer }, pointer, 0);
     const declared = [...properties.values()];
-    plan = { itemPointer: items, names: [...properties.keys()], pointers: declared.map((p) => p.pointer), demanded: declared.map((p) => p.required || p.nullable), children: [], items: undefined };
+    plan = { itemPointer: items, names: [...properties.keys()], pointers: declared.map((p) => p.pointer), children: [], items: undefined };
     byPointer.set(pointer, plan);
   }
   return plan;
 }
 
 /**
- * RESOURCE-FIELDS-PRESENT: every property the schema declares and demands (Plan.demanded) that
- * the value omits, as dotted paths (nested objects and array elements included, a few levels
- * deep). Properties that only some branches of oneOf/anyOf declare are not demanded where more
+ * RESOURCE-FIELDS-PRESENT: every property the schema declares that the value omits, as dotted
+ * paths (nested objects and array elements included, a few levels deep). Required or optional,
+ * null allowed by its schema or not: an optional field without data is sent as null, never
+ * omitted (spec §Generic rules for optional fields 1), whatever the document says of null (the
+ * spec over the document, docs/design.md "One rule for null"; a schema that does not allow null
+ * is the document's finding, OAS-NULLABLE, and RESOURCE-SCHEMA accepts the null). writeOnly
+ * properties are requests' only and are not demanded. Properties that only some branches of oneOf/anyOf declare are not demanded where more
  * than one branch may apply to an object: which one does is not known (collectDeclared).
  */
 export function missingDeclared(document: Json, pointer: string, value: unknown, prefix = '', depth = 0): string[] {
@@ -458,7 +525,7 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
   plan.names.forEach((name, i) => {
     // Own properties only: `in` would find an omitted `constructor` or `toString` on Object.prototype.
     if (!Object.hasOwn(value, name)) {
-      if (plan.demanded[i] === true) out.push(prefix === '' ? name : `${prefix}.${name}`);
+      out.push(prefix === '' ? name : `${prefix}.${name}`);
     } else {
       const v = value[name];
       if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, plan.pointers[i] as string, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
@@ -491,40 +558,14 @@ function presentIn(document: Json, plan: Plan, value: unknown, depth: number): b
     return true;
   }
   if (!isObject(value)) return true;
-  const { names, pointers, demanded, children } = plan;
+  const { names, pointers, children } = plan;
   for (let i = 0; i < names.length; i += 1) {
     const name = names[i] as string;
-    if (!Object.hasOwn(value, name)) {
-      if (demanded[i] === true) return false;
-      continue;
-    }
+    if (!Object.hasOwn(value, name)) return false;
     const v = value[name];
     if (v !== null && typeof v === 'object' && !presentIn(document, (children[i] ??= planOf(document, pointers[i] as string)), v, depth + 1)) return false;
   }
   return true;
-}
-
-/**
- * The declared properties RESOURCE-FIELDS-PRESENT does not demand of a schema's values (optional,
- * null not allowed: see Plan.demanded), as paths in missingDeclared's form (`lines[].memo`), the
- * nested ones included; each schema is read once, under the first path that reaches it.
- */
-export function undemandedProperties(document: Json, pointer: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const visit = (p: string, prefix: string, depth: number): void => {
-    if (depth > 6 || seen.has(p)) return;
-    seen.add(p);
-    const plan = planOf(document, p);
-    if (plan.itemPointer !== undefined) visit(plan.itemPointer, `${prefix}[]`, depth + 1);
-    plan.names.forEach((name, i) => {
-      const path = prefix === '' ? name : `${prefix}.${name}`;
-      if (plan.demanded[i] !== true) out.push(path);
-      visit(plan.pointers[i] as string, path, depth + 1);
-    });
-  };
-  visit(pointer, '', 0);
-  return out;
 }
 
 /** The seeded items of an endpoint's expectations, by id; undefined when none are known. */

@@ -55,8 +55,12 @@ export interface BatteryContext {
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
-  /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
-  preflight?: { token?: PassedResponse; user?: PassedResponse };
+  /**
+   * The preflight's answers to the valid requests of the token endpoint and /users/me, which the
+   * checks share: `token` with HTTP Basic (the spec's request), `tokenPost` with the credentials
+   * in the form body (client_secret_post), when the run goes with that (Target.clientAuth).
+   */
+  preflight?: { token?: PassedResponse; tokenPost?: PassedResponse; user?: PassedResponse };
 }
 
 /** --max-expiry-wait when none is given, in seconds (src/config.ts). */

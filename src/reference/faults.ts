@@ -10,7 +10,9 @@ import {
   authoriseWithFreshToken,
   basicClientId,
   bearerToken,
+  basicOf,
   errorCode,
+  formParam,
   header,
   isLegacyRequest,
   isListRequest,
@@ -28,7 +30,7 @@ import {
 import type { ReferenceContext } from './context.js';
 import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, shipmentsSlice, type Collection } from './data.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
-import { apiError, json, type Reply } from './reply.js';
+import { JSON_CONTENT_TYPE, apiError, json, type Reply } from './reply.js';
 import type { Req } from './request.js';
 
 export interface Fault extends Alteration {
@@ -46,7 +48,7 @@ export interface Fault extends Alteration {
 
 /** Every check that needs a valid access token errs when no token can be had. */
 const NEEDS_TOKEN = [
-  'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
+  'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-SHORT-LIVED', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
   'EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW',
   'AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-MALFORMED', 'AUTH-MALFORMED-STATUS', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401',
   'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE',
@@ -141,6 +143,8 @@ const tokenFaults: Fault[] = [
     name: 'expires-in-string',
     description: 'expires_in is the string "5" instead of a number (spec §Access token response, RFC 6749 §5.1)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    // No number: no lifetime to judge (an error pointing at TOKEN-EXPIRES-IN).
+    errs: ['TOKEN-SHORT-LIVED'],
     alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = String(b.expires_in))) : r),
   },
@@ -155,8 +159,23 @@ const tokenFaults: Fault[] = [
     name: 'expires-in-missing',
     description: 'The token response omits expires_in (spec §Access token response)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    errs: ['TOKEN-SHORT-LIVED'],
     alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void delete b.expires_in) : r),
+  },
+  {
+    // Issue 38: `timedelta.total_seconds()` in a JSONResponse. JSON.parse reads 60, typed clients
+    // (Go's encoding/json into an int) refuse it.
+    name: 'expires-in-decimal-point',
+    description: 'expires_in is written with a decimal point (60.0), as Python\'s timedelta.total_seconds() gives it (spec §Access token response: integer; RFC 6749 §A.14: 1*DIGIT)',
+    breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? { ...r, raw: { contentType: JSON_CONTENT_TYPE, text: JSON.stringify(r.body).replace(/"expires_in":([0-9]+)/, '"expires_in":$1.0') } } : r),
+  },
+  {
+    name: 'expires-in-an-hour-in-milliseconds',
+    description: 'expires_in is 3600000, an hour in milliseconds where the spec says seconds: 41 days, which no short-lived token lives (spec §What the service does 1; a warning)',
+    breaks: ['TOKEN-SHORT-LIVED'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = 3_600_000)) : r),
   },
   {
     name: 'token-cacheable',
@@ -231,7 +250,7 @@ const tokenFaults: Fault[] = [
   {
     name: 'any-grant-type-accepted',
     description: 'Any grant_type gets a token (RFC 6749 §5.2: unsupported_grant_type)',
-    breaks: ['TOKEN-GRANT-UNSUPPORTED'],
+    breaks: ['TOKEN-GRANT-UNSUPPORTED', 'TOKEN-GRANT-OTHERS'],
     request: (req) => {
       if (!isTokenRequest(req) || !req.body) return;
       const form = new URLSearchParams(req.body.toString('utf8'));
@@ -244,6 +263,56 @@ const tokenFaults: Fault[] = [
     description: 'An unsupported grant_type gets error "invalid_grant" instead of "unsupported_grant_type" (RFC 6749 §5.2)',
     breaks: ['TOKEN-GRANT-UNSUPPORTED'],
     reply: (r, req) => (isTokenError(r, req) && errorCode(r) === 'unsupported_grant_type' ? withBody(r, (b) => void (b.error = 'invalid_grant')) : r),
+  },
+  {
+    // Issue 38: Express + @node-oauth/oauth2-server with the password grant enabled, and a model
+    // whose getUser returns a user for any pair, as stub models do.
+    name: 'password-grant-accepted',
+    description: 'The token endpoint also serves the password grant and issues a token for any username and password (spec §Obtain an access token: grant_type must be client_credentials)',
+    breaks: ['TOKEN-GRANT-OTHERS'],
+    request: (req) => {
+      if (!isTokenRequest(req) || formParam(req, 'grant_type') !== 'password' || !formParam(req, 'username') || !formParam(req, 'password') || !req.body) return;
+      const form = new URLSearchParams(req.body.toString('utf8'));
+      form.set('grant_type', 'client_credentials');
+      form.delete('username');
+      form.delete('password');
+      req.body = Buffer.from(form.toString());
+    },
+  },
+  {
+    // Issue 38: the same library with authorization_code and refresh_token among the client's
+    // grants and a model that does not implement them: its InvalidArgumentError is a 500.
+    name: 'unserved-grants-server-error',
+    description: 'grant_type authorization_code and refresh_token get 500, as @node-oauth/oauth2-server answers when they are among the client\'s grants and its model lacks getAuthorizationCode and getRefreshToken (RFC 6749 §5.2: a 400 refusal)',
+    breaks: ['TOKEN-GRANT-OTHERS'],
+    reply: (r, req) => {
+      const grant = formParam(req, 'grant_type');
+      if (!isTokenError(r, req) || (grant !== 'authorization_code' && grant !== 'refresh_token')) return r;
+      const method = grant === 'authorization_code' ? 'getAuthorizationCode' : 'getRefreshToken';
+      return { status: 500, headers: {}, body: { error: 'invalid_argument', error_description: `Invalid argument: model does not implement ${method}()` } };
+    },
+  },
+  {
+    // Issue 38: FastAPI's OAuth2PasswordRequestForm pattern, client_id and client_secret as Form
+    // fields: Basic is never looked at, so the run used to stop with "check --client-id".
+    name: 'basic-auth-ignored',
+    description: 'The token endpoint ignores HTTP Basic and reads client_id and client_secret from the form body only (spec §Obtain an access token: HTTP Basic; §Authentication 2)',
+    // Once: the run goes on with client_secret_post, and every other rule is judged on it.
+    breaks: ['TOKEN-ISSUE'],
+    // The checks that vary the HTTP Basic request cannot judge their rule: they point at the cause.
+    errs: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'TOKEN-BASIC-CASE', 'TOKEN-CREDENTIALS-ENCODING', 'LEGACY-TOKEN-REFUSES'],
+    request: (req) => {
+      if (!isTokenRequest(req) || !req.body) return;
+      const form = new URLSearchParams(req.body.toString('utf8'));
+      const id = form.get('client_id');
+      const secret = form.get('client_secret');
+      form.delete('client_id');
+      form.delete('client_secret');
+      req.body = Buffer.from(form.toString());
+      // What the handlers below take for client authentication: the form's credentials, or none.
+      if (id !== null && secret !== null) req.headers.authorization = basicOf(id, secret);
+      else delete req.headers.authorization;
+    },
   },
   {
     name: 'token-errors-text-plain',

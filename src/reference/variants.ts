@@ -6,6 +6,8 @@
  */
 import {
   bearerToken,
+  errorCode,
+  formParam,
   header,
   isListRequest,
   isResourceRequest,
@@ -34,6 +36,16 @@ export type Variant = Alteration & {
 };
 
 const isList = (reply: Reply, req: Req): boolean => isListRequest(req) && reply.status === 200;
+
+/** other-grants-refused-variously: each grant's refusal, status and RFC 6749 §5.2 code. */
+const OTHER_GRANT_REFUSALS: ReadonlyMap<string, readonly [number, string]> = new Map([
+  ['authorization_code', [400, 'invalid_grant']],
+  ['refresh_token', [400, 'invalid_grant']],
+  ['password', [400, 'unauthorized_client']],
+  ['urn:ietf:params:oauth:grant-type:jwt-bearer', [401, 'invalid_client']],
+  ['urn:ietf:params:oauth:grant-type:device_code', [400, 'invalid_request']],
+  ['urn:ietf:params:oauth:grant-type:token-exchange', [400, 'invalid_scope']],
+]);
 
 /** Rewrites every link of a list page's Link header; `links` are `[target, rel]` pairs. */
 function relink(reply: Reply, req: Req, format: (links: [string, string][], req: Req) => string | readonly string[]): Reply {
@@ -64,6 +76,22 @@ export const VARIANTS: readonly Variant[] = [
       isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined
         ? withHeader(withBody({ ...r, status: 400 }, (b) => void (b.error = 'invalid_request')), 'WWW-Authenticate', undefined)
         : r,
+  },
+  {
+    // Issue 38: what real servers answer to the grants they ship, in the order they validate. Any
+    // refusal without a token is conformant (TOKEN-GRANT-OTHERS); only the invented grant must
+    // get unsupported_grant_type (TOKEN-GRANT-UNSUPPORTED), and it still does.
+    name: 'other-grants-refused-variously',
+    description:
+      'Grants other than client_credentials are refused as real servers do: authorization_code and refresh_token 400 invalid_grant (the vendors\' flow of spec §Authentication 6 served here, the material checked first), password 400 unauthorized_client, the JWT bearer grant 401 invalid_client, the device code 400 invalid_request, token exchange 400 invalid_scope (RFC 6749 §5.2)',
+    reply: (r, req) => {
+      if (!isTokenRequest(req) || errorCode(r) !== 'unsupported_grant_type') return r;
+      const refusal = OTHER_GRANT_REFUSALS.get(formParam(req, 'grant_type') ?? '');
+      if (!refusal) return r;
+      const [status, error] = refusal;
+      const refused = withBody({ ...r, status }, (b) => void ((b.error = error), (b.error_description = `Refused: ${error}`)));
+      return status === 401 ? withHeader(refused, 'WWW-Authenticate', 'Basic realm="carrier-platform", charset="UTF-8"') : refused;
+    },
   },
   {
     name: 'malformed-bearer-401',

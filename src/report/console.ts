@@ -71,6 +71,8 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
   const unjudged = endpointsNotJudged(report.checks, paint);
   if (unjudged !== undefined) blocks.push(unjudged);
+  const uncertain = kindNotCertain(report.target.endpoints ?? [], paint);
+  if (uncertain !== undefined) blocks.push(uncertain);
 
   // A clean document is no news: the block appears when there is something to fix (or it could not be linted).
   if (report.document !== undefined && (report.document.findings.length > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
@@ -249,6 +251,22 @@ function endpointsNotJudged(checks: readonly CheckResult[], paint: Paint): strin
   }
   if (byEndpoint.size > UNJUDGED_SHOWN) lines.push(`  and ${byEndpoint.size - UNJUDGED_SHOWN} more, in report.json (each check's endpoints)`);
   return [paint('bold', `ENDPOINTS NOT JUDGED (${byEndpoint.size})`) + ': skipped by some checks, which passed or failed on the others', ...lines].join('\n');
+}
+
+/**
+ * The tenant endpoints whose kind the document leaves uncertain (issue 37 item 3), each with why
+ * and the option that settles it: a list taken for a single resource is judged by no paging
+ * check, a resource taken for a list is paged. Only the operator knows which it is.
+ */
+function kindNotCertain(endpoints: NonNullable<RunReport['target']['endpoints']>, paint: Paint): string | undefined {
+  const uncertain = endpoints.filter((e) => e.uncertain !== undefined);
+  if (uncertain.length === 0) return undefined;
+  const lines = uncertain.slice(0, UNJUDGED_SHOWN).map((e) => {
+    const other = e.kind === 'list' ? `--endpoint '${e.path}'` : `--paged-path '${e.path}'`;
+    return `  ${line(`GET /tenants/{tenantId}/${e.path}: judged as ${e.kind === 'list' ? 'a list' : 'a single resource'}: ${e.uncertain ?? ''}; if it is ${e.kind === 'list' ? 'one resource' : 'a list'}, pass ${other}`, DETAIL_MAX)}`;
+  });
+  if (uncertain.length > UNJUDGED_SHOWN) lines.push(`  and ${uncertain.length - UNJUDGED_SHOWN} more, in report.json (target.endpoints[].uncertain)`);
+  return [paint('bold', `KIND NOT CERTAIN (${uncertain.length})`) + ': the document does not settle whether these are lists (spec §Pagination); --paged-path PATH makes one a list, --endpoint PATH a single resource', ...lines].join('\n');
 }
 
 /**

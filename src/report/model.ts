@@ -236,8 +236,12 @@ export const runReportSchema = z.object({
           itemsProperty: z.string().optional(),
           /** Its required query parameters: the value sent and where it came from, or why there is none (the endpoint is then skipped). --parameter values are not shown here. */
           query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
+          /** Its required header parameters, as `query` (issue 37 item 4); those --header sends are not listed. */
+          headers: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
           /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
           schemaGap: z.string().optional(),
+          /** Why its kind (list or single resource) is not certain, and so may be wrong (issue 37 item 3): the console lists it with the option that overrides it. */
+          uncertain: z.string().optional(),
         }),
       )
       .optional(),
@@ -255,7 +259,10 @@ export const runReportSchema = z.object({
      * the run sent them as they are (TOKEN-CREDENTIALS-ENCODING). Absent: form-encoded.
      */
     basicEncoding: z.enum(['form', 'raw']).optional(),
-    /** `post`: the run's own token requests used client_secret_post (--client-auth post), not the spec's HTTP Basic. */
+    /**
+     * `post`: the run's own token requests used client_secret_post, not the spec's HTTP Basic:
+     * --client-auth post, or HTTP Basic refused and client_secret_post accepted (TOKEN-ISSUE says so).
+     */
     clientAuth: z.enum(['basic', 'post']).optional(),
     /** The --ca-file the run trusted (an absolute path): a reproduction must trust it too (curl --cacert). */
     caFile: z.string().optional(),

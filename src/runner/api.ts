@@ -1,5 +1,6 @@
 import { mergeEndpoints, pathParameters, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
 import type { RunOptions } from '../config.js';
+import { headerFields } from '../http/extra-headers.js';
 import { loadOpenApiInThread } from '../openapi/load-in-thread.js';
 import type { ResolvedTarget } from './target.js';
 
@@ -34,7 +35,7 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
   const root = options.openapi !== undefined ? options.openapiRoot : undefined;
   const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file, { root, signal }));
   return {
-    endpoints: withGivenValues(mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]), parameterValues(options)),
+    endpoints: withoutGivenHeaders(withGivenValues(mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]), parameterValues(options)), headerFields(options.header).map(([name]) => name.toLowerCase())),
     ...(loaded?.operations !== undefined ? { operations: loaded.operations } : {}),
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),
@@ -52,6 +53,17 @@ function withGivenValues(endpoints: EndpointSpec[], given: Record<string, string
   return endpoints.map((e) => {
     if (!e.query?.some((p) => given[`${e.path}:${p.name}`] !== undefined || given[p.name] !== undefined)) return e;
     return { ...e, query: e.query.map((p) => (given[`${e.path}:${p.name}`] ?? given[p.name]) === undefined ? p : { name: p.name, value: (given[`${e.path}:${p.name}`] ?? given[p.name]) as string, from: 'parameter' as const }) };
+  });
+}
+
+/** The endpoints without the required header parameters that --header sends with every request already. */
+function withoutGivenHeaders(endpoints: EndpointSpec[], given: readonly string[]): EndpointSpec[] {
+  if (given.length === 0) return endpoints;
+  return endpoints.map((e) => {
+    if (!e.headers?.some((h) => given.includes(h.name.toLowerCase()))) return e;
+    const { headers, ...rest } = e;
+    const left = headers.filter((h) => !given.includes(h.name.toLowerCase()));
+    return left.length > 0 ? { ...rest, headers: left } : rest;
   });
 }
 

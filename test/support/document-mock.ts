@@ -36,10 +36,12 @@ export interface MockFault {
   /**
    * wrong-type: a property gets a value of another type. null: a property that may not be null is
    * null. missing-required: a required property is left out. omit-nullable: a nullable property is
-   * left out (spec §Generic rules for optional fields 1: send null, never omit). unpaged: the list
-   * ignores page and size and sends every item without paging headers (spec §Pagination).
+   * left out (spec §Generic rules for optional fields 1: send null, never omit). omit-optional: an
+   * optional property is left out, whatever its schema says of null (the same rule: pydantic's
+   * `response_model_exclude_none`). unpaged: the list ignores page and size and sends every item
+   * without paging headers (spec §Pagination).
    */
-  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'unpaged';
+  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'omit-optional' | 'unpaged';
   /** The property to break; default: the first that fits. */
   property?: string;
 }
@@ -63,10 +65,21 @@ export interface ListShape {
  */
 export type ListRule = (op: { readonly template: string; readonly params: readonly Json[]; readonly shape: BodyShape | undefined }) => ListShape | undefined;
 
+/** How the mock serves data, beside its faults: conformant ways of serving that real stacks have. */
+export interface MockStyle {
+  /**
+   * Every optional property is sent as null, as a server whose data has none sends it (pydantic 1's
+   * `Optional[str] = None`, documented as a plain `type: string` outside `required`): spec §Generic
+   * rules for optional fields 1, whatever the schema says of null.
+   */
+  optionalNulls?: boolean;
+}
+
 export interface DocumentDataOptions {
   /** Items of every list of the main tenant; default 12 (more than the default page of 10). */
   listSize?: number;
   fault?: MockFault;
+  style?: MockStyle;
   /** Which GETs are lists; default: the mock's own rule (listShape). */
   lists?: ListRule;
   /**
@@ -99,9 +112,10 @@ const require = createRequire(import.meta.url);
 /**
  * The document re-rooted under /tenants/{tenantId}/: every path key prefixed, only GET operations
  * kept (a path-level `parameters` list stays), optionally only the paths `keep` accepts; `$ref`s
- * into the paths are rewritten to match. `methods: 'all'` keeps every path and operation, as a
- * user's document has them (a GET's `$ref` may lead into a POST's responses, DigitalOcean's do);
- * the mock serves the GETs either way.
+ * into the paths are rewritten to match, and one into an operation or path left out is replaced by
+ * the value it names. `methods: 'all'` keeps every path and operation, as a user's document has
+ * them (a GET's `$ref` may lead into a POST's responses, DigitalOcean's do); the mock serves the
+ * GETs either way.
  */
 export function reRoot(document: Json, keep: (path: string) => boolean = () => true, methods: 'get' | 'all' = 'get'): Json {
   const paths = isObject(document.paths) ? document.paths : {};
@@ -111,8 +125,25 @@ export function reRoot(document: Json, keep: (path: string) => boolean = () => t
     out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = methods === 'all' ? item : { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
   }
   // $refs into the paths (Codat's parameters are `#/paths/~1companies~1…/get/parameters/2`) follow them under the tenant.
-  const text = JSON.stringify({ ...document, paths: out }).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
-  return JSON.parse(text) as Json;
+  const tenantText = (value: unknown): string => JSON.stringify(value).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
+  const text = tenantText({ ...document, paths: out });
+  const rooted = JSON.parse(text) as Json;
+  const refs = new Set(text.match(/"\$ref":"#\/paths\/[^"]*"/g) ?? []);
+  if ([...refs].every((r) => atPointer(rooted, r.slice('"$ref":"'.length, -1)) !== undefined)) return rooted;
+  // A $ref into what was left out would dangle (DigitalOcean's GET /v2/databases/{…} answers with
+  // `#/paths/~1v2~1databases/post/responses/201`, the POST's): it takes the value it names instead.
+  // Each $ref followed counts a hop, so that a cycle of them through the paths ends.
+  const inline = (node: unknown, hops: number): unknown => {
+    if (Array.isArray(node)) return node.map((n) => inline(n, hops));
+    if (!isObject(node)) return node;
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/paths/') && hops < 32 && atPointer(rooted, ref) === undefined) {
+      const original = atPointer(document, ref.replace('#/paths/~1tenants~1{tenantId}~1', '#/paths/~1'));
+      if (original !== undefined) return inline(JSON.parse(tenantText(original)), hops + 1);
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v, hops)]));
+  };
+  return inline(rooted, 0) as Json;
 }
 
 /** `#/a/b~1c` → the value there. */
@@ -215,18 +246,19 @@ function admitNull(schema: Json): void {
  */
 export function validatorDocument(document: Json): Json {
   const is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
-  // Keys of these are names (a property called `example`), not keywords.
-  const names = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas']);
-  const walk = (node: unknown, parent = ''): unknown => {
+  const walk = (node: unknown, names = false): unknown => {
     if (Array.isArray(node)) return node.map((v) => walk(v));
     if (!isObject(node)) return node;
     const out: Json = {};
-    // Examples are data, never schemas: left out, so that a `$id` in Box's example data is no identifier to ajv.
+    // Examples are data, not schemas: ajv would read an `$id` inside one (Box's) as a schema's.
     for (const [k, v] of Object.entries(node)) {
-      if (names.has(parent)) out[k] = walk(v);
-      else if (k === 'enum' || k === 'const' || k === 'default') out[k] = v;
-      else if (k !== 'example' && k !== 'examples') out[k] = walk(v, k);
+      if (names) out[k] = walk(v);
+      else if (k !== 'example' && k !== 'examples') out[k] = ['enum', 'const', 'default'].includes(k) ? v : walk(v, ['properties', 'patternProperties', '$defs', 'definitions', 'schemas'].includes(k));
     }
+    // A map of names (properties…) is no schema: its keys are names.
+    if (names) return out;
+    // 3.0: a $ref's siblings SHALL be ignored (OAS 3.0.3 §4.7.25); nullable and readOnly/writeOnly are read as meant.
+    if (is30 && typeof out.$ref === 'string') for (const k of Object.keys(out)) if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
     const nullable = out.nullable === true || out['x-nullable'] === true;
     if (is30 || typeof out.$ref === 'string') delete out.nullable;
     if (isObject(out.properties) && Array.isArray(out.required)) {
@@ -298,6 +330,7 @@ const STOP = Symbol('recursion');
 export class DocumentData implements DocumentRoutes {
   readonly operations: Operation[] = [];
   readonly listSize: number;
+  private readonly optionalNulls: boolean;
   private readonly ajv: Ajv2020Class;
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly anchors = new Map<string, string>();
@@ -315,6 +348,7 @@ export class DocumentData implements DocumentRoutes {
     this.listSize = options.listSize ?? 12;
     this.fault = options.fault;
     this.nulls = options.nulls === true;
+    this.optionalNulls = options.style?.optionalNulls === true;
     this.is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
     const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
     // Patterns in the dialect documents are written in: many are not valid in unicode mode (`\-`).
@@ -336,7 +370,7 @@ export class DocumentData implements DocumentRoutes {
       const list = options.lists
         ? options.lists({ template: relative, params, shape: success ? this.shapeOf(success.pointer) : undefined })
         : success && !/\}$/.test(relative)
-          ? this.listShape(success.pointer, pagingParam)
+          ? this.listShape(success.pointer, pagingParam, relative)
           : undefined;
       if (list) operation.list = list;
       this.operations.push(operation);
@@ -442,7 +476,7 @@ export class DocumentData implements DocumentRoutes {
    * takes a paging parameter or the metadata names paging. `{use_default, include_claim_keys:
    * [...]}` is one resource, and so is `{total_count, labels: [...]}` without paging parameters.
    */
-  private listShape(bodyPointer: string, pagingParam: boolean): { wrapper: string | undefined; items: string } | undefined {
+  private listShape(bodyPointer: string, pagingParam: boolean, path = ''): { wrapper: string | undefined; items: string } | undefined {
     const body = this.resolvePointer(bodyPointer);
     const schema = this.at(body);
     if (!isObject(schema)) return undefined;
@@ -457,7 +491,10 @@ export class DocumentData implements DocumentRoutes {
     // Totals alone beside an array are a summary (`{total, lines}`), not a page: paging shows in a
     // parameter or in the metadata itself (README, Every endpoint of your API).
     const pagingWord = others.some((k) => /^(page|paging|pagination|next|prev|has_?more|cursor|offset|limit)/i.test(k));
-    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord))) return undefined;
+    // The array the path names (`…/labels` `{total_count, labels}`) beside metadata is the path's collection.
+    const last = path.split('/').filter((seg) => seg !== '' && !seg.startsWith('{')).at(-1)?.toLowerCase() ?? '';
+    const namedByPath = last !== '' && arrays[0][0].toLowerCase().replace(/s$/, '') === last.replace(/s$/, '');
+    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord || namedByPath))) return undefined;
     return { wrapper: arrays[0][0], items: `${this.resolvePointer(arrays[0][1])}/items` };
   }
 
@@ -491,6 +528,31 @@ export class DocumentData implements DocumentRoutes {
       current = to;
     }
     return current;
+  }
+
+  /**
+   * ajv's verdict on a whole body, read by the spec's rule for optional fields (§Generic rules 1:
+   * an optional property without data is null, whatever its schema says of null): a null of an
+   * optional property is taken out before ajv judges the rest.
+   */
+  validateBody(pointer: string, value: unknown): string | undefined {
+    return this.validate(pointer, this.withoutOptionalNulls(pointer, value, 0));
+  }
+
+  private withoutOptionalNulls(pointer: string, value: unknown, depth: number): unknown {
+    if (depth > 12) return value;
+    const at = this.resolvePointer(pointer);
+    const schema = atPointer(this.document, at);
+    if (Array.isArray(value)) return isObject(schema) && isObject(schema.items) ? value.map((v) => this.withoutOptionalNulls(`${at}/items`, v, depth + 1)) : value;
+    if (!isObject(value)) return value;
+    const { properties, required } = this.propertiesOf(at);
+    const out: Json = {};
+    for (const [k, v] of Object.entries(value)) {
+      const p = properties.get(k);
+      if (v === null && p !== undefined && !required.has(k)) continue;
+      out[k] = p !== undefined && v !== null && typeof v === 'object' ? this.withoutOptionalNulls(p, v, depth + 1) : v;
+    }
+    return out;
   }
 
   /** ajv's verdict on `value` against the document's schema at `pointer`; undefined when valid. */
@@ -665,6 +727,10 @@ export class DocumentData implements DocumentRoutes {
           // writeOnly: never in a response (OAS 3.1 §4.8.24.4, 3.0.3 §4.7.25); readOnly: always.
           if ((isObject(raw) && raw.writeOnly === true) || (isObject(prop) && prop.writeOnly === true)) continue;
           const optional = !required.has(key);
+          if (this.optionalNulls && optional && key !== 'id') {
+            out[key] = null;
+            continue;
+          }
           // An optional property without data is sent as null (spec §Generic rules for optional fields 1):
           // from the second item on, a third of them, varying with the item; never one that identifies.
           if (this.nulls && optional && ctx.seed > 0 && !ctx.branch && (ctx.seed + index) % 3 === 0 && !IDENTIFYING.test(key) && !this.discriminators.has(key)) {
@@ -675,8 +741,9 @@ export class DocumentData implements DocumentRoutes {
           // A required property cut by recursion: this object cannot be made here; the nearest optional one above is null instead.
           if (value === STOP && !optional) return STOP;
           if (value !== undefined && value !== STOP) out[key] = value;
-          // Recursion cut here: an optional property has no data, so it is null (never left out).
-          else if (this.nulls && optional) out[key] = null;
+          // An optional property without data (a recursion cut) is sent as null, never omitted (spec
+          // §Generic rules for optional fields 1), whatever its schema says of null.
+          else if (optional) out[key] = null;
         }
         if (ctx.required === undefined) this.fillRequired(out, required, new Set(Object.keys(props)), isObject(schema.additionalProperties) ? `${pointer}/additionalProperties` : schema.additionalProperties === false ? false : undefined, ctx.seed);
         const extra = schema.additionalProperties;
@@ -817,6 +884,7 @@ export class DocumentData implements DocumentRoutes {
       if (fault.kind === 'null') return !this.nullable(s);
       if (fault.kind === 'missing-required') return required.has(name);
       if (fault.kind === 'omit-nullable') return this.nullable(s) || (isObject(this.at(p)) && this.nullable(this.at(p) as Json));
+      if (fault.kind === 'omit-optional') return !required.has(name);
       return true;
     };
     const name = fault.property ?? [...properties.keys()].find(fits);
@@ -980,8 +1048,8 @@ export interface MockRun {
 }
 
 /** Serves `document` by the mock (with `fault`), runs the harness against it in-process, and reads report.json. */
-export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = []): Promise<MockRun> {
-  const mock = await startDocumentMock(document, fault ? { fault } : {});
+export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = [], style?: MockStyle): Promise<MockRun> {
+  const mock = await startDocumentMock(document, { ...(fault ? { fault } : {}), ...(style ? { style } : {}) });
   const reportsDir = await tempDir();
   const previous = process.env.CARRIER_CLIENT_SECRET;
   process.env.CARRIER_CLIENT_SECRET = mock.server.clientSecret;
@@ -1036,15 +1104,15 @@ export function listOperations(document: Json): string[] {
 }
 
 /** Every body the mock would serve, checked by ajv against the document's own schema and for every declared property: [] when all are. */
-export function invalidBodies(document: Json): string[] {
-  const data = new DocumentData(document);
+export function invalidBodies(document: Json, style?: MockStyle): string[] {
+  const data = new DocumentData(document, style ? { style } : {});
   const out: string[] = [];
   for (const op of data.operations) {
     const samples = op.list ? [0, 1, 2].map((i) => ({ pointer: op.list?.items ?? '', value: data.item(op, i) })) : op.body ? [{ pointer: op.body, value: data.top(op.body, 0) }] : [];
     for (const { pointer, value } of samples) {
       let error: string | undefined;
       try {
-        error = data.validate(pointer, value);
+        error = data.validateBody(pointer, value);
       } catch (err) {
         error = `ajv could not validate: ${(err as Error).message}`;
       }
