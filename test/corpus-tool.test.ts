@@ -84,6 +84,13 @@ describe('the corpus list rule (benchmarks/corpus/classify.ts)', () => {
     expect(classify('folders/{id}/items', [], object('entries[]', 'order[]', 'limit', 'offset', 'total_count'))).toMatchObject({ label: 'list', shape: { wrapper: 'entries' } });
   });
 
+  it('finds the elements under paging metadata, in a query-named operation, and in an envelope', () => {
+    expect(classify('rest?method=flickr.favorites.getList', [], object('page', 'pages', 'perpage', 'photos[]', 'total'))).toMatchObject({ label: 'list', shape: { wrapper: 'photos' } });
+    expect(classify('best_podcasts', [], object('id', 'name', 'podcasts[]', 'total', 'has_next', 'page_number'))).toMatchObject({ label: 'list', shape: { wrapper: 'podcasts' } });
+    const envelope = { properties: [{ name: 'message', properties: [{ name: 'header', properties: [{ name: 'status_code' }] }, { name: 'body', properties: [{ name: 'track_list', items: '#/t' }] }] }] };
+    expect(classify('track.search', [], envelope)).toMatchObject({ label: 'ambiguous', shape: { path: ['message', 'body', 'track_list'], items: '#/t' } });
+  });
+
   it('takes a resource for a single one, and says when the shape cannot tell', () => {
     expect(classify('account', [], object('id', 'name', 'email', 'roles[]')).label).toBe('single');
     expect(classify('account', [], object('id', 'name')).label).toBe('single');
@@ -169,6 +176,34 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const data = new DocumentData(reRoot(shop()));
     expect(data.answer('account', new URLSearchParams(), TENANT, {})).toMatchObject({ refusal: { status: 400, description: 'required header X-Account is missing' } });
     expect(data.answer('account', new URLSearchParams(), TENANT, { 'x-account': '1' })).toHaveProperty('body');
+  });
+
+  it('pages an array in an envelope, reads a body of arrays in anyOf as an array, and tells operations apart by a path key\'s query', () => {
+    const ok = (schema: Json) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+    const doc: Json = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/track.search': { get: { responses: ok({ type: 'object', properties: { message: { type: 'object', properties: { header: { type: 'object', properties: { status_code: { type: 'integer' } } }, body: { type: 'object', properties: { track_list: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } } } } } } } } } }) } },
+        '/starred': { get: { responses: ok({ anyOf: [{ type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } }, { type: 'array', items: { type: 'object', properties: { b: { type: 'string' } } } }] }) } },
+        '/rest?method=photos.list': { get: { responses: ok({ type: 'object', properties: { which: { type: 'string', enum: ['list'] } } }) } },
+        '/rest?method=photos.get': { get: { responses: ok({ type: 'object', properties: { which: { type: 'string', enum: ['get'] } } }) } },
+      },
+    };
+    const mock = mockDocument(reRoot(doc));
+    mock.precheck();
+    expect([...mock.records.values()].map((r) => [r.template, r.decision.label, trusted(r)])).toEqual([
+      ['track.search', 'ambiguous', true],
+      ['starred', 'list', true],
+      ['rest?method=photos.list', 'single', true],
+      ['rest?method=photos.get', 'single', true],
+    ]);
+    const page = mock.routes.answer('track.search', new URLSearchParams(), TENANT, {});
+    expect(page && 'list' in page && page.list.wrap?.([{ id: 1 }], { page: 1, size: 10, totalElements: 1, totalPages: 1 })).toMatchObject({ message: { header: { status_code: expect.any(Number) as unknown }, body: { track_list: [{ id: 1 }] } } });
+    expect(mock.routes.answer('rest', new URLSearchParams('method=photos.get'), TENANT, {})).toMatchObject({ body: { which: 'get' } });
+    expect(mock.routes.answer('rest', new URLSearchParams('method=photos.list'), TENANT, {})).toMatchObject({ body: { which: 'list' } });
+    // The path key's query is no part of the wire path: `rest%3Fmethod%3D…` is not found, as on a real server.
+    expect(mock.routes.answer('rest%3Fmethod%3Dphotos.get', new URLSearchParams(), TENANT, {})).toBeUndefined();
   });
 
   it('answers a literal path by its own operation, not by a templated one declared before it', () => {

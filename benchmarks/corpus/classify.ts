@@ -14,7 +14,7 @@
  *   neither direction.
  */
 import { readFileSync } from 'node:fs';
-import type { BodyShape, ListShape } from '../../test/support/document-mock.js';
+import type { BodyProperty, BodyShape, ListShape } from '../../test/support/document-mock.js';
 
 export type Label = 'list' | 'single' | 'ambiguous';
 
@@ -47,7 +47,7 @@ const COLLECTION = /^(data|items|results|result|content|contents|records|element
  * A property is metadata when every word of its name is one of these.
  */
 const META_WORDS = new Set(
-  'page pages paging pagination paginated per size number num count counts total totals records record results result next prev previous first last cursor cursors offset limit start startat end max min has more is link links meta metadata sort sorted sorting order ordering by token tokens continuation skip top took time timed out object type kind url uri href self etag status success ok message messages warning warnings error errors with types request query filter filters odata context nextlink deltalink facets aggregations summary returned available remaining estimated api version response code from to at index of in since until scroll before after marker truncated complete done range items item elements element entries'.split(' '),
+  'perpage pagesize pagecount pagenumber pageno pagetoken pageinfo nextpage prevpage totalcount totalitems totalresults totalpages totalrecords totalsize itemcount resultcount numresults numfound hasmore nextcursor nextlink nexttoken maxresults startindex itemsperpage page pages paging pagination paginated per size number num count counts total totals records record results result next prev previous first last cursor cursors offset limit start startat end max min has more is link links meta metadata sort sorted sorting order ordering by token tokens continuation skip top took time timed out object type kind url uri href self etag status success ok message messages warning warnings error errors with types request query filter filters odata context nextlink deltalink facets aggregations summary returned available remaining estimated api version response code from to at index of in since until scroll before after marker truncated complete done range items item elements element entries'.split(' '),
 );
 /** Words that make a property an element's field, even beside metadata words (`item_id` is not metadata). */
 const ELEMENT_WORDS = new Set(['id', 'ids', 'name', 'uuid', 'key']);
@@ -67,16 +67,26 @@ export function isMetadata(name: string): boolean {
   return words.length > 0 && words.every((w) => META_WORDS.has(w)) && !words.some((w) => ELEMENT_WORDS.has(w));
 }
 
-/** `databases` ~ `database`, `Accounts` ~ `accounts`, `policies` ~ `policy`: the same noun, any case. */
-function sameNoun(a: string, b: string): boolean {
+/**
+ * `databases` ~ `database`, `Accounts` ~ `accounts`, `policies` ~ `policy`: the same noun, any case;
+ * and a segment that ends with the name (`best_podcasts` ~ `podcasts`, `getPhotos` ~ `photos`).
+ */
+function sameNoun(name: string, segment: string): boolean {
   const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
   const stem = (s: string): string => norm(s).replace(/(ies)$/, 'y').replace(/(sses|xes|ches|shes)$/, (m) => m.slice(0, -2)).replace(/s$/, '');
-  return norm(a) !== '' && (norm(a) === norm(b) || stem(a) === stem(b));
+  if (norm(name) === '' || norm(segment) === '') return false;
+  return norm(name) === norm(segment) || stem(name) === stem(segment) || (stem(name).length >= 4 && stem(segment).endsWith(stem(name)));
 }
 
-/** The last literal segment of a template (`users/{id}/comments` → `comments`; a `#variant` and `.json` dropped). */
+/**
+ * The last literal segment of a template (`users/{id}/comments` → `comments`; a `#variant` and
+ * `.json` dropped; Flickr's `rest?method=flickr.people.getPhotos` → `getPhotos`).
+ */
 function lastLiteral(template: string): string | undefined {
-  const segments = template.replace(/#.*$/s, '').split('/').filter((s) => s !== '' && !s.includes('{'));
+  const [path = '', query = ''] = template.replace(/#.*$/s, '').split('?');
+  const method = [...new URLSearchParams(query).values()].at(-1)?.split('.').at(-1);
+  if (method) return method;
+  const segments = path.split('/').filter((s) => s !== '' && !s.includes('{'));
   return segments.at(-1)?.replace(/\.[a-z]+$/i, '');
 }
 
@@ -93,7 +103,7 @@ function pagingParameter(params: readonly Record<string, unknown>[]): boolean {
 }
 
 /** The array of a wrapper that holds its elements, when one can be told from the others. */
-function itemsOf(properties: readonly { name: string; items?: string }[], template: string): { name: string; items: string } | undefined {
+function itemsOf(properties: readonly BodyProperty[], template: string): { name: string; items: string } | undefined {
   const arrays = properties.filter((p): p is { name: string; items: string } => p.items !== undefined);
   if (arrays.length <= 1) return arrays[0];
   const last = lastLiteral(template);
@@ -113,7 +123,11 @@ export function classify(template: string, params: readonly Record<string, unkno
     return byId ? { label: 'ambiguous', why: 'an array at a by-id path', shape: paged } : { label: 'list', why: 'an array body', shape: paged };
   }
   const arrays = shape.properties.filter((p) => p.items !== undefined);
-  if (arrays.length === 0) return { label: 'single', why: 'an object without an array', shape: undefined };
+  if (arrays.length === 0) {
+    // Musixmatch's `{message: {header, body: {track_list: [...]}}}`: elements nested in an envelope. Not certain: paged as a list, counted as neither.
+    const nested = byId ? undefined : nestedList(shape.properties, template, []);
+    return nested ? { label: 'ambiguous', why: `${nested.path.join('.')} nested in an envelope`, shape: { wrapper: nested.path[0], items: nested.items, path: nested.path } } : { label: 'single', why: 'an object without an array', shape: undefined };
+  }
   const items = itemsOf(shape.properties, template);
   if (items === undefined) return { label: byId ? 'single' : 'ambiguous', why: `${arrays.length} arrays, none the elements`, shape: undefined };
   const paged = { wrapper: items.name, items: items.items };
@@ -126,10 +140,37 @@ export function classify(template: string, params: readonly Record<string, unkno
   if (byId) return { label: 'single', why: `a resource by id with an array field ${items.name}`, shape: undefined };
   const last = lastLiteral(template);
   const elementsNamed = COLLECTION.test(items.name) || (last !== undefined && sameNoun(items.name, last));
-  if (pagingParameter(params) && elementsNamed && fields.length <= 2) return { label: 'list', why: `${items.name} with a paging parameter, beside ${fields.map((f) => f.name).join(', ')}`, shape: paged };
-  if (elementsNamed && fields.length <= 2) return { label: 'ambiguous', why: `${items.name} beside ${fields.map((f) => f.name).join(', ')}`, shape: paged };
+  const beside = fields.map((f) => f.name).join(', ');
+  // Paging shows in a parameter, or in metadata beside the array (`has_next`, `page_number`).
+  const paging = pagingParameter(params) || others.some((p) => isMetadata(p.name) && wordsOf(p.name).some((w) => PAGING_WORDS.has(w)));
+  if (paging && elementsNamed && fields.length <= 3) return { label: 'list', why: `${items.name} paged, beside ${beside}`, shape: paged };
+  if (paging || (elementsNamed && fields.length <= 2)) return { label: 'ambiguous', why: `${items.name}${paging ? ' paged' : ''} beside ${beside}`, shape: paged };
   return { label: 'single', why: `an object with fields beside its array ${items.name}`, shape: undefined };
 }
+
+/** Words of a metadata property that say the body is a page. */
+const PAGING_WORDS = new Set(['page', 'pages', 'paging', 'pagination', 'perpage', 'pagesize', 'pagecount', 'pagenumber', 'pageno', 'pagetoken', 'nextpage', 'next', 'prev', 'previous', 'cursor', 'offset', 'limit', 'has', 'hasmore', 'more', 'continuation', 'startat', 'maxresults', 'nextcursor', 'nextlink', 'nexttoken', 'totalpages']);
+
+/**
+ * An array two levels down at most, reached through single objects whose other properties are
+ * metadata or an envelope's (`header`, `status`): where the elements of an enveloped list are.
+ */
+function nestedList(properties: readonly BodyProperty[], template: string, path: readonly string[]): { path: string[]; items: string } | undefined {
+  const items = itemsOf(properties, template);
+  const arrays = properties.filter((p) => p.items !== undefined);
+  if (path.length > 0 && items !== undefined) {
+    const fields = properties.filter((p) => p.name !== items.name && !isMetadata(p.name) && !ENVELOPE.test(p.name));
+    return fields.length === 0 ? { path: [...path, items.name], items: items.items } : undefined;
+  }
+  if (arrays.length > 0) return undefined;
+  const objects = properties.filter((p) => p.properties !== undefined);
+  const found = objects.map((o) => nestedList(o.properties ?? [], template, [...path, o.name])).filter((f) => f !== undefined);
+  const others = properties.filter((p) => p.properties === undefined && !isMetadata(p.name) && !ENVELOPE.test(p.name));
+  return found.length === 1 && others.length === 0 ? found[0] : undefined;
+}
+
+/** Names of an envelope's parts beside the content (`header` beside `body`). */
+const ENVELOPE = /^(header|headers|meta|metadata|status|status_?code|code|message|messages|request|response|execute_time|version|api_version|success|ok|errors?|warnings?)$/i;
 
 /** The hand labels, by document then by tenant-relative template; an absent file is no labels. */
 export function readLabels(file: string): Map<string, Map<string, HandLabel>> {
@@ -165,7 +206,7 @@ export function decide(template: string, params: readonly Record<string, unknown
   const ruled = classify(template, params, shape);
   if (label === undefined) return { ...ruled, labelled: false };
   if (label.label === 'single') return { label: 'single', why: label.why, labelled: true, rule: ruled.label, shape: undefined };
-  // A labelled list is paged where its elements are: the whole array, or the wrapper's array the rule picks (else its only or first one).
+  // A labelled list is paged where its elements are: the whole array, the wrapper's array (or the nested one) the rule picks, else its only or first one.
   let paged = ruled.shape;
   if (paged === undefined && shape !== undefined) {
     if ('array' in shape) paged = { wrapper: undefined, items: shape.array };

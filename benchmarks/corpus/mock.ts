@@ -85,7 +85,7 @@ export function mockDocument(document: Json, options: { labels?: ReadonlyMap<str
 
   const routes: DocumentRoutes = {
     answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>>): DocumentAnswer | undefined {
-      const endpoint = data.endpointOf(subPath);
+      const endpoint = data.endpointOf(subPath, query);
       const record = endpoint && records.get(endpoint.template);
       let answer: DocumentAnswer | undefined;
       try {
@@ -130,15 +130,16 @@ export function mockDocument(document: Json, options: { labels?: ReadonlyMap<str
       if (!record || op.body === undefined) continue;
       try {
         if (op.list) {
-          const subPath = op.template.replace(/#.*$/s, '').replace(/\{[^}/]*\}/g, 'x');
-          const query = new URLSearchParams();
+          const [pathPart = '', queryPart = ''] = op.template.replace(/#.*$/s, '').split('?');
+          const subPath = pathPart.replace(/\{[^}/]*\}/g, 'x');
+          const query = new URLSearchParams(queryPart);
           const headers: Record<string, string> = {};
           for (const p of op.params) {
             if (p.required !== true || typeof p.name !== 'string') continue;
-            if (p.in === 'query') query.set(p.name, '1');
+            if (p.in === 'query' && !query.has(p.name)) query.set(p.name, '1');
             if (p.in === 'header') headers[p.name.toLowerCase()] = '1';
           }
-          const answer = data.endpointOf(subPath)?.template === op.template ? routes.answer(subPath, query, tenant, headers) : undefined;
+          const answer = data.endpointOf(subPath, query)?.template === op.template ? routes.answer(subPath, query, tenant, headers) : undefined;
           if (answer && 'list' in answer) {
             const { list } = answer;
             const size = 10;

@@ -67,11 +67,12 @@ export function harnessArgs(target: HarnessTarget, timeoutSeconds: number): stri
 /** Process groups of the runs going on: ended with the benchmark when it is interrupted. */
 export const runningGroups = new Set<number>();
 
-export function runHarness(target: HarnessTarget, timeoutSeconds: number): Promise<HarnessRun> {
+/** `bin`: the CLI to run; default this checkout's (--harness DIR runs another's, built: before and after). */
+export function runHarness(target: HarnessTarget, timeoutSeconds: number, bin = BIN): Promise<HarnessRun> {
   const args = harnessArgs(target, timeoutSeconds);
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !DROPPED_ENV.test(k)));
   Object.assign(env, { CARRIER_CLIENT_SECRET: target.clientSecret, CARRIER_PROFILE: '1', NO_COLOR: '1' });
-  const [command, commandArgs] = HAS_TIME ? ['/usr/bin/time', ['-f', 'corpus-usage %U %S %M', process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+  const [command, commandArgs] = HAS_TIME ? ['/usr/bin/time', ['-f', 'corpus-usage %U %S %M', process.execPath, bin, ...args]] : [process.execPath, [bin, ...args]];
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     // A process group of its own, so that a kill reaches the CLI and its workers, not only GNU time.

@@ -7,17 +7,19 @@
  *
  *   npm run corpus -- [--sample N] [--only SUBSTRING]... [--jobs 1|2] [--timeout SECONDS]
  *                     [--labels FILE] [--out DIR] [--baseline FILE] [--keep-reports] [--list]
+ *                     [--harness DIR]
  *
  * Exit codes: 0 done (and, with --baseline, no figure above it); 1 with --baseline: a figure above
  * it, or a document whose run crashed or timed out; 2 usage error, or the corpus could not be had.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { withoutControls } from '../../src/console-safety.js';
+import { startReferenceServer } from '../../src/reference/index.js';
 import { ROOT } from '../measure.js';
 import { CORPUS_PACKAGE, CORPUS_VERSION, ensureCorpus, listDocuments, selectDocuments } from './cache.js';
 import { readLabels, type HandLabel } from './classify.js';
@@ -36,7 +38,7 @@ const print = (line: string): void => void process.stderr.write(`${withoutContro
 
 function usage(message: string): never {
   print(`corpus: ${message}`);
-  print('usage: npm run corpus -- [--sample N] [--only SUBSTRING]... [--jobs 1|2] [--timeout SECONDS] [--labels FILE] [--out DIR] [--baseline FILE] [--keep-reports] [--list]');
+  print('usage: npm run corpus -- [--sample N] [--only SUBSTRING]... [--jobs 1|2] [--timeout SECONDS] [--labels FILE] [--out DIR] [--baseline FILE] [--keep-reports] [--list] [--harness DIR]');
   process.exit(2);
 }
 
@@ -50,6 +52,7 @@ const OPTIONS = {
   baseline: { type: 'string' },
   'keep-reports': { type: 'boolean', default: false },
   list: { type: 'boolean', default: false },
+  harness: { type: 'string' },
 } as const;
 
 function options(): ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'] {
@@ -71,6 +74,9 @@ const jobs = positive('jobs', parsed.jobs, 2) ?? 1;
 const timeout = positive('timeout', parsed.timeout, 3600) ?? 180;
 const sample = positive('sample', parsed.sample);
 const outDir = resolve(parsed.out ?? 'reports/corpus');
+// Another checkout of the harness, built (its bin/carrier-conformance.js): the "before" of a change, measured by this tool.
+const harnessBin = parsed.harness === undefined ? undefined : join(resolve(parsed.harness), 'bin/carrier-conformance.js');
+if (harnessBin !== undefined && !existsSync(harnessBin)) usage(`--harness ${parsed.harness}: no bin/carrier-conformance.js there`);
 
 let api: string;
 try {
@@ -146,13 +152,15 @@ async function runDocument(document: string): Promise<DocumentResult> {
     child.send(start);
     const ready = await nextReply(child, ['ready', 'failed'], MOCK_READY_SECONDS);
     if (ready.type !== 'ready') {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       const result = emptyResult(document, 'mock-failed');
       result.reason = ready.type === 'failed' ? `${ready.stage}: ${ready.message}` : `${ready.message}${childErr ? `: ${childErr.trim().split('\n').at(-1)}` : ''}`;
       if (ready.type === 'failed' && ready.facts) result.facts = ready.facts;
+      await withoutMock(result, join(work, 'openapi.json'), join(work, 'reports'));
       return result;
     }
     const reportsDir = join(work, 'reports');
-    const run = await runHarness({ url: ready.url, clientId: ready.clientId, clientSecret: ready.clientSecret, foreignTenantId: ready.foreignTenantId, openapiFile: ready.openapiFile, reportsDir }, timeout);
+    const run = await runHarness({ url: ready.url, clientId: ready.clientId, clientSecret: ready.clientSecret, foreignTenantId: ready.foreignTenantId, openapiFile: ready.openapiFile, reportsDir }, timeout, harnessBin);
     child.send({ type: 'stop' });
     const records = await nextReply(child, ['records'], 60);
     const final: { records: EndpointRecord[]; unreadablePatterns: number } = records.type === 'records' ? records : { records: ready.records, unreadablePatterns: 0 };
@@ -165,6 +173,28 @@ async function runDocument(document: string): Promise<DocumentResult> {
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await rm(work, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * The mock could not serve the document (too big or too slow to prepare): the harness still reads
+ * it, against the reference server alone, so that its load time and memory are measured and a
+ * refusal (exit 2: a document over the harness's limits) is reported as one. Nothing it says of
+ * the endpoints counts: no mock served them.
+ */
+async function withoutMock(result: DocumentResult, openapiFile: string, reportsDir: string): Promise<void> {
+  if (!existsSync(openapiFile)) return;
+  const server = await startReferenceServer({ tokenTtlSeconds: 300 });
+  try {
+    const run = await runHarness({ url: server.url, clientId: server.clientId, clientSecret: server.clientSecret, foreignTenantId: server.foreignTenantId, openapiFile, reportsDir }, timeout, harnessBin);
+    result.exitCode = run.code;
+    result.harness = { wallMs: run.wallMs, loadMs: run.loadMs, cpuMs: run.cpuMs, peakRssMb: run.peakRssMb, ...(run.report ? { verdict: run.report.verdict } : {}) };
+    if (run.code === 2) {
+      result.outcome = 'refused';
+      result.reason = run.stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('Command ')).at(-1)?.slice(0, 400) ?? 'exit 2';
+    }
+  } finally {
+    await server.close();
   }
 }
 
@@ -212,7 +242,7 @@ function write(finished: boolean): Record<string, unknown> {
   }
   const out = {
     corpus: { package: CORPUS_PACKAGE, version: CORPUS_VERSION },
-    harness: { suites: SUITES },
+    harness: { suites: SUITES, bin: harnessBin ?? 'this checkout' },
     options: { sample: sample ?? null, only: parsed.only ?? [], jobs, timeoutSeconds: timeout, labels: parsed.labels },
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),

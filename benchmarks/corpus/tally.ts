@@ -79,7 +79,11 @@ export interface DocumentResult {
   /** Errors that are not the harness's: the run stopped (timeout), transport failures. */
   stopErrors: number;
   transportErrors: number;
-  /** Endpoints the mock could not serve trustworthily, why, and the failures and errors the harness reported on them (not counted above). */
+  /**
+   * Endpoints the mock could not serve trustworthily, why, and the failures and errors the harness
+   * reported on them (not counted above), with those of list checks on a GET that may be a list
+   * but that the mock could not page (ambiguous, without an array it can tell).
+   */
   mockUntrusted: { endpoint: string; why: string }[];
   mockFailures: number;
   mockErrors: number;
@@ -209,9 +213,13 @@ export function tally(document: string, facts: DocumentFacts, records: readonly 
   }
 
   const judgedEndpoints = new Set<string>();
-  const untrusted = (endpoint: string | undefined): boolean => {
+  const untrusted = (endpoint: string | undefined, check: string): boolean => {
     const r = endpoint === undefined ? undefined : byKey.get(key(endpoint));
-    return r !== undefined && !trusted(r);
+    if (r === undefined) return false;
+    // A list check on a GET that may be a list but that the mock could not page (an ambiguous one
+    // without an array it can tell, a labelled list without one): nobody knows who is wrong there.
+    const unpaged = r.decision.label !== 'single' && r.decision.shape === undefined && /^(PAGE|LINK|NULLS)-/.test(check);
+    return !trusted(r) || unpaged;
   };
   for (const check of report.checks) {
     for (const entry of check.endpoints ?? []) {
@@ -222,10 +230,10 @@ export function tally(document: string, facts: DocumentFacts, records: readonly 
         const reason = `${check.id}: ${normalise(message)}`;
         result.skips[reason] = (result.skips[reason] ?? 0) + 1;
       } else if (entry.status === 'failed' || entry.status === 'warning') {
-        if (untrusted(entry.endpoint)) result.mockFailures += 1;
+        if (untrusted(entry.endpoint, check.id)) result.mockFailures += 1;
         else (entry.status === 'failed' ? result.falseFailures : result.falseWarnings).push({ check: check.id, endpoint: entry.endpoint, message: cut(message) });
       } else if (entry.status === 'error') {
-        classifyError(result, check.id, entry.endpoint, message, untrusted(entry.endpoint));
+        classifyError(result, check.id, entry.endpoint, message, untrusted(entry.endpoint, check.id));
       }
     }
     // A check that is not about endpoints (or lists none) and did not pass: counted once, without an endpoint.

@@ -50,12 +50,22 @@ export interface MockFault {
  * The success body of a GET as the list rule sees it: an array (where its items are), or an
  * object (allOf merged, refs followed) with each property and, for an array property, its items.
  */
-export type BodyShape = { readonly array: string } | { readonly properties: readonly { readonly name: string; readonly items?: string }[] };
+export type BodyShape = { readonly array: string } | { readonly properties: readonly BodyProperty[] };
+/** A property of an object body: its items when it is an array, its own properties when it is an object (two levels down). */
+export interface BodyProperty {
+  readonly name: string;
+  readonly items?: string;
+  readonly properties?: readonly BodyProperty[];
+}
 
-/** Where a list's items sit: the whole body (`wrapper` undefined) or the wrapper's array property. */
+/**
+ * Where a list's items sit: the whole body (`wrapper` undefined), the wrapper's array property,
+ * or (`path`) an array nested in objects (`{message: {body: {track_list: [...]}}}`).
+ */
 export interface ListShape {
   wrapper: string | undefined;
   items: string;
+  path?: readonly string[];
 }
 
 /**
@@ -288,8 +298,10 @@ interface Operation {
   /** Pointer of the success body schema; undefined: no body declared. */
   body: string | undefined;
   contentType: string;
+  /** A path key's `?name=value` (Flickr's `/rest?method=flickr.people.getPhotos`): the query the operation is told apart by, not part of the wire path. */
+  fixedQuery: [string, string][];
   /** For a list: where its items sit. */
-  list?: { wrapper: string | undefined; items: string };
+  list?: ListShape;
 }
 
 interface Context {
@@ -364,7 +376,9 @@ export class DocumentData implements DocumentRoutes {
       const params = [...listOf(item.parameters), ...listOf(op.parameters)].map((p) => this.deref(p)).filter(isObject);
       const success = this.successBody(template, op);
       // A `#…` suffix of a path key (Box's `/shared_items#folders`) names a variant, not the path: the wire path is without it.
-      const operation: Operation = { template: relative, segments: relative.replace(/#.*$/s, '').split('/'), params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
+      const [pathPart = '', queryPart = ''] = relative.replace(/#.*$/s, '').split('?');
+      const fixedQuery = [...new URLSearchParams(queryPart)];
+      const operation: Operation = { template: relative, segments: pathPart.split('/'), fixedQuery, params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
       // A resource by id is never a list, even when its object has one array property (a tree's children).
       const pagingParam = params.some((p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name));
       const list = options.lists
@@ -501,19 +515,38 @@ export class DocumentData implements DocumentRoutes {
   /** The success body at `bodyPointer` as a ListRule sees it. */
   shapeOf(bodyPointer: string): BodyShape {
     const body = this.resolvePointer(bodyPointer);
-    const schema = this.at(body);
-    if (isObject(schema) && (schema.type === 'array' || 'items' in schema)) return { array: `${body}/items` };
-    const properties = [...this.propertiesOf(body).properties].map(([name, p]) => {
+    const items = this.arrayItems(body);
+    if (items !== undefined) return { array: items };
+    return { properties: this.bodyProperties(body, 0) };
+  }
+
+  /** An array schema's items; for an anyOf/oneOf whose every branch is an array (GitHub's), the first branch's. */
+  private arrayItems(pointer: string): string | undefined {
+    const schema = this.at(pointer);
+    if (!isObject(schema)) return undefined;
+    if (schema.type === 'array' || 'items' in schema) return `${pointer}/items`;
+    for (const key of ['anyOf', 'oneOf']) {
+      const list = schema[key];
+      if (!Array.isArray(list) || list.length === 0) continue;
+      const branches = list.map((_, i) => this.arrayItems(this.resolvePointer(`${pointer}/${key}/${i}`)));
+      if (branches.every((b) => b !== undefined)) return branches[0];
+    }
+    return undefined;
+  }
+
+  private bodyProperties(pointer: string, depth: number): BodyProperty[] {
+    return [...this.propertiesOf(pointer).properties].map(([name, p]) => {
       const at = this.resolvePointer(p);
+      const items = this.arrayItems(at);
+      if (items !== undefined) return { name, items };
       const s = this.at(at);
-      return isObject(s) && (s.type === 'array' || 'items' in s) ? { name, items: `${at}/items` } : { name };
+      return depth < 2 && isObject(s) && this.typeOf(s) === 'object' ? { name, properties: this.bodyProperties(at, depth + 1) } : { name };
     });
-    return { properties };
   }
 
   /** The operation a tenant-relative request path is answered by: its template, success body schema and list shape. */
-  endpointOf(subPath: string): { template: string; body: string | undefined; list: ListShape | undefined } | undefined {
-    const op = this.match(subPath)?.op;
+  endpointOf(subPath: string, query?: URLSearchParams): { template: string; body: string | undefined; list: ListShape | undefined } | undefined {
+    const op = this.match(subPath, query)?.op;
     return op ? { template: op.template, body: op.body, list: op.list } : undefined;
   }
 
@@ -812,7 +845,7 @@ export class DocumentData implements DocumentRoutes {
 
   // --- routes ---------------------------------------------------------------------------------
 
-  private match(subPath: string): { op: Operation; values: Map<string, string> } | undefined {
+  private match(subPath: string, query?: URLSearchParams): { op: Operation; values: Map<string, string> } | undefined {
     const segments = subPath.split('/').map((s) => {
       try {
         return decodeURIComponent(s);
@@ -823,6 +856,7 @@ export class DocumentData implements DocumentRoutes {
     let best: { op: Operation; values: Map<string, string>; literal: number } | undefined;
     for (const op of this.operations) {
       if (op.segments.length !== segments.length) continue;
+      if (query && !op.fixedQuery.every(([name, value]) => query.getAll(name).includes(value))) continue;
       const values = new Map<string, string>();
       const ok = op.segments.every((seg, i) => {
         if (!seg.includes('{')) return seg === segments[i];
@@ -836,7 +870,7 @@ export class DocumentData implements DocumentRoutes {
       });
       // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching"):
       // `users/me` is answered by its own operation, not by `users/{userId}` declared before it.
-      const literal = op.segments.filter((seg) => !seg.includes('{')).length;
+      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length;
       if (ok && (best === undefined || literal > best.literal)) best = { op, values, literal };
     }
     return best && { op: best.op, values: best.values };
@@ -898,7 +932,7 @@ export class DocumentData implements DocumentRoutes {
   }
 
   answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>> = {}): DocumentAnswer | undefined {
-    const found = this.match(subPath);
+    const found = this.match(subPath, query);
     if (!found) return undefined;
     const { op, values } = found;
     // Required query and header parameters are enforced as a framework would (Spring's 400, FastAPI's 422: here 400).
@@ -915,11 +949,12 @@ export class DocumentData implements DocumentRoutes {
     const count = tenant.empty ? 0 : this.listSize;
     if (op.list) {
       const list = op.list;
-      const wrap = list.wrapper === undefined || op.body === undefined
+      const path = list.path ?? (list.wrapper === undefined ? [] : [list.wrapper]);
+      const wrap = path.length === 0 || op.body === undefined
         ? undefined
         : (items: unknown[]) => {
             const body = this.top(op.body ?? '', 0);
-            return { ...(isObject(body) ? body : {}), [list.wrapper ?? 'data']: items };
+            return placed(isObject(body) ? body : {}, path, items);
           };
       if (this.fault?.path === op.template && this.fault.kind === 'unpaged') {
         const all = Array.from({ length: count }, (_, i) => this.item(op, i));
@@ -949,6 +984,14 @@ export class DocumentData implements DocumentRoutes {
     }
     return { body: this.broke(op, this.top(op.body, seed), op.body), ...contentType };
   }
+}
+
+/** A copy of `body` with `value` at `path` (objects on the way copied, made when missing). */
+function placed(body: Json, path: readonly string[], value: unknown): Json {
+  const [head, ...rest] = path;
+  if (head === undefined) return body;
+  const inner = body[head];
+  return { ...body, [head]: rest.length === 0 ? value : placed(isObject(inner) ? inner : {}, rest, value) };
 }
 
 /**
