@@ -225,6 +225,52 @@ describe('a 4xx to a query value the harness made up', () => {
   });
 });
 
+describe('a path id taken from the document\'s example', () => {
+  /** A server holding one thing, `t-1`, that refuses any other id with 404, as a real one does. */
+  async function thingServer(): Promise<ReferenceServer> {
+    const s = await startReferenceServer({
+      tokenTtlSeconds: 60,
+      documentRoutes: {
+        answer: (subPath) => {
+          if (!subPath.startsWith('things/')) return undefined;
+          if (subPath !== 'things/t-1') return { refusal: { status: 404, error: 'not_found', description: 'no such thing' } };
+          return { body: { id: 't-1', name: 'one' } };
+        },
+      },
+    });
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const thingDocument = (example: string): Doc => ({
+    openapi: '3.1.0',
+    info: { title: 'things', version: '1' },
+    paths: {
+      '/tenants/{tenantId}/things/{thingId}': {
+        get: {
+          parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' }, example }],
+          responses: { '200': { content: { 'application/json': { schema: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } } } } } },
+        },
+      },
+    },
+  });
+
+  it('names the author\'s resource, not the deployment\'s: a 404 there is skipped by every check, saying how to give a real id (Azure\'s {jobIdentity})', async () => {
+    const target = await thingServer();
+    const result = await run(target, thingDocument('a-job-of-the-author'));
+    const reason = /^skipped GET \/tenants\/\{tenantId\}\/things\/\{thingId\}: it answered 404 to a path whose \{thingId\}=a-job-of-the-author is the document's example \(no list above it gave an id\), which need not exist in this deployment: not judged; give a real one with --parameter thingId=VALUE$/;
+    for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'RESOURCE-SCHEMA']) expect(outcomes(result.report, id), id).toEqual([expect.stringMatching(reason)]);
+    expect(clean(result.report).filter((l) => !l.startsWith('PAGE-') && !l.startsWith('LINK-'))).toEqual([]);
+  });
+
+  it('that the deployment holds is judged: an example it serves passes, and a deployment that refuses the id --parameter gives fails', async () => {
+    const target = await thingServer();
+    const served = await run(target, thingDocument('t-1'));
+    expect(outcomes(served.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/things/{thingId}']);
+    const given = await run(target, thingDocument('a-job-of-the-author'), ['--parameter', 'thingId=t-2']);
+    expect(outcomes(given.report, 'TENANT-ACCESS')).toEqual(['failed GET /tenants/{tenantId}/things/{thingId}']);
+  });
+});
+
 describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
   const resource = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
   /** A document of single resources at these path keys, each with these extra parameters. */

@@ -108,11 +108,17 @@ describe('lists', () => {
       doc({
         // A combined status pages its own statuses: a resource, said to be uncertain.
         '/tenants/{tenantId}/commits/{ref}/status': get(json({ type: 'object', properties: { state: { type: 'string' }, sha: { type: 'string' }, statuses: { type: 'array', items: item } } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        // Vimeo's promotions: page and per_page on one object without an array (the document's gap: the API returns an array).
+        '/tenants/{tenantId}/promotions': get(json({ type: 'object', properties: { access_type: { type: 'string' }, download: { type: 'boolean' } } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        '/tenants/{tenantId}/events': get(json({}), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
         // One array alone, under a name the path does not give: a report in an envelope, or a list.
         '/tenants/{tenantId}/Reports/BalanceSheet': get(json({ type: 'object', properties: { Reports: { type: 'array', items: item } } })),
       }),
     );
     expect(m.get('commits/{ref}/status')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^it takes page, but its body is a resource whose own array the query may page/) as unknown });
+    expect(m.get('promotions')).toMatchObject({ kind: 'single', uncertain: 'it takes page, but its body is one object with no array, nothing a page could hold' });
+    // Paging parameters on a body the document leaves unsaid still make a list.
+    expect(m.get('events')).toMatchObject({ kind: 'list' });
     expect(m.get('Reports/BalanceSheet')).toMatchObject({ kind: 'single', uncertain: 'its body is only an array Reports, which its path does not name: one resource in an envelope, or a list', asList: { itemsProperty: 'Reports', schema: expect.stringMatching(/\/properties\/Reports\/items$/) as unknown } });
   });
 

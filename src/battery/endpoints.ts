@@ -140,6 +140,7 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   const fromDocument = (name: string, kinds: readonly string[]): string | undefined => spec.pathValues?.find((p) => p.name === name && p.from !== undefined && kinds.includes(p.from))?.value;
   const template = wirePath(spec.path);
   let path = template;
+  const examples: string[] = [];
   for (const name of pathParameters(template)) {
     const value = given(name) ?? fromDocument(name, ['enum', 'default']);
     if (value !== undefined) {
@@ -150,11 +151,14 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     const example = fromDocument(name, ['example']);
     if (typeof found !== 'string' && example !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(example));
+      examples.push(`{${name}}=${example}`);
       continue;
     }
     if (typeof found !== 'string') return found;
     path = path.replace(`{${name}}`, encodeURIComponent(found));
   }
+  if (examples.length > 0) exampleValues.set(spec.path, examples);
+  else exampleValues.delete(spec.path);
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
   const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
   return `${tenantPath(tenantId, base)}${search === '' ? '' : `?${search}`}`;
@@ -236,6 +240,9 @@ function idFor(item: Record<string, unknown>, name: string): unknown {
 /** The query values the harness made up, by endpoint path (resolvePath): the document gave none. */
 const inventedValues = new Map<string, string[]>();
 
+/** The path values taken from the document's examples, by endpoint path (resolvePath): `{name}=value`. */
+const exampleValues = new Map<string, string[]>();
+
 /**
  * Why a 4xx answer to an endpoint's valid request is not evidence against the target, or
  * undefined when it is: the request carried query values the harness made up from the schema's
@@ -245,6 +252,13 @@ const inventedValues = new Map<string, string[]>();
  * valid is never the target's failure).
  */
 export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): string | undefined {
+  const examples = endpoint.spec ? exampleValues.get(endpoint.spec.path) : undefined;
+  // A document's example of a path parameter names a resource of the author's, not one this
+  // deployment holds: a 404 (or another refusal) there proves nothing of the deployment.
+  if (examples && res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403) {
+    const names = examples.map((v) => v.slice(1, v.indexOf('}')));
+    return `it answered ${res.status} to a path whose ${examples.join(', ')} ${examples.length === 1 ? 'is the document\'s example' : 'are the document\'s examples'} (no list above it gave an id), which need not exist in this deployment: not judged; give a real one with ${names.map((n) => `--parameter ${n}=VALUE`).join(' ')}`;
+  }
   const invented = endpoint.spec ? inventedValues.get(endpoint.spec.path) : undefined;
   if (!invented || res.status < 400 || res.status > 499 || res.status === 401 || res.status === 403) return undefined;
   const give = invented.map((v) => (v.startsWith('header ') ? `--header '${v.slice(7, v.indexOf(':'))}: VALUE'` : `--parameter ${v.slice(0, v.indexOf('='))}=VALUE`));

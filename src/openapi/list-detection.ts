@@ -237,10 +237,22 @@ export function classify(document: Json, body: { pointer: string } | undefined, 
   if (shape.items) return { kind: 'list', listBy: headers || params ? 'paging' : shape.items.property !== undefined ? 'wrapped-array' : 'array', items: shape.items };
   if (headers) return { kind: 'list', listBy: 'paging', ...(shape.candidate ? { items: shape.candidate } : {}) };
   const byId = /\}$/.test(path);
-  if (params && !byId && !shape.uncertain && shape.candidate === undefined && !hasArrays(document, body)) return { kind: 'list', listBy: 'paging' };
+  // Paging parameters on a body the document leaves unsaid make a list; on an object the document
+  // declares with no array at all (Vimeo's promotions, {access_type, discount_type, …} under page and
+  // per_page) nothing could be paged: a resource, uncertain, rather than PAGE- failures on one object.
+  if (params && !byId && !shape.uncertain && shape.candidate === undefined && !hasArrays(document, body)) {
+    if (!declaresObject(document, body)) return { kind: 'list', listBy: 'paging' };
+    return { kind: 'single', uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but its body is one object with no array, nothing a page could hold` };
+  }
   const single: Classification = { kind: 'single', ...(shape.candidate ? { candidate: shape.candidate } : {}) };
   if (params) return { ...single, uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but ${byId ? 'its path ends in a parameter (one resource)' : 'its body is a resource whose own array the query may page'}${shape.uncertain ? `; ${shape.uncertain}` : ''}` };
   return shape.uncertain ? { ...single, uncertain: shape.uncertain } : single;
+}
+
+/** Whether the body's schema is an object that declares its properties (a resource the document describes, not a gap). */
+function declaresObject(document: Json, body: { pointer: string } | undefined): boolean {
+  if (!body) return false;
+  return [...propertiesOf(document, { $ref: body.pointer }, body.pointer)].length > 0;
 }
 
 /** Whether an object body declares any array property (a resource with a field the query may page). */
