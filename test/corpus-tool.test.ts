@@ -13,7 +13,7 @@ import type { HarnessRun } from '../benchmarks/corpus/run-harness.js';
 import { normalise, tally, totals } from '../benchmarks/corpus/tally.js';
 import type { DocumentFacts } from '../benchmarks/corpus/mock-child.js';
 import type { RunReport } from '../src/report/model.js';
-import { DocumentData, reRoot } from './support/document-mock.js';
+import { DocumentData, fromPattern, reRoot } from './support/document-mock.js';
 
 type Json = Record<string, unknown>;
 
@@ -249,6 +249,16 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const t = totals([result]);
     expect(t).toMatchObject({ falseFailures: 1, harnessErrors: 1, mockUntrustedEndpoints: 1, wrongLists: 1, blindSpots: 0 });
     expect(t.detection).toMatchObject({ lists: 1, listsAsList: 1, singles: 3, singlesAsList: 1, recall: 1, precision: 0.5 });
+  });
+});
+
+describe('strings the mock makes for a pattern (fromPattern)', () => {
+  it('match the pattern and differ from item to item: ids that repeat would be the mock\'s fault (1Password\'s [\\da-z]{26})', () => {
+    for (const pattern of ['^[\\da-z]{26}$', '^\\d{4}-\\d{2}$', '^[A-Z]{3}$', '^ab\\-c[0-9]+$', '^[a-f0-9_]{8}$']) {
+      const made = Array.from({ length: 40 }, (_, n) => fromPattern(pattern, n + 1));
+      for (const s of made) expect(s, pattern).toMatch(new RegExp(pattern));
+      expect(new Set(made).size, pattern).toBe(pattern === '^ab\\-c[0-9]+$' ? 10 : 40);
+    }
   });
 });
 

@@ -876,6 +876,10 @@ export class DocumentData implements DocumentRoutes {
     for (const op of this.operations) {
       if (op.segments.length !== segments.length) continue;
       if (query && !op.fixedQuery.every(([name, value]) => query.getAll(name).includes(value))) continue;
+      // AWS's query APIs share one path (`/#Action=DescribeAccountLimits`, `/#Action=DescribeAlarms`):
+      // a required query parameter with one allowed value tells their operations apart.
+      const pinned = this.pinnedQuery(op);
+      if (query && !pinned.every(([name, value]) => query.getAll(name).includes(value))) continue;
       const values = new Map<string, string>();
       const ok = op.segments.every((seg, i) => {
         if (!seg.includes('{')) return seg === segments[i];
@@ -889,10 +893,23 @@ export class DocumentData implements DocumentRoutes {
       });
       // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching"):
       // `users/me` is answered by its own operation, not by `users/{userId}` declared before it.
-      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length;
+      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length + pinned.length;
       if (ok && (best === undefined || literal > best.literal)) best = { op, values, literal };
     }
     return best && { op: best.op, values: best.values };
+  }
+
+  /** The required query parameters of an operation that allow one value only (a one-value enum or a const). */
+  private pinnedQuery(op: Operation): [string, string][] {
+    const out: [string, string][] = [];
+    for (const p of op.params) {
+      if (p.in !== 'query' || p.required !== true || typeof p.name !== 'string') continue;
+      const schema = isObject(p.schema) ? this.deref(p.schema) : p;
+      if (!isObject(schema)) continue;
+      const one = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum : undefined;
+      if (one && (typeof one[0] === 'string' || typeof one[0] === 'number')) out.push([p.name, String(one[0])]);
+    }
+    return out;
   }
 
   /** The index of the item of a list whose id (its field of `param`'s name, else `id`) is `value`. */
@@ -1078,30 +1095,30 @@ function fitLength(s: string, schema: Json): string {
  * pattern beyond it falls back to the candidates above.
  */
 export function fromPattern(pattern: string, n: number): string | undefined {
-  let out = '';
+  // Atoms, each the characters it may stand for and how many times it is repeated.
+  const atoms: { chars: string[]; times: number }[] = [];
   let i = 0;
   const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
-  let last: string;
   while (i < body.length) {
     const c = body[i] ?? '';
+    let chars: string[];
     if (c === '\\') {
-      const e = body[i + 1] ?? '';
-      last = e === 'd' ? String(n % 10) : e === 'w' ? 'a' : e === 's' ? ' ' : e;
+      chars = escapeChars(body[i + 1] ?? '');
       i += 2;
     } else if (c === '[') {
       const end = body.indexOf(']', i + 1);
       if (end < 0) return undefined;
       const cls = body.slice(i + 1, end);
       if (cls.startsWith('^')) return undefined;
-      last = cls.startsWith('\\') ? (cls[1] === 'd' ? '1' : (cls[1] ?? 'a')) : (cls[0] ?? 'a');
+      chars = classChars(cls);
       i = end + 1;
     } else if (c === '.') {
-      last = 'a';
+      chars = LOWER;
       i += 1;
     } else if ('()|'.includes(c)) {
       return undefined;
     } else {
-      last = c;
+      chars = [c];
       i += 1;
     }
     const q = /^(\{(\d+)(,(\d*))?\}|[?*+])/.exec(body.slice(i));
@@ -1110,9 +1127,48 @@ export function fromPattern(pattern: string, n: number): string | undefined {
       times = q[0] === '?' || q[0] === '*' ? 0 : q[0] === '+' ? 1 : Number(q[2]);
       i += q[0].length;
     }
-    out += last.repeat(times);
+    atoms.push({ chars: chars.length > 0 ? chars : ['a'], times });
   }
-  return out;
+  // n written in the positions' own bases from the last position back: distinct n, distinct strings
+  // (ids that repeat across a list's items would be the mock's fault, not the target's).
+  const positions = atoms.flatMap((a) => Array.from({ length: a.times }, () => a.chars));
+  const out: string[] = [];
+  let rest = n;
+  for (let p = positions.length - 1; p >= 0; p -= 1) {
+    const chars = positions[p] as string[];
+    out[p] = chars[rest % chars.length] as string;
+    rest = Math.floor(rest / chars.length);
+  }
+  return out.join('');
+}
+
+const LOWER = [...'abcdefghijklmnopqrstuvwxyz'];
+const DIGITS = [...'0123456789'];
+
+/** The characters an escape stands for: \d, \w, \s, or the character itself (`\-`). */
+function escapeChars(e: string): string[] {
+  if (e === 'd') return DIGITS;
+  if (e === 'w') return [...LOWER, ...DIGITS];
+  if (e === 's') return [' '];
+  return [e];
+}
+
+/** The characters of a character class's body (`\da-z_`): ranges, escapes and literals. */
+function classChars(cls: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < cls.length; i += 1) {
+    const c = cls[i] ?? '';
+    if (c === '\\') {
+      out.push(...escapeChars(cls[i + 1] ?? ''));
+      i += 1;
+    } else if (cls[i + 1] === '-' && i + 2 < cls.length) {
+      const from = c.charCodeAt(0);
+      const to = (cls[i + 2] ?? c).charCodeAt(0);
+      for (let code = from; code <= to && out.length < 256; code += 1) out.push(String.fromCharCode(code));
+      i += 2;
+    } else out.push(c);
+  }
+  return [...new Set(out)];
 }
 
 /** Starts the reference server with the document's GETs served by a `DocumentData`, and writes the document for --openapi. */
