@@ -140,6 +140,7 @@ describe('the oracle (benchmarks/corpus/oracle.ts)', () => {
     expect(oracle.check(body, order)).toEqual({});
     expect(oracle.check(body, { ...order, status: 'lost' }).error).toBeDefined();
     expect(unicodePattern('^\\d{4}\\-\\d{2}$')).toBe('^\\d{4}-\\d{2}$');
+    expect(unicodePattern('^\\p{XDigit}{8}[\\p{Upper}_]$')).toBe('^[A-Fa-f0-9]{8}[A-Z_]$');
     const account = '#/paths/~1account/get/responses/200/content/application~1json/schema';
     expect(oracle.check(account, { id: 'a', name: null, tags: null, code: '2026-01' })).toEqual({});
     expect(oracle.check(account, { id: 'a', name: null, tags: null, code: '2026-1' }).error).toMatch(/pattern/);

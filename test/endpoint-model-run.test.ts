@@ -257,9 +257,19 @@ describe('a path id taken from the document\'s example', () => {
   it('names the author\'s resource, not the deployment\'s: a 404 there is skipped by every check, saying how to give a real id (Azure\'s {jobIdentity})', async () => {
     const target = await thingServer();
     const result = await run(target, thingDocument('a-job-of-the-author'));
-    const reason = /^skipped GET \/tenants\/\{tenantId\}\/things\/\{thingId\}: it answered 404 to a path whose \{thingId\}=a-job-of-the-author is the document's example \(no list above it gave an id\), which need not exist in this deployment: not judged; give a real one with --parameter thingId=VALUE$/;
+    const reason = /^skipped GET \/tenants\/\{tenantId\}\/things\/\{thingId\}: it answered 404 to a path whose \{thingId\}=a-job-of-the-author \(the document's example\) no list above it gave, and which need not exist in this deployment: not judged; give a real one with --parameter thingId=VALUE$/;
     for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'RESOURCE-SCHEMA']) expect(outcomes(result.report, id), id).toEqual([expect.stringMatching(reason)]);
     expect(clean(result.report).filter((l) => !l.startsWith('PAGE-') && !l.startsWith('LINK-'))).toEqual([]);
+  });
+
+  it('or from its enum names a resource that may be absent: a 404 there is skipped too (Apicurio\'s rules/{rule})', async () => {
+    const target = await thingServer();
+    const document = thingDocument('t-1');
+    const parameter = (document.paths['/tenants/{tenantId}/things/{thingId}']?.get?.parameters?.[0] ?? {}) as Record<string, unknown>;
+    delete parameter.example;
+    parameter.schema = { type: 'string', enum: ['VALIDITY', 'COMPATIBILITY'] };
+    const result = await run(target, document);
+    expect(outcomes(result.report, 'TENANT-ACCESS')).toEqual([expect.stringMatching(/^skipped .*: it answered 404 to a path whose \{thingId\}=VALIDITY \(a value of the document's enum\) no list above it gave/)]);
   });
 
   it('that the deployment holds is judged: an example it serves passes, and a deployment that refuses the id --parameter gives fails', async () => {

@@ -140,25 +140,27 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   const fromDocument = (name: string, kinds: readonly string[]): string | undefined => spec.pathValues?.find((p) => p.name === name && p.from !== undefined && kinds.includes(p.from))?.value;
   const template = wirePath(spec.path);
   let path = template;
-  const examples: string[] = [];
+  const fromTheDocument: DocumentValue[] = [];
   for (const name of pathParameters(template)) {
-    const value = given(name) ?? fromDocument(name, ['enum', 'default']);
+    const stated = given(name) === undefined ? spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default')) : undefined;
+    const value = given(name) ?? stated?.value;
     if (value !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
+      if (stated) fromTheDocument.push({ name, value, from: stated.from === 'enum' ? 'enum' : 'default' });
       continue;
     }
     const found = await fromListAbove(c, endpoints, template, name);
     const example = fromDocument(name, ['example']);
     if (typeof found !== 'string' && example !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(example));
-      examples.push(`{${name}}=${example}`);
+      fromTheDocument.push({ name, value: example, from: 'example' });
       continue;
     }
     if (typeof found !== 'string') return found;
     path = path.replace(`{${name}}`, encodeURIComponent(found));
   }
-  if (examples.length > 0) exampleValues.set(spec.path, examples);
-  else exampleValues.delete(spec.path);
+  if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
+  else documentValues.delete(spec.path);
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
   const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
   return `${tenantPath(tenantId, base)}${search === '' ? '' : `?${search}`}`;
@@ -240,8 +242,15 @@ function idFor(item: Record<string, unknown>, name: string): unknown {
 /** The query values the harness made up, by endpoint path (resolvePath): the document gave none. */
 const inventedValues = new Map<string, string[]>();
 
-/** The path values taken from the document's examples, by endpoint path (resolvePath): `{name}=value`. */
-const exampleValues = new Map<string, string[]>();
+/** A path value the document gave: its example, one of its enum values, or its default. */
+interface DocumentValue {
+  name: string;
+  value: string;
+  from: 'example' | 'enum' | 'default';
+}
+
+/** The path values taken from the document, by endpoint path (resolvePath). */
+const documentValues = new Map<string, DocumentValue[]>();
 
 /**
  * Why a 4xx answer to an endpoint's valid request is not evidence against the target, or
@@ -252,12 +261,14 @@ const exampleValues = new Map<string, string[]>();
  * valid is never the target's failure).
  */
 export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): string | undefined {
-  const examples = endpoint.spec ? exampleValues.get(endpoint.spec.path) : undefined;
-  // A document's example of a path parameter names a resource of the author's, not one this
-  // deployment holds: a 404 (or another refusal) there proves nothing of the deployment.
-  if (examples && res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403) {
-    const names = examples.map((v) => v.slice(1, v.indexOf('}')));
-    return `it answered ${res.status} to a path whose ${examples.join(', ')} ${examples.length === 1 ? 'is the document\'s example' : 'are the document\'s examples'} (no list above it gave an id), which need not exist in this deployment: not judged; give a real one with ${names.map((n) => `--parameter ${n}=VALUE`).join(' ')}`;
+  // A path value the document gave names a resource of the author's, not one this deployment is
+  // known to hold: an example proves nothing (a 404 or another refusal there is no evidence); an
+  // enum value or a default is a value the server takes, yet the resource it names may be absent
+  // (Apicurio's rules/{rule}: 404 for a rule not configured).
+  const unproven = (endpoint.spec ? documentValues.get(endpoint.spec.path) : undefined)?.filter((v) => (v.from === 'example' ? res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403 : res.status === 404));
+  if (unproven && unproven.length > 0) {
+    const what = unproven.map((v) => `{${v.name}}=${v.value} (${v.from === 'example' ? 'the document\'s example' : v.from === 'enum' ? 'a value of the document\'s enum' : 'the document\'s default'})`);
+    return `it answered ${res.status} to a path whose ${what.join(', ')} no list above it gave, and which need not exist in this deployment: not judged; give a real one with ${unproven.map((v) => `--parameter ${v.name}=VALUE`).join(' ')}`;
   }
   const invented = endpoint.spec ? inventedValues.get(endpoint.spec.path) : undefined;
   if (!invented || res.status < 400 || res.status > 499 || res.status === 401 || res.status === 403) return undefined;

@@ -27,6 +27,7 @@ import type { DocumentAnswer, DocumentRoutes } from '../../src/reference/behavio
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { RunReport } from '../../src/report/model.js';
+import { javaPosixClasses } from '../../src/openapi/document-ajv.js';
 import { runMain, tempDir } from './harness.js';
 
 type Json = Record<string, unknown>;
@@ -270,6 +271,8 @@ export function validatorDocument(document: Json): Json {
     }
     // A map of names (properties…) is no schema: its keys are names.
     if (names) return out;
+    // Java's POSIX classes (AWS's `\p{XDigit}`) as their ASCII sets: this ajv reads patterns in the legacy mode, where `\p` is a "p".
+    if (typeof out.pattern === 'string') out.pattern = readablePattern(out.pattern);
     // 3.0: a $ref's siblings SHALL be ignored (OAS 3.0.3 §4.7.25); nullable and readOnly/writeOnly are read as meant.
     if (is30 && typeof out.$ref === 'string') for (const k of Object.keys(out)) if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
     const nullable = out.nullable === true || out['x-nullable'] === true;
@@ -856,7 +859,7 @@ export class DocumentData implements DocumentRoutes {
     const found = candidates.find((c) => fits(fitLength(c, schema)));
     if (found !== undefined) return fitLength(found, schema);
     if (typeof schema.pattern === 'string') {
-      const made = fromPattern(schema.pattern, n);
+      const made = fromPattern(readablePattern(schema.pattern), n);
       if (made !== undefined && fits(fitLength(made, schema))) return fitLength(made, schema);
     }
     return fitLength(`${name}-${n}`, schema);
@@ -1094,6 +1097,16 @@ function fitLength(s: string, schema: Json): string {
  * the quantifiers ? * + {n} {n,m}. Enough for the date/code patterns real documents carry; a
  * pattern beyond it falls back to the candidates above.
  */
+/** A pattern with Java's POSIX classes as their sets where unicode mode does not read it (src/openapi/document-ajv.ts). */
+function readablePattern(pattern: string): string {
+  try {
+    new RegExp(pattern, 'u');
+    return pattern;
+  } catch {
+    return javaPosixClasses(pattern);
+  }
+}
+
 export function fromPattern(pattern: string, n: number): string | undefined {
   // Atoms, each the characters it may stand for and how many times it is repeated.
   const atoms: { chars: string[]; times: number }[] = [];
