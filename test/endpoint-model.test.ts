@@ -111,6 +111,9 @@ describe('lists', () => {
         // Vimeo's promotions: page and per_page on one object without an array (the document's gap: the API returns an array).
         '/tenants/{tenantId}/promotions': get(json({ type: 'object', properties: { access_type: { type: 'string' }, download: { type: 'boolean' } } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
         '/tenants/{tenantId}/events': get(json({}), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        '/tenants/{tenantId}/avatars/qr': { get: { parameters: [{ name: 'size', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'Image' } } } },
+        '/tenants/{tenantId}/getBrands': get(json({ type: 'object', properties: { data: { type: 'array', items: { type: 'string' } }, brandName: { type: 'string' }, cacheTimeLimit: { type: 'integer' } } })),
+        '/tenants/{tenantId}/webhooks': get(json({ type: 'object', properties: { data: { type: 'array', items: item }, accountReference: { type: 'string' }, pagesTotal: { type: 'integer' } } })),
         // One array alone, under a name the path does not give: a report in an envelope, or a list.
         '/tenants/{tenantId}/Reports/BalanceSheet': get(json({ type: 'object', properties: { Reports: { type: 'array', items: item } } })),
       }),
@@ -119,6 +122,11 @@ describe('lists', () => {
     expect(m.get('promotions')).toMatchObject({ kind: 'single', uncertain: 'it takes page, but its body is one object with no array, nothing a page could hold' });
     // Paging parameters on a body the document leaves unsaid still make a list.
     expect(m.get('events')).toMatchObject({ kind: 'list' });
+    // `size` alone on a body the document does not describe is an image's as often as a page's (Appwrite's QR code).
+    expect(m.get('avatars/qr')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^it takes size, but the document declares no JSON body/) as unknown });
+    // A paging word inside another field's name is no paging field (autodealerdata's cacheTimeLimit).
+    expect(m.get('getBrands')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^its body has an array data beside fields that are not all paging metadata/) as unknown });
+    expect(m.get('webhooks')).toMatchObject({ kind: 'list', itemsProperty: 'data' });
     expect(m.get('Reports/BalanceSheet')).toMatchObject({ kind: 'single', uncertain: 'its body is only an array Reports, which its path does not name: one resource in an envelope, or a list', asList: { itemsProperty: 'Reports', schema: expect.stringMatching(/\/properties\/Reports\/items$/) as unknown } });
   });
 

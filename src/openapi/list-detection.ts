@@ -57,6 +57,13 @@ function allMetadata(others: readonly string[]): boolean {
 
 const hasPagingWord = (others: readonly string[]): boolean => others.some((name) => wordsOf(name).some((w) => PAGING_WORDS.has(w)));
 
+/** Whether one of the fields is wholly paging metadata (Adyen's `pagesTotal`, `itemsTotal`), not a field that merely has a paging word (`cacheTimeLimit`). */
+const hasPagingField = (others: readonly string[]): boolean =>
+  others.some((name) => {
+    const words = wordsOf(name);
+    return words.length > 0 && words.every((w) => METADATA_WORDS.has(w)) && words.some((w) => PAGING_WORDS.has(w));
+  });
+
 /**
  * Whether an operation takes paging query parameters of any spelling (`per_page`, `pageSize`,
  * `limit`, `cursor`, `PageToken`, `startAt`, `maxResults`): with one, a wrapper's metadata need not
@@ -180,7 +187,11 @@ export function listShapeOf(document: Json, body: { pointer: string }, path: str
     if (collection.length === 1 && metadata && others.length > 0 && !namedByPath(name, path.replace(/\/\{[^}]*\}$/, ''))) return { items: candidate };
     return metadata && others.length > 0 && paging ? { candidate, uncertain: `its path ends in a parameter, but its body is ${name} beside paging metadata (${others.join(', ')})` } : {};
   }
-  if (collection.length === 1 && (metadata || hasPagingWord(others))) return { items: candidate };
+  // A collection beside metadata, or beside a paging field among others (Adyen's `{data, pagesTotal,
+  // accountReference}`); a paging word inside another field's name (autodealerdata's
+  // `{data, brandName, cacheTimeLimit}`) pages nothing for certain.
+  if (collection.length === 1 && (metadata || hasPagingField(others))) return { items: candidate };
+  if (collection.length === 1 && hasPagingWord(others)) return { candidate, uncertain: `its body has an array ${name} beside fields that are not all paging metadata (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''})` };
   if (others.length === 0) {
     // An array alone is the list the path names (`/v2/databases` `{databases}`, `/Accounts`
     // `{Accounts}`), or the operation says it lists; under another name it may be one thing in an
@@ -241,7 +252,9 @@ export function classify(document: Json, body: { pointer: string } | undefined, 
   // declares with no array at all (Vimeo's promotions, {access_type, discount_type, …} under page and
   // per_page) nothing could be paged: a resource, uncertain, rather than PAGE- failures on one object.
   if (params && !byId && !shape.uncertain && shape.candidate === undefined && !hasArrays(document, body)) {
-    if (!declaresObject(document, body)) return { kind: 'list', listBy: 'paging' };
+    // `size` alone on a body the document does not describe is as often an image's (Appwrite's QR code) as a page's.
+    if (!declaresObject(document, body) && (body !== undefined || query.some((p) => p.name === 'page' && isPagingParameter(document, p)))) return { kind: 'list', listBy: 'paging' };
+    if (!declaresObject(document, body)) return { kind: 'single', uncertain: `it takes size, but the document declares no JSON body: an image's size or a page's` };
     return { kind: 'single', uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but its body is one object with no array, nothing a page could hold` };
   }
   const single: Classification = { kind: 'single', ...(shape.candidate ? { candidate: shape.candidate } : {}) };
