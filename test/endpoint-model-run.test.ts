@@ -281,6 +281,38 @@ describe('a path id taken from the document\'s example', () => {
   });
 });
 
+describe('path keys that name one request target (`#` variants)', () => {
+  /** A server answering GET …/roles/r-1 with `body`. */
+  async function roleServer(body: unknown): Promise<ReferenceServer> {
+    const s = await startReferenceServer({ tokenTtlSeconds: 60, documentRoutes: { answer: (subPath) => (subPath === 'roles/r-1' ? { body } : undefined) } });
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const object = (required: string[]) => ({ type: 'object', required, properties: Object.fromEntries(required.map((k) => [k, { type: 'string' }])) });
+  // Azure's `/{roleDefinitionId}` and `/{roleId}#disambiguation_dummy`: one wire path, two schemas.
+  const variants: Doc = {
+    openapi: '3.1.0',
+    info: { title: 'variants', version: '1' },
+    paths: {
+      '/tenants/{tenantId}/roles/{roleId}': { get: { parameters: [{ name: 'roleId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'roleName']) } } } } } },
+      '/tenants/{tenantId}/roles/{roleId}#disambiguation_dummy': { get: { parameters: [{ name: 'roleId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'scope']) } } } } } },
+    },
+  };
+
+  it('are judged by the variant the body is: a body one of them describes passes RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT on both, with a note', async () => {
+    const result = await run(await roleServer({ id: 'r-1', scope: 'all' }), variants);
+    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(result.report, id), id).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleId}#disambiguation_dummy']);
+    expect(result.report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT')?.notes?.join('\n')).toContain('its body is the one the document declares for roles/{roleId}#disambiguation_dummy, a path key of the same request target');
+  });
+
+  it('a body no variant describes whole is judged by its own: a wrong type fails where the schema declares the field (the faulty twin)', async () => {
+    const result = await run(await roleServer({ id: 'r-1', roleName: 7 }), variants);
+    expect(outcomes(result.report, 'RESOURCE-SCHEMA')).toEqual(['failed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleId}#disambiguation_dummy']);
+    // Nor is it the variant's whole: it omits the variant's scope.
+    expect(outcomes(result.report, 'RESOURCE-FIELDS-PRESENT')).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'failed GET /tenants/{tenantId}/roles/{roleId}#disambiguation_dummy']);
+  });
+});
+
 describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
   const resource = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
   /** A document of single resources at these path keys, each with these extra parameters. */
