@@ -289,27 +289,27 @@ describe('path keys that name one request target (`#` variants)', () => {
     return s;
   }
   const object = (required: string[]) => ({ type: 'object', required, properties: Object.fromEntries(required.map((k) => [k, { type: 'string' }])) });
-  // Azure's `/{roleDefinitionId}` and `/{roleId}#disambiguation_dummy`: one wire path, two schemas.
+  // Azure's `/{roleAssignmentId}` and `/{roleDefinitionId}#disambiguation_dummy`: one wire path, two schemas.
   const variants: Doc = {
     openapi: '3.1.0',
     info: { title: 'variants', version: '1' },
     paths: {
       '/tenants/{tenantId}/roles/{roleId}': { get: { parameters: [{ name: 'roleId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'roleName']) } } } } } },
-      '/tenants/{tenantId}/roles/{roleId}#disambiguation_dummy': { get: { parameters: [{ name: 'roleId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'scope']) } } } } } },
+      '/tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy': { get: { parameters: [{ name: 'roleDefinitionId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'scope']) } } } } } },
     },
   };
 
   it('are judged by the variant the body is: a body one of them describes passes RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT on both, with a note', async () => {
     const result = await run(await roleServer({ id: 'r-1', scope: 'all' }), variants);
-    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(result.report, id), id).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleId}#disambiguation_dummy']);
-    expect(result.report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT')?.notes?.join('\n')).toContain('its body is the one the document declares for roles/{roleId}#disambiguation_dummy, a path key of the same request target');
+    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(result.report, id), id).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy']);
+    expect(result.report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT')?.notes?.join('\n')).toContain('its body is the one the document declares for roles/{roleDefinitionId}#disambiguation_dummy, a path key of the same request target');
   });
 
   it('a body no variant describes whole is judged by its own: a wrong type fails where the schema declares the field (the faulty twin)', async () => {
     const result = await run(await roleServer({ id: 'r-1', roleName: 7 }), variants);
-    expect(outcomes(result.report, 'RESOURCE-SCHEMA')).toEqual(['failed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleId}#disambiguation_dummy']);
+    expect(outcomes(result.report, 'RESOURCE-SCHEMA')).toEqual(['failed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy']);
     // Nor is it the variant's whole: it omits the variant's scope.
-    expect(outcomes(result.report, 'RESOURCE-FIELDS-PRESENT')).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'failed GET /tenants/{tenantId}/roles/{roleId}#disambiguation_dummy']);
+    expect(outcomes(result.report, 'RESOURCE-FIELDS-PRESENT')).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'failed GET /tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy']);
   });
 });
 

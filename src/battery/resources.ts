@@ -872,16 +872,18 @@ export function looksLikeNullAsEmpty(t: Omit<StringTally, 'why'>): boolean {
 
 /**
  * The schemas of the other GETs the document declares at the same request target: path keys that
- * differ only in a `#…` suffix (Box's `/shared_items#folders`, Azure's `/{roleId}#disambiguation_dummy`)
- * name one wire path, which a server answers one way. A body that one of them describes is judged
+ * differ only in a `#…` suffix or their parameters' names (Box's `/shared_items#folders`, Azure's
+ * `/{roleAssignmentId}` and `/{roleDefinitionId}#disambiguation_dummy`) name one wire path, which a server answers one way. A body that one of them describes is judged
  * conformant to the document: which variant the server answers is not the harness's to guess.
  */
 export function variantSchemas(endpoints: readonly EndpointSpec[], spec: EndpointSpec): { path: string; schema: string }[] {
-  const target = wirePath(spec.path);
+  // Parameters by position, not name: Azure's `/{roleAssignmentId}` and `/{roleDefinitionId}#…` are one template.
+  const requestTarget = (path: string): string => wirePath(path).replace(/\{[^}]*\}/g, '{}');
+  const target = requestTarget(spec.path);
   const out: { path: string; schema: string }[] = [];
   for (const other of endpoints) {
     if (other === spec || other.path === spec.path || other.schema === undefined || other.schema === spec.schema) continue;
-    if (wirePath(other.path) === target && other.kind === spec.kind) out.push({ path: other.path, schema: other.schema });
+    if (requestTarget(other.path) === target && other.kind === spec.kind) out.push({ path: other.path, schema: other.schema });
   }
   return out;
 }
