@@ -12,7 +12,7 @@ import { notValidByDocument, onEach, tenantEndpoints, validAnswer, type Endpoint
 import { itemLabel } from '../src/battery/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
-import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaCompileProblem, schemaJudgement, variantSchemas, type PageFindings, type StringTally } from '../src/battery/resources.js';
+import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, REVIEW_MIN_EMPTY, schemaCompileProblem, schemaJudgement, variantSchemas, type PageFindings, type StringTally } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { omissionMessage } from '../src/lint/omission.js';
 import type { EndpointSpec } from '../src/api/endpoint-specs.js';
@@ -69,7 +69,11 @@ function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines
  */
 function reviewEmptyStrings(strings: ReadonlyMap<string, StringTally>, head: WalkHead, out: WalkFindings): void {
   for (const [field, t] of strings) {
-    if (!looksLikeNullAsEmpty(t)) continue;
+    if (!looksLikeNullAsEmpty(t)) {
+      // Why a recurring "" was not raised, said once a list: the item's reader asks where it went.
+      if (t.empty >= REVIEW_MIN_EMPTY) out.note(`${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it, not raised for review: ${t.nulls > 0 ? `it is null on ${t.nulls}, and a serialiser that writes null does not write it as ""` : `${t.why}, and "" is on fewer than half of them`}`);
+      continue;
+    }
     out.review({
       kind: 'empty-string-for-null',
       judgedBy: 'RESOURCE-EXPECTED-VALUES',
