@@ -71,7 +71,7 @@ function reviewEmptyStrings(strings: ReadonlyMap<string, StringTally>, head: Wal
   for (const [field, t] of strings) {
     if (!looksLikeNullAsEmpty(t)) {
       // Why a recurring "" was not raised, said once a list: the item's reader asks where it went.
-      if (t.empty >= REVIEW_MIN_EMPTY) out.note(`${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it, not raised for review: ${t.nulls > 0 ? `it is null on ${t.nulls}, and a serialiser that writes null does not write it as ""` : `${t.why}, and "" is on fewer than half of them`}`);
+      if (t.empty >= REVIEW_MIN_EMPTY) out.note(`${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it, not raised for review: ${t.nulls > 0 ? `it is null on ${t.nulls}, and a serialiser that writes null does not write it as ""` : `${t.why}, which does not say null is possible, and "" is on fewer than half of them`}`);
       continue;
     }
     out.review({

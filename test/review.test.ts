@@ -55,7 +55,7 @@ describe('optionalStringFields', () => {
 
 describe('looksLikeNullAsEmpty', () => {
   const optional = 'its schema allows null';
-  it('needs 3 empty strings and no null where the document says optional, however many items carry a value (Fastify\'s "" on 12 of 47)', () => {
+  it('needs 3 empty strings and no null where the schema allows null, however many items carry a value (Fastify\'s "" on 12 of 47)', () => {
     expect(looksLikeNullAsEmpty({ empty: 3, nulls: 0, carried: 6, why: optional })).toBe(true);
     expect(looksLikeNullAsEmpty({ empty: 12, nulls: 0, carried: 47, why: optional })).toBe(true);
     expect(looksLikeNullAsEmpty({ empty: 2, nulls: 0, carried: 2, why: optional })).toBe(false);
@@ -63,9 +63,10 @@ describe('looksLikeNullAsEmpty', () => {
     expect(looksLikeNullAsEmpty({ empty: 5, nulls: 1, carried: 6, why: optional })).toBe(false);
   });
 
-  it('and on at least half of the items where it requires a plain string (a document generated from the code)', () => {
+  it('and on at least half of the items where the schema does not allow null: a required plain string (a document generated from the code), or one left out of required (DRF\'s blank=True, "" on 12 of 60)', () => {
     expect(looksLikeNullAsEmpty({ empty: 3, nulls: 0, carried: 6, why: REQUIRED_PLAIN })).toBe(true);
     expect(looksLikeNullAsEmpty({ empty: 3, nulls: 0, carried: 7, why: REQUIRED_PLAIN })).toBe(false);
+    expect(looksLikeNullAsEmpty({ empty: 12, nulls: 0, carried: 60, why: 'its schema does not require it' })).toBe(false);
   });
 });
 

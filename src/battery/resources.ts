@@ -814,7 +814,7 @@ export function optionalStringFields(document: Json, pointer: string): Map<strin
     for (const [name, { pointer: at, required }] of declaredProperties(document, { $ref: pointer }, pointer, 0)) {
       const schema = resolve(document, { $ref: at }, at).value;
       if (!mayBeString(schema)) continue;
-      if (allowsNull(schema)) fields.set(name, 'its schema allows null');
+      if (allowsNull(schema)) fields.set(name, NULL_ALLOWED);
       else if (!required) fields.set(name, 'its schema does not require it');
       // A document generated from the code documents an optional field the way its serialiser
       // writes it: fast-json-stringify's null-as-"" field is a required plain string (issue 38 item 8).
@@ -852,6 +852,9 @@ export function addTallies(into: Map<string, StringTally>, page: ReadonlyMap<str
   }
 }
 
+/** Why of a string field whose schema allows null. */
+export const NULL_ALLOWED = 'its schema allows null';
+
 /** Why of a required, non-null string field: "" is a value there unless most items carry it. */
 export const REQUIRED_PLAIN = 'its schema requires it as a plain string, the way a document generated from the code writes a field its serialiser fills with "" for want of data';
 
@@ -865,7 +868,7 @@ export const REVIEW_MIN_EMPTY = 3;
  * Whether a walk's tally of an optional string field looks like null written as "" (spec §Generic
  * rules for optional fields 2), the way fast-json-stringify writes null for a `type: string`
  * property without `nullable`: "" on REVIEW_MIN_EMPTY items or more and null on none (on at least
- * half of the items that carry it where the document requires a plain string). Never null is the serialiser's mark: one that writes null
+ * half of the items that carry it unless the schema allows null). Never null is the serialiser's mark: one that writes null
  * for the field at all does not turn null into "", so a field that is sometimes null and
  * sometimes "" uses "" as a value (the reference server's invoice notes: "" when the customer left
  * it empty, null when none was asked for) and is not reported. At least half: a field that a
@@ -874,10 +877,11 @@ export const REVIEW_MIN_EMPTY = 3;
  */
 export function looksLikeNullAsEmpty(t: StringTally): boolean {
   if (t.nulls > 0 || t.empty < REVIEW_MIN_EMPTY) return false;
-  // Where the document says optional, "" recurring and null never is the pattern, however many
-  // items carry a value (Fastify's "" on 12 of 47); where it requires a plain string, "" is a value
-  // unless it is at least half of them.
-  return t.why !== REQUIRED_PLAIN || t.empty * 2 >= t.carried;
+  // Where the document says null is possible, "" recurring and null never is the pattern, however
+  // many items carry a value (Fastify's "" on 12 of 47); where it only leaves the field out of
+  // `required` (DRF's `blank=True` reference, "" on 12 of 60) or requires a plain string, "" is a
+  // value unless it is at least half of them.
+  return t.why === NULL_ALLOWED || t.empty * 2 >= t.carried;
 }
 
 /**
