@@ -918,6 +918,8 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
   if (!wantSchema && !wantMissing && !known) return undefined;
   // The review of null written as "" rides on RESOURCE-FIELDS-PRESENT: both are about optional fields without data.
   const strings = wantMissing && openapi && schema ? optionalStringFields(openapi, schema) : undefined;
+  // The variants at the same request target that may describe an item (variantSchemas): once a list, not once a page.
+  const variants = openapi && (wantSchema || wantMissing) ? variantSchemas(settings.endpoints, spec).map((v) => ({ valid: validator(openapi, v.schema) ?? (() => false), declared: everyDeclaredIn(openapi, v.schema) })) : [];
   return (items) => {
     const out: PageFindings = { schema: [], missing: [], expected: [], counts: { schema: 0, missing: 0, expected: 0 }, seen: [] };
     if (strings && strings.size > 0) out.strings = new Map();
@@ -928,8 +930,6 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
     // Looked up once per page, not per item: an item that passes costs one call of each.
     const validate = wantSchema && openapi && schema ? validator(openapi, schema) : undefined;
     const carriesEveryDeclared = wantMissing && openapi && schema ? everyDeclaredIn(openapi, schema) : undefined;
-    // A variant at the same wire path that describes the item (variantSchemas).
-    const variants = openapi ? variantSchemas(settings.endpoints, spec).map((v) => ({ valid: validator(openapi, v.schema) ?? (() => false), declared: everyDeclaredIn(openapi, v.schema) })) : [];
     for (const item of items) {
       if (strings && out.strings) tallyStrings(strings, item, out.strings);
       if (validate && openapi && schema && !validate(item) && !variants.some((v) => v.valid(item) && v.declared(item))) {
