@@ -14,7 +14,7 @@ import { getBattery } from '../src/battery/context.js';
 import { expectNoServerError } from '../src/battery/expect.js';
 import { extractItems, itemLabelAt, KEY_ID, keyKindAt, sameItems, type PageItems } from '../src/battery/list-items.js';
 import { expectedItemCount, expectedTotalPages, listUrl, normaliseUrl, outsideBasePath, readPage, readPagingHeaders, unfollowableLink, type WalkPage } from '../src/battery/paging.js';
-import { getWalk, getWalkHead, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
+import { getWalk, getWalkHead, notShownAList, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
 import { getUrl } from '../src/api/requests.js';
 import type { ExchangeRef, HttpResponse } from '../src/http/client.js';
 import { linksWithRel } from '../src/http/link.js';
@@ -46,6 +46,8 @@ async function onEveryList(c: CheckContext, how: ListCheck): Promise<void> {
       const unproven = notValidByDocument(endpoint, first.res);
       return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${head.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
     }
+    const unshown = notShownAList(endpoint.spec, first);
+    if (unshown !== undefined) return e.skipEndpoint(unshown);
     if (how.wholeList !== false && head.problems.length > 0) return e.error(`cannot walk ${head.path}: ${head.problems.join('; ')}`, first.res);
     if (head.sample) e.note(`judged on a sample of ${head.sample.pages} of ${head.sample.of} pages (--max-pages): the first, the last and some between`);
     const probed = how.probe?.(e, head);

@@ -215,6 +215,23 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     expect(data.answer('account/me', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { me: expect.any(Boolean) as unknown } });
   });
 
+  it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName})", () => {
+    const node = { type: 'object', required: ['Id', 'Name'], properties: { Id: { type: 'object', required: ['Id'], properties: { Id: { type: 'string' } } }, Name: { type: 'string' } } };
+    const ok = (schema: Json) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+    const doc: Json = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/Nodes': { get: { responses: ok({ type: 'array', items: node }) } },
+        '/Nodes/{nodeName}': { get: { parameters: [{ name: 'nodeName', in: 'path', required: true, schema: { type: 'string' } }], responses: ok(node) } },
+      },
+    };
+    const data = new DocumentData(reRoot(doc));
+    const nodes = data.operations.find((o) => o.template === 'Nodes');
+    const first = (nodes ? data.item(nodes, 0) : undefined) as { Name: string; Id: { Id: string } };
+    expect(data.answer(`Nodes/${first.Name}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { Name: first.Name } });
+  });
+
   it('has a body it breaks on purpose refused by the oracle, and the failures there kept out of the false failures', () => {
     const mock = mockDocument(reRoot(shop(), undefined, 'all'), { fault: { path: 'orders', kind: 'wrong-type', property: 'note' } });
     mock.precheck();

@@ -386,6 +386,35 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
     expect(access).toContain('skipped GET /tenants/{tenantId}/things/{id}: no value for {id}: its first item has no "id" field with a string or number (GET /tenants/{tenantId}/things); give one with --parameter id=VALUE');
   });
 
+  describe('a GET with page and per_page whose body the document does not describe (Reverb\'s articles, issue 37)', () => {
+    const paged = (): Doc => {
+      const document = documentAt({ articles: [{ name: 'page', in: 'query', schema: { type: 'integer' } }, { name: 'per_page', in: 'query', schema: { type: 'integer' } }] });
+      const articles = (document.paths as Record<string, { get: { responses: unknown } }>)['/tenants/{tenantId}/articles'];
+      if (articles) articles.get.responses = { '200': { description: 'the articles' } };
+      return document;
+    };
+    const pagingOutcomes = (report: RunReport): string[] => report.checks.filter((c) => c.suite === 'pagination' || c.id === 'NULLS-SAME-FIELDS').flatMap((c) => outcomes(report, c.id).map((o) => `${c.id} ${o}`));
+
+    it('is a list, uncertain; answered with no array and no paging header it is not judged as one: every paging check and NULLS-SAME-FIELDS skip it, saying why (before: PAGE-HEADERS failed a conformant server)', async () => {
+      const target = await serving((subPath) => (subPath === 'articles' ? { body: { ok: true } } : undefined));
+      const result = await run(target, paged(), ['--suite', 'nulls']);
+      expect(result.report.target.endpoints?.[0]).toMatchObject({ kind: 'list', uncertain: 'it takes page, but the document declares no JSON body' });
+      const all = pagingOutcomes(result.report);
+      expect(all.length).toBeGreaterThanOrEqual(12);
+      for (const o of all) expect(o).toMatch(/ skipped GET \/tenants\/\{tenantId\}\/articles: it takes page, but the document declares no JSON body, and page 1 holds no list \(the list body is an object without an array of items\) and none of the paging headers: not judged as a list; pass --paged-path articles if it is one$/);
+      expect(result.code).toBe(0);
+    });
+
+    it('answered with an array and no paging header, it is judged and fails PAGE-HEADERS (the faulty twin); named a list with --paged-path, it is judged whatever its body', async () => {
+      const target = await serving((subPath) => (subPath === 'articles' ? { body: [{ id: 'a1' }, { id: 'a2' }] } : undefined));
+      const result = await run(target, paged());
+      expect(outcomes(result.report, 'PAGE-HEADERS')).toEqual(['failed GET /tenants/{tenantId}/articles']);
+      const plain = await serving((subPath) => (subPath === 'articles' ? { body: { ok: true } } : undefined));
+      const named = await run(plain, paged(), ['--paged-path', 'articles']);
+      expect(outcomes(named.report, 'PAGE-HEADERS')).toEqual(['failed GET /tenants/{tenantId}/articles']);
+    });
+  });
+
   it('a GET whose kind the document leaves uncertain is listed once in the console (KIND NOT CERTAIN) and report.json, with the option that settles it; --paged-path makes it a list of the array it holds', async () => {
     const target = await serving((subPath) => (subPath === 'Reports/BalanceSheet' ? { body: { Reports: [{ id: 'r1' }] } } : undefined));
     const document = documentAt({ 'Reports/BalanceSheet': [] });

@@ -70,7 +70,12 @@ const hasPagingField = (others: readonly string[]): boolean =>
  * name paging itself (GitHub's `{total_count, labels: [...]}` under `per_page` and `page`).
  */
 export function pagedByQuery(names: readonly string[]): boolean {
-  return names.some((n) => wordsOf(n).some((w) => PAGING_WORDS.has(w) || w === 'per'));
+  // A parameter that is wholly about paging: GraphHopper's `alternative_route.max_paths` has a
+  // paging word and bounds the alternatives of one route, not a page of a list.
+  return names.some((n) => {
+    const words = wordsOf(n);
+    return words.length > 0 && words.every((w) => METADATA_WORDS.has(w) || w === 'per') && words.some((w) => PAGING_WORDS.has(w) || w === 'per');
+  });
 }
 
 /** Whether a (resolved) schema describes an array. */
@@ -253,7 +258,12 @@ export function classify(document: Json, body: { pointer: string } | undefined, 
   // per_page) nothing could be paged: a resource, uncertain, rather than PAGE- failures on one object.
   if (params && !byId && !shape.uncertain && shape.candidate === undefined && !hasArrays(document, body)) {
     // `size` alone on a body the document does not describe is as often an image's (Appwrite's QR code) as a page's.
-    if (!declaresObject(document, body) && (body !== undefined || query.some((p) => p.name === 'page' && isPagingParameter(document, p)))) return { kind: 'list', listBy: 'paging' };
+    // A list by its parameters alone, the body unsaid: uncertain, and judged as a list only where
+    // the answer shows one (suites/pagination.test.ts: an array, or the spec's paging headers).
+    if (!declaresObject(document, body) && (body !== undefined || query.some((p) => p.name === 'page' && isPagingParameter(document, p)))) {
+      const names = query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ');
+      return { kind: 'list', listBy: 'paging', uncertain: `it takes ${names}, but the document ${body === undefined ? 'declares no JSON body' : 'does not say what its body holds'}` };
+    }
     if (!declaresObject(document, body)) return { kind: 'single', uncertain: `it takes size, but the document declares no JSON body: an image's size or a page's` };
     return { kind: 'single', uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but its body is one object with no array, nothing a page could hold` };
   }

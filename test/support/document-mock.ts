@@ -1079,6 +1079,8 @@ function idKeyOf(item: Json, param: string): string {
   const keys = Object.keys(item);
   for (const wanted of [param, 'id', word]) {
     const found = wanted in item ? wanted : keys.find((k) => plain(k) === plain(wanted));
+    // An `Id` that is an object (Service Fabric's `{Id: {Id: …}, Name}`) names nothing in a path.
+    if (found !== undefined && wanted === 'id' && (item[found] === null || typeof item[found] === 'object')) continue;
     if (found !== undefined) return found;
   }
   return param;
