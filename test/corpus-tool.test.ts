@@ -215,7 +215,7 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     expect(data.answer('account/me', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { me: expect.any(Boolean) as unknown } });
   });
 
-  it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName})", () => {
+  it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName}) or an `_id` (LaunchDarkly's projects/{projectKey})", () => {
     const node = { type: 'object', required: ['Id', 'Name'], properties: { Id: { type: 'object', required: ['Id'], properties: { Id: { type: 'string' } } }, Name: { type: 'string' } } };
     const ok = (schema: Json) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
     const doc: Json = {
@@ -230,6 +230,12 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const nodes = data.operations.find((o) => o.template === 'Nodes');
     const first = (nodes ? data.item(nodes, 0) : undefined) as { Name: string; Id: { Id: string } };
     expect(data.answer(`Nodes/${first.Name}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { Name: first.Name } });
+    // LaunchDarkly's projects/{projectKey}: a project's `key`, not its `_id`.
+    const project = { type: 'object', required: ['_id', 'key'], properties: { _id: { type: 'string' }, key: { type: 'string' } } };
+    const ld = new DocumentData(reRoot({ ...doc, paths: { '/projects': { get: { responses: ok({ type: 'array', items: project }) } }, '/projects/{projectKey}': { get: { parameters: [{ name: 'projectKey', in: 'path', required: true, schema: { type: 'string' } }], responses: ok(project) } } } }));
+    const projects = ld.operations.find((o) => o.template === 'projects');
+    const one = (projects ? ld.item(projects, 0) : undefined) as { key: string; _id: string };
+    expect(ld.answer(`projects/${one.key}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { key: one.key } });
   });
 
   it('has a body it breaks on purpose refused by the oracle, and the failures there kept out of the false failures', () => {

@@ -119,6 +119,10 @@ function tenantEndpoint(spec: EndpointSpec): Endpoint {
 async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string | { unresolved: string }> {
   const { tenantId, tenantProblem, parameters, endpoints } = c.settings;
   if (tenantId === undefined) return { unresolved: `no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)` };
+  // A `#` with more path after it (Mastercard's `send/#env/v1/partners/…`) is no variant suffix: a
+  // fragment is never sent (RFC 9110 §7.1), so no request reaches the path as the document writes it.
+  const hash = spec.path.indexOf('#');
+  if (hash >= 0 && spec.path.slice(hash).includes('/')) return { unresolved: `its path key has "${spec.path.slice(hash).split('/')[0] ?? '#'}" before more of the path: a fragment is never sent (RFC 9110 §7.1), so no request reaches the path as written; give the real path with --endpoint or --paged-path` };
   const given = (name: string): string | undefined => parameters[`${spec.path}:${name}`] ?? parameters[name];
   const query = new URLSearchParams();
   const invented: string[] = [];
@@ -162,6 +166,10 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
   else documentValues.delete(spec.path);
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
+  const elsewhere = pathParameters(template).some((name) => given(name) !== undefined) ? undefined : otherOperation(endpoints, spec.path, base);
+  if (elsewhere?.literal) return { unresolved: `filled as ${base}, which is the document's own path ${endpointLabel(elsewhere.path)}: a server answers that operation there (OpenAPI: a concrete path matches before a templated one); give another value with --parameter` };
+  if (elsewhere) alsoMatches.set(spec.path, elsewhere.path);
+  else alsoMatches.delete(spec.path);
   const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
   return `${tenantPath(tenantId, base)}${search === '' ? '' : `?${search}`}`;
 }
@@ -239,6 +247,66 @@ function idFor(item: Record<string, unknown>, name: string): unknown {
   return word === undefined ? undefined : item[word];
 }
 
+/** The document's GET paths by their number of segments, for otherOperation: made once per list of endpoints. */
+const pathIndex = new WeakMap<readonly EndpointSpec[], Map<number, { path: string; segments: string[] }[]>>();
+
+/**
+ * Another of the document's operations whose path template the filled path `concrete` matches
+ * too: one with a literal segment where this one has a parameter (HDInsight's
+ * `extensions/clustermonitoring` beside `extensions/{extensionName}`), which a server routes it to
+ * (`literal`); or one as specific as this (Xero's `Contacts/{ContactNumber}` beside
+ * `Contacts/{ContactID}`), which it may.
+ */
+function otherOperation(endpoints: readonly EndpointSpec[], own: string, concrete: string): { path: string; literal: boolean } | undefined {
+  let index = pathIndex.get(endpoints);
+  if (!index) {
+    index = new Map();
+    for (const e of endpoints) {
+      const segments = wirePath(e.path).split('?')[0]?.split('/') ?? [];
+      const list = index.get(segments.length) ?? [];
+      list.push({ path: e.path, segments });
+      index.set(segments.length, list);
+    }
+    pathIndex.set(endpoints, index);
+  }
+  const ownSegments = wirePath(own).split('?')[0]?.split('/') ?? [];
+  const wire = concrete.split('/').map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  let found: { path: string; literal: boolean } | undefined;
+  for (const other of index.get(wire.length) ?? []) {
+    if (other.path === own || wirePath(other.path) === wirePath(own)) continue;
+    let literal = false;
+    let matches = true;
+    for (let i = 0; i < wire.length && matches; i += 1) {
+      const theirs = other.segments[i] ?? '';
+      if (theirs.includes('{')) {
+        matches = segmentPattern(theirs).test(wire[i] ?? '');
+      } else {
+        matches = theirs === wire[i];
+        if (matches && (ownSegments[i] ?? '').includes('{')) literal = true;
+      }
+    }
+    if (!matches) continue;
+    if (literal) return { path: other.path, literal };
+    found ??= { path: other.path, literal };
+  }
+  return found;
+}
+
+/** A template segment (`{id}`, `thumbnail.{ext}`) as a pattern of the segments it matches. */
+function segmentPattern(segment: string): RegExp {
+  const literal = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${segment.split(/\{[^}]*\}/).map(literal).join('[^/]+')}$`);
+}
+
+/** Endpoint paths whose filled path another operation of the document matches as well (otherOperation), by endpoint path. */
+const alsoMatches = new Map<string, string>();
+
 /** The query values the harness made up, by endpoint path (resolvePath): the document gave none. */
 const inventedValues = new Map<string, string[]>();
 
@@ -269,6 +337,10 @@ export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): strin
   if (unproven && unproven.length > 0) {
     const what = unproven.map((v) => `{${v.name}}=${v.value} (${v.from === 'example' ? 'the document\'s example' : v.from === 'enum' ? 'a value of the document\'s enum' : 'the document\'s default'})`);
     return `it answered ${res.status} to a path whose ${what.join(', ')} no list above it gave, and which need not exist in this deployment: not judged; give a real one with ${unproven.map((v) => `--parameter ${v.name}=VALUE`).join(' ')}`;
+  }
+  const other = endpoint.spec ? alsoMatches.get(endpoint.spec.path) : undefined;
+  if (other !== undefined && res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403) {
+    return `it answered ${res.status} to a path that the document's ${endpointLabel(other)} matches as well, which a server may answer instead (the document declares both): not judged; give a value only this path takes with --parameter`;
   }
   const invented = endpoint.spec ? inventedValues.get(endpoint.spec.path) : undefined;
   if (!invented || res.status < 400 || res.status > 499 || res.status === 401 || res.status === 403) return undefined;
