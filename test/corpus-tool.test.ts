@@ -238,6 +238,14 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     expect(ld.answer(`projects/${one.key}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { key: one.key } });
   });
 
+  it("serves a path item that is a $ref to another (SureVoIP's /support/ip-address)", () => {
+    const doc = shop();
+    const paths = doc.paths as Json;
+    doc.paths = { ...paths, '/support/account': { $ref: '#/paths/~1account' } };
+    const data = new DocumentData(reRoot(doc));
+    expect(data.answer('support/account', new URLSearchParams(), TENANT, { 'x-account': '1' })).toHaveProperty('body');
+  });
+
   it('has a body it breaks on purpose refused by the oracle, and the failures there kept out of the false failures', () => {
     const mock = mockDocument(reRoot(shop(), undefined, 'all'), { fault: { path: 'orders', kind: 'wrong-type', property: 'note' } });
     mock.precheck();

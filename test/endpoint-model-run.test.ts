@@ -397,6 +397,17 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
     });
   });
 
+  it("a path key with an empty segment (Clever Cloud's //openapi) is skipped saying why; an id from the list that holds '/' (Docker's plugin names) answered 404 is skipped, where one without is failed (the faulty twin)", async () => {
+    const target = await serving((subPath) => (subPath === 'things' ? { body: [{ id: 'owner/plugin' }] } : subPath === 'morethings' ? { body: [{ id: 'w1' }] } : undefined));
+    const document = documentAt({ '/openapi': [], things: [], 'things/{thingId}': [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }], morethings: [], 'morethings/{widgetId}': [{ name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } }] });
+    const result = await run(target, document);
+    expect(outcomes(result.report, 'TENANT-ACCESS').filter((o) => !/ GET \/tenants\/\{tenantId\}\/(things|morethings)$/.test(o))).toEqual([
+      'skipped GET /tenants/{tenantId}//openapi: its path key has an empty segment (//): servers and gateways merge such slashes or refuse them, so no request reaches the path as written; give the real path with --endpoint or --paged-path',
+      'skipped GET /tenants/{tenantId}/things/{thingId}: it answered 404 to a path whose {thingId}=owner/plugin (from the list above) holds a "/", sent as %2F, which many servers and gateways refuse (Apache\'s AllowEncodedSlashes): not judged; give another with --parameter',
+      'failed GET /tenants/{tenantId}/morethings/{widgetId}',
+    ]);
+  });
+
   it("a path key with more path after its '#' (Mastercard's send/#env/v1/…) names no path a request can reach: skipped saying so, not failed on what `send/` answers", async () => {
     const target = await serving((subPath) => (subPath === 'send/' ? { refusal: { status: 400, error: 'invalid_request', description: 'no such route' } } : undefined));
     const result = await run(target, documentAt({ 'send/#env/v1/transfers': [] }));

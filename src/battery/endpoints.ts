@@ -123,6 +123,12 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   // fragment is never sent (RFC 9110 §7.1), so no request reaches the path as the document writes it.
   const hash = spec.path.indexOf('#');
   if (hash >= 0 && spec.path.slice(hash).includes('/')) return { unresolved: `its path key has "${spec.path.slice(hash).split('/')[0] ?? '#'}" before more of the path: a fragment is never sent (RFC 9110 §7.1), so no request reaches the path as written; give the real path with --endpoint or --paged-path` };
+  // An empty segment (Clever Cloud's `//openapi`): servers and gateways merge slashes (nginx's
+  // merge_slashes) or refuse them, so what a request there reaches is not the document's to say.
+  const wire = wirePath(spec.path).split('?')[0] ?? '';
+  if (wire.startsWith('/') || wire.includes('//')) {
+    return { unresolved: 'its path key has an empty segment (//): servers and gateways merge such slashes or refuse them, so no request reaches the path as written; give the real path with --endpoint or --paged-path' };
+  }
   const given = (name: string): string | undefined => parameters[`${spec.path}:${name}`] ?? parameters[name];
   const query = new URLSearchParams();
   const invented: string[] = [];
@@ -145,6 +151,7 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
   const template = wirePath(spec.path);
   let path = template;
   const fromTheDocument: DocumentValue[] = [];
+  const slashed: string[] = [];
   for (const name of pathParameters(template)) {
     const stated = given(name) === undefined ? spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default')) : undefined;
     const value = given(name) ?? stated?.value;
@@ -161,8 +168,11 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
       continue;
     }
     if (typeof found !== 'string') return found;
+    if (found.includes('/')) slashed.push(`{${name}}=${found}`);
     path = path.replace(`{${name}}`, encodeURIComponent(found));
   }
+  if (slashed.length > 0) slashValues.set(spec.path, slashed);
+  else slashValues.delete(spec.path);
   if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
   else documentValues.delete(spec.path);
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
@@ -304,6 +314,13 @@ function segmentPattern(segment: string): RegExp {
   return new RegExp(`^${segment.split(/\{[^}]*\}/).map(literal).join('[^/]+')}$`);
 }
 
+/**
+ * Path values from a list above that hold `/` (Docker's plugin `tiborvass/sample-volume-plugin`),
+ * by endpoint path: sent as %2F, which many servers and gateways refuse or route apart (Apache's
+ * AllowEncodedSlashes Off answers 404; RFC 3986 §2.2 leaves it to the server).
+ */
+const slashValues = new Map<string, string[]>();
+
 /** Endpoint paths whose filled path another operation of the document matches as well (otherOperation), by endpoint path. */
 const alsoMatches = new Map<string, string>();
 
@@ -337,6 +354,10 @@ export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): strin
   if (unproven && unproven.length > 0) {
     const what = unproven.map((v) => `{${v.name}}=${v.value} (${v.from === 'example' ? 'the document\'s example' : v.from === 'enum' ? 'a value of the document\'s enum' : 'the document\'s default'})`);
     return `it answered ${res.status} to a path whose ${what.join(', ')} no list above it gave, and which need not exist in this deployment: not judged; give a real one with ${unproven.map((v) => `--parameter ${v.name}=VALUE`).join(' ')}`;
+  }
+  const slashes = endpoint.spec ? slashValues.get(endpoint.spec.path) : undefined;
+  if (slashes && (res.status === 400 || res.status === 404)) {
+    return `it answered ${res.status} to a path whose ${slashes.join(', ')} (from the list above) holds a "/", sent as %2F, which many servers and gateways refuse (Apache's AllowEncodedSlashes): not judged; give another with --parameter`;
   }
   const other = endpoint.spec ? alsoMatches.get(endpoint.spec.path) : undefined;
   if (other !== undefined && res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403) {

@@ -133,7 +133,10 @@ const require = createRequire(import.meta.url);
 export function reRoot(document: Json, keep: (path: string) => boolean = () => true, methods: 'get' | 'all' = 'get'): Json {
   const paths = isObject(document.paths) ? document.paths : {};
   const out: Json = {};
-  for (const [path, item] of Object.entries(paths)) {
+  for (const [path, declared] of Object.entries(paths)) {
+    // A path item that is a $ref to another (SureVoIP's `/support/ip-address` → `#/paths/~1ip-address`).
+    const target = isObject(declared) && typeof declared.$ref === 'string' && declared.$ref.startsWith('#/paths/') ? paths[declared.$ref.slice('#/paths/'.length).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    const item = isObject(target) ? target : declared;
     if (!isObject(item) || (methods === 'get' && !isObject(item.get)) || !keep(path)) continue;
     out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = methods === 'all' ? item : { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
   }
