@@ -10,7 +10,8 @@ import { selectDocuments } from '../benchmarks/corpus/cache.js';
 import { mockDocument, trusted } from '../benchmarks/corpus/mock.js';
 import { acceptNull, Oracle, unicodePattern } from '../benchmarks/corpus/oracle.js';
 import type { HarnessRun } from '../benchmarks/corpus/run-harness.js';
-import { normalise, tally, totals } from '../benchmarks/corpus/tally.js';
+import { corpusOutput } from '../benchmarks/corpus/output.js';
+import { emptyResult, normalise, tally, totals } from '../benchmarks/corpus/tally.js';
 import type { DocumentFacts } from '../benchmarks/corpus/mock-child.js';
 import type { RunReport } from '../src/report/model.js';
 import { DocumentData, fromPattern, reRoot } from './support/document-mock.js';
@@ -281,6 +282,17 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const t = totals([result]);
     expect(t).toMatchObject({ falseFailures: 1, harnessErrors: 1, mockUntrustedEndpoints: 1, wrongLists: 1, blindSpots: 0 });
     expect(t.detection).toMatchObject({ lists: 1, listsAsList: 1, singles: 3, singlesAsList: 1, recall: 1, precision: 0.5 });
+  });
+});
+
+describe('corpus.json from documents\' results (benchmarks/corpus/output.ts, run.ts and combine.ts)', () => {
+  it('totals the documents and groups their false failures, as one run does over the parts of several', () => {
+    const a = { ...emptyResult('a.json', 'judged'), falseFailures: [{ check: 'PAGE-HEADERS', endpoint: 'GET /tenants/{tenantId}/x', message: 'Page-Number is missing' }] };
+    const b = { ...emptyResult('b.json', 'judged'), falseFailures: [{ check: 'PAGE-HEADERS', endpoint: 'GET /tenants/{tenantId}/y', message: 'Page-Number is missing' }] };
+    const out = corpusOutput([a, b, emptyResult('c.json', 'nothing-to-test')], { harness: { suites: ['tenant'], bin: 'this checkout' }, options: { sample: null, only: [], jobs: 1, timeoutSeconds: 180 }, startedAt: 's', finishedAt: 'f', finished: true });
+    expect(out.totals).toMatchObject({ documents: 3, falseFailures: 2, falseFailureDocuments: 2, outcomes: { judged: 2, 'nothing-to-test': 1 } });
+    expect(out.groups.falseFailures).toHaveLength(1);
+    expect(out.groups.falseFailures[0]).toMatchObject({ count: 2, documents: 2, check: 'PAGE-HEADERS' });
   });
 });
 
