@@ -8,10 +8,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { notValidByDocument, onEach, probeWhenWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { notValidByDocument, onEach, probeWhenWorking, requireWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { carriesResource, dataIn, getAsSecondClient, notForeign, pathInSecondTenant, secondAnswer } from '../src/battery/isolation.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems } from '../src/battery/list-items.js';
-import type { HttpResponse } from '../src/http/client.js';
+import { HttpResponse } from '../src/http/client.js';
 
 /** Not a UUID, but a plausible path segment. */
 const NOT_A_UUID = 'not-a-uuid';
@@ -56,6 +57,55 @@ async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpRespon
   if ((own.ok && isDeepStrictEqual(own.value, parsed.value)) || ((typeof id === 'string' || typeof id === 'number') && String(id) === asked)) e.fail(`${what}: the refusal carries the resource itself`, res);
 }
 
+/**
+ * Isolation with the second client, on one endpoint (TENANT-FOREIGN): its own tenant read with its
+ * token (exists, holds data), then asked for with the run's client's token; the run's tenant asked
+ * for with the second client's. Each refusal 403 or 404, with no data.
+ */
+async function bothWays(e: CheckContext, endpoint: Endpoint): Promise<boolean | undefined> {
+  if (e.settings.tenantId === undefined) {
+    e.error(`cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+    return false;
+  }
+  const own = await endpoint.path(e);
+  if (typeof own !== 'string') {
+    e.skipEndpoint(own.unresolved);
+    return false;
+  }
+  return judgeBothWays(e, endpoint, own);
+}
+
+/** Whether the own tenant works there (undefined: not asked). */
+async function judgeBothWays(e: CheckContext, endpoint: Endpoint, own: string): Promise<boolean | undefined> {
+  const theirs = await secondAnswer(e, endpoint);
+  const theirPath = await pathInSecondTenant(e, endpoint);
+  if (!(theirs instanceof HttpResponse) || typeof theirPath !== 'string') {
+    e.skipEndpoint(`in the second client's tenant: ${'unresolved' in theirs ? theirs.unresolved : 'no path'}`);
+    return undefined;
+  }
+  const asFirst = `${endpoint.label.replace('{tenantId}', '{secondTenantId}')} with the run's client's token (the second client's tenant)`;
+  const asSecond = `${endpoint.label} with the second client's token (the tenant under test)`;
+  const [first, second] = [getResource(e.send, e.target, { path: theirPath, auth: e.bearer(), purpose: asFirst }), getAsSecondClient(e, own, asSecond)];
+  first.catch(() => undefined);
+  second.catch(() => undefined);
+  if (!(await requireWorking(e, endpoint))) return false;
+  if (theirs.status < 200 || theirs.status > 299) {
+    e.error(`the second client cannot read its own tenant at ${endpoint.label}: it answered ${theirs.status}, so its data is not shown to exist there`, theirs);
+    return true;
+  }
+  const data = dataIn(endpoint, theirs);
+  if ('none' in data) {
+    e.skipEndpoint(`the second client's tenant shows no data here (${data.none}): a refusal of nothing proves no isolation; give the second client a tenant with data at ${endpoint.label}`);
+    return true;
+  }
+  for (const [res, what] of [[await first, asFirst], [await second, asSecond]] as const) {
+    expectStatus(e, res, [403, 404], what);
+    await expectNoData(e, endpoint, res, what);
+  }
+  if ('resource' in data && carriesResource(await first, data.resource, theirPath)) e.fail(`${asFirst}: the refusal carries the second client's resource itself`, await first);
+  return true;
+}
+
 suite('tenant', () => {
   check('TENANT-ACCESS', async (c) => {
     const endpoints = endpointsOrSkip(c);
@@ -74,11 +124,38 @@ suite('tenant', () => {
   });
 
   // Another tenant's refusal is evidence of isolation only where this client's own tenant is
-  // served: with a token refused everywhere, a 401 there says nothing about tenants.
+  // served: with a token refused everywhere, a 401 there says nothing about tenants. And only of a
+  // tenant that exists: proven by its own client reading its data (a second client), or named by
+  // the user; a tenant id made up at random is TENANT-UNKNOWN's (src/battery/isolation.ts).
   check('TENANT-FOREIGN', async (c) => {
-    await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
+    const endpoints = endpointsOrSkip(c);
+    const { secondClient, foreignTenantId } = c.settings.isolation;
+    if (secondClient === undefined && foreignTenantId === undefined) {
+      c.skip('isolation not proven: no second client (--second-client-id) nor foreign tenant (--foreign-tenant-id); a random tenant id proves only that an unknown one is refused (TENANT-UNKNOWN)');
+    }
+    if (secondClient !== undefined && secondClient.tenantId === undefined) return c.error(`the second client's tenant is not known: ${secondClient.tenantProblem ?? 'none given'} (pass --second-tenant-id)`);
+    const problems = [
+      secondClient?.tenantId !== undefined ? await notForeign(c, secondClient.tenantId, "the second client's tenant") : undefined,
+      foreignTenantId !== undefined ? await notForeign(c, foreignTenantId, 'the foreign tenant (--foreign-tenant-id)') : undefined,
+    ].filter((p): p is string => p !== undefined);
+    if (problems.length > 0) return problems.forEach((p) => c.error(p));
+    await onEach(c, endpoints, async (e, endpoint) => {
+      // With both, the named tenant is asked for too once the own tenant is known to work (its error said once).
+      const works = secondClient !== undefined ? await bothWays(e, endpoint) : undefined;
+      if (works === false || foreignTenantId === undefined) return;
       const what = `${endpoint.label.replace('{tenantId}', '{foreignTenantId}')} (a tenant this client may not access)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.foreignTenantId), auth: e.bearer(), purpose: what }));
+      const probe = async (): Promise<HttpResponse> => getResource(e.send, e.target, { path: await inTenant(e, endpoint, foreignTenantId), auth: e.bearer(), purpose: what });
+      const res = works === true ? await probe() : await ownTenantWorks(e, endpoint, probe);
+      if (!res) return;
+      expectStatus(e, res, [403, 404], what);
+      await expectNoData(e, endpoint, res, what);
+    });
+  });
+
+  check('TENANT-UNKNOWN', async (c) => {
+    await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
+      const what = `${endpoint.label.replace('{tenantId}', '{unknownTenantId}')} (a tenant id that names no tenant)`;
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.unknownTenantId), auth: e.bearer(), purpose: what }));
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
       await expectNoData(e, endpoint, res, what);

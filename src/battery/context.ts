@@ -58,6 +58,11 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { 
   // Register every secret before the first request can record anything.
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
+  const second = settings.isolation.secondClient;
+  if (second) {
+    redactor.addClientCredentials(second.credentials.clientId, second.credentials.clientSecret);
+    redactor.addSecret(second.token?.accessToken, 'access-token');
+  }
   if (settings.openapi && settings.openapiValidators) usePrecompiled(settings.openapi, settings.openapiValidators);
   // The shared token renews itself through the same client: its requests are recorded with the
   // exchange that needed the token.

@@ -89,7 +89,7 @@ export const LEGACY_TOKEN_ENDPOINT = tokenEndpoint(LEGACY_TOKEN_PATH, true);
 const tenantEndpointCache = new Map<string, Endpoint>();
 
 /** The tenant endpoint for a spec, made once per worker (its path is resolved once). */
-function tenantEndpoint(spec: EndpointSpec): Endpoint {
+export function tenantEndpoint(spec: EndpointSpec): Endpoint {
   let endpoint = tenantEndpointCache.get(spec.path);
   if (!endpoint) {
     let resolved: Promise<string | { unresolved: string }> | undefined;
@@ -107,8 +107,34 @@ function tenantEndpoint(spec: EndpointSpec): Endpoint {
  * `NAME=…`), else as the document fills it; without a value the endpoint is skipped, saying which.
  */
 async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string | { unresolved: string }> {
-  const { tenantId, tenantProblem, parameters, endpoints } = c.settings;
+  const { tenantId, tenantProblem } = c.settings;
   if (tenantId === undefined) return { unresolved: `no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)` };
+  return resolveInTenant(c, spec, {
+    tenantId,
+    givenFirst: true,
+    list: async (parent) => {
+      const parentEndpoint = tenantEndpoint(parent);
+      const resolved = await parentEndpoint.path(c);
+      return typeof resolved === 'string' ? validAnswer(c, parentEndpoint).catch(() => undefined) : resolved;
+    },
+  });
+}
+
+/**
+ * A tenant as a client sees it, for filling an endpoint's path there: the tenant under test as the
+ * run's client sees it (resolvePath), or another client's own tenant (src/battery/isolation.ts).
+ */
+export interface TenantView {
+  tenantId: string;
+  /** --parameter values before ids from the lists: they are the test account's, of the tenant under test. */
+  givenFirst: boolean;
+  /** The answer to a list's valid request in this tenant, or why there is none (undefined: it could not be read). */
+  list(parent: EndpointSpec): Promise<HttpResponse | { unresolved: string } | undefined>;
+}
+
+/** The request path of a tenant endpoint in `view`'s tenant (see resolvePath). */
+export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view: TenantView): Promise<string | { unresolved: string }> {
+  const { parameters, endpoints } = c.settings;
   const given = (name: string): string | undefined => parameters[`${spec.path}:${name}`] ?? parameters[name];
   const query = new URLSearchParams();
   const invented: string[] = [];
@@ -118,22 +144,20 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     if (from === 'invented') invented.push(`${name}=${value}`);
     query.append(name, value);
   }
-  if (invented.length > 0) inventedValues.set(spec.path, invented);
+  if (invented.length > 0 && view.givenFirst) inventedValues.set(spec.path, invented);
   let path = spec.path;
   for (const name of pathParameters(spec.path)) {
     const value = given(name);
-    if (value !== undefined) {
-      path = path.replace(`{${name}}`, encodeURIComponent(value));
-      continue;
-    }
     const parentPath = spec.path.slice(0, spec.path.indexOf(`/{${name}}`));
     // The list above: `invoices` for `invoices/{invoiceId}`, or with the suffix the API writes its paths with (Twilio's `Calls.json` for `Calls/{Sid}.json`).
     const parent = endpoints.find((e) => e.kind === 'list' && e.path === parentPath) ?? endpoints.find((e) => e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath));
+    if (value !== undefined && (view.givenFirst || !parent)) {
+      path = path.replace(`{${name}}`, encodeURIComponent(value));
+      continue;
+    }
     if (!parent) return { unresolved: `no value for {${name}}: no list ${endpointLabel(parentPath)} to take an id from; give one with --parameter ${name}=VALUE` };
-    const parentEndpoint = tenantEndpoint(parent);
-    const parentPathResolved = await parentEndpoint.path(c);
-    if (typeof parentPathResolved !== 'string') return { unresolved: `no value for {${name}}: ${parentPathResolved.unresolved} (${endpointLabel(parentPath)}); or give one with --parameter ${name}=VALUE` };
-    const res = await validAnswer(c, parentEndpoint).catch(() => undefined);
+    const res = await view.list(parent);
+    if (res !== undefined && !(res instanceof HttpResponse)) return { unresolved: `no value for {${name}}: ${res.unresolved} (${endpointLabel(parentPath)}); or give one with --parameter ${name}=VALUE` };
     const parsed = res && res.status >= 200 && res.status < 300 ? res.json() : undefined;
     const extracted = parsed?.ok ? extractItems(parsed.value, parent.itemsProperty) : undefined;
     const first = extracted && 'items' in extracted ? (extracted.items[0] as Record<string, unknown> | undefined) : undefined;
@@ -145,7 +169,7 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     path = path.replace(`{${name}}`, encodeURIComponent(String(id)));
   }
   const search = query.toString();
-  return `${tenantPath(tenantId, path)}${search === '' ? '' : `?${search}`}`;
+  return `${tenantPath(view.tenantId, path)}${search === '' ? '' : `?${search}`}`;
 }
 
 /** The last word of a parameter's name, lower case: `AccountSid` → `sid`, `booking_id` → `id`. */

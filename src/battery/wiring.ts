@@ -23,8 +23,10 @@ export interface BatteryContext {
   tenantId?: string;
   /** Why there is no tenant under test. */
   tenantProblem?: string;
-  /** A tenant this client may not access (given, or a random UUID). */
-  foreignTenantId: string;
+  /** How TENANT-FOREIGN proves tenant isolation (src/battery/isolation.ts); neither: it is skipped. */
+  isolation: Isolation;
+  /** A tenant id made up for the run, which names no tenant (TENANT-UNKNOWN). */
+  unknownTenantId: string;
   /** The tenant endpoints under test: lists and single resources (src/api/endpoint-specs.ts). */
   endpoints: EndpointSpec[];
   /** The OpenAPI document the endpoints' schemas point into (--openapi). */
@@ -57,6 +59,23 @@ export interface BatteryContext {
   sharedTokenProblem?: string;
   /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
   preflight?: { token?: PassedResponse; user?: PassedResponse };
+}
+
+/** What TENANT-FOREIGN proves isolation with: a second client of another tenant, a named foreign tenant, or both. */
+export interface Isolation {
+  /** A tenant this client may not access, named by the user (--foreign-tenant-id) or the embedded server. */
+  foreignTenantId?: string;
+  secondClient?: {
+    credentials: ClientCredentials;
+    /** Its tenant: --second-tenant-id, else the first its /users/me lists that is not the tenant under test. */
+    tenantId?: string;
+    /** Why its tenant is not known. */
+    tenantProblem?: string;
+    /** The tenants its /users/me listed, when it was asked. */
+    tenants?: string[];
+    /** The token its preflight obtained. */
+    token?: SharedToken;
+  };
 }
 
 /** --max-expiry-wait when none is given, in seconds (src/config.ts). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from '../zod.js';
+import { ISOLATION_METHODS } from '../report/model.js';
 
 /**
  * A certification bundle is a directory of plain files:
@@ -107,6 +108,14 @@ export const targetInfoSchema = z
               .strict(),
           )
           .max(8)
+          .optional(),
+        /**
+         * How tenant isolation was proven (TENANT-FOREIGN, report.json's target.isolation): with a
+         * second client (its id by SHA-256, its tenant), a named foreign tenant, or not at all.
+         */
+        isolation: z
+          .object({ method: z.enum(ISOLATION_METHODS), secondClientIdSha256: sha256Hex.optional(), secondTenantId: z.string().optional(), foreignTenantId: z.string().optional() })
+          .strict()
           .optional(),
       })
       .strict(),

@@ -88,6 +88,9 @@ export function targetInfo(report: RunReport, options: RunOptions, extra: { host
       pagedPaths: target.pagedPaths,
       ...(target.endpoints !== undefined ? { endpoints: target.endpoints } : {}),
       ...(extra.hosts !== undefined ? { hosts: extra.hosts } : {}),
+      ...(target.isolation !== undefined
+        ? { isolation: { ...target.isolation, ...(target.isolation.method === 'second-client' && options.secondClientId !== undefined && !target.embedded ? { secondClientIdSha256: sha256Of(options.secondClientId) } : {}) } }
+        : {}),
     },
     ...(extra.profile !== undefined ? { certification: { profile: { file: basename(extra.profile.file), sha256: extra.profile.sha256, ...(extra.profile.name !== undefined ? { name: extra.profile.name } : {}) } } } : {}),
     harness: { name: report.tool.name, version: report.tool.version },

@@ -27,7 +27,8 @@ import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
 import { describeEndpoints, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
-import type { PassedResponse } from '../battery/wiring.js';
+import type { Isolation, PassedResponse } from '../battery/wiring.js';
+import type { Preflight } from './preflight.js';
 import { timedAnswers, timeoutNote, type TimedAnswer } from './timeout-note.js';
 import { reportExpiryWait } from './expiry-progress.js';
 
@@ -181,6 +182,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     let configError: UsageError | undefined;
     let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
     let tenantId = options.tenantId;
+    let isolation: Isolation = target0Isolation(options);
     let basicEncoding: BasicEncoding = 'form';
     let api: ApiDescription | undefined;
     /** What the preflight found wrong with GET /users/me: reported once, the checks it kept from running point at it. */
@@ -202,19 +204,26 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       described.catch(() => undefined);
       if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
       redactor.addClientCredentials(target.clientId, target.clientSecret);
+      if (target.secondClient) redactor.addClientCredentials(target.secondClient.clientId, target.secondClient.clientSecret);
       const http = httpSettingsOf(options, target);
       // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
-      const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
+      const [{ HttpClient }, { preflight, SECOND_CLIENT }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
       client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
       const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
       preflighted.catch(() => undefined);
+      // The second client's credentials are tried beside the first's: refused, they are a usage error now, not a check's error later.
+      const second = target.secondClient;
+      const secondPreflighted = second ? preflight(client, target, { clientId: second.clientId, clientSecret: second.clientSecret }, redactor, second.tenantId, SECOND_CLIENT) : undefined;
+      secondPreflighted?.catch(() => undefined);
       api = await described;
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
       for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
+      const secondPre = await secondPreflighted;
       preflightTimes = timedAnswers(pre.answers);
       tenantId = pre.tenantId;
+      isolation = isolationOf(target, pre.tenantId, secondPre);
       basicEncoding = pre.encoding;
       preflightCause = userCause({
         ...(pre.answers.user ? { answer: { url: pre.answers.user.url, status: pre.answers.user.status, ...(pre.answers.user.evidence ? { record: pre.answers.user.evidence.record } : {}) } } : {}),
@@ -229,7 +238,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
         ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
         ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
-        foreignTenantId: target.foreignTenantId,
+        isolation,
+        unknownTenantId: target.unknownTenantId,
         endpoints: api.endpoints,
         ...(api.document ? { openapi: api.document } : {}),
         ...(api.validators ? { openapiValidators: api.validators } : {}),
@@ -281,7 +291,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     if (signal.aborted) incompleteReason = String(signal.reason);
     if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause });
+    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation });
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
     const outcome = await finish(report, options, io, extras, !batteryStarted);
     // Whatever the verdict: a run whose answers came close to --timeout passed by a narrow margin.
@@ -292,6 +302,43 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   } finally {
     await battery.closed;
   }
+}
+
+/** Before the target is open: the named foreign tenant, if any (the report says how isolation was proven). */
+function target0Isolation(options: RunOptions): Isolation {
+  return options.foreignTenantId !== undefined ? { foreignTenantId: options.foreignTenantId } : {};
+}
+
+/**
+ * What TENANT-FOREIGN proves isolation with: the second client (its credentials, its tenant: the
+ * one given, else the first its /users/me lists that is not the tenant under test) and the named
+ * foreign tenant.
+ */
+function isolationOf(target: ResolvedTarget, tenantId: string | undefined, second: Preflight | undefined): Isolation {
+  const foreign = target.foreignTenantId !== undefined ? { foreignTenantId: target.foreignTenantId } : {};
+  if (!target.secondClient || !second) return foreign;
+  const own = tenantId?.toLowerCase();
+  const listed = second.tenants ?? [];
+  const secondTenant = target.secondClient.tenantId ?? listed.find((t) => t !== own) ?? second.tenantId;
+  return {
+    ...foreign,
+    secondClient: {
+      credentials: { clientId: target.secondClient.clientId, clientSecret: target.secondClient.clientSecret, encoding: second.encoding },
+      ...(secondTenant !== undefined ? { tenantId: secondTenant } : { tenantProblem: second.tenantProblem ?? 'its /users/me lists no tenant with a UUID id' }),
+      ...(second.tenants !== undefined ? { tenants: second.tenants } : {}),
+      ...(second.sharedToken ? { token: second.sharedToken } : {}),
+    },
+  };
+}
+
+/** How the report records the isolation proof (report.json target.isolation, target.json). */
+function isolationRecord(isolation: Isolation): NonNullable<RunReport['target']['isolation']> {
+  const method = isolation.secondClient !== undefined ? 'second-client' : isolation.foreignTenantId !== undefined ? 'foreign-tenant' : 'none';
+  return {
+    method,
+    ...(isolation.secondClient?.tenantId !== undefined ? { secondTenantId: isolation.secondClient.tenantId } : {}),
+    ...(isolation.foreignTenantId !== undefined ? { foreignTenantId: isolation.foreignTenantId } : {}),
+  };
 }
 
 /** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */
@@ -313,9 +360,10 @@ interface ReportInputs {
   started: Date;
   rerunOf: string | undefined;
   preflightCause?: FoundCause | undefined;
+  isolation: Isolation;
 }
 
-function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause }: ReportInputs): RunReport {
+function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
@@ -333,7 +381,7 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   const scope = scopeOf({ options, selected: checks, rerunOf, results, skipped });
   const report = assemble({
     options,
-    target: reportTarget(options, target, api, tenantId, basicEncoding),
+    target: { ...reportTarget(options, target, api, tenantId, basicEncoding), isolation: isolationRecord(isolation) },
     started,
     rerunOf,
     baseline,
