@@ -35,6 +35,8 @@ export function batteryReady(): Promise<Battery> {
         observedChannel(undefined);
         channel.close();
         if (!battery) reject(new Error(message.reason));
+      } else if (message.type === 'secret') {
+        redactor.addSecret(message.value, message.kind);
       } else if (message.type !== 'ready' && message.type !== 'context' && message.type !== 'verbose') {
         // What another worker observed of the shared tokens (src/battery/observed-tokens.ts).
         receiveObserved(message);
@@ -55,7 +57,16 @@ export function getBattery(): Battery {
 }
 
 function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { postMessage(message: unknown): void }): Battery {
-  // Register every secret before the first request can record anything.
+  // Register every secret before the first request can record anything: the runner's first.
+  for (const [value, kind] of settings.secrets ?? []) redactor.addSecret(value, kind);
+  // What this worker learns, the runner and the other workers learn too (a closed channel: the run is over).
+  redactor.onSecret = (value, kind) => {
+    try {
+      channel.postMessage({ type: 'secret', value, kind } satisfies RunMessage);
+    } catch {
+      // Nobody is left to tell.
+    }
+  };
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
   const second = settings.isolation.secondClient;

@@ -4,6 +4,7 @@ import type { ClientCredentials, Target } from '../api/requests.js';
 import type { Expectations } from '../config.js';
 import type { HttpSettings } from '../http/settings.js';
 import type { RecordedExchange } from '../report/model.js';
+import type { SecretKind } from '../redact.js';
 
 /**
  * What passes between the runner and the battery's workers. Plain data and names only: the
@@ -57,6 +58,8 @@ export interface BatteryContext {
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
+  /** The secrets the runner's redactor knows (tokens, cookies the preflight saw): the workers redact them too. */
+  secrets?: [string, SecretKind][];
   /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
   preflight?: { token?: PassedResponse; user?: PassedResponse };
 }
@@ -102,7 +105,18 @@ export interface PassedResponse {
  * - `verbose` (--verbose): a worker's line about a request it sent or its answer, for the runner
  *   to print.
  */
-export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage;
+export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage | SecretMessage;
+
+/**
+ * A secret one thread's redactor learned (an access token, a cookie a target set): every other
+ * thread registers it too, so that each redacts what another saw (src/redact.ts onSecret). It
+ * crosses between the threads of the harness's own process, never out of it.
+ */
+export interface SecretMessage {
+  type: 'secret';
+  value: string;
+  kind: SecretKind;
+}
 
 /** --verbose: a worker's request or answer, one line, redacted; the runner prints it to stderr. */
 export interface VerboseMessage {

@@ -655,6 +655,7 @@ export class HttpClient {
     }
     const latencyMs = performance.now() - t0;
     this.#pace?.observe(latencyMs, status === 429 || status === 503);
+    this.#options.redactor.learnFromResponseHeaders(responseHeaders);
     this.#options.redactor.learnFromResponseBody(text);
     this.#verbose(() => `← ${status} ${req.method} ${url.href} ${Math.round(latencyMs)} ms`);
     const { index, evidence } = record({ status, headers: responseHeaders, text }, undefined, latencyMs);

@@ -12,7 +12,7 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { MAX_IN_FLIGHT } from '../http/limit.js';
 import { headerFields } from '../http/extra-headers.js';
-import { redactor } from '../redact.js';
+import { redactStrings, redactor } from '../redact.js';
 import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
 import { hostOf } from '../report/target-name.js';
 import { mark } from '../profile.js';
@@ -256,6 +256,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
         // A client_secret_post answer is no answer to the spec's request (HTTP Basic): the token checks ask their own.
         preflight: { ...(target.clientAuth === 'post' ? {} : passed('token', pre.answers.token)), ...passed('user', pre.answers.user) },
+        secrets: redactor.secrets(),
       });
       batteryStarted = true;
       // A long token lifetime waited out: a line at a steady pace, so that CI does not kill a silent job.
@@ -291,7 +292,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     if (signal.aborted) incompleteReason = String(signal.reason);
     if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation });
+    // Every string once more, with every secret any worker learned (a cookie, a token it was issued).
+    const built = redactStrings(buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }));
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
     const outcome = await finish(report, options, io, extras, !batteryStarted);
     // Whatever the verdict: a run whose answers came close to --timeout passed by a narrow margin.
