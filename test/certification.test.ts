@@ -8,7 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { BUNDLE_FILES, sha256Of } from '../src/bundle/format.js';
+import { MANIFESTED, sha256Of } from '../src/bundle/format.js';
 import { keyFingerprint } from '../src/bundle/keys.js';
 import { sealBundle } from '../src/bundle/write.js';
 import { currentCatalogue } from '../src/catalogue/digest.js';
@@ -84,7 +84,7 @@ async function verify(bundle: string, ...args: string[]): Promise<{ code: number
 /** A forger's copy: files as they are, manifest recomputed, unsigned or signed with `signWith`. */
 async function forge(from: string, to: string, signWith?: KeyObject): Promise<string> {
   if (from !== to) await cp(from, to, { recursive: true });
-  const files = await Promise.all([BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target].map(async (path) => [path, await readFile(join(to, path), 'utf8')] as const));
+  const files = await Promise.all(MANIFESTED.map(async (path) => [path, await readFile(join(to, path), 'utf8')] as const));
   await sealBundle(to, files, signWith);
   return to;
 }

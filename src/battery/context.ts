@@ -1,5 +1,7 @@
 import { inject } from 'vitest';
+import { threadId } from 'node:worker_threads';
 import { HttpClient } from '../http/client.js';
+import { ExchangeLog } from '../http/exchange-log.js';
 import { clientOptions } from '../http/settings.js';
 import { usePrecompiled } from '../openapi/document-ajv.js';
 import { redactor } from '../redact.js';
@@ -15,6 +17,8 @@ export interface Battery {
   http: HttpClient;
   /** Aborted when the runner stops the run. */
   stopped: AbortSignal;
+  /** Where this worker keeps every exchange it makes (src/http/exchange-log.ts); flushed after each check. */
+  log?: ExchangeLog;
 }
 
 let battery: Battery | undefined;
@@ -88,6 +92,7 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { 
         }
       }
     : undefined;
-  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials, ...(verbose ? { verbose } : {}) });
-  return { settings, http, stopped };
+  const log = settings.exchangeLogDir === undefined ? undefined : new ExchangeLog(settings.exchangeLogDir, `worker${threadId}-${process.pid}`);
+  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials, ...(verbose ? { verbose } : {}), ...(log ? { exchangeLog: log } : {}) });
+  return { settings, http, stopped, ...(log ? { log } : {}) };
 }

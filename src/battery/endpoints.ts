@@ -264,7 +264,8 @@ function preflightAnswer(c: CheckContext, endpoint: Endpoint, recorder: Recorder
   const answers = c.settings.preflight;
   const answer = endpoint === TOKEN_ENDPOINT ? answers?.token : endpoint === USER_ENDPOINT && answers?.user?.status !== 401 ? answers?.user : undefined;
   if (!answer) return undefined;
-  return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record));
+  if (answer.logId !== undefined) recorder.ids.push(answer.logId);
+  return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record, answer.logId));
 }
 
 /** Sends through the worker's HTTP client into `recorder`; `high`: others wait for the answer. */

@@ -58,6 +58,8 @@ export interface BatteryContext {
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
+  /** The run's exchange log directory (src/http/exchange-log.ts): each worker appends every exchange it makes to a file there. */
+  exchangeLogDir?: string;
   /** The secrets the runner's redactor knows (tokens, cookies the preflight saw): the workers redact them too. */
   secrets?: [string, SecretKind][];
   /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
@@ -92,6 +94,8 @@ export interface PassedResponse {
   text: string;
   receivedAt: number;
   record: RecordedExchange;
+  /** Its id in the run's exchange log. */
+  logId?: string;
 }
 
 /**

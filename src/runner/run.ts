@@ -31,6 +31,10 @@ import type { Isolation, PassedResponse } from '../battery/wiring.js';
 import type { Preflight } from './preflight.js';
 import { timedAnswers, timeoutNote, type TimedAnswer } from './timeout-note.js';
 import { reportExpiryWait } from './expiry-progress.js';
+import { ExchangeLog } from '../http/exchange-log.js';
+import { checksByExchange, type RunExchanges } from '../report/exchanges.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 
 /**
  * One run of the battery: resolve the target, preflight it, run the selected suites, and turn
@@ -164,6 +168,31 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const documentStop = new AbortController();
   const early = readApiEarly(options, documentStop.signal);
 
+  // Every exchange of the run is kept as evidence (issue 39): the runner's and each worker's, in a
+  // log directory of the run's own, read back when the reports are written, then removed.
+  const logDir = await mkdtemp(join(tmpdir(), 'carrier-exchanges-'));
+  const runnerLog = new ExchangeLog(logDir, 'runner');
+  try {
+    return await runWithLog(options, io, interrupt, { checks, rerunOf, baseline, plan, extras, early, documentStop, started }, logDir, runnerLog);
+  } finally {
+    runnerLog.close();
+    await rm(logDir, { recursive: true, force: true });
+  }
+}
+
+interface Prepared {
+  checks: Check[];
+  rerunOf: string | undefined;
+  baseline: Baseline | undefined;
+  plan: ReturnType<typeof planTarget>;
+  extras: Extras;
+  early: ReturnType<typeof readApiEarly>;
+  documentStop: AbortController;
+  started: Date;
+}
+
+async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal | undefined, prepared: Prepared, logDir: string, runnerLog: ExchangeLog): Promise<RunOutcome> {
+  const { checks, rerunOf, baseline, plan, extras, early, documentStop, started } = prepared;
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   // --verbose: the workers' lines come over the run's channel, to stderr like the preflight's.
   const battery = startBattery(checks, options.verbose ? (line) => io.err(line) : undefined);
@@ -208,7 +237,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       const http = httpSettingsOf(options, target);
       // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
       const [{ HttpClient }, { preflight, SECOND_CLIENT }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
+      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, exchangeLog: runnerLog, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
       const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
       preflighted.catch(() => undefined);
       // The second client's credentials are tried beside the first's: refused, they are a usage error now, not a check's error later.
@@ -257,6 +286,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         // A client_secret_post answer is no answer to the spec's request (HTTP Basic): the token checks ask their own.
         preflight: { ...(target.clientAuth === 'post' ? {} : passed('token', pre.answers.token)), ...passed('user', pre.answers.user) },
         secrets: redactor.secrets(),
+        exchangeLogDir: logDir,
       });
       batteryStarted = true;
       // A long token lifetime waited out: a line at a steady pace, so that CI does not kill a silent job.
@@ -295,7 +325,9 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     // Every string once more, with every secret any worker learned (a cookie, a token it was issued).
     const built = redactStrings(buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }));
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
-    const outcome = await finish(report, options, io, extras, !batteryStarted);
+    runnerLog.flush();
+    const exchanges: RunExchanges = { dir: logDir, checksOf: checksByExchange([...collected.tests.values()].flatMap((t) => (t.meta ? [t.meta] : []))) };
+    const outcome = await finish(report, options, io, extras, !batteryStarted, exchanges);
     // Whatever the verdict: a run whose answers came close to --timeout passed by a narrow margin.
     const slow = timeoutNote(report, options.timeout, preflightTimes);
     if (slow !== undefined) io.err(`note: ${slow}`);
@@ -346,7 +378,7 @@ function isolationRecord(isolation: Isolation): NonNullable<RunReport['target'][
 /** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */
 function passed(name: 'token' | 'user', res: HttpResponse | undefined): Partial<Record<'token' | 'user', PassedResponse>> {
   if (!res?.evidence) return {};
-  return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record } };
+  return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record, ...(res.evidence.logId !== undefined ? { logId: res.evidence.logId } : {}) } };
 }
 
 interface ReportInputs {
@@ -491,7 +523,7 @@ function assemble({ options, target, started, rerunOf, baseline, results, scope,
  * after it, and a step summary that cannot be written is a warning (it is GitHub's file, and the
  * reports hold the same).
  */
-async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras, beforeBattery: boolean): Promise<RunOutcome> {
+async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras, beforeBattery: boolean, exchanges?: RunExchanges): Promise<RunOutcome> {
   const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([import('../report/write.js'), import('../report/console.js')]);
   const compare = extras.previous === undefined ? undefined : await import('../compare/command.js');
   const compared = extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
@@ -502,7 +534,7 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
   let written: string[] = [];
   let failure: string | undefined;
   try {
-    written = await writeReports(report, options.reportsDir, formats);
+    written = await writeReports(report, options.reportsDir, formats, exchanges);
   } catch (err) {
     failure = `cannot write the reports to ${options.reportsDir}: ${(err as Error).message}`;
   }
@@ -522,7 +554,7 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
   let bundle: { dir: string; fingerprint?: string } | undefined;
   if (extras.bundle !== undefined && failure === undefined) {
     const { writeBundle } = await import('../bundle/write.js');
-    bundle = await writeBundle(extras.bundle, report, options).catch((err: unknown) => {
+    bundle = await writeBundle(extras.bundle, report, options, exchanges).catch((err: unknown) => {
       throw new RunAbortedError(`cannot write the bundle to ${extras.bundle?.dir ?? ''}: ${(err as Error).message}`);
     });
   }
