@@ -126,7 +126,7 @@ export const runOptionsSchema = z
     /** The second client's tenant (default: the first tenant its /users/me lists). */
     secondTenantId: uuid.optional(),
     pagedPath: list(pagedPath),
-    /** An OpenAPI 3.0 or 3.1 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
+    /** A Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
     openapi: z.string().min(1, { error: 'must name a file' }).optional(),
     /** The folder the document's `$ref`s may reach (default: the document's own folder; src/openapi/document-files.ts). */
     openapiRoot: z.string().min(1, { error: 'must name a folder' }).optional(),

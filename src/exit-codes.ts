@@ -74,5 +74,5 @@ export const LINT_EXIT_CODES_HELP = [
   'Exit codes:',
   `  ${ExitCode.Conformant}  no MUST rule has a finding (SHOULD findings are warnings; with --strict they fail too)`,
   `  ${ExitCode.NonConformant}  a MUST rule has a finding (with --strict, any rule)`,
-  `  ${ExitCode.Usage}  a document cannot be read: missing, not OpenAPI 3.0 or 3.1, a $ref outside the root, over a limit (one line on stderr)`,
+  `  ${ExitCode.Usage}  a document cannot be read: missing, not Swagger 2.0 or OpenAPI 3.0-3.2, a $ref outside the root, over a limit (one line on stderr)`,
 ].join('\n');

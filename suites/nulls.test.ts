@@ -4,11 +4,14 @@
  * The walk hands each page's items grouped by shape (src/battery/list-items.ts); the judge keeps
  * one example per shape across the whole list, which stands for all the items of that shape.
  * (With an OpenAPI document, RESOURCE-FIELDS-PRESENT also holds every item and resource to the
- * properties its schema declares.)
+ * properties its schema declares, and the keys of its maps and the properties of one branch of a
+ * union are not fields: src/battery/field-schema.ts.)
  */
 import { check, suite } from '../src/battery/check.js';
 import { listEndpoints, notValidByDocument, onEach } from '../src/battery/endpoints.js';
 import { fieldPaths, missingFields } from '../src/battery/fields.js';
+import { fieldFilter } from '../src/battery/field-schema.js';
+import { getBattery } from '../src/battery/context.js';
 import { itemLabelAt } from '../src/battery/list-items.js';
 import { getWalk, pageJudge } from '../src/battery/walk.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -44,9 +47,11 @@ pageJudge({
   },
   end(state, { head }, out) {
     if (state.overflow) out.note(`${head.path}: more than ${MAX_SHAPES} different item shapes; the items of the others were not compared`);
-    // The union of the fields any item has: an item without one of them omitted it.
+    // The union of the fields any item has: an item without one of them omitted it. Fields as the
+    // schema says: a map's keys and one union branch's properties are not (issue 37 item 2).
+    const isField = fieldFilter(getBattery().settings.openapi, head.endpoint.spec?.schema);
     const union = new Set<string>();
-    for (const shape of state.shapes.values()) for (const field of fieldPaths(shape.example)) union.add(field);
+    for (const shape of state.shapes.values()) for (const field of fieldPaths(shape.example)) if (isField(field)) union.add(field);
     let reported = 0;
     let omitting = 0;
     for (const shape of state.shapes.values()) {

@@ -8,10 +8,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { notValidByDocument, onEach, probeWhenWorking, requireWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
-import { carriesResource, dataIn, getAsSecondClient, notForeign, pathInSecondTenant, secondAnswer } from '../src/battery/isolation.js';
+import { endpointHeaders, notValidByDocument, onEach, probeWhenWorking, requireWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import { dataIn, getAsSecondClient, notForeign, pathInSecondTenant, secondAnswer } from '../src/battery/isolation.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
-import { extractItems } from '../src/battery/list-items.js';
+import { extractItems, itemId } from '../src/battery/list-items.js';
+import { canRecogniseData, carriesMoreThanId, commonFields, dataInRefusal, refusalEntries, type DataEvidence } from '../src/battery/refusal-data.js';
+import { isObject } from '../src/openapi/pointer.js';
+import { expectedItems } from '../src/battery/resources.js';
 import { HttpResponse } from '../src/http/client.js';
 
 /** Not a UUID, but a plausible path segment. */
@@ -42,19 +45,58 @@ async function inTenant(e: CheckContext, endpoint: Endpoint, tenantId: string): 
 }
 
 /**
- * A refusal must not carry data: no list items, and for a single resource not the resource (its
- * own tenant's answer, or one with the id that was asked for); an error body may say anything else.
+ * The data a refusal must not carry, where it is not the tenant under test's: another tenant's
+ * answer to the endpoint's valid request, the path it was read at, and whose it is (for messages).
  */
-async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string): Promise<void> {
+interface AtStake {
+  answer: HttpResponse;
+  path: string;
+  whose: string;
+}
+
+/**
+ * A refusal must not carry data: for a single resource not the resource (its own tenant's answer,
+ * or one with the id that was asked for), and no entry that is data by evidence
+ * (src/battery/refusal-data.ts: an id of the tenant's own data or of a seeded item, the item
+ * schema, the shape of the tenant's own items). An error body may say anything else, in any shape:
+ * the spec does not show it, and FastAPI's `detail`, JSON:API's `errors` and Django REST
+ * framework's field lists are arrays that hold no data (issue 38 item 2). The tenant whose data it
+ * would be is the tenant under test, or `stake`'s (the second client's, TENANT-FOREIGN): the same
+ * rules hold for it, judged by its own data.
+ */
+async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string, stake?: AtStake): Promise<void> {
   const parsed = res.json();
   if (!parsed.ok) return;
-  const extracted = extractItems(parsed.value, endpoint.spec?.itemsProperty);
-  if ('items' in extracted && extracted.items.length > 0) return e.fail(`${what}: the refusal carries ${extracted.items.length} items of data`, res);
-  if (endpoint.spec?.kind !== 'single' || parsed.value === null || typeof parsed.value !== 'object') return;
-  const own = (await validAnswer(e, endpoint)).json();
-  const asked = decodeURIComponent((await inTenant(e, endpoint, '')).split('/').at(-1) ?? '');
-  const id = (parsed.value as { id?: unknown }).id;
-  if ((own.ok && isDeepStrictEqual(own.value, parsed.value)) || ((typeof id === 'string' || typeof id === 'number') && String(id) === asked)) e.fail(`${what}: the refusal carries the resource itself`, res);
+  const body = parsed.value;
+  const ownAnswer = (stake?.answer ?? (await validAnswer(e, endpoint))).json();
+  const own = ownAnswer.ok ? ownAnswer.value : undefined;
+  if (endpoint.spec?.kind === 'single' && body !== null && typeof body === 'object') {
+    const path = stake?.path ?? (await inTenant(e, endpoint, ''));
+    const asked = decodeURIComponent(path.split('?')[0]?.split('/').at(-1) ?? '');
+    // The id asked for, with more of the resource: an error may name the id it was asked for.
+    const echoed = asked !== '' && itemId(body) === asked && carriesMoreThanId(body as Record<string, unknown>, isObject(own) ? Object.keys(own) : []);
+    if ((own !== undefined && isDeepStrictEqual(own, body)) || echoed) return e.fail(`${what}: the refusal carries ${stake?.whose ?? 'the'} resource itself`, res);
+  }
+  const evidence = dataEvidence(e, endpoint, own);
+  const found = dataInRefusal(body, evidence);
+  if (found) return e.fail(`${what}: the refusal carries ${found.count} ${found.count === 1 ? 'item' : 'items'} of data (${found.first}${found.count > 1 ? `, and ${found.count - 1} more` : ''})`, res);
+  if (!canRecogniseData(evidence) && refusalEntries(body).length > 1) e.note(`${what}: the refusal's entries cannot be told from data: no schema (--openapi), no item of the tenant's own and no seeded item (--expectations) to recognise data by`);
+}
+
+/** What is known of the endpoint's data: the tenant's own answer, the document's schema, the seeded items. */
+function dataEvidence(e: CheckContext, endpoint: Endpoint, own: unknown): DataEvidence {
+  const spec = endpoint.spec;
+  const extracted = spec?.kind === 'list' && own !== undefined ? extractItems(own, spec.itemsProperty) : undefined;
+  const ownItems = extracted ? ('items' in extracted ? extracted.items : []) : own !== undefined ? [own] : [];
+  const ids = ownItems.map(itemId).filter((id): id is string => id !== undefined);
+  const document = e.settings.openapi;
+  const seeded = spec ? expectedItems(e.settings, spec) : undefined;
+  return {
+    schema: document && spec?.schema !== undefined ? { document, pointer: spec.schema, of: spec.kind === 'list' ? 'items' : 'body' } : undefined,
+    ownIds: new Set(ids),
+    ownFields: commonFields(ownItems),
+    seeded: seeded ?? new Map(),
+  };
 }
 
 /**
@@ -85,7 +127,8 @@ async function judgeBothWays(e: CheckContext, endpoint: Endpoint, own: string): 
   }
   const asFirst = `${endpoint.label.replace('{tenantId}', '{secondTenantId}')} with the run's client's token (the second client's tenant)`;
   const asSecond = `${endpoint.label} with the second client's token (the tenant under test)`;
-  const [first, second] = [getResource(e.send, e.target, { path: theirPath, auth: e.bearer(), purpose: asFirst }), getAsSecondClient(e, own, asSecond)];
+  const headers = endpointHeaders(endpoint.spec);
+  const [first, second] = [getResource(e.send, e.target, { path: theirPath, auth: e.bearer(), headers, purpose: asFirst }), getAsSecondClient(e, own, asSecond, headers)];
   first.catch(() => undefined);
   second.catch(() => undefined);
   if (!(await requireWorking(e, endpoint))) return false;
@@ -98,11 +141,15 @@ async function judgeBothWays(e: CheckContext, endpoint: Endpoint, own: string): 
     e.skipEndpoint(`the second client's tenant shows no data here (${data.none}): a refusal of nothing proves no isolation; give the second client a tenant with data at ${endpoint.label}`);
     return true;
   }
-  for (const [res, what] of [[await first, asFirst], [await second, asSecond]] as const) {
+  // Each refusal judged by the data of the tenant it refuses (src/battery/refusal-data.ts): the second client's, then the tenant under test's.
+  const stakes: [HttpResponse, string, AtStake | undefined][] = [
+    [await first, asFirst, { answer: theirs, path: theirPath, whose: "the second client's" }],
+    [await second, asSecond, undefined],
+  ];
+  for (const [res, what, stake] of stakes) {
     expectStatus(e, res, [403, 404], what);
-    await expectNoData(e, endpoint, res, what);
+    await expectNoData(e, endpoint, res, what, stake);
   }
-  if ('resource' in data && carriesResource(await first, data.resource, theirPath)) e.fail(`${asFirst}: the refusal carries the second client's resource itself`, await first);
   return true;
 }
 
@@ -144,7 +191,7 @@ suite('tenant', () => {
       const works = secondClient !== undefined ? await bothWays(e, endpoint) : undefined;
       if (works === false || foreignTenantId === undefined) return;
       const what = `${endpoint.label.replace('{tenantId}', '{foreignTenantId}')} (a tenant this client may not access)`;
-      const probe = async (): Promise<HttpResponse> => getResource(e.send, e.target, { path: await inTenant(e, endpoint, foreignTenantId), auth: e.bearer(), purpose: what });
+      const probe = async (): Promise<HttpResponse> => getResource(e.send, e.target, { path: await inTenant(e, endpoint, foreignTenantId), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what });
       const res = works === true ? await probe() : await ownTenantWorks(e, endpoint, probe);
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
@@ -155,7 +202,7 @@ suite('tenant', () => {
   check('TENANT-UNKNOWN', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
       const what = `${endpoint.label.replace('{tenantId}', '{unknownTenantId}')} (a tenant id that names no tenant)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.unknownTenantId), auth: e.bearer(), purpose: what }));
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.unknownTenantId), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what }));
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
       await expectNoData(e, endpoint, res, what);
@@ -165,7 +212,7 @@ suite('tenant', () => {
   check('TENANT-INVALID-ID', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
       const what = `${endpoint.label.replace('{tenantId}', NOT_A_UUID)} (a tenantId that is not a UUID)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), purpose: what }));
+      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what }));
       if (!res) return;
       expectStatusClass(e, res, 4, what);
       await expectNoData(e, endpoint, res, what);

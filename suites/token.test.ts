@@ -2,13 +2,28 @@
  * token: POST {auth_url}/uaa/oauth2/token (spec §Obtain an access token, §Access token response,
  * §Authentication; RFC 6749 §4.4, §5.1, §5.2; RFC 7617).
  */
-import { credentialsRefused, requestToken } from '../src/api/requests.js';
+import { credentialsRefused, oauthErrorCode, readIssuedToken, requestToken } from '../src/api/requests.js';
 import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/api/schemas.js';
 import { check, suite } from '../src/battery/check.js';
-import { TOKEN_ENDPOINT, probeWhenWorking, validAnswer } from '../src/battery/endpoints.js';
-import { expectJsonObject, expectNoToken, expectStatus } from '../src/battery/expect.js';
-import { BAD_TOKEN_REQUESTS, UNSUPPORTED_GRANT, badTokenRequest, credentialsRefusedNow, describeValue, expectClientRefused, expectErrorCode, expectFreshTokenWorks, issuedTokenBody } from '../src/battery/token-response.js';
-import type { HttpResponse } from '../src/http/client.js';
+import { TOKEN_ENDPOINT, postAnswer, probeWhenWorking, validAnswer } from '../src/battery/endpoints.js';
+import { carriesToken, describeStatus, expectJsonObject, expectNoToken, expectStatus, isRefusal } from '../src/battery/expect.js';
+import { OTHER_GRANTS } from '../src/battery/other-grants.js';
+import { lifetimeProblem } from '../src/battery/token-lifetime.js';
+import {
+  BAD_TOKEN_REQUESTS,
+  UNSUPPORTED_GRANT,
+  badTokenRequest,
+  credentialsRefusedNow,
+  describeValue,
+  expectClientRefused,
+  expectErrorCode,
+  expectFreshTokenWorks,
+  expiresInProblem,
+  issuedTokenBody,
+  requestValidToken,
+  workingClientAuth,
+} from '../src/battery/token-response.js';
+import { TransportError, type HttpResponse } from '../src/http/client.js';
 import { needsFormEncoding } from '../src/http/basic.js';
 import { hasDirective } from '../src/http/directives.js';
 import { isJsonMediaType } from '../src/http/media-type.js';
@@ -17,6 +32,18 @@ suite('token', () => {
   // Judges the endpoint's answer to a valid request, which the other token checks examine too.
   check('TOKEN-ISSUE', async (c) => {
     const res = await validAnswer(c, TOKEN_ENDPOINT);
+    // A run that goes with client_secret_post (the preflight found HTTP Basic refused, or
+    // --client-auth post) knows whether the same credentials in the form body get a token: that
+    // tells a deployment that ignores Basic from credentials that are wrong.
+    const post = res.status >= 400 && res.status < 500 && c.target.clientAuth === 'post' ? await postAnswer(c) : undefined;
+    if (post && readIssuedToken(post)) {
+      const code = oauthErrorCode(res);
+      c.exhibit(post);
+      return c.fail(
+        `refuses HTTP Basic, accepts client_secret_post: the token request with the client credentials in HTTP Basic, as spec §Obtain an access token and §Authentication 2 require, answered ${res.status}${code === undefined ? '' : ` ${code}`}, while the same credentials in the form body (client_secret_post, RFC 6749 §2.3.1) got a token; the rest of the run used client_secret_post`,
+        res,
+      );
+    }
     if (!expectStatus(c, res, [200], 'token request with valid client credentials')) return;
     const body = expectJsonObject(c, res, 'token response');
     if (body) for (const problem of schemaProblems(tokenResponseSchema, body)) c.note(`token response: ${problem}`);
@@ -46,9 +73,18 @@ suite('token', () => {
   check('TOKEN-EXPIRES-IN', async (c) => {
     const issued = await issuedTokenBody(c);
     if (!issued) return;
+    // Judged as written in the body too: `3600.0` parses to 3600 (RFC 6749 §A.14: 1*DIGIT).
+    const problem = expiresInProblem(issued.body, issued.res.text);
+    if (problem !== undefined) c.fail(problem, issued.res);
+  });
+
+  check('TOKEN-SHORT-LIVED', async (c) => {
+    const issued = await issuedTokenBody(c);
+    if (!issued) return;
     const value = issued.body.expires_in;
-    if (typeof value !== 'number') c.fail(`expected expires_in to be a JSON number, got ${describeValue(value)}`, issued.res);
-    else if (!Number.isInteger(value) || value <= 0) c.fail(`expected expires_in to be a positive integer, got ${value}`, issued.res);
+    if (typeof value !== 'number' || !(value > 0)) return c.error(`cannot judge the lifetime: expires_in is ${describeValue(value)}, not a positive number (see TOKEN-EXPIRES-IN)`, issued.res);
+    const problem = lifetimeProblem(value);
+    if (problem !== undefined) c.fail(problem, issued.res);
   });
 
   // Cache headers are judged on a response that issued a token: RFC 6749 §5.1 asks them of the
@@ -103,17 +139,17 @@ suite('token', () => {
   // accepted: against a token endpoint that refuses everything they would pass vacuously. Each
   // bad request is sent once and judged by its own check and by TOKEN-ERROR-FORMAT.
   check('TOKEN-WRONG-SECRET', async (c) => {
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'wrong-secret'));
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'wrong-secret'), 'basic');
     if (res) expectClientRefused(c, res, 'token request with a wrong client secret');
   });
 
   check('TOKEN-UNKNOWN-CLIENT', async (c) => {
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'unknown-client'));
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'unknown-client'), 'basic');
     if (res) expectClientRefused(c, res, 'token request with an unknown client id');
   });
 
   check('TOKEN-NO-CREDENTIALS', async (c) => {
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'no-credentials'));
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => badTokenRequest(c, 'no-credentials'), 'basic');
     if (!res) return;
     const what = 'token request without client credentials';
     // RFC 6749 §5.2: 400, or 401 with a challenge of a scheme the server supports.
@@ -146,6 +182,48 @@ suite('token', () => {
     if (refused) expectErrorCode(c, res, ['unsupported_grant_type'], what);
   });
 
+  // spec §Obtain an access token: grant_type "must be client_credentials". Each grant that
+  // libraries ship, with made-up material no conformant server honours: a token, or an answer
+  // that is no refusal, fails; any 4xx passes, whatever its code (the catalogue's notes say why).
+  check('TOKEN-GRANT-OTHERS', async (c) => {
+    const requests = async () => {
+      const auth = await workingClientAuth(c);
+      return Promise.allSettled(
+        OTHER_GRANTS.map((grant) =>
+          requestToken(c.send, c.target, { credentials: c.credentials, ...auth, grantType: grant.grantType, extraParams: grant.params(c.credentials.clientId, c.target), purpose: `token request with grant_type=${grant.grantType} and ${grant.label}` }),
+        ),
+      );
+    };
+    const answers = await probeWhenWorking(c, TOKEN_ENDPOINT, requests);
+    if (!answers) return;
+    // A refusal of the client is evidence only while the configured credentials work: asked once.
+    let control: Promise<HttpResponse> | undefined;
+    for (const [i, settled] of answers.entries()) {
+      const grant = OTHER_GRANTS[i];
+      if (!grant) continue;
+      const what = `token request with grant_type=${grant.grantType} and ${grant.label}`;
+      if (settled.status === 'rejected') {
+        // A 503 that persisted, a dropped connection: this grant was not judged, the others are.
+        if (settled.reason instanceof TransportError) c.error(`${what}: not judged: ${settled.reason.message}`, settled.reason);
+        else throw settled.reason;
+        continue;
+      }
+      const res = settled.value;
+      if (carriesToken(res)) {
+        c.fail(`${what}: answered ${res.status} with an access token: grant_type must be client_credentials (spec §Obtain an access token), and no conformant server issues a token for ${grant.label}`, res);
+        continue;
+      }
+      if (!isRefusal(res)) {
+        c.fail(`${what}: expected a refusal (a 4xx status, RFC 6749 §5.2), got ${describeStatus(res)}`, res);
+        continue;
+      }
+      if (credentialsRefused(res)) {
+        const now = await (control ??= requestValidToken(c));
+        if (now.status !== 200) c.error(`${what}: refused (${res.status}), but so is a valid token request now (${now.status}): the configured credentials are refused, so nothing about this rule was learnt (see TOKEN-ISSUE)`, res);
+      }
+    }
+  });
+
   check('TOKEN-ERROR-FORMAT', async (c) => {
     const probes = ['wrong-secret', 'no-credentials', 'no-grant-type', 'unsupported-grant-type'] as const;
     const answers = await probeWhenWorking(c, TOKEN_ENDPOINT, () => Promise.all(probes.map((p) => badTokenRequest(c, p))));
@@ -168,14 +246,14 @@ suite('token', () => {
 
   check('TOKEN-EXTRA-PARAM', async (c) => {
     const what = 'token request with an unknown extra parameter';
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => requestToken(c.send, c.target, { credentials: c.credentials, extraParams: { carrier_conformance_probe: 'ignore-me' }, purpose: what }));
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, async () => requestToken(c.send, c.target, { credentials: c.credentials, ...(await workingClientAuth(c)), extraParams: { carrier_conformance_probe: 'ignore-me' }, purpose: what }));
     if (!res || (await credentialsRefusedNow(c, res, what))) return;
     if (expectStatus(c, res, [200], what)) expectJsonObject(c, res, what);
   });
 
   check('TOKEN-BASIC-CASE', async (c) => {
     const what = 'token request with the scheme spelled "basic"';
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what }));
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what }), 'basic');
     if (res) expectStatus(c, res, [200], what);
   });
 });

@@ -213,12 +213,34 @@ describe('--token-param, --scope and --client-auth: a token endpoint like Auth0\
     }
   });
 
-  it('taking client_secret_post only: --client-auth post gets the run its token, noted as a deviation; the token checks still test Basic, and fail', async () => {
+  it('taking client_secret_post only: found without --client-auth (TOKEN-ISSUE fails, the run goes on with it); --client-auth post gets the run its token, noted as a deviation; the token checks still test Basic, and fail', async () => {
     const front = await startOAuthFront(server.url, { audience, basic: false });
     try {
+      // Issue 38: it used to stop with exit 2, "refused the configured client credentials … check
+      // --client-id", and a team hunted for a typo. One more request tells the cases apart.
       const basic = await run(front.url, ['--token-param', `audience=${audience}`]);
-      expect(basic.code).toBe(2);
-      expect(basic.stderr).toMatch(/refused the configured client credentials \(401 invalid_client\)/);
+      expect(basic.stderr).toMatch(/^warning: the token endpoint refused the client credentials in HTTP Basic \(401 invalid_client\) and issued a token for the same credentials in the form body \(client_secret_post, RFC 6749 §2\.3\.1\): the run goes on with client_secret_post so that the rest of the battery is judged; TOKEN-ISSUE fails \(spec §Obtain an access token: HTTP Basic\)$/m);
+      expect(basic.stderr).not.toMatch(/check --client-id/);
+      expect(basic.code).toBe(1);
+      expect(basic.report?.target.clientAuth).toBe('post');
+      const outcome = (id: string): string | undefined => basic.report?.checks.find((c) => c.id === id)?.status;
+      const issue = basic.report?.checks.find((c) => c.id === 'TOKEN-ISSUE');
+      expect(issue?.status).toBe('failed');
+      expect(issue?.findings.map((f) => f.message)).toEqual([
+        'refuses HTTP Basic, accepts client_secret_post: the token request with the client credentials in HTTP Basic, as spec §Obtain an access token and §Authentication 2 require, answered 401 invalid_client, while the same credentials in the form body (client_secret_post, RFC 6749 §2.3.1) got a token; the rest of the run used client_secret_post',
+      ]);
+      // Both exchanges are in the report: the refusal it cites, and the request that worked.
+      const authorization = (e: { request: { headers: [string, string][] } }): string => e.request.headers.find(([name]) => name.toLowerCase() === 'authorization')?.[1] ?? '';
+      expect(issue?.exchanges.map((e) => `${e.response?.status ?? ''} ${authorization(e)} ${e.request.body ?? ''}`)).toEqual([
+        expect.stringMatching(/^401 Basic \[REDACTED:basic-credentials\] grant_type=client_credentials&audience=/),
+        expect.stringMatching(/^200 {2}grant_type=client_credentials&audience=.*&client_id=.*&client_secret=\[REDACTED/),
+      ]);
+      // The rest is judged on client_secret_post: the token response, the token, /users/me.
+      for (const id of ['TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-EXPIRES-IN', 'TOKEN-NO-STORE', 'TOKEN-WORKS', 'TOKEN-GRANT-MISSING', 'TOKEN-GRANT-UNSUPPORTED', 'TOKEN-GRANT-OTHERS', 'USER-OK']) expect(outcome(id), id).toBe('passed');
+      for (const id of ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'TOKEN-BASIC-CASE']) expect(outcome(id), id).toBe('error');
+      const detected = await everythingWritten(basic.reportsDir, basic);
+      expect(detected).not.toContain(server.clientSecret);
+      expect(detected).not.toContain(formEncode(server.clientSecret));
 
       const users = await run(front.url, ['--token-param', `audience=${audience}`, '--client-auth', 'post', '--suite', 'user']);
       expect(users.stderr).toMatch(/note: --client-auth post: .*client_secret_post, RFC 6749 §2\.3\.1: NOT RECOMMENDED\), a deviation from the spec's HTTP Basic/);

@@ -1,8 +1,9 @@
 /**
  * A run with --openapi reports the document's lint findings (issue 33): in report.json's
  * `document` section, on the console, in HTML, Markdown and JUnit, apart from the checks and
- * never counted with them; and RESOURCE-FIELDS-PRESENT never advises "send null" for a property
- * whose schema the document does not let be null (it points at OAS-NULLABLE instead).
+ * never counted with them; and RESOURCE-FIELDS-PRESENT advises "send null" for every optional
+ * property omitted, naming OAS-NULLABLE where the document's schema does not say null (the spec
+ * over the document, issue 37 item 1).
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -81,10 +82,10 @@ describe('a run with --openapi: the document section', () => {
     expect(junitDisagreements(report, readJUnit(junit))).toEqual([]);
   });
 
-  it('RESOURCE-FIELDS-PRESENT does not demand what the document forbids to be null: the OAS-NULLABLE finding says it, and a note points there', async () => {
+  it('RESOURCE-FIELDS-PRESENT demands what the document forbids to be null (the spec over the document): omitted, it fails with "send null" and names OAS-NULLABLE', async () => {
     // The fault omits a shipment's fields without data, deliveredAt among them; this document
-    // makes deliveredAt optional and not null: "send null instead" would break the schema, so an
-    // omitted deliveredAt is what the document and the spec both accept (issue 29 item 6).
+    // makes deliveredAt optional and not null. Spec §Generic rules for optional fields 1: sent as
+    // null all the same (RESOURCE-SCHEMA accepts that null), never omitted (issue 37 item 1).
     const document = await shipmentDocument((s) => {
       optional('deliveredAt')(s);
       s.properties.deliveredAt = { type: 'string', format: 'date-time' };
@@ -92,9 +93,14 @@ describe('a run with --openapi: the document section', () => {
     const { report } = await run(document, { faults: ['single-null-fields-omitted'] });
     expect(report.document?.findings.map((f) => `${f.rule} ${f.pointer}`)).toContain('OAS-NULLABLE /components/schemas/Shipment/properties/deliveredAt');
     const check = report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT');
-    expect((check?.findings ?? []).map((f) => f.message).filter((m) => m.includes('"deliveredAt"'))).toEqual([]);
-    expect(check?.notes.filter((n) => n.includes('"deliveredAt"') && n.includes('OAS-NULLABLE')).length).toBeGreaterThan(0);
-    expect(check?.notes.join('\n')).not.toMatch(/send null/);
+    expect(check?.status).toBe('failed');
+    const about = (check?.findings ?? []).map((f) => f.message).filter((m) => m.includes('"deliveredAt"'));
+    expect(about.length).toBeGreaterThan(0);
+    for (const m of about) expect(m).toMatch(/send null for "deliveredAt"[^)]* instead: optional, so null without data .*OAS-NULLABLE/);
+    // The conformant server sends deliveredAt: null there, which RESOURCE-SCHEMA accepts against the same document.
+    const clean = await run(document);
+    expect(clean.report.checks.find((c) => c.id === 'RESOURCE-SCHEMA')?.status).toBe('passed');
+    expect(clean.report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT')?.status).toBe('passed');
   });
 });
 
@@ -122,8 +128,10 @@ describe('omissionMessage: the remedy the document allows', () => {
     expect(omissionMessage(document, at, ['note', 'lines[0].memo'])).toBe('omits "note", "lines[0].memo", which the schema declares (send null instead)');
   });
 
-  it('an optional property that does not allow null: the document finding, not "send null"', () => {
-    expect(omissionMessage(document, at, ['note', 'tag'])).toBe('omits "note", "tag", which the schema declares (send null for "note" instead; the document does not allow null for "tag" (OAS-NULLABLE, in the report\'s document findings): fix the document, then send null)');
+  it('an optional property that does not allow null: send null all the same, naming the document finding', () => {
+    expect(omissionMessage(document, at, ['note', 'tag'])).toBe(
+      'omits "note", "tag", which the schema declares (send null for "note" instead; send null for "tag" instead: optional, so null without data (spec §Generic rules for optional fields 1), though the document\'s schema does not say null (its finding OAS-NULLABLE, in the report\'s document findings))',
+    );
   });
 
   it('a required property that does not allow null: send its value (required through allOf too)', () => {
@@ -176,6 +184,20 @@ describe('the document section in the reports', () => {
     expect(page).toContain('<h2 id="document-title">The OpenAPI document: 3 findings (OAS-NULLABLE ×2, OAS-VERSION-400 ×1)</h2>');
     expect(page).toContain('<code>api/&lt;openapi&gt;.yaml:62:9 /components/schemas/Pet/properties/tag</code>');
     expect(page).not.toContain('<b>name</b>');
+  });
+
+  it('findings not listed (lint lists so many of a rule and at a place): counted in the headline, the console, Markdown, HTML and JUnit', async () => {
+    const capped: DocumentSection = { ...section, notListed: [{ rule: 'OAS-NULLABLE', count: 1200 }] };
+    const report = fullReport({}, { document: capped });
+    expect(renderConsoleSummary(report, { color: false })).toContain('The document (1203): api/<openapi>.yaml: 1203 findings, 3 listed (OAS-NULLABLE ×1202, OAS-VERSION-400 ×1); see report.json');
+    expect(renderMarkdownSummary(report)).toContain('- … 1200 more not listed \\(a document lists at most 100 findings of a rule and 10 at one place; fix those and lint again\\)');
+    expect(renderHtmlReport(report)).toContain('<p>… 1200 more not listed (a document lists at most 100 findings of a rule and 10 at one place; fix those and lint again)</p>');
+    const xml = renderJUnit(report);
+    expect(await validateAgainst(xml, await loadXsd('junit-10.xsd'))).toEqual({ valid: true, errors: [] });
+    expect(xml).toContain('1202 findings in the document (MUST)');
+    expect(xml).toContain('… and 1200 more not listed (a document lists at most 100');
+    expect(junitDisagreements(report, readJUnit(xml))).toEqual([]);
+    expect(parseRunReport(JSON.stringify(report), 'report').document).toEqual(capped);
   });
 
   it.each(XSD_FILES)('JUnit: a testsuite apart, a skipped case per rule, valid against %s; verify-bundle holds it to report.json', async (xsd) => {

@@ -138,7 +138,7 @@ describe('required query parameters', () => {
     const reason = 'skipped GET /tenants/{tenantId}/c001/{itemId}: required query parameter origin has no example, default or enum, and its schema (a pattern (^[A-Z]{3}$)) gives no value to make up; give one with --parameter origin=VALUE';
     for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'VERSION-ONE', 'VERSION-MISSING', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(skipped.report, id), id).toContain(reason);
     expect(clean(skipped.report)).toEqual([]);
-    expect(skipped.stdout).toContain('1 has a required query parameter without a value');
+    expect(skipped.stdout).toContain('1 has a required query or header parameter without a value');
     // The console names the endpoint and the reason once, though every check that passed on the others says "passed".
     expect(skipped.stdout).toMatch(/ENDPOINTS NOT JUDGED \(1\).*\n {2}GET \/tenants\/\{tenantId\}\/c001\/\{itemId\}: required query parameter origin has no example, default or enum, .*give one with --parameter origin=VALUE \(\d+ checks\)/);
 
@@ -210,7 +210,7 @@ describe('a 4xx to a query value the harness made up', () => {
   it('is not the target\'s failure: the endpoint is skipped, saying which value was made up and how to give a real one', async () => {
     const target = await reportServer();
     const result = await run(target, reportDocument());
-    const reason = /^skipped GET \/tenants\/\{tenantId\}\/report: it answered 422 to a request whose query value from=\d{4}-\d{2}-\d{2} the harness made up \(the document gives no example, default or enum\): not judged; give real one with --parameter from=VALUE$/;
+    const reason = /^skipped GET \/tenants\/\{tenantId\}\/report: it answered 422 to a request whose value from=\d{4}-\d{2}-\d{2} the harness made up \(the document gives no example, default or enum\): not judged; give real one with --parameter from=VALUE$/;
     for (const id of ['TENANT-ACCESS', 'VERSION-ONE', 'TENANT-FOREIGN', 'RESOURCE-SCHEMA']) expect(outcomes(result.report, id).find((e) => e.includes('/report')), id).toMatch(reason);
     expect(clean(result.report)).toEqual([]);
   });
@@ -222,5 +222,95 @@ describe('a 4xx to a query value the harness made up', () => {
     const served = await run(target, reportDocument('2020-01-01'));
     expect(outcomes(served.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/report']);
     expect(clean(served.report), JSON.stringify(clean(served.report))).toEqual([]);
+  });
+});
+
+describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
+  const resource = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
+  /** A document of single resources at these path keys, each with these extra parameters. */
+  const documentAt = (paths: Record<string, unknown[]>): Doc => ({
+    openapi: '3.1.0',
+    info: { title: 'parts', version: '1' },
+    paths: Object.fromEntries(
+      Object.entries(paths).map(([key, parameters]) => [
+        `/tenants/{tenantId}/${key}`,
+        { get: { parameters: [{ name: 'tenantId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }, ...parameters], responses: { '200': { content: { 'application/json': { schema: key.endsWith('things') ? { type: 'array', items: resource } : resource } } } } } },
+      ]),
+    ),
+  });
+  /** A server that answers what `answer` says under the tenant, as a real API does. */
+  async function serving(answer: (subPath: string, query: URLSearchParams, headers: Readonly<Record<string, string | string[] | undefined>>) => { body: unknown } | { refusal: { status: number; error: string; description: string } } | undefined): Promise<ReferenceServer> {
+    const s = await startReferenceServer({ tokenTtlSeconds: 60, recordRequests: true, documentRoutes: { answer: (subPath, query, _tenant, headers) => answer(subPath, query, headers) } });
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const withHeader = (example?: string): unknown => ({ name: 'Xero-Tenant-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, ...(example !== undefined ? { example } : {}) });
+  const XERO = '0e1a2b3c-4d5e-4f60-8a7b-9c0d1e2f3a4b';
+  const xero = (subPath: string, _q: URLSearchParams, headers: Readonly<Record<string, string | string[] | undefined>>) =>
+    subPath === 'organisation' ? (headers['xero-tenant-id'] === XERO ? { body: { id: 'o1' } } : { refusal: { status: 400, error: 'invalid_request', description: 'xero-tenant-id is missing or unknown' } }) : undefined;
+
+  it('a required header parameter is sent with every request of the endpoint, filled from the document; the report names it', async () => {
+    const target = await serving(xero);
+    const result = await run(target, documentAt({ organisation: [withHeader(XERO)] }));
+    expect(outcomes(result.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/organisation']);
+    expect(clean(result.report)).toEqual([]);
+    const sent = target.requestLog().filter((r) => r.target.startsWith(`/tenants/${target.tenantId}/organisation`));
+    expect(sent.length).toBeGreaterThan(3);
+    for (const r of sent) expect(r.headers.find(([k]) => k.toLowerCase() === 'xero-tenant-id')?.[1]).toBe(XERO);
+    expect(result.report.target.endpoints?.find((e) => e.path === 'organisation')?.headers).toEqual([{ name: 'Xero-Tenant-Id', value: XERO, from: 'example' }]);
+  });
+
+  it('one the harness has to make up: a 4xx skips the endpoint naming --header, never fails it; --header gives it', async () => {
+    const target = await serving(xero);
+    const made = await run(target, documentAt({ organisation: [withHeader()] }));
+    const reason = /^skipped GET \/tenants\/\{tenantId\}\/organisation: it answered 400 to a request whose value header Xero-Tenant-Id: 00000000-0000-4000-8000-000000000000 the harness made up .*give real one with --header 'Xero-Tenant-Id: VALUE'$/m;
+    for (const id of ['TENANT-ACCESS', 'VERSION-ONE', 'RESOURCE-SCHEMA']) expect(outcomes(made.report, id).join('\n'), id).toMatch(reason);
+    expect(clean(made.report)).toEqual([]);
+    const given = await run(target, documentAt({ organisation: [withHeader()] }), ['--header', `xero-tenant-id: ${XERO}`]);
+    expect(outcomes(given.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/organisation']);
+    expect(given.report.target.endpoints?.find((e) => e.path === 'organisation')?.headers).toBeUndefined();
+  });
+
+  it("a path key's #fragment is not part of the path; a ?query in a path key is sent as the request's query", async () => {
+    const target = await serving((subPath, query) => (subPath === 'shared_items' || (subPath === 'rest' && query.get('method') === 'items.get') ? { body: { id: 's1' } } : undefined));
+    const result = await run(target, documentAt({ 'shared_items#folders': [], 'rest?method=items.get': [] }));
+    expect(outcomes(result.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/shared_items#folders', 'passed GET /tenants/{tenantId}/rest?method=items.get']);
+    expect(target.requestLog().some((r) => r.target.includes('%23'))).toBe(false);
+    expect(clean(result.report)).toEqual([]);
+  });
+
+  it('a path parameter that is part of a segment takes the document\'s enum; without one it is skipped saying so, not with a garbled parent path', async () => {
+    const target = await serving((subPath) => (/^files\/f1\/thumbnail\.(png|jpg)$/.test(subPath) ? { body: { id: 't1' } } : subPath === 'things' ? { body: [{ name: 'no id' }] } : undefined));
+    const fileId = { name: 'file_id', in: 'path', required: true, schema: { type: 'string' }, example: 'f1' };
+    const result = await run(
+      target,
+      documentAt({
+        'files/{file_id}/thumbnail.{extension}': [fileId, { name: 'extension', in: 'path', required: true, schema: { type: 'string', enum: ['png', 'jpg'] } }],
+        'files/{file_id}/preview.{format}': [fileId, { name: 'format', in: 'path', required: true, schema: { type: 'string' } }],
+        things: [],
+        'things/{id}': [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      }),
+    );
+    const access = outcomes(result.report, 'TENANT-ACCESS');
+    expect(access).toContain('passed GET /tenants/{tenantId}/files/{file_id}/thumbnail.{extension}');
+    expect(access).toContain('skipped GET /tenants/{tenantId}/files/{file_id}/preview.{format}: no value for {format}: it is part of a path segment (preview.{format}), which no list gives, and the document gives no example, default or enum for it; give one with --parameter format=VALUE');
+    // Each field named once: not `no "id", "id" or "id" field`.
+    expect(access).toContain('skipped GET /tenants/{tenantId}/things/{id}: no value for {id}: its first item has no "id" field with a string or number (GET /tenants/{tenantId}/things); give one with --parameter id=VALUE');
+  });
+
+  it('a GET whose kind the document leaves uncertain is listed once in the console (KIND NOT CERTAIN) and report.json, with the option that settles it; --paged-path makes it a list of the array it holds', async () => {
+    const target = await serving((subPath) => (subPath === 'Reports/BalanceSheet' ? { body: { Reports: [{ id: 'r1' }] } } : undefined));
+    const document = documentAt({ 'Reports/BalanceSheet': [] });
+    const paths = document.paths as Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+    const op200 = paths['/tenants/{tenantId}/Reports/BalanceSheet']?.get.responses['200']?.content['application/json'];
+    if (op200) op200.schema = { type: 'object', properties: { Reports: { type: 'array', items: resource } } };
+    const result = await run(target, document);
+    expect(result.stdout).toContain('1 is of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)');
+    expect(result.stdout).toMatch(/KIND NOT CERTAIN \(1\).*\n {2}GET \/tenants\/\{tenantId\}\/Reports\/BalanceSheet: judged as a single resource: its body is only an array Reports, which its path does not name: one resource in an envelope, or a list; if it is a list, pass --paged-path 'Reports\/BalanceSheet'/);
+    expect(result.report.target.endpoints?.[0]).toMatchObject({ kind: 'single', uncertain: expect.any(String) as unknown });
+    const settled = await run(target, document, ['--paged-path', 'Reports/BalanceSheet']);
+    expect(settled.report.target.endpoints?.[0]).toMatchObject({ path: 'Reports/BalanceSheet', kind: 'list', itemsProperty: 'Reports' });
+    expect(settled.report.target.endpoints?.[0]?.uncertain).toBeUndefined();
+    expect(settled.stdout).not.toContain('KIND NOT CERTAIN');
   });
 });

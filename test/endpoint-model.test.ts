@@ -67,6 +67,55 @@ describe('lists', () => {
     expect(m.get('tags')).toMatchObject({ kind: 'single' });
   });
 
+  it('are the bodies that return multiple elements, whatever their wrapper calls them (issue 37 item 3: the shapes of Zoom, Xero, DigitalOcean, Jira, Box, Adyen)', () => {
+    const arr = { type: 'array', items: item };
+    const m = byPath(
+      doc({
+        '/tenants/{tenantId}/users': get(json({ type: 'object', properties: { page_count: { type: 'integer' }, page_number: { type: 'integer' }, page_size: { type: 'integer' }, total_records: { type: 'integer' }, next_page_token: { type: 'string' }, users: arr } })),
+        '/tenants/{tenantId}/Accounts': get(json({ type: 'object', properties: { Accounts: arr } })),
+        '/tenants/{tenantId}/v2/databases': get(json({ type: 'object', properties: { databases: arr } })),
+        '/tenants/{tenantId}/issue/{issueIdOrKey}/comment': get(json({ type: 'object', properties: { startAt: { type: 'integer' }, maxResults: { type: 'integer' }, total: { type: 'integer' }, comments: arr } })),
+        '/tenants/{tenantId}/folders/{folder_id}/items': get(json({ type: 'object', properties: { entries: arr, order: { type: 'array', items: { type: 'object', properties: { by: { type: 'string' }, direction: { type: 'string' } } } }, limit: { type: 'integer' }, offset: { type: 'integer' }, total_count: { type: 'integer' } } })),
+        '/tenants/{tenantId}/merchants/{merchantId}/paymentMethodSettings': get(json({ type: 'object', properties: { data: arr, typesWithErrors: { type: 'array', items: { type: 'string' } }, itemsTotal: { type: 'integer' }, pagesTotal: { type: 'integer' }, _links: { type: 'object' } } })),
+      }),
+    );
+    expect(m.get('users')).toMatchObject({ kind: 'list', itemsProperty: 'users' });
+    expect(m.get('Accounts')).toMatchObject({ kind: 'list', itemsProperty: 'Accounts' });
+    expect(m.get('v2/databases')).toMatchObject({ kind: 'list', itemsProperty: 'databases' });
+    expect(m.get('issue/{issueIdOrKey}/comment')).toMatchObject({ kind: 'list', itemsProperty: 'comments' });
+    expect(m.get('folders/{folder_id}/items')).toMatchObject({ kind: 'list', itemsProperty: 'entries' });
+    expect(m.get('merchants/{merchantId}/paymentMethodSettings')).toMatchObject({ kind: 'list', itemsProperty: 'data' });
+    for (const e of m.values()) expect(e.uncertain, e.path).toBeUndefined();
+  });
+
+  it('are not what a page parameter on a resource by id or an avatar size makes them; the envelope of a resource by id is one resource (Xero)', () => {
+    const avatar = { name: 'size', in: 'query', schema: { type: 'string', enum: ['xsmall', 'small', 'medium', 'large'] } };
+    const m = byPath(
+      doc({
+        '/tenants/{tenantId}/volumes/{volume_id}/actions/{action_id}': get(json({ type: 'object', properties: { action: item } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        '/tenants/{tenantId}/universal_avatar/view/type/{type}': get(json({ type: 'object', properties: { id: { type: 'string' } } }), [avatar]),
+        '/tenants/{tenantId}/Accounts/{AccountID}': get(json({ type: 'object', properties: { Accounts: { type: 'array', items: item } } })),
+      }),
+    );
+    expect(m.get('volumes/{volume_id}/actions/{action_id}')).toMatchObject({ kind: 'single' });
+    expect(m.get('universal_avatar/view/type/{type}')).toMatchObject({ kind: 'single' });
+    expect(m.get('universal_avatar/view/type/{type}')?.uncertain).toBeUndefined();
+    expect(m.get('Accounts/{AccountID}')).toMatchObject({ kind: 'single' });
+  });
+
+  it('whose kind is not certain say why, and what they would be as a list (the override --paged-path takes)', () => {
+    const m = byPath(
+      doc({
+        // A combined status pages its own statuses: a resource, said to be uncertain.
+        '/tenants/{tenantId}/commits/{ref}/status': get(json({ type: 'object', properties: { state: { type: 'string' }, sha: { type: 'string' }, statuses: { type: 'array', items: item } } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        // One array alone, under a name the path does not give: a report in an envelope, or a list.
+        '/tenants/{tenantId}/Reports/BalanceSheet': get(json({ type: 'object', properties: { Reports: { type: 'array', items: item } } })),
+      }),
+    );
+    expect(m.get('commits/{ref}/status')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^it takes page, but its body is a resource whose own array the query may page/) as unknown });
+    expect(m.get('Reports/BalanceSheet')).toMatchObject({ kind: 'single', uncertain: 'its body is only an array Reports, which its path does not name: one resource in an envelope, or a list', asList: { itemsProperty: 'Reports', schema: expect.stringMatching(/\/properties\/Reports\/items$/) as unknown } });
+  });
+
   it('are not a resource by id, nor a resource that merely has an array field', () => {
     const m = byPath(
       doc({

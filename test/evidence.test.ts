@@ -36,13 +36,14 @@ interface HarEntry {
 }
 
 /** A run against a reference server with the HAR and a signed bundle; what the server saw. */
-async function runWith(name: string, options: ReferenceOptions, args: readonly string[]): Promise<{ report: RunReport; har: HarEntry[]; bundle: string; requests: number }> {
+async function runWith(name: string, options: ReferenceOptions, args: readonly string[], { second = false }: { second?: boolean } = {}): Promise<{ report: RunReport; har: HarEntry[]; bundle: string; requests: number }> {
   const server = await startReferenceServer(options);
   const reportsDir = join(dir, name);
   const bundle = join(dir, `${name}-bundle`);
   try {
-    setEnv({ CARRIER_CLIENT_SECRET: server.clientSecret });
-    await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--reports-dir', reportsDir, '--reporter', 'json', '--reporter', 'har', '--bundle', bundle, '--sign-key', signer.privatePath, ...args]);
+    setEnv({ CARRIER_CLIENT_SECRET: server.clientSecret, ...(second ? { CARRIER_SECOND_CLIENT_SECRET: server.secondClientSecret } : {}) });
+    const secondClient = second ? ['--second-client-id', server.secondClientId] : [];
+    await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--reports-dir', reportsDir, '--reporter', 'json', '--reporter', 'har', '--bundle', bundle, '--sign-key', signer.privatePath, ...secondClient, ...args]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     const har = (JSON.parse(await readFile(join(reportsDir, 'report.har'), 'utf8')) as { log: { entries: HarEntry[] } }).log.entries;
     return { report, har, bundle, requests: server.requestCount() };
@@ -93,6 +94,23 @@ describe('every exchange of a conformant run, in the HAR and the bundle', () => 
     const verified = await verify(run.bundle);
     expect(verified.stdout).toMatch(/^ {2}ok {4}evidence: \d+ exchanges recorded \(\d+ used by checks\); of the \d+ passed checks, \d+ cross-checked against what their exchanges answered/m);
     expect(verified.fails.filter((f) => f.startsWith('evidence'))).toEqual([]);
+  });
+});
+
+describe('refusal bodies in the exchanges, judged as TENANT-FOREIGN judges them (src/battery/refusal-data.ts)', () => {
+  it("a conformant server's error arrays (FastAPI's detail, JSON:API's errors) are no data: the passes verify", async () => {
+    const run = await runWith('error-arrays', { variants: ['error-bodies-fastapi-jsonapi'], tokenTtlSeconds: 60 }, ['--suite', 'tenant'], { second: true });
+    expect(run.report.checks.filter((c) => c.id.startsWith('TENANT-')).map((c) => `${c.id} ${c.status}`)).toEqual(['TENANT-ACCESS passed', 'TENANT-FOREIGN passed', 'TENANT-UNKNOWN passed', 'TENANT-INVALID-ID passed']);
+    const verified = await verify(run.bundle);
+    expect(verified.fails.filter((f) => f.startsWith('evidence'))).toEqual([]);
+  });
+
+  it("a refusal that carries the second client's items, its failure rewritten as a pass, does not verify", async () => {
+    const run = await runWith('refusal-data', { faults: ['foreign-refusal-with-data'], tokenTtlSeconds: 60 }, ['--suite', 'tenant'], { second: true });
+    expect(run.report.checks.find((c) => c.id === 'TENANT-FOREIGN')?.status).toBe('failed');
+    await rewriteAsAllPassed(run.bundle);
+    const result = await verify(run.bundle);
+    expect(result.fails).toEqual(expect.arrayContaining([expect.stringMatching(/^evidence TENANT-FOREIGN: passed, but \d+ of its \d+ requests for another tenant than the asking client may access did not answer 403 or 404 without data \(GET \/tenants\/\S+ answered 403\)/)]));
   });
 });
 

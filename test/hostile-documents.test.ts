@@ -201,7 +201,7 @@ paths:
     const document = join(dir, 'spec', 'api', 'openapi.yaml');
     expect(await refusal(loadOpenApi(document))).toMatch(/\$ref "\.\.\/schemas\/shipment\.yaml" is refused: it leads outside .*spec\/api \(the document's folder\); --openapi-root DIR/);
     const api = await loadOpenApi(document, { root: join(dir, 'spec') });
-    expect(api.endpoints).toEqual([{ path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments', schema: expect.stringMatching(/^#\//) as string }]);
+    expect(api.endpoints).toEqual([{ path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments', schema: expect.stringMatching(/^#\//) as string, asSingle: { schema: expect.stringMatching(/^#\//) as string } }]);
   });
 
   it('a root that does not hold the document is refused', async () => {

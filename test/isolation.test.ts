@@ -12,23 +12,55 @@ import { dataIn } from '../src/battery/isolation.js';
 import type { Endpoint } from '../src/battery/endpoints.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import type { RunReport } from '../src/report/model.js';
+import { startFront, type Front } from './support/front.js';
 import { restoreEnv, runMain, setEnv, statusOf, tempDir, type HarnessResult } from './support/harness.js';
 
 afterEach(restoreEnv);
 
 /** The run against a reference server, its secrets in the environment as the README says; `second`: with its second client. */
-async function run(options: ReferenceOptions, { second = true, args = [] }: { second?: boolean; args?: readonly string[] } = {}): Promise<HarnessResult & { server: ReferenceServer }> {
+async function run(
+  options: ReferenceOptions,
+  { second = true, args = [], front }: { second?: boolean; args?: readonly string[]; front?: (upstream: string) => Promise<Front> } = {},
+): Promise<HarnessResult & { server: ReferenceServer }> {
   const server = await startReferenceServer(options);
+  const before = front ? await front(server.url) : undefined;
   const reportsDir = await tempDir('carrier-isolation-');
   setEnv({ CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_SECOND_CLIENT_SECRET: second ? server.secondClientSecret : undefined });
   try {
-    const target = ['--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, ...(second ? ['--second-client-id', server.secondClientId] : [])];
+    const target = ['--base-url', before?.url ?? server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, ...(second ? ['--second-client-id', server.secondClientId] : [])];
     const result = await runMain(['run', ...target, '--suite', 'tenant', '--reports-dir', reportsDir, ...args]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     return { ...result, report, reportsDir, server };
   } finally {
+    await before?.close();
     await server.close();
   }
+}
+
+/**
+ * A front whose refusals of a single tenant resource (the server's 403) are 404s that name the id
+ * asked for, as many frameworks write them: `{"id": …, "error": "not_found", …}`.
+ */
+function echoingRefusals(upstream: string): Promise<Front> {
+  return startFront(upstream, (req, res) => {
+    const single = /^\/tenants\/[^/]+\/(?:shipments|invoices)\/([^/?]+)/.exec(req.url ?? '');
+    if (!single) return false;
+    void (async () => {
+      const answer = await fetch(`${upstream}${req.url ?? '/'}`, { headers: Object.fromEntries(Object.entries(req.headers).filter(([name, v]) => typeof v === 'string' && name !== 'host' && name !== 'connection')) as Record<string, string> });
+      const refused = answer.status === 403;
+      const body = refused ? JSON.stringify({ id: decodeURIComponent(single[1] ?? ''), error: 'not_found', message: 'No such resource' }) : await answer.text();
+      const headers: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) headers[name] = value;
+      });
+      res.writeHead(refused ? 404 : answer.status, headers);
+      res.end(body);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    return true;
+  });
 }
 
 const check = (report: RunReport, id: string) => report.checks.find((c) => c.id === id);
@@ -74,6 +106,27 @@ describe('TENANT-FOREIGN with a second client', () => {
     const foreign = check(result.report, 'TENANT-FOREIGN');
     expect(foreign?.status).toBe('error');
     expect(foreign?.message).toMatch(/9b2d4f6a-8c0e-4a1b-b3c5-d7e9f1a3b5c7 is one the run's client may access \(its \/users\/me lists it\): no isolation to show/);
+  });
+
+  // The evidence rules for refusal bodies (src/battery/refusal-data.ts, issue 38 item 2) hold for
+  // the second client's requests too, judged by the data of the tenant refused.
+  it("passes refusals that only name the id asked for, or carry the frameworks' error arrays, both ways", async () => {
+    const echoing = await run({}, { front: echoingRefusals });
+    const foreign = check(echoing.report, 'TENANT-FOREIGN');
+    expect(foreign?.status, JSON.stringify(foreign?.findings)).toBe('passed');
+    expect(foreign?.endpoints?.map((e) => e.status)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+
+    const arrays = await run({ variants: ['error-bodies-fastapi-jsonapi'] });
+    expect(check(arrays.report, 'TENANT-FOREIGN')?.status).toBe('passed');
+  });
+
+  it("fails a 403 that carries the second client's items, known by that tenant's own data", async () => {
+    const result = await run({ faults: ['foreign-refusal-with-data'] });
+    const foreign = check(result.report, 'TENANT-FOREIGN');
+    expect(foreign?.status).toBe('failed');
+    const messages = foreign?.findings.map((f) => f.message) ?? [];
+    expect(messages).toContainEqual(expect.stringMatching(/^GET \/tenants\/\{secondTenantId\}\/shipments with the run's client's token \(the second client's tenant\): the refusal carries 3 items of data \(id \S+ is an id of the tenant's own data, and 2 more\)$/));
+    expect(messages).toContainEqual(expect.stringMatching(/^GET \/tenants\/\{tenantId\}\/shipments with the second client's token \(the tenant under test\): the refusal carries 3 items of data/));
   });
 
   it('an empty answer of the second client is no evidence: the endpoint is skipped, saying why', () => {

@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lint } from '../src/lint/command.js';
 import type { LintFinding } from '../src/lint/format.js';
+import { spectralFindings } from './support/spectral.js';
 
 /**
  * `carrier-conformance lint` (issue 33) on real public documents, as their authors published them
@@ -136,18 +135,7 @@ describe('the Spectral ruleset (spectral.yaml) on the re-rooted public documents
   it('@stoplight/spectral-cli finds what lint finds, at the same file, line and pointer, a $ref\'d property at its properties object', async () => {
     const documents = [rerooted(PETSTORE), rerooted(TRAIN)];
     const ours = (await lint(documents)).findings;
-    const bin = join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
-    // Spectral exits 1 on findings of severity error: the JSON on stdout is what counts.
-    const { stdout } = await promisify(execFile)(process.execPath, [bin, 'lint', '--ruleset', 'spectral.yaml', '--format', 'json', '--quiet', ...documents], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }).catch((err: { stdout?: string; stderr?: string }) => {
-      if (typeof err.stdout === 'string' && err.stdout.trim().startsWith('[')) return { stdout: err.stdout };
-      throw new Error(`spectral failed: ${err.stderr ?? 'no output'}`);
-    });
-    const theirs = (JSON.parse(stdout) as { code: string; path: (string | number)[]; source: string; range: { start: { line: number } } }[]).map((r) => ({
-      rule: r.code,
-      file: r.source,
-      line: r.range.start.line + 1,
-      pointer: r.path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
-    }));
+    const theirs = await spectralFindings(documents);
     const distinct = (list: string[]): string[] => [...new Set(list)].sort();
     expect(distinct(theirs.map(key))).toEqual(distinct(ours.map(key)));
     expect(theirs.length).toBeGreaterThan(60);

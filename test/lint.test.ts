@@ -11,6 +11,7 @@ import { lint } from '../src/lint/command.js';
 import { renderJUnit, renderSarif, type LintFinding } from '../src/lint/format.js';
 import { LINT_RULES } from '../src/lint/rules.js';
 import { XSD_FILES, loadXsd, validateAgainst } from './fixtures/report/xml.js';
+import { spectralFindings } from './support/spectral.js';
 
 /**
  * `carrier-conformance lint` (issue 33) on its corpus (test/fixtures/lint/): the reference
@@ -38,7 +39,7 @@ describe('lint: the reference document', () => {
   it('lints clean, --strict included', async () => {
     const { code, out } = await cli(['lint', 'docs/openapi.yaml']);
     expect(code).toBe(0);
-    expect(out).toMatch(/docs\/openapi\.yaml: 10 rules passed, 0 failed, 0 warned \(0 findings\)/);
+    expect(out).toMatch(/docs\/openapi\.yaml: 13 rules passed, 0 failed, 0 warned \(0 findings\)/);
     expect((await lint(['docs/openapi.yaml'])).findings).toEqual([]);
     expect((await cli(['lint', '--strict', 'docs/openapi.yaml'])).code).toBe(0);
   });
@@ -195,10 +196,10 @@ describe('lint: untrusted documents, as --openapi reads them', () => {
     expect(err).toMatch(/expands to more than|YAML aliases/);
   });
 
-  it('not OpenAPI 3.0 or 3.1: exit 2', async () => {
+  it('not Swagger 2.0 nor OpenAPI 3.0, 3.1 or 3.2: exit 2', async () => {
     const file = join(dir, 'swagger.json');
-    await writeFile(file, JSON.stringify({ swagger: '2.0', info: { title: 'x', version: '1' }, paths: {} }));
-    expect(await cli(['lint', file])).toMatchObject({ code: 2, err: expect.stringMatching(/OpenAPI 2\.0 is not supported/) as unknown });
+    await writeFile(file, JSON.stringify({ swagger: '1.2', info: { title: 'x', version: '1' }, paths: {} }));
+    expect(await cli(['lint', file])).toMatchObject({ code: 2, err: expect.stringMatching(/Swagger 1\.2 is not supported; give a Swagger 2\.0 or an OpenAPI 3\.0, 3\.1 or 3\.2 document/) as unknown });
   });
 });
 
@@ -211,7 +212,8 @@ describe('the Spectral ruleset (spectral.yaml)', () => {
 
   it('@stoplight/spectral-cli with the ruleset finds what lint finds on the whole corpus, at the same file, line and pointer', async () => {
     const ruleDocs = (await readdir(join(ROOT, CORPUS, 'rules'))).map((f) => `${CORPUS}/rules/${f}`);
-    const documents = ['docs/openapi.yaml', ...PUBLIC, ...ruleDocs];
+    // OpenAPI 3.2 (its query operation, additionalOperations, a form querystring: test/openapi-versions.test.ts).
+    const documents = ['docs/openapi.yaml', ...PUBLIC, ...ruleDocs, `${CORPUS}/versions/openapi-3.2.yaml`];
     const ours = (await lint(documents)).findings;
     const theirs = (await spectralFindings(documents)).map((r) => ({ ...r, file: r.file.startsWith(`${ROOT}/`) ? r.file.slice(ROOT.length + 1) : r.file }));
     // Spectral drops results that share a place and message; lint keeps one per place and message too.
@@ -220,22 +222,6 @@ describe('the Spectral ruleset (spectral.yaml)', () => {
     expect(theirs.length).toBeGreaterThan(30);
   });
 });
-
-/** @stoplight/spectral-cli with spectral.yaml on the documents: each result's rule, file (absolute), line and pointer. */
-async function spectralFindings(documents: readonly string[]): Promise<{ rule: string; file: string; line: number; pointer: string }[]> {
-  const bin = join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
-  // Spectral exits 1 on findings of severity error: the JSON on stdout is what counts.
-  const { stdout } = await promisify(execFile)(process.execPath, [bin, 'lint', '--ruleset', 'spectral.yaml', '--format', 'json', '--quiet', ...documents], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }).catch((err: { stdout?: string; stderr?: string }) => {
-    if (typeof err.stdout === 'string' && err.stdout.trim().startsWith('[')) return { stdout: err.stdout };
-    throw new Error(`spectral failed: ${err.stderr ?? 'no output'}`);
-  });
-  return (JSON.parse(stdout) as { code: string; path: (string | number)[]; source: string; range: { start: { line: number } } }[]).map((r) => ({
-    rule: r.code,
-    file: r.source,
-    line: r.range.start.line + 1,
-    pointer: r.path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
-  }));
-}
 
 describe('a response property written as a $ref (lint and the Spectral ruleset alike)', () => {
   // Spectral puts a result whose path ends on a $ref at the schema it points to; both tools report

@@ -37,6 +37,8 @@ const OIDC_PROVIDER: Verdict = {
   // with the documented value exactly would break, which is what the warning is for.
   'TOKEN-TYPE-CASE': 'warning',
   'TOKEN-EXPIRES-IN': 'passed',
+  // ClientCredentials TTL as configured (the library's default is 600 s): short-lived.
+  'TOKEN-SHORT-LIVED': 'passed',
   'TOKEN-NO-STORE': 'passed',
   // No Pragma at all. RFC 6749 §5.1 says MUST ("as well as the Pragma response header field with a
   // value of no-cache"), but RFC 9111 §5.4 has deprecated Pragma and OAuth 2.1 drops it: the
@@ -54,6 +56,10 @@ const OIDC_PROVIDER: Verdict = {
   'TOKEN-NO-CREDENTIALS': 'passed',
   'TOKEN-GRANT-MISSING': 'passed',
   'TOKEN-GRANT-UNSUPPORTED': 'passed',
+  // authorization_code and refresh_token are always on in oidc-provider: 400 unauthorized_client for
+  // a client registered for client_credentials alone; password, the JWT bearer grant, the device
+  // code and token exchange are not enabled: 400 unsupported_grant_type.
+  'TOKEN-GRANT-OTHERS': 'passed',
   'TOKEN-ERROR-FORMAT': 'passed',
   'TOKEN-EXTRA-PARAM': 'passed',
   'TOKEN-BASIC-CASE': 'passed',
@@ -288,5 +294,39 @@ describe('the auth suite against @node-oauth/oauth2-server\'s authenticate()', (
       ]),
     );
     expect(report.checks.find((c) => c.id === 'AUTH-NOT-BEARER')?.endpoints?.map((e) => e.status)).toEqual(['passed', 'passed']);
+  });
+});
+
+/**
+ * Issue 38, item 7: what a library does when configured as its documentation shows, against the
+ * spec's grant_type rule. (Item 6, a token endpoint that ignores HTTP Basic, has no library here
+ * to show it: oidc-provider takes Basic for a client registered for client_secret_post as well;
+ * test/deployment-options.test.ts has a front that takes the form body only.)
+ */
+describe('issue 38: the token rules against the libraries as their documentation configures them', () => {
+  const message = (report: RunReport, id: string): string[] => report.checks.find((c) => c.id === id)?.findings.map((f) => f.message) ?? [];
+
+  it('@node-oauth/oauth2-server with password, authorization_code and refresh_token among the client\'s grants: TOKEN-GRANT-OTHERS fails on the password token and the 500s, every other token check as before', async () => {
+    fixture = await startNodeOAuth2Server({ clientSecret: SECRETS.plain, tokenTtlSeconds: 60, extraGrants: ['password', 'authorization_code', 'refresh_token'] });
+    // The premise, as the issue found it: a password-grant token for any pair, a 500 for the others.
+    const basic = `Basic ${Buffer.from(`${fixture.clientId}:${fixture.clientSecret}`).toString('base64')}`;
+    const ask = async (body: string): Promise<{ status: number; token: boolean }> => {
+      const res = await request(`${fixture?.url ?? ''}/uaa/oauth2/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', 'accept-version': '1' }, body });
+      const json = (await res.body.json()) as { access_token?: unknown };
+      return { status: res.statusCode, token: typeof json.access_token === 'string' };
+    };
+    expect(await ask('grant_type=password&username=a&password=b')).toEqual({ status: 200, token: true });
+    expect(await ask('grant_type=authorization_code&code=x&redirect_uri=https%3A%2F%2Fclient.example%2Fcallback')).toEqual({ status: 500, token: false });
+
+    const { code, report } = await runSuites(fixture, ['token']);
+    const statuses = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+    const tokenChecks = Object.fromEntries(Object.entries(NODE_OAUTH2_SERVER).filter(([id]) => id.startsWith('TOKEN-')));
+    expect(statuses, differences(report, tokenChecks)).toEqual({ ...tokenChecks, 'TOKEN-GRANT-OTHERS': 'failed' });
+    expect(code).toBe(1);
+    expect(message(report, 'TOKEN-GRANT-OTHERS')).toEqual([
+      'token request with grant_type=password and a made-up username and password: answered 200 with an access token: grant_type must be client_credentials (spec §Obtain an access token), and no conformant server issues a token for a made-up username and password',
+      'token request with grant_type=authorization_code and a made-up authorization code: expected a refusal (a 4xx status, RFC 6749 §5.2), got 500 (a server error)',
+      'token request with grant_type=refresh_token and a made-up refresh token: expected a refusal (a 4xx status, RFC 6749 §5.2), got 500 (a server error)',
+    ]);
   });
 });

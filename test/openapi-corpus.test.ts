@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { CASES } from './fixtures/openapi/corpus/cases.js';
 import { DocumentData, invalidBodies, listOperations, problems, runOnDocument, unaccounted } from './support/document-mock.js';
 
-const SUITES = ['resources', 'tenant', 'versioning', 'pagination'].flatMap((s) => ['--suite', s]);
+const SUITES = ['resources', 'tenant', 'versioning', 'pagination', 'nulls'].flatMap((s) => ['--suite', s]);
 
 describe('the document mock serves schema-valid data', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s: every body it serves is valid for its schema', (_, c) => {
-    expect(invalidBodies(c.doc)).toEqual([]);
+    expect(invalidBodies(c.doc, c.style)).toEqual([]);
   });
 
   it('leaves writeOnly properties out, keeps readOnly ones, and every other declared property', () => {
@@ -48,7 +48,7 @@ describe('the document mock serves schema-valid data', () => {
 
 describe('corpus of constructs (issue 29): CONFORMANT with every endpoint accounted for, and a faulty twin caught', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_, c) => {
-    const clean = await runOnDocument(c.doc, undefined, SUITES);
+    const clean = await runOnDocument(c.doc, undefined, SUITES, c.style);
     const lists = listOperations(c.doc);
     expect(problems(clean.report), 'clean document: checks that did not pass').toEqual([]);
     expect(['conformant', 'conformant-subset']).toContain(clean.report.verdict);
@@ -58,7 +58,7 @@ describe('corpus of constructs (issue 29): CONFORMANT with every endpoint accoun
       expect(skippedIn.length, `${c.skipped.endpoint} skipped with a reason matching ${String(c.skipped.reason)}`).toBeGreaterThan(0);
     }
 
-    const faulty = await runOnDocument(c.doc, c.fault, SUITES);
+    const faulty = await runOnDocument(c.doc, c.fault, SUITES, c.style);
     const check = faulty.report.checks.find((k) => k.id === c.caughtBy);
     expect(check?.status, `${c.caughtBy} on the faulty twin (${c.fault.kind} ${c.fault.property ?? ''} on ${c.fault.path}): ${check?.message ?? 'absent'}`).toBe('failed');
     expect(check?.endpoints?.find((e) => e.endpoint === `GET /tenants/{tenantId}/${c.fault.path}`)?.status).toBe('failed');

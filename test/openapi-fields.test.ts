@@ -4,16 +4,17 @@
  * hasEveryDeclared, always in agreement), and runs against the generated reference collections
  * (items {id, name, value, note}) described by documents that once drew false failures:
  * - a writeOnly property listed in `required` (OAS 3.0.3 §4.7.24: required on requests only);
- * - an optional property whose schema does not allow null: the spec's "send null" and the schema
- *   cannot both be met, so the server may omit it; the document is at fault, reported once (lint's
- *   OAS-NULLABLE in the run's document section), and the check notes what it did not demand;
+ * - an optional property whose schema does not allow null (issue 37 item 1, the spec over the
+ *   document): demanded like every other, and sent as null without data, which RESOURCE-SCHEMA
+ *   accepts; the document is at fault, reported once (lint's OAS-NULLABLE in the run's document
+ *   section);
  * - recursive and expandable schemas (Stripe's `anyOf: [string, $ref]`): demands only where the
  *   value and the schema make them certain.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasEveryDeclared, missingDeclared, undemandedProperties } from '../src/battery/resources.js';
+import { hasEveryDeclared, missingDeclared, schemaProblems } from '../src/battery/resources.js';
 import { omissionMessage } from '../src/lint/omission.js';
 import { lintDocument } from '../src/lint/rules.js';
 import { documentAsJsonSchema } from '../src/openapi/json-schema.js';
@@ -75,7 +76,7 @@ describe('writeOnly and required (issue 29 item 2)', () => {
   });
 });
 
-describe('an optional property whose schema does not allow null (issue 29 item 6)', () => {
+describe('an optional property whose schema does not allow null (issue 37 item 1: the spec over the document)', () => {
   const document = documentAsJsonSchema(
     schemas(
       {
@@ -97,14 +98,29 @@ describe('an optional property whose schema does not allow null (issue 29 item 6
     ),
   );
 
-  it('may be omitted; an optional nullable one and a required one may not; one carried is read for its own properties', () => {
-    expect(missing(document, A, { id: 'a', code: 'c', note: null })).toEqual([]);
-    expect(missing(document, A, { id: 'a' })).toEqual(['code', 'note']);
-    expect(missing(document, A, { id: 'a', code: 'c', note: null, address: { city: 'X' }, lines: [{ zip: null }, {}] })).toEqual(['address.zip', 'lines[1].zip']);
+  it('is demanded like every other: omitted, it is missing, nested ones too; one carried is read for its own properties', () => {
+    expect(missing(document, A, { id: 'a', code: 'c', account: null, note: null, address: null, lines: [] })).toEqual([]);
+    expect(missing(document, A, { id: 'a', code: 'c', note: null })).toEqual(['account', 'address', 'lines']);
+    expect(missing(document, A, { id: 'a' })).toEqual(['code', 'account', 'note', 'address', 'lines']);
+    expect(missing(document, A, { id: 'a', code: 'c', account: null, note: null, address: { city: 'X' }, lines: [{ zip: null }, {}] })).toEqual(['address.zip', 'lines[0].city', 'lines[1].city', 'lines[1].zip']);
   });
 
-  it('is listed by what the check notes it did not demand, nested ones too, each schema once: the document findings OAS-NULLABLE, which name each and where it is', () => {
-    expect(undemandedProperties(document, A)).toEqual(['account', 'address', 'address.city', 'lines']);
+  it('sent as null, RESOURCE-SCHEMA accepts it (spec §Generic rules for optional fields 1), nested and behind a $ref too; a required one sent as null still fails', () => {
+    const served = { id: 'a', code: 'c', account: null, note: null, address: { city: null, zip: null }, lines: [{ city: null, zip: 'z' }] };
+    expect(schemaProblems(document, A, served)).toEqual([]);
+    expect(schemaProblems(document, A, { ...served, address: null, lines: null })).toEqual([]);
+    expect(schemaProblems(document, A, { ...served, code: null })).toEqual(['field "code": must be string, got null (a required property: it has data, so never null)']);
+    // A null is accepted; another type is not.
+    expect(schemaProblems(document, A, { ...served, account: 7 })).toEqual(['field "account": must be string, got 7']);
+  });
+
+  it("the omission's remedy is null, and the message names the document's finding", () => {
+    expect(omissionMessage(document, A, ['account'])).toBe(
+      'omits "account", which the schema declares (send null for "account" instead: optional, so null without data (spec §Generic rules for optional fields 1), though the document\'s schema does not say null (its finding OAS-NULLABLE, in the report\'s document findings))',
+    );
+  });
+
+  it('the document findings OAS-NULLABLE name each and where it is', () => {
     const withPath: Json = { ...document, paths: { '/tenants/{tenantId}/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: A } } } } } } } } };
     expect(
       lintDocument(withPath)
@@ -133,21 +149,23 @@ describe('recursive and expandable schemas (issue 29 item 6)', () => {
     B: { type: 'object', required: ['b'], properties: { b: { type: 'string' } } },
     C: { type: 'object', required: ['c'], properties: { c: { type: 'string' } } },
   });
-  const node = (parent: unknown): Json => ({ id: 'x', note: null, parent });
+  const node = (parent: unknown): Json => ({ id: 'x', note: null, label: null, owner: null, either: null, parent });
 
-  it('an optional id without null is not demanded however deep: no "omits parent.parent.parent.id"', () => {
-    expect(missing(document, A, { note: null, parent: { note: null, parent: { note: null, parent: { note: null, parent: null } } } })).toEqual(['id', 'parent.id', 'parent.parent.id', 'parent.parent.parent.id']);
+  it('every declared property is demanded however deep, an optional one without null included', () => {
+    // Depth first, in declaration order (id, note, label, parent, owner, either).
+    const level = (at: string, depth: number): string[] => [`${at}id`, `${at}label`, ...(depth < 3 ? level(`${at}parent.`, depth + 1) : []), `${at}owner`, `${at}either`];
+    expect(missing(document, A, { note: null, parent: { note: null, parent: { note: null, parent: { note: null, parent: null } } } })).toEqual(level('', 0));
     expect(missing(document, A, node({ ...node({ ...node(null), id: 'p2' }), label: 'l' }))).toEqual([]);
   });
 
   it('an expandable field: a string has nothing to demand; an expanded object is the schema it expands to', () => {
     expect(missing(document, A, { ...node(null), owner: 'acct_1' })).toEqual([]);
-    expect(missing(document, A, { ...node(null), owner: { id: 'o' } })).toEqual(['owner.note', 'owner.parent']);
-    expect(missing(document, A, { ...node(null), owner: { ...node(null), owner: { note: 'n' } } })).toEqual(['owner.owner.id', 'owner.owner.parent']);
+    expect(missing(document, A, { ...node(null), owner: { id: 'o' } })).toEqual(['owner.note', 'owner.label', 'owner.parent', 'owner.owner', 'owner.either']);
+    expect(missing(document, A, { ...node(null), owner: { ...node(null), owner: { note: 'n' } } })).toEqual(['owner.owner.id', 'owner.owner.label', 'owner.owner.parent', 'owner.owner.owner', 'owner.owner.either']);
   });
 
   it("an expanded object's omitted required id: the advice is its value, never null, which the schema forbids", () => {
-    const listed = missing(document, A, { ...node(null), owner: { note: null, parent: null } });
+    const listed = missing(document, A, { ...node(null), owner: { note: null, label: null, owner: null, either: null, parent: null } });
     expect(listed).toEqual(['owner.id']);
     expect(omissionMessage(document, A, listed)).toBe('omits "owner.id", which the schema declares (the schema requires "owner.id" and does not allow null: send the value)');
   });
@@ -230,27 +248,36 @@ describe('runs against a server that serves {id, name, value, note}', () => {
     expect(checkOf(report, 'RESOURCE-SCHEMA')?.status).toBe('passed');
   });
 
-  it('item 6: an optional property that does not allow null, never served: passes with a note; the document finding names it', async () => {
-    const report = await run(generated((item) => void (item.properties.color = { type: 'string' })));
+  it('issue 37 item 1: an optional property that does not allow null, served as null: RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT pass; the document finding names it', async () => {
+    const report = await run(
+      generated((item) => void (item.properties.color = { type: 'string' })),
+      (item) => ({ ...item, color: null }),
+    );
     const found = fieldsPresent(report);
     expect(found.messages).toEqual([]);
     expect(found.status).toBe('passed');
-    expect(found.notes).toEqual([
-      expect.stringMatching(/^GET \/tenants\/\{tenantId\}\/c001: 1 declared property is not demanded \("color"\): optional, and the schema does not allow null.*OAS-NULLABLE, in the report's document findings/),
-      expect.stringMatching(/^GET \/tenants\/\{tenantId\}\/c001\/\{itemId\}: 1 declared property is not demanded \("color"\)/),
-    ]);
-    expect(found.notes.join('\n')).not.toMatch(/send null/);
+    expect(checkOf(report, 'RESOURCE-SCHEMA')?.findings ?? []).toEqual([]);
+    expect(checkOf(report, 'RESOURCE-SCHEMA')?.status).toBe('passed');
     // The document's breach is reported once, on the document, with where it is.
     expect(report.document?.findings.filter((f) => f.rule === 'OAS-NULLABLE').map((f) => [f.pointer, f.message])).toEqual([['/components/schemas/Item/properties/color', 'property "color" is optional (not in required) but does not allow null: without data it is sent as null']]);
+  });
+
+  it('issue 37 item 1, the faulty twin: the same property omitted fails RESOURCE-FIELDS-PRESENT with "send null" (the spec over the document)', async () => {
+    const report = await run(generated((item) => void (item.properties.color = { type: 'string' })));
+    const found = fieldsPresent(report);
+    expect(found.status).toBe('failed');
+    expect(found.endpoints).toEqual(['failed GET /tenants/{tenantId}/c001', 'failed GET /tenants/{tenantId}/c001/{itemId}']);
+    for (const m of found.messages.filter((x) => !/findings in all/.test(x))) expect(m).toMatch(/omits "color", which the schema declares \(send null for "color" instead: optional, so null without data/);
     expect(checkOf(report, 'RESOURCE-SCHEMA')?.status).toBe('passed');
   });
 
-  it("item 6's faulty twin: an optional nullable property omitted still fails, and only it", async () => {
+  it('an optional nullable property omitted fails, and only it', async () => {
     const report = await run(
       generated((item) => {
         item.properties.color = { type: 'string' };
         item.properties.tag = { type: ['string', 'null'] };
       }),
+      (item) => ({ ...item, color: null }),
     );
     const found = fieldsPresent(report);
     expect(found.status).toBe('failed');
@@ -259,17 +286,17 @@ describe('runs against a server that serves {id, name, value, note}', () => {
     expect(found.messages.join('\n')).not.toContain('color');
   });
 
-  it('item 6, recursion: nested items under an "X or null" parent and an expandable owner, without the optional label: passes; a nested omission of a nullable field is caught', async () => {
+  it('item 6, recursion: nested items under an "X or null" parent and an expandable owner, the optional label null: passes; a nested omission is caught', async () => {
     const document = generated((item) => {
       item.properties.label = { type: 'string' };
       item.properties.parent = { anyOf: [{ $ref: '#/components/schemas/Item' }, { type: 'null' }] };
       item.properties.owner = { anyOf: [{ type: 'string' }, { $ref: '#/components/schemas/Item' }] };
       item.required.push('parent');
     });
-    const base = (i: number): Json => ({ ...generatedItem('c001', i), parent: null });
+    const base = (i: number): Json => ({ ...generatedItem('c001', i), label: null, owner: null, parent: null });
     const chain = (item: Json): Json => {
       const n = Number(String(item.id).split('-')[1]);
-      return { ...item, parent: { ...base(n), parent: { ...base(n + 1), parent: base(n + 2) } }, owner: n % 2 === 0 ? `c001-${n + 1}` : { ...base(n + 3), owner: 'c001-1' } };
+      return { ...item, label: null, parent: { ...base(n), parent: { ...base(n + 1), parent: base(n + 2) } }, owner: n % 2 === 0 ? `c001-${n + 1}` : { ...base(n + 3), owner: 'c001-1' } };
     };
     const clean = fieldsPresent(await run(document, chain));
     expect(clean.messages).toEqual([]);

@@ -65,6 +65,8 @@ interface RealCase {
 export const REAL: RealCase[] = [
   { name: 'Train Travel (3.1)', doc: () => reRoot(example('3.1/json/train-travel.json')), fault: { path: 'bookings', kind: 'wrong-type', property: 'passenger_name' } },
   { name: 'petstore-expanded (3.0)', doc: () => reRoot(example('3.0/json/petstore-expanded.json')), fault: { path: 'pets', kind: 'wrong-type', property: 'name' } },
+  // Swagger 2.0, as published: converted by the harness (src/openapi/swagger2.ts), read as 2.0 by the mock.
+  { name: 'petstore-expanded (Swagger 2.0)', doc: () => reRoot(example('2.0/json/petstore-expanded.json')), fault: { path: 'pets', kind: 'wrong-type', property: 'name' } },
   { name: 'petstore (3.1)', doc: () => reRoot(example('3.1/json/petstore.json')), fault: { path: 'pet/findByStatus', kind: 'wrong-type', property: 'name' } },
   {
     name: 'Star Trek API, its first 12 GETs (3.0)',

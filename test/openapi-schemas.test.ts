@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evaluate } from '../src/api/standalone.js';
-import { schemaCompileProblem, schemaProblems } from '../src/battery/resources.js';
+import { schemaCompileProblem, schemaJudgement, schemaProblems } from '../src/battery/resources.js';
 import { canonicalPointer, compileFailure, documentAjv, precompileDocument, precompileIfFew, PRECOMPILE_MAX_SCHEMAS, schemaAt, usePrecompiled } from '../src/openapi/document-ajv.js';
 import { documentAsJsonSchema } from '../src/openapi/json-schema.js';
 import type { Json } from '../src/openapi/pointer.js';
@@ -48,6 +48,20 @@ describe('patterns in the dialect documents are written in', () => {
     expect(validators.get('#/components/schemas/Day')?.('2024-2-29')).toBe(false);
     expect(validators.get('#/components/schemas/Keys')?.({ 'x-a': 1 })).toBe(true);
     expect(validators.get('#/components/schemas/Keys')?.({ 'x-a': 'one' })).toBe(false);
+  });
+
+  it("PCRE's and Python's \\A, \\Z and \\z are start and end, as written (Django's URL validator in every DRF document), here and in standalone code", () => {
+    // DRF's generateschema writes Django's URL regex with `\z`; read as JavaScript it is a literal "z".
+    const url = "^(?:[a-z0-9.+-]*)://(?:[^\\s:@/]+(?::[^\\s:@/]*)?@)?(?:[a-z0-9.-]+)(?::\\d{1,5})?(?:[/?#][^\\s]*)?\\z";
+    const document = doc({ Hook: { type: 'string', pattern: url }, Code: { type: 'string', pattern: '\\AAB\\d\\Z' }, Escaped: { type: 'string', pattern: '^a\\\\z$' } });
+    for (const validate of [(p: string) => compiles(document, p), (p: string) => evaluate(precompileDocument(document, [p])).get(p) as (v: unknown) => boolean]) {
+      expect(validate('#/components/schemas/Hook')('https://example.com/hook')).toBe(true);
+      expect(validate('#/components/schemas/Hook')('https://example.com/a b')).toBe(false);
+      expect(validate('#/components/schemas/Code')('AB1')).toBe(true);
+      expect(validate('#/components/schemas/Code')('xAB1')).toBe(false);
+      // An escaped backslash before z is a backslash and a z.
+      expect(validate('#/components/schemas/Escaped')('a\\z')).toBe(true);
+    }
   });
 
   it('a pattern valid in neither mode is named with its schema', () => {
@@ -176,6 +190,38 @@ describe('validators compiled where the document is read only when few (issue 29
   });
 });
 
+describe('a schema no server can satisfy is the document\'s fault, not the deployment\'s (issue 37 item 8)', () => {
+  const document = doc({
+    // Zoom-like: `{type: string, enum: [1, 2]}` admits no value.
+    Level: { type: 'object', properties: { level: { type: 'string', enum: [1, 2] }, count: { type: 'integer' } } },
+    // Zoom's settings: two branches every value of one matches the other too.
+    Settings: { type: 'object', properties: { settings: { oneOf: [{ type: 'object', properties: { email: { type: 'boolean' } } }, { type: 'object', properties: { security: { type: 'boolean' } } }] } } },
+    // Jira's closed, discriminated oneOf: additionalProperties false forbids what every branch requires.
+    Variable: { type: 'object', additionalProperties: false, properties: { type: { type: 'string' } }, oneOf: [{ type: 'object', required: ['accountId'], properties: { accountId: { type: 'string' } } }, { type: 'object', required: ['issueId'], properties: { issueId: { type: 'integer' } } }] },
+  });
+  const judge = (name: string, value: unknown) => schemaJudgement(document, `#/components/schemas/${name}`, value);
+
+  it('an enum outside its own type: the value is not failed, the document is named; another field is still judged', () => {
+    expect(judge('Level', { level: 1, count: 3 })).toEqual({ problems: [], documentFaults: [expect.stringMatching(/^field "level": must be string, got 1 \(the document's schema there cannot be met by any server: its finding OAS-ENUM-TYPE\)$/) as unknown] });
+    expect(judge('Level', { level: 1, count: 'three' }).problems).toEqual(['field "count": must be integer, got the string "three"']);
+  });
+
+  it('a oneOf a value matches twice over is the document\'s; one it matches not at all is the server\'s', () => {
+    expect(judge('Settings', { settings: { email: true } })).toMatchObject({ problems: [], documentFaults: [expect.stringContaining('OAS-ONEOF-DISTINCT') as unknown] });
+    expect(judge('Settings', { settings: 'on' }).problems).toHaveLength(1);
+    expect(judge('Settings', { settings: 'on' }).documentFaults).toEqual([]);
+    // Branches a value can tell apart (each requires its own property): a value fitting both is the server's.
+    const told = doc({ Told: { type: 'object', properties: { either: { oneOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'integer' } } }, { type: 'object', required: ['b'], properties: { b: { type: 'integer' } } }] } } } });
+    expect(schemaJudgement(told, '#/components/schemas/Told', { either: { a: 1, b: 2 } })).toMatchObject({ problems: [expect.stringContaining('must match exactly one branch of its oneOf, matches 2') as unknown], documentFaults: [] });
+  });
+
+  it('a closed schema that forbids its own branches\' properties', () => {
+    const judged = judge('Variable', { type: 'user', accountId: 'a1' });
+    expect(judged.problems).toEqual([]);
+    expect(judged.documentFaults.join('\n')).toContain('OAS-CLOSED-SCHEMA');
+  });
+});
+
 describe('RESOURCE-SCHEMA messages point at the cause (issue 29 item 7)', () => {
   const document = doc({
     Coupon: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, percent_off: { type: 'number' } } },
@@ -224,9 +270,11 @@ describe('RESOURCE-SCHEMA messages point at the cause (issue 29 item 7)', () => 
     expect(lines.sort()).toEqual(['field "customer.address": must have required property line1 (customer matches none of the 2 branches of its anyOf; the closest is #/components/schemas/Customer)', 'field "customer.address.city": must be string, got 5 (customer matches none of the 2 branches of its anyOf; the closest is #/components/schemas/Customer)']);
   });
 
-  it('a oneOf that several branches match names them', () => {
-    const lines = schemaProblems(document, order, { id: 'o1', either: { a: 1, b: 2 } });
-    expect(lines).toEqual(['field "either": must match exactly one branch of its oneOf, matches 2: #/components/schemas/Order/properties/either/oneOf/0, #/components/schemas/Order/properties/either/oneOf/1']);
+  it('a oneOf that several branches match names them; where its branches cannot be told apart, it is the document\'s (issue 37 item 8)', () => {
+    expect(schemaJudgement(document, order, { id: 'o1', either: { a: 1, b: 2 } })).toEqual({
+      problems: [],
+      documentFaults: ["field \"either\": must match exactly one branch of its oneOf, matches 2: #/components/schemas/Order/properties/either/oneOf/0, #/components/schemas/Order/properties/either/oneOf/1 (the document's schema there cannot be met by any server: its finding OAS-ONEOF-DISTINCT)"],
+    });
   });
 });
 

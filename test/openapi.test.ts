@@ -1,30 +1,18 @@
-// --openapi: reading the user's OpenAPI 3.0 or 3.1 document (src/openapi/), and judging served
+// --openapi: reading the user's OpenAPI 3.x document (Swagger 2.0 and 3.2: openapi-versions.test.ts) (src/openapi/), and judging served
 // resources against it (src/battery/resources.ts): endpoints and their kinds, 3.0's nullable as
 // JSON Schema 2020-12, $refs across files, declared properties, and clear errors for bad documents.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/errors.js';
 import { expectedValueProblems, hasEveryDeclared, missingDeclared, schemaProblems } from '../src/battery/resources.js';
 import { fromOpenApi30 } from '../src/openapi/json-schema.js';
 import { loadOpenApi } from '../src/openapi/load.js';
 import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
-import { tempDir } from './support/harness.js';
+import { tempDir, usageError } from './support/harness.js';
 import { prng } from './support/prng.js';
 
 const FIXTURE = new URL('./fixtures/openapi/api-3.0.yaml', import.meta.url).pathname;
-
-async function usageError(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UsageError);
-  const message = (err as Error).message;
-  expect(message.split('\n')).toHaveLength(1);
-  return message;
-}
 
 describe("the reference server's own document (docs/openapi.yaml)", () => {
   it('is a valid OpenAPI 3.1 document, by @readme/openapi-parser', async () => {
@@ -71,10 +59,8 @@ describe('an OpenAPI 3.0 document split over files', () => {
     if (!document) throw new Error('no document');
     const good = { id: 'p1', weight: 2.5, note: null, kind: null, sender: { name: 'A', phone: null }, recipient: null };
     expect(schemaProblems(document, pointer, good)).toEqual([]);
-    expect(schemaProblems(document, pointer, { ...good, weight: null, sender: { name: null, phone: null } })).toEqual([
-      'field "weight": must be number, got null',
-      'field "sender.name": must be string, got null',
-    ]);
+    // weight is required: null is not its type. sender.name is optional: null without data is the spec's rule, whatever the schema says (issue 37 item 1).
+    expect(schemaProblems(document, pointer, { ...good, weight: null, sender: { name: null, phone: null } })).toEqual(['field "weight": must be number, got null (a required property: it has data, so never null)']);
     expect(schemaProblems(document, pointer, { ...good, weight: '2.5' })).toEqual(['field "weight": must be number, got the string "2.5"']);
     expect(schemaProblems(document, pointer, { ...good, kind: 'crate' })).toEqual(['field "kind": must be one of ["box","letter",null], got the string "crate"']);
     // exclusiveMinimum: true beside minimum 0 (3.0) is exclusiveMinimum: 0 (2020-12).
@@ -87,9 +73,9 @@ describe('an OpenAPI 3.0 document split over files', () => {
     if (!document) throw new Error('no document');
     const full = { id: 'p1', weight: 1, note: null, kind: 'box', sender: { name: 'A', phone: null }, recipient: { name: 'B', phone: '1' } };
     expect(missingDeclared(document, pointer, full)).toEqual([]);
-    // Party.name is optional and does not allow null: it may be omitted (issue 29 item 6); phone may be null, so it may not.
-    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone']);
-    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { phone: null }, recipient: { name: 'B' } })).toEqual(['note', 'recipient.phone']);
+    // Party.name is optional and does not allow null: still never omitted (spec §Generic rules for optional fields 1, issue 37 item 1).
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { name: 'A' }, recipient: { phone: null } })).toEqual(['note', 'sender.phone', 'recipient.name']);
+    expect(missingDeclared(document, pointer, { id: 'p1', weight: 1, kind: 'box', sender: { phone: null }, recipient: { name: 'B' } })).toEqual(['note', 'sender.name', 'recipient.phone']);
     // A field that is null holds nothing further: its properties are not missing.
     expect(missingDeclared(document, pointer, { ...full, recipient: null })).toEqual([]);
   });
@@ -106,7 +92,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
         schemas: {
           Node: {
             type: 'object',
-            // secret: writeOnly, so never demanded though required; id, child, list, parent: optional without null, so not demanded (issue 29 items 2, 6).
+            // secret: writeOnly, so never demanded though required; every other declared property is demanded (issue 37 item 1).
             required: ['req', 'secret'],
             properties: {
               id: { type: 'string' },
@@ -148,7 +134,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
     expect(missing).toBeGreaterThan(300);
     expect(missing).toBeLessThan(2700);
     // Complete nodes down to an incomplete one at each depth: found within the depth bound, not past it.
-    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, maybe: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
+    const chain = (depth: number, incompleteAt: number): unknown => ({ id: 'x', constructor: null, extra: null, req: null, maybe: null, parent: null, list: [{ a: 1, b: [] }], child: depth === incompleteAt ? { id: 'only' } : chain(depth + 1, incompleteAt) });
     const found = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((at) => {
       const v = chain(0, at);
       const listed = missingDeclared(document, '#/components/schemas/Node', v);
@@ -157,7 +143,7 @@ describe('an OpenAPI 3.0 document split over files', () => {
     });
     expect(found).toEqual([true, true, true, true, true, false, false, false, false]);
     // The same down an expandable field: an object under parent is a Node, a string has nothing to demand.
-    const up = (depth: number, incompleteAt: number): unknown => ({ constructor: null, extra: null, req: null, maybe: null, parent: depth + 1 === incompleteAt ? { id: 'only' } : depth + 1 === 4 ? 'node_4' : up(depth + 1, incompleteAt) });
+    const up = (depth: number, incompleteAt: number): unknown => ({ id: 'x', child: null, list: [], constructor: null, extra: null, req: null, maybe: null, parent: depth + 1 === incompleteAt ? { id: 'only' } : depth + 1 === 4 ? 'node_4' : up(depth + 1, incompleteAt) });
     const viaParent = [1, 2, 5].map((at) => {
       const v = up(0, at);
       const listed = missingDeclared(document, '#/components/schemas/Node', v);
@@ -165,8 +151,8 @@ describe('an OpenAPI 3.0 document split over files', () => {
       return listed;
     });
     expect(viaParent).toEqual([
-      ['parent.constructor', 'parent.maybe', 'parent.extra', 'parent.req'],
-      ['parent.parent.constructor', 'parent.parent.maybe', 'parent.parent.extra', 'parent.parent.req'],
+      ['parent.constructor', 'parent.child', 'parent.list', 'parent.maybe', 'parent.parent', 'parent.extra', 'parent.req'],
+      ['parent.parent.constructor', 'parent.parent.child', 'parent.parent.list', 'parent.parent.maybe', 'parent.parent.parent', 'parent.parent.extra', 'parent.parent.req'],
       [],
     ]);
   });
@@ -178,6 +164,8 @@ describe('3.0 schemas as JSON Schema 2020-12', () => {
     ['nullable beside an enum', { type: 'string', enum: ['a'], nullable: true }, { type: ['string', 'null'], enum: ['a', null] }],
     ['nullable beside a $ref', { $ref: '#/x', nullable: true }, { anyOf: [{ $ref: '#/x' }, { type: 'null' }] }],
     ['nullable: false', { type: 'integer', nullable: false }, { type: 'integer' }],
+    ['siblings of a $ref, ignored (OAS 3.0.3 §4.7.25: "SHALL be ignored"; Xero\'s Contact beside type: string)', { $ref: '#/x', type: 'string', description: 'd' }, { $ref: '#/x' }],
+    ['readOnly beside a $ref, kept (read as its authors mean it)', { $ref: '#/x', readOnly: true, maxLength: 3 }, { $ref: '#/x', readOnly: true }],
     ['nullable beside an allOf (no type)', { allOf: [{ $ref: '#/x' }], nullable: true }, { anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] }],
     ['boolean exclusiveMaximum', { type: 'number', maximum: 9, exclusiveMaximum: true }, { type: 'number', exclusiveMaximum: 9 }],
     ['nested in properties and items', { type: 'array', items: { type: 'object', properties: { a: { type: 'string', nullable: true } } } }, { type: 'array', items: { type: 'object', properties: { a: { type: ['string', 'null'] } } } }],
@@ -209,7 +197,7 @@ describe('a document that cannot be used: exit 2, one line', () => {
 
   it.each([
     ['YAML that does not parse', 'openapi: 3.1.0\npaths: [unclosed', /cannot read it as an OpenAPI document/],
-    ['a Swagger 2.0 document', 'swagger: "2.0"\ninfo: {title: x, version: "1"}\npaths: {}\n', /OpenAPI 2\.0 is not supported; give an OpenAPI 3\.0 or 3\.1 document/],
+    ['a version the harness does not read', 'swagger: "1.2"\ninfo: {title: x, version: "1"}\npaths: {}\n', /Swagger 1\.2 is not supported; give a Swagger 2\.0 or an OpenAPI 3\.0, 3\.1 or 3\.2 document/],
     ['a document without tenant endpoints', 'openapi: 3.1.0\ninfo: {title: x, version: "1"}\npaths:\n  /status:\n    get:\n      responses: {"200": {description: ok}}\n', /no GET operation under \/tenants\/\{tenantId\}\/ in the document/],
     ['a $ref to a file that is not there', 'openapi: 3.1.0\ninfo: {title: x, version: "1"}\npaths:\n  /tenants/{t}/a:\n    get:\n      responses: {"200": {$ref: "missing.yaml#/r"}}\n', /cannot read it as an OpenAPI document/],
   ])('%s', async (_what, text, message) => {

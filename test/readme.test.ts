@@ -249,9 +249,9 @@ describe('the README, run as written', () => {
     expect(steps).toEqual(['npm ci', 'npx carrier-conformance run --paged-path shipments --baseline ci/known-failures.json']);
     const result = await sh(steps[1] ?? '', { env: filled });
     expect(result.status, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^CONFORMANT ON 62 OF \d+ CHECKS {2}http/m);
+    expect(result.stdout).toMatch(/^CONFORMANT ON 64 OF \d+ CHECKS {2}http/m);
     expect(existsSync(join(workspace, 'reports', 'junit.xml'))).toBe(true);
-    expect(await readFile(summary, 'utf8')).toMatch(/## Carrier-Platform API conformance: 🟡 CONFORMANT ON 62 OF \d+ CHECKS/);
+    expect(await readFile(summary, 'utf8')).toMatch(/## Carrier-Platform API conformance: 🟡 CONFORMANT ON 64 OF \d+ CHECKS/);
   });
 
   it('the GitLab CI job: its script, with its variables and the masked secret, gates on the deployment', async () => {

@@ -125,7 +125,7 @@ describe('a target that echoes every secret in every spelling', () => {
     for (const file of await readdir(reportsDir, { recursive: true, withFileTypes: true })) {
       if (file.isFile()) sinks.push([join(file.parentPath, file.name), await readFile(join(file.parentPath, file.name), 'utf8')]);
     }
-    expect(sinks.map(([name]) => name.replace(reportsDir, '')).sort()).toEqual(['/bundle/junit.xml', '/bundle/manifest.json', '/bundle/report.html', '/bundle/report.json', '/bundle/target.json', '/junit.xml', '/report.har', '/report.html', '/report.json', 'stderr (--verbose)', 'stdout']);
+    expect(sinks.map(([name]) => name.replace(reportsDir, '')).sort()).toEqual(['/bundle/exchanges.jsonl', '/bundle/junit.xml', '/bundle/manifest.json', '/bundle/report.html', '/bundle/report.json', '/bundle/target.json', '/junit.xml', '/report.har', '/report.html', '/report.json', 'stderr (--verbose)', 'stdout']);
     const secrets = [SECRET, SECOND_SECRET, COOKIE, ...server.issuedTokens(), ...basics];
     expect(secrets.length).toBeGreaterThan(5);
     const leaks: string[] = [];

@@ -16,7 +16,7 @@ import { renderMarkdownSummary } from '../src/report/markdown.js';
 import type { RunReport } from '../src/report/model.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { listArgs, runAgainst, runMain, tempDir, targetArgs, type CliResult } from './support/harness.js';
-import { startHostile } from './support/hostile.js';
+import { forward, startHostile, type ForwardedHeaders } from './support/hostile.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -327,4 +327,72 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
     expect(html).toMatch(/<p class="cause-reach">On 7 endpoints \(<code>GET \/users\/me<\/code>, .* and 3 more\); breaks 9 checks in 2 suites:<\/p>/);
     expect(html).not.toMatch(/cause-title">[^<]*answered 401/);
   });
+});
+
+describe('findings by cause: the rule broken and the wrong behaviour, whatever list, item, field or link shows it (issue 38 item 9)', () => {
+  /** The reference server's own data as an --expectations file. */
+  async function referenceExpectations(): Promise<string> {
+    const s = await server();
+    const file = join(await tempDir(), 'expectations.json');
+    await writeFile(file, JSON.stringify(s.expectations));
+    return file;
+  }
+  const summary = (report: RunReport) => groupByCause(report.checks, report.causes).map((c) => ({ title: c.title, endpoints: c.endpoints.length, checks: c.checks.map((x) => x.check.id) }));
+  /** What a title must never be: a key's placeholders, or a count of other findings. */
+  const PLACEHOLDER = /\bN\b|…|findings in all/;
+
+  it('nulls dropped by a serialiser are one cause: the fields, every endpoint, the three checks that see it', async () => {
+    const { report } = await runAgainst({ faults: ['item-null-fields-omitted', 'single-null-fields-omitted'], tokenTtlSeconds: 60 }, ['--suite', 'nulls', '--suite', 'resources', '--expectations', await referenceExpectations(), '--reporter', 'json']);
+    expect(summary(report)).toEqual([
+      {
+        title: 'fields are omitted that must be sent (null when they have no data): "deliveredAt", "weightKg", "paidAt", "dueDate", "note", …',
+        endpoints: 4,
+        checks: ['NULLS-SAME-FIELDS', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
+      },
+    ]);
+    const html = renderHtmlReport(report);
+    expect(html).toContain('Findings by cause (1 cause, 3 checks)');
+    expect(html).not.toMatch(/cause-title">[^<]*findings in all/);
+  }, 60_000);
+
+  it("links that name the backend's origin are one cause of the four link checks, titled by a finding's own words", async () => {
+    const { report } = await runAgainst({ faults: ['link-foreign-origin'], tokenTtlSeconds: 60 }, ['--suite', 'pagination', '--reporter', 'json']);
+    const causes = summary(report);
+    expect(causes.map((c) => ({ ...c, title: '' }))).toEqual([{ title: '', endpoints: 2, checks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'] }]);
+    expect(causes[0]?.title).toMatch(/^GET shipments\?page=1&size=10: rel="next" http:\/\/evil\.example\/tenants\/\S+ is not on the API's origin http:\/\/127\.0\.0\.1:\d+: a client cannot follow it with its credentials$/);
+  }, 60_000);
+
+  it('error pages a gateway puts in place of the JSON errors are one cause, whichever error code each check expected', async () => {
+    const target = await server({ tokenTtlSeconds: 60 });
+    // Apache's ProxyErrorOverride: every error of the token endpoint becomes an HTML page.
+    const front = createServer((req, res) => {
+      const errorPage = (body: string, headers: ForwardedHeaders): string => {
+        if (!req.url?.startsWith('/uaa/oauth2/token') || !body.includes('"error"')) return body;
+        headers['content-type'] = 'text/html; charset=iso-8859-1';
+        return '<html><head><title>Error</title></head><body>Error</body></html>';
+      };
+      forward(target.url, req, res, undefined, errorPage).catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => front.close(() => resolve())));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    const result = await run(target.clientSecret, [...targetArgs(target).map((a) => (a === target.url ? url : a)), '--suite', 'token', '--reporter', 'json']);
+    const causes = summary(result.report as RunReport);
+    expect(causes).toEqual([
+      {
+        title: 'token request with a wrong client secret: expected error "invalid_client", got a body that is not JSON',
+        endpoints: 1,
+        checks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'TOKEN-GRANT-MISSING', 'TOKEN-GRANT-UNSUPPORTED', 'TOKEN-ERROR-FORMAT'],
+      },
+    ]);
+  }, 60_000);
+
+  it('a legacy path gone names its endpoint, in the title and where the cause reaches', async () => {
+    const { report } = await runAgainst({ faults: ['legacy-userinfo-gone'], tokenTtlSeconds: 60 }, ['--suite', 'legacy', '--suite', 'versioning', '--reporter', 'json']);
+    const causes = summary(report);
+    expect(causes.map((c) => c.title)).toEqual(['GET /uaa/userinfo: expected 200, got 404', 'GET /uaa/userinfo (legacy) with Accept-Version: 1: expected a 2xx status, got 404']);
+    for (const c of causes) expect(c.title).not.toMatch(PLACEHOLDER);
+    const html = renderHtmlReport(report);
+    expect(html).toContain('<p class="cause-reach">On <code>GET /uaa/userinfo (legacy)</code>; breaks 1 check in 1 suite:</p>');
+  }, 60_000);
 });

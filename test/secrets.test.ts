@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
-import { startReferenceServer } from '../src/reference/index.js';
-import { runMain, targetArgs, tempDir } from './support/harness.js';
+import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
+import { runMain, targetArgs, tempDir, type CliResult } from './support/harness.js';
 import { forward, type ForwardedHeaders } from './support/hostile.js';
 
 // Every character RFC 6749 §2.3.1 form-encoding changes, within RFC 6749 Appendix A.2 (printable ASCII).
@@ -30,32 +30,41 @@ function spellings(secret: string, clientId: string): string[] {
   ];
 }
 
+/**
+ * A run against a reference server with `faults` and every reporter on, SECRET its client
+ * secret, and everything it wrote: the console, the step summary and each file of its reports
+ * directory, by name.
+ */
+async function runWritingEverything(options: ReferenceOptions, args: readonly string[] = []): Promise<{ result: CliResult; server: ReferenceServer; outputs: [string, string][] }> {
+  const server = await startReferenceServer({ ...options, clientSecret: SECRET });
+  const reportsDir = await tempDir();
+  const summary = join(await tempDir(), 'step-summary.md');
+  await writeFile(summary, '');
+  process.env.CARRIER_CLIENT_SECRET = SECRET;
+  process.env.GITHUB_STEP_SUMMARY = summary;
+  let result;
+  try {
+    result = await runMain(['run', ...targetArgs(server), '--reports-dir', reportsDir, ...args]);
+  } finally {
+    delete process.env.CARRIER_CLIENT_SECRET;
+    delete process.env.GITHUB_STEP_SUMMARY;
+    await server.close();
+  }
+  const outputs: [string, string][] = [
+    ['console', result.stdout + result.stderr],
+    ['step summary', await readFile(summary, 'utf8')],
+    ...(await Promise.all((await readdir(reportsDir)).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')]))),
+  ];
+  return { result, server, outputs };
+}
+
 describe('secrets', () => {
   it('never reach the console, the reports or the step summary, even in failing exchanges', async () => {
-    const server = await startReferenceServer({
-      clientSecret: SECRET,
+    const { result, server, outputs } = await runWritingEverything({
       tokenTtlSeconds: 2,
       faults: ['wrong-secret-accepted', 'refresh-token-issued', 'missing-auth-accepted', 'user-email-omitted', 'pages-lose-items', 'token-type-mac', 'legacy-redirect', 'tokens-never-expire'],
     });
-    const reportsDir = await tempDir();
-    const summary = join(await tempDir(), 'step-summary.md');
-    await writeFile(summary, '');
-    process.env.CARRIER_CLIENT_SECRET = SECRET;
-    process.env.GITHUB_STEP_SUMMARY = summary;
-    let result;
-    try {
-      result = await runMain(['run', ...targetArgs(server), '--reports-dir', reportsDir]);
-    } finally {
-      delete process.env.CARRIER_CLIENT_SECRET;
-      delete process.env.GITHUB_STEP_SUMMARY;
-      await server.close();
-    }
     const tokens = server.issuedTokens();
-    const outputs: [string, string][] = [
-      ['console', result.stdout + result.stderr],
-      ['step summary', await readFile(summary, 'utf8')],
-      ...(await Promise.all((await readdir(reportsDir)).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')]))),
-    ];
     const needles = [...spellings(SECRET, server.clientId), ...tokens, REFRESH_TOKEN];
 
     // The run did fail, and wrote its failing exchanges: the search had something to search.
@@ -63,6 +72,21 @@ describe('secrets', () => {
     expect(tokens.length).toBeGreaterThan(10);
     expect(outputs.map(([name]) => name).sort()).toEqual(['console', 'junit.xml', 'report.html', 'report.json', 'step summary']);
     expect(outputs.find(([name]) => name === 'junit.xml')?.[1]).toMatch(/\[REDACTED:(access-token|basic-credentials)\]/);
+    const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
+    expect(leaks).toEqual([]);
+  });
+});
+
+describe('client_secret_post found in the preflight (issue 38): the secret in the form body', () => {
+  // A token endpoint that ignores HTTP Basic: the run sends the secret in the form body, records
+  // that exchange (TOKEN-ISSUE shows it, TOKEN-TYPE cites it), and every output must hold it redacted.
+  it('never reaches the console, the reports or the step summary', async () => {
+    const { result, server, outputs } = await runWritingEverything({ faults: ['basic-auth-ignored', 'token-type-mac'] }, ['--suite', 'token', '--suite', 'user', '--verbose']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/warning: the token endpoint refused the client credentials in HTTP Basic/);
+    // The form body with the secret was written, redacted, into every report: the search had something to search.
+    for (const name of ['report.json', 'report.html', 'junit.xml']) expect(outputs.find(([n]) => n === name)?.[1], name).toMatch(/client_secret=\[REDACTED/);
+    const needles = [...spellings(SECRET, server.clientId), ...server.issuedTokens()];
     const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
     expect(leaks).toEqual([]);
   });

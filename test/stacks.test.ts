@@ -12,40 +12,14 @@
  * Last, the conformant app behind Apache 2.4 with and without X-Forwarded-Proto (needs Debian's
  * `apache2`, which `.ci/run` installs: skipped locally without it, failed in CI).
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CHECKS } from '../src/catalogue/index.js';
-import type { CheckStatus, RunReport } from '../src/report/model.js';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, haveGateway, startGateway } from './support/gateways.js';
-import { runBin, tempDir } from './support/harness.js';
-import { startFastifyApp, type FastifyStack, type FastifyVariant } from './support/stacks/fastify-app.js';
+import { ALL_PASSED, differences, runHarness, type Run, type Verdict } from './support/stack-runs.js';
+import { startFastifyApp, type FastifyVariant } from './support/stacks/fastify-app.js';
 
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
 const TOKEN_TTL_SECONDS = 2;
 const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-
-type Verdict = Record<string, CheckStatus>;
-
-interface Run {
-  code: number;
-  report: RunReport;
-  stderr: string;
-}
-
-/** The real executable, as a user runs it; with the app's ground truth when `expectations`. */
-async function runHarness(stack: FastifyStack, expectations: boolean, baseUrl = stack.url, extra: string[] = []): Promise<Run> {
-  const reportsDir = await tempDir();
-  const file = join(reportsDir, 'expectations.json');
-  await writeFile(file, JSON.stringify(stack.expectations));
-  const args = ['run', '--base-url', baseUrl, '--client-id', stack.clientId, '--openapi', stack.openapiFile, '--foreign-tenant-id', stack.foreignTenantId, ...(expectations ? ['--expectations', file] : []), '--reports-dir', reportsDir, ...extra];
-  const result = await runBin(args, { env: { CARRIER_CLIENT_SECRET: stack.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' }, timeoutMs: 45_000 });
-  const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-  return { code: result.code, report, stderr: result.stderr };
-}
-
-/** Every check of the catalogue passes: what a conformant implementation must get. */
-const ALL_PASSED: Verdict = Object.fromEntries(CHECKS.map((c) => [c.id, 'passed' as const]));
 
 /** The conformant Fastify app, with its ground truth: every check passes. */
 const FASTIFY_CONFORMANT: Verdict = ALL_PASSED;
@@ -76,25 +50,10 @@ const FASTIFY_STRING_WITHOUT_NULL_KNOWN: Verdict = {
   'RESOURCE-EXPECTED-VALUES': 'failed',
 };
 
-/** Each check whose status is not the expected one, with the run's reason. */
-function differences(expected: Verdict, report: RunReport): string[] {
-  const remaining = new Map(Object.entries(expected));
-  const lines: string[] = [];
-  for (const check of report.checks) {
-    const want = remaining.get(check.id);
-    remaining.delete(check.id);
-    if (check.status === want) continue;
-    const why = [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
-    lines.push(`${check.id}: expected ${want ?? 'absent'}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`);
-  }
-  for (const [id, status] of remaining) lines.push(`${id}: expected ${status}, absent from the run`);
-  return lines;
-}
-
 const runOf = async (variant: FastifyVariant, expectations: boolean): Promise<Run> => {
   const stack = await startFastifyApp({ variant, tokenTtlSeconds: TOKEN_TTL_SECONDS });
   try {
-    return await runHarness(stack, expectations);
+    return await runHarness(stack, stack.url, { expectations });
   } finally {
     await stack.close();
   }
@@ -166,7 +125,7 @@ describe('the conformant Fastify app behind Apache', () => {
     const stack = await startFastifyApp({ tokenTtlSeconds: TOKEN_TTL_SECONDS });
     const gateway = await startGateway({ kind: 'apache', upstream: stack.url, forwardedHeaders });
     try {
-      return await runHarness(stack, true, gateway.url, ['--ca-file', gateway.ca?.caFile ?? '']);
+      return await runHarness(stack, gateway.url, { extra: ['--ca-file', gateway.ca?.caFile ?? ''] });
     } finally {
       await gateway.close();
       await stack.close();

@@ -10,7 +10,7 @@ const root = new URL('..', import.meta.url).pathname;
  * starts the biggest files first, and these small files that start servers and wait came last,
  * two of them alone at the end (562 s in all; started first, the short files fill in beside them).
  */
-export const LONGEST = ['test/readme.test.ts', 'test/meta/faults-1.test.ts', 'test/meta/variants.test.ts', 'test/meta/faults-2.test.ts', 'test/oauth-servers.test.ts', 'test/openapi-corpus.test.ts', 'test/latency.test.ts', 'test/gateways.test.ts', 'test/openapi-real.test.ts', 'test/combine-bundles.test.ts', 'test/certification.test.ts'];
+export const LONGEST = ['test/readme.test.ts', 'test/meta/faults-1.test.ts', 'test/meta/variants.test.ts', 'test/meta/faults-2.test.ts', 'test/oauth-servers.test.ts', 'test/openapi-corpus.test.ts', 'test/latency.test.ts', 'test/gateways.test.ts', 'test/python-stacks.test.ts', 'test/openapi-real.test.ts', 'test/combine-bundles.test.ts', 'test/certification.test.ts'];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -26,18 +26,47 @@ export interface EndpointSpec {
   listBy?: 'paging' | 'array' | 'wrapped-array';
   /** The property of a wrapper body (`{"data": [...]}`) that holds a list's items; absent: the body is the array. */
   itemsProperty?: string;
+  /**
+   * Why its kind is not certain (src/openapi/list-detection.ts): said in the console and the
+   * reports, with the option that overrides it (--paged-path PATH for a list, --endpoint PATH for
+   * a single resource).
+   */
+  uncertain?: string;
+  /** Where its items would be, were it a list: taken when --paged-path makes a list of a resource whose body holds an array. */
+  asList?: { schema?: string; itemsProperty?: string };
+  /** A list's whole body schema: what --endpoint, making a single resource of it, judges. */
+  asSingle?: { schema: string };
   /** The required query parameters, sent with every request of the endpoint (src/openapi/endpoint-model.ts). */
   query?: QueryParameterSpec[];
+  /** The required header parameters (Xero's `xero-tenant-id`), sent with every request of the endpoint, filled as query parameters are. */
+  headers?: QueryParameterSpec[];
+  /**
+   * Path parameters the document gives a value for (an example, a default, an enum): used where no
+   * --parameter and no list above gives one (`thumbnail.{extension}` with an enum), never invented.
+   */
+  pathValues?: QueryParameterSpec[];
 }
 
-/** A required query parameter: the value the document gives it (and where from), or why it has none. */
+/** A required parameter: the value the document gives it (and where from), or why it has none. */
 export interface QueryParameterSpec {
   name: string;
   value?: string;
-  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure; `parameter`: --parameter gave it. */
+  /** `invented`: made up from the schema's type and format, so a 4xx to it is not the target's failure; `parameter`: --parameter (or --header) gave it. */
   from?: 'example' | 'default' | 'enum' | 'invented' | 'parameter';
-  /** Why no value could be made; the endpoint is then skipped unless --parameter gives one. */
+  /** Why no value could be made; the endpoint is then skipped unless --parameter (or --header) gives one. */
   problem?: string;
+  /** OpenAPI 3.2 `in: querystring`: the value is the whole query string, sent as it is (src/openapi/oas32.ts). */
+  whole?: boolean;
+}
+
+/**
+ * The path a request for a document's path key goes to: without a `#…` suffix, which documents
+ * use to tell variants of one request apart (Box's `/shared_items#folders`; a fragment is never
+ * sent, RFC 9110 §7.1) and which is not part of the path (issue 37 item 6).
+ */
+export function wirePath(path: string): string {
+  const hash = path.indexOf('#');
+  return hash < 0 ? path : path.slice(0, hash);
 }
 
 /** The endpoints and, with --openapi, the document whose schemas they point into. */
@@ -60,6 +89,24 @@ export function pathParameters(path: string): string[] {
   return [...path.matchAll(/\{([^}/]+)\}/g)].map((m) => m[1] ?? '');
 }
 
+/** An endpoint whose kind the operator gave: nothing left uncertain, no alternative reading. */
+function withoutGuess(spec: EndpointSpec): EndpointSpec {
+  const out = { ...spec };
+  delete out.uncertain;
+  delete out.asList;
+  delete out.asSingle;
+  return out;
+}
+
+/**
+ * An endpoint path as a key the user may write either way: without the trailing slash Django REST
+ * framework's router writes its paths with (`shipments/`, `shipments/{id}/`), so that an
+ * --expectations file keyed `shipments` finds them (issue 38 item 9).
+ */
+export function pathKey(path: string): string {
+  return path.replace(/\/+$/, '');
+}
+
 /** "GET /tenants/{tenantId}/shipments": how reports name a tenant endpoint. */
 export function endpointLabel(path: string): string {
   return `GET /tenants/{tenantId}/${path}`;
@@ -68,8 +115,30 @@ export function endpointLabel(path: string): string {
 /** The endpoints of --paged-path and --endpoint, after those of the OpenAPI document (each path once). */
 export function mergeEndpoints(fromDocument: readonly EndpointSpec[], pagedPaths: readonly string[], singles: readonly string[]): EndpointSpec[] {
   const byPath = new Map<string, EndpointSpec>(fromDocument.map((e) => [e.path, e]));
-  for (const path of pagedPaths) byPath.set(path, { ...byPath.get(path), path, kind: 'list', source: byPath.get(path)?.source ?? '--paged-path' });
-  for (const path of singles) byPath.set(path, { ...byPath.get(path), path, kind: 'single', source: byPath.get(path)?.source ?? '--endpoint' });
+  // The operator's word settles what the document left uncertain: a resource made a list takes
+  // the items its array would be, a list made a resource its whole body.
+  for (const path of pagedPaths) {
+    const known = byPath.get(path);
+    const spec: EndpointSpec = { ...known, path, kind: 'list', source: known?.source ?? '--paged-path' };
+    if (known?.kind === 'single' && known.asList) {
+      Object.assign(spec, known.asList);
+      if (known.asList.schema === undefined) {
+        delete spec.schema;
+        spec.schemaGap = 'its list body declares no schema for its items';
+      }
+    }
+    byPath.set(path, withoutGuess(spec));
+  }
+  for (const path of singles) {
+    const known = byPath.get(path);
+    const spec: EndpointSpec = { ...known, path, kind: 'single', source: known?.source ?? '--endpoint' };
+    if (known?.kind === 'list') {
+      delete spec.itemsProperty;
+      delete spec.listBy;
+      if (known.asSingle) spec.schema = known.asSingle.schema;
+    }
+    byPath.set(path, withoutGuess(spec));
+  }
   return [...byPath.values()];
 }
 
@@ -83,13 +152,16 @@ export function describeEndpoints(endpoints: readonly EndpointSpec[], operations
   const singles = endpoints.length - lists;
   const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
   const of = operations === undefined ? '' : ` (GETs under /tenants/{tenantId}/, of the document's ${n(operations, 'operation', 'operations')})`;
-  const unfilled = endpoints.filter((e) => e.query?.some((p) => p.value === undefined)).length;
-  const invented = endpoints.filter((e) => e.query?.some((p) => p.from === 'invented')).length;
+  const required = (e: EndpointSpec): QueryParameterSpec[] => [...(e.query ?? []), ...(e.headers ?? [])];
+  const unfilled = endpoints.filter((e) => required(e).some((p) => p.value === undefined)).length;
+  const invented = endpoints.filter((e) => required(e).some((p) => p.from === 'invented')).length;
   const gaps = endpoints.filter((e) => e.schemaGap !== undefined).length;
+  const uncertain = endpoints.filter((e) => e.uncertain !== undefined).length;
   const remarks = [
-    ...(unfilled > 0 ? [`${n(unfilled, 'has', 'have')} a required query parameter without a value (skipped unless --parameter gives one)`] : []),
-    ...(invented > 0 ? [`${n(invented, 'gets', 'get')} a required query value made up from its schema`] : []),
+    ...(unfilled > 0 ? [`${n(unfilled, 'has', 'have')} a required query or header parameter without a value (skipped unless --parameter or --header gives one)`] : []),
+    ...(invented > 0 ? [`${n(invented, 'gets', 'get')} a required query or header value made up from its schema`] : []),
     ...(gaps > 0 ? [`${n(gaps, 'has', 'have')} no JSON body schema to judge`] : []),
+    ...(uncertain > 0 ? [`${n(uncertain, 'is', 'are')} of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)`] : []),
   ];
   return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}${of}${remarks.length > 0 ? `; ${remarks.join('; ')}` : ''}`;
 }

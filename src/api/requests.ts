@@ -16,8 +16,11 @@ export interface Target {
   /**
    * `post`: the run's own token requests (preflight, the shared token's renewals) send the client
    * credentials in the form body, RFC 6749 §2.3.1's client_secret_post, which it says is NOT
-   * RECOMMENDED and the spec does not allow (§Obtain an access token: HTTP Basic). The checks of
-   * the token endpoint still send Basic: that is what they test (--client-auth).
+   * RECOMMENDED and the spec does not allow (§Obtain an access token: HTTP Basic): because
+   * --client-auth post says so, or because the preflight found HTTP Basic refused and
+   * client_secret_post accepted. The checks of the token endpoint still send Basic: that is what
+   * they test. Where Basic gets no token, the token response and the token's use are judged on
+   * client_secret_post (src/battery/token-response.ts workingClientAuth).
    */
   clientAuth?: 'basic' | 'post';
 }
@@ -92,16 +95,18 @@ export interface ResourceRequestOptions extends VersionHeader {
   path: string;
   auth: RequestAuth;
   purpose: string;
+  /** The endpoint's own required header fields (the document's header parameters: src/battery/endpoints.ts endpointHeaders). */
+  headers?: Record<string, string>;
 }
 
 /** `GET {base_url}<path>` with `Accept-Version` and an Authorization (spec §Endpoints). */
 export function getResource(send: Send, target: Target, opts: ResourceRequestOptions): Promise<HttpResponse> {
-  return send({ method: 'GET', url: apiUrl(target.baseUrl, opts.path), headers: versionHeaders(opts), auth: opts.auth, purpose: opts.purpose });
+  return send({ method: 'GET', url: apiUrl(target.baseUrl, opts.path), headers: { ...opts.headers, ...versionHeaders(opts) }, auth: opts.auth, purpose: opts.purpose });
 }
 
-/** `GET` of an absolute URL (a Link target) with a bearer token and the documented version. */
-export function getUrl(send: Send, url: string | URL, auth: RequestAuth, purpose: string): Promise<HttpResponse> {
-  return send({ method: 'GET', url, headers: versionHeaders({}), auth, purpose });
+/** `GET` of an absolute URL (a Link target) with a bearer token and the documented version, and the endpoint's own header fields. */
+export function getUrl(send: Send, url: string | URL, auth: RequestAuth, purpose: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+  return send({ method: 'GET', url, headers: { ...headers, ...versionHeaders({}) }, auth, purpose });
 }
 
 export interface IssuedToken {

@@ -91,6 +91,8 @@ class CheckState {
   readonly endpoints = new Map<string, { skipped?: string }>();
   /** Endpoints whose judgement (`judgeEndpoint`) has begun and not ended: not judged, if the check ends so. */
   readonly judging = new Set<string>();
+  /** Exchanges a finding's message refers to besides the one it cites (`exhibit`), by index here. */
+  readonly exhibits: number[] = [];
 
   tally(key: string): Tally {
     let t = this.tallies.get(key);
@@ -292,6 +294,16 @@ export class CheckContext {
     else if (ref.recorder !== undefined) this.uses(ref.recorder);
   }
 
+  /**
+   * An exchange a finding's message refers to besides the one it cites (TOKEN-ISSUE's refusal of
+   * HTTP Basic, and the client_secret_post request that got a token): kept in the report with
+   * the findings, so that both can be read and reproduced.
+   */
+  exhibit(ref: ExchangeRef): void {
+    const index = this.cite(ref);
+    if (index >= 0) this.#state.exhibits.push(index);
+  }
+
   /** This check relies on exchanges recorded in `recorder`: their retries are noted in its report. */
   uses(recorder: Recorder): void {
     if (recorder !== this.recorder) this.#state.used.add(recorder);
@@ -346,7 +358,8 @@ export class CheckContext {
     const notListed = { failures: this.#state.notListed.failures + rest.failures, errors: this.#state.notListed.errors + rest.errors };
     // The exchanges the listed findings cite, numbered in the order of the findings (not of the
     // answers' arrival), then the last ones sent.
-    const keep = [...new Set([...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])), ...recent.filter((i) => i >= 0)])];
+    const exhibits = findings.length > 0 ? this.#state.exhibits : [];
+    const keep = [...new Set([...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])), ...exhibits, ...recent.filter((i) => i >= 0)])];
     const renumber = new Map(keep.map((old, i) => [old, i]));
     const endpoints = this.#endpointOutcomes();
     const dropped = notListed.failures + notListed.errors;

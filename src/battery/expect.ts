@@ -1,4 +1,4 @@
-import { findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
+import { challengeWithout, findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
 import type { HttpResponse } from '../http/client.js';
 import { isJsonMediaType } from '../http/media-type.js';
 import { oauthErrorSchema, schemaProblems } from '../api/schemas.js';
@@ -9,11 +9,14 @@ import type { CheckContext } from './check.js';
  * back, and returns whether the rule held, so that a check can go on and report every problem.
  */
 
-function describeStatus(res: HttpResponse): string {
+/** A status as a finding shows it: `302 (a redirect to …)`, `500 (a server error)`, `400`. */
+export function describeStatus(res: HttpResponse): string {
   const s = res.status;
   if (s >= 300 && s < 400) return `${s} (a redirect to ${res.header('location') ?? 'nowhere'})`;
   if (s >= 500) return `${s} (a server error)`;
-  return String(s);
+  // A 401 that challenges another scheme than Bearer says why the token was refused (DRF's `Token`).
+  const challenge = s === 401 ? challengeWithout(res.headerLines('www-authenticate'), 'Bearer') : undefined;
+  return challenge === undefined ? String(s) : `${s} (${challenge})`;
 }
 
 function describeAllowed(allowed: readonly number[]): string {
@@ -100,15 +103,18 @@ export function expectRefusal(c: CheckContext, res: HttpResponse, what: string):
 /** Whether a response is a refusal in the sense of expectRefusal. */
 export const isRefusal = (res: HttpResponse): boolean => res.status >= 400 && res.status < 500;
 
-/** The response must not issue a token: no access_token in the body. */
-export function expectNoToken(c: CheckContext, res: HttpResponse, what: string): boolean {
+/** Whether the response's JSON body carries an access_token, whatever its status and value. */
+export function carriesToken(res: HttpResponse): boolean {
   const parsed = res.json();
   const body = parsed.ok ? parsed.value : undefined;
-  if (body !== null && typeof body === 'object' && 'access_token' in body) {
-    c.fail(`${what}: expected no token, but the response carries an access_token`, res);
-    return false;
-  }
-  return true;
+  return body !== null && typeof body === 'object' && 'access_token' in body;
+}
+
+/** The response must not issue a token: no access_token in the body. */
+export function expectNoToken(c: CheckContext, res: HttpResponse, what: string): boolean {
+  if (!carriesToken(res)) return true;
+  c.fail(`${what}: expected no token, but the response carries an access_token`, res);
+  return false;
 }
 
 /** An RFC 6749 §5.2 error response whose `error` is `code` (one of `codes`). */

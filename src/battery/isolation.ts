@@ -1,11 +1,10 @@
-import { isDeepStrictEqual } from 'node:util';
 import { getResource, readIssuedToken, requestToken, type Send } from '../api/requests.js';
 import { TOKEN_PATH } from '../api/paths.js';
 import { Recorder, type HttpResponse } from '../http/client.js';
 import { redactor } from '../redact.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
-import { resolveInTenant, sharedProbe, tenantEndpoint, validAnswer, USER_ENDPOINT, type Endpoint } from './endpoints.js';
+import { endpointHeaders, resolveInTenant, sharedProbe, tenantEndpoint, validAnswer, USER_ENDPOINT, type Endpoint } from './endpoints.js';
 import { PrerequisiteError } from './errors.js';
 import { extractItems } from './list-items.js';
 
@@ -55,17 +54,17 @@ async function secondToken(c: CheckContext, second: SecondClient, renew: boolean
 }
 
 /**
- * `GET path` with the second client's token, through `via`. A 401 is asked again once with a new
- * token (said in the check's notes): the token may have run out, and only its refusal while
- * surely valid is evidence.
+ * `GET path` with the second client's token and the endpoint's required `headers`, through `via`.
+ * A 401 is asked again once with a new token (said in the check's notes): the token may have run
+ * out, and only its refusal while surely valid is evidence.
  */
-export async function getAsSecondClient(c: CheckContext, path: string, purpose: string, via: Send = c.send): Promise<HttpResponse> {
+export async function getAsSecondClient(c: CheckContext, path: string, purpose: string, headers: Record<string, string>, via: Send = c.send): Promise<HttpResponse> {
   const second = c.settings.isolation.secondClient;
   if (second === undefined) throw new PrerequisiteError('no second client (--second-client-id)');
-  const first = await getResource(via, c.target, { path, auth: { kind: 'bearer', token: await secondToken(c, second, false) }, purpose });
+  const first = await getResource(via, c.target, { path, auth: { kind: 'bearer', token: await secondToken(c, second, false) }, headers, purpose });
   if (first.status !== 401) return first;
   c.recorder.retries.push(`GET ${path.split('?')[0] ?? path} was refused (401) with the second client's token; sent again once with a new one before judging`);
-  return getResource(via, c.target, { path, auth: { kind: 'bearer', token: await secondToken(c, second, true) }, purpose: `${purpose} (again, with a new token of the second client)` });
+  return getResource(via, c.target, { path, auth: { kind: 'bearer', token: await secondToken(c, second, true) }, headers, purpose: `${purpose} (again, with a new token of the second client)` });
 }
 
 /** Paths of the endpoints in the second client's tenant, resolved once per worker. */
@@ -98,7 +97,7 @@ export function pathInSecondTenant(c: CheckContext, endpoint: Endpoint): Promise
 export async function secondAnswer(c: CheckContext, endpoint: Endpoint): Promise<HttpResponse | { unresolved: string }> {
   const path = await pathInSecondTenant(c, endpoint);
   if (typeof path !== 'string') return path;
-  return sharedProbe(c, `second-client ${path}`, (send) => getAsSecondClient(c, path, `${endpoint.label}: the second client reads its own tenant`, send));
+  return sharedProbe(c, `second-client ${path}`, (send) => getAsSecondClient(c, path, `${endpoint.label}: the second client reads its own tenant`, endpointHeaders(endpoint.spec), send));
 }
 
 /**
@@ -114,20 +113,6 @@ export function dataIn(endpoint: Endpoint, res: HttpResponse): { items: number }
     return extracted.items.length > 0 ? { items: extracted.items.length } : { none: 'the list is empty' };
   }
   return parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? { resource: parsed.value as Record<string, unknown> } : { none: 'its body is not a JSON object' };
-}
-
-/**
- * Whether a refusal carries the other tenant's single resource: that very object, or one with the
- * id that was asked for (the last segment of `path`). A list's items are judged apart (any item
- * in a refusal is data).
- */
-export function carriesResource(res: HttpResponse, theirs: Record<string, unknown>, path: string): boolean {
-  const parsed = res.json();
-  if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) return false;
-  if (isDeepStrictEqual(parsed.value, theirs)) return true;
-  const asked = decodeURIComponent(path.split('?')[0]?.split('/').at(-1) ?? '');
-  const id = (parsed.value as { id?: unknown }).id;
-  return (typeof id === 'string' || typeof id === 'number') && String(id) === asked && asked !== '';
 }
 
 /** The tenant ids a /users/me answer lists, lower case (empty when it lists none or failed). */

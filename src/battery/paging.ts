@@ -98,6 +98,27 @@ export function unfollowableLink(target: string, apiOrigin: string): string | un
   return url.origin === apiOrigin ? undefined : `is not on the API's origin ${apiOrigin}: ${cannot}`;
 }
 
+/**
+ * Why a link `target` on the API's origin leaves the API, or undefined when it does not: the base
+ * URL has a path (a gateway's prefix, `/api`) and the target is not under it. Such a link can be
+ * followed (unfollowableLink), and where it lands is judged by its answer; this only says why a
+ * landing went wrong, as behind Caddy's `handle_path /api/*`, which strips the prefix before the
+ * backend writes its links from the path it saw.
+ */
+export function outsideBasePath(target: string, baseUrl: string): string | undefined {
+  let base: URL;
+  let url: URL;
+  try {
+    base = new URL(baseUrl);
+    url = new URL(target);
+  } catch {
+    return undefined;
+  }
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (prefix === '' || url.origin !== base.origin || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) return undefined;
+  return `is not under the base URL's path ${prefix}`;
+}
+
 /** A page as the walk reads it: what the checks need of it, without its body. */
 export interface WalkPage {
   number: number;

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { EndpointSpec } from '../api/endpoint-specs.js';
+import { pathKey, type EndpointSpec } from '../api/endpoint-specs.js';
 import { canonicalPointer, compileFailure, documentAjv, precompiledFailure, precompiledValidator, schemaAt, type CompileFailure } from '../openapi/document-ajv.js';
 import { at as target, isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import { at as nodeAt } from '../openapi/pointer.js';
 import { mayBeObject, omissionMessage } from '../lint/omission.js';
-import { allowsNull as allowsNullIn } from '../lint/rules.js';
+import { satisfiabilityFindings, type SatisfiableRule } from '../lint/satisfiable.js';
 import { itemId } from './list-items.js';
 import { describeValue } from './token-response.js';
 import type { BatteryContext } from './wiring.js';
@@ -154,6 +154,15 @@ function applicable(document: Json, pointers: readonly string[]): string[] {
 
 /** The outermost schema with a `keyword` (anyOf/oneOf) that applies at instance path `path` of a value of the schema at `pointer`. */
 function compositeAt(document: Json, pointer: string, path: string, keyword: string): { pointer: string; schema: Json } | undefined {
+  for (const p of schemasAt(document, pointer, path)) {
+    const s = nodeAt(document, p);
+    if (isObject(s) && Array.isArray(s[keyword])) return { pointer: p, schema: s };
+  }
+  return undefined;
+}
+
+/** Every schema that applies at instance path `path` of a value of the schema at `pointer`, outermost first (union arms included). */
+function schemasAt(document: Json, pointer: string, path: string): string[] {
   let current = applicable(document, [pointer]);
   for (const raw of path.split('/').slice(1)) {
     const t = raw.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -169,9 +178,37 @@ function compositeAt(document: Json, pointer: string, path: string, keyword: str
     }
     current = applicable(document, next);
   }
-  for (const p of current) {
-    const s = nodeAt(document, p);
-    if (isObject(s) && Array.isArray(s[keyword])) return { pointer: p, schema: s };
+  return current;
+}
+
+/** The lint findings of the three "no server can satisfy this" rules on each schema, by document and pointer (src/lint/satisfiable.ts). */
+const unsatisfiable = new WeakMap<Json, Map<string, SatisfiableRule[]>>();
+
+function rulesAt(document: Json, pointer: string): SatisfiableRule[] {
+  let byPointer = unsatisfiable.get(document);
+  if (!byPointer) unsatisfiable.set(document, (byPointer = new Map<string, SatisfiableRule[]>()));
+  let rules = byPointer.get(pointer);
+  if (rules === undefined) {
+    const s = nodeAt(document, pointer);
+    const deref = (v: unknown): unknown => resolve(document, v, '').value;
+    rules = isObject(s) && typeof s.$ref !== 'string' ? [...new Set(satisfiabilityFindings(s, deref).map((f) => f.rule))] : [];
+    if (byPointer.size < 5000) byPointer.set(pointer, rules);
+  }
+  return rules;
+}
+
+/** Which rule of the document's makes error `e` no server's fault, if one does (issue 37 item 8). */
+function documentCause(document: Json, pointer: string, e: ErrorObject): SatisfiableRule | undefined {
+  // A value several branches match is the document's only where its branches cannot be told apart
+  // at all (lint's OAS-ONEOF-DISTINCT); where they can, the server sent one that fits two.
+  const passing: unknown = e.params.passingSchemas;
+  const several = e.keyword === 'oneOf' && Array.isArray(passing) && passing.length > 1;
+  const relevant: Partial<Record<string, SatisfiableRule[]>> = { type: ['OAS-ENUM-TYPE'], enum: ['OAS-ENUM-TYPE'], const: ['OAS-ENUM-TYPE'], oneOf: several ? ['OAS-ONEOF-DISTINCT', 'OAS-CLOSED-SCHEMA'] : ['OAS-CLOSED-SCHEMA'], anyOf: ['OAS-CLOSED-SCHEMA'], additionalProperties: ['OAS-CLOSED-SCHEMA'] };
+  const wanted = relevant[e.keyword];
+  if (!wanted) return undefined;
+  for (const p of schemasAt(document, pointer, e.instancePath)) {
+    const found = rulesAt(document, p).find((r) => wanted.includes(r));
+    if (found) return found;
   }
   return undefined;
 }
@@ -284,41 +321,150 @@ function explainUnion(document: Json, pointer: string, value: unknown, base: str
   return lines.length > 0 || wrapper ? lines : flat;
 }
 
+/** Rounds of null removal (nullsRefused): each round can only reveal nulls inside a union branch the last one let match. */
+const NULL_ROUNDS = 4;
+
+/** `/a/b~1c` → ['a', 'b/c']. */
+function tokensOf(instancePath: string): string[] {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * The instance paths of the object properties whose value is null and which an error is about
+ * (a `type`, `enum`, `const`… error at the property itself): the nulls the schema refused.
+ */
+function refusedNulls(value: unknown, errors: readonly ErrorObject[]): string[] {
+  const out = new Set<string>();
+  for (const e of errors) {
+    if (e.instancePath === '' || out.has(e.instancePath)) continue;
+    const tokens = tokensOf(e.instancePath);
+    const parent = valueAt(value, e.instancePath.slice(0, e.instancePath.lastIndexOf('/')));
+    const name = tokens.at(-1) as string;
+    if (isObject(parent) && Object.hasOwn(parent, name) && parent[name] === null) out.add(e.instancePath);
+  }
+  return [...out];
+}
+
+/** A copy of `value` without the properties at `paths` (object properties, by instance path). */
+function without(value: unknown, paths: readonly string[]): unknown {
+  const copy = structuredClone(value);
+  for (const path of paths) {
+    const parent = valueAt(copy, path.slice(0, path.lastIndexOf('/')));
+    if (isObject(parent)) delete parent[tokensOf(path).at(-1) as string];
+  }
+  return copy;
+}
+
+/**
+ * The value as the spec's rule for optional fields reads it, and the nulls the schema requires a
+ * value for. Spec §Generic rules for optional fields 1: an optional field without data is sent as
+ * null. The document says which fields exist and their types; the spec says how a field without
+ * data is sent, so a null is accepted for every optional property, whatever its schema says of
+ * null (a document that forbids it contradicts the spec: lint's OAS-NULLABLE, reported once). A
+ * null the schema refused is read as the omission of that property: the schema's own `required`
+ * then says whether the property was optional (the null is accepted) or required (it is a
+ * failure: a required property has data, and null is not of its type), through every allOf,
+ * oneOf and anyOf exactly as the schema composes them. Bounded rounds: a null removed can let a
+ * union branch match whose nulls were not reported before.
+ */
+function nullsRefused(validate: ValidateFunction, value: unknown, errors: ErrorObject[]): { value: unknown; errors: ErrorObject[]; requiredNulls: ErrorObject[] } {
+  let current = value;
+  let currentErrors = errors;
+  const removed = new Map<string, ErrorObject>();
+  for (let round = 0; round < NULL_ROUNDS; round += 1) {
+    const nulls = refusedNulls(current, currentErrors).filter((p) => !removed.has(p));
+    if (nulls.length === 0) break;
+    for (const p of nulls) removed.set(p, currentErrors.find((e) => e.instancePath === p) as ErrorObject);
+    current = without(value, [...removed.keys()]);
+    currentErrors = validate(current) ? [] : [...(validate.errors ?? [])];
+  }
+  if (removed.size === 0) return { value, errors, requiredNulls: [] };
+  // A removed null that its schema then misses as `required` was a required property sent as null.
+  const requiredNulls: ErrorObject[] = [];
+  const rest = currentErrors.filter((e) => {
+    if (e.keyword !== 'required') return true;
+    const path = `${e.instancePath}/${String(e.params.missingProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const refused = removed.get(path);
+    if (!refused) return true;
+    if (!requiredNulls.includes(refused)) requiredNulls.push(refused);
+    return false;
+  });
+  return { value: current, errors: rest, requiredNulls };
+}
+
+/** RESOURCE-SCHEMA's judgement of one value: what the server got wrong, and what no server could get right (the document's). */
+export interface SchemaJudgement {
+  problems: string[];
+  /** Failures a schema that contradicts itself makes of every value (lint's OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT, OAS-CLOSED-SCHEMA): the document's, never the deployment's. */
+  documentFaults: string[];
+}
+
 /**
  * RESOURCE-SCHEMA: what the value breaks of its declared schema, a line each, at its own path.
  * Omitted properties (`required`) are RESOURCE-FIELDS-PRESENT's to report, so that one omission
  * is one finding; inside a union's branch, which that check does not follow, they are this one's.
+ * A null is accepted for every optional property (nullsRefused). A failure that the schema makes
+ * of every value (`{type: string, enum: [1, 2]}`, a oneOf whose branches overlap, a closed schema
+ * that forbids its own branches' properties: issue 37 item 8) is the document's, said apart.
  */
-export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
+export function schemaJudgement(document: Json, pointer: string, value: unknown): SchemaJudgement {
   const validate = validator(document, pointer);
   if (!validate) throw new Error(schemaCompileProblem(document, pointer));
-  if (validate(value)) return [];
-  const errors = [...(validate.errors ?? [])];
+  if (validate(value)) return { problems: [], documentFaults: [] };
+  const read = nullsRefused(validate, value, [...(validate.errors ?? [])]);
+  const nulls = read.requiredNulls.map((e) => `${describeError(e, value)} (a required property: it has data, so never null)`);
+  // The document's: each error a self-contradicting schema makes, with the errors of the union it explains.
+  const documentFaults: string[] = [];
+  const dropped = read.errors.map(() => false);
+  for (let k = read.errors.length - 1; k >= 0; k -= 1) {
+    const e = read.errors[k] as ErrorObject;
+    if (dropped[k]) continue;
+    const cause = documentCause(document, pointer, e);
+    if (cause === undefined) continue;
+    dropped[k] = true;
+    let text = describeError(e, read.value);
+    try {
+      if (e.keyword === 'oneOf' || e.keyword === 'anyOf') text = explainUnion(document, pointer, read.value, '', e, { keepRequired: true, depth: 0, note: '' }).join('; ') || text;
+    } catch {
+      // As below: a hostile document's pointers leave ajv's own words.
+    }
+    documentFaults.push(`${text} (the document's schema there cannot be met by any server: its finding ${cause})`);
+    if (e.keyword === 'oneOf' || e.keyword === 'anyOf') for (let j = k - 1; j >= 0 && within((read.errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1) dropped[j] = true;
+  }
+  const errors = read.errors.filter((_, k) => !dropped[k]);
+  if (errors.length === 0) return { problems: nulls, documentFaults };
   try {
     // Nothing left when the value's only faults are omissions: RESOURCE-FIELDS-PRESENT reports them.
-    return explain(document, pointer, value, '', errors, { keepRequired: false, depth: 0, note: '' });
+    return { problems: [...nulls, ...explain(document, pointer, read.value, '', errors, { keepRequired: false, depth: 0, note: '' })], documentFaults };
   } catch {
     // The explanation follows the document's pointers, which a hostile document can make throw:
     // ajv's own errors then, each at its path, rather than no judgement of the item.
-    return [...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, value)))];
+    return { problems: [...nulls, ...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, read.value)))], documentFaults };
   }
+}
+
+/** schemaJudgement's lines of what the server got wrong. */
+export function schemaProblems(document: Json, pointer: string, value: unknown): string[] {
+  return schemaJudgement(document, pointer, value).problems;
 }
 
 /**
  * A property an object schema declares, as RESOURCE-FIELDS-PRESENT reads it: its schema (the
- * first declaration met, whose pointer nested values are judged by), whether the schema requires
- * it, and whether every declaration of it allows null (allOf: a value meets them all).
+ * first declaration met, whose pointer nested values are judged by) and whether the schema
+ * requires it.
  */
 interface Declared {
   schema: unknown;
   pointer: string;
   required: boolean;
-  nullable: boolean;
 }
 
 /** What one walk over a schema's declarations gathers (see collectDeclared). */
 interface Declarations {
-  properties: Map<string, { schema: unknown; pointer: string; nullable: boolean }>;
+  properties: Map<string, { schema: unknown; pointer: string }>;
   /** Names listed in `required`, with where the first list is (for a name no `properties` declares). */
   required: Map<string, string>;
   writeOnly: Set<string>;
@@ -365,10 +511,7 @@ function collectDeclared(document: Json, schema: unknown, pointer: string, depth
     for (const [name, child] of Object.entries(s.properties)) {
       // A writeOnly property is sent by clients, never served (OAS 3.0.3 §4.7.24 readOnly/writeOnly, JSON Schema validation 2020-12 §9.4).
       if (isWriteOnly(document, child)) into.writeOnly.add(name);
-      const nullable = allowsNullIn(document, child);
-      const known = into.properties.get(name);
-      if (known) known.nullable &&= nullable;
-      else into.properties.set(name, { schema: child, pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer, nullable });
+      if (!into.properties.has(name)) into.properties.set(name, { schema: child, pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer });
     }
   }
   if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string' && !into.required.has(name)) into.required.set(name, `${at}/required`);
@@ -384,7 +527,7 @@ function collectDeclared(document: Json, schema: unknown, pointer: string, depth
 
 /**
  * The properties an object value of a schema must be read against (collectDeclared), with their
- * schemas and whether required and nullable. A writeOnly property is left out even when `required`
+ * schemas and whether required. A writeOnly property is left out even when `required`
  * lists it: OAS 3.0.3 §4.7.24 (readOnly/writeOnly) applies `required` on it to requests only.
  * readOnly properties are served like any other and stay in.
  */
@@ -394,7 +537,7 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
   const out = new Map<string, Declared>();
   for (const [name, p] of found.properties) if (!found.writeOnly.has(name)) out.set(name, { ...p, required: found.required.has(name) });
   // Listed in required with no schema: anything, null included.
-  for (const [name, at] of found.required) if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true, nullable: true });
+  for (const [name, at] of found.required) if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true });
   return out;
 }
 
@@ -404,15 +547,6 @@ interface Plan {
   /** The declared property names and their schemas' pointers, side by side. */
   names: string[];
   pointers: string[];
-  /**
-   * Whether an omission of each is a finding: it is required, or optional and null allowed (spec
-   * §Generic rules for optional fields 1: sent as null). An optional property whose schema does not
-   * allow null cannot be sent as null without breaking the schema (RESOURCE-SCHEMA): the document
-   * contradicts the spec there, which lint's OAS-NULLABLE reports once, in the run's document
-   * section; the server is judged by what both accept, so it may omit it (issue 29 item 6). A
-   * value it carries is still read for the properties nested in it.
-   */
-  demanded: boolean[];
   /** The plans of the properties (by index in `names`) and of the items, as hasEveryDeclared meets them. */
   children: (Plan | undefined)[];
   items: Plan | undefined;
@@ -430,16 +564,20 @@ function planOf(document: Json, pointer: string): Plan {
     const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
     const properties = declaredProperties(document, { $ref: pointer }, pointer, 0);
     const declared = [...properties.values()];
-    plan = { itemPointer: items, names: [...properties.keys()], pointers: declared.map((p) => p.pointer), demanded: declared.map((p) => p.required || p.nullable), children: [], items: undefined };
+    plan = { itemPointer: items, names: [...properties.keys()], pointers: declared.map((p) => p.pointer), children: [], items: undefined };
     byPointer.set(pointer, plan);
   }
   return plan;
 }
 
 /**
- * RESOURCE-FIELDS-PRESENT: every property the schema declares and demands (Plan.demanded) that
- * the value omits, as dotted paths (nested objects and array elements included, a few levels
- * deep). Properties that only some branches of oneOf/anyOf declare are not demanded where more
+ * RESOURCE-FIELDS-PRESENT: every property the schema declares that the value omits, as dotted
+ * paths (nested objects and array elements included, a few levels deep). Required or optional,
+ * null allowed by its schema or not: an optional field without data is sent as null, never
+ * omitted (spec §Generic rules for optional fields 1), whatever the document says of null (the
+ * spec over the document, docs/design.md "One rule for null"; a schema that does not allow null
+ * is the document's finding, OAS-NULLABLE, and RESOURCE-SCHEMA accepts the null). writeOnly
+ * properties are requests' only and are not demanded. Properties that only some branches of oneOf/anyOf declare are not demanded where more
  * than one branch may apply to an object: which one does is not known (collectDeclared).
  */
 export function missingDeclared(document: Json, pointer: string, value: unknown, prefix = '', depth = 0): string[] {
@@ -458,7 +596,7 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
   plan.names.forEach((name, i) => {
     // Own properties only: `in` would find an omitted `constructor` or `toString` on Object.prototype.
     if (!Object.hasOwn(value, name)) {
-      if (plan.demanded[i] === true) out.push(prefix === '' ? name : `${prefix}.${name}`);
+      out.push(prefix === '' ? name : `${prefix}.${name}`);
     } else {
       const v = value[name];
       if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, plan.pointers[i] as string, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
@@ -491,13 +629,10 @@ function presentIn(document: Json, plan: Plan, value: unknown, depth: number): b
     return true;
   }
   if (!isObject(value)) return true;
-  const { names, pointers, demanded, children } = plan;
+  const { names, pointers, children } = plan;
   for (let i = 0; i < names.length; i += 1) {
     const name = names[i] as string;
-    if (!Object.hasOwn(value, name)) {
-      if (demanded[i] === true) return false;
-      continue;
-    }
+    if (!Object.hasOwn(value, name)) return false;
     const v = value[name];
     if (v !== null && typeof v === 'object' && !presentIn(document, (children[i] ??= planOf(document, pointers[i] as string)), v, depth + 1)) return false;
   }
@@ -505,61 +640,127 @@ function presentIn(document: Json, plan: Plan, value: unknown, depth: number): b
 }
 
 /**
- * The declared properties RESOURCE-FIELDS-PRESENT does not demand of a schema's values (optional,
- * null not allowed: see Plan.demanded), as paths in missingDeclared's form (`lines[].memo`), the
- * nested ones included; each schema is read once, under the first path that reaches it.
+ * What the expectations' resources know under an endpoint's path: the key as written, else one
+ * that differs only by trailing slashes (an expectations file keyed `shipments` against a
+ * document whose paths are DRF's `shipments/`).
  */
-export function undemandedProperties(document: Json, pointer: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const visit = (p: string, prefix: string, depth: number): void => {
-    if (depth > 6 || seen.has(p)) return;
-    seen.add(p);
-    const plan = planOf(document, p);
-    if (plan.itemPointer !== undefined) visit(plan.itemPointer, `${prefix}[]`, depth + 1);
-    plan.names.forEach((name, i) => {
-      const path = prefix === '' ? name : `${prefix}.${name}`;
-      if (plan.demanded[i] !== true) out.push(path);
-      visit(plan.pointers[i] as string, path, depth + 1);
-    });
-  };
-  visit(pointer, '', 0);
-  return out;
+function knownAt(resources: Record<string, unknown>, path: string): unknown {
+  if (Object.hasOwn(resources, path)) return resources[path];
+  const key = Object.keys(resources).find((k) => pathKey(k) === pathKey(path));
+  return key === undefined ? undefined : resources[key];
 }
 
 /** The seeded items of an endpoint's expectations, by id; undefined when none are known. */
 export function expectedItems(settings: BatteryContext, spec: EndpointSpec): ExpectedItems | undefined {
   const resources = settings.expectations?.resources;
   if (!resources) return undefined;
-  // The items of a list also stand for the single resource under it (`invoices/{invoiceId}`).
-  const parent = spec.kind === 'single' ? spec.path.replace(/\/\{[^}]+\}$/, '') : spec.path;
-  const known = resources[spec.path] ?? resources[parent];
-  if (!Array.isArray(known)) return undefined;
+  // The items of a list also stand for the single resource under it (`invoices/{invoiceId}`, `invoices/{id}/`).
+  const parent = spec.kind === 'single' ? pathKey(spec.path).replace(/\/\{[^}]+\}$/, '') : spec.path;
+  const known = [knownAt(resources, spec.path), knownAt(resources, parent)].find(Array.isArray);
+  if (!known) return undefined;
   return new Map(known.filter(isObject).map((item) => [String(item.id), item]));
 }
 
 /** The whole known resource of a single endpoint without an id (`settings`), if the expectations give one. */
 export function expectedResource(settings: BatteryContext, spec: EndpointSpec): Json | undefined {
-  const known = settings.expectations?.resources?.[spec.path];
+  const resources = settings.expectations?.resources;
+  const known = resources ? knownAt(resources, spec.path) : undefined;
   return isObject(known) ? known : undefined;
 }
 
-/** RESOURCE-EXPECTED-VALUES: each known field that the value does not carry exactly. */
-export function expectedValueProblems(expected: Json, actual: unknown): string[] {
+/**
+ * RESOURCE-EXPECTED-VALUES: each known field that the value does not carry exactly. Where the
+ * schema (`schema`, the value's own) says `format: date-time`, two RFC 3339 date-times are the
+ * same value when they are the same instant (issue 38 item 9): `2026-02-09T10:00:00+00:00`, as
+ * pydantic writes it, is `2026-02-09T10:00:00.000Z` (RFC 3339 §5.6 allows either offset and
+ * fraction; the spec shows no form). Everything else is compared exactly.
+ */
+export function expectedValueProblems(expected: Json, actual: unknown, schema?: { document: Json; pointer: string }): string[] {
   if (!isObject(actual)) return [`expected an object, got ${describeValue(actual)}`];
+  const properties = schema ? declaredProperties(schema.document, { $ref: schema.pointer }, schema.pointer, 0) : undefined;
   const out: string[] = [];
   for (const [field, want] of Object.entries(expected)) {
     const present = Object.hasOwn(actual, field);
     const got = present ? actual[field] : undefined;
+    const declared = properties?.get(field);
     if (!present) out.push(`field "${field}": expected ${describeValue(want)}, got no such field`);
-    else if (!isDeepStrictEqual(got, want)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
+    else if (!sameValue(want, got, schema && declared ? { document: schema.document, schema: declared.schema, pointer: declared.pointer } : undefined, 0)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
   }
   return out;
+}
+
+/** Where a value sits in the document: its schema (as declared, maybe a $ref) and the pointer to it. */
+interface SchemaAt {
+  document: Json;
+  schema: unknown;
+  pointer: string;
+}
+
+/** Whether `got` is the value `want`: equal, or the same instant where the schema says date-time, inside objects and arrays too. */
+function sameValue(want: unknown, got: unknown, where: SchemaAt | undefined, depth: number): boolean {
+  if (isDeepStrictEqual(want, got)) return true;
+  if (!where || depth > 8) return false;
+  if (typeof want === 'string' && typeof got === 'string') return isDateTime(where.document, where.schema, 0) && sameInstant(want, got);
+  const { value: node, pointer } = resolve(where.document, where.schema, where.pointer);
+  if (Array.isArray(want) && Array.isArray(got)) {
+    if (want.length !== got.length) return false;
+    const items = isObject(node) ? node.items : undefined;
+    const at = items === undefined ? undefined : { document: where.document, schema: items, pointer: `${pointer}/items` };
+    return want.every((w, i) => sameValue(w, got[i], at, depth + 1));
+  }
+  if (isObject(want) && isObject(got)) {
+    const keys = Object.keys(want);
+    if (keys.length !== Object.keys(got).length || !keys.every((k) => Object.hasOwn(got, k))) return false;
+    const properties = declaredProperties(where.document, where.schema, pointer, 0);
+    return keys.every((k) => {
+      const declared = properties.get(k);
+      return sameValue(want[k], got[k], declared ? { document: where.document, schema: declared.schema, pointer: declared.pointer } : undefined, depth + 1);
+    });
+  }
+  return false;
+}
+
+/** Whether a schema says `format: date-time`: itself, through its $ref, an allOf member, or an arm of an anyOf/oneOf ("date-time or null"). */
+function isDateTime(document: Json, schema: unknown, depth: number): boolean {
+  if (depth > 8) return false;
+  const node = resolve(document, schema, '#').value;
+  if (!isObject(node)) return false;
+  if (node.format === 'date-time') return true;
+  return (['allOf', 'anyOf', 'oneOf'] as const).some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((arm) => isDateTime(document, arm, depth + 1)));
+}
+
+/** RFC 3339 §5.6 date-time: full-date "T" full-time, the T and Z in either case. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** An RFC 3339 date-time as an instant: whole seconds since the epoch and the fraction's digits (exact, whatever their number); undefined when it is none. */
+function instant(text: string): { seconds: number; fraction: string } | undefined {
+  const m = DATE_TIME.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const offsetHours = Number(m[10] ?? 0);
+  const offsetMinutes = Number(m[11] ?? 0);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCDate() !== day) return undefined;
+  // A leap second (23:59:60) is the instant the next second starts, to this comparison.
+  date.setUTCHours(hour, minute, second, 0);
+  const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60;
+  return { seconds: date.getTime() / 1000 - offset, fraction: (m[7] ?? '').replace(/0+$/, '') };
+}
+
+/** Whether two RFC 3339 date-times are the same instant, to the last digit either gives. */
+export function sameInstant(a: string, b: string): boolean {
+  const x = instant(a);
+  const y = instant(b);
+  return x !== undefined && y !== undefined && x.seconds === y.seconds && x.fraction === y.fraction;
 }
 
 /** What the resource checks found on one page of a list: a few lines each, and how many in all. */
 export interface PageFindings {
   schema: string[];
+  /** RESOURCE-SCHEMA's failures that are the document's (schemaJudgement), the first few. */
+  documentFaults?: string[];
   missing: string[];
   expected: string[];
   counts: { schema: number; missing: number; expected: number };
@@ -697,7 +898,11 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
     const carriesEveryDeclared = wantMissing && openapi && schema ? everyDeclaredIn(openapi, schema) : undefined;
     for (const item of items) {
       if (strings && out.strings) tallyStrings(strings, item, out.strings);
-      if (validate && openapi && schema && !validate(item)) for (const p of schemaProblems(openapi, schema, item)) add('schema', `${label(item)}: ${p}`);
+      if (validate && openapi && schema && !validate(item)) {
+        const judged = schemaJudgement(openapi, schema, item);
+        for (const p of judged.problems) add('schema', `${label(item)}: ${p}`);
+        for (const d of judged.documentFaults) if ((out.documentFaults ??= []).length < LINES_PER_PAGE && !out.documentFaults.includes(d)) out.documentFaults.push(d);
+      }
       if (carriesEveryDeclared && openapi && schema && !carriesEveryDeclared(item)) {
         const missing = missingDeclared(openapi, schema, item);
         if (missing.length > 0) add('missing', `${label(item)} ${omissionMessage(openapi, schema, missing)}`);
@@ -707,7 +912,7 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
       const want = id === undefined ? undefined : known.get(id);
       if (want && id !== undefined) {
         out.seen.push(id);
-        for (const p of expectedValueProblems(want, item)) add('expected', `${label(item)}: ${p}`);
+        for (const p of expectedValueProblems(want, item, openapi && schema !== undefined ? { document: openapi, pointer: schema } : undefined)) add('expected', `${label(item)}: ${p}`);
       }
     }
     return out;

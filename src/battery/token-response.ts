@@ -2,23 +2,38 @@ import { LEGACY_TOKEN_PATH, TOKEN_PATH, USER_PATH } from '../api/paths.js';
 import { credentialsRefused, getResource, readIssuedToken, requestToken, type ClientCredentials } from '../api/requests.js';
 import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
-import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, sharedProbe, validAnswer, type Endpoint } from './endpoints.js';
+import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, basicRefusedAt, sharedProbe, workingAnswer, type Endpoint } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
+import { numberSource } from '../api/json-source.js';
 
 /** Token-endpoint steps shared by the token and legacy suites. */
 
-/** A token request with the configured credentials and everything valid. */
-export function requestValidToken(c: CheckContext, path = TOKEN_PATH): Promise<HttpResponse> {
-  return requestToken(c.send, c.target, { path, credentials: c.credentials, purpose: `token request to ${path} with valid client credentials` });
+/**
+ * A token request with the configured credentials and everything valid, for a check that uses
+ * the token (not one that tests the request): in HTTP Basic, the spec's, unless the endpoint
+ * refused that in a run that goes with client_secret_post (basicRefusedAt).
+ */
+export async function requestValidToken(c: CheckContext, path = TOKEN_PATH): Promise<HttpResponse> {
+  const post = await basicRefusedAt(c, path === LEGACY_TOKEN_PATH ? LEGACY_TOKEN_ENDPOINT : TOKEN_ENDPOINT);
+  return requestToken(c.send, c.target, {
+    path,
+    credentials: c.credentials,
+    ...(post ? { clientAuth: 'post' as const } : {}),
+    purpose: `token request to ${path} with valid client credentials${post ? ' in the form body (client_secret_post: HTTP Basic got no token)' : ''}`,
+  });
 }
 
 /**
  * The body of the endpoint's answer to a valid token request, shared by the checks that examine
- * it, or undefined after an error that points at the check judging that answer.
+ * it, or undefined after an error that points at the check judging that answer. In a run that
+ * goes with client_secret_post, where HTTP Basic got no token, the client_secret_post answer is
+ * judged, and the check says so: what the token response holds does not depend on how the
+ * client authenticated.
  */
 export async function issuedTokenBody(c: CheckContext, endpoint: Endpoint = TOKEN_ENDPOINT): Promise<{ res: HttpResponse; body: Record<string, unknown> } | undefined> {
-  const res = await validAnswer(c, endpoint);
+  const res = await workingAnswer(c, endpoint);
+  if (await basicRefusedAt(c, endpoint)) notePostAnswer(c, endpoint);
   if (res.status !== 200) {
     c.error(`cannot check: the token request with valid credentials answered ${res.status}, not 200 (see ${endpoint.judgedBy})`, res);
     return undefined;
@@ -29,6 +44,11 @@ export async function issuedTokenBody(c: CheckContext, endpoint: Endpoint = TOKE
     return undefined;
   }
   return { res, body: parsed.value as Record<string, unknown> };
+}
+
+/** Says that the check judged the client_secret_post answer, and why. */
+export function notePostAnswer(c: CheckContext, endpoint: Endpoint): void {
+  c.note(`judged on the answer to the client credentials in the form body (client_secret_post): ${endpoint.label} gave no token to the same credentials in HTTP Basic (see ${endpoint.judgedBy})`);
 }
 
 /** Judges a token response the check itself is about: 200 and a JSON object, or failures. */
@@ -87,14 +107,32 @@ export async function expectFreshTokenWorks(c: CheckContext, endpoint: Endpoint,
   c.error(`cannot judge: twice the token from ${where} was refused only once its expires_in (less a second) had run out; the target answers too slowly for tokens this short-lived`);
 }
 
-/** spec §Access token response: the three fields and their types (RFC 6749 §5.1). */
-export function tokenFieldProblems(body: Record<string, unknown>): string[] {
+/** spec §Access token response: the three fields and their types (RFC 6749 §5.1); `text` is the body as received. */
+export function tokenFieldProblems(body: Record<string, unknown>, text: string): string[] {
   const problems: string[] = [];
   if (typeof body.access_token !== 'string' || body.access_token === '') problems.push(`access_token must be a non-empty string, got ${describeValue(body.access_token)}`);
   if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') problems.push(`token_type must be "bearer", got ${describeValue(body.token_type)}`);
-  const expiresIn = body.expires_in;
-  if (typeof expiresIn !== 'number' || !Number.isInteger(expiresIn) || expiresIn <= 0) problems.push(`expires_in must be a positive integer, got ${describeValue(expiresIn)}`);
+  const expiresIn = expiresInProblem(body, text);
+  if (expiresIn !== undefined) problems.push(expiresIn);
   return problems;
+}
+
+/**
+ * What is wrong with expires_in (spec §Access token response: integer; §Authentication 3), or
+ * undefined: a JSON number, positive, an integer, and written as digits only. The last is read
+ * from the body as received (`text`): RFC 6749 §A.14 gives its syntax as `expires-in = 1*DIGIT`,
+ * and JSON.parse reads `3600.0` and `3.6e3` as 3600, which typed clients do not (Go's
+ * encoding/json will not put either into an int).
+ */
+export function expiresInProblem(body: Record<string, unknown>, text: string): string | undefined {
+  const value = body.expires_in;
+  if (typeof value !== 'number') return `expected expires_in to be a JSON number, got ${describeValue(value)}`;
+  if (!Number.isInteger(value) || value <= 0) return `expected expires_in to be a positive integer, got ${value}`;
+  const written = numberSource(text, 'expires_in');
+  if (written !== undefined && !/^[0-9]+$/.test(written)) {
+    return `expected expires_in written as an integer, digits only (RFC 6749 §A.14: expires-in = 1*DIGIT), got ${written}: typed clients refuse it (Go's encoding/json will not decode ${written} into an int)`;
+  }
+  return undefined;
 }
 
 /** A value as a reader needs to see it: its JSON, and for strings that it is a string. */
@@ -139,7 +177,17 @@ export function badTokenRequest(c: CheckContext, which: BadTokenRequest, path = 
     'unsupported-grant-type': { credentials: c.credentials, grantType: UNSUPPORTED_GRANT },
   }[which];
   const purpose = `POST ${path} with ${BAD_TOKEN_REQUESTS[which]}`;
-  return sharedProbe(c, purpose, (send) => requestToken(send, c.target, { path, ...options, purpose }));
+  // The grant_type probes vary the request that gets a token; the others test HTTP Basic itself.
+  const grantProbe = which === 'no-grant-type' || which === 'unsupported-grant-type';
+  return sharedProbe(c, purpose, async (send) => {
+    const post = grantProbe && (await basicRefusedAt(c, path === LEGACY_TOKEN_PATH ? LEGACY_TOKEN_ENDPOINT : TOKEN_ENDPOINT));
+    return requestToken(send, c.target, { path, ...options, ...(post ? { clientAuth: 'post' as const } : {}), purpose: post ? `${purpose} (client_secret_post)` : purpose });
+  });
+}
+
+/** The client authentication of a request that varies something else (grant_type, a parameter) of the one that gets a token. */
+export async function workingClientAuth(c: CheckContext): Promise<{ clientAuth?: 'post' }> {
+  return (await basicRefusedAt(c, TOKEN_ENDPOINT)) ? { clientAuth: 'post' } : {};
 }
 
 /**

@@ -4,7 +4,7 @@ import { AdaptiveConcurrency } from '../http/limit.js';
 import { linksWithRel } from '../http/link.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
-import { validAnswer, type Endpoint } from './endpoints.js';
+import { endpointHeaders, validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
 import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
@@ -281,8 +281,8 @@ export function inTheNextTurn(work: () => void): void {
 }
 
 /** Page `n` of the list, requested at `url` (pageUrl's, or the walk's pageUrls'); read by readPage. */
-function requestPage(c: CheckContext, head: Pick<WalkHead, 'size' | 'path'>, reader: Reader, n: number, url: URL): Promise<HttpResponse> {
-  return getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`);
+function requestPage(c: CheckContext, head: Pick<WalkHead, 'size' | 'path' | 'endpoint'>, reader: Reader, n: number, url: URL): Promise<HttpResponse> {
+  return getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`, endpointHeaders(head.endpoint.spec));
 }
 
 async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Promise<WalkHead> {
@@ -293,7 +293,7 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
   // Without page and size: the endpoint's valid request, which other checks share.
   const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined, itemsProperty: endpoint.spec?.itemsProperty });
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
-  const first = readPage(1, await requestPage(c, { size, path }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size)), reader);
+  const first = readPage(1, await requestPage(c, { size, path, endpoint }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size)), reader);
   const head: WalkHead = { path, endpoint, apiPath, size, unparameterised, first, problems: [], numbers: [1], recorder };
   if (first.res.status < 200 || first.res.status > 299) {
     head.problems.push(`page 1 answered ${first.res.status}`);
@@ -405,7 +405,7 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     let landing = others.get(key);
     if (!landing) {
       const keepExchange = others.size < KEPT_TARGET_EXCHANGES;
-      landing = getUrl(reader.send, target, c.bearer(), `GET a Link target of ${head.path}: ${target}`).then((res: HttpResponse) => {
+      landing = getUrl(reader.send, target, c.bearer(), `GET a Link target of ${head.path}: ${target}`, endpointHeaders(head.endpoint.spec)).then((res: HttpResponse) => {
         const page = readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, { withShapes: false, judge: undefined, itemsProperty: head.endpoint.spec?.itemsProperty });
         return { ...landingOf(page), evidence: keepExchange ? { exchange: -1, evidence: res.evidence && keepRecord(res.evidence) } : undefined };
       });

@@ -62,8 +62,12 @@ export interface BatteryContext {
   exchangeLogDir?: string;
   /** The secrets the runner's redactor knows (tokens, cookies the preflight saw): the workers redact them too. */
   secrets?: [string, SecretKind][];
-  /** The preflight's answers to the valid requests of the token endpoint and /users/me, which the checks share. */
-  preflight?: { token?: PassedResponse; user?: PassedResponse };
+  /**
+   * The preflight's answers to the valid requests of the token endpoint and /users/me, which the
+   * checks share: `token` with HTTP Basic (the spec's request), `tokenPost` with the credentials
+   * in the form body (client_secret_post), when the run goes with that (Target.clientAuth).
+   */
+  preflight?: { token?: PassedResponse; tokenPost?: PassedResponse; user?: PassedResponse };
 }
 
 /** What TENANT-FOREIGN proves isolation with: a second client of another tenant, a named foreign tenant, or both. */

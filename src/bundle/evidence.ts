@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { readRegularFileChunks } from '../files.js';
 import { TOKEN_PATH, LEGACY_TOKEN_PATH } from '../api/paths.js';
 import type { RunReport } from '../report/model.js';
-import { extractItems } from '../battery/list-items.js';
+import { extractItems, itemId } from '../battery/list-items.js';
+import { commonFields, dataInRefusal } from '../battery/refusal-data.js';
+import { isObject } from '../openapi/pointer.js';
 
 /**
  * A bundle's exchanges.jsonl against its verdicts (issue 39, items 2 and 8): every exchange of the
@@ -38,6 +40,8 @@ export interface ExchangeFacts {
   /** The response body when the rules may need it (a refusal's), and whether it was cut when recorded. */
   body?: string;
   bodyCut: boolean;
+  /** What a 2xx answer at a tenant path showed of its data (its items' ids and common fields), to know it in a refusal. */
+  data?: { key: string; ids: string[]; fields: string[] | undefined };
 }
 
 export interface ReadExchanges {
@@ -89,8 +93,11 @@ function facts(line: string): ExchangeFacts | string {
   const status = typeof entry.response.status === 'number' ? entry.response.status : 0;
   const comment = typeof entry.comment === 'string' ? entry.comment : '';
   const text = entry.response.content?.text;
-  // Only a refusal's body is kept (TENANT-*: no data in it); a page's is not needed.
+  // Only a refusal's body is kept (TENANT-*: no data in it); of a tenant path's 2xx answer, what its data is.
   const keepBody = (status === 403 || status === 404) && typeof text === 'string';
+  const bodyCut = /response body cut at the recording limit/.test(comment);
+  const key = tenantKey(path);
+  const data = status >= 200 && status < 300 && key !== undefined && typeof text === 'string' && !bodyCut ? dataShown(text) : undefined;
   return {
     checks: entry._checks.filter((c): c is string => typeof c === 'string'),
     method: typeof entry.request.method === 'string' ? entry.request.method : '',
@@ -102,8 +109,33 @@ function facts(line: string): ExchangeFacts | string {
     responseHeaders,
     purpose: comment,
     ...(keepBody ? { body: text } : {}),
-    bodyCut: /response body cut at the recording limit/.test(comment),
+    bodyCut,
+    ...(data !== undefined && key !== undefined ? { data: { key, ...data } } : {}),
   };
+}
+
+/** A tenant path without its tenant (nor the API's base path): where two tenants' answers are of the same list or resource. */
+function tenantKey(path: string): string | undefined {
+  const m = /\/tenants\/[^/]+(\/.*)?$/.exec(path);
+  return m ? (m[1] ?? '') : undefined;
+}
+
+/** Ids of data kept of one answer: a refusal's items are a page's first ones. */
+const MAX_IDS_PER_ANSWER = 1000;
+
+/** The ids of the items (or the resource) a 2xx body holds, and the fields all its items carry. */
+function dataShown(text: string): { ids: string[]; fields: string[] | undefined } | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+  const extracted = Array.isArray(body) || isObject(body) ? extractItems(body) : undefined;
+  const items = extracted !== undefined && 'items' in extracted ? extracted.items : isObject(body) ? [body] : [];
+  const all = isObject(body) && !items.includes(body) ? [body, ...items] : items;
+  const ids = all.slice(0, MAX_IDS_PER_ANSWER).map(itemId).filter((id): id is string => id !== undefined);
+  return { ids, fields: commonFields(items) };
 }
 
 /** Reads exchanges.jsonl (a regular file of the bundle, never through a link): its digest and size, and what the rules need of each entry. Throws a UsageError naming it otherwise. */
@@ -149,15 +181,46 @@ const isResource = (f: ExchangeFacts): boolean => !isTokenPath(f);
 const is4xx = (f: ExchangeFacts): boolean => f.status >= 400 && f.status < 500;
 const refused = (f: ExchangeFacts): boolean => f.status === 403 || f.status === 404;
 
-/** A refusal's body holds no data: no list items (what TENANT-FOREIGN and TENANT-UNKNOWN judge). */
-function noItems(f: ExchangeFacts): boolean {
+/** What 2xx answers at each tenant path (tenantKey) showed of their data. */
+export type SeenData = ReadonlyMap<string, { ids: ReadonlySet<string>; fields: readonly string[] | undefined }>;
+
+/** Ids of data kept per path, at most. */
+const MAX_IDS_PER_PATH = 10_000;
+
+function seenData(entries: readonly ExchangeFacts[]): SeenData {
+  const seen = new Map<string, { ids: Set<string>; fields: string[] | undefined }>();
+  for (const { data } of entries) {
+    if (data === undefined) continue;
+    const at = seen.get(data.key);
+    if (at === undefined) {
+      seen.set(data.key, { ids: new Set(data.ids.slice(0, MAX_IDS_PER_PATH)), fields: data.fields });
+      continue;
+    }
+    for (const id of data.ids) if (at.ids.size < MAX_IDS_PER_PATH) at.ids.add(id);
+    if (data.fields !== undefined) at.fields = at.fields === undefined ? data.fields : at.fields.filter((k) => data.fields?.includes(k));
+  }
+  return seen;
+}
+
+/**
+ * A refusal's body holds no data (what TENANT-FOREIGN and TENANT-UNKNOWN judge), by the rules of
+ * src/battery/refusal-data.ts with what the bundle shows of the data at that path (the 2xx answers
+ * there, of any tenant): no entry that carries an id of it and another of its fields, none with
+ * every field (three or more) of its items. An array in an error body is no data (FastAPI's
+ * `detail`, JSON:API's `errors`), nor an error that names the id it was asked for (issue 38 item 2).
+ */
+function noData(f: ExchangeFacts, seen: SeenData): boolean {
   if (f.body === undefined || f.bodyCut) return true;
+  const key = tenantKey(f.path);
+  const shown = key === undefined ? undefined : seen.get(key);
+  if (shown === undefined) return true;
+  let body: unknown;
   try {
-    const items = extractItems(JSON.parse(f.body) as unknown);
-    return !('items' in items) || items.items.length === 0;
+    body = JSON.parse(f.body) as unknown;
   } catch {
     return true;
   }
+  return dataInRefusal(body, { ownIds: shown.ids, ownFields: shown.fields, seeded: new Map() }) === undefined;
 }
 
 /**
@@ -170,7 +233,7 @@ interface Rule {
   /** Which of the check's exchanges the rule judges, in words. */
   what: string;
   select(f: ExchangeFacts): boolean;
-  holds(f: ExchangeFacts): boolean;
+  holds(f: ExchangeFacts, seen: SeenData): boolean;
   /** What each must show, in words. */
   expected: string;
 }
@@ -186,8 +249,8 @@ export const EVIDENCE_RULES: readonly Rule[] = [
   { check: 'VERSION-INVALID', what: 'requests with an Accept-Version other than 1', select: (f) => f.acceptVersion !== undefined && f.acceptVersion.trim() !== '1', holds: (f) => f.status === 400 || f.status === 404, expected: '400 or 404' },
   { check: 'USER-OK', what: 'GET /users/me with a bearer token', select: (f) => f.path.endsWith('/users/me') && f.authScheme === 'bearer' && f.acceptVersion === '1', holds: (f) => f.status === 200, expected: '200' },
   { check: 'TENANT-ACCESS', what: "requests of the tenant endpoints' valid answers", select: (f) => /\/tenants\//.test(f.path) && /: a valid request/.test(f.purpose) && f.authScheme === 'bearer', holds: (f) => f.status >= 200 && f.status < 300, expected: 'a 2xx status' },
-  { check: 'TENANT-FOREIGN', what: 'requests for another tenant than the asking client may access', select: (f) => /tenant this client may not access|the second client's tenant\)|with the second client's token \(the tenant under test\)/.test(f.purpose), holds: (f) => refused(f) && noItems(f), expected: '403 or 404 without items' },
-  { check: 'TENANT-UNKNOWN', what: 'requests for a tenant id that names no tenant', select: (f) => /a tenant id that names no tenant/.test(f.purpose), holds: (f) => refused(f) && noItems(f), expected: '403 or 404 without items' },
+  { check: 'TENANT-FOREIGN', what: 'requests for another tenant than the asking client may access', select: (f) => /tenant this client may not access|the second client's tenant\)|with the second client's token \(the tenant under test\)/.test(f.purpose), holds: (f, seen) => refused(f) && noData(f, seen), expected: '403 or 404 without data' },
+  { check: 'TENANT-UNKNOWN', what: 'requests for a tenant id that names no tenant', select: (f) => /a tenant id that names no tenant/.test(f.purpose), holds: (f, seen) => refused(f) && noData(f, seen), expected: '403 or 404 without data' },
   { check: 'PAGE-HEADERS', what: 'list pages answered 200', select: (f) => f.status === 200 && /\/tenants\//.test(f.path) && PAGING.some((h) => f.responseHeaders.has(h)), holds: (f) => PAGING.every((h) => /^\d+$/.test((f.responseHeaders.get(h) ?? '').trim())), expected: 'Total-Pages, Page-Size, Page-Number and Total-Elements, once each, as integers' },
 ];
 
@@ -208,6 +271,7 @@ export function checkEvidence(report: RunReport, read: ReadExchanges, f: Evidenc
   const byCheck = new Map<string, ExchangeFacts[]>();
   for (const e of read.entries) for (const c of e.checks) byCheck.set(c, [...(byCheck.get(c) ?? []), e]);
   const passed = report.checks.filter((c) => c.status === 'passed');
+  const seen = seenData(read.entries);
   let crossChecked = 0;
   let onlyRecorded = 0;
   let disproved = 0;
@@ -231,7 +295,7 @@ export function checkEvidence(report: RunReport, read: ReadExchanges, f: Evidenc
         f.fail(`evidence ${check.id}`, `passed, but none of its ${mine.length} exchanges is one of the ${rule.what} the check judges`);
         continue;
       }
-      const contrary = judged.filter((e) => !rule.holds(e));
+      const contrary = judged.filter((e) => !rule.holds(e, seen));
       if (contrary.length > 0) {
         ok = false;
         const first = contrary[0];

@@ -19,6 +19,12 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Valid client credentials get 200 and a JSON access token response',
     refs: ['spec §Obtain an access token', 'RFC 6749 §4.4.3', 'RFC 6749 §5.1'],
+    notes:
+      'The credentials go in HTTP Basic (spec §Obtain an access token: Credentials; §Authentication 2). When Basic gets no token, ' +
+      'the run asks once more with the same credentials in the form body (client_secret_post, RFC 6749 §2.3.1); if that gets one, ' +
+      'this check fails as "refuses HTTP Basic, accepts client_secret_post" (the FastAPI OAuth2PasswordRequestForm pattern), and the ' +
+      'run goes on with client_secret_post, saying so: the token response and the token are judged on that answer, and the checks ' +
+      'that vary the Basic request err, pointing here.',
   },
   {
     id: 'TOKEN-ACCESS-TOKEN',
@@ -46,9 +52,27 @@ export const CHECKS: readonly Check[] = [
     id: 'TOKEN-EXPIRES-IN',
     suite: 'token',
     level: 'MUST',
-    title: 'expires_in is a positive integer (a JSON number, not a string or a fraction)',
-    refs: ['spec §Access token response', 'spec §Authentication 3', 'RFC 6749 §5.1'],
-    notes: 'RFC 6749 §5.1 makes expires_in only RECOMMENDED; the spec makes it part of every token response ("The response carries token_type of bearer and expires_in in seconds", spec §Authentication 3), hence MUST.',
+    title: 'expires_in is a positive integer written as digits (a JSON number, not a string, a fraction, 3600.0 or 3.6e3)',
+    refs: ['spec §Access token response', 'spec §Authentication 3', 'RFC 6749 §5.1', 'RFC 6749 §A.14'],
+    notes:
+      'RFC 6749 §5.1 makes expires_in only RECOMMENDED; the spec makes it part of every token response ("The response carries token_type of bearer and expires_in in seconds", spec §Authentication 3), hence MUST. ' +
+      'The number is judged as written in the body, not as JSON.parse reads it: the spec says integer, RFC 6749 §A.14 gives its syntax as ' +
+      '`expires-in = 1*DIGIT`, and `3600.0` (Python\'s timedelta.total_seconds()) or `3.6e3`, which JSON.parse reads as 3600, ' +
+      "are refused by typed clients (Go's encoding/json into an int).",
+  },
+  {
+    id: 'TOKEN-SHORT-LIVED',
+    suite: 'token',
+    level: 'SHOULD',
+    title: 'expires_in declares a short-lived token: a day (86400 s) at most',
+    refs: ['spec §What the service does 1', 'spec §Access token response', 'RFC 6819 §5.1.5.3'],
+    notes:
+      'spec §What the service does 1: clients obtain "a short-lived bearer access token"; it gives no number, so the bound is the longest ' +
+      'lifetime widely used servers issue by default and most allow at all, a day (Keycloak and Spring Authorization Server 5 min, ' +
+      'oidc-provider 10 min, oauth2-server, Okta, Entra ID, Cognito, Google 1 h, UAA 12 h, Auth0 1 day): a SHOULD, a warning only. ' +
+      'The usual cause is a lifetime in milliseconds (3600000 for an hour), which the warning names when the value is a whole number of ' +
+      'minutes in milliseconds: every such lifetime of 2 min or more lands past a day (a 1 min one, 60000 s, does not). Such a ' +
+      'token cannot be waited out, so the EXPIRY-* checks after expiry are skipped.',
   },
   {
     id: 'TOKEN-NO-STORE',
@@ -124,7 +148,26 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'An unsupported grant_type gets 400 unsupported_grant_type and no token',
     refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
-    notes: 'The probe uses a made-up grant type URN, so no server can support it.',
+    notes: 'The probe uses a made-up grant type URN, so no server can support it. The grants that servers do ship are TOKEN-GRANT-OTHERS\'s.',
+  },
+  {
+    id: 'TOKEN-GRANT-OTHERS',
+    suite: 'token',
+    level: 'MUST',
+    title: 'The grants OAuth libraries ship besides client_credentials (password, authorization_code, refresh_token, JWT bearer, device code, token exchange) get a 4xx and no token',
+    refs: ['spec §Obtain an access token', 'spec §Authentication 1', 'RFC 6749 §5.2'],
+    notes:
+      'spec §Obtain an access token: grant_type "must be `client_credentials`". Each grant is sent with made-up but well-formed material ' +
+      '(a random username and password, authorization code with redirect_uri and PKCE verifier, refresh token, JWT assertion signed ' +
+      'with a random key, device code, subject token), which no conformant server honours whether or not it supports the grant ' +
+      '(RFC 6749 §4.1.3, §4.3.2, §6; RFC 7523 §3; RFC 8628 §3.5; RFC 8693 §2.2.2). It fails on a token, or on an answer that is no ' +
+      'refusal (2xx, 3xx, 5xx). Any 4xx passes, whatever its error code: which RFC 6749 §5.2 code is true depends on the order a server ' +
+      'validates in, and each can be. unsupported_grant_type (the grant is unknown), unauthorized_client (known, not for this client: ' +
+      'the vendors\' authorization code flow of spec §Authentication 6 may well be served here), invalid_grant (the material checked ' +
+      'first: an unknown code, user or assertion), invalid_request (a parameter checked first: redirect_uri, code_verifier), ' +
+      'invalid_scope (no scope and no default, RFC 6749 §3.3), invalid_client with 401 (some servers answer a client not allowed the ' +
+      'grant so), and RFC 8628 §3.5\'s codes for the device code. The format of error responses is TOKEN-ERROR-FORMAT\'s. A 503 that ' +
+      'persists after the retries is an error, as everywhere (the target unavailable proves nothing).',
   },
   {
     id: 'TOKEN-ERROR-FORMAT',
@@ -567,7 +610,8 @@ export const CHECKS: readonly Check[] = [
     refs: ['spec §Tenant-scoped endpoints', 'spec §Generic rules for optional fields 1'],
     notes:
       'Needs --openapi. OpenAPI 3.1 schemas are JSON Schema 2020-12; 3.0 `nullable` is read as a type that also allows null. ' +
-      'A null where the schema does not allow it, or a value of the wrong type, is a finding that names the item and the field. ' +
+      'null is accepted for every optional property, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document; a schema that forbids it is the document\'s OAS-NULLABLE finding); ' +
+      'a null for a required property that does not allow it, or a value of the wrong type, is a finding that names the item and the field. ' +
       'Formats are annotations (JSON Schema 2020-12 §7.2) and are not asserted; omitted properties are RESOURCE-FIELDS-PRESENT\'s.',
   },
   {
@@ -576,7 +620,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Every property the schema declares is present in every item and resource: a field without data is null, never omitted',
     refs: ['spec §Generic rules for optional fields 1'],
-    notes: 'Needs --openapi. writeOnly properties are exempt, even when required; so are optional properties whose schema does not allow null (a note per endpoint; the document\'s OAS-NULLABLE finding); properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
+    notes: 'Needs --openapi. Every declared property, required or optional, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document); writeOnly properties are exempt, even when required; properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
   },
   {
     id: 'RESOURCE-EXPECTED-VALUES',

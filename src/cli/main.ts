@@ -59,7 +59,7 @@ function runOptions(y: Argv): Argv {
     .option('second-client-secret', { type: 'string', hidden: true })
     .option('second-tenant-id', { type: 'string', group: 'Target:', describe: "The second client's tenant (default: the first its /users/me lists)" })
     .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
-    .option('openapi', { type: 'string', group: 'Target:', describe: 'OpenAPI 3.0 or 3.1 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
+    .option('openapi', { type: 'string', group: 'Target:', describe: 'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
     .option('openapi-root', { type: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" })
     .option('endpoint', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' })
     .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path or required query parameter, NAME=VALUE, or PATH:NAME=VALUE for one endpoint (repeatable); by default ids come from the list the endpoint is under, query values from the document' })
@@ -294,7 +294,7 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
       "Check OpenAPI documents against the platform's conventions (version header, bearer security, token endpoint, tenant paths, paging, nulls)",
       (y) =>
         y
-          .positional('files', { type: 'string', array: true, demandOption: true, describe: 'OpenAPI 3.0 or 3.1 documents (YAML or JSON), read as --openapi reads one' })
+          .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 documents (YAML or JSON), read as --openapi reads one' })
           .option('format', { type: 'string', choices: ['console', 'junit', 'sarif', 'json'], default: 'console', describe: 'console (grouped by rule), junit (a test case per rule), sarif (2.1.0, for code scanning) or json' })
           .option('output', { type: 'string', describe: 'Write the report to this file (the console summary still goes to stdout)' })
           .option('strict', { type: 'boolean', describe: 'SHOULD findings fail too, instead of warning' })

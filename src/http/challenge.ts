@@ -196,3 +196,20 @@ function report(state: ParseState, problem: string): void {
   const prefix = challenge === undefined ? '' : `challenge ${state.challenges.length} (${challenge.scheme}): `;
   pushError(state.errors, prefix + problem);
 }
+
+/** Characters of a server's header quoted in a finding, at most. */
+const QUOTED_CHALLENGE_MAX = 120;
+
+/**
+ * The WWW-Authenticate field of a refusal that challenges no `scheme` (compared
+ * case-insensitively, RFC 9110 §11.1), quoted as the server sent it, for a finding: Django REST
+ * framework's TokenAuthentication answers a Bearer token with `WWW-Authenticate: Token` (its
+ * `keyword`), a gateway's basic authentication with `Basic realm=…`; either names the cause of a
+ * 401 better than the status does (issue 38 item 9). Undefined when there is no field, or when it
+ * challenges `scheme`. The server's bytes are neutralised: printable ASCII only, bounded.
+ */
+export function challengeWithout(fieldLines: readonly string[], scheme: string): string | undefined {
+  if (fieldLines.length === 0 || findChallenge(parseChallenges(fieldLines), scheme) !== undefined) return undefined;
+  const text = fieldLines.join(', ').replace(/[^\x20-\x7e]/g, '?');
+  return `WWW-Authenticate: ${text.length > QUOTED_CHALLENGE_MAX ? `${text.slice(0, QUOTED_CHALLENGE_MAX)}…` : text}`;
+}

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { LINT_RULES } from './rules.js';
-import { fails, LINT_FORMATS, render, renderConsole, shownPath, type LintFinding, type LintFormat, type LintReport } from './format.js';
+import { capFindings, FindingSink, type Placed } from './caps.js';
+import { failsAny, LINT_FORMATS, render, renderConsole, shownPath, type LintFinding, type LintFormat, type LintReport, type NotListed } from './format.js';
 import { Locator } from './locate.js';
 import { readForLint, type ReadOptions } from './read.js';
 import { lintDocument } from './rules.js';
@@ -24,40 +25,67 @@ interface IO {
   err: (text: string) => void;
 }
 
+/** A listed finding as the report has it: its place was for the caps. */
+function withoutPlace(f: LintFinding & Placed): LintFinding {
+  const finding: LintFinding & Partial<Placed> = { ...f };
+  delete finding.place;
+  return finding;
+}
+
 const levelOf = new Map<string, (typeof LINT_RULES)[number]['level']>(LINT_RULES.map((r) => [r.id, r.level]));
 
-/** Lints the documents; every finding located in the file it was written in. */
+/**
+ * Lints the documents; every finding located in the file it was written in. What is listed is
+ * capped per rule and per place, the rest counted (src/lint/caps.ts).
+ */
 export async function lint(files: readonly string[], options: LintOptions = {}): Promise<LintReport> {
   const findings: LintFinding[] = [];
+  const notListed: NotListed[] = [];
   for (const file of files) {
     const document = await readForLint(file, options);
     const locator = new Locator(document);
-    const raw = lintDocument(document.bundled).map((f) => ({ ...f, at: locator.trace(f.pointer) }));
-    for (const f of raw) locator.request(f.at);
+    const sink = new FindingSink();
+    lintDocument(document.bundled, sink);
+    const traced = sink.kept.map((f) => {
+      // A converted Swagger 2.0 document: the finding where the 2.0 document wrote it, or, for a
+      // place the conversion made, its closest one, said in the message.
+      const source = document.sourcePointer(f.pointer);
+      const message = source.exact ? f.message : `${f.message} (located at the closest place the Swagger 2.0 document has)`;
+      return { ...f, message, at: locator.trace(source.pointer) };
+    });
+    for (const f of traced) locator.request(f.at);
     locator.resolveLines();
-    for (const f of raw) {
+    // One finding per place: a schema used by many operations is reported where it is written, once.
+    const seen = new Set<string>();
+    const located: (LintFinding & Placed)[] = [];
+    for (const f of traced) {
       const at = locator.locate(f.at);
-      findings.push({
+      const shown = shownPath(at.path);
+      const key = `${f.rule}\u0000${shown}\u0000${at.pointer}\u0000${f.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      located.push({
         document: file,
         rule: f.rule,
         level: levelOf.get(f.rule) ?? 'MUST',
         message: f.message,
-        file: shownPath(at.path),
+        file: shown,
         pointer: at.pointer,
         ...(at.line === undefined ? {} : { line: at.line }),
         ...(at.column === undefined ? {} : { column: at.column }),
+        place: at.line === undefined ? `${shown} ${at.pointer}` : `${shown}:${at.line}`,
       });
     }
+    const capped = capFindings(located);
+    for (const f of capped.listed) findings.push(withoutPlace(f));
+    const counts = new Map(capped.notListed);
+    for (const [rule, n] of sink.dropped()) counts.set(rule, (counts.get(rule) ?? 0) + n);
+    for (const rule of LINT_RULES) {
+      const count = counts.get(rule.id) ?? 0;
+      if (count > 0) notListed.push({ document: file, rule: rule.id, count });
+    }
   }
-  // One finding per place: a schema used by many operations is reported where it is written, once.
-  const seen = new Set<string>();
-  const unique = findings.filter((f) => {
-    const key = `${f.document}\u0000${f.rule}\u0000${f.file}\u0000${f.pointer}\u0000${f.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  return { documents: [...files], findings: unique, strict: options.strict === true };
+  return { documents: [...files], findings, notListed, strict: options.strict === true };
 }
 
 export async function lintCommand(files: readonly string[], options: LintOptions, io: IO): Promise<number> {
@@ -77,5 +105,5 @@ export async function lintCommand(files: readonly string[], options: LintOptions
   } else {
     io.out(text);
   }
-  return report.findings.some((f) => fails(f, report.strict)) ? ExitCode.NonConformant : ExitCode.Conformant;
+  return failsAny(report) ? ExitCode.NonConformant : ExitCode.Conformant;
 }

@@ -3,8 +3,10 @@ import { relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Builder } from 'junit-report-builder';
 import type { Level } from '../catalogue/types.js';
+import { inline } from '../report/markdown.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from '../report/xml-text.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { CAPS_NOTE, FINDINGS_PER_PLACE, FINDINGS_PER_RULE } from './caps.js';
 import { LINT_RULES, type LintRule, type LintRuleId } from './rules.js';
 
 /**
@@ -30,18 +32,45 @@ export interface LintFinding {
   column?: number;
 }
 
+/** How many findings of a rule a document has beyond those listed (src/lint/caps.ts). */
+export interface NotListed {
+  document: string;
+  rule: LintRuleId;
+  count: number;
+}
+
 export interface LintReport {
   /** The documents linted, as named on the command line. */
   documents: string[];
+  /** The findings listed: at most FINDINGS_PER_RULE of a rule and FINDINGS_PER_PLACE at a place, per document. */
   findings: LintFinding[];
+  /** The findings counted, not listed, per document and rule; absent or empty when every finding is listed. */
+  notListed?: NotListed[];
   /** With --strict, SHOULD findings fail too (as `run --strict`). */
   strict: boolean;
 }
 
 const rulesById = new Map<string, LintRule>(LINT_RULES.map((r) => [r.id, r]));
 
+/** A SARIF message's length: the longest message a rule writes, with its pointer, fits. */
+const SARIF_MESSAGE_MAX = 2000;
+
 /** Whether a finding fails the lint: MUST always, SHOULD with --strict (exit codes as `run`'s). */
-export const fails = (finding: LintFinding, strict: boolean): boolean => finding.level === 'MUST' || strict;
+export const fails = (finding: { level: Level }, strict: boolean): boolean => finding.level === 'MUST' || strict;
+
+/** Whether the lint fails: a finding that fails, listed or only counted. */
+export const failsAny = (report: LintReport): boolean =>
+  report.findings.some((f) => fails(f, report.strict)) || (report.notListed ?? []).some((n) => fails({ level: rulesById.get(n.rule)?.level ?? 'MUST' }, report.strict));
+
+/** How many findings of `rule` are not listed, in `document` or in all the documents. */
+function notListedOf(report: LintReport, rule: string, document?: string): number {
+  let n = 0;
+  for (const entry of report.notListed ?? []) if (entry.rule === rule && (document === undefined || entry.document === document)) n += entry.count;
+  return n;
+}
+
+
+const more = (n: number): string => `… and ${n} more not listed (${CAPS_NOTE})`;
 
 /** A shown path, relative to the working directory when inside it, with `/` separators. */
 export function shownPath(path: string, cwd = process.cwd()): string {
@@ -55,17 +84,22 @@ export function renderConsole(report: LintReport): string {
   const lines: string[] = [];
   let failed = 0;
   let warned = 0;
+  let total = 0;
   for (const rule of LINT_RULES) {
     const own = report.findings.filter((f) => f.rule === rule.id);
-    const outcome = own.length === 0 ? 'ok  ' : fails(own[0] as LintFinding, report.strict) ? 'FAIL' : 'WARN';
+    const rest = notListedOf(report, rule.id);
+    const outcome = own.length + rest === 0 ? 'ok  ' : fails(rule, report.strict) ? 'FAIL' : 'WARN';
     lines.push(`${outcome} ${rule.id} (${rule.level}) ${rule.title} [${rule.refs.join('; ')}]`);
     for (const f of own) lines.push(`       ${where(f)}\n         ${f.message}`);
-    if (own.length > 0 && outcome === 'FAIL') failed += 1;
-    if (own.length > 0 && outcome === 'WARN') warned += 1;
+    if (rest > 0) lines.push(`       ${more(rest)}`);
+    if (outcome === 'FAIL') failed += 1;
+    if (outcome === 'WARN') warned += 1;
+    total += own.length + rest;
   }
   const passed = LINT_RULES.length - failed - warned;
   const docs = report.documents.length === 1 ? report.documents[0] ?? '' : `${report.documents.length} documents`;
-  lines.push('', `${docs}: ${passed} rules passed, ${failed} failed, ${warned} warned (${report.findings.length} finding${report.findings.length === 1 ? '' : 's'})`);
+  const listed = total === report.findings.length ? '' : `, ${report.findings.length} listed`;
+  lines.push('', `${docs}: ${passed} rules passed, ${failed} failed, ${warned} warned (${total} finding${total === 1 ? '' : 's'}${listed})`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -77,7 +111,9 @@ export function renderJson(report: LintReport): string {
       strict: report.strict,
       documents: report.documents,
       rules: LINT_RULES,
+      limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE },
       findings: report.findings,
+      notListed: report.notListed ?? [],
     },
     null,
     2,
@@ -102,15 +138,18 @@ export function renderJUnit(report: LintReport): string {
     const ofDocument = report.findings.filter((f) => f.document === document);
     for (const rule of LINT_RULES) {
       const own = ofDocument.filter((f) => f.rule === rule.id);
+      const rest = notListedOf(report, rule.id, document);
+      const count = own.length + rest;
       const testCase = suite.testCase().className(`${TOOL_NAME}.lint`).name(`${rule.id} ${rule.title}`).time(0);
-      const listing = own.map((f) => `${where(f)}: ${f.message}`).join('\n');
+      const listing = [...own.map((f) => `${where(f)}: ${f.message}`), ...(rest > 0 ? [more(rest)] : [])].join('\n');
       const about = `${rule.id} (${rule.level}): ${rule.title}\nRefs: ${rule.refs.join('; ')}\nSpec: ${rule.sentence}`;
-      if (own.length > 0 && fails(own[0] as LintFinding, report.strict)) {
-        const first = own[0] as LintFinding;
-        testCase.failure(xml(`${own.length} finding${own.length === 1 ? '' : 's'}; first: ${where(first)}: ${first.message}`).replace(/\s+/g, ' ').slice(0, 300), 'NonConformance');
+      const first = own[0];
+      if (count > 0 && fails(rule, report.strict)) {
+        const head = first ? `; first: ${where(first)}: ${first.message}` : '';
+        testCase.failure(xml(`${count} finding${count === 1 ? '' : 's'}${head}`).replace(/\s+/g, ' ').slice(0, 300), 'NonConformance');
         testCase.stacktrace(xml(`${about}\n\n${listing}`));
       }
-      const out = own.length > 0 && !fails(own[0] as LintFinding, report.strict) ? `WARNING (${rule.level}): ${own.length} finding${own.length === 1 ? '' : 's'}\n${listing}\n\n${about}` : own.length > 0 ? about : `${about}\n\nNo findings.`;
+      const out = count > 0 && !fails(rule, report.strict) ? `WARNING (${rule.level}): ${count} finding${count === 1 ? '' : 's'}\n${listing}\n\n${about}` : count > 0 ? about : `${about}\n\nNo findings.`;
       testCase.standardOutput(xml(out));
     }
   }
@@ -156,11 +195,25 @@ export function renderSarif(report: LintReport, cwd = process.cwd()): string {
           },
         },
         originalUriBaseIds: { '%SRCROOT%': { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : `${cwd}${sep}`).href } },
+        // The findings not listed, counted: a notification per document and rule, and in the run's property bag.
+        invocations: [
+          {
+            executionSuccessful: true,
+            toolExecutionNotifications: (report.notListed ?? []).map((n) => ({
+              level: 'note',
+              message: { text: inline(`${n.count} more ${n.rule} finding${n.count === 1 ? '' : 's'} in ${n.document} not listed (${CAPS_NOTE})`, SARIF_MESSAGE_MAX) },
+              associatedRule: { id: n.rule, index: index.get(n.rule) ?? 0 },
+            })),
+          },
+        ],
+        properties: { limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE }, notListed: report.notListed ?? [] },
         results: report.findings.map((f) => ({
           ruleId: f.rule,
           ruleIndex: index.get(f.rule) ?? 0,
           level: rulesById.get(f.rule)?.level === 'MUST' || report.strict ? 'error' : 'warning',
-          message: { text: `${f.message} (at ${f.pointer === '' ? '/' : f.pointer})` },
+          // GitHub code scanning renders a result's message as Markdown: the document's text in it
+          // (a property name, a path, an enum value) is neutralised as the job summary's is.
+          message: { text: inline(`${f.message} (at ${f.pointer === '' ? '/' : f.pointer})`, SARIF_MESSAGE_MAX) },
           locations: [
             {
               physicalLocation: {

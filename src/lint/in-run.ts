@@ -14,7 +14,8 @@ import { LINT_RULES } from './rules.js';
 export async function lintForRun(file: string, root: string | undefined): Promise<DocumentSection> {
   try {
     const report = await lint([file], { root });
-    return { file, rules: LINT_RULES.length, findings: report.findings.map(({ document: _document, ...finding }) => finding) };
+    const notListed = (report.notListed ?? []).map(({ rule, count }) => ({ rule, count }));
+    return { file, rules: LINT_RULES.length, findings: report.findings.map(({ document: _document, ...finding }) => finding), ...(notListed.length > 0 ? { notListed } : {}) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { file, rules: LINT_RULES.length, findings: [], error: message.replace(/\s+/g, ' ').trim().slice(0, 300) };

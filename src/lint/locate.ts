@@ -43,9 +43,18 @@ function child(node: unknown, token: string): { found: boolean; value: unknown }
   return { found: false, value: undefined };
 }
 
+/** The pointers whose lines are asked for, as a tree of their tokens; each node gets the line of the value it names, when the text has it. */
+export interface PointerTree {
+  children: Map<string, PointerTree>;
+  position?: { line: number; column: number };
+}
+
+const newTree = (): PointerTree => ({ children: new Map() });
+
 export class Locator {
-  private readonly positions = new Map<string, Map<string, { line: number; column: number }> | null>();
-  private readonly requests = new Map<string, Set<string>>();
+  /** Per file: the pointers asked for (a tree: a pointer's ancestors share its nodes, so memory grows with distinct tokens, not with findings × depth). */
+  private readonly requests = new Map<string, PointerTree>();
+  private readonly read = new Set<string>();
 
   constructor(private readonly document: ReadDocument) {}
 
@@ -95,54 +104,60 @@ export class Locator {
 
   /** Asks for a location's line; `resolveLines` then reads each file once for all of them. */
   request(location: { path: string; pointer: string }): void {
-    const set = this.requests.get(location.path) ?? new Set<string>();
-    // Every ancestor too: the closest one stands in for a pointer the text does not have.
-    const tokens = tokensOf(location.pointer);
-    for (let i = 0; i <= tokens.length; i += 1) set.add(join(tokens.slice(0, i)));
-    this.requests.set(location.path, set);
+    let node: PointerTree = this.requests.get(location.path) ?? newTree();
+    this.requests.set(location.path, node);
+    // Every ancestor too (the tree's path to it): the closest one stands in for a pointer the text does not have.
+    for (const token of tokensOf(location.pointer)) {
+      const next: PointerTree = node.children.get(token) ?? newTree();
+      node.children.set(token, next);
+      node = next;
+    }
   }
 
   resolveLines(): void {
-    for (const [path, wanted] of this.requests) {
-      if (this.positions.has(path)) continue;
-      this.positions.set(path, this.positionsOf(path, wanted));
+    for (const [path, tree] of this.requests) {
+      if (this.read.has(path)) continue;
+      this.read.add(path);
+      this.positionsOf(path, tree);
     }
   }
 
   locate(location: { path: string; pointer: string }): Location {
-    const positions = this.positions.get(location.path);
-    const tokens = tokensOf(location.pointer);
-    for (let i = tokens.length; positions && i >= 0; i -= 1) {
-      const found = positions.get(join(tokens.slice(0, i)));
-      if (found) return { ...location, ...found };
+    let node = this.requests.get(location.path);
+    let found = node?.position;
+    for (const token of tokensOf(location.pointer)) {
+      node = node?.children.get(token);
+      if (!node) break;
+      if (node.position) found = node.position;
     }
-    return { ...location };
+    return found ? { ...location, ...found } : { ...location };
   }
 
-  private positionsOf(path: string, wanted: ReadonlySet<string>): Map<string, { line: number; column: number }> | null {
+  private positionsOf(path: string, wanted: PointerTree): void {
     let text: string;
     let events: Event[];
     try {
       text = readRegularFile(path, 'lint', { maxBytes: this.document.limits.fileBytes, of: 'a file of the document' }).toString('utf8');
       events = parseEvents(text, { maxDepth: this.document.limits.depth });
     } catch {
-      return null;
+      return;
     }
-    return positionsFromEvents(text, events, wanted);
+    positionsFromEvents(text, events, wanted);
   }
 }
 
 interface Frame {
   kind: 'doc' | 'map' | 'seq' | 'skip';
-  pointer: string;
+  /** The node of this collection in the tree of wanted pointers (a `skip` frame has none: nothing under it is wanted). */
+  node: PointerTree | undefined;
   index: number;
   expectKey: boolean;
   key: string;
   keyStart: number;
 }
 
-/** The line and column of each wanted pointer: a mapping entry's at its key, an item's at its start. */
-export function positionsFromEvents(text: string, events: readonly Event[], wanted: ReadonlySet<string>): Map<string, { line: number; column: number }> {
+/** Sets the line and column of each wanted pointer's node: a mapping entry's at its key, an item's at its start. */
+export function positionsFromEvents(text: string, events: readonly Event[], wanted: PointerTree): void {
   const lineStarts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const at = (offset: number): { line: number; column: number } => {
@@ -155,14 +170,14 @@ export function positionsFromEvents(text: string, events: readonly Event[], want
     }
     return { line: lo + 1, column: offset - (lineStarts[lo] ?? 0) + 1 };
   };
-  const found = new Map<string, { line: number; column: number }>();
+  const frame = (kind: Frame['kind'], node: PointerTree | undefined): Frame => ({ kind: node === undefined ? 'skip' : kind, node, index: 0, expectKey: kind === 'map', key: '', keyStart: 0 });
   const stack: Frame[] = [];
   let documents = 0;
   for (const event of events) {
     if (event.type === 1) {
       documents += 1;
       if (documents > 1) break;
-      stack.push({ kind: 'doc', pointer: '', index: 0, expectKey: false, key: '', keyStart: 0 });
+      stack.push(frame('doc', wanted));
       continue;
     }
     if (event.type === 6) {
@@ -172,29 +187,28 @@ export function positionsFromEvents(text: string, events: readonly Event[], want
     const parent = stack[stack.length - 1];
     if (!parent) continue;
     const start = event.type === 4 ? event.valueStart : event.type === 5 ? event.anchorStart : event.start;
-    let pointer: string | undefined;
+    let node: PointerTree | undefined;
     let position = start;
-    if (parent.kind === 'skip') pointer = undefined;
+    if (parent.kind === 'skip') node = undefined;
     else if (parent.kind === 'map' && parent.expectKey) {
       parent.expectKey = false;
       // A key that is a collection (`? [a, b]`) is no JSON key: its value is not addressed.
       parent.key = event.type === 4 ? getScalarValue(text, event) : '\u0000';
       parent.keyStart = start;
-      if (event.type === 2 || event.type === 3) stack.push({ kind: 'skip', pointer: '', index: 0, expectKey: false, key: '', keyStart: 0 });
+      if (event.type === 2 || event.type === 3) stack.push(frame('skip', undefined));
       continue;
     } else if (parent.kind === 'map') {
       parent.expectKey = true;
-      pointer = parent.key === '\u0000' ? undefined : `${parent.pointer}/${pointerOf(parent.key)}`;
+      node = parent.key === '\u0000' ? undefined : parent.node?.children.get(parent.key);
       position = parent.keyStart;
     } else if (parent.kind === 'seq') {
-      pointer = `${parent.pointer}/${parent.index}`;
+      node = parent.node?.children.get(String(parent.index));
       parent.index += 1;
     } else {
-      pointer = '';
+      node = parent.node;
     }
-    if (pointer !== undefined && wanted.has(pointer) && !found.has(pointer)) found.set(pointer, at(position));
-    if (event.type === 3) stack.push({ kind: pointer === undefined ? 'skip' : 'map', pointer: pointer ?? '', index: 0, expectKey: true, key: '', keyStart: 0 });
-    else if (event.type === 2) stack.push({ kind: pointer === undefined ? 'skip' : 'seq', pointer: pointer ?? '', index: 0, expectKey: false, key: '', keyStart: 0 });
+    if (node !== undefined && node.position === undefined) node.position = at(position);
+    if (event.type === 3) stack.push(frame('map', node));
+    else if (event.type === 2) stack.push(frame('seq', node));
   }
-  return found;
 }

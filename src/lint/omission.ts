@@ -2,15 +2,12 @@ import { isObject, resolve, type Json } from '../openapi/pointer.js';
 import { allowsNull } from './rules.js';
 
 /**
- * What RESOURCE-FIELDS-PRESENT tells a server that omitted declared properties (issue 33: a check
- * never gives advice that the document forbids). "Send null instead" is the spec's remedy (spec
- * §Generic rules for optional fields 1), but where the document's schema does not allow null for
- * the property, a server that followed it would break the schema: that is the document's fault,
- * which `lint` reports as OAS-NULLABLE (optional, null not allowed), and the message points there.
- * Since issue 29 item 6 missingDeclared does not list such a property at all (omitting it is what
- * the document and the spec both accept; the check notes it per endpoint), so that remedy is left
- * for a path read differently here than there. A required property that does not allow null has a
- * value whenever it is sent: send it.
+ * What RESOURCE-FIELDS-PRESENT tells a server that omitted declared properties. "Send null
+ * instead" is the spec's remedy for an optional property (spec §Generic rules for optional fields
+ * 1), whatever its schema says of null: the spec over the document (issue 37 item 1), and
+ * RESOURCE-SCHEMA accepts that null. Where the document's schema does not allow null for it, the
+ * message says so too: that is the document's fault, which `lint` reports as OAS-NULLABLE. A
+ * required property that does not allow null has a value whenever it is sent: send it.
  *
  * The schema is read as lint's OAS-NULLABLE reads it: required when the schema or one of its
  * `allOf` members lists it, null allowed as allowsNull says. Paths are missingDeclared's
@@ -19,6 +16,7 @@ import { allowsNull } from './rules.js';
  */
 
 type Kind = 'null' | 'document' | 'value';
+
 
 /** Whether a value that is an object may meet a schema: false only where its `type`, `const` or `enum` rule objects out. */
 export function mayBeObject(document: Json, schema: unknown, depth = 0): boolean {
@@ -99,7 +97,7 @@ export function omissionMessage(document: Json, pointer: string, missing: readon
   if (by.document.length === 0 && by.value.length === 0) return `${head} (send null instead)`;
   const remedies: string[] = [];
   if (by.null.length > 0) remedies.push(`send null for ${quoted(by.null)} instead`);
-  if (by.document.length > 0) remedies.push(`the document does not allow null for ${quoted(by.document)} (OAS-NULLABLE, in the report's document findings): fix the document, then send null`);
+  if (by.document.length > 0) remedies.push(`send null for ${quoted(by.document)} instead: optional, so null without data (spec §Generic rules for optional fields 1), though the document's schema does not say null (its finding OAS-NULLABLE, in the report's document findings)`);
   if (by.value.length > 0) remedies.push(`the schema requires ${quoted(by.value)} and does not allow null: send the value`);
   return `${head} (${remedies.join('; ')})`;
 }

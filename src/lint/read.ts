@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { DOCUMENT_LIMITS, type DocumentLimits } from '../openapi/document-files.js';
 import { bundleDocument } from '../openapi/load.js';
 import { isObject, type Json } from '../openapi/pointer.js';
+import { readVersion } from '../openapi/versions.js';
 
 /**
  * A document to lint, read exactly as `run --openapi` reads one: bundleDocument (src/openapi/
@@ -20,7 +21,10 @@ export interface ReadDocument {
   /** The document as the user named it, and its absolute path. */
   file: string;
   path: string;
+  /** The document as the rules read it: an OpenAPI 3.x document (src/openapi/versions.ts). */
   bundled: Json;
+  /** Where a pointer into `bundled` was written in the bundle of the files as read (a Swagger 2.0 document's converted form differs). */
+  sourcePointer: (pointer: string) => { pointer: string; exact: boolean };
   /** Each file read, by absolute path: its parsed value, as the confined reader returned it. */
   files: Map<string, unknown>;
   limits: Readonly<DocumentLimits>;
@@ -42,9 +46,7 @@ export async function readForLint(file: string, options: ReadOptions = {}): Prom
     throw err instanceof UsageError ? asLint(err) : err;
   }
   if (!isObject(bundled)) throw new UsageError(`lint ${file}: not an OpenAPI document (not an object)`);
-  const declared = bundled.openapi ?? bundled.swagger;
-  const version = typeof declared === 'string' ? declared : '';
-  // The same documents as --openapi (spec-independent: OAS 3.0 and 3.1 only).
-  if (!/^3\.[01]\./.test(version)) throw new UsageError(`lint ${file}: OpenAPI ${version || '(no version)'} is not supported; give an OpenAPI 3.0 or 3.1 document`);
-  return { file, path: resolvePath(file), bundled, files: read, limits };
+  // The same documents as --openapi, read the same way (Swagger 2.0 converted, 3.2's additions where 3.1's readers look).
+  const { document, sourcePointer } = readVersion(bundled, 'lint', file, limits);
+  return { file, path: resolvePath(file), bundled: document, sourcePointer, files: read, limits };
 }

@@ -1,11 +1,14 @@
 import { itemsOf } from '../openapi/endpoint-model.js';
+import { operationsOf as pathOperations } from '../openapi/oas32.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { Level } from '../catalogue/types.js';
+import { coveringFor, satisfiabilityFindings } from './satisfiable.js';
 
 /**
- * The platform's conventions, checked in an OpenAPI 3.0 or 3.1 document before any deployment
- * exists (issue 33). Each rule names the spec sentence it comes from; its level is that
- * sentence's, as the run's checks cite theirs (src/catalogue/checks.ts).
+ * The platform's conventions, checked in an OpenAPI document before any deployment exists (issue
+ * 33): 3.0, 3.1 or 3.2, or Swagger 2.0 in its 3.0 form (src/openapi/versions.ts). Each rule names
+ * the spec sentence it comes from; its level is that sentence's, as the run's checks cite theirs
+ * (src/catalogue/checks.ts).
  *
  * The rules read the bundled document (load.ts's bundle: external `$ref`s inlined, internal ones
  * kept) and say where a problem is as a JSON Pointer into it; locate.ts turns that into the file,
@@ -58,14 +61,14 @@ export const LINT_RULES = [
   {
     id: 'OAS-TENANT-PATH',
     level: 'MUST',
-    title: 'Every path but authentication is under /tenants/{tenantId}/',
+    title: 'Every path but authentication is under /tenants/{tenantId}/ (the parameter by any name)',
     refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
     sentence: 'All endpoints except authentication are within a tenant context; path shape `{base_url}/tenants/{tenantId}/<endpoint_path>`.',
   },
   {
     id: 'OAS-TENANT-UUID',
     level: 'MUST',
-    title: 'The tenantId path parameter is declared, a string of format uuid',
+    title: 'The tenant path parameter (tenantId, or as the path names it) is declared, a string of format uuid',
     refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints'],
     sentence: 'A tenant is identified by a UUID, used as the `tenantId` path segment.',
   },
@@ -99,6 +102,30 @@ export const LINT_RULES = [
     // allows; it only fails to say that the field is always there.
     sentence: 'An optional field that has no data is sent as `null`.',
   },
+  // Schemas no server can satisfy (issue 37 item 8; src/lint/satisfiable.ts). The spec's
+  // sentence is JSON Schema's: a response the document describes there fails the document's own
+  // schema, so RESOURCE-SCHEMA would fail every deployment; the document is at fault.
+  {
+    id: 'OAS-ENUM-TYPE',
+    level: 'MUST',
+    title: "Every enum and const value of a response schema is of the schema's own type",
+    refs: ['JSON Schema validation 2020-12 §6.1.1–6.1.3', 'OAS 3.1 §4.8.24'],
+    sentence: 'An instance validates successfully against [enum] if its value is equal to one of the elements in this keyword\'s array value; [type]: if its JSON type matches the type represented by the value of the string.',
+  },
+  {
+    id: 'OAS-ONEOF-DISTINCT',
+    level: 'MUST',
+    title: 'The branches of every oneOf in a response schema can be told apart (a value of one does not match another)',
+    refs: ['JSON Schema core 2020-12 §10.2.1.3', 'OAS 3.1 §4.8.24, §4.8.25'],
+    sentence: 'An instance validates successfully against [oneOf] if it validates successfully against exactly one schema defined by this keyword\'s value.',
+  },
+  {
+    id: 'OAS-CLOSED-SCHEMA',
+    level: 'MUST',
+    title: 'additionalProperties: false does not forbid what its own schema or its allOf/anyOf/oneOf branches require or declare',
+    refs: ['JSON Schema core 2020-12 §10.3.2.3', 'OAS 3.1 §4.8.24'],
+    sentence: 'Validation with "additionalProperties" applies only to the child values of instance names that do not appear in the annotation results of either "properties" or "patternProperties".',
+  },
 ] as const satisfies readonly LintRule[];
 
 export type LintRuleId = (typeof LINT_RULES)[number]['id'];
@@ -114,7 +141,15 @@ export interface RawFinding {
 export const TOKEN_PATH = '/uaa/oauth2/token';
 const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/**
+ * A tenant path as the run reads it (src/openapi/endpoint-model.ts TENANT_PATH): `/tenants/{…}/`
+ * whatever the template expression is called. The name is not on the wire (OAS 3.1, Path Templating: a
+ * template expression is replaced by the path parameter's value), so `/tenants/{tenant_id}/…`, Python's
+ * default spelling, is the spec's `/tenants/{tenantId}/…` (spec §Tenant-scoped endpoints).
+ */
+const TENANT_PATH = /^\/tenants\/\{([^}/]+)\}\//;
+/** The name a tenant path gives its tenant parameter, or undefined for a path outside a tenant. */
+const tenantParameterOf = (template: string): string | undefined => TENANT_PATH.exec(template)?.[1];
 /** The spec's five paging headers (spec §Pagination). */
 export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
 
@@ -141,10 +176,9 @@ function operationsOf(document: Json): Operation[] {
     const item = resolve(document, raw, `#/paths/${pointerOf(template)}`);
     if (!isObject(item.value)) continue;
     const pathItem = item.value;
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!isObject(operation)) continue;
-      const pointer = `${item.pointer}/${method}`;
+    // Every operation, OpenAPI 3.2's `query` and `additionalOperations` (`LINK`…) included.
+    for (const { method, at: place, value: operation } of pathOperations(pathItem)) {
+      const pointer = `${item.pointer}${place.map((t) => `/${pointerOf(t)}`).join('')}`;
       const byKey = new Map<string, { value: Json; pointer: string }>();
       const add = (list: unknown, at: string): void =>
         listOf(list).forEach((p, i) => {
@@ -231,12 +265,16 @@ export function allowsNull(document: Json, schema: unknown, seen = new Set<unkno
  * points at the property; one whose schema is written as a `$ref` is located at its `properties`
  * object (locate.ts's trace), where the Spectral ruleset can report it too.
  */
-function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<string>, findings: RawFinding[]): void {
+function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<string>, findings: FindingCollector): void {
+  const deref = (v: unknown): unknown => resolve(document, v, '').value;
+  const covering = coveringFor(deref);
   const visit = (schema: unknown, at: string, inherited: ReadonlySet<string>): void => {
     const found = resolve(document, schema, at);
     if (!isObject(found.value) || visited.has(found.pointer)) return;
     visited.add(found.pointer);
     const value = found.value;
+    // OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT and OAS-CLOSED-SCHEMA: on every schema visited, once.
+    for (const f of satisfiabilityFindings(value, deref, covering)) findings.add({ rule: f.rule, pointer: `${found.pointer}/${f.keyword}`, message: f.message });
     const required = new Set([...inherited, ...listOf(value.required).filter((r): r is string => typeof r === 'string')]);
     listOf(value.allOf).forEach((arm) => {
       const armValue = resolve(document, arm, '').value;
@@ -250,9 +288,9 @@ function checkNulls(document: Json, root: { value: Json; pointer: string }, visi
       if (isObject(own) && own.writeOnly === true) continue;
       const nullable = allowsNull(document, property);
       if (!required.has(name) && !nullable) {
-        findings.push({ rule: 'OAS-NULLABLE', pointer, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
+        findings.add({ rule: 'OAS-NULLABLE', pointer, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
       } else if (!required.has(name) && nullable) {
-        findings.push({ rule: 'OAS-NULL-REQUIRED', pointer, message: `property "${name}" allows null but is not in required: it is never omitted` });
+        findings.add({ rule: 'OAS-NULL-REQUIRED', pointer, message: `property "${name}" allows null but is not in required: it is never omitted` });
       }
       visit(property, pointer, new Set());
     }
@@ -280,9 +318,25 @@ function urlPath(url: string): string {
   }
 }
 
-/** Every rule, on a bundled OpenAPI 3.0 or 3.1 document. */
-export function lintDocument(document: Json): RawFinding[] {
-  const findings: RawFinding[] = [];
+/** Where the rules put their findings, as they find them (src/lint/caps.ts keeps a bounded number). */
+export interface FindingCollector {
+  add(finding: RawFinding): void;
+}
+
+/**
+ * Every rule, on a bundled OpenAPI 3.0 or 3.1 document: its findings, in the order found, or,
+ * given a collector, into it (and none returned).
+ */
+export function lintDocument(document: Json, collector?: FindingCollector): RawFinding[] {
+  const all: RawFinding[] = [];
+  let tokenFinding = false;
+  const findings: FindingCollector = {
+    add: (f) => {
+      if (f.rule === 'OAS-TOKEN-ENDPOINT') tokenFinding = true;
+      if (collector) collector.add(f);
+      else all.push(f);
+    },
+  };
   const operations = operationsOf(document);
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
   const schemeOf = (name: string): unknown => resolve(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
@@ -294,11 +348,11 @@ export function lintDocument(document: Json): RawFinding[] {
 
     // OAS-VERSION-HEADER and OAS-VERSION-400 (spec §Versioning 1–2): every endpoint, the token one too.
     const version = op.parameters.find((p) => p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version');
-    if (!version) findings.push({ rule: 'OAS-VERSION-HEADER', pointer: op.pointer, message: `${label} does not declare the Accept-Version header parameter` });
-    else if (version.value.required !== true) findings.push({ rule: 'OAS-VERSION-HEADER', pointer: version.pointer, message: `${label}: the Accept-Version header is not required: true` });
+    if (!version) findings.add({ rule: 'OAS-VERSION-HEADER', pointer: op.pointer, message: `${label} does not declare the Accept-Version header parameter` });
+    else if (version.value.required !== true) findings.add({ rule: 'OAS-VERSION-HEADER', pointer: version.pointer, message: `${label}: the Accept-Version header is not required: true` });
     const responses = isObject(op.value.responses) ? op.value.responses : {};
     if (!('400' in responses) && !Object.keys(responses).some((k) => k.toUpperCase() === '4XX')) {
-      findings.push({ rule: 'OAS-VERSION-400', pointer: isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer, message: `${label} does not document 400, the answer to a missing or invalid Accept-Version` });
+      findings.add({ rule: 'OAS-VERSION-400', pointer: isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer, message: `${label} does not document 400, the answer to a missing or invalid Accept-Version` });
     }
 
     // OAS-BEARER (spec §Authentication 4): the operation's security, else the document's.
@@ -307,28 +361,29 @@ export function lintDocument(document: Json): RawFinding[] {
       const security = listOf(own ? op.value.security : document.security);
       const where = own ? `${op.pointer}/security` : Array.isArray(document.security) ? '#/security' : op.pointer;
       if (security.length === 0) {
-        findings.push({ rule: 'OAS-BEARER', pointer: where, message: `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}` });
+        findings.add({ rule: 'OAS-BEARER', pointer: where, message: `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}` });
       } else {
         const alternatives = security.map((r) => (isObject(r) ? Object.keys(r) : []));
         const without = alternatives.findIndex((names) => !names.some((n) => isBearerScheme(schemeOf(n))));
         if (without !== -1) {
           const names = alternatives[without] ?? [];
-          findings.push({ rule: 'OAS-BEARER', pointer: `${where}/${without}`, message: `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token` });
+          findings.add({ rule: 'OAS-BEARER', pointer: `${where}/${without}`, message: `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token` });
         }
       }
     }
 
     // OAS-TENANT-PATH (spec §Authentication 5), once per path.
-    if (!AUTH_PATHS.has(op.template) && !op.template.startsWith(TENANT_PREFIX) && op === operations.find((o) => o.template === op.template)) {
-      findings.push({ rule: 'OAS-TENANT-PATH', pointer: `#/paths/${pointerOf(op.template)}`, message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
+    const tenantName = tenantParameterOf(op.template);
+    if (!AUTH_PATHS.has(op.template) && tenantName === undefined && op === operations.find((o) => o.template === op.template)) {
+      findings.add({ rule: 'OAS-TENANT-PATH', pointer: `#/paths/${pointerOf(op.template)}`, message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
     }
-    // OAS-TENANT-UUID (spec §Tenant identifier).
-    if (op.template.startsWith(TENANT_PREFIX)) {
-      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === 'tenantId');
+    // OAS-TENANT-UUID (spec §Tenant identifier): the parameter the tenant segment names.
+    if (tenantName !== undefined) {
+      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
       const schema = tenant ? resolve(document, tenant.value.schema, `${tenant.pointer}/schema`) : undefined;
-      if (!tenant) findings.push({ rule: 'OAS-TENANT-UUID', pointer: op.pointer, message: `${label} does not declare the tenantId path parameter` });
+      if (!tenant) findings.add({ rule: 'OAS-TENANT-UUID', pointer: op.pointer, message: `${label} does not declare the ${tenantName} path parameter` });
       else if (!isObject(schema?.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') {
-        findings.push({ rule: 'OAS-TENANT-UUID', pointer: schema && isObject(schema.value) ? schema.pointer : tenant.pointer, message: `${label}: tenantId is not declared a string of format uuid` });
+        findings.add({ rule: 'OAS-TENANT-UUID', pointer: schema && isObject(schema.value) ? schema.pointer : tenant.pointer, message: `${label}: ${tenantName} is not declared a string of format uuid` });
       }
     }
 
@@ -340,10 +395,10 @@ export function lintDocument(document: Json): RawFinding[] {
         const schema = p && resolve(document, p.value.schema, '').value;
         return !isObject(schema) || !typesOf(schema).includes('integer');
       });
-      if (missing.length > 0) findings.push({ rule: 'OAS-PAGE-PARAMS', pointer: op.pointer, message: `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}` });
+      if (missing.length > 0) findings.add({ rule: 'OAS-PAGE-PARAMS', pointer: op.pointer, message: `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}` });
       const declared = success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
       const absent = PAGING_HEADERS.filter((h) => !declared.includes(h.toLowerCase()));
-      if (absent.length > 0) findings.push({ rule: 'OAS-PAGE-HEADERS', pointer: success?.pointer ?? op.pointer, message: `${label} returns a list but its success response does not declare ${absent.join(', ')}` });
+      if (absent.length > 0) findings.add({ rule: 'OAS-PAGE-HEADERS', pointer: success?.pointer ?? op.pointer, message: `${label} returns a list but its success response does not declare ${absent.join(', ')}` });
     }
 
     // OAS-NULLABLE and OAS-NULL-REQUIRED (spec §Generic rules for optional fields): the token
@@ -367,10 +422,10 @@ export function lintDocument(document: Json): RawFinding[] {
     if (!isObject(flow)) continue;
     const tokenUrl = typeof flow.tokenUrl === 'string' ? flow.tokenUrl : '';
     if (urlPath(tokenUrl).replace(/\/$/, '') === TOKEN_PATH) described = true;
-    else findings.push({ rule: 'OAS-TOKEN-ENDPOINT', pointer: `${found.pointer}/flows/clientCredentials/tokenUrl`, message: `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}` });
+    else findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer: `${found.pointer}/flows/clientCredentials/tokenUrl`, message: `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}` });
   }
-  if (!described && !findings.some((f) => f.rule === 'OAS-TOKEN-ENDPOINT')) {
-    findings.push({ rule: 'OAS-TOKEN-ENDPOINT', pointer: isObject(document.components) && isObject(document.components.securitySchemes) ? '#/components/securitySchemes' : '#', message: `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl` });
+  if (!described && !tokenFinding) {
+    findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer: isObject(document.components) && isObject(document.components.securitySchemes) ? '#/components/securitySchemes' : '#', message: `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl` });
   }
-  return findings;
+  return all;
 }

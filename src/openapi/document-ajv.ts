@@ -33,8 +33,19 @@ const require = createRequire(import.meta.url);
  * character itself, as PCRE, Java and Python do: what the authors of
  * `^\d{4}\-\d{2}\-\d{2}$` meant. A pattern valid in neither is that schema's error.
  */
+/**
+ * A pattern's `\A`, `\Z` and `\z` (PCRE, Python, Java: start and end of the string; Django's URL
+ * validator, and so every DRF document with a URL field, ends in one) as JavaScript's `^` and `$`:
+ * JavaScript has neither, and reads `\z` outside unicode mode as a "z" (issue 38: a false failure
+ * on every URL). A backslash escaped itself (`\\Z`) is left as it is.
+ */
+function withAnchors(pattern: string): string {
+  return pattern.replace(/(?<!\\)((?:\\\\)*)\\A/g, '$1^').replace(/(?<!\\)((?:\\\\)*)\\[Zz]/g, '$1$$');
+}
+
 export const dialectRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string): RegExp => {
+  (written: string, flags: string): RegExp => {
+    const pattern = withAnchors(written);
     try {
       return new RegExp(pattern, flags);
     } catch (unicode) {
@@ -49,7 +60,7 @@ export const dialectRegExp: RegExpEngine = Object.assign(
   {
     // The same engine in ajv's standalone code (https://ajv.js.org/options.html#code: a custom
     // engine's `code` is what the generated module calls); its patterns were compiled already.
-    code: '(function (p, f) { try { return new RegExp(p, f); } catch (e) { return new RegExp(p, f.replace("u", "")); } })',
+    code: `(function (w, f) { var p = (${withAnchors.toString()})(w); try { return new RegExp(p, f); } catch (e) { return new RegExp(p, f.replace("u", "")); } })`,
   },
 );
 
@@ -64,8 +75,34 @@ export function documentAjv(document: object, forStandaloneCode = false): Ajv202
   // schemas (all real ones) compiles a third quicker (Stripe's 212 endpoint validators: 2.0 s →
   // 1.3 s of CPU), and validates the same.
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false, inlineRefs: false, code });
-  ajv.addSchema(document, DOCUMENT_ID);
+  ajv.addSchema(withoutData(document) as object, DOCUMENT_ID);
   return ajv;
+}
+
+/** Objects whose keys are names (of properties, schemas, responses, media types, headers…), not keywords. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'paths', 'webhooks', 'content', 'encoding', 'variables']);
+/** Keywords whose values are data that ajv reads as data (json-schema-traverse skips them): kept as they are. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'required']);
+
+/**
+ * The document as ajv is given it: without the data that is not schema, where a key (`example`,
+ * `examples`, `x-…` extensions) is a keyword and not a name in a map. ajv walks every key of what
+ * it is given for `$id`s (json-schema-traverse with allKeys), examples included: a key `$id` inside
+ * Box's example data made every validator of the document fail to compile (issue 37 item 5).
+ * Examples are data, never schemas; the pointers to every schema stay as they are, since only
+ * data is taken out (a `$ref` never leads into an example).
+ */
+export function withoutData(node: unknown, names = false, depth = 0): unknown {
+  if (depth > 256) return node;
+  if (Array.isArray(node)) return node.map((v) => withoutData(v, false, depth + 1));
+  if (!isObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (names) out[key] = withoutData(value, false, depth + 1);
+    else if (key === 'example' || key === 'examples' || key.startsWith('x-')) continue;
+    else out[key] = DATA_KEYWORDS.has(key) ? value : withoutData(value, NAME_MAPS.has(key), depth + 1);
+  }
+  return out;
 }
 
 /** The schema that validates against the document's schema at `pointer` (e.g. `#/components/schemas/Shipment`). */

@@ -1,6 +1,10 @@
 import type { EndpointSpec, QueryParameterSpec } from '../api/endpoint-specs.js';
-import { PAGING_HEADER_NAMES } from '../api/paths.js';
+import { parseHeaderLine, RESERVED_HEADER_NAMES } from '../http/extra-headers.js';
+import { classify, listShapeOf, type ItemsAt } from './list-detection.js';
+import { operationsBeyond31, querystringSpecs, streamGap } from './oas32.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
+
+export { pagedByQuery, wordsOf } from './list-detection.js';
 
 /**
  * The endpoint model (issue 29): what the battery tests of an OpenAPI document, built once from
@@ -30,42 +34,6 @@ import { isObject, pointerOf, resolve, type Json } from './pointer.js';
  */
 
 const TENANT_PATH = /^\/tenants\/\{[^}/]+\}\/(.+)$/;
-
-/** Names a list's one array property goes by in wrappers of real APIs. */
-const COLLECTION_NAMES = new Set(['data', 'items', 'results', 'content', 'records', 'elements', 'values', 'entries', 'list', 'rows', 'hits', 'nodes', 'edges', 'objects', 'resources', 'collection', 'members', 'embedded', '_embedded']);
-/** Words of the properties a wrapper has beside its items: paging and hypermedia metadata (`next_page_uri`, `totalCount`, `has_more`). */
-const METADATA_WORDS = new Set(['sort', 'order', 'page', 'pages', 'total', 'next', 'prev', 'previous', 'first', 'last', 'cursor', 'continuation', 'token', 'count', 'offset', 'limit', 'skip', 'start', 'end', 'size', 'number', 'more', 'has', 'links', 'link', 'meta', 'metadata', 'paging', 'pagination', 'info', 'self', 'uri', 'url', 'href', 'object', 'kind', 'truncated', 'elements', 'results', 'items']);
-/** Of those, the words only paging uses: one must be there, or `{total, lines: [...]}` (a cart) would pass for a list. */
-const PAGING_WORDS = new Set(['page', 'pages', 'next', 'prev', 'previous', 'cursor', 'continuation', 'offset', 'limit', 'more', 'paging', 'pagination']);
-
-/** A property name's words, lower case: `next_page_uri`, `nextPageUri` and `next-page-uri` are [next, page, uri]. */
-export function wordsOf(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w !== '');
-}
-
-/**
- * Whether the properties beside a body's one array make it a wrapper: all of them paging or
- * hypermedia metadata, at least one of them paging's own (Twilio's `{accounts: [...], page,
- * next_page_uri, ...}`). A false list would be judged by the paging checks and fail a conformant
- * server; a missed one is only not judged as a list: the test leans to the second.
- */
-function isPagingMetadata(others: readonly string[], pagedByQuery: boolean): boolean {
-  const words = others.map(wordsOf);
-  return words.length > 0 && words.every((w) => w.length > 0 && w.every((x) => METADATA_WORDS.has(x))) && (pagedByQuery || words.some((w) => w.some((x) => PAGING_WORDS.has(x))));
-}
-
-/**
- * Whether an operation takes paging query parameters of any spelling (`per_page`, `pageSize`,
- * `limit`, `cursor`, `PageToken`): with one, a wrapper's metadata need not name paging itself
- * (GitHub's `{total_count, labels: [...]}` under `per_page` and `page`).
- */
-export function pagedByQuery(names: readonly string[]): boolean {
-  return names.some((n) => wordsOf(n).some((w) => PAGING_WORDS.has(w) || w === 'per'));
-}
 
 /** Where an operation's JSON body schema lives and which media type declares it. */
 interface Body {
@@ -105,44 +73,10 @@ function bodyOf(response: { code: string; value: Json; pointer: string }): Body 
   if (types.length === 0) return { gap: `its ${response.code} response declares no body` };
   const ranked = types.map((t) => ({ t, rank: jsonRank(t) })).filter((x): x is { t: string; rank: number } => x.rank !== undefined);
   const best = ranked.sort((a, b) => a.rank - b.rank)[0];
-  if (!best) return { gap: `its ${response.code} response declares no JSON body (${types.join(', ')})` };
+  if (!best) return { gap: streamGap(response.code, content) ?? `its ${response.code} response declares no JSON body (${types.join(', ')})` };
   const media = content[best.t];
-  if (!isObject(media) || !('schema' in media)) return { gap: `its ${response.code} response declares ${best.t} without a schema` };
+  if (!isObject(media) || !('schema' in media)) return { gap: streamGap(response.code, content) ?? `its ${response.code} response declares ${best.t} without a schema` };
   return { mediaType: best.t, pointer: `${response.pointer}/content/${pointerOf(best.t)}/schema` };
-}
-
-/** Whether a (resolved) schema describes an array. */
-function isArraySchema(schema: unknown): schema is Json {
-  if (!isObject(schema)) return false;
-  const { type } = schema;
-  return type === 'array' || (Array.isArray(type) && type.includes('array')) || ('items' in schema && type === undefined);
-}
-
-/**
- * The properties an object schema declares, its allOf members' merged (the last declaration of a
- * name wins: a member refining a base, as Train Travel's lists refine `Wrapper-Collection`'s
- * `data`), each with the pointer of its schema, resolved.
- */
-function propertiesOf(document: Json, schema: unknown, pointer: string, depth = 0): Map<string, { value: unknown; pointer: string }> {
-  const out = new Map<string, { value: unknown; pointer: string }>();
-  const s = resolve(document, schema, pointer);
-  if (!isObject(s.value) || depth > 16) return out;
-  const members = Array.isArray(s.value.allOf) ? (s.value.allOf as unknown[]) : [];
-  members.forEach((m, i) => {
-    for (const [k, v] of propertiesOf(document, m, `${s.pointer}/allOf/${i}`, depth + 1)) out.set(k, v);
-  });
-  if (isObject(s.value.properties)) {
-    for (const [name, child] of Object.entries(s.value.properties)) out.set(name, resolve(document, child, `${s.pointer}/properties/${pointerOf(name)}`));
-  }
-  return out;
-}
-
-/** Where a list body's items are: the array itself, or a wrapper's one array property. */
-interface ItemsAt {
-  /** The pointer of one item's schema, when the array declares one. */
-  schema?: string;
-  /** The wrapper's property that holds the items; absent for an array body. */
-  property?: string;
 }
 
 /**
@@ -151,24 +85,7 @@ interface ItemsAt {
  * function (spectral-functions/carrierConventions.js) repeats it for Spectral's resolved model.
  */
 export function itemsOf(document: Json, body: Pick<Body, 'pointer'>, path: string, queryNames: readonly string[] = []): ItemsAt | undefined {
-  const resolved = resolve(document, { $ref: body.pointer }, body.pointer);
-  const items = (array: Json, at: string): ItemsAt => ('items' in array ? { schema: `${at}/items` } : {});
-  if (isArraySchema(resolved.value)) return items(resolved.value, resolved.pointer);
-  // A resource by id is one resource, whatever arrays it holds.
-  if (/\}$/.test(path)) return undefined;
-  const properties = propertiesOf(document, { $ref: body.pointer }, body.pointer);
-  const arrays = [...properties].filter(([, p]) => isArraySchema(p.value));
-  if (arrays.length !== 1 || !arrays[0]) return undefined;
-  const [name, array] = arrays[0];
-  const others = [...properties.keys()].filter((k) => k !== name);
-  if (!COLLECTION_NAMES.has(name.toLowerCase()) && !isPagingMetadata(others, pagedByQuery(queryNames))) return undefined;
-  return { ...items(array.value as Json, array.pointer), property: name };
-}
-
-function pagingDeclared(query: readonly Json[], response: { value: Json } | undefined): boolean {
-  if (query.some((p) => p.name === 'page' || p.name === 'size')) return true;
-  const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers) : [];
-  return headers.some((h) => PAGING_HEADER_NAMES.some((name) => name.toLowerCase() === h.toLowerCase()));
+  return listShapeOf(document, body, path, queryNames).items;
 }
 
 /** A value valid for a simple schema, made up; undefined when none can be made with confidence. */
@@ -199,9 +116,10 @@ function queryText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** How a required query parameter is filled from the document, or why it cannot be. */
+/** How a required parameter (query, header or path) is filled from the document, or why it cannot be. */
 export function fillQueryParameter(document: Json, parameter: Json): QueryParameterSpec {
   const name = String(parameter.name);
+  const where = parameter.in === 'header' ? 'header' : parameter.in === 'path' ? 'path' : 'query';
   const schema = resolve(document, parameter.schema, '').value;
   const s = isObject(schema) ? schema : {};
   const firstExample = (examples: unknown): unknown => {
@@ -228,7 +146,7 @@ export function fillQueryParameter(document: Json, parameter: Json): QueryParame
   const invented = isObject(itemSchema) ? inventedValue(itemSchema) : undefined;
   if (invented !== undefined) return { name, value: invented, from: 'invented' };
   const what = typeof s.pattern === 'string' ? `a pattern (${s.pattern.slice(0, 60)})` : s.type === undefined ? 'no type' : `type ${JSON.stringify(s.type)}${typeof s.format === 'string' ? ` and format ${s.format}` : ''}`;
-  return { name, problem: `required query parameter ${name} has no example, default or enum, and its schema (${what}) gives no value to make up` };
+  return { name, problem: `required ${where} parameter ${name} has no example, default or enum, and its schema (${what}) gives no value to make up` };
 }
 
 /** An OpenAPI parameter's identity: a path item's parameter is overridden by the operation's of the same name and location (OAS 3.1 §4.8.9.1). */
@@ -259,7 +177,7 @@ export function endpointModel(document: Json): EndpointModel {
   for (const [template, item] of Object.entries(paths)) {
     const pathItem = resolve(document, item, `#/paths/${pointerOf(template)}`);
     if (!isObject(pathItem.value)) continue;
-    operations += METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length;
+    operations += METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length + operationsBeyond31(pathItem.value);
     const relative = TENANT_PATH.exec(template)?.[1];
     if (relative === undefined || !isObject(pathItem.value.get)) continue;
     endpoints.push(endpointOf(document, relative, template, pathItem.value, pathItem.value.get, `${pathItem.pointer}/get`));
@@ -269,13 +187,12 @@ export function endpointModel(document: Json): EndpointModel {
 
 function endpointOf(document: Json, path: string, template: string, pathItem: Json, operation: Json, operationPointer: string): EndpointSpec {
   const parameters = parametersOf(document, pathItem, operation);
+  const tenantName = /^\/tenants\/\{([^}/]+)\}/.exec(template)?.[1];
   const query = parameters.filter((p) => p.in === 'query');
   const response = successResponse(document, operationPointer, operation);
   const body = response ? bodyOf(response) : { gap: 'it declares no 2xx response' };
-  const items = 'pointer' in body ? itemsOf(document, body, path, query.map((p) => String(p.name))) : undefined;
-  const paged = pagingDeclared(query, response);
-  const kind = items !== undefined || paged ? 'list' : 'single';
-  const listBy: EndpointSpec['listBy'] = kind === 'single' ? undefined : paged ? 'paging' : items?.property !== undefined ? 'wrapped-array' : 'array';
+  const classified = classify(document, 'pointer' in body ? body : undefined, path, query, response, operation);
+  const { kind, listBy, items } = classified;
   let schema: string | undefined;
   let schemaGap: string | undefined;
   if (!('pointer' in body)) schemaGap = body.gap;
@@ -283,9 +200,18 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
   else if (items === undefined) schemaGap = `it is a list (it declares page, size or paging headers), but its ${response?.code ?? '2xx'} body is neither an array nor a wrapper with one array of items`;
   else if (items.schema === undefined) schemaGap = 'its list body declares no schema for its items';
   else schema = items.schema;
+  // Required header parameters (Xero's `xero-tenant-id`, Box's `boxapi`) are filled as query
+  // parameters are (issue 37 item 4); those the harness sets check by check (Accept-Version,
+  // Authorization…) are its own to send.
+  const headers = parameters.filter((p) => p.in === 'header' && p.required === true && !RESERVED_HEADER_NAMES.includes(String(p.name).toLowerCase())).map((p) => headerValue(document, p));
+  // Path parameters the document gives a value for, never invented: an id is better taken from the list above.
+  const pathValues = parameters
+    .filter((p) => p.in === 'path' && typeof p.name === 'string' && p.name !== tenantName)
+    .map((p) => fillQueryParameter(document, p))
+    .filter((p) => p.value !== undefined && p.from !== 'invented');
   // page and size are the walk's to set (spec §Pagination: page defaults to 1); a document that
   // requires them gets the spec's first page and the walk's size in the valid request.
-  const required = query.filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size').map((p) => fillQueryParameter(document, p));
+  const required = [...query.filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size').map((p) => fillQueryParameter(document, p)), ...querystringSpecs(document, parameters)];
   const requiredPaging = query.filter((p) => p.required === true && (p.name === 'page' || p.name === 'size')).map((p) => fillQueryParameter(document, p));
   for (const p of requiredPaging) required.push(p.name === 'page' ? { name: 'page', value: '1', from: 'default' } : p);
   const source = `openapi: ${typeof operation.operationId === 'string' ? operation.operationId : `GET ${template}`}`;
@@ -298,5 +224,22 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
     ...(schemaGap !== undefined ? { schemaGap } : {}),
     ...(items?.property !== undefined ? { itemsProperty: items.property } : {}),
     ...(required.length > 0 ? { query: required } : {}),
+    ...(classified.uncertain !== undefined ? { uncertain: classified.uncertain } : {}),
+    ...(classified.candidate ? { asList: { ...(classified.candidate.schema !== undefined ? { schema: classified.candidate.schema } : {}), ...(classified.candidate.property !== undefined ? { itemsProperty: classified.candidate.property } : {}) } } : {}),
+    ...(kind === 'list' && 'pointer' in body ? { asSingle: { schema: body.pointer } } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
+    ...(pathValues.length > 0 ? { pathValues } : {}),
   };
+}
+
+/**
+ * A required header parameter's value, as fillQueryParameter makes it, if it can be sent: the
+ * document is untrusted, and a value that is no field value (CR, LF, NUL, other controls: RFC 9110
+ * §5.5) is the document's problem, never a header the harness writes.
+ */
+function headerValue(document: Json, parameter: Json): QueryParameterSpec {
+  const filled = fillQueryParameter(document, parameter);
+  if (filled.value === undefined) return filled;
+  const parsed = parseHeaderLine(`${filled.name}: ${filled.value}`);
+  return Array.isArray(parsed) ? filled : { name: filled.name, problem: `required header parameter ${filled.name}: the document's value cannot be sent (${parsed.problem})` };
 }

@@ -65,6 +65,13 @@ function rewriteSchema(schema: unknown, v30: boolean): unknown {
   const nullable = out.nullable === true || out['x-nullable'] === true;
   delete out.nullable;
   delete out['x-nullable'];
+  // 3.0: "This object cannot be extended with additional properties and any properties added SHALL
+  // be ignored" (OAS 3.0.3 §4.7.25, Reference Object): Xero's `Contact: {$ref: Contact, type:
+  // string}` is a Contact (issue 37 item 7). `nullable` (above) and readOnly/writeOnly are kept, as
+  // their authors mean them (issue 29 item 3).
+  if (v30 && typeof out.$ref === 'string') {
+    for (const key of Object.keys(out)) if (key !== '$ref' && key !== 'readOnly' && key !== 'writeOnly') delete out[key];
+  }
   if (!nullable) return nullMemberAsBranch(out);
   if (typeof out.$ref === 'string') {
     // A $ref's siblings are ignored in 3.0 (OAS 3.0.3 §4.7.25), but `nullable` beside one is

@@ -9,6 +9,7 @@ import type { LoadReply } from './load-in-thread.js';
 /** The thread of load-in-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, lints it, and posts them, or why it could not. */
 const { file, root } = workerData as { file: string; root?: string };
 let reply: LoadReply;
+const started = performance.now();
 try {
   const api = await loadOpenApi(file, { root });
   // Linted here too, off the main thread: the run reports the document's findings apart (issue 33).
@@ -16,7 +17,8 @@ try {
 } catch (err) {
   reply = { ok: false, usage: err instanceof UsageError, message: err instanceof Error ? err.message : String(err) };
 }
-parentPort?.postMessage(reply);
+// The document's load time (parse, endpoint model, validators, lint; or until refused): CARRIER_PROFILE=1 prints it, `npm run corpus` reports it.
+parentPort?.postMessage({ ...reply, ms: Math.round(performance.now() - started) });
 
 /**
  * The endpoints' validators, compiled here (document-ajv.ts) when their schemas are few; a schema

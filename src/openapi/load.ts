@@ -1,16 +1,21 @@
+import { resolve } from 'node:path';
 import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
 import { UsageError } from '../errors.js';
 import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, pathOf, type DocumentLimits, type Resolver } from './document-files.js';
 import { documentAsJsonSchema } from './json-schema.js';
 import { endpointModel } from './endpoint-model.js';
+import { rebaseOnSelf } from './self.js';
 import { isObject, type Json } from './pointer.js';
+import { readVersion } from './versions.js';
 
 /**
- * --openapi FILE: the tenant endpoints of the user's API, from their OpenAPI 3.0 or 3.1 document
- * (YAML or JSON, `$ref`s across files). @readme/openapi-parser bundles it into one (external
- * `$ref`s inlined, internal ones kept, so that recursive schemas stay finite); the harness never
- * resolves references itself. The document is untrusted input: its files are read and parsed by
+ * --openapi FILE: the tenant endpoints of the user's API, from their Swagger 2.0 or OpenAPI 3.0,
+ * 3.1 or 3.2 document (YAML or JSON, `$ref`s across files). @readme/openapi-parser bundles it into
+ * one (external `$ref`s inlined, internal ones kept, so that recursive schemas stay finite); the
+ * harness never resolves references itself. The bundle is then read in the one form the harness
+ * knows (versions.ts: 2.0 converted to 3.0, 3.2's additions put where 3.1's readers look).
+ * The document is untrusted input: its files are read and parsed by
  * document-files.ts, the parser's file resolver, inside one folder and within limits (issue 28).
  * It does not validate the document against the
  * OpenAPI schema at every run (a third of a second of start-up for every run; the reference's own
@@ -45,24 +50,35 @@ export async function bundleDocument(file: string, options: BundleOptions = {}):
   const files = new DocumentFiles(file, options.root, options.limits ?? DOCUMENT_LIMITS);
   const resolverOptions = files.resolverOptions() as { resolve: { file: Resolver } };
   const { onFile } = options;
-  if (onFile) {
-    const confined = resolverOptions.resolve.file;
-    resolverOptions.resolve.file = {
-      ...confined,
-      read: async (ref) => {
-        const value = await confined.read(ref);
-        const path = pathOf(ref.url);
-        if (path !== undefined) onFile(path, value);
-        return value;
-      },
-    };
-  }
+  const documentPath = resolve(file);
+  const confined = resolverOptions.resolve.file;
+  let selfFailure: UsageError | undefined;
+  resolverOptions.resolve.file = {
+    ...confined,
+    read: async (ref) => {
+      let value = await confined.read(ref);
+      const path = pathOf(ref.url);
+      // OpenAPI 3.2's $self: the document's $refs rewritten to lead where it makes them (oas32.ts),
+      // before the parser follows them through this same confined reader.
+      if (path === documentPath && ref.reference === undefined) {
+        try {
+          value = rebaseOnSelf(value, documentPath, label);
+        } catch (err) {
+          if (err instanceof UsageError) selfFailure ??= err;
+          throw err;
+        }
+      }
+      if (onFile && path !== undefined) onFile(path, value);
+      return value;
+    },
+  };
   let bundled: Json;
   try {
     bundled = (await bundle(file, resolverOptions as unknown as Parameters<typeof bundle>[1])) as unknown as Json;
   } catch (err) {
     // What the harness's resolver refused or could not read, said by it; else the parser's word.
     if (files.failure) throw files.failure;
+    if (selfFailure) throw selfFailure;
     // The parser's walks recurse, into each $ref as they meet it: a chain of $refs thousands long,
     // or files nested in files, can take it past the stack (each file is within the limits).
     if (err instanceof RangeError) throw new UsageError(`${label} ${file}: the parser ran out of stack following the document's $refs (a chain of $refs thousands long, or $ref'd files nested in one another)`);
@@ -93,10 +109,9 @@ export function endpointsOf(document: Json): EndpointSpec[] {
 
 /** Reads, validates and bundles the document, and finds its tenant endpoints. */
 export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<ApiDescription> {
-  const raw = await bundleDocument(file, options);
-  const declared = raw.openapi ?? raw.swagger;
-  const version = typeof declared === 'string' ? declared : '';
-  if (!/^3\.[01]\./.test(version)) throw new UsageError(`--openapi ${file}: OpenAPI ${version || '(no version)'} is not supported; give an OpenAPI 3.0 or 3.1 document`);
+  const bundled = await bundleDocument(file, options);
+  if (!isObject(bundled)) throw new UsageError(`--openapi ${file}: not an OpenAPI document (not an object)`);
+  const raw = readVersion(bundled, '--openapi', file, options.limits).document;
   if (!isObject(raw.paths)) throw new UsageError(`--openapi ${file}: the document has no "paths" object`);
   const document = documentAsJsonSchema(raw);
   const { endpoints, operations } = endpointModel(document);

@@ -108,10 +108,20 @@ export function bearerToken(req: Req): string | undefined {
   return /^bearer +(\S+)$/i.exec(header(req, 'authorization') ?? '')?.[1];
 }
 
+/** Basic credentials for a client id and secret, form-encoded first (RFC 7617, RFC 6749 §2.3.1). */
+export function basicOf(clientId: string, clientSecret: string): string {
+  const enc = (v: string): string => new URLSearchParams([['', v]]).toString().slice(1);
+  return `Basic ${Buffer.from(`${enc(clientId)}:${enc(clientSecret)}`, 'utf8').toString('base64')}`;
+}
+
 /** Valid Basic credentials of the configured client (RFC 7617, RFC 6749 §2.3.1). */
 export function validBasic(ctx: ReferenceContext): string {
-  const enc = (v: string): string => new URLSearchParams([['', v]]).toString().slice(1);
-  return `Basic ${Buffer.from(`${enc(ctx.behaviour.clientId)}:${enc(ctx.behaviour.clientSecret)}`, 'utf8').toString('base64')}`;
+  return basicOf(ctx.behaviour.clientId, ctx.behaviour.clientSecret);
+}
+
+/** A parameter of the request's form body (the token request's, RFC 6749 §4.4.2), if it has one. */
+export function formParam(req: Req, name: string): string | undefined {
+  return req.body ? (new URLSearchParams(req.body.toString('utf8')).get(name) ?? undefined) : undefined;
 }
 
 /** The client id of a Basic Authorization header, decoded; undefined when there is none. */

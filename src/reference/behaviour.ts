@@ -89,8 +89,8 @@ export type DocumentAnswer =
   | { readonly refusal: { readonly status: number; readonly error: string; readonly description: string } };
 
 export interface DocumentRoutes {
-  /** `subPath`: percent-encoded, without the leading slash. `tenant.empty`: the tenant with no data. */
-  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }): DocumentAnswer | undefined;
+  /** `subPath`: percent-encoded, without the leading slash. `tenant.empty`: the tenant with no data. `headers`: the request's, names in lower case. */
+  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>>): DocumentAnswer | undefined;
 }
 
 export interface ReferenceBehaviour {

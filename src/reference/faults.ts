@@ -10,7 +10,9 @@ import {
   authoriseWithFreshToken,
   basicClientId,
   bearerToken,
+  basicOf,
   errorCode,
+  formParam,
   header,
   isLegacyRequest,
   isListRequest,
@@ -26,10 +28,10 @@ import {
   type Alteration,
 } from './alterations.js';
 import type { ReferenceContext } from './context.js';
-import { MAIN_TENANT_ID, listCount, listSlice, shipmentsSlice, type Collection } from './data.js';
+import { MAIN_TENANT_ID, listCount, listSlice, settingsOf, type Collection, type TenantRecord } from './data.js';
 import { routeResource } from './routes.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
-import { apiError, json, type Reply } from './reply.js';
+import { JSON_CONTENT_TYPE, apiError, json, type Reply } from './reply.js';
 import type { Req } from './request.js';
 
 export interface Fault extends Alteration {
@@ -47,7 +49,7 @@ export interface Fault extends Alteration {
 
 /** Every check that needs a valid access token errs when no token can be had. */
 const NEEDS_TOKEN = [
-  'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
+  'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-SHORT-LIVED', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
   'EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW',
   'AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-MALFORMED', 'AUTH-MALFORMED-STATUS', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401',
   'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE',
@@ -142,6 +144,8 @@ const tokenFaults: Fault[] = [
     name: 'expires-in-string',
     description: 'expires_in is the string "5" instead of a number (spec §Access token response, RFC 6749 §5.1)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    // No number: no lifetime to judge (an error pointing at TOKEN-EXPIRES-IN).
+    errs: ['TOKEN-SHORT-LIVED'],
     alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = String(b.expires_in))) : r),
   },
@@ -156,8 +160,23 @@ const tokenFaults: Fault[] = [
     name: 'expires-in-missing',
     description: 'The token response omits expires_in (spec §Access token response)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    errs: ['TOKEN-SHORT-LIVED'],
     alsoBreaks: AFTER_EXPIRY,
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void delete b.expires_in) : r),
+  },
+  {
+    // Issue 38: `timedelta.total_seconds()` in a JSONResponse. JSON.parse reads 60, typed clients
+    // (Go's encoding/json into an int) refuse it.
+    name: 'expires-in-decimal-point',
+    description: 'expires_in is written with a decimal point (60.0), as Python\'s timedelta.total_seconds() gives it (spec §Access token response: integer; RFC 6749 §A.14: 1*DIGIT)',
+    breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? { ...r, raw: { contentType: JSON_CONTENT_TYPE, text: JSON.stringify(r.body).replace(/"expires_in":([0-9]+)/, '"expires_in":$1.0') } } : r),
+  },
+  {
+    name: 'expires-in-an-hour-in-milliseconds',
+    description: 'expires_in is 3600000, an hour in milliseconds where the spec says seconds: 41 days, which no short-lived token lives (spec §What the service does 1; a warning)',
+    breaks: ['TOKEN-SHORT-LIVED'],
+    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = 3_600_000)) : r),
   },
   {
     name: 'token-cacheable',
@@ -232,7 +251,7 @@ const tokenFaults: Fault[] = [
   {
     name: 'any-grant-type-accepted',
     description: 'Any grant_type gets a token (RFC 6749 §5.2: unsupported_grant_type)',
-    breaks: ['TOKEN-GRANT-UNSUPPORTED'],
+    breaks: ['TOKEN-GRANT-UNSUPPORTED', 'TOKEN-GRANT-OTHERS'],
     request: (req) => {
       if (!isTokenRequest(req) || !req.body) return;
       const form = new URLSearchParams(req.body.toString('utf8'));
@@ -245,6 +264,56 @@ const tokenFaults: Fault[] = [
     description: 'An unsupported grant_type gets error "invalid_grant" instead of "unsupported_grant_type" (RFC 6749 §5.2)',
     breaks: ['TOKEN-GRANT-UNSUPPORTED'],
     reply: (r, req) => (isTokenError(r, req) && errorCode(r) === 'unsupported_grant_type' ? withBody(r, (b) => void (b.error = 'invalid_grant')) : r),
+  },
+  {
+    // Issue 38: Express + @node-oauth/oauth2-server with the password grant enabled, and a model
+    // whose getUser returns a user for any pair, as stub models do.
+    name: 'password-grant-accepted',
+    description: 'The token endpoint also serves the password grant and issues a token for any username and password (spec §Obtain an access token: grant_type must be client_credentials)',
+    breaks: ['TOKEN-GRANT-OTHERS'],
+    request: (req) => {
+      if (!isTokenRequest(req) || formParam(req, 'grant_type') !== 'password' || !formParam(req, 'username') || !formParam(req, 'password') || !req.body) return;
+      const form = new URLSearchParams(req.body.toString('utf8'));
+      form.set('grant_type', 'client_credentials');
+      form.delete('username');
+      form.delete('password');
+      req.body = Buffer.from(form.toString());
+    },
+  },
+  {
+    // Issue 38: the same library with authorization_code and refresh_token among the client's
+    // grants and a model that does not implement them: its InvalidArgumentError is a 500.
+    name: 'unserved-grants-server-error',
+    description: 'grant_type authorization_code and refresh_token get 500, as @node-oauth/oauth2-server answers when they are among the client\'s grants and its model lacks getAuthorizationCode and getRefreshToken (RFC 6749 §5.2: a 400 refusal)',
+    breaks: ['TOKEN-GRANT-OTHERS'],
+    reply: (r, req) => {
+      const grant = formParam(req, 'grant_type');
+      if (!isTokenError(r, req) || (grant !== 'authorization_code' && grant !== 'refresh_token')) return r;
+      const method = grant === 'authorization_code' ? 'getAuthorizationCode' : 'getRefreshToken';
+      return { status: 500, headers: {}, body: { error: 'invalid_argument', error_description: `Invalid argument: model does not implement ${method}()` } };
+    },
+  },
+  {
+    // Issue 38: FastAPI's OAuth2PasswordRequestForm pattern, client_id and client_secret as Form
+    // fields: Basic is never looked at, so the run used to stop with "check --client-id".
+    name: 'basic-auth-ignored',
+    description: 'The token endpoint ignores HTTP Basic and reads client_id and client_secret from the form body only (spec §Obtain an access token: HTTP Basic; §Authentication 2)',
+    // Once: the run goes on with client_secret_post, and every other rule is judged on it.
+    breaks: ['TOKEN-ISSUE'],
+    // The checks that vary the HTTP Basic request cannot judge their rule: they point at the cause.
+    errs: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'TOKEN-BASIC-CASE', 'TOKEN-CREDENTIALS-ENCODING', 'LEGACY-TOKEN-REFUSES'],
+    request: (req) => {
+      if (!isTokenRequest(req) || !req.body) return;
+      const form = new URLSearchParams(req.body.toString('utf8'));
+      const id = form.get('client_id');
+      const secret = form.get('client_secret');
+      form.delete('client_id');
+      form.delete('client_secret');
+      req.body = Buffer.from(form.toString());
+      // What the handlers below take for client authentication: the form's credentials, or none.
+      if (id !== null && secret !== null) req.headers.authorization = basicOf(id, secret);
+      else delete req.headers.authorization;
+    },
   },
   {
     name: 'token-errors-text-plain',
@@ -672,6 +741,12 @@ function asTenantOwner(r: Reply, req: Req, ctx: ReferenceContext): Reply {
 
 const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What a tenant path asks for, of `tenant`: the first items of its list (of a single item's list too), or its settings. */
+function tenantData(req: Req, tenant: TenantRecord): unknown {
+  const collection = /^\/tenants\/[^/]+\/(shipments|invoices)(?:\/|$)/.exec(req.path)?.[1] as Collection | undefined;
+  return collection ? listSlice(tenant, collection, 0, 3) : settingsOf(tenant);
+}
+
 const tenantFaults: Fault[] = [
   {
     name: 'cross-tenant-data',
@@ -692,11 +767,22 @@ const tenantFaults: Fault[] = [
   },
   {
     name: 'foreign-refusal-with-data',
-    description: 'The 403 for a foreign tenant carries its data anyway (spec §Authentication 5)',
+    description: 'The 403 for a foreign tenant carries the data asked for anyway: its items, its settings (spec §Authentication 5)',
     breaks: ['TENANT-FOREIGN'],
     reply: (r, req, ctx) => {
       const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
-      return r.status === 403 && tenant ? { ...r, body: shipmentsSlice(tenant, 0, 3) } : r;
+      return r.status === 403 && tenant ? { ...r, body: tenantData(req, tenant) } : r;
+    },
+  },
+  {
+    // An array in an error body is no evidence of data (issue 38 item 2): these are the tenant's
+    // own items, known by their ids.
+    name: 'invalid-id-refusal-with-data',
+    description: "The 400 for a tenantId that is not a UUID falls back to the client's own tenant and carries its data beside the error, {\"error\": …, \"data\": [...]} (spec §Tenant identifier)",
+    breaks: ['TENANT-INVALID-ID'],
+    reply: (r, req, ctx) => {
+      const own = ctx.tenants.get(MAIN_TENANT_ID);
+      return tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && own ? { ...r, body: { ...(r.body as object), data: tenantData(req, own) } } : r;
     },
   },
   {
@@ -725,6 +811,8 @@ const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonl
 
 /** size-capped-silently: the most items a page holds, whatever Page-Size says. */
 const SILENT_SIZE_CAP = 12;
+/** size-capped-silently: the largest size served at all; larger ones get a 422. */
+const SIZE_VALIDATION_MAX = 100;
 
 const paginationFaults: Fault[] = [
   // Without one of the three numbers PAGE-TOTALS has nothing to compare: it errs, pointing at PAGE-HEADERS.
@@ -833,14 +921,16 @@ const paginationFaults: Fault[] = [
   },
   {
     // The cap is above the size the walk and the half-size probe ask for (10 and 5 by default) and
-    // below the length of both lists (23 and 14): only a size beyond any cap meets it, as with a
-    // real server that caps at 25 and is asked for 1 000 000.
+    // below the length of both lists (23 and 14); and the validation maximum refuses a size far
+    // beyond any cap with a 4xx, as FastAPI's `Query(le=100)` does (issue 38 item 4): only a size
+    // a client would ask for, between the two, meets the cap.
     name: 'size-capped-silently',
-    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page)`,
+    description: `A size above ${SILENT_SIZE_CAP} is served ${SILENT_SIZE_CAP} items a page, while Page-Size echoes the size asked for and Total-Pages is computed from it (spec §Pagination: Page-Size is the number of elements per page); a size above ${SIZE_VALIDATION_MAX} is refused with FastAPI's 422`,
     breaks: ['PAGE-ECHO'],
     reply: (r, req, ctx) => {
-      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const asked = Number(req.query.get('size'));
+      if (isList(r, req) && Number.isSafeInteger(asked) && asked > SIZE_VALIDATION_MAX) return json(422, { detail: [{ loc: ['query', 'size'], msg: `ensure this value is less than or equal to ${SIZE_VALIDATION_MAX}`, type: 'value_error.number.not_le', ctx: { limit_value: SIZE_VALIDATION_MAX } }] });
+      const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const tenant = w && ctx.tenants.get(w.tenantId);
       if (!w || !tenant || !Number.isSafeInteger(asked) || asked <= SILENT_SIZE_CAP) return r;
       const echoed = pageWindow({ page: w.page, size: asked }, w.totalElements);
@@ -922,6 +1012,14 @@ const paginationFaults: Fault[] = [
     description: 'rel="first" points at page 0 (spec §Pagination: pages count from 1)',
     breaks: ['LINK-FIRST-LAST'],
     reply: (r, req) => withLinks(r, req, (link) => retarget(link, 'first', () => 0)),
+  },
+  {
+    // Issue 38 item 3: the walk pages at the default size, where `?page=2` is the same page as
+    // `?page=2&size=10`; only a page read at another size shows the links lose the client's size.
+    name: 'links-drop-size',
+    description: "Link targets keep only the page, `?page=3`, dropping the size asked for, as Starlette's `request.url.replace_query_params(page=n)` builds them (spec §Pagination: links to the other pages of the same list)",
+    breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
+    reply: (r, req) => withLinks(r, req, (link) => link.replace(/([?&]page=\d+)&size=\d+/g, '$1')),
   },
   {
     name: 'link-headers-stale-size',

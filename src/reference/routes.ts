@@ -58,7 +58,7 @@ export function routeResource(method: string, target: ListTarget & Pick<RequestT
     return apiError({ status: 403, error: 'forbidden', description: 'This client may not access the tenant' });
   }
 
-  const documented = ctx.behaviour.documentRoutes?.answer(m[2].slice(1), target.query, { id: tenant.id, empty: tenant.shipmentCount === 0 });
+  const documented = ctx.behaviour.documentRoutes?.answer(m[2].slice(1), target.query, { id: tenant.id, empty: tenant.shipmentCount === 0 }, target.headers);
   if (documented !== undefined) return method === 'GET' ? documentReply(documented, target, ctx, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}${m[2]}`) : methodNotAllowed('GET');
   const generated = /^\/c(\d{3})(?:\/([^/]+))?$/.exec(m[2]);
   if (generated?.[1] && Number(generated[1]) >= 1 && Number(generated[1]) <= ctx.behaviour.generatedCollections) {

@@ -6,6 +6,8 @@
  */
 import {
   bearerToken,
+  errorCode,
+  formParam,
   header,
   isListRequest,
   isResourceRequest,
@@ -35,6 +37,16 @@ export type Variant = Alteration & {
 
 const isList = (reply: Reply, req: Req): boolean => isListRequest(req) && reply.status === 200;
 
+/** other-grants-refused-variously: each grant's refusal, status and RFC 6749 §5.2 code. */
+const OTHER_GRANT_REFUSALS: ReadonlyMap<string, readonly [number, string]> = new Map([
+  ['authorization_code', [400, 'invalid_grant']],
+  ['refresh_token', [400, 'invalid_grant']],
+  ['password', [400, 'unauthorized_client']],
+  ['urn:ietf:params:oauth:grant-type:jwt-bearer', [401, 'invalid_client']],
+  ['urn:ietf:params:oauth:grant-type:device_code', [400, 'invalid_request']],
+  ['urn:ietf:params:oauth:grant-type:token-exchange', [400, 'invalid_scope']],
+]);
+
 /** Rewrites every link of a list page's Link header; `links` are `[target, rel]` pairs. */
 function relink(reply: Reply, req: Req, format: (links: [string, string][], req: Req) => string | readonly string[]): Reply {
   const link = isList(reply, req) ? replyHeader(reply, 'Link') : undefined;
@@ -44,6 +56,10 @@ function relink(reply: Reply, req: Req, format: (links: [string, string][], req:
 }
 
 const joined = (parts: string[]): string => parts.join(', ');
+
+/** The refusal of a tenant path for its tenant: a tenantId that is not a UUID (400), a tenant the client may not access (403). */
+const isTenantRefusal = (reply: Reply, req: Req): boolean =>
+  tenantSegment(req) !== undefined && ((reply.status === 400 && /tenantId/.test(JSON.stringify(reply.body))) || reply.status === 403);
 
 export const VARIANTS: readonly Variant[] = [
   // ── status codes the spec or the RFCs leave open ───────────────────────────────────────
@@ -64,6 +80,22 @@ export const VARIANTS: readonly Variant[] = [
       isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined
         ? withHeader(withBody({ ...r, status: 400 }, (b) => void (b.error = 'invalid_request')), 'WWW-Authenticate', undefined)
         : r,
+  },
+  {
+    // Issue 38: what real servers answer to the grants they ship, in the order they validate. Any
+    // refusal without a token is conformant (TOKEN-GRANT-OTHERS); only the invented grant must
+    // get unsupported_grant_type (TOKEN-GRANT-UNSUPPORTED), and it still does.
+    name: 'other-grants-refused-variously',
+    description:
+      'Grants other than client_credentials are refused as real servers do: authorization_code and refresh_token 400 invalid_grant (the vendors\' flow of spec §Authentication 6 served here, the material checked first), password 400 unauthorized_client, the JWT bearer grant 401 invalid_client, the device code 400 invalid_request, token exchange 400 invalid_scope (RFC 6749 §5.2)',
+    reply: (r, req) => {
+      if (!isTokenRequest(req) || errorCode(r) !== 'unsupported_grant_type') return r;
+      const refusal = OTHER_GRANT_REFUSALS.get(formParam(req, 'grant_type') ?? '');
+      if (!refusal) return r;
+      const [status, error] = refusal;
+      const refused = withBody({ ...r, status }, (b) => void ((b.error = error), (b.error_description = `Refused: ${error}`)));
+      return status === 401 ? withHeader(refused, 'WWW-Authenticate', 'Basic realm="carrier-platform", charset="UTF-8"') : refused;
+    },
   },
   {
     name: 'malformed-bearer-401',
@@ -99,6 +131,39 @@ export const VARIANTS: readonly Variant[] = [
     name: 'invalid-tenant-id-404',
     description: 'A tenantId that is not a UUID answers 404 instead of 400 (any 4xx is fine)',
     reply: (r, req) => (r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && req.path.startsWith('/tenants/') ? { ...r, status: 404 } : r),
+  },
+  // Error bodies with arrays that hold no data (issue 38 item 2): the spec does not show the error
+  // shape, and these are the frameworks' own.
+  {
+    name: 'error-bodies-fastapi-jsonapi',
+    description:
+      'A tenantId that is not a UUID gets FastAPI\'s 422 {"detail": [{"loc": ["path", "tenant_id"], "msg": …}]}; a foreign tenant gets a JSON:API 403 {"errors": [{"status": "403", "detail": …}]} (the spec does not show error bodies)',
+    reply: (r, req) => {
+      if (!isTenantRefusal(r, req)) return r;
+      if (r.status === 400)
+        return { ...r, status: 422, body: { detail: [{ loc: ['path', 'tenant_id'], msg: 'value is not a valid uuid', type: 'type_error.uuid' }] } };
+      return r.status === 403 ? { ...r, contentType: 'application/vnd.api+json', body: { errors: [{ status: '403', title: 'Forbidden', detail: 'No access to this tenant' }] } } : r;
+    },
+  },
+  {
+    name: 'error-bodies-drf-problem',
+    description:
+      'A tenantId that is not a UUID gets Django REST framework\'s 400 {"tenant_id": ["Must be a valid UUID."]}; a foreign tenant gets an RFC 9457 problem with an "errors" member (the spec does not show error bodies)',
+    reply: (r, req) => {
+      if (!isTenantRefusal(r, req)) return r;
+      if (r.status === 400) return { ...r, body: { tenant_id: ['Must be a valid UUID.'] } };
+      if (r.status !== 403) return r;
+      const problem = { type: 'https://carrier.example/problems/tenant-access', title: 'No access to this tenant', status: 403, errors: [{ detail: 'This client may not access the tenant', pointer: '#/tenantId' }] };
+      return { ...r, contentType: 'application/problem+json', body: problem };
+    },
+  },
+  {
+    name: 'size-maximum-refused',
+    description: 'A size above 20 is refused with FastAPI\'s 422, as `Query(le=20)` validates it, instead of served at a cap (spec §Limits: the maximum varies with the endpoint)',
+    reply: (r, req) => {
+      const asked = Number(req.query.get('size'));
+      return isList(r, req) && Number.isSafeInteger(asked) && asked > 20 ? { status: 422, headers: {}, body: { detail: [{ loc: ['query', 'size'], msg: 'ensure this value is less than or equal to 20', type: 'value_error.number.not_le', ctx: { limit_value: 20 } }] } } : r;
+    },
   },
   {
     name: 'small-page-size',

@@ -24,6 +24,15 @@ import type { CheckResult, CheckStatus, Finding, RecordedExchange, RunCause } fr
  *   CHECK's cause (on the same endpoint, where CHECK has several).
  * - A cause the preflight found (`report.causes`) is one cause with every check it kept from
  *   running; a check that failed on the same answer joins it.
+ * - What a finding says of one list, item, field or link is the same behaviour on every other
+ *   (issue 38 item 9): the list's own name, its page ("shipments page 2: "), item ids, field
+ *   names, relation types and error codes are taken out of the key, and a few behaviours that
+ *   checks word apart are one (BEHAVIOURS: fields omitted; answers that are not JSON; links a
+ *   client cannot follow). A count of a check's other findings ("N findings in all, N shown") is
+ *   no cause: it joins the check's cause on its endpoint.
+ * - A title is always words a check wrote about a real exchange, never a key with its
+ *   placeholders ("N", "…"): the first finding's, without its endpoint; a comparison of statuses
+ *   names its endpoint when it has one.
  */
 
 export interface Cause {
@@ -125,12 +134,14 @@ interface Key {
   title: string;
   /** Grouped by an answer that is not the endpoint (a redirect, a 5xx): merged across endpoints later. */
   answer?: { status: number; location?: string };
-  /** The title without what differs between endpoints, for a behaviour they say in different words. */
-  general?: string;
+  /** One of BEHAVIOURS, titled by what its findings say. */
+  behaviour?: Behaviour;
+  /** A comparison of statuses ("expected 200, got 404") names what it was about: its title on one endpoint. */
+  onOneEndpoint?: string;
 }
 
 /** The key of one finding, without the pointers: by the answer that is not the endpoint, else by what is wrong. */
-function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed: ParsedFinding): Key {
+function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed: ParsedFinding, endpoint: string | undefined): Key {
   const ex = finding.exchange === undefined ? undefined : exchanges[finding.exchange];
   if (ex) {
     const endpoint = `${ex.request.method} ${pathOf(ex.request.url)}`;
@@ -145,14 +156,81 @@ function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed:
       return { key: statusKey(endpoint, res.status, location), title, answer: { status: res.status, ...(location !== undefined ? { location } : {}) } };
     }
   }
-  const wrong = parsed.wrong.replace(/\s*\(see [A-Z0-9-]+\)\s*$/, '');
+  const own = listPathOf(endpoint);
+  const wrong = withoutListPrefix(parsed.wrong.replace(/\s*\(see [A-Z0-9-]+\)\s*$/, ''), own);
   if (parsed.sent !== '' && STATUS_ONLY.test(wrong)) {
     const sent = /^with(?:out)?\b/.test(parsed.sent) ? `a request ${parsed.sent}` : parsed.sent;
     const title = `${sent.charAt(0).toUpperCase()}${sent.slice(1)}: ${wrong}`;
-    return { key: `wrong ${normaliseSent(parsed.sent)}: ${normalise(wrong)}`, title, general: normaliseSent(title) };
+    return { key: `wrong ${normaliseSent(parsed.sent)}: ${normalise(wrong)}`, title, ...(endpoint !== undefined ? { onOneEndpoint: `${endpoint} ${parsed.sent}: ${wrong}` } : {}) };
   }
-  return { key: `wrong ${normalise(wrong)}`, title: wrong, general: normalise(wrong) };
+  const behaviour = BEHAVIOURS.find((b) => b.test.test(wrong));
+  // Its first finding whole, request and all: the checks that share it each ask something else.
+  if (behaviour) return { key: `behaviour ${behaviour.name}`, title: oneLine(finding.message), behaviour };
+  return { key: `wrong ${behaviourKey(wrong, own)}`, title: wrong, ...(STATUS_ONLY.test(wrong) && endpoint !== undefined ? { onOneEndpoint: `${endpoint}: ${wrong}` } : {}) };
 }
+
+/**
+ * Behaviours the checks word apart, each one cause wherever and however it is said: the omission
+ * of fields (spec §Generic rules for optional fields 1: RESOURCE-FIELDS-PRESENT's "omits",
+ * NULLS-SAME-FIELDS' "which other items carry", the expectations' "got no such field"), answers
+ * that must be JSON and are not (an error page a gateway put in place of the API's), links that
+ * lose the page size, and links a client cannot follow or that leave the API (LINK-NEXT, -PREV,
+ * -FIRST-LAST and -FOLLOW alike).
+ */
+interface Behaviour {
+  name: string;
+  test: RegExp;
+  /** The cause's title from its findings' messages; undefined: the first finding's words. */
+  title?: (messages: readonly string[]) => string;
+}
+
+const BEHAVIOURS: readonly Behaviour[] = [
+  {
+    name: 'fields omitted',
+    test: /\bomits "|\bis omitted\b|\bomits the field\b|, got no such field\b|must have required property\b/,
+    title: (messages) => {
+      const names = new Set<string>();
+      for (const m of messages) for (const match of m.matchAll(/(?:\bomits |\bfield |\bproperty )(?:the field )?["']?([^"'\s,:]+)["']?/g)) if (names.size < 6 && match[1] !== undefined) names.add(match[1]);
+      const list = [...names].map((n) => `"${n}"`);
+      return `fields are omitted that must be sent (null when they have no data)${list.length > 0 ? `: ${list.slice(0, 5).join(', ')}${names.size > 5 ? ', …' : ''}` : ''}`;
+    },
+  },
+  { name: 'not JSON', test: /\bgot a body that is not JSON\b|\bexpected Content-Type application\/json, got\b|\bexpected a JSON body\b/ },
+  { name: 'link changes the size', test: /\bleads to page \d+ with Page-Size \d+, not this page's \d+$/ },
+  { name: 'link leaves the API', test: /\brel="[^"]*" \S+ (?:is not on the API's origin|is not an http\(s\) URL|is not under the base URL's path|cannot be resolved to a URL)|^following rel="next" .*(?:is not on the API's origin|is not an http\(s\) URL|is not under the base URL's path|cannot be resolved to a URL)/ },
+];
+
+/** The tenant-relative path of a list's endpoint ("shipments" of "GET /tenants/{tenantId}/shipments"), as its walk's findings name it. */
+function listPathOf(endpoint: string | undefined): string | undefined {
+  const m = endpoint === undefined ? undefined : /^GET \/tenants\/\{[^}]+\}\/(\S+)$/.exec(endpoint);
+  return m?.[1];
+}
+
+/** A walk's finding without its list and page ("shipments page 2: ", "shipments: "): the endpoint says which. */
+function withoutListPrefix(wrong: string, path: string | undefined): string {
+  if (path === undefined) return wrong;
+  if (wrong.startsWith(`${path}: `)) return wrong.slice(path.length + 2);
+  const m = /^(\S+) page \d+: /.exec(wrong);
+  return m?.[1] === path ? wrong.slice(m[0].length) : wrong;
+}
+
+/**
+ * The behaviour a finding's words say, as a key: normalised (see `normalise`), and without what
+ * names one list, item, field, relation type or error code of many, so that the same behaviour
+ * on another item or list is the same key.
+ */
+function behaviourKey(wrong: string, path: string | undefined): string {
+  let text = wrong;
+  if (path !== undefined && path !== '') text = text.split(path).join('…');
+  return normalise(text)
+    .replace(/\bid [^\s:,()]+/g, 'id …')
+    .replace(/\b(fields?|omits|property|properties) "[^"]*"(?:(?:, | and | or )"[^"]*")*/g, '$1 "…"')
+    .replace(/\brel="[^"]*"/g, 'rel="…"')
+    .replace(/\berror "[^"]*"(?: or "[^"]*")*/g, 'error "…"');
+}
+
+/** A count of a check's other findings on a list: "shipments: 17 findings in all, 12 shown". */
+const FINDINGS_COUNT = /^(?:\S+: )?\d+ findings in all, \d+ shown$/;
 
 function statusKey(endpoint: string, status: number, location: string | undefined): string {
   return `status ${endpoint} ${status} ${location ?? ''}`;
@@ -194,6 +272,7 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   // First every finding that stands on its own; then the pointers, which need their check's causes.
   const placed: Placed[] = [];
   const pointers: Omit<Placed, 'key'>[] = [];
+  const counts: Omit<Placed, 'key'>[] = [];
   const causesOfCheck = new Map<string, Placed[]>();
   for (const check of attention) {
     const byExchange = new Map<number, Key>();
@@ -209,13 +288,17 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
         placed.push({ ...base, key: quoting.key });
         continue;
       }
+      if (FINDINGS_COUNT.test(oneLine(finding.message))) {
+        counts.push(base);
+        continue;
+      }
       const seeOther = finding.kind === 'error' ? /\(see ([A-Z0-9-]+)\)/.exec(finding.message)?.[1] : undefined;
       if (seeOther !== undefined && seeOther !== check.id && byId.has(seeOther)) {
         pointers.push(base);
         continue;
       }
       const shared = finding.exchange === undefined ? undefined : byExchange.get(finding.exchange);
-      const key = shared ?? keyOf(finding, check.exchanges, parsed);
+      const key = shared ?? keyOf(finding, check.exchanges, parsed, endpoint);
       if (finding.exchange !== undefined && !shared) byExchange.set(finding.exchange, key);
       const p = { ...base, key };
       placed.push(p);
@@ -226,13 +309,20 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
     const target = /\(see ([A-Z0-9-]+)\)/.exec(p.finding.message)?.[1] ?? '';
     const theirs = causesOfCheck.get(target) ?? [];
     const same = theirs.find((t) => t.endpoint !== undefined && p.endpoint !== undefined && sameEndpoint(t.endpoint, p.endpoint)) ?? theirs[0];
-    placed.push({ ...p, key: same ? same.key : keyOf(p.finding, p.check.exchanges, p.parsed) });
+    placed.push({ ...p, key: same ? same.key : keyOf(p.finding, p.check.exchanges, p.parsed, p.endpoint) });
+  }
+  // A count of the findings not listed is part of the check's cause on that endpoint, never one of its own.
+  for (const p of counts) {
+    const theirs = causesOfCheck.get(p.check.id) ?? [];
+    const same = theirs.find((t) => t.endpoint !== undefined && p.endpoint !== undefined && sameEndpoint(t.endpoint, p.endpoint)) ?? theirs[0];
+    if (same) placed.push({ ...p, key: same.key });
   }
 
-  const causes = new Map<string, Cause & { answer?: Key['answer']; general?: string; titles: Set<string> }>();
+  type Working = Cause & { answer?: Key['answer']; behaviour?: Behaviour; onOneEndpoint?: string; messages: string[] };
+  const causes = new Map<string, Working>();
   for (const cause of runCauses) {
     const key = [...preflightOf.values()].find((x) => x.cause === cause)?.key.key ?? `preflight ${cause.title}`;
-    causes.set(key, { title: cause.title, endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [], checks: [], preflight: cause, titles: new Set() });
+    causes.set(key, { title: cause.title, endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [], checks: [], preflight: cause, messages: [] });
   }
   // Report order: the checks in the order of the report, whatever order the passes placed them in.
   const order = new Map(checks.map((c, i) => [c, i]));
@@ -240,8 +330,11 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   const seenOn = new Map<string, Map<CheckResult, Set<string>>>();
   for (const { check, finding, endpoint, key } of placed) {
     let cause = causes.get(key.key);
-    if (!cause) causes.set(key.key, (cause = { title: key.title, endpoints: [], checks: [], titles: new Set(), ...(key.answer ? { answer: key.answer } : {}), ...(key.general !== undefined ? { general: key.general } : {}) }));
-    if (!cause.preflight) cause.titles.add(key.title);
+    if (!cause) {
+      const working: Working = { title: key.title, endpoints: [], checks: [], messages: [], ...(key.answer ? { answer: key.answer } : {}), ...(key.behaviour ? { behaviour: key.behaviour } : {}), ...(key.onOneEndpoint !== undefined ? { onOneEndpoint: key.onOneEndpoint } : {}) };
+      causes.set(key.key, (cause = working));
+    }
+    if (cause.messages.length < 200) cause.messages.push(finding.message);
     if (endpoint !== undefined && !cause.endpoints.some((e) => sameEndpoint(e, endpoint))) cause.endpoints.push(endpoint);
     const perCheck = seenOn.get(key.key) ?? new Map<CheckResult, Set<string>>();
     seenOn.set(key.key, perCheck);
@@ -262,8 +355,11 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   const merged: (Cause & { answer?: Key['answer'] })[] = [];
   const byAnswer = new Map<string, Cause & { answer?: Key['answer'] }>();
   for (const cause of causes.values()) {
-    // A behaviour seen in different words on its endpoints is titled by what they share.
-    if (!cause.answer && cause.titles.size > 1 && cause.general !== undefined) cause.title = cause.general;
+    // A behaviour the checks word apart is titled by what its findings name; a comparison of
+    // statuses by the endpoint it is about, when there is one (issue 38 item 9).
+    const titled = cause.behaviour?.title?.(cause.messages);
+    if (titled !== undefined) cause.title = titled;
+    else if (cause.onOneEndpoint !== undefined && cause.endpoints.length === 1) cause.title = cause.onOneEndpoint;
     const answer = cause.answer;
     if (!answer || cause.preflight) {
       merged.push(cause);

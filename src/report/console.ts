@@ -4,7 +4,7 @@ import { formatDuration, oneLine, plural, printable, reasonWithin } from './form
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
-import { DOCUMENT_NOTE, documentHeadline } from './document.js';
+import { DOCUMENT_NOTE, documentHeadline, findingCount } from './document.js';
 import type { DocumentSection } from './model.js';
 
 /**
@@ -71,9 +71,11 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
   const unjudged = endpointsNotJudged(report.checks, paint);
   if (unjudged !== undefined) blocks.push(unjudged);
+  const uncertain = kindNotCertain(report.target.endpoints ?? [], paint);
+  if (uncertain !== undefined) blocks.push(uncertain);
 
   // A clean document is no news: the block appears when there is something to fix (or it could not be linted).
-  if (report.document !== undefined && (report.document.findings.length > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
+  if (report.document !== undefined && (findingCount(report.document) > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
 
   blocks.push(totals(report, withExpected, paint));
   return `${blocks.join('\n\n')}\n`;
@@ -252,12 +254,29 @@ function endpointsNotJudged(checks: readonly CheckResult[], paint: Paint): strin
 }
 
 /**
+ * The tenant endpoints whose kind the document leaves uncertain (issue 37 item 3), each with why
+ * and the option that settles it: a list taken for a single resource is judged by no paging
+ * check, a resource taken for a list is paged. Only the operator knows which it is.
+ */
+function kindNotCertain(endpoints: NonNullable<RunReport['target']['endpoints']>, paint: Paint): string | undefined {
+  const uncertain = endpoints.filter((e) => e.uncertain !== undefined);
+  if (uncertain.length === 0) return undefined;
+  const lines = uncertain.slice(0, UNJUDGED_SHOWN).map((e) => {
+    const other = e.kind === 'list' ? `--endpoint '${e.path}'` : `--paged-path '${e.path}'`;
+    return `  ${line(`GET /tenants/{tenantId}/${e.path}: judged as ${e.kind === 'list' ? 'a list' : 'a single resource'}: ${e.uncertain ?? ''}; if it is ${e.kind === 'list' ? 'one resource' : 'a list'}, pass ${other}`, DETAIL_MAX)}`;
+  });
+  if (uncertain.length > UNJUDGED_SHOWN) lines.push(`  and ${uncertain.length - UNJUDGED_SHOWN} more, in report.json (target.endpoints[].uncertain)`);
+  return [paint('bold', `KIND NOT CERTAIN (${uncertain.length})`) + ': the document does not settle whether these are lists (spec §Pagination); --paged-path PATH makes one a list, --endpoint PATH a single resource', ...lines].join('\n');
+}
+
+/**
  * The --openapi document's findings (issue 33): one short block, by rule, after the checks and
  * outside their totals; the findings themselves are in report.json, and `lint` shows them located.
  */
 function documentBlock(section: DocumentSection, paint: Paint): string {
-  const title = paint('bold', `The document${section.findings.length > 0 ? ` (${section.findings.length})` : ''}`);
-  const rest = section.error === undefined && section.findings.length > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
+  const count = findingCount(section);
+  const title = paint('bold', `The document${count > 0 ? ` (${count})` : ''}`);
+  const rest = section.error === undefined && count > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
   return `${title}: ${line(`${section.file}: ${documentHeadline(section)}${rest}`, DETAIL_MAX)}
   ${DOCUMENT_NOTE}`;
 }

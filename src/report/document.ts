@@ -1,3 +1,4 @@
+import { CAPS_NOTE } from '../lint/caps.js';
 import type { DocumentFinding, DocumentSection } from './model.js';
 
 /**
@@ -5,18 +6,29 @@ import type { DocumentFinding, DocumentSection } from './model.js';
  * a section of their own, after the checks, and never counted with them.
  */
 
-/** `OAS-NULLABLE ×2, OAS-VERSION-400 ×1`: rules in order of first finding. */
+/** `OAS-NULLABLE ×2, OAS-VERSION-400 ×1`: rules in order of first finding, those not listed counted. */
 export function findingsByRule(section: DocumentSection): string {
   const counts = new Map<string, number>();
   for (const f of section.findings) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+  for (const { rule, count } of section.notListed ?? []) counts.set(rule, (counts.get(rule) ?? 0) + count);
   return [...counts].map(([rule, n]) => `${rule} ×${n}`).join(', ');
+}
+
+/** How many findings the document has, listed or not. */
+export const findingCount = (section: DocumentSection): number => section.findings.length + (section.notListed ?? []).reduce((n, r) => n + r.count, 0);
+
+/** `150 findings, 100 listed`: the count of the findings not listed, when there are some (else undefined). */
+export function notListedNote(section: DocumentSection): string | undefined {
+  const total = findingCount(section);
+  return total === section.findings.length ? undefined : `${total - section.findings.length} more not listed (${CAPS_NOTE})`;
 }
 
 /** `3 findings (OAS-NULLABLE ×2, OAS-VERSION-400 ×1)`, `no findings`, or why it was not linted. */
 export function documentHeadline(section: DocumentSection): string {
   if (section.error !== undefined) return `not linted (${section.error})`;
-  const n = section.findings.length;
-  return n === 0 ? `no findings (${section.rules} rules)` : `${n} finding${n === 1 ? '' : 's'} (${findingsByRule(section)})`;
+  const n = findingCount(section);
+  const listed = n === section.findings.length ? '' : `, ${section.findings.length} listed`;
+  return n === 0 ? `no findings (${section.rules} rules)` : `${n} finding${n === 1 ? '' : 's'}${listed} (${findingsByRule(section)})`;
 }
 
 /** What the section is, in one sentence: why its findings do not change the verdict. */

