@@ -211,7 +211,12 @@ function isPagingMetadata(others, pagedByQuery) {
   const words = others.map(wordsOf);
   return words.length > 0 && words.every((w) => w.length > 0 && w.every((x) => METADATA_WORDS.has(x))) && (pagedByQuery || words.some((w) => w.some((x) => PAGING_WORDS.has(x))));
 }
-const pagedByQuery = (names) => names.some((n) => wordsOf(n).some((w) => PAGING_WORDS.has(w) || w === 'per'));
+// Wholly a paging parameter (src/openapi/list-detection.ts pagedByQuery): not `alternative_route.max_paths`.
+const pagedByQuery = (names) =>
+  names.some((n) => {
+    const words = wordsOf(n);
+    return words.length > 0 && words.every((w) => METADATA_WORDS.has(w) || w === 'per') && words.some((w) => PAGING_WORDS.has(w) || w === 'per');
+  });
 const isArraySchema = (s) => isObject(s) && (s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array')) || ('items' in s && s.type === undefined));
 function propertiesOf(schema, depth = 0) {
   const out = new Map();

@@ -13,7 +13,7 @@ import { fieldPaths, missingFields } from '../src/battery/fields.js';
 import { fieldFilter } from '../src/battery/field-schema.js';
 import { getBattery } from '../src/battery/context.js';
 import { itemLabelAt } from '../src/battery/list-items.js';
-import { getWalk, pageJudge } from '../src/battery/walk.js';
+import { getWalk, notShownAList, pageJudge } from '../src/battery/walk.js';
 import type { HttpResponse } from '../src/http/client.js';
 
 /** Omissions reported per list before the rest are summed up. */
@@ -79,6 +79,8 @@ suite('nulls', () => {
       const walk = await getWalk(e, endpoint);
       const unproven = walk.first.res.status >= 400 ? notValidByDocument(endpoint, walk.first.res) : undefined;
       if (unproven !== undefined) return e.skipEndpoint(unproven);
+      const unshown = notShownAList(endpoint.spec, walk.first);
+      if (unshown !== undefined) return e.skipEndpoint(unshown);
       if (walk.problems.length > 0) return e.error(`cannot walk ${walk.path}: ${walk.problems.join('; ')}`, walk.first.res);
       if (walk.sample) e.note(`judged on a sample of ${walk.sample.pages} of ${walk.sample.of} pages (--max-pages)`);
       if (walk.itemsRead < 2) return e.skipEndpoint('fewer than two items, nothing to compare');

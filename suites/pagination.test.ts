@@ -12,9 +12,9 @@ import { DigestSet } from '../src/battery/digest-set.js';
 import { endpointHeaders, listEndpoints, notValidByDocument, onEach, sharedProbe } from '../src/battery/endpoints.js';
 import { getBattery } from '../src/battery/context.js';
 import { expectNoServerError } from '../src/battery/expect.js';
-import { extractItems, itemLabelAt, keyKindAt, sameItems, type PageItems } from '../src/battery/list-items.js';
+import { extractItems, itemLabelAt, KEY_ID, keyKindAt, sameItems, type PageItems } from '../src/battery/list-items.js';
 import { expectedItemCount, expectedTotalPages, listUrl, normaliseUrl, outsideBasePath, readPage, readPagingHeaders, unfollowableLink, type WalkPage } from '../src/battery/paging.js';
-import { getWalk, getWalkHead, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
+import { getWalk, getWalkHead, notShownAList, pageJudge, type Landing, type WalkFindings, type WalkHead, type WalkView } from '../src/battery/walk.js';
 import { getUrl } from '../src/api/requests.js';
 import type { ExchangeRef, HttpResponse } from '../src/http/client.js';
 import { linksWithRel } from '../src/http/link.js';
@@ -46,6 +46,8 @@ async function onEveryList(c: CheckContext, how: ListCheck): Promise<void> {
       const unproven = notValidByDocument(endpoint, first.res);
       return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${head.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
     }
+    const unshown = notShownAList(endpoint.spec, first);
+    if (unshown !== undefined) return e.skipEndpoint(unshown);
     if (how.wholeList !== false && head.problems.length > 0) return e.error(`cannot walk ${head.path}: ${head.problems.join('; ')}`, first.res);
     if (head.sample) e.note(`judged on a sample of ${head.sample.pages} of ${head.sample.of} pages (--max-pages): the first, the last and some between`);
     const probed = how.probe?.(e, head);
@@ -319,7 +321,7 @@ pageJudge({
   check: 'PAGE-WALK',
   // Item keys as 64-bit digests, with the page each was first seen on; whether a page could not
   // be counted (said once a walk).
-  start: (head) => ({ seen: new DigestSet(Math.min(head.totalElements ?? 0, head.numbers.length * head.size, PRESIZE_LIMIT)), count: 0, lastRes: head.first.res, uncounted: false }),
+  start: (head) => ({ seen: new DigestSet(Math.min(head.totalElements ?? 0, head.numbers.length * head.size, PRESIZE_LIMIT)), count: 0, lastRes: head.first.res, uncounted: false, repeatsNoted: false }),
   page(state, page, { head }, out) {
     state.lastRes = page.res;
     if (!page.items) return out.fail(`${label(head, page)}: ${page.itemsProblem ?? 'no items'}`, page.res);
@@ -327,8 +329,17 @@ pageJudge({
     const { keys } = items;
     state.count += keys.length;
     for (let i = 0; i < keys.length; i += 1) {
-      const where = state.seen.addIfAbsent(keys[i] as string, page.number, keyKindAt(items, i));
-      if (where !== undefined) out.fail(`${label(head, page)}: item ${itemLabelAt(items, i)} was already on page ${where}`, page.res);
+      const kind = keyKindAt(items, i);
+      const where = state.seen.addIfAbsent(keys[i] as string, page.number, kind);
+      if (where === undefined) continue;
+      // The same id twice is the same element twice. Items without an id are told apart only by
+      // their content, and two elements may have the same ({"PaymentMethod": null} twice): a
+      // repeat is no evidence, said once (the walk's counts and PAGE-ECHO still judge the pages).
+      if (kind === KEY_ID) out.fail(`${label(head, page)}: item ${itemLabelAt(items, i)} was already on page ${where}`, page.res);
+      else if (!state.repeatsNoted) {
+        state.repeatsNoted = true;
+        out.note(`${head.path}: items without an id are told apart by their content only, and some repeat (${itemLabelAt(items, i)}, page ${page.number}, first on page ${where}): two elements may be alike, so repeats are not judged`);
+      }
     }
     // Every page holds min(Page-Size, Total-Elements − (n − 1) × Page-Size) items by its own
     // headers (spec §Pagination): full before the last, the rest on the last. Without those

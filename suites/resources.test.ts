@@ -12,9 +12,11 @@ import { notValidByDocument, onEach, tenantEndpoints, validAnswer, type Endpoint
 import { itemLabel } from '../src/battery/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
-import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, schemaCompileProblem, schemaJudgement, type PageFindings, type StringTally } from '../src/battery/resources.js';
+import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, REVIEW_MIN_EMPTY, schemaCompileProblem, schemaJudgement, variantSchemas, type PageFindings, type StringTally } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { omissionMessage } from '../src/lint/omission.js';
+import type { EndpointSpec } from '../src/api/endpoint-specs.js';
+import type { Json } from '../src/openapi/pointer.js';
 
 /** Findings reported per endpoint before the rest are counted. */
 const MAX_REPORTED = 20;
@@ -67,7 +69,11 @@ function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines
  */
 function reviewEmptyStrings(strings: ReadonlyMap<string, StringTally>, head: WalkHead, out: WalkFindings): void {
   for (const [field, t] of strings) {
-    if (!looksLikeNullAsEmpty(t)) continue;
+    if (!looksLikeNullAsEmpty(t)) {
+      // Why a recurring "" was not raised, said once a list: the item's reader asks where it went.
+      if (t.empty >= REVIEW_MIN_EMPTY) out.note(`${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it, not raised for review: ${t.nulls > 0 ? `it is null on ${t.nulls}, and a serialiser that writes null does not write it as ""` : `${t.why}, which does not say null is possible, and "" is on fewer than half of them`}`);
+      continue;
+    }
     out.review({
       kind: 'empty-string-for-null',
       judgedBy: 'RESOURCE-EXPECTED-VALUES',
@@ -153,6 +159,16 @@ function withSchemas(c: CheckContext): Endpoint[] {
   return endpoints;
 }
 
+/**
+ * The path key of another GET at the same request target (variantSchemas) whose schema the body
+ * meets; undefined when there is none.
+ */
+function describingVariant(endpoints: readonly EndpointSpec[], endpoint: Endpoint, document: Json, body: unknown): string | undefined {
+  if (!endpoint.spec) return undefined;
+  // Described whole: valid by the variant's schema and carrying every field it declares (a variant that merely allows the body's fields describes nothing).
+  return variantSchemas(endpoints, endpoint.spec).find((v) => schemaJudgement(document, v.schema, body).problems.length === 0 && missingDeclared(document, v.schema, body).length === 0)?.path;
+}
+
 /** Why an endpoint's body is not held to a schema, or undefined when it has one. */
 function schemaGapOf(endpoint: Endpoint): string | undefined {
   if (endpoint.spec?.schema !== undefined) return undefined;
@@ -172,6 +188,11 @@ suite('resources', () => {
         if (problem) return [];
         const judged = schemaJudgement(document, pointer, body);
         for (const d of judged.documentFaults) e.note(`${endpoint.label}: not judged against the document: ${d}`);
+        const variant = judged.problems.length > 0 ? describingVariant(e.settings.endpoints, endpoint, document, body) : undefined;
+        if (variant !== undefined) {
+          e.note(`${endpoint.label}: its body is the one the document declares for ${variant}, a path key of the same request target: judged by that one`);
+          return [];
+        }
         return judged.problems;
       },
     });
@@ -181,8 +202,11 @@ suite('resources', () => {
     const document = c.settings.openapi;
     const endpoints = withSchemas(c);
     await onEveryResource(c, endpoints, {
-      single: (_e, endpoint, body) => {
-        const missing = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
+      single: (e, endpoint, body) => {
+        const own = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
+        const variant = own.length > 0 && document ? describingVariant(c.settings.endpoints, endpoint, document, body) : undefined;
+        if (variant !== undefined) e.note(`${endpoint.label}: its body is the one the document declares for ${variant}, a path key of the same request target: judged by that one`);
+        const missing = variant !== undefined ? [] : own;
         // The remedy the document allows (src/lint/omission.ts): never "send null" where its schema forbids null.
         return document && endpoint.spec?.schema && missing.length > 0 ? [omissionMessage(document, endpoint.spec.schema, missing)] : [];
       },

@@ -13,7 +13,7 @@ import type { HarnessRun } from '../benchmarks/corpus/run-harness.js';
 import { normalise, tally, totals } from '../benchmarks/corpus/tally.js';
 import type { DocumentFacts } from '../benchmarks/corpus/mock-child.js';
 import type { RunReport } from '../src/report/model.js';
-import { DocumentData, reRoot } from './support/document-mock.js';
+import { DocumentData, fromPattern, reRoot } from './support/document-mock.js';
 
 type Json = Record<string, unknown>;
 
@@ -140,6 +140,7 @@ describe('the oracle (benchmarks/corpus/oracle.ts)', () => {
     expect(oracle.check(body, order)).toEqual({});
     expect(oracle.check(body, { ...order, status: 'lost' }).error).toBeDefined();
     expect(unicodePattern('^\\d{4}\\-\\d{2}$')).toBe('^\\d{4}-\\d{2}$');
+    expect(unicodePattern('^\\p{XDigit}{8}[\\p{Upper}_]$')).toBe('^[A-Fa-f0-9]{8}[A-Z_]$');
     const account = '#/paths/~1account/get/responses/200/content/application~1json/schema';
     expect(oracle.check(account, { id: 'a', name: null, tags: null, code: '2026-01' })).toEqual({});
     expect(oracle.check(account, { id: 'a', name: null, tags: null, code: '2026-1' }).error).toMatch(/pattern/);
@@ -214,6 +215,23 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     expect(data.answer('account/me', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { me: expect.any(Boolean) as unknown } });
   });
 
+  it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName})", () => {
+    const node = { type: 'object', required: ['Id', 'Name'], properties: { Id: { type: 'object', required: ['Id'], properties: { Id: { type: 'string' } } }, Name: { type: 'string' } } };
+    const ok = (schema: Json) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+    const doc: Json = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/Nodes': { get: { responses: ok({ type: 'array', items: node }) } },
+        '/Nodes/{nodeName}': { get: { parameters: [{ name: 'nodeName', in: 'path', required: true, schema: { type: 'string' } }], responses: ok(node) } },
+      },
+    };
+    const data = new DocumentData(reRoot(doc));
+    const nodes = data.operations.find((o) => o.template === 'Nodes');
+    const first = (nodes ? data.item(nodes, 0) : undefined) as { Name: string; Id: { Id: string } };
+    expect(data.answer(`Nodes/${first.Name}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { Name: first.Name } });
+  });
+
   it('has a body it breaks on purpose refused by the oracle, and the failures there kept out of the false failures', () => {
     const mock = mockDocument(reRoot(shop(), undefined, 'all'), { fault: { path: 'orders', kind: 'wrong-type', property: 'note' } });
     mock.precheck();
@@ -249,6 +267,16 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const t = totals([result]);
     expect(t).toMatchObject({ falseFailures: 1, harnessErrors: 1, mockUntrustedEndpoints: 1, wrongLists: 1, blindSpots: 0 });
     expect(t.detection).toMatchObject({ lists: 1, listsAsList: 1, singles: 3, singlesAsList: 1, recall: 1, precision: 0.5 });
+  });
+});
+
+describe('strings the mock makes for a pattern (fromPattern)', () => {
+  it('match the pattern and differ from item to item: ids that repeat would be the mock\'s fault (1Password\'s [\\da-z]{26})', () => {
+    for (const pattern of ['^[\\da-z]{26}$', '^\\d{4}-\\d{2}$', '^[A-Z]{3}$', '^ab\\-c[0-9]+$', '^[a-f0-9_]{8}$']) {
+      const made = Array.from({ length: 40 }, (_, n) => fromPattern(pattern, n + 1));
+      for (const s of made) expect(s, pattern).toMatch(new RegExp(pattern));
+      expect(new Set(made).size, pattern).toBe(pattern === '^ab\\-c[0-9]+$' ? 10 : 40);
+    }
   });
 });
 

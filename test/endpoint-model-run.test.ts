@@ -225,6 +225,94 @@ describe('a 4xx to a query value the harness made up', () => {
   });
 });
 
+describe('a path id taken from the document\'s example', () => {
+  /** A server holding one thing, `t-1`, that refuses any other id with 404, as a real one does. */
+  async function thingServer(): Promise<ReferenceServer> {
+    const s = await startReferenceServer({
+      tokenTtlSeconds: 60,
+      documentRoutes: {
+        answer: (subPath) => {
+          if (!subPath.startsWith('things/')) return undefined;
+          if (subPath !== 'things/t-1') return { refusal: { status: 404, error: 'not_found', description: 'no such thing' } };
+          return { body: { id: 't-1', name: 'one' } };
+        },
+      },
+    });
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const thingDocument = (example: string): Doc => ({
+    openapi: '3.1.0',
+    info: { title: 'things', version: '1' },
+    paths: {
+      '/tenants/{tenantId}/things/{thingId}': {
+        get: {
+          parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' }, example }],
+          responses: { '200': { content: { 'application/json': { schema: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } } } } } },
+        },
+      },
+    },
+  });
+
+  it('names the author\'s resource, not the deployment\'s: a 404 there is skipped by every check, saying how to give a real id (Azure\'s {jobIdentity})', async () => {
+    const target = await thingServer();
+    const result = await run(target, thingDocument('a-job-of-the-author'));
+    const reason = /^skipped GET \/tenants\/\{tenantId\}\/things\/\{thingId\}: it answered 404 to a path whose \{thingId\}=a-job-of-the-author \(the document's example\) no list above it gave, and which need not exist in this deployment: not judged; give a real one with --parameter thingId=VALUE$/;
+    for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'RESOURCE-SCHEMA']) expect(outcomes(result.report, id), id).toEqual([expect.stringMatching(reason)]);
+    expect(clean(result.report).filter((l) => !l.startsWith('PAGE-') && !l.startsWith('LINK-'))).toEqual([]);
+  });
+
+  it('or from its enum names a resource that may be absent: a 404 there is skipped too (Apicurio\'s rules/{rule})', async () => {
+    const target = await thingServer();
+    const document = thingDocument('t-1');
+    const parameter = (document.paths['/tenants/{tenantId}/things/{thingId}']?.get?.parameters?.[0] ?? {}) as Record<string, unknown>;
+    delete parameter.example;
+    parameter.schema = { type: 'string', enum: ['VALIDITY', 'COMPATIBILITY'] };
+    const result = await run(target, document);
+    expect(outcomes(result.report, 'TENANT-ACCESS')).toEqual([expect.stringMatching(/^skipped .*: it answered 404 to a path whose \{thingId\}=VALIDITY \(a value of the document's enum\) no list above it gave/)]);
+  });
+
+  it('that the deployment holds is judged: an example it serves passes, and a deployment that refuses the id --parameter gives fails', async () => {
+    const target = await thingServer();
+    const served = await run(target, thingDocument('t-1'));
+    expect(outcomes(served.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/things/{thingId}']);
+    const given = await run(target, thingDocument('a-job-of-the-author'), ['--parameter', 'thingId=t-2']);
+    expect(outcomes(given.report, 'TENANT-ACCESS')).toEqual(['failed GET /tenants/{tenantId}/things/{thingId}']);
+  });
+});
+
+describe('path keys that name one request target (`#` variants)', () => {
+  /** A server answering GET …/roles/r-1 with `body`. */
+  async function roleServer(body: unknown): Promise<ReferenceServer> {
+    const s = await startReferenceServer({ tokenTtlSeconds: 60, documentRoutes: { answer: (subPath) => (subPath === 'roles/r-1' ? { body } : undefined) } });
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const object = (required: string[]) => ({ type: 'object', required, properties: Object.fromEntries(required.map((k) => [k, { type: 'string' }])) });
+  // Azure's `/{roleAssignmentId}` and `/{roleDefinitionId}#disambiguation_dummy`: one wire path, two schemas.
+  const variants: Doc = {
+    openapi: '3.1.0',
+    info: { title: 'variants', version: '1' },
+    paths: {
+      '/tenants/{tenantId}/roles/{roleId}': { get: { parameters: [{ name: 'roleId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'roleName']) } } } } } },
+      '/tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy': { get: { parameters: [{ name: 'roleDefinitionId', in: 'path', required: true, schema: { type: 'string', enum: ['r-1'] } }], responses: { '200': { content: { 'application/json': { schema: object(['id', 'scope']) } } } } } },
+    },
+  };
+
+  it('are judged by the variant the body is: a body one of them describes passes RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT on both, with a note', async () => {
+    const result = await run(await roleServer({ id: 'r-1', scope: 'all' }), variants);
+    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(result.report, id), id).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy']);
+    expect(result.report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT')?.notes?.join('\n')).toContain('its body is the one the document declares for roles/{roleDefinitionId}#disambiguation_dummy, a path key of the same request target');
+  });
+
+  it('a body no variant describes whole is judged by its own: a wrong type fails where the schema declares the field (the faulty twin)', async () => {
+    const result = await run(await roleServer({ id: 'r-1', roleName: 7 }), variants);
+    expect(outcomes(result.report, 'RESOURCE-SCHEMA')).toEqual(['failed GET /tenants/{tenantId}/roles/{roleId}', 'passed GET /tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy']);
+    // Nor is it the variant's whole: it omits the variant's scope.
+    expect(outcomes(result.report, 'RESOURCE-FIELDS-PRESENT')).toEqual(['passed GET /tenants/{tenantId}/roles/{roleId}', 'failed GET /tenants/{tenantId}/roles/{roleDefinitionId}#disambiguation_dummy']);
+  });
+});
+
 describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
   const resource = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
   /** A document of single resources at these path keys, each with these extra parameters. */
@@ -296,6 +384,35 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
     expect(access).toContain('skipped GET /tenants/{tenantId}/files/{file_id}/preview.{format}: no value for {format}: it is part of a path segment (preview.{format}), which no list gives, and the document gives no example, default or enum for it; give one with --parameter format=VALUE');
     // Each field named once: not `no "id", "id" or "id" field`.
     expect(access).toContain('skipped GET /tenants/{tenantId}/things/{id}: no value for {id}: its first item has no "id" field with a string or number (GET /tenants/{tenantId}/things); give one with --parameter id=VALUE');
+  });
+
+  describe('a GET with page and per_page whose body the document does not describe (Reverb\'s articles, issue 37)', () => {
+    const paged = (): Doc => {
+      const document = documentAt({ articles: [{ name: 'page', in: 'query', schema: { type: 'integer' } }, { name: 'per_page', in: 'query', schema: { type: 'integer' } }] });
+      const articles = (document.paths as Record<string, { get: { responses: unknown } }>)['/tenants/{tenantId}/articles'];
+      if (articles) articles.get.responses = { '200': { description: 'the articles' } };
+      return document;
+    };
+    const pagingOutcomes = (report: RunReport): string[] => report.checks.filter((c) => c.suite === 'pagination' || c.id === 'NULLS-SAME-FIELDS').flatMap((c) => outcomes(report, c.id).map((o) => `${c.id} ${o}`));
+
+    it('is a list, uncertain; answered with no array and no paging header it is not judged as one: every paging check and NULLS-SAME-FIELDS skip it, saying why (before: PAGE-HEADERS failed a conformant server)', async () => {
+      const target = await serving((subPath) => (subPath === 'articles' ? { body: { ok: true } } : undefined));
+      const result = await run(target, paged(), ['--suite', 'nulls']);
+      expect(result.report.target.endpoints?.[0]).toMatchObject({ kind: 'list', uncertain: 'it takes page, but the document declares no JSON body' });
+      const all = pagingOutcomes(result.report);
+      expect(all.length).toBeGreaterThanOrEqual(12);
+      for (const o of all) expect(o).toMatch(/ skipped GET \/tenants\/\{tenantId\}\/articles: it takes page, but the document declares no JSON body, and page 1 holds no list \(the list body is an object without an array of items\) and none of the paging headers: not judged as a list; pass --paged-path articles if it is one$/);
+      expect(result.code).toBe(0);
+    });
+
+    it('answered with an array and no paging header, it is judged and fails PAGE-HEADERS (the faulty twin); named a list with --paged-path, it is judged whatever its body', async () => {
+      const target = await serving((subPath) => (subPath === 'articles' ? { body: [{ id: 'a1' }, { id: 'a2' }] } : undefined));
+      const result = await run(target, paged());
+      expect(outcomes(result.report, 'PAGE-HEADERS')).toEqual(['failed GET /tenants/{tenantId}/articles']);
+      const plain = await serving((subPath) => (subPath === 'articles' ? { body: { ok: true } } : undefined));
+      const named = await run(plain, paged(), ['--paged-path', 'articles']);
+      expect(outcomes(named.report, 'PAGE-HEADERS')).toEqual(['failed GET /tenants/{tenantId}/articles']);
+    });
   });
 
   it('a GET whose kind the document leaves uncertain is listed once in the console (KIND NOT CERTAIN) and report.json, with the option that settles it; --paged-path makes it a list of the array it holds', async () => {

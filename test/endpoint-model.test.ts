@@ -108,11 +108,30 @@ describe('lists', () => {
       doc({
         // A combined status pages its own statuses: a resource, said to be uncertain.
         '/tenants/{tenantId}/commits/{ref}/status': get(json({ type: 'object', properties: { state: { type: 'string' }, sha: { type: 'string' }, statuses: { type: 'array', items: item } } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        // Vimeo's promotions: page and per_page on one object without an array (the document's gap: the API returns an array).
+        '/tenants/{tenantId}/promotions': get(json({ type: 'object', properties: { access_type: { type: 'string' }, download: { type: 'boolean' } } }), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        '/tenants/{tenantId}/events': get(json({}), [{ name: 'page', in: 'query', schema: { type: 'integer' } }]),
+        '/tenants/{tenantId}/route': get(json({ type: 'object', properties: { paths: { type: 'array', items: item }, info: { type: 'object' } } }), [{ name: 'alternative_route.max_paths', in: 'query', schema: { type: 'integer' } }]),
+        '/tenants/{tenantId}/avatars/qr': { get: { parameters: [{ name: 'size', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'Image' } } } },
+        '/tenants/{tenantId}/getBrands': get(json({ type: 'object', properties: { data: { type: 'array', items: { type: 'string' } }, brandName: { type: 'string' }, cacheTimeLimit: { type: 'integer' } } })),
+        '/tenants/{tenantId}/webhooks': get(json({ type: 'object', properties: { data: { type: 'array', items: item }, accountReference: { type: 'string' }, pagesTotal: { type: 'integer' } } })),
         // One array alone, under a name the path does not give: a report in an envelope, or a list.
         '/tenants/{tenantId}/Reports/BalanceSheet': get(json({ type: 'object', properties: { Reports: { type: 'array', items: item } } })),
       }),
     );
     expect(m.get('commits/{ref}/status')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^it takes page, but its body is a resource whose own array the query may page/) as unknown });
+    expect(m.get('promotions')).toMatchObject({ kind: 'single', uncertain: 'it takes page, but its body is one object with no array, nothing a page could hold' });
+    // Paging parameters on a body the document leaves unsaid still make a list, uncertain: judged
+    // as one only where its answer shows a list (suites/pagination.test.ts notShownAList).
+    expect(m.get('events')).toMatchObject({ kind: 'list', uncertain: 'it takes page, but the document does not say what its body holds' });
+    // GraphHopper's route: `alternative_route.max_paths` bounds one route's alternatives, it pages nothing.
+    expect(m.get('route')).toMatchObject({ kind: 'single' });
+    expect(m.get('route')?.uncertain).toBeUndefined();
+    // `size` alone on a body the document does not describe is an image's as often as a page's (Appwrite's QR code).
+    expect(m.get('avatars/qr')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^it takes size, but the document declares no JSON body/) as unknown });
+    // A paging word inside another field's name is no paging field (autodealerdata's cacheTimeLimit).
+    expect(m.get('getBrands')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^its body has an array data beside fields that are not all paging metadata/) as unknown });
+    expect(m.get('webhooks')).toMatchObject({ kind: 'list', itemsProperty: 'data' });
     expect(m.get('Reports/BalanceSheet')).toMatchObject({ kind: 'single', uncertain: 'its body is only an array Reports, which its path does not name: one resource in an envelope, or a list', asList: { itemsProperty: 'Reports', schema: expect.stringMatching(/\/properties\/Reports\/items$/) as unknown } });
   });
 

@@ -18,6 +18,10 @@ const document = {
           owner: { anyOf: [{ $ref: '#/components/schemas/User' }, { type: 'null' }] },
           tags: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
           plain: { type: 'object', properties: { a: { type: 'string' } } },
+          // HERE's geofence: every shape has its own `definition`, with its own keys.
+          geofence: { oneOf: [{ type: 'object', properties: { definition: { type: 'object', properties: { center: { type: 'object' }, radius: { type: 'number' } } } } }, { type: 'object', properties: { definition: { type: 'object', properties: { points: { type: 'array' }, radius: { type: 'number' } } } } }] },
+          // Mist's `ips`: a property named as a placeholder stands for keys that are data.
+          ips: { type: 'object', properties: { '{vlan}': { type: 'string' } } },
         },
       },
       Base: { type: 'object', properties: { id: { type: 'string' } } },
@@ -52,5 +56,18 @@ describe('NULLS-SAME-FIELDS: the fields of an item, as its schema says', () => {
   it('a key the schema does not declare in a plain object is still compared', () => {
     expect(compared('plain', 'undeclared')).toBe(true);
     expect(compared('extra')).toBe(true);
+  });
+
+  it("below a property every branch declares, the branches stay apart: one branch's keys there are not the other's omissions (issue 37: HERE's geofences)", () => {
+    expect(compared('geofence', 'definition')).toBe(true);
+    expect(compared('geofence', 'definition', 'radius')).toBe(true);
+    expect(compared('geofence', 'definition', 'points')).toBe(false);
+    expect(compared('geofence', 'definition', 'center')).toBe(false);
+  });
+
+  it('a property named as a placeholder (`{vlan}`) makes a map: its keys are data (issue 37: Mist\'s device stats)', () => {
+    expect(compared('ips', 'vlan1')).toBe(false);
+    expect(compared('ips', '{vlan}')).toBe(false);
+    expect(compared('ips')).toBe(true);
   });
 });

@@ -50,6 +50,20 @@ describe('patterns in the dialect documents are written in', () => {
     expect(validators.get('#/components/schemas/Keys')?.({ 'x-a': 'one' })).toBe(false);
   });
 
+  it("Java's POSIX classes unicode mode refuses (AWS's \\p{XDigit}) are their ASCII sets, here and in standalone code; ECMA-262's own \\p{Alpha} stays Unicode's", () => {
+    const guid = '\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}';
+    const document = doc({ Id: { type: 'string', pattern: `^${guid}$` }, Code: { type: 'string', pattern: '^[\\p{Upper}_]+\\P{Digit}$' }, Word: { type: 'string', pattern: '^\\p{Alpha}+$' }, Odd: { type: 'string', pattern: '^\\p{Nonsense}\\-$' } });
+    for (const validate of [(p: string) => compiles(document, p), (p: string) => evaluate(precompileDocument(document, [p])).get(p) as (v: unknown) => boolean]) {
+      expect(validate('#/components/schemas/Id')('6f1c2b3a-4d5e-4f60-8a7b-00000000000a')).toBe(true);
+      expect(validate('#/components/schemas/Id')('GUID-1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx')).toBe(false);
+      expect(validate('#/components/schemas/Code')('AB_C')).toBe(true);
+      expect(validate('#/components/schemas/Code')('AB_1')).toBe(false);
+      expect(validate('#/components/schemas/Word')('Éclair')).toBe(true);
+    }
+    // The legacy mode would read \p{Nonsense} as "p{Nonsense}": a pattern no mode reads as written is the schema's error.
+    expect(() => compiles(document, '#/components/schemas/Odd')).toThrow(/is not a regular expression/);
+  });
+
   it("PCRE's and Python's \\A, \\Z and \\z are start and end, as written (Django's URL validator in every DRF document), here and in standalone code", () => {
     // DRF's generateschema writes Django's URL regex with `\z`; read as JavaScript it is a literal "z".
     const url = "^(?:[a-z0-9.+-]*)://(?:[^\\s:@/]+(?::[^\\s:@/]*)?@)?(?:[a-z0-9.-]+)(?::\\d{1,5})?(?:[/?#][^\\s]*)?\\z";

@@ -281,13 +281,14 @@ describe('extractItems', () => {
   });
 
   it.each([
-    ['an object with several arrays', { items: [], errors: [] }, 'the list body has several arrays (items, errors); cannot tell which holds the items'],
-    ['an object without arrays', { total: 0 }, 'the list body is an object without an array of items'],
-    ['null', null, 'the list body is null, not a JSON array of items'],
-    ['a string', 'none', 'the list body is "none", not a JSON array of items'],
-    ['a number', 3, 'the list body is 3, not a JSON array of items'],
-  ])('reports %s', (_what, body, problem) => {
-    expect(extractItems(body)).toEqual({ problem });
+    // Several arrays may be a list whose items cannot be told; no array at all shows no list (noArray).
+    ['an object with several arrays', { items: [], errors: [] }, 'the list body has several arrays (items, errors); cannot tell which holds the items', undefined],
+    ['an object without arrays', { total: 0 }, 'the list body is an object without an array of items', true],
+    ['null', null, 'the list body is null, not a JSON array of items', true],
+    ['a string', 'none', 'the list body is "none", not a JSON array of items', true],
+    ['a number', 3, 'the list body is 3, not a JSON array of items', true],
+  ])('reports %s', (_what, body, problem, noArray) => {
+    expect(extractItems(body)).toEqual({ problem, ...(noArray ? { noArray } : {}) });
   });
 });
 

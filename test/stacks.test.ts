@@ -80,12 +80,16 @@ describe('Fastify 5 with fast-json-stringify response schemas', () => {
       const diff = differences(FASTIFY_STRING_WITHOUT_NULL, withoutTruth.report);
       expect.soft(diff, `${diff.length} checks differ:\n${diff.join('\n')}`).toEqual([]);
       expect.soft(withoutTruth.code, `exit code${withoutTruth.stderr ? `; stderr: ${withoutTruth.stderr}` : ''}`).toBe(0);
-      // The lists' fields that are null on most items of the data: deliveredAt (not yet delivered)
-      // and paidAt (unpaid). note, dueDate and shipmentId are null on too few items to tell "" from
-      // a value (the detector wants "" on at least half), and the user's email and the settings are
-      // single objects, which show no pattern: only the ground truth finds those (below).
+      // The lists' fields the document says may be null and that are never null but often "":
+      // deliveredAt (not yet delivered), and the invoices' dueDate, note and paidAt, whatever the
+      // share of their items (issue 38 item 8: before, note and dueDate were under the detector's
+      // "at least half"). shipmentId is "" on too few items; the user's email and the settings are
+      // single objects, which show no pattern: only the ground truth finds those (below). In the
+      // order of the endpoints, then by field.
       expect.soft((withoutTruth.report.review ?? []).map((r) => ({ kind: r.kind, endpoint: r.endpoint, field: r.field, judgedBy: r.judgedBy }))).toEqual([
         { kind: 'empty-string-for-null', endpoint: 'GET /tenants/{tenantId}/shipments', field: 'deliveredAt', judgedBy: 'RESOURCE-EXPECTED-VALUES' },
+        { kind: 'empty-string-for-null', endpoint: 'GET /tenants/{tenantId}/invoices', field: 'dueDate', judgedBy: 'RESOURCE-EXPECTED-VALUES' },
+        { kind: 'empty-string-for-null', endpoint: 'GET /tenants/{tenantId}/invoices', field: 'note', judgedBy: 'RESOURCE-EXPECTED-VALUES' },
         { kind: 'empty-string-for-null', endpoint: 'GET /tenants/{tenantId}/invoices', field: 'paidAt', judgedBy: 'RESOURCE-EXPECTED-VALUES' },
       ]);
     });

@@ -208,3 +208,33 @@ describe('a walk of a long list', () => {
     expect(pages.filter(([, n]) => n !== 1)).toEqual([]);
   }, 60_000);
 });
+
+/** A front that serves every list item as the same object without an id: elements alike, as rows of a report may be. */
+async function alikeFront(upstream: string): Promise<Front> {
+  const server = createServer((req, res) => {
+    const alike = (body: string): string => {
+      try {
+        const parsed = JSON.parse(body) as unknown;
+        return Array.isArray(parsed) ? JSON.stringify(parsed.map(() => ({ status: 'created', note: null }))) : body;
+      } catch {
+        return body;
+      }
+    };
+    forward(upstream, req, res, undefined, alike).catch(() => res.destroy());
+  });
+  return serveOnLoopback(server);
+}
+
+describe('items without an id', () => {
+  it('that are alike on two pages are two elements, not one twice: PAGE-WALK passes and says why repeats are not judged', async () => {
+    const { report } = await walk({ shipmentCount: 12 }, ['--check', 'PAGE-WALK', '--page-size', '5'], alikeFront);
+    const walked = check(report, 'PAGE-WALK');
+    expect(walked?.status).toBe('passed');
+    expect(walked?.notes?.join('\n')).toMatch(/items without an id are told apart by their content only, and some repeat .*: two elements may be alike, so repeats are not judged/);
+  });
+
+  it('with an id are one element: the same id on two pages still fails PAGE-WALK (the fault pages-overlap)', async () => {
+    const { report } = await walk({ shipmentCount: 12, faults: ['pages-overlap'] }, ['--check', 'PAGE-WALK', '--page-size', '5']);
+    expect(check(report, 'PAGE-WALK')?.status).toBe('failed');
+  });
+});

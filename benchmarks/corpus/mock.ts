@@ -143,9 +143,18 @@ export function mockDocument(document: Json, options: { labels?: ReadonlyMap<str
           if (answer && 'list' in answer) {
             const { list } = answer;
             const size = 10;
+            const ids = new Set<string>();
             for (let page = 1; (page - 1) * size < list.count; page += 1) {
               const items = Array.from({ length: Math.min(size, list.count - (page - 1) * size) }, (_, k) => list.item((page - 1) * size + k));
               list.wrap?.(items, { page, size, totalElements: list.count, totalPages: Math.ceil(list.count / size) });
+              // One id twice is one element twice (PAGE-WALK): a schema that allows fewer ids than the
+              // mock serves items (Amadeus's id, a number from 1 to 10) is no data a conformant list holds.
+              for (const item of items) {
+                const id = typeof item === 'object' && item !== null && !Array.isArray(item) ? idOf((item as Record<string, unknown>).id) : undefined;
+                if (id === undefined) continue;
+                if (ids.has(id)) record.mockError ??= `the items' ids repeat (${JSON.stringify(id).slice(0, 60)} twice in ${list.count} items): the schema allows too few distinct ids`;
+                ids.add(id);
+              }
             }
           }
         } else {
@@ -167,3 +176,8 @@ export function trusted(record: EndpointRecord): boolean {
 
 /** Every GET and its path as the harness names it (`GET /tenants/{tenantId}/…`). */
 export const endpointName = (template: string): string => `GET /tenants/{tenantId}/${template}`;
+
+/** An item's `id` as the harness reads it (src/battery/list-items.ts itemId): a string, or a number in decimal. */
+function idOf(id: unknown): string | undefined {
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}

@@ -56,6 +56,11 @@ export interface OracleVerdict {
 }
 
 /** A pattern JavaScript's unicode mode reads: needless escapes outside classes dropped (`\-` → `-`). */
+const POSIX: Record<string, string> = {
+  Lower: 'a-z', Upper: 'A-Z', ASCII: '\\u0000-\\u007f', Alpha: 'A-Za-z', Digit: '0-9', Alnum: '0-9A-Za-z', Punct: '!-\\/:-@\\[-`{-~',
+  Graph: '!-~', Print: ' -~', Blank: ' \\t', Cntrl: '\\u0000-\\u001f\\u007f', XDigit: 'A-Fa-f0-9', Space: ' \\t\\n\\u000b\\f\\r',
+};
+
 export function unicodePattern(pattern: string): string | undefined {
   const compiles = (p: string): boolean => {
     try {
@@ -71,6 +76,14 @@ export function unicodePattern(pattern: string): string | undefined {
   for (let i = 0; i < pattern.length; i += 1) {
     const c = pattern.charAt(i);
     if (c === '\\' && i + 1 < pattern.length) {
+      // Java's POSIX classes (java.util.regex.Pattern: US-ASCII sets), which unicode mode does not know.
+      const posix = /^\\p\{(Lower|Upper|ASCII|Alpha|Digit|Alnum|Punct|Graph|Print|Blank|Cntrl|XDigit|Space)\}/.exec(pattern.slice(i));
+      if (posix) {
+        const set = POSIX[posix[1] as string] as string;
+        out += inClass ? set : `[${set}]`;
+        i += posix[0].length - 1;
+        continue;
+      }
       const next = pattern.charAt(i + 1);
       i += 1;
       // Escapes unicode mode knows, and syntax characters, stay; any other is the character itself.

@@ -166,23 +166,35 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
   const fromDocument = (name: string, kinds: readonly string[]): string | undefined => spec.pathValues?.find((p) => p.name === name && p.from !== undefined && kinds.includes(p.from))?.value;
   const template = wirePath(spec.path);
   let path = template;
+  const fromTheDocument: DocumentValue[] = [];
   for (const name of pathParameters(template)) {
     // A --parameter value is the test account's, of the tenant under test: in another client's
     // tenant it stands only where no list gives an id. The document's enum or default is no account's.
     const own = given(name);
-    const value = (view.givenFirst ? own : undefined) ?? fromDocument(name, ['enum', 'default']) ?? (own !== undefined && listAbove(endpoints, template, name) === undefined ? own : undefined);
+    const ownFirst = view.givenFirst ? own : undefined;
+    const statedValue = ownFirst === undefined ? fromDocument(name, ['enum', 'default']) : undefined;
+    const stated = statedValue === undefined ? undefined : spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default'));
+    const value = ownFirst ?? statedValue ?? (own !== undefined && listAbove(endpoints, template, name) === undefined ? own : undefined);
     if (value !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
+      if (stated) fromTheDocument.push({ name, value, from: stated.from === 'enum' ? 'enum' : 'default' });
       continue;
     }
     const found = await fromListAbove(endpoints, template, name, view);
     const example = fromDocument(name, ['example']);
     if (typeof found !== 'string' && example !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(example));
+      fromTheDocument.push({ name, value: example, from: 'example' });
       continue;
     }
     if (typeof found !== 'string') return found;
     path = path.replace(`{${name}}`, encodeURIComponent(found));
+  }
+  // Like inventedValues: only the tenant under test's resolution speaks for its answers (another
+  // client's tenant is resolved apart, src/battery/isolation.ts, and judged without them).
+  if (view.givenFirst) {
+    if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
+    else documentValues.delete(spec.path);
   }
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
   const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
@@ -275,6 +287,16 @@ function idFor(item: Record<string, unknown>, name: string): unknown {
 /** The query values the harness made up, by endpoint path (resolvePath): the document gave none. */
 const inventedValues = new Map<string, string[]>();
 
+/** A path value the document gave: its example, one of its enum values, or its default. */
+interface DocumentValue {
+  name: string;
+  value: string;
+  from: 'example' | 'enum' | 'default';
+}
+
+/** The path values taken from the document, by endpoint path (resolvePath). */
+const documentValues = new Map<string, DocumentValue[]>();
+
 /**
  * Why a 4xx answer to an endpoint's valid request is not evidence against the target, or
  * undefined when it is: the request carried query values the harness made up from the schema's
@@ -284,6 +306,15 @@ const inventedValues = new Map<string, string[]>();
  * valid is never the target's failure).
  */
 export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): string | undefined {
+  // A path value the document gave names a resource of the author's, not one this deployment is
+  // known to hold: an example proves nothing (a 404 or another refusal there is no evidence); an
+  // enum value or a default is a value the server takes, yet the resource it names may be absent
+  // (Apicurio's rules/{rule}: 404 for a rule not configured).
+  const unproven = (endpoint.spec ? documentValues.get(endpoint.spec.path) : undefined)?.filter((v) => (v.from === 'example' ? res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403 : res.status === 404));
+  if (unproven && unproven.length > 0) {
+    const what = unproven.map((v) => `{${v.name}}=${v.value} (${v.from === 'example' ? 'the document\'s example' : v.from === 'enum' ? 'a value of the document\'s enum' : 'the document\'s default'})`);
+    return `it answered ${res.status} to a path whose ${what.join(', ')} no list above it gave, and which need not exist in this deployment: not judged; give a real one with ${unproven.map((v) => `--parameter ${v.name}=VALUE`).join(' ')}`;
+  }
   const invented = endpoint.spec ? inventedValues.get(endpoint.spec.path) : undefined;
   if (!invented || res.status < 400 || res.status > 499 || res.status === 401 || res.status === 403) return undefined;
   const give = invented.map((v) => (v.startsWith('header ') ? `--header '${v.slice(7, v.indexOf(':'))}: VALUE'` : `--parameter ${v.slice(0, v.indexOf('='))}=VALUE`));

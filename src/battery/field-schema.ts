@@ -53,39 +53,62 @@ const declares = (document: Json, pointer: string, key: string): boolean => {
 
 const isMap = (document: Json, pointer: string): boolean => {
   const s = at(document, pointer);
-  return isObject(s) && (isObject(s.additionalProperties) || s.additionalProperties === true || isObject(s.patternProperties));
+  if (!isObject(s)) return false;
+  // A property named as a placeholder (Mist's `ips: {"{vlan}": …}`) stands for keys that are data.
+  const placeholder = isObject(s.properties) && Object.keys(s.properties).some((k) => /^\{[^{}]+\}$/.test(k));
+  return placeholder || isObject(s.additionalProperties) || s.additionalProperties === true || isObject(s.patternProperties);
 };
 
-/** Whether NULLS-SAME-FIELDS compares the field at `path` of items of the schema at `pointer`. */
+/**
+ * Whether NULLS-SAME-FIELDS compares the field at `path` of items of the schema at `pointer`.
+ * Below a property every arm of a union declares (HERE's geofence, a circle or a polygon, each with
+ * its own `definition`), the arms stay alternatives: a key only some of them declare (the polygon's
+ * `points`) is one branch's, not an omission of the others.
+ */
 export function comparedField(document: Json, pointer: string, path: readonly Segment[]): boolean {
-  let current = [pointer];
+  // Each alternative: the schemas that certainly apply together on one branch.
+  let alternatives: string[][] = [[pointer]];
   for (const segment of path) {
-    if (current.length === 0) return true;
-    const { all, unions } = certain(document, current);
-    if (segment === 0) {
-      current = all.filter((p) => isObject(at(document, p)) && isObject((at(document, p) as Json).items)).map((p) => `${p}/items`);
-      continue;
+    // A placeholder's own key (`"{vlan}"`): data, as the keys it stands for.
+    if (typeof segment === 'string' && /^\{[^{}]+\}$/.test(segment)) return false;
+    const next: string[][] = [];
+    let declaredBy = 0;
+    let known = 0;
+    for (const current of alternatives) {
+      if (current.length === 0) continue;
+      known += 1;
+      const { all, unions } = certain(document, current);
+      if (segment === 0) {
+        next.push(all.filter((p) => isObject(at(document, p)) && isObject((at(document, p) as Json).items)).map((p) => `${p}/items`));
+        declaredBy += 1;
+        continue;
+      }
+      const declaring = all.filter((p) => declares(document, p, segment));
+      if (declaring.length > 0) {
+        next.push(declaring.map((p) => `${p}/properties/${pointerOf(segment)}`));
+        declaredBy += 1;
+        continue;
+      }
+      // Declared by some arms of a union only: another branch's property, not an omission.
+      const inArms: string[][] = [];
+      for (const arms of unions) {
+        const found = arms.map((arm) => certain(document, [arm]).all.filter((p) => declares(document, p, segment)));
+        const some = found.filter((f) => f.length > 0).length;
+        if (some > 0 && some < arms.length) return false;
+        if (some === arms.length) for (const f of found) inArms.push(f.map((p) => `${p}/properties/${pointerOf(segment)}`));
+      }
+      if (inArms.length > 0) {
+        next.push(...inArms);
+        declaredBy += 1;
+        continue;
+      }
+      // A key of a map is data; under a union of objects, which branch's key it is cannot be told.
+      if (all.some((p) => isMap(document, p)) || unions.length > 0) return false;
     }
-    const declaring = all.filter((p) => declares(document, p, segment));
-    if (declaring.length > 0) {
-      current = declaring.map((p) => `${p}/properties/${pointerOf(segment)}`);
-      continue;
-    }
-    // Declared by some arms of a union only: another branch's property, not an omission.
-    let inArms: string[] = [];
-    for (const arms of unions) {
-      const found = arms.map((arm) => certain(document, [arm]).all.filter((p) => declares(document, p, segment)));
-      const some = found.filter((f) => f.length > 0).length;
-      if (some > 0 && some < arms.length) return false;
-      if (some === arms.length) inArms = inArms.concat(found.flat().map((p) => `${p}/properties/${pointerOf(segment)}`));
-    }
-    if (inArms.length > 0) {
-      current = inArms;
-      continue;
-    }
-    // A key of a map is data; under a union of objects, which branch's key it is cannot be told.
-    if (all.some((p) => isMap(document, p)) || unions.length > 0) return false;
-    current = [];
+    if (known === 0) return true;
+    // Declared on some branches only (or beside a map on none): one branch's key.
+    if (declaredBy > 0 && declaredBy < known) return false;
+    alternatives = declaredBy === 0 ? [[]] : next;
   }
   return true;
 }

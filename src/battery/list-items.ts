@@ -6,7 +6,7 @@ import { fitsSkeleton, shapeOf, skeletonOf, type Skeleton } from './fields.js';
  * object with exactly one array-valued property (`{"items": [...], ...}`), or the one the
  * document names (`property`).
  */
-export function extractItems(body: unknown, property?: string): { items: unknown[] } | { problem: string } {
+export function extractItems(body: unknown, property?: string): { items: unknown[] } | { problem: string; noArray?: true } {
   if (Array.isArray(body)) return { items: body };
   // The document names the wrapper's property (src/openapi/endpoint-model.ts): that one, whatever other arrays the body has.
   if (property !== undefined && body !== null && typeof body === 'object' && Object.hasOwn(body, property)) {
@@ -16,9 +16,10 @@ export function extractItems(body: unknown, property?: string): { items: unknown
   if (body !== null && typeof body === 'object') {
     const arrays = Object.entries(body).filter(([, v]) => Array.isArray(v));
     if (arrays.length === 1) return { items: arrays[0]?.[1] as unknown[] };
-    return { problem: arrays.length === 0 ? 'the list body is an object without an array of items' : `the list body has several arrays (${arrays.map(([k]) => k).join(', ')}); cannot tell which holds the items` };
+    if (arrays.length === 0) return { problem: 'the list body is an object without an array of items', noArray: true };
+    return { problem: `the list body has several arrays (${arrays.map(([k]) => k).join(', ')}); cannot tell which holds the items` };
   }
-  return { problem: `the list body is ${JSON.stringify(body)}, not a JSON array of items` };
+  return { problem: `the list body is ${JSON.stringify(body)?.slice(0, 80)}, not a JSON array of items`, noArray: true };
 }
 
 /**

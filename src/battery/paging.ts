@@ -128,6 +128,8 @@ export interface WalkPage {
   /** Keys and shapes of the page's items (the items themselves are not kept). */
   items?: PageItems;
   itemsProblem?: string;
+  /** The body holds no array at all (not JSON, a scalar, an object without an array property): nothing shows a list. */
+  noArray?: true;
   /** What the resource checks found in the page's items (src/battery/resources.ts). */
   resources?: PageFindings;
   links: LinkParseResult;
@@ -163,11 +165,14 @@ export function readPage(number: number, res: HttpResponse, reader: PageReader):
   const page: WalkPage = { number, url: res.url, res: res.withoutBody(), paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
   if (res.status >= 200 && res.status < 300) {
     const parsed = res.json();
-    const extracted = parsed.ok ? extractItems(parsed.value, reader.itemsProperty) : { problem: parsed.error };
+    const extracted = parsed.ok ? extractItems(parsed.value, reader.itemsProperty) : { problem: parsed.error, noArray: true as const };
     if ('items' in extracted) {
       page.items = summariseItems(extracted.items, reader.withShapes);
       if (reader.judge) page.resources = reader.judge(extracted.items);
-    } else page.itemsProblem = extracted.problem;
+    } else {
+      page.itemsProblem = extracted.problem;
+      if (extracted.noArray) page.noArray = true;
+    }
   } else {
     page.itemsProblem = `the page answered ${res.status}`;
   }

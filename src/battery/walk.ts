@@ -6,10 +6,11 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { endpointHeaders, validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
-import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
+import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, PAGING_HEADERS, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 import type { ReviewItem } from '../report/model.js';
+import type { EndpointSpec } from '../api/endpoint-specs.js';
 import { ReadAhead } from './read-ahead.js';
 import { countCollections, mark } from '../profile.js';
 
@@ -241,6 +242,19 @@ function walkOf(c: CheckContext, endpoint: Endpoint): { head: Promise<WalkHead>;
   }
   c.uses(entry.recorder);
   return entry;
+}
+
+/**
+ * Why a list by its parameters alone (the document does not say what its body holds) is not
+ * judged as one: its page 1 shows no list, neither an array of items nor any of the spec's paging
+ * headers (§Pagination). Paging rules bind lists; nothing here shows this is one, so a failure
+ * would rest on the harness's guess, not on the spec (issue 37: Reverb's articles, answered `{}`).
+ * Where the operator named it a list (--paged-path), it is not uncertain and is judged.
+ */
+export function notShownAList(spec: EndpointSpec | undefined, first: WalkPage): string | undefined {
+  if (spec?.kind !== 'list' || spec.uncertain === undefined || spec.schema !== undefined || spec.itemsProperty !== undefined) return undefined;
+  if (first.noArray !== true || [...PAGING_HEADERS, 'Link'].some((name) => first.res.headerLines(name).length > 0)) return undefined;
+  return `${spec.uncertain}, and page 1 holds no list (${first.itemsProblem}) and none of the paging headers: not judged as a list; pass --paged-path ${spec.path} if it is one`;
 }
 
 /** The head of the list's walk (valid answer, page 1): enough for checks that send probes of their own. */

@@ -37,10 +37,47 @@ const require = createRequire(import.meta.url);
  * A pattern's `\A`, `\Z` and `\z` (PCRE, Python, Java: start and end of the string; Django's URL
  * validator, and so every DRF document with a URL field, ends in one) as JavaScript's `^` and `$`:
  * JavaScript has neither, and reads `\z` outside unicode mode as a "z" (issue 38: a false failure
- * on every URL). A backslash escaped itself (`\\Z`) is left as it is.
+ * on every URL); and Java's POSIX classes `\p{XDigit}`… as the ASCII sets they are (issue 37: a
+ * false failure on AWS's ids). A backslash escaped itself (`\\Z`) is left as it is.
  */
 function withAnchors(pattern: string): string {
   return pattern.replace(/(?<!\\)((?:\\\\)*)\\A/g, '$1^').replace(/(?<!\\)((?:\\\\)*)\\[Zz]/g, '$1$$');
+}
+
+/**
+ * A pattern that unicode mode refuses for a `\p{…}` it does not know, with Java's POSIX classes
+ * (java.util.regex.Pattern, "POSIX character classes (US-ASCII only)") as the ASCII sets they are:
+ * AWS's `\p{XDigit}{8}-…`, which the legacy mode would read as a "p" (issue 37: a false failure on
+ * every such id). Only on refusal: `\p{Alpha}` or `\p{Lower}` are ECMA-262 Unicode properties
+ * where unicode mode knows them, and a JSON Schema pattern is ECMA-262. Self-contained: its
+ * source is ajv's standalone code too (dialectRegExp.code).
+ */
+export function javaPosixClasses(pattern: string): string {
+  const posix: Record<string, string> = {
+    Lower: 'a-z', Upper: 'A-Z', ASCII: '\\x00-\\x7F', Alpha: 'a-zA-Z', Digit: '0-9', Alnum: 'a-zA-Z0-9',
+    Punct: '!-\\/:-@\\[-`{-~', Graph: '!-~', Print: ' -~', Blank: ' \\t', Cntrl: '\\x00-\\x1F\\x7F', XDigit: '0-9a-fA-F', Space: ' \\t\\n\\x0B\\f\\r',
+  };
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const c = pattern.charAt(i);
+    if (c === '\\') {
+      const named = /^\\([pP])\{([A-Za-z]+)\}/.exec(pattern.slice(i));
+      const set = named ? posix[named[2] as string] : undefined;
+      if (named && set !== undefined && (named[1] === 'p' || !inClass)) {
+        out += inClass ? set : `[${named[1] === 'P' ? '^' : ''}${set}]`;
+        i += named[0].length - 1;
+      } else {
+        out += c + pattern.charAt(i + 1);
+        i += 1;
+      }
+      continue;
+    }
+    if (c === '[' && !inClass) inClass = true;
+    else if (c === ']' && inClass) inClass = false;
+    out += c;
+  }
+  return out;
 }
 
 export const dialectRegExp: RegExpEngine = Object.assign(
@@ -50,7 +87,13 @@ export const dialectRegExp: RegExpEngine = Object.assign(
       return new RegExp(pattern, flags);
     } catch (unicode) {
       try {
-        if (flags.includes('u')) return new RegExp(pattern, flags.replace('u', ''));
+        return new RegExp(javaPosixClasses(pattern), flags);
+      } catch {
+        // Not Java's classes either: the legacy mode below.
+      }
+      try {
+        // The legacy mode reads `\p{…}` as a "p": not what any author meant, so not read there.
+        if (flags.includes('u') && !/(?<!\\)(?:\\\\)*\\[pP]\{/.test(pattern)) return new RegExp(pattern, flags.replace('u', ''));
       } catch {
         // Reported with the unicode mode's reason below: the mode the pattern was read in first.
       }
@@ -60,7 +103,7 @@ export const dialectRegExp: RegExpEngine = Object.assign(
   {
     // The same engine in ajv's standalone code (https://ajv.js.org/options.html#code: a custom
     // engine's `code` is what the generated module calls); its patterns were compiled already.
-    code: `(function (w, f) { var p = (${withAnchors.toString()})(w); try { return new RegExp(p, f); } catch (e) { return new RegExp(p, f.replace("u", "")); } })`,
+    code: `(function (w, f) { var p = (${withAnchors.toString()})(w); try { return new RegExp(p, f); } catch (e) { try { return new RegExp((${javaPosixClasses.toString()})(p), f); } catch (e2) { return new RegExp(p, f.replace("u", "")); } } })`,
   },
 );
 

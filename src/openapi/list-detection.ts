@@ -57,13 +57,25 @@ function allMetadata(others: readonly string[]): boolean {
 
 const hasPagingWord = (others: readonly string[]): boolean => others.some((name) => wordsOf(name).some((w) => PAGING_WORDS.has(w)));
 
+/** Whether one of the fields is wholly paging metadata (Adyen's `pagesTotal`, `itemsTotal`), not a field that merely has a paging word (`cacheTimeLimit`). */
+const hasPagingField = (others: readonly string[]): boolean =>
+  others.some((name) => {
+    const words = wordsOf(name);
+    return words.length > 0 && words.every((w) => METADATA_WORDS.has(w)) && words.some((w) => PAGING_WORDS.has(w));
+  });
+
 /**
  * Whether an operation takes paging query parameters of any spelling (`per_page`, `pageSize`,
  * `limit`, `cursor`, `PageToken`, `startAt`, `maxResults`): with one, a wrapper's metadata need not
  * name paging itself (GitHub's `{total_count, labels: [...]}` under `per_page` and `page`).
  */
 export function pagedByQuery(names: readonly string[]): boolean {
-  return names.some((n) => wordsOf(n).some((w) => PAGING_WORDS.has(w) || w === 'per'));
+  // A parameter that is wholly about paging: GraphHopper's `alternative_route.max_paths` has a
+  // paging word and bounds the alternatives of one route, not a page of a list.
+  return names.some((n) => {
+    const words = wordsOf(n);
+    return words.length > 0 && words.every((w) => METADATA_WORDS.has(w) || w === 'per') && words.some((w) => PAGING_WORDS.has(w) || w === 'per');
+  });
 }
 
 /** Whether a (resolved) schema describes an array. */
@@ -180,7 +192,11 @@ export function listShapeOf(document: Json, body: { pointer: string }, path: str
     if (collection.length === 1 && metadata && others.length > 0 && !namedByPath(name, path.replace(/\/\{[^}]*\}$/, ''))) return { items: candidate };
     return metadata && others.length > 0 && paging ? { candidate, uncertain: `its path ends in a parameter, but its body is ${name} beside paging metadata (${others.join(', ')})` } : {};
   }
-  if (collection.length === 1 && (metadata || hasPagingWord(others))) return { items: candidate };
+  // A collection beside metadata, or beside a paging field among others (Adyen's `{data, pagesTotal,
+  // accountReference}`); a paging word inside another field's name (autodealerdata's
+  // `{data, brandName, cacheTimeLimit}`) pages nothing for certain.
+  if (collection.length === 1 && (metadata || hasPagingField(others))) return { items: candidate };
+  if (collection.length === 1 && hasPagingWord(others)) return { candidate, uncertain: `its body has an array ${name} beside fields that are not all paging metadata (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''})` };
   if (others.length === 0) {
     // An array alone is the list the path names (`/v2/databases` `{databases}`, `/Accounts`
     // `{Accounts}`), or the operation says it lists; under another name it may be one thing in an
@@ -237,10 +253,29 @@ export function classify(document: Json, body: { pointer: string } | undefined, 
   if (shape.items) return { kind: 'list', listBy: headers || params ? 'paging' : shape.items.property !== undefined ? 'wrapped-array' : 'array', items: shape.items };
   if (headers) return { kind: 'list', listBy: 'paging', ...(shape.candidate ? { items: shape.candidate } : {}) };
   const byId = /\}$/.test(path);
-  if (params && !byId && !shape.uncertain && shape.candidate === undefined && !hasArrays(document, body)) return { kind: 'list', listBy: 'paging' };
+  // Paging parameters on a body the document leaves unsaid make a list; on an object the document
+  // declares with no array at all (Vimeo's promotions, {access_type, discount_type, …} under page and
+  // per_page) nothing could be paged: a resource, uncertain, rather than PAGE- failures on one object.
+  if (params && !byId && !shape.uncertain && shape.candidate === undefined && !hasArrays(document, body)) {
+    // `size` alone on a body the document does not describe is as often an image's (Appwrite's QR code) as a page's.
+    // A list by its parameters alone, the body unsaid: uncertain, and judged as a list only where
+    // the answer shows one (suites/pagination.test.ts: an array, or the spec's paging headers).
+    if (!declaresObject(document, body) && (body !== undefined || query.some((p) => p.name === 'page' && isPagingParameter(document, p)))) {
+      const names = query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ');
+      return { kind: 'list', listBy: 'paging', uncertain: `it takes ${names}, but the document ${body === undefined ? 'declares no JSON body' : 'does not say what its body holds'}` };
+    }
+    if (!declaresObject(document, body)) return { kind: 'single', uncertain: `it takes size, but the document declares no JSON body: an image's size or a page's` };
+    return { kind: 'single', uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but its body is one object with no array, nothing a page could hold` };
+  }
   const single: Classification = { kind: 'single', ...(shape.candidate ? { candidate: shape.candidate } : {}) };
   if (params) return { ...single, uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but ${byId ? 'its path ends in a parameter (one resource)' : 'its body is a resource whose own array the query may page'}${shape.uncertain ? `; ${shape.uncertain}` : ''}` };
   return shape.uncertain ? { ...single, uncertain: shape.uncertain } : single;
+}
+
+/** Whether the body's schema is an object that declares its properties (a resource the document describes, not a gap). */
+function declaresObject(document: Json, body: { pointer: string } | undefined): boolean {
+  if (!body) return false;
+  return [...propertiesOf(document, { $ref: body.pointer }, body.pointer)].length > 0;
 }
 
 /** Whether an object body declares any array property (a resource with a field the query may page). */

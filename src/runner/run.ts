@@ -437,8 +437,13 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   // The document's lint findings go beside the checks, never into their counts, the verdict or
   // the exit code (issue 33): they are about the document, not the deployment.
   const withDocument = api?.lint ? { ...report, document: { ...api.lint, findings: api.lint.findings.map((f) => ({ ...f, message: redactor.redact(f.message) })) } } : report;
-  // Review items, in catalogue order: outside the verdict and the exit code too (src/report/model.ts).
-  const review = checks.flatMap((check) => collected.tests.get(check.id)?.meta?.review ?? []);
+  // Review items, in catalogue order, then in the order of the endpoints and by field: the walks
+  // end in any order, and a report that reorders between two runs of one target reads as a change.
+  // Outside the verdict and the exit code too (src/report/model.ts).
+  const endpointOrder = new Map((api?.endpoints ?? []).map((e, i) => [`GET /tenants/{tenantId}/${e.path}`, i]));
+  const byEndpoint = (a: { endpoint?: string; field?: string }, b: { endpoint?: string; field?: string }): number =>
+    (endpointOrder.get(a.endpoint ?? '') ?? Infinity) - (endpointOrder.get(b.endpoint ?? '') ?? Infinity) || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || (a.field ?? '').localeCompare(b.field ?? '');
+  const review = checks.flatMap((check) => [...(collected.tests.get(check.id)?.meta?.review ?? [])].sort(byEndpoint));
   return review.length > 0 ? { ...withDocument, review } : withDocument;
 }
 

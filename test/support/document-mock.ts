@@ -27,6 +27,7 @@ import type { DocumentAnswer, DocumentRoutes } from '../../src/reference/behavio
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { RunReport } from '../../src/report/model.js';
+import { javaPosixClasses } from '../../src/openapi/document-ajv.js';
 import { runMain, tempDir } from './harness.js';
 
 type Json = Record<string, unknown>;
@@ -270,6 +271,8 @@ export function validatorDocument(document: Json): Json {
     }
     // A map of names (properties…) is no schema: its keys are names.
     if (names) return out;
+    // Java's POSIX classes (AWS's `\p{XDigit}`) as their ASCII sets: this ajv reads patterns in the legacy mode, where `\p` is a "p".
+    if (typeof out.pattern === 'string') out.pattern = readablePattern(out.pattern);
     // 3.0: a $ref's siblings SHALL be ignored (OAS 3.0.3 §4.7.25); nullable and readOnly/writeOnly are read as meant.
     if (is30 && typeof out.$ref === 'string') for (const k of Object.keys(out)) if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
     const nullable = out.nullable === true || out['x-nullable'] === true;
@@ -856,7 +859,7 @@ export class DocumentData implements DocumentRoutes {
     const found = candidates.find((c) => fits(fitLength(c, schema)));
     if (found !== undefined) return fitLength(found, schema);
     if (typeof schema.pattern === 'string') {
-      const made = fromPattern(schema.pattern, n);
+      const made = fromPattern(readablePattern(schema.pattern), n);
       if (made !== undefined && fits(fitLength(made, schema))) return fitLength(made, schema);
     }
     return fitLength(`${name}-${n}`, schema);
@@ -876,6 +879,10 @@ export class DocumentData implements DocumentRoutes {
     for (const op of this.operations) {
       if (op.segments.length !== segments.length) continue;
       if (query && !op.fixedQuery.every(([name, value]) => query.getAll(name).includes(value))) continue;
+      // AWS's query APIs share one path (`/#Action=DescribeAccountLimits`, `/#Action=DescribeAlarms`):
+      // a required query parameter with one allowed value tells their operations apart.
+      const pinned = this.pinnedQuery(op);
+      if (query && !pinned.every(([name, value]) => query.getAll(name).includes(value))) continue;
       const values = new Map<string, string>();
       const ok = op.segments.every((seg, i) => {
         if (!seg.includes('{')) return seg === segments[i];
@@ -889,10 +896,23 @@ export class DocumentData implements DocumentRoutes {
       });
       // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching"):
       // `users/me` is answered by its own operation, not by `users/{userId}` declared before it.
-      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length;
+      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length + pinned.length;
       if (ok && (best === undefined || literal > best.literal)) best = { op, values, literal };
     }
     return best && { op: best.op, values: best.values };
+  }
+
+  /** The required query parameters of an operation that allow one value only (a one-value enum or a const). */
+  private pinnedQuery(op: Operation): [string, string][] {
+    const out: [string, string][] = [];
+    for (const p of op.params) {
+      if (p.in !== 'query' || p.required !== true || typeof p.name !== 'string') continue;
+      const schema = isObject(p.schema) ? this.deref(p.schema) : p;
+      if (!isObject(schema)) continue;
+      const one = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum : undefined;
+      if (one && (typeof one[0] === 'string' || typeof one[0] === 'number')) out.push([p.name, String(one[0])]);
+    }
+    return out;
   }
 
   /** The index of the item of a list whose id (its field of `param`'s name, else `id`) is `value`. */
@@ -1059,6 +1079,8 @@ function idKeyOf(item: Json, param: string): string {
   const keys = Object.keys(item);
   for (const wanted of [param, 'id', word]) {
     const found = wanted in item ? wanted : keys.find((k) => plain(k) === plain(wanted));
+    // An `Id` that is an object (Service Fabric's `{Id: {Id: …}, Name}`) names nothing in a path.
+    if (found !== undefined && wanted === 'id' && (item[found] === null || typeof item[found] === 'object')) continue;
     if (found !== undefined) return found;
   }
   return param;
@@ -1077,31 +1099,41 @@ function fitLength(s: string, schema: Json): string {
  * the quantifiers ? * + {n} {n,m}. Enough for the date/code patterns real documents carry; a
  * pattern beyond it falls back to the candidates above.
  */
+/** A pattern with Java's POSIX classes as their sets where unicode mode does not read it (src/openapi/document-ajv.ts). */
+function readablePattern(pattern: string): string {
+  try {
+    new RegExp(pattern, 'u');
+    return pattern;
+  } catch {
+    return javaPosixClasses(pattern);
+  }
+}
+
 export function fromPattern(pattern: string, n: number): string | undefined {
-  let out = '';
+  // Atoms, each the characters it may stand for and how many times it is repeated.
+  const atoms: { chars: string[]; times: number }[] = [];
   let i = 0;
   const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
-  let last: string;
   while (i < body.length) {
     const c = body[i] ?? '';
+    let chars: string[];
     if (c === '\\') {
-      const e = body[i + 1] ?? '';
-      last = e === 'd' ? String(n % 10) : e === 'w' ? 'a' : e === 's' ? ' ' : e;
+      chars = escapeChars(body[i + 1] ?? '');
       i += 2;
     } else if (c === '[') {
       const end = body.indexOf(']', i + 1);
       if (end < 0) return undefined;
       const cls = body.slice(i + 1, end);
       if (cls.startsWith('^')) return undefined;
-      last = cls.startsWith('\\') ? (cls[1] === 'd' ? '1' : (cls[1] ?? 'a')) : (cls[0] ?? 'a');
+      chars = classChars(cls);
       i = end + 1;
     } else if (c === '.') {
-      last = 'a';
+      chars = LOWER;
       i += 1;
     } else if ('()|'.includes(c)) {
       return undefined;
     } else {
-      last = c;
+      chars = [c];
       i += 1;
     }
     const q = /^(\{(\d+)(,(\d*))?\}|[?*+])/.exec(body.slice(i));
@@ -1110,9 +1142,48 @@ export function fromPattern(pattern: string, n: number): string | undefined {
       times = q[0] === '?' || q[0] === '*' ? 0 : q[0] === '+' ? 1 : Number(q[2]);
       i += q[0].length;
     }
-    out += last.repeat(times);
+    atoms.push({ chars: chars.length > 0 ? chars : ['a'], times });
   }
-  return out;
+  // n written in the positions' own bases from the last position back: distinct n, distinct strings
+  // (ids that repeat across a list's items would be the mock's fault, not the target's).
+  const positions = atoms.flatMap((a) => Array.from({ length: a.times }, () => a.chars));
+  const out: string[] = [];
+  let rest = n;
+  for (let p = positions.length - 1; p >= 0; p -= 1) {
+    const chars = positions[p] as string[];
+    out[p] = chars[rest % chars.length] as string;
+    rest = Math.floor(rest / chars.length);
+  }
+  return out.join('');
+}
+
+const LOWER = [...'abcdefghijklmnopqrstuvwxyz'];
+const DIGITS = [...'0123456789'];
+
+/** The characters an escape stands for: \d, \w, \s, or the character itself (`\-`). */
+function escapeChars(e: string): string[] {
+  if (e === 'd') return DIGITS;
+  if (e === 'w') return [...LOWER, ...DIGITS];
+  if (e === 's') return [' '];
+  return [e];
+}
+
+/** The characters of a character class's body (`\da-z_`): ranges, escapes and literals. */
+function classChars(cls: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < cls.length; i += 1) {
+    const c = cls[i] ?? '';
+    if (c === '\\') {
+      out.push(...escapeChars(cls[i + 1] ?? ''));
+      i += 1;
+    } else if (cls[i + 1] === '-' && i + 2 < cls.length) {
+      const from = c.charCodeAt(0);
+      const to = (cls[i + 2] ?? c).charCodeAt(0);
+      for (let code = from; code <= to && out.length < 256; code += 1) out.push(String.fromCharCode(code));
+      i += 2;
+    } else out.push(c);
+  }
+  return [...new Set(out)];
 }
 
 /** Starts the reference server with the document's GETs served by a `DocumentData`, and writes the document for --openapi. */
