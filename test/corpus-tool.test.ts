@@ -10,7 +10,8 @@ import { selectDocuments } from '../benchmarks/corpus/cache.js';
 import { mockDocument, trusted } from '../benchmarks/corpus/mock.js';
 import { acceptNull, Oracle, unicodePattern } from '../benchmarks/corpus/oracle.js';
 import type { HarnessRun } from '../benchmarks/corpus/run-harness.js';
-import { normalise, tally, totals } from '../benchmarks/corpus/tally.js';
+import { corpusOutput } from '../benchmarks/corpus/output.js';
+import { emptyResult, normalise, tally, totals } from '../benchmarks/corpus/tally.js';
 import type { DocumentFacts } from '../benchmarks/corpus/mock-child.js';
 import type { RunReport } from '../src/report/model.js';
 import { DocumentData, fromPattern, reRoot } from './support/document-mock.js';
@@ -215,7 +216,7 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     expect(data.answer('account/me', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { me: expect.any(Boolean) as unknown } });
   });
 
-  it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName})", () => {
+  it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName}) or an `_id` (LaunchDarkly's projects/{projectKey})", () => {
     const node = { type: 'object', required: ['Id', 'Name'], properties: { Id: { type: 'object', required: ['Id'], properties: { Id: { type: 'string' } } }, Name: { type: 'string' } } };
     const ok = (schema: Json) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
     const doc: Json = {
@@ -230,6 +231,20 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const nodes = data.operations.find((o) => o.template === 'Nodes');
     const first = (nodes ? data.item(nodes, 0) : undefined) as { Name: string; Id: { Id: string } };
     expect(data.answer(`Nodes/${first.Name}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { Name: first.Name } });
+    // LaunchDarkly's projects/{projectKey}: a project's `key`, not its `_id`.
+    const project = { type: 'object', required: ['_id', 'key'], properties: { _id: { type: 'string' }, key: { type: 'string' } } };
+    const ld = new DocumentData(reRoot({ ...doc, paths: { '/projects': { get: { responses: ok({ type: 'array', items: project }) } }, '/projects/{projectKey}': { get: { parameters: [{ name: 'projectKey', in: 'path', required: true, schema: { type: 'string' } }], responses: ok(project) } } } }));
+    const projects = ld.operations.find((o) => o.template === 'projects');
+    const one = (projects ? ld.item(projects, 0) : undefined) as { key: string; _id: string };
+    expect(ld.answer(`projects/${one.key}`, new URLSearchParams(), TENANT, {})).toMatchObject({ body: { key: one.key } });
+  });
+
+  it("serves a path item that is a $ref to another (SureVoIP's /support/ip-address)", () => {
+    const doc = shop();
+    const paths = doc.paths as Json;
+    doc.paths = { ...paths, '/support/account': { $ref: '#/paths/~1account' } };
+    const data = new DocumentData(reRoot(doc));
+    expect(data.answer('support/account', new URLSearchParams(), TENANT, { 'x-account': '1' })).toHaveProperty('body');
   });
 
   it('has a body it breaks on purpose refused by the oracle, and the failures there kept out of the false failures', () => {
@@ -267,6 +282,17 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     const t = totals([result]);
     expect(t).toMatchObject({ falseFailures: 1, harnessErrors: 1, mockUntrustedEndpoints: 1, wrongLists: 1, blindSpots: 0 });
     expect(t.detection).toMatchObject({ lists: 1, listsAsList: 1, singles: 3, singlesAsList: 1, recall: 1, precision: 0.5 });
+  });
+});
+
+describe('corpus.json from documents\' results (benchmarks/corpus/output.ts, run.ts and combine.ts)', () => {
+  it('totals the documents and groups their false failures, as one run does over the parts of several', () => {
+    const a = { ...emptyResult('a.json', 'judged'), falseFailures: [{ check: 'PAGE-HEADERS', endpoint: 'GET /tenants/{tenantId}/x', message: 'Page-Number is missing' }] };
+    const b = { ...emptyResult('b.json', 'judged'), falseFailures: [{ check: 'PAGE-HEADERS', endpoint: 'GET /tenants/{tenantId}/y', message: 'Page-Number is missing' }] };
+    const out = corpusOutput([a, b, emptyResult('c.json', 'nothing-to-test')], { harness: { suites: ['tenant'], bin: 'this checkout' }, options: { sample: null, only: [], jobs: 1, timeoutSeconds: 180 }, startedAt: 's', finishedAt: 'f', finished: true });
+    expect(out.totals).toMatchObject({ documents: 3, falseFailures: 2, falseFailureDocuments: 2, outcomes: { judged: 2, 'nothing-to-test': 1 } });
+    expect(out.groups.falseFailures).toHaveLength(1);
+    expect(out.groups.falseFailures[0]).toMatchObject({ count: 2, documents: 2, check: 'PAGE-HEADERS' });
   });
 });
 

@@ -367,6 +367,54 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
     expect(clean(result.report)).toEqual([]);
   });
 
+  describe('a filled path that another operation of the document matches too (issue 37)', () => {
+    const twoWays = (paths: string[]): Doc => {
+      const document = documentAt(Object.fromEntries(paths.map((p) => [p, p.includes('{') ? [{ name: /\{([^}]+)\}/.exec(p)?.[1], in: 'path', required: true, schema: { type: 'string' } }] : []])));
+      return document;
+    };
+
+    it("one with a literal segment there (HDInsight's extensions/clustermonitoring beside extensions/{extensionName}) answers it: skipped saying so, not judged against the other's schema", async () => {
+      const target = await serving((subPath) => (subPath === 'things' ? { body: [{ id: 'clustermonitoring' }] } : subPath === 'things/clustermonitoring' ? { body: { count: 42 } } : undefined));
+      const document = twoWays(['things', 'things/{thingName}', 'things/clustermonitoring']);
+      const literal = (document.paths as Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>)['/tenants/{tenantId}/things/clustermonitoring']?.get.responses['200']?.content['application/json'];
+      if (literal) literal.schema = { type: 'object', required: ['count'], properties: { count: { type: 'integer' } } };
+      const result = await run(target, document);
+      expect(outcomes(result.report, 'TENANT-ACCESS')).toContain('skipped GET /tenants/{tenantId}/things/{thingName}: filled as things/clustermonitoring, which is the document\'s own path GET /tenants/{tenantId}/things/clustermonitoring: a server answers that operation there (OpenAPI: a concrete path matches before a templated one); give another value with --parameter');
+      // (The list `things` is not paged here: its PAGE- failures are its own.)
+      expect(result.report.checks.filter((c) => c.status === 'failed').map((c) => `${c.id} ${c.message ?? ''}`).filter((m) => m.includes('things/'))).toEqual([]);
+    });
+
+    it("one as specific (Xero's Contacts/{ContactNumber} beside Contacts/{ContactID}): a 404 there is skipped naming the other; a 2xx is judged; without the other, the 404 fails (the faulty twin)", async () => {
+      const target = await serving((subPath) => (subPath === 'things' ? { body: [{ id: 'c1', ThingNumber: 'n1' }] } : subPath === 'things/c1' ? { body: { id: 'c1' } } : undefined));
+      const result = await run(target, twoWays(['things', 'things/{ThingID}', 'things/{ThingNumber}']));
+      expect(outcomes(result.report, 'TENANT-ACCESS')).toEqual([
+        'passed GET /tenants/{tenantId}/things',
+        'passed GET /tenants/{tenantId}/things/{ThingID}',
+        'skipped GET /tenants/{tenantId}/things/{ThingNumber}: it answered 404 to a path that the document\'s GET /tenants/{tenantId}/things/{ThingID} matches as well, which a server may answer instead (the document declares both): not judged; give a value only this path takes with --parameter',
+      ]);
+      const alone = await run(target, twoWays(['things', 'things/{ThingNumber}']));
+      expect(outcomes(alone.report, 'TENANT-ACCESS')).toEqual(['passed GET /tenants/{tenantId}/things', 'failed GET /tenants/{tenantId}/things/{ThingNumber}']);
+    });
+  });
+
+  it("a path key with an empty segment (Clever Cloud's //openapi) is skipped saying why; an id from the list that holds '/' (Docker's plugin names) answered 404 is skipped, where one without is failed (the faulty twin)", async () => {
+    const target = await serving((subPath) => (subPath === 'things' ? { body: [{ id: 'owner/plugin' }] } : subPath === 'morethings' ? { body: [{ id: 'w1' }] } : undefined));
+    const document = documentAt({ '/openapi': [], things: [], 'things/{thingId}': [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }], morethings: [], 'morethings/{widgetId}': [{ name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } }] });
+    const result = await run(target, document);
+    expect(outcomes(result.report, 'TENANT-ACCESS').filter((o) => !/ GET \/tenants\/\{tenantId\}\/(things|morethings)$/.test(o))).toEqual([
+      'skipped GET /tenants/{tenantId}//openapi: its path key has an empty segment (//): servers and gateways merge such slashes or refuse them, so no request reaches the path as written; give the real path with --endpoint or --paged-path',
+      'skipped GET /tenants/{tenantId}/things/{thingId}: it answered 404 to a path whose {thingId}=owner/plugin (from the list above) holds a "/", sent as %2F, which many servers and gateways refuse (Apache\'s AllowEncodedSlashes): not judged; give another with --parameter',
+      'failed GET /tenants/{tenantId}/morethings/{widgetId}',
+    ]);
+  });
+
+  it("a path key with more path after its '#' (Mastercard's send/#env/v1/…) names no path a request can reach: skipped saying so, not failed on what `send/` answers", async () => {
+    const target = await serving((subPath) => (subPath === 'send/' ? { refusal: { status: 400, error: 'invalid_request', description: 'no such route' } } : undefined));
+    const result = await run(target, documentAt({ 'send/#env/v1/transfers': [] }));
+    expect(outcomes(result.report, 'TENANT-ACCESS')).toEqual(['skipped GET /tenants/{tenantId}/send/#env/v1/transfers: its path key has "#env" before more of the path: a fragment is never sent (RFC 9110 §7.1), so no request reaches the path as written; give the real path with --endpoint or --paged-path']);
+    expect(result.report.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual([]);
+  });
+
   it('a path parameter that is part of a segment takes the document\'s enum; without one it is skipped saying so, not with a garbled parent path', async () => {
     const target = await serving((subPath) => (/^files\/f1\/thumbnail\.(png|jpg)$/.test(subPath) ? { body: { id: 't1' } } : subPath === 'things' ? { body: [{ name: 'no id' }] } : undefined));
     const fileId = { name: 'file_id', in: 'path', required: true, schema: { type: 'string' }, example: 'f1' };

@@ -25,9 +25,10 @@ import { CORPUS_PACKAGE, CORPUS_VERSION, ensureCorpus, listDocuments, selectDocu
 import { readLabels, type HandLabel } from './classify.js';
 import type { ChildReply, StartMessage } from './mock-child.js';
 import type { EndpointRecord } from './mock.js';
-import { renderSummary } from './render.js';
+import { corpusOutput } from './output.js';
+import { renderSummary, type CorpusOutput } from './render.js';
 import { runHarness, runningGroups, SUITES } from './run-harness.js';
-import { emptyResult, group, normalise, tally, totals, type DocumentResult } from './tally.js';
+import { emptyResult, tally, type DocumentResult, type Totals } from './tally.js';
 
 const HERE = new URL('.', import.meta.url).pathname;
 const MOCK_CHILD = join(HERE, 'mock-child.js');
@@ -212,52 +213,15 @@ function line(r: DocumentResult): string {
   return `${head}: ${time}; ${found}; ${what}`;
 }
 
-function write(finished: boolean): Record<string, unknown> {
+function write(finished: boolean): CorpusOutput {
   const list = results.filter((r): r is DocumentResult => r !== undefined);
-  const total = totals(list);
-  const skips = new Map<string, { reason: string; count: number; documents: number }>();
-  for (const r of list) {
-    for (const [reason, count] of Object.entries(r.skips)) {
-      const s = skips.get(reason) ?? { reason, count: 0, documents: 0 };
-      s.count += count;
-      s.documents += 1;
-      skips.set(reason, s);
-    }
-  }
-  const refusals = new Map<string, { reason: string; count: number; example: string }>();
-  for (const r of list.filter((x) => x.outcome !== 'judged')) {
-    const reason = `${r.outcome}: ${normalise(r.reason ?? '')}`;
-    const g = refusals.get(reason) ?? { reason, count: 0, example: r.document };
-    g.count += 1;
-    refusals.set(reason, g);
-  }
-  const mockGroups = new Map<string, { why: string; count: number; example: string }>();
-  for (const r of list) {
-    for (const u of r.mockUntrusted) {
-      const why = normalise(u.why);
-      const g = mockGroups.get(why) ?? { why, count: 0, example: `${r.document} ${u.endpoint}` };
-      g.count += 1;
-      mockGroups.set(why, g);
-    }
-  }
-  const out = {
-    corpus: { package: CORPUS_PACKAGE, version: CORPUS_VERSION },
+  const out = corpusOutput(list, {
     harness: { suites: SUITES, bin: harnessBin ?? 'this checkout' },
     options: { sample: sample ?? null, only: parsed.only ?? [], jobs, timeoutSeconds: timeout, labels: parsed.labels },
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     finished,
-    totals: total,
-    groups: {
-      falseFailures: group(list, (r) => r.falseFailures),
-      falseWarnings: group(list, (r) => r.falseWarnings),
-      harnessErrors: group(list, (r) => r.harnessErrors),
-      skips: [...skips.values()].sort((a, b) => b.count - a.count),
-      notJudged: [...refusals.values()].sort((a, b) => b.count - a.count),
-      mockUntrusted: [...mockGroups.values()].sort((a, b) => b.count - a.count),
-    },
-    documents: list,
-  };
+  });
   writeFileSync(join(outDir, 'corpus.json'), `${JSON.stringify(out, null, 1)}\n`);
   writeFileSync(join(outDir, 'summary.md'), renderSummary(out));
   return out;
@@ -283,7 +247,7 @@ async function worker(): Promise<void> {
 }
 await Promise.all(Array.from({ length: Math.min(jobs, documents.length) }, () => worker()));
 const out = write(true);
-const total = out.totals as ReturnType<typeof totals>;
+const total = out.totals;
 print(`corpus: ${total.documents} documents in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s: ${total.falseFailures} false failures (${total.falseFailureEndpoints} endpoints, ${total.falseFailureDocuments} documents), ${total.harnessErrors} harness errors, ${total.outcomes.refused} refused, ${total.outcomes.timeout} timed out, ${total.outcomes.crashed} crashed, ${total.blindSpots} blind spots; ${join(outDir, 'summary.md')}`);
 
 if (parsed.baseline !== undefined) process.exitCode = compareWithBaseline(parsed.baseline, total);
@@ -294,7 +258,7 @@ if (parsed.baseline !== undefined) process.exitCode = compareWithBaseline(parsed
  * harness must end within --timeout on every document of the sample). A figure lower than the
  * baseline passes, and says so: lower the file to keep the gain.
  */
-function compareWithBaseline(file: string, t: ReturnType<typeof totals>): number {
+function compareWithBaseline(file: string, t: Totals): number {
   let baseline: Record<string, number>;
   try {
     baseline = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;

@@ -145,6 +145,16 @@ export interface TenantView {
 /** The request path of a tenant endpoint in `view`'s tenant (see resolvePath). */
 export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view: TenantView): Promise<string | { unresolved: string }> {
   const { parameters, endpoints } = c.settings;
+  // A `#` with more path after it (Mastercard's `send/#env/v1/partners/…`) is no variant suffix: a
+  // fragment is never sent (RFC 9110 §7.1), so no request reaches the path as the document writes it.
+  const hash = spec.path.indexOf('#');
+  if (hash >= 0 && spec.path.slice(hash).includes('/')) return { unresolved: `its path key has "${spec.path.slice(hash).split('/')[0] ?? '#'}" before more of the path: a fragment is never sent (RFC 9110 §7.1), so no request reaches the path as written; give the real path with --endpoint or --paged-path` };
+  // An empty segment (Clever Cloud's `//openapi`): servers and gateways merge slashes (nginx's
+  // merge_slashes) or refuse them, so what a request there reaches is not the document's to say.
+  const wire = wirePath(spec.path).split('?')[0] ?? '';
+  if (wire.startsWith('/') || wire.includes('//')) {
+    return { unresolved: 'its path key has an empty segment (//): servers and gateways merge such slashes or refuse them, so no request reaches the path as written; give the real path with --endpoint or --paged-path' };
+  }
   const given = (name: string): string | undefined => parameters[`${spec.path}:${name}`] ?? parameters[name];
   const query = new URLSearchParams();
   const invented: string[] = [];
@@ -167,6 +177,7 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
   const template = wirePath(spec.path);
   let path = template;
   const fromTheDocument: DocumentValue[] = [];
+  const slashed: string[] = [];
   for (const name of pathParameters(template)) {
     // A --parameter value is the test account's, of the tenant under test: in another client's
     // tenant it stands only where no list gives an id. The document's enum or default is no account's.
@@ -188,6 +199,7 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
       continue;
     }
     if (typeof found !== 'string') return found;
+    if (found.includes('/')) slashed.push(`{${name}}=${found}`);
     path = path.replace(`{${name}}`, encodeURIComponent(found));
   }
   // Like inventedValues: only the tenant under test's resolution speaks for its answers (another
@@ -195,8 +207,16 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
   if (view.givenFirst) {
     if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
     else documentValues.delete(spec.path);
+    if (slashed.length > 0) slashValues.set(spec.path, slashed);
+    else slashValues.delete(spec.path);
   }
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
+  const elsewhere = pathParameters(template).some((name) => given(name) !== undefined) ? undefined : otherOperation(endpoints, spec.path, base);
+  if (elsewhere?.literal) return { unresolved: `filled as ${base}, which is the document's own path ${endpointLabel(elsewhere.path)}: a server answers that operation there (OpenAPI: a concrete path matches before a templated one); give another value with --parameter` };
+  if (view.givenFirst) {
+    if (elsewhere) alsoMatches.set(spec.path, elsewhere.path);
+    else alsoMatches.delete(spec.path);
+  }
   const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
   return `${tenantPath(view.tenantId, base)}${search === '' ? '' : `?${search}`}`;
 }
@@ -284,6 +304,73 @@ function idFor(item: Record<string, unknown>, name: string): unknown {
   return word === undefined ? undefined : item[word];
 }
 
+/** The document's GET paths by their number of segments, for otherOperation: made once per list of endpoints. */
+const pathIndex = new WeakMap<readonly EndpointSpec[], Map<number, { path: string; segments: string[] }[]>>();
+
+/**
+ * Another of the document's operations whose path template the filled path `concrete` matches
+ * too: one with a literal segment where this one has a parameter (HDInsight's
+ * `extensions/clustermonitoring` beside `extensions/{extensionName}`), which a server routes it to
+ * (`literal`); or one as specific as this (Xero's `Contacts/{ContactNumber}` beside
+ * `Contacts/{ContactID}`), which it may.
+ */
+function otherOperation(endpoints: readonly EndpointSpec[], own: string, concrete: string): { path: string; literal: boolean } | undefined {
+  let index = pathIndex.get(endpoints);
+  if (!index) {
+    index = new Map();
+    for (const e of endpoints) {
+      const segments = wirePath(e.path).split('?')[0]?.split('/') ?? [];
+      const list = index.get(segments.length) ?? [];
+      list.push({ path: e.path, segments });
+      index.set(segments.length, list);
+    }
+    pathIndex.set(endpoints, index);
+  }
+  const ownSegments = wirePath(own).split('?')[0]?.split('/') ?? [];
+  const wire = concrete.split('/').map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  let found: { path: string; literal: boolean } | undefined;
+  for (const other of index.get(wire.length) ?? []) {
+    if (other.path === own || wirePath(other.path) === wirePath(own)) continue;
+    let literal = false;
+    let matches = true;
+    for (let i = 0; i < wire.length && matches; i += 1) {
+      const theirs = other.segments[i] ?? '';
+      if (theirs.includes('{')) {
+        matches = segmentPattern(theirs).test(wire[i] ?? '');
+      } else {
+        matches = theirs === wire[i];
+        if (matches && (ownSegments[i] ?? '').includes('{')) literal = true;
+      }
+    }
+    if (!matches) continue;
+    if (literal) return { path: other.path, literal };
+    found ??= { path: other.path, literal };
+  }
+  return found;
+}
+
+/** A template segment (`{id}`, `thumbnail.{ext}`) as a pattern of the segments it matches. */
+function segmentPattern(segment: string): RegExp {
+  const literal = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${segment.split(/\{[^}]*\}/).map(literal).join('[^/]+')}$`);
+}
+
+/**
+ * Path values from a list above that hold `/` (Docker's plugin `tiborvass/sample-volume-plugin`),
+ * by endpoint path: sent as %2F, which many servers and gateways refuse or route apart (Apache's
+ * AllowEncodedSlashes Off answers 404; RFC 3986 §2.2 leaves it to the server).
+ */
+const slashValues = new Map<string, string[]>();
+
+/** Endpoint paths whose filled path another operation of the document matches as well (otherOperation), by endpoint path. */
+const alsoMatches = new Map<string, string>();
+
 /** The query values the harness made up, by endpoint path (resolvePath): the document gave none. */
 const inventedValues = new Map<string, string[]>();
 
@@ -314,6 +401,14 @@ export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): strin
   if (unproven && unproven.length > 0) {
     const what = unproven.map((v) => `{${v.name}}=${v.value} (${v.from === 'example' ? 'the document\'s example' : v.from === 'enum' ? 'a value of the document\'s enum' : 'the document\'s default'})`);
     return `it answered ${res.status} to a path whose ${what.join(', ')} no list above it gave, and which need not exist in this deployment: not judged; give a real one with ${unproven.map((v) => `--parameter ${v.name}=VALUE`).join(' ')}`;
+  }
+  const slashes = endpoint.spec ? slashValues.get(endpoint.spec.path) : undefined;
+  if (slashes && (res.status === 400 || res.status === 404)) {
+    return `it answered ${res.status} to a path whose ${slashes.join(', ')} (from the list above) holds a "/", sent as %2F, which many servers and gateways refuse (Apache's AllowEncodedSlashes): not judged; give another with --parameter`;
+  }
+  const other = endpoint.spec ? alsoMatches.get(endpoint.spec.path) : undefined;
+  if (other !== undefined && res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403) {
+    return `it answered ${res.status} to a path that the document's ${endpointLabel(other)} matches as well, which a server may answer instead (the document declares both): not judged; give a value only this path takes with --parameter`;
   }
   const invented = endpoint.spec ? inventedValues.get(endpoint.spec.path) : undefined;
   if (!invented || res.status < 400 || res.status > 499 || res.status === 401 || res.status === 403) return undefined;

@@ -133,7 +133,10 @@ const require = createRequire(import.meta.url);
 export function reRoot(document: Json, keep: (path: string) => boolean = () => true, methods: 'get' | 'all' = 'get'): Json {
   const paths = isObject(document.paths) ? document.paths : {};
   const out: Json = {};
-  for (const [path, item] of Object.entries(paths)) {
+  for (const [path, declared] of Object.entries(paths)) {
+    // A path item that is a $ref to another (SureVoIP's `/support/ip-address` → `#/paths/~1ip-address`).
+    const target = isObject(declared) && typeof declared.$ref === 'string' && declared.$ref.startsWith('#/paths/') ? paths[declared.$ref.slice('#/paths/'.length).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    const item = isObject(target) ? target : declared;
     if (!isObject(item) || (methods === 'get' && !isObject(item.get)) || !keep(path)) continue;
     out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = methods === 'all' ? item : { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
   }
@@ -1070,15 +1073,19 @@ function placed(body: Json, path: readonly string[], value: unknown): Json {
 
 /**
  * The field of a list's item that a path parameter names it by: the parameter's own name, else
- * `id`, else the parameter's last word (`listId` → `id`, `domain_name` → `name`), each in any case
- * and spelling (`Id`, `list_id`): as the API's own server would look the item up.
+ * `id`, else the parameter's last word (`listId` → `id`, `domain_name` → `name`), else an id of
+ * another case or spelling (`Id`, `_id`): as the API's own server would look the item up.
  */
 function idKeyOf(item: Json, param: string): string {
   const plain = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
   const word = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split(/[_-]/).at(-1) ?? param;
   const keys = Object.keys(item);
-  for (const wanted of [param, 'id', word]) {
-    const found = wanted in item ? wanted : keys.find((k) => plain(k) === plain(wanted));
+  // `id` itself first; then the field the parameter's last word names (LaunchDarkly's
+  // `{projectKey}` is a project's `key`, not its `_id`); then an id of another spelling.
+  // The parameter's own name in any case (not `deviceId` for Graph's `{device-id}`, which is the `id`).
+  const candidates: [string, 'exact' | 'case' | 'spelling'][] = [[param, 'case'], ['id', 'exact'], [word, 'spelling'], ['id', 'spelling']];
+  for (const [wanted, match] of candidates) {
+    const found = wanted in item ? wanted : match === 'case' ? keys.find((k) => k.toLowerCase() === wanted.toLowerCase()) : match === 'spelling' ? keys.find((k) => plain(k) === plain(wanted)) : undefined;
     // An `Id` that is an object (Service Fabric's `{Id: {Id: …}, Name}`) names nothing in a path.
     if (found !== undefined && wanted === 'id' && (item[found] === null || typeof item[found] === 'object')) continue;
     if (found !== undefined) return found;
