@@ -115,6 +115,16 @@ export const runOptionsSchema = z
     clientSecretFile: z.string().min(1, { error: 'must name a file' }).optional(),
     tenantId: uuid.optional(),
     foreignTenantId: uuid.optional(),
+    /**
+     * A second API client, of another tenant: TENANT-FOREIGN proves isolation with it (reads its
+     * tenant's data with its token, then asks for it with the first client's, and the other way
+     * round). Its secret comes from CARRIER_SECOND_CLIENT_SECRET, a config file or a file, never argv.
+     */
+    secondClientId: z.string().min(1, { error: 'must not be empty' }).optional(),
+    secondClientSecret: z.string().min(1, { error: 'must not be empty' }).optional(),
+    secondClientSecretFile: z.string().min(1, { error: 'must name a file' }).optional(),
+    /** The second client's tenant (default: the first tenant its /users/me lists). */
+    secondTenantId: uuid.optional(),
     pagedPath: list(pagedPath),
     /** A Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
     openapi: z.string().min(1, { error: 'must name a file' }).optional(),
@@ -195,6 +205,10 @@ export const RUN_OPTION_KINDS = {
   clientSecretFile: 'string',
   tenantId: 'string',
   foreignTenantId: 'string',
+  secondClientId: 'string',
+  secondClientSecret: 'string',
+  secondClientSecretFile: 'string',
+  secondTenantId: 'string',
   pagedPath: 'list',
   openapi: 'string',
   openapiRoot: 'string',
@@ -242,7 +256,7 @@ export const RUN_OPTION_KINDS = {
 } as const satisfies Record<keyof RunOptions, OptionKind>;
 
 /** Options whose value is a file or directory: in a config file, relative to the file itself. */
-const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'cert', 'key', 'keyPassphraseFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
+const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'secondClientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'cert', 'key', 'keyPassphraseFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
 
 /** The option as the user spells it on the command line. */
 export function flagName(key: PropertyKey): string {
@@ -286,6 +300,7 @@ export interface RunOptionSources {
  */
 const SECRET_PAIRS = [
   ['clientSecret', 'clientSecretFile'],
+  ['secondClientSecret', 'secondClientSecretFile'],
   ['keyPassphrase', 'keyPassphraseFile'],
 ] as const;
 

@@ -97,35 +97,12 @@ function reasonOf(err: unknown, noFollow: boolean): string {
  * inode): whatever was swapped in between is refused, not read.
  */
 export function readRegularFile(path: string, what: string, limit: FileLimit, options: RegularFileOptions = {}): Buffer {
-  const noFollow = options.noFollow === true;
-  const fail = (reason: string): never => {
-    throw new UsageError(`${what} ${path}: cannot read it (${reason})`);
-  };
-  let checked: BigIntStats;
+  const { fd, size, fail } = openRegularFile(path, what, limit, options);
+  const { maxBytes } = limit;
   try {
-    checked = noFollow ? lstatSync(path, { bigint: true }) : statSync(path, { bigint: true });
-  } catch (err) {
-    return fail(reasonOf(err, noFollow));
-  }
-  const kind = notRegular(checked);
-  if (kind !== undefined) return fail(kind);
-
-  let fd: number;
-  try {
-    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | (noFollow ? fsConstants.O_NOFOLLOW : 0));
-  } catch (err) {
-    return fail(reasonOf(err, noFollow));
-  }
-  try {
-    const opened = fstatSync(fd, { bigint: true });
-    const swapped = notRegular(opened);
-    if (swapped !== undefined) return fail(swapped);
-    if (opened.dev !== checked.dev || opened.ino !== checked.ino) return fail('it was replaced while being opened');
-    const { maxBytes } = limit;
-    if (opened.size > BigInt(maxBytes)) throw new UsageError(`${what} ${path}: ${opened.size} bytes, more than the ${maxBytes} ${limit.of} can be; is it the right file?`);
     // One byte more than the file holds: a file that grows while it is read is noticed, and read
     // on, up to one byte past the limit.
-    let buffer = Buffer.alloc(Number(opened.size) + 1);
+    let buffer = Buffer.alloc(size + 1);
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
@@ -138,13 +115,73 @@ export function readRegularFile(path: string, what: string, limit: FileLimit, op
       try {
         n = readSync(fd, buffer, length, buffer.length - length, null);
       } catch (err) {
-        return fail(reasonOf(err, noFollow));
+        return fail(err);
       }
       if (n === 0) return buffer.subarray(0, length);
       length += n;
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Reads a regular file as `readRegularFile` does, a chunk at a time into `take` (for a file too
+ * large to hold: a bundle's exchanges), never more than `limit.maxBytes`.
+ */
+export function readRegularFileChunks(path: string, what: string, limit: FileLimit, take: (chunk: Buffer) => void, options: RegularFileOptions = {}): void {
+  const { fd, fail } = openRegularFile(path, what, limit, options);
+  try {
+    const buffer = Buffer.alloc(1024 * 1024);
+    let total = 0;
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buffer, 0, buffer.length, null);
+      } catch (err) {
+        return fail(err);
+      }
+      if (n === 0) return;
+      total += n;
+      if (total > limit.maxBytes) throw new UsageError(`${what} ${path}: more than the ${limit.maxBytes} bytes ${limit.of} can be`);
+      take(buffer.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens a regular file checked as `readRegularFile` describes; the caller closes `fd`. */
+function openRegularFile(path: string, what: string, limit: FileLimit, options: RegularFileOptions): { fd: number; size: number; fail: (reason: unknown) => never } {
+  const noFollow = options.noFollow === true;
+  const fail = (reason: unknown): never => {
+    throw new UsageError(`${what} ${path}: cannot read it (${typeof reason === 'string' ? reason : reasonOf(reason, noFollow)})`);
+  };
+  let checked: BigIntStats;
+  try {
+    checked = noFollow ? lstatSync(path, { bigint: true }) : statSync(path, { bigint: true });
+  } catch (err) {
+    return fail(err);
+  }
+  const kind = notRegular(checked);
+  if (kind !== undefined) return fail(kind);
+
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | (noFollow ? fsConstants.O_NOFOLLOW : 0));
+  } catch (err) {
+    return fail(err);
+  }
+  try {
+    const opened = fstatSync(fd, { bigint: true });
+    const swapped = notRegular(opened);
+    if (swapped !== undefined) return fail(swapped);
+    if (opened.dev !== checked.dev || opened.ino !== checked.ino) return fail('it was replaced while being opened');
+    if (opened.size > BigInt(limit.maxBytes)) throw new UsageError(`${what} ${path}: ${opened.size} bytes, more than the ${limit.maxBytes} ${limit.of} can be; is it the right file?`);
+    return { fd, size: Number(opened.size), fail };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
   }
 }
 

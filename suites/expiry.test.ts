@@ -67,6 +67,7 @@ suite(
         if (!acceptedWhenNew(c, t)) return;
         // The first refusal EXPIRY-REFUSED-AFTER observed (or this check, when run alone).
         const { refused } = await observeExpiry(c, t);
+        c.restsOn(refused);
         const what = 'GET /users/me with an expired token';
         if (!refused || !isRefusal(refused)) return c.error(`cannot judge the status of the refusal: the expired token got ${refused ? refused.status : 'no refusal'} (see EXPIRY-REFUSED-AFTER)`, refused);
         // RFC 6750 §3.1, invalid_token ("The access token provided is expired"): "The resource
@@ -83,6 +84,7 @@ suite(
         skipUnlessWaitable(c, t);
         if (!acceptedWhenNew(c, t)) return;
         const { refused } = await observeExpiry(c, t);
+        c.restsOn(refused);
         const what = 'GET /users/me with an expired token';
         // Judged on any refusal with a Bearer challenge: its status is EXPIRY-REFUSED-401's, and
         // without a refusal or a challenge EXPIRY-REFUSED-AFTER has failed.

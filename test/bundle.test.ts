@@ -7,7 +7,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { cp, readFile, readdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_FILES, sha256Of, type Manifest } from '../src/bundle/format.js';
+import { BUNDLE_FILES, MANIFESTED, sha256Of, type Manifest } from '../src/bundle/format.js';
 import { keyFingerprint } from '../src/bundle/keys.js';
 import { sealBundle } from '../src/bundle/write.js';
 import { CHECKS } from '../src/catalogue/index.js';
@@ -53,7 +53,7 @@ async function verify(bundle: string, ...args: string[]): Promise<{ code: number
 async function forge(from: string, to: string, edit: (files: Map<string, string>) => void, signWith?: KeyObject): Promise<string> {
   await cp(from, to, { recursive: true });
   const files = new Map<string, string>();
-  for (const name of [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target]) files.set(name, await readFile(join(to, name), 'utf8'));
+  for (const name of MANIFESTED) files.set(name, await readFile(join(to, name), 'utf8'));
   const before = new Map(files);
   edit(files);
   // A forger has the harness too: an edited report.json gets the page it renders, unless the
@@ -86,7 +86,7 @@ describe('a complete, conformant, signed bundle', () => {
   it('is written next to the reports, signed, and holds no secret', async () => {
     expect(good.code).toBe(0);
     expect(good.stdout).toContain(`Bundle: ${good.bundle} (signed, Ed25519 key ${keyFingerprint(signer.key)})`);
-    expect((await readdir(good.bundle)).sort()).toEqual(['junit.xml', 'manifest.json', 'report.html', 'report.json', 'signature.json', 'target.json']);
+    expect((await readdir(good.bundle)).sort()).toEqual(['exchanges.jsonl', 'junit.xml', 'manifest.json', 'report.html', 'report.json', 'signature.json', 'target.json']);
     const target = JSON.parse(await readFile(join(good.bundle, 'target.json'), 'utf8')) as Record<string, unknown>;
     expect(target).toMatchObject({
       format: 'carrier-conformance-target/1',
@@ -118,13 +118,14 @@ describe('a complete, conformant, signed bundle', () => {
     expect(lines[0]).toBe(`Bundle ${good.bundle}`);
     expect(lines).toEqual(
       expect.arrayContaining([
-        '  ok    manifest.json: 4 files, each matches its SHA-256',
+        '  ok    manifest.json: 5 files, each matches its SHA-256',
         `  ok    signature: Ed25519 signature of manifest.json holds for the key you gave (${keyFingerprint(signer.key)})`,
         `  ok    target.json: Acme Carrier API 3.2.0, operated by Acme Ltd, at ${good.report.target.baseUrl}`,
         expect.stringMatching(new RegExp(`^ {2}ok {4}catalogue: the current one \\(sha256:[0-9a-f]{12}…, ${CHECKS.length} checks\\)$`)) as unknown as string,
         `  ok    report.json: ${CHECKS.length} checks, counts and verdict consistent`,
         `  ok    junit.xml: agrees with report.json (${CHECKS.length} test cases, same outcomes)`,
         `  ok    MUST checks: ${MUST} of ${MUST} passed`,
+        expect.stringMatching(new RegExp(`^ {2}ok {4}evidence: \\d+ exchanges recorded \\(\\d+ used by checks\\); of the ${CHECKS.length} passed checks, \\d+ cross-checked against what their exchanges answered`)) as unknown as string,
       ]),
     );
     expect(lines.at(-1)).toBe('CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant');
@@ -324,8 +325,8 @@ describe('hostile bundles: clear findings, nothing outside the bundle read, noth
     expect(result.fails).toEqual(
       expect.arrayContaining([
         'bundle: "README.txt" is not part of a bundle and no manifest covers it',
-        'manifest.json: lists "../outside.json", which is not one of the bundle\'s files (report.json, junit.xml, report.html, target.json): not read',
-        'manifest.json: lists "/etc/passwd", which is not one of the bundle\'s files (report.json, junit.xml, report.html, target.json): not read',
+        'manifest.json: lists "../outside.json", which is not one of the bundle\'s files (report.json, junit.xml, report.html, target.json, exchanges.jsonl): not read',
+        'manifest.json: lists "/etc/passwd", which is not one of the bundle\'s files (report.json, junit.xml, report.html, target.json, exchanges.jsonl): not read',
         'manifest.json: does not list report.json',
         'report.json: cannot read it (a symbolic link, refused)',
         expect.stringMatching(/^report\.html: 104857600 bytes, more than the \d+ a report can be/) as unknown as string,

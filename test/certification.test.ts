@@ -8,7 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { BUNDLE_FILES, sha256Of } from '../src/bundle/format.js';
+import { MANIFESTED, sha256Of } from '../src/bundle/format.js';
 import { keyFingerprint } from '../src/bundle/keys.js';
 import { sealBundle } from '../src/bundle/write.js';
 import { currentCatalogue } from '../src/catalogue/digest.js';
@@ -84,7 +84,7 @@ async function verify(bundle: string, ...args: string[]): Promise<{ code: number
 /** A forger's copy: files as they are, manifest recomputed, unsigned or signed with `signWith`. */
 async function forge(from: string, to: string, signWith?: KeyObject): Promise<string> {
   if (from !== to) await cp(from, to, { recursive: true });
-  const files = await Promise.all([BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target].map(async (path) => [path, await readFile(join(to, path), 'utf8')] as const));
+  const files = await Promise.all(MANIFESTED.map(async (path) => [path, await readFile(join(to, path), 'utf8')] as const));
   await sealBundle(to, files, signWith);
   return to;
 }
@@ -157,6 +157,26 @@ describe('a genuine bundle made under the profile', () => {
       'target 127.0.0.1: loopback, not allowed by the profile',
     ]);
   }, 90_000);
+
+  it('a profile requiring isolation proven with a second client: a bundle that named a foreign tenant only is refused on that line; run --profile without one is refused at once (issue 39)', async () => {
+    const secondClientProfile = await writeProfile('profile-second-client.json', { allowTargets: ['loopback'], isolation: 'second-client' });
+    const target = JSON.parse(await readFile(join(genuine.bundle, 'target.json'), 'utf8')) as { target: { isolation?: unknown } };
+    expect(target.target.isolation).toEqual({ method: 'foreign-tenant', foreignTenantId: 'c4e6a8b0-2d4f-4c6e-a8b0-c2d4e6f8a0b2' });
+    const result = await verify(genuine.bundle, '--profile', secondClientProfile, '--public-key', signer.publicPath);
+    expect(result.code).toBe(1);
+    expect(result.fails).toContain('isolation: tenant isolation proven by asking for a tenant the vendor named (--foreign-tenant-id); the profile requires it proven with a second client, both ways');
+    const server = await startReferenceServer();
+    try {
+      vi.stubEnv('CARRIER_CLIENT_SECRET', server.clientSecret);
+      const refused = await runMain(['run', '--profile', secondClientProfile, '--base-url', server.url, '--client-id', server.clientId, '--openapi', REFERENCE_OPENAPI_FILE, '--expectations', expectations, '--reports-dir', join(dir, 'no-second-client')]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/requires tenant isolation proven with a second client \(isolation: second-client\): give --second-client-id/);
+      expect(server.requestCount()).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+      await server.close();
+    }
+  });
 
   it('forged by someone without the key, unsigned or self-signed: never 0 under --profile', async () => {
     const unsigned = await forge(genuine.bundle, join(dir, 'forged-unsigned'));

@@ -178,6 +178,7 @@ async function bundleWith(name: string, bad: Bad): Promise<string> {
     [BUNDLE_FILES.junit]: '<testsuites/>',
     [BUNDLE_FILES.html]: '<html></html>',
     [BUNDLE_FILES.target]: '{}',
+    [BUNDLE_FILES.exchanges]: '',
     [BUNDLE_FILES.signature]: '{}',
   };
   for (const [file, text] of Object.entries(contents)) {

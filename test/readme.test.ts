@@ -45,7 +45,7 @@ function fencedBlocks(markdown: string): Block[] {
 const SUBSTITUTIONS = {
   /** The example deployment: a reference server on loopback. */
   deployment: 'https://api.staging.example.com',
-  /** The example secret: the reference server's. */
+  /** The example secrets: the reference server's, the first client's then the second's. */
   secret: "'…'",
   /** A fixed port other tests or programs may hold: a free one. */
   port: '8080',
@@ -88,11 +88,11 @@ beforeAll(async () => {
   await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true });
   await symlink(BIN, join(workspace, 'node_modules', '.bin', 'carrier-conformance'));
   await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'a-platform-team', private: true }));
-  deployment = await startReferenceServer({ clientId: 'my-client', clientSecret: 'a deployment secret: +%&=/', tokenTtlSeconds: 2 });
+  deployment = await startReferenceServer({ clientId: 'my-client', clientSecret: 'a deployment secret: +%&=/', secondClientId: 'my-other-client', secondClientSecret: 'another tenant: +%&=/', tokenTtlSeconds: 2 });
   cleanup.push(() => deployment.close());
-  acme = await startReferenceServer({ clientId: 'conformance', clientSecret: 'acme: s3cret+&=', tokenTtlSeconds: 2 });
+  acme = await startReferenceServer({ clientId: 'conformance', clientSecret: 'acme: s3cret+&=', secondClientId: 'conformance-2', secondClientSecret: 'acme 2: s3cret+&=', tokenTtlSeconds: 2 });
   cleanup.push(() => acme.close());
-  globex = await startReferenceServer({ clientId: 'conformance', clientSecret: 'globex secret/%', tokenTtlSeconds: 2 });
+  globex = await startReferenceServer({ clientId: 'conformance', clientSecret: 'globex secret/%', secondClientId: 'conformance-2', secondClientSecret: 'globex 2 secret/%', tokenTtlSeconds: 2 });
   cleanup.push(() => globex.close());
   // The API's OpenAPI document as the certification examples name it: the reference server's.
   await writeFile(join(workspace, 'carrier-api.yaml'), await readFile(deployment.openapiFile, 'utf8'));
@@ -202,12 +202,14 @@ describe('the README, run as written', () => {
     await writeFile(join(workspace, 'expectations.json'), json.text);
     // The deployment's own OpenAPI document (openapi.yaml in the example): the reference server's.
     await writeFile(join(workspace, 'openapi.yaml'), await readFile(deployment.openapiFile, 'utf8'));
-    const script = blockWith('export CARRIER_CLIENT_SECRET=').text.replace(SUBSTITUTIONS.deployment, deployment.url).replace(SUBSTITUTIONS.secret, `'${deployment.clientSecret}'`);
+    const script = blockWith('export CARRIER_CLIENT_SECRET=').text.replace(SUBSTITUTIONS.deployment, deployment.url).replace(SUBSTITUTIONS.secret, `'${deployment.clientSecret}'`).replace(SUBSTITUTIONS.secret, `'${deployment.secondClientSecret}'`);
     const result = await sh(script, { env: { CARRIER_REPORTS_DIR: join(workspace, 'deployment-reports') } });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     const report = JSON.parse(await readFile(join(workspace, 'deployment-reports', 'report.json'), 'utf8')) as RunReport;
     expect(report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message ?? ''}`)).toEqual([]);
     expect(report.scope?.coverage).toBe('full');
+    // Tenant isolation proven with the second client, both ways (issue 39).
+    expect(report.target.isolation?.method).toBe('second-client');
     // The expectations example is the reference server's test account: it passes, field by field.
     expect(report.checks.find((c) => c.id === 'USER-EXPECTED-VALUES')?.status).toBe('passed');
     expect(report.checks.find((c) => c.id === 'RESOURCE-EXPECTED-VALUES')?.status).toBe('passed');
@@ -300,9 +302,9 @@ describe('the README, run as written', () => {
         }
       });
     });
-    // The second terminal's lines are what serve printed (less --foreign-tenant-id, which the README leaves out).
+    // The second terminal's lines are what serve printed.
     const commands = commandsOf({ lang: 'sh', text: second, line: 0 });
-    for (const command of commands) expect(printed.replace(/ --foreign-tenant-id \S+/, ''), 'serve prints the README\'s second terminal').toContain(command);
+    for (const command of commands) expect(printed, 'serve prints the README\'s second terminal').toContain(command);
     const result = await sh(second, { env: { CARRIER_REPORTS_DIR: join(workspace, 'fault-reports') } });
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(result.stdout).toMatch(/^NON-CONFORMANT {2}http:\/\/127\.0\.0\.1:\d+$/m);
@@ -413,9 +415,10 @@ describe('the README, run as written', () => {
     await writeFile(join(cwd, 'carrier-api.yaml'), await readFile(join(workspace, 'carrier-api.yaml')));
     await writeFile(join(cwd, 'expectations.json'), blockWith('{ "user":').text);
     const script = blockWith('openssl genpkey').text.replace(SUBSTITUTIONS.acme, acme.url);
-    const run = await sh(script, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
+    const run = await sh(script, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret, CARRIER_SECOND_CLIENT_SECRET: acme.secondClientSecret }, cwd });
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout + run.stderr).not.toContain(acme.clientSecret);
+    expect(run.stdout + run.stderr).not.toContain(acme.secondClientSecret);
     const verify = await sh(blockWith('npx carrier-conformance verify-bundle').text, { cwd });
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
     expect(verify.stdout).not.toMatch(/^\s*FAIL/m);
@@ -444,19 +447,40 @@ describe('the README, run as written', () => {
     const cwd = await profileProject('certification-profile');
     expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
     const [run = '', verify = ''] = commandsOf(blockWith('npx carrier-conformance run --profile'));
-    const ran = await sh(run.replace(SUBSTITUTIONS.acme, acme.url), { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
+    const ran = await sh(run.replace(SUBSTITUTIONS.acme, acme.url), { env: { CARRIER_CLIENT_SECRET: acme.clientSecret, CARRIER_SECOND_CLIENT_SECRET: acme.secondClientSecret }, cwd });
     expect(ran.status, ran.stdout + ran.stderr).toBe(0);
     const verified = await sh(verify, { cwd });
     expect(verified.status, verified.stdout + verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/^ {2}ok {4}profile: made under carrier-profile\.json \(Carrier Platform certification 2026\)/m);
+    expect(verified.stdout).toMatch(/^ {2}ok {4}isolation: tenant isolation proven with a second client, both ways/m);
   });
+
+  it("the certification example, run as written against `serve --fault cross-tenant-data`, is not certifiable (issue 39)", async () => {
+    const cwd = await profileProject('certification-cross-tenant');
+    expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
+    const leaky = await startReferenceServer({ clientId: 'conformance', clientSecret: 'acme: s3cret+&=', secondClientId: 'conformance-2', secondClientSecret: 'acme 2: s3cret+&=', tokenTtlSeconds: 2, faults: ['cross-tenant-data'] });
+    cleanup.push(() => leaky.close());
+    const [run = '', verify = ''] = commandsOf(blockWith('npx carrier-conformance run --profile'));
+    const ran = await sh(run.replace(SUBSTITUTIONS.acme, leaky.url), { env: { CARRIER_CLIENT_SECRET: leaky.clientSecret, CARRIER_SECOND_CLIENT_SECRET: leaky.secondClientSecret }, cwd });
+    expect(ran.status, ran.stdout + ran.stderr).toBe(1);
+    expect(ran.stdout).toMatch(/^NON-CONFORMANT/m);
+    expect(ran.stdout).toMatch(/TENANT-FOREIGN\s+MUST/);
+    const verified = await sh(verify, { cwd });
+    expect(verified.status).toBe(1);
+    expect(verified.stdout).toMatch(/^ {2}FAIL {2}MUST TENANT-FOREIGN: failed: /m);
+    expect(verified.stdout.trim().split('\n').at(-1)).not.toMatch(/^CERTIFIABLE/);
+    // Without the second client the profile refuses the run at once (isolation: second-client), before any request.
+    const without = await sh(run.replace(SUBSTITUTIONS.acme, leaky.url).replace(' --second-client-id conformance-2', ''), { env: { CARRIER_CLIENT_SECRET: leaky.clientSecret }, cwd });
+    expect(without.status).toBe(2);
+    expect(without.stderr).toMatch(/requires tenant isolation proven with a second client \(isolation: second-client\)/);
+  }, 60_000);
 
   it('the two-job expiry proof: a main job, an expiry job, combine-bundles, and verify-bundle --profile exiting 0', async () => {
     const cwd = await profileProject('two-job-expiry', (profile) => profile.replace(SUBSTITUTIONS.minExpiryWait, '"minMaxExpiryWait": 5'));
     expect(await readFile(join(cwd, 'carrier-profile.json'), 'utf8')).toContain('"separateExpiryJob": true');
     expect((await sh('openssl genpkey -algorithm ed25519 -out sign-key.pem && openssl pkey -in sign-key.pem -pubout -out acme-public-key.pem', { cwd })).status).toBe(0);
     const script = blockWith('# job "main"').text.replaceAll(SUBSTITUTIONS.acme, acme.url).replace(SUBSTITUTIONS.expiryJobWait, '--max-expiry-wait 10 --deadline 30');
-    const ran = await sh(`set -e\n${script}`, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret }, cwd });
+    const ran = await sh(`set -e\n${script}`, { env: { CARRIER_CLIENT_SECRET: acme.clientSecret, CARRIER_SECOND_CLIENT_SECRET: acme.secondClientSecret }, cwd });
     expect(ran.status, ran.stdout + ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/^NOT PROVEN/m);
     expect(ran.stdout).toContain('Combined bundle: acme-bundle (signed, Ed25519 key SHA256:');

@@ -112,7 +112,7 @@ const tenantChecks = (report: RunReport): Record<string, string> => Object.fromE
 describe('the tenant checks without a document (--paged-path)', () => {
   it("pass FastAPI's 422 and a JSON:API 403, and fail a 403 that carries the foreign tenant's items", async () => {
     const errors = await tenantSuiteWithoutDocument({ variants: ['error-bodies-fastapi-jsonapi'] });
-    expect(tenantChecks(errors)).toEqual({ 'TENANT-ACCESS': 'passed', 'TENANT-FOREIGN': 'passed', 'TENANT-INVALID-ID': 'passed' });
+    expect(tenantChecks(errors)).toEqual({ 'TENANT-ACCESS': 'passed', 'TENANT-FOREIGN': 'passed', 'TENANT-INVALID-ID': 'passed', 'TENANT-UNKNOWN': 'passed' });
 
     const leak = await tenantSuiteWithoutDocument({ faults: ['foreign-refusal-with-data'] });
     expect(tenantChecks(leak)['TENANT-FOREIGN']).toBe('failed');

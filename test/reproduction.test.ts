@@ -56,12 +56,14 @@ describe('serve prints a command that runs as printed', () => {
     });
     const lines = stdout.split('\n');
     const exportLine = lines.find((l) => l.trimStart().startsWith('export CARRIER_CLIENT_SECRET=')) ?? '';
+    const secondExportLine = lines.find((l) => l.trimStart().startsWith('export CARRIER_SECOND_CLIENT_SECRET=')) ?? '';
     const runLine = lines.find((l) => l.trimStart().startsWith('npx carrier-conformance run ')) ?? '';
     expect(exportLine.trim()).toBe("export CARRIER_CLIENT_SECRET='ref secret+%:&=/2026'");
-    expect(runLine).toMatch(/--base-url http:\/\/127\.0\.0\.1:\d+ --client-id conformance-client --openapi (\S+\/)?docs\/openapi\.yaml --foreign-tenant-id [0-9a-f-]{36}$/);
+    expect(secondExportLine.trim()).toBe("export CARRIER_SECOND_CLIENT_SECRET='second secret+%:&=/2026'");
+    expect(runLine).toMatch(/--base-url http:\/\/127\.0\.0\.1:\d+ --client-id conformance-client --second-client-id conformance-second-client --openapi (\S+\/)?docs\/openapi\.yaml$/);
     // As printed, in a shell, from the package (where `npx carrier-conformance` is this harness).
     const reportsDir = await tempDir();
-    const result = await sh(`${exportLine.trim()}\n${runLine.trim()}`, { CARRIER_REPORTS_DIR: reportsDir }, PACKAGE_ROOT);
+    const result = await sh(`${exportLine.trim()}\n${secondExportLine.trim()}\n${runLine.trim()}`, { CARRIER_REPORTS_DIR: reportsDir }, PACKAGE_ROOT);
     expect(result.status, result.stdout + result.stderr).toBe(0);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     // Only the expected-values checks need what serve cannot print (--expectations): they skip.

@@ -174,7 +174,7 @@ describe('tokens from a token server the API does not accept (--auth-url elsewhe
     const result = await run(secret, [...args, '--suite', 'tenant']);
 
     expect(result.code).toBe(1);
-    expect(statuses(result.report)).toEqual({ 'TENANT-ACCESS': 'failed', 'TENANT-FOREIGN': 'error', 'TENANT-INVALID-ID': 'error' });
+    expect(statuses(result.report)).toEqual({ 'TENANT-ACCESS': 'failed', 'TENANT-FOREIGN': 'error', 'TENANT-UNKNOWN': 'error', 'TENANT-INVALID-ID': 'error' });
     expect(message(result.report, 'TENANT-FOREIGN')).toBe('cannot judge GET /tenants/{tenantId}/shipments: even a valid request gets 401 there (see TENANT-ACCESS)');
   });
 });

@@ -32,6 +32,8 @@ export interface CheckMeta {
   notListed?: { failures: number; errors: number };
   /** Review items the check noticed (src/report/model.ts reviewItemSchema): never findings, never its outcome. */
   review?: ReviewItem[];
+  /** The exchange log's ids of every exchange the check sent or relied on (src/http/exchange-log.ts). */
+  exchangeIds?: string[];
   /**
    * The check's own time, in ms: its body's, less the time its requests only waited for a slot
    * behind other checks' (Recorder.slotWaitMs). Every check starts at once, so Vitest's duration
@@ -283,6 +285,16 @@ export class CheckContext {
   }
 
   /**
+   * This check's verdict rests on `ref` (an exchange another check made and shared): its entry in
+   * the exchange log names this check too, so that a pass shows what it judged (issue 39).
+   */
+  restsOn(ref: ExchangeRef | undefined): void {
+    if (ref === undefined) return;
+    if (ref.evidence?.logId !== undefined) this.recorder.ids.push(ref.evidence.logId);
+    else if (ref.recorder !== undefined) this.uses(ref.recorder);
+  }
+
+  /**
    * An exchange a finding's message refers to besides the one it cites (TOKEN-ISSUE's refusal of
    * HTTP Basic, and the client_secret_post request that got a token): kept in the report with
    * the findings, so that both can be read and reproduced.
@@ -305,6 +317,9 @@ export class CheckContext {
     if (ref.recorder === this.recorder && ref.exchange >= 0) return ref.exchange;
     const kept = ref.recorder && ref.exchange >= 0 ? ref.recorder.exchanges[ref.exchange] : undefined;
     const key = ref.evidence ?? kept;
+    // The exchange is this check's evidence: its log entry names the check.
+    if (ref.recorder !== undefined) this.uses(ref.recorder);
+    if (ref.evidence?.logId !== undefined && ref.recorder === undefined) this.recorder.ids.push(ref.evidence.logId);
     if (key === undefined) return -1;
     let index = this.#state.copies.get(key);
     if (index === undefined) {
@@ -358,6 +373,7 @@ export class CheckContext {
       ],
       exchanges: keep.map((i) => recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
       requests: recorder.count,
+      exchangeIds: [...new Set([recorder, ...this.#state.used].flatMap((r) => r.ids))],
       sharedTokenRequests: this.#state.sharedTokenRequests + recorder.tokenRequests,
       ...(endpoints.length > 0 ? { endpoints } : {}),
       ...(this.#state.skipReason !== undefined ? { skipReason: this.#state.skipReason } : {}),
@@ -400,6 +416,8 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
       absorb(c, err);
     } finally {
       vitest.task.meta.carrier = { ...c.toMeta(), ownMs: Math.max(0, performance.now() - started - c.recorder.slotWaitMs) };
+      // The check's exchanges are on disk before the runner reads the log.
+      getBattery().log?.flush();
     }
     const { failures, errors } = c.counts;
     const listedFailures = c.findings.filter((f) => f.kind === 'failure');

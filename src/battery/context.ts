@@ -1,5 +1,7 @@
 import { inject } from 'vitest';
+import { threadId } from 'node:worker_threads';
 import { HttpClient } from '../http/client.js';
+import { ExchangeLog } from '../http/exchange-log.js';
 import { clientOptions } from '../http/settings.js';
 import { usePrecompiled } from '../openapi/document-ajv.js';
 import { redactor } from '../redact.js';
@@ -15,6 +17,8 @@ export interface Battery {
   http: HttpClient;
   /** Aborted when the runner stops the run. */
   stopped: AbortSignal;
+  /** Where this worker keeps every exchange it makes (src/http/exchange-log.ts); flushed after each check. */
+  log?: ExchangeLog;
 }
 
 let battery: Battery | undefined;
@@ -35,6 +39,8 @@ export function batteryReady(): Promise<Battery> {
         observedChannel(undefined);
         channel.close();
         if (!battery) reject(new Error(message.reason));
+      } else if (message.type === 'secret') {
+        redactor.addSecret(message.value, message.kind);
       } else if (message.type !== 'ready' && message.type !== 'context' && message.type !== 'verbose') {
         // What another worker observed of the shared tokens (src/battery/observed-tokens.ts).
         receiveObserved(message);
@@ -55,9 +61,23 @@ export function getBattery(): Battery {
 }
 
 function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { postMessage(message: unknown): void }): Battery {
-  // Register every secret before the first request can record anything.
+  // Register every secret before the first request can record anything: the runner's first.
+  for (const [value, kind] of settings.secrets ?? []) redactor.addSecret(value, kind);
+  // What this worker learns, the runner and the other workers learn too (a closed channel: the run is over).
+  redactor.onSecret = (value, kind) => {
+    try {
+      channel.postMessage({ type: 'secret', value, kind } satisfies RunMessage);
+    } catch {
+      // Nobody is left to tell.
+    }
+  };
   redactor.addClientCredentials(settings.credentials.clientId, settings.credentials.clientSecret);
   redactor.addSecret(settings.sharedToken?.accessToken, 'access-token');
+  const second = settings.isolation.secondClient;
+  if (second) {
+    redactor.addClientCredentials(second.credentials.clientId, second.credentials.clientSecret);
+    redactor.addSecret(second.token?.accessToken, 'access-token');
+  }
   if (settings.openapi && settings.openapiValidators) usePrecompiled(settings.openapi, settings.openapiValidators);
   // The shared token renews itself through the same client: its requests are recorded with the
   // exchange that needed the token.
@@ -72,6 +92,7 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { 
         }
       }
     : undefined;
-  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials, ...(verbose ? { verbose } : {}) });
-  return { settings, http, stopped };
+  const log = settings.exchangeLogDir === undefined ? undefined : new ExchangeLog(settings.exchangeLogDir, `worker${threadId}-${process.pid}`);
+  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials, ...(verbose ? { verbose } : {}), ...(log ? { exchangeLog: log } : {}) });
+  return { settings, http, stopped, ...(log ? { log } : {}) };
 }

@@ -96,7 +96,7 @@ export const LEGACY_TOKEN_ENDPOINT = tokenEndpoint(LEGACY_TOKEN_PATH, true);
 const tenantEndpointCache = new Map<string, Endpoint>();
 
 /** The tenant endpoint for a spec, made once per worker (its path is resolved once). */
-function tenantEndpoint(spec: EndpointSpec): Endpoint {
+export function tenantEndpoint(spec: EndpointSpec): Endpoint {
   let endpoint = tenantEndpointCache.get(spec.path);
   if (!endpoint) {
     let resolved: Promise<string | { unresolved: string }> | undefined;
@@ -117,8 +117,34 @@ function tenantEndpoint(spec: EndpointSpec): Endpoint {
  * a `?…` in a path key (flickr's `/rest?method=…`) is a query the request carries.
  */
 async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string | { unresolved: string }> {
-  const { tenantId, tenantProblem, parameters, endpoints } = c.settings;
+  const { tenantId, tenantProblem } = c.settings;
   if (tenantId === undefined) return { unresolved: `no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)` };
+  return resolveInTenant(c, spec, {
+    tenantId,
+    givenFirst: true,
+    list: async (parent) => {
+      const parentEndpoint = tenantEndpoint(parent);
+      const resolved = await parentEndpoint.path(c);
+      return typeof resolved === 'string' ? validAnswer(c, parentEndpoint).catch(() => undefined) : resolved;
+    },
+  });
+}
+
+/**
+ * A tenant as a client sees it, for filling an endpoint's path there: the tenant under test as the
+ * run's client sees it (resolvePath), or another client's own tenant (src/battery/isolation.ts).
+ */
+export interface TenantView {
+  tenantId: string;
+  /** --parameter values before ids from the lists: they are the test account's, of the tenant under test. */
+  givenFirst: boolean;
+  /** The answer to a list's valid request in this tenant, or why there is none (undefined: it could not be read). */
+  list(parent: EndpointSpec): Promise<HttpResponse | { unresolved: string } | undefined>;
+}
+
+/** The request path of a tenant endpoint in `view`'s tenant (see resolvePath). */
+export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view: TenantView): Promise<string | { unresolved: string }> {
+  const { parameters, endpoints } = c.settings;
   // A `#` with more path after it (Mastercard's `send/#env/v1/partners/…`) is no variant suffix: a
   // fragment is never sent (RFC 9110 §7.1), so no request reaches the path as the document writes it.
   const hash = spec.path.indexOf('#');
@@ -146,21 +172,26 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     if (value === undefined) return { unresolved: `${problem ?? `required header parameter ${name} has no value`}; give one with --header '${name}: VALUE'` };
     if (from === 'invented') invented.push(`header ${name}: ${value}`);
   }
-  if (invented.length > 0) inventedValues.set(spec.path, invented);
+  if (invented.length > 0 && view.givenFirst) inventedValues.set(spec.path, invented);
   const fromDocument = (name: string, kinds: readonly string[]): string | undefined => spec.pathValues?.find((p) => p.name === name && p.from !== undefined && kinds.includes(p.from))?.value;
   const template = wirePath(spec.path);
   let path = template;
   const fromTheDocument: DocumentValue[] = [];
   const slashed: string[] = [];
   for (const name of pathParameters(template)) {
-    const stated = given(name) === undefined ? spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default')) : undefined;
-    const value = given(name) ?? stated?.value;
+    // A --parameter value is the test account's, of the tenant under test: in another client's
+    // tenant it stands only where no list gives an id. The document's enum or default is no account's.
+    const own = given(name);
+    const ownFirst = view.givenFirst ? own : undefined;
+    const statedValue = ownFirst === undefined ? fromDocument(name, ['enum', 'default']) : undefined;
+    const stated = statedValue === undefined ? undefined : spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default'));
+    const value = ownFirst ?? statedValue ?? (own !== undefined && listAbove(endpoints, template, name) === undefined ? own : undefined);
     if (value !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
       if (stated) fromTheDocument.push({ name, value, from: stated.from === 'enum' ? 'enum' : 'default' });
       continue;
     }
-    const found = await fromListAbove(c, endpoints, template, name);
+    const found = await fromListAbove(endpoints, template, name, view);
     const example = fromDocument(name, ['example']);
     if (typeof found !== 'string' && example !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(example));
@@ -171,37 +202,53 @@ async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string 
     if (found.includes('/')) slashed.push(`{${name}}=${found}`);
     path = path.replace(`{${name}}`, encodeURIComponent(found));
   }
-  if (slashed.length > 0) slashValues.set(spec.path, slashed);
-  else slashValues.delete(spec.path);
-  if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
-  else documentValues.delete(spec.path);
+  // Like inventedValues: only the tenant under test's resolution speaks for its answers (another
+  // client's tenant is resolved apart, src/battery/isolation.ts, and judged without them).
+  if (view.givenFirst) {
+    if (fromTheDocument.length > 0) documentValues.set(spec.path, fromTheDocument);
+    else documentValues.delete(spec.path);
+    if (slashed.length > 0) slashValues.set(spec.path, slashed);
+    else slashValues.delete(spec.path);
+  }
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
   const elsewhere = pathParameters(template).some((name) => given(name) !== undefined) ? undefined : otherOperation(endpoints, spec.path, base);
   if (elsewhere?.literal) return { unresolved: `filled as ${base}, which is the document's own path ${endpointLabel(elsewhere.path)}: a server answers that operation there (OpenAPI: a concrete path matches before a templated one); give another value with --parameter` };
-  if (elsewhere) alsoMatches.set(spec.path, elsewhere.path);
-  else alsoMatches.delete(spec.path);
+  if (view.givenFirst) {
+    if (elsewhere) alsoMatches.set(spec.path, elsewhere.path);
+    else alsoMatches.delete(spec.path);
+  }
   const search = [fixedQuery, ...whole, query.toString()].filter((q) => q !== undefined && q !== '').join('&');
-  return `${tenantPath(tenantId, base)}${search === '' ? '' : `?${search}`}`;
+  return `${tenantPath(view.tenantId, base)}${search === '' ? '' : `?${search}`}`;
 }
 
 /**
- * The value of path parameter `name` from the first item of the list the endpoint is under (the
- * path up to the parameter's segment), or why there is none. A parameter that is not a whole
- * segment (`thumbnail.{extension}`) is no list's id.
+ * The list path parameter `name` is the id of an item of (the path up to the parameter's
+ * segment), if the document has it. A parameter that is not a whole segment (`thumbnail.{extension}`)
+ * is no list's id.
  */
-async function fromListAbove(c: CheckContext, endpoints: readonly EndpointSpec[], template: string, name: string): Promise<string | { unresolved: string }> {
+function listAbove(endpoints: readonly EndpointSpec[], template: string, name: string): EndpointSpec | undefined {
+  const at = template.indexOf(`/{${name}}`);
+  const whole = at >= 0 && ['/', '?', ''].includes(template.charAt(at + name.length + 3));
+  if (!whole) return undefined;
+  const parentPath = template.slice(0, at);
+  // The list above: `invoices` for `invoices/{invoiceId}`, or with the suffix the API writes its paths with (Twilio's `Calls.json` for `Calls/{Sid}.json`).
+  // A router's trailing slash (DRF's `shipments/` above `shipments/{id}/`) is the same list.
+  return endpoints.find((e) => e.kind === 'list' && (e.path === parentPath || e.path === `${parentPath}/`)) ?? endpoints.find((e) => e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath));
+}
+
+/**
+ * The value of path parameter `name` from the first item of the list the endpoint is under, as
+ * `view`'s client sees it in its tenant, or why there is none.
+ */
+async function fromListAbove(endpoints: readonly EndpointSpec[], template: string, name: string, view: TenantView): Promise<string | { unresolved: string }> {
   const at = template.indexOf(`/{${name}}`);
   const whole = at >= 0 && ['/', '?', ''].includes(template.charAt(at + name.length + 3));
   if (!whole) return { unresolved: `no value for {${name}}: it is part of a path segment (${template.split('/').find((s) => s.includes(`{${name}}`)) ?? template}), which no list gives, and the document gives no example, default or enum for it; give one with --parameter ${name}=VALUE` };
   const parentPath = template.slice(0, at);
-  // The list above: `invoices` for `invoices/{invoiceId}`, or with the suffix the API writes its paths with (Twilio's `Calls.json` for `Calls/{Sid}.json`).
-  // A router's trailing slash (DRF's `shipments/` above `shipments/{id}/`) is the same list.
-  const parent = endpoints.find((e) => e.kind === 'list' && (e.path === parentPath || e.path === `${parentPath}/`)) ?? endpoints.find((e) => e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath));
+  const parent = listAbove(endpoints, template, name);
   if (!parent) return { unresolved: `no value for {${name}}: no list ${endpointLabel(parentPath)} to take an id from; give one with --parameter ${name}=VALUE` };
-  const parentEndpoint = tenantEndpoint(parent);
-  const parentPathResolved = await parentEndpoint.path(c);
-  if (typeof parentPathResolved !== 'string') return { unresolved: `no value for {${name}}: ${parentPathResolved.unresolved} (${endpointLabel(parentPath)}); or give one with --parameter ${name}=VALUE` };
-  const res = await validAnswer(c, parentEndpoint).catch(() => undefined);
+  const res = await view.list(parent);
+  if (res !== undefined && !(res instanceof HttpResponse)) return { unresolved: `no value for {${name}}: ${res.unresolved} (${endpointLabel(parentPath)}); or give one with --parameter ${name}=VALUE` };
   const parsed = res && res.status >= 200 && res.status < 300 ? res.json() : undefined;
   const extracted = parsed?.ok ? extractItems(parsed.value, parent.itemsProperty) : undefined;
   const first = extracted && 'items' in extracted ? (extracted.items[0] as Record<string, unknown> | undefined) : undefined;
@@ -425,9 +472,10 @@ function preflightAnswer(c: CheckContext, endpoint: Endpoint, recorder: Recorder
   return answer ? responseOf(answer, recorder) : undefined;
 }
 
-/** A preflight answer as the checks' HttpResponse, recorded in `recorder`. */
+/** A preflight answer as the checks' HttpResponse, recorded in `recorder` (and its logged exchange named by the check). */
 function responseOf(answer: PassedResponse, recorder: Recorder): HttpResponse {
-  return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record));
+  if (answer.logId !== undefined) recorder.ids.push(answer.logId);
+  return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record, answer.logId));
 }
 
 /** Sends through the worker's HTTP client into `recorder`; `high`: others wait for the answer. */

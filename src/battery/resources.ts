@@ -7,7 +7,7 @@ import { at as nodeAt } from '../openapi/pointer.js';
 import { mayBeObject, omissionMessage } from '../lint/omission.js';
 import { satisfiabilityFindings, type SatisfiableRule } from '../lint/satisfiable.js';
 import { itemId } from './list-items.js';
-import { describeValue } from './token-response.js';
+import { describeValue } from './describe.js';
 import type { BatteryContext } from './wiring.js';
 
 /**

@@ -6,6 +6,9 @@ import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, basicRefusedAt, sharedProbe, wor
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
 import { numberSource } from '../api/json-source.js';
+import { describeValue } from './describe.js';
+
+export { describeValue };
 
 /** Token-endpoint steps shared by the token and legacy suites. */
 
@@ -133,13 +136,6 @@ export function expiresInProblem(body: Record<string, unknown>, text: string): s
     return `expected expires_in written as an integer, digits only (RFC 6749 §A.14: expires-in = 1*DIGIT), got ${written}: typed clients refuse it (Go's encoding/json will not decode ${written} into an int)`;
   }
   return undefined;
-}
-
-/** A value as a reader needs to see it: its JSON, and for strings that it is a string. */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'no such field';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  return JSON.stringify(value);
 }
 
 /** A client id no server knows, for the unknown-client probes. */

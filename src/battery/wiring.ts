@@ -4,6 +4,7 @@ import type { ClientCredentials, Target } from '../api/requests.js';
 import type { Expectations } from '../config.js';
 import type { HttpSettings } from '../http/settings.js';
 import type { RecordedExchange } from '../report/model.js';
+import type { SecretKind } from '../redact.js';
 
 /**
  * What passes between the runner and the battery's workers. Plain data and names only: the
@@ -23,8 +24,10 @@ export interface BatteryContext {
   tenantId?: string;
   /** Why there is no tenant under test. */
   tenantProblem?: string;
-  /** A tenant this client may not access (given, or a random UUID). */
-  foreignTenantId: string;
+  /** How TENANT-FOREIGN proves tenant isolation (src/battery/isolation.ts); neither: it is skipped. */
+  isolation: Isolation;
+  /** A tenant id made up for the run, which names no tenant (TENANT-UNKNOWN). */
+  unknownTenantId: string;
   /** The tenant endpoints under test: lists and single resources (src/api/endpoint-specs.ts). */
   endpoints: EndpointSpec[];
   /** The OpenAPI document the endpoints' schemas point into (--openapi). */
@@ -55,12 +58,33 @@ export interface BatteryContext {
   sharedToken?: SharedToken;
   /** Why there is no shared token. */
   sharedTokenProblem?: string;
+  /** The run's exchange log directory (src/http/exchange-log.ts): each worker appends every exchange it makes to a file there. */
+  exchangeLogDir?: string;
+  /** The secrets the runner's redactor knows (tokens, cookies the preflight saw): the workers redact them too. */
+  secrets?: [string, SecretKind][];
   /**
    * The preflight's answers to the valid requests of the token endpoint and /users/me, which the
    * checks share: `token` with HTTP Basic (the spec's request), `tokenPost` with the credentials
    * in the form body (client_secret_post), when the run goes with that (Target.clientAuth).
    */
   preflight?: { token?: PassedResponse; tokenPost?: PassedResponse; user?: PassedResponse };
+}
+
+/** What TENANT-FOREIGN proves isolation with: a second client of another tenant, a named foreign tenant, or both. */
+export interface Isolation {
+  /** A tenant this client may not access, named by the user (--foreign-tenant-id) or the embedded server. */
+  foreignTenantId?: string;
+  secondClient?: {
+    credentials: ClientCredentials;
+    /** Its tenant: --second-tenant-id, else the first its /users/me lists that is not the tenant under test. */
+    tenantId?: string;
+    /** Why its tenant is not known. */
+    tenantProblem?: string;
+    /** The tenants its /users/me listed, when it was asked. */
+    tenants?: string[];
+    /** The token its preflight obtained. */
+    token?: SharedToken;
+  };
 }
 
 /** --max-expiry-wait when none is given, in seconds (src/config.ts). */
@@ -74,6 +98,8 @@ export interface PassedResponse {
   text: string;
   receivedAt: number;
   record: RecordedExchange;
+  /** Its id in the run's exchange log. */
+  logId?: string;
 }
 
 /**
@@ -87,7 +113,18 @@ export interface PassedResponse {
  * - `verbose` (--verbose): a worker's line about a request it sent or its answer, for the runner
  *   to print.
  */
-export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage;
+export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage | SecretMessage;
+
+/**
+ * A secret one thread's redactor learned (an access token, a cookie a target set): every other
+ * thread registers it too, so that each redacts what another saw (src/redact.ts onSecret). It
+ * crosses between the threads of the harness's own process, never out of it.
+ */
+export interface SecretMessage {
+  type: 'secret';
+  value: string;
+  kind: SecretKind;
+}
 
 /** --verbose: a worker's request or answer, one line, redacted; the runner prints it to stderr. */
 export interface VerboseMessage {

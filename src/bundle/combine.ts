@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { CHECKS } from '../catalogue/index.js';
@@ -246,6 +247,8 @@ export async function combineBundlesCommand(mainDir: string, expiryDir: string, 
       throw new UsageError(`--output ${options.output}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
     }
     for (const name of [...MANIFESTED, BUNDLE_FILES.manifest, BUNDLE_FILES.signature]) {
+      // Bundles of earlier versions have no exchanges.jsonl: verify-bundle says so of the part.
+      if (name === BUNDLE_FILES.exchanges && !existsSync(join(dir, name))) continue;
       // Verified above; copied as they are (a bundle's files are UTF-8 text: the writer makes them so).
       const bytes = readRegularFile(join(dir, name), name, REPORT_LIMIT, { noFollow: true });
       const text = bytes.toString('utf8');

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from '../zod.js';
+import { ISOLATION_METHODS } from '../report/model.js';
 
 /**
  * A certification bundle is a directory of plain files:
  *
  *   report.json, junit.xml, report.html   the run's reports, as `run` writes them
  *   target.json                           what was tested and how (no secret)
- *   manifest.json                         the SHA-256 and size of each of the four files above
+ *   exchanges.jsonl                       every exchange of the run, one HAR 1.2 entry a line, redacted,
+ *                                         each naming the checks that used it (src/report/exchanges.ts)
+ *   manifest.json                         the SHA-256 and size of each of the five files above
  *   signature.json                        with --sign-key: an Ed25519 signature of manifest.json
  *
  * The manifest names files, never paths: a bundle is one flat directory, and a verifier reads
@@ -21,12 +24,16 @@ export const BUNDLE_FILES = {
   junit: 'junit.xml',
   html: 'report.html',
   target: 'target.json',
+  exchanges: 'exchanges.jsonl',
   manifest: 'manifest.json',
   signature: 'signature.json',
 } as const;
 
 /** The files the manifest must list, in this order. */
-export const MANIFESTED: readonly string[] = [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target];
+export const MANIFESTED: readonly string[] = [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target, BUNDLE_FILES.exchanges];
+
+/** What a combined bundle's manifest lists at its top: its exchanges are its parts' (PART_FILES). */
+export const COMBINED_TOP: readonly string[] = MANIFESTED.filter((name) => name !== BUNDLE_FILES.exchanges);
 
 /** Every file a bundle directory may hold. */
 export const BUNDLE_NAMES: readonly string[] = Object.values(BUNDLE_FILES);
@@ -108,6 +115,14 @@ export const targetInfoSchema = z
           )
           .max(8)
           .optional(),
+        /**
+         * How tenant isolation was proven (TENANT-FOREIGN, report.json's target.isolation): with a
+         * second client (its id by SHA-256, its tenant), a named foreign tenant, or not at all.
+         */
+        isolation: z
+          .object({ method: z.enum(ISOLATION_METHODS), secondClientIdSha256: sha256Hex.optional(), secondTenantId: z.string().optional(), foreignTenantId: z.string().optional() })
+          .strict()
+          .optional(),
       })
       .strict(),
     /** The certification profile the run was made under (`run --profile`), by SHA-256 of its bytes. */
@@ -162,5 +177,5 @@ export function sha256Of(data: Buffer | string): string {
 
 /** A manifest entry must be one of the bundle's own file names: no directory, no `..`, nothing absolute. */
 export function isBundleFileName(path: string, combined = false): boolean {
-  return MANIFESTED.includes(path) || (combined && PART_FILES.includes(path));
+  return combined ? COMBINED_TOP.includes(path) || PART_FILES.includes(path) : MANIFESTED.includes(path);
 }

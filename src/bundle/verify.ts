@@ -13,7 +13,8 @@ import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
 import { scopeOfReport, verdictOfReport } from '../report/verdict.js';
 import { verdictOf } from '../runner/results.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
+import { checkEvidence, readExchanges, type ReadExchanges } from './evidence.js';
+import { BUNDLE_FILES, BUNDLE_NAMES, COMBINED_TOP, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
 import { junitDisagreements } from './junit-agree.js';
 import { JUnitReadError, readJUnit } from './junit-read.js';
 import { keyFingerprint, parsePublicKey, verifyBytes, type TrustedKey } from './keys.js';
@@ -73,6 +74,7 @@ export class Findings {
 /** The bundle's files, each read at most once, never through a link, bounded; a problem is said once. */
 class BundleFiles {
   readonly #read = new Map<string, Buffer | undefined>();
+  readonly #exchanges = new Map<string, ReadExchanges | undefined>();
   constructor(
     readonly dir: string,
     private readonly f: Findings,
@@ -80,6 +82,20 @@ class BundleFiles {
 
   exists(name: string): boolean {
     return lstatOrUndefined(join(this.dir, name)) !== undefined;
+  }
+
+  /** An exchanges.jsonl, read a chunk at a time (it may be far larger than a report): its digest and entries. */
+  exchanges(name: string): ReadExchanges | undefined {
+    if (this.#exchanges.has(name)) return this.#exchanges.get(name);
+    let read: ReadExchanges | undefined;
+    const path = join(this.dir, name);
+    try {
+      read = readExchanges(path, name);
+    } catch (err) {
+      this.f.fail(name, err instanceof HarnessExit ? err.message.replace(`${name} ${path}: `, '') : (err as Error).message);
+    }
+    this.#exchanges.set(name, read);
+    return read;
   }
 
   get(name: string, limit: FileLimit = REPORT_LIMIT): Buffer | undefined {
@@ -153,7 +169,7 @@ function checkPartsLayout(dir: string, f: Findings): boolean {
 
 /** Every manifested file present, once, with its digest; the manifest's bytes for the signature. */
 function checkManifest(files: BundleFiles, f: Findings, combined: boolean): { manifestBytes?: Buffer; intact: Set<string> } {
-  const required = combined ? [...MANIFESTED, ...PART_FILES] : MANIFESTED;
+  const required = combined ? [...COMBINED_TOP, ...PART_FILES] : MANIFESTED;
   const intact = new Set<string>();
   const manifestBytes = files.get(BUNDLE_FILES.manifest, small(BUNDLE_FILES.manifest));
   if (manifestBytes === undefined) return { intact };
@@ -170,10 +186,13 @@ function checkManifest(files: BundleFiles, f: Findings, combined: boolean): { ma
       continue;
     }
     listed.add(entry.path);
-    const bytes = files.get(entry.path);
-    if (bytes === undefined) continue;
-    const digest = sha256Of(bytes);
-    if (digest !== entry.sha256 || bytes.length !== entry.bytes) f.fail(entry.path, `does not match the manifest (sha256 ${digest.slice(0, 16)}…, ${bytes.length} bytes; the manifest says ${entry.sha256.slice(0, 16)}…, ${entry.bytes} bytes): changed after the bundle was made`);
+    const isExchanges = entry.path.endsWith(BUNDLE_FILES.exchanges);
+    const streamed = isExchanges ? files.exchanges(entry.path) : undefined;
+    const bytes = isExchanges ? undefined : files.get(entry.path);
+    if (bytes === undefined && streamed === undefined) continue;
+    const digest = streamed?.sha256 ?? sha256Of(bytes ?? Buffer.alloc(0));
+    const size = streamed?.bytes ?? bytes?.length ?? 0;
+    if (digest !== entry.sha256 || size !== entry.bytes) f.fail(entry.path, `does not match the manifest (sha256 ${digest.slice(0, 16)}…, ${size} bytes; the manifest says ${entry.sha256.slice(0, 16)}…, ${entry.bytes} bytes): changed after the bundle was made`);
     else intact.add(entry.path);
   }
   for (const name of required) {
@@ -406,6 +425,9 @@ export function verifyContents(dir: string, trust: Trust | undefined, profiled: 
     checkConsistency(report, f);
     checkJUnit(files, report, f);
     checkHtml(files, report, f);
+    // The verdicts against the exchanges they rest on (a combined bundle's: each part's, in its part).
+    const exchanges = combined ? undefined : files.exchanges(BUNDLE_FILES.exchanges);
+    if (exchanges !== undefined) checkEvidence(report, exchanges, f);
   }
   return { ...(report ? { report } : {}), ...(info ? { info } : {}), ...(reportBytes ? { reportBytes } : {}), ...(targetBytes ? { targetBytes } : {}), signerProven };
 }

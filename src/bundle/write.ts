@@ -12,6 +12,7 @@ import type { RunReport } from '../report/model.js';
 import { parseRunReport } from '../report/read.js';
 import { targetName } from '../report/target-name.js';
 import { writeAtomically } from '../report/write.js';
+import { writeExchangesJsonl, type RunExchanges } from '../report/exchanges.js';
 import { parameterValues } from '../runner/api.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
 import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
@@ -88,6 +89,9 @@ export function targetInfo(report: RunReport, options: RunOptions, extra: { host
       pagedPaths: target.pagedPaths,
       ...(target.endpoints !== undefined ? { endpoints: target.endpoints } : {}),
       ...(extra.hosts !== undefined ? { hosts: extra.hosts } : {}),
+      ...(target.isolation !== undefined
+        ? { isolation: { ...target.isolation, ...(target.isolation.method === 'second-client' && options.secondClientId !== undefined && !target.embedded ? { secondClientIdSha256: sha256Of(options.secondClientId) } : {}) } }
+        : {}),
     },
     ...(extra.profile !== undefined ? { certification: { profile: { file: basename(extra.profile.file), sha256: extra.profile.sha256, ...(extra.profile.name !== undefined ? { name: extra.profile.name } : {}) } } } : {}),
     harness: { name: report.tool.name, version: report.tool.version },
@@ -126,8 +130,8 @@ export interface WrittenBundle {
   fingerprint?: string;
 }
 
-/** Writes the bundle (sealBundle). */
-export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions): Promise<WrittenBundle> {
+/** Writes the bundle (sealBundle); `exchanges`: the run's exchange log, streamed into exchanges.jsonl (none: the run made no request). */
+export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions, exchanges?: RunExchanges): Promise<WrittenBundle> {
   const json = renderJsonReport(report);
   // Where the target was, for a profile that refuses loopback and private addresses (issue 31).
   const hosts = report.target.embedded ? undefined : await recordHosts([report.target.baseUrl, report.target.authUrl]);
@@ -139,7 +143,12 @@ export async function writeBundle(plan: BundlePlan, report: RunReport, options: 
     [BUNDLE_FILES.html, renderHtmlReport(parseRunReport(json, BUNDLE_FILES.report))],
     [BUNDLE_FILES.target, `${JSON.stringify(targetInfo(report, options, { ...(hosts ? { hosts } : {}), ...(plan.profile ? { profile: plan.profile } : {}) }), null, 2)}\n`],
   ];
-  return sealBundle(plan.dir, contents, plan.key);
+  // Every exchange of the run, streamed from the log: a walk of a million items is never in memory.
+  await rm(join(plan.dir, BUNDLE_FILES.signature), { force: true });
+  await rm(join(plan.dir, BUNDLE_FILES.manifest), { force: true });
+  const written = exchanges !== undefined ? await writeExchangesJsonl(exchanges, join(plan.dir, BUNDLE_FILES.exchanges)) : undefined;
+  if (written === undefined) contents.push([BUNDLE_FILES.exchanges, '']);
+  return sealBundle(plan.dir, contents, plan.key, written ? [{ path: BUNDLE_FILES.exchanges, ...written }] : []);
 }
 
 /**
@@ -148,7 +157,7 @@ export async function writeBundle(plan: BundlePlan, report: RunReport, options: 
  * never pairs a valid-looking manifest with other files; each file is written atomically.
  * combine-bundles (src/bundle/combine.ts) seals a combined bundle the same way.
  */
-export async function sealBundle(dir: string, contents: readonly (readonly [string, string])[], key: KeyObject | undefined): Promise<WrittenBundle> {
+export async function sealBundle(dir: string, contents: readonly (readonly [string, string])[], key: KeyObject | undefined, prewritten: readonly { path: string; sha256: string; bytes: number }[] = []): Promise<WrittenBundle> {
   await rm(join(dir, BUNDLE_FILES.signature), { force: true });
   await rm(join(dir, BUNDLE_FILES.manifest), { force: true });
   for (const [name, text] of contents) await writeAtomically(join(dir, name), text);
@@ -156,11 +165,12 @@ export async function sealBundle(dir: string, contents: readonly (readonly [stri
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
     algorithm: 'sha256',
-    files: contents.map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text, 'utf8') })),
+    // Files written already (streamed, with their digest): listed after the others, in the order of MANIFESTED.
+    files: [...contents.map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text, 'utf8') })), ...prewritten.map(({ path, sha256, bytes }) => ({ path, sha256, bytes }))],
   };
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
   await writeAtomically(join(dir, BUNDLE_FILES.manifest), manifestText);
-  const files = [...contents.map(([name]) => name), BUNDLE_FILES.manifest];
+  const files = [...contents.map(([name]) => name), ...prewritten.map((p) => p.path), BUNDLE_FILES.manifest];
   if (key === undefined) return { dir: resolve(dir), files };
 
   const fingerprint = keyFingerprint(key);

@@ -480,6 +480,16 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A tenant the client may not access gets 403 or 404 and no data',
     refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
+    notes:
+      "Proven with a second client (--second-client-id) whose tenant exists and has data: on every tenant endpoint that tenant's data is read with the second client's token, then asked for with the first client's, and the first tenant's with the second client's. With only --foreign-tenant-id, the first client asks for that tenant. Without either it is skipped: a tenant id made up at random proves only that an unknown tenant is refused (TENANT-UNKNOWN).",
+  },
+  {
+    id: 'TENANT-UNKNOWN',
+    suite: 'tenant',
+    level: 'MUST',
+    title: 'A tenantId that names no tenant gets 403 or 404 and no data',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
+    notes: 'The tenant id is a UUID made up at random for the run: it says nothing of isolation between tenants that exist (TENANT-FOREIGN).',
   },
   {
     id: 'TENANT-INVALID-ID',

@@ -65,6 +65,13 @@ export const profileSchema = z
      * leave them unproven (a short --max-expiry-wait), and only the combined bundle certifies.
      */
     separateExpiryJob: z.boolean().default(false),
+    /**
+     * How tenant isolation (TENANT-FOREIGN) must have been proven: `second-client`, with a second
+     * client whose tenant has data, both ways (--second-client-id); `foreign-tenant`, at least by
+     * asking for a tenant the vendor named (--foreign-tenant-id), or with a second client. Absent:
+     * any proof TENANT-FOREIGN passes with (it is a MUST check: never none).
+     */
+    isolation: z.enum(['second-client', 'foreign-tenant'], { error: (issue) => `${JSON.stringify(issue.input)} is neither second-client nor foreign-tenant` }).optional(),
     /** Targets a certifying run may test besides public addresses; none by default. */
     allowTargets: z.array(z.enum(TARGET_KINDS, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${TARGET_KINDS.join(', ')}` })).default([]),
   })

@@ -132,6 +132,24 @@ function checkTargets(loaded: LoadedProfile, report: RunReport, info: TargetInfo
   if (refused === 0) f.ok('target', `${was === '' ? 'no host recorded' : was}, which the profile allows (public addresses${loaded.profile.allowTargets.length > 0 ? `, ${loaded.profile.allowTargets.join(', ')}` : ' only'})`);
 }
 
+const ISOLATION_WORDS: Record<string, string> = {
+  'second-client': 'with a second client, both ways',
+  'foreign-tenant': 'by asking for a tenant the vendor named (--foreign-tenant-id)',
+  none: 'not at all (TENANT-FOREIGN skipped)',
+};
+
+/** The isolation proof the profile requires, as target.json records how it was made (issue 39). */
+function checkIsolation(loaded: LoadedProfile, report: RunReport, info: TargetInfo | undefined, f: FindingSink): void {
+  const wanted = loaded.profile.isolation;
+  if (wanted === undefined) return;
+  const recorded = info?.target.isolation ?? report.target.isolation;
+  const method = recorded?.method;
+  const enough = method === 'second-client' || (wanted === 'foreign-tenant' && method === 'foreign-tenant');
+  const how = method === undefined ? 'not recorded (a bundle of an earlier version)' : (ISOLATION_WORDS[method] ?? method);
+  if (!enough) f.fail('isolation', `tenant isolation proven ${how}; the profile requires it proven ${ISOLATION_WORDS[wanted] ?? wanted}`);
+  else f.ok('isolation', `tenant isolation proven ${how}${recorded?.secondTenantId !== undefined ? ` (the second client's tenant ${recorded.secondTenantId})` : ''}, as the profile requires`);
+}
+
 export function checkProfile(loaded: LoadedProfile, report: RunReport, info: TargetInfo | undefined, f: FindingSink): void {
   checkIdentity(loaded, report, info, f);
   // A combined bundle (combine-bundles) proved expiry in a job of its own: the profile decides whether it may.
@@ -142,5 +160,6 @@ export function checkProfile(loaded: LoadedProfile, report: RunReport, info: Tar
   }
   checkOptions(loaded, report, info, f);
   checkEndpoints(loaded, report, f);
+  checkIsolation(loaded, report, info, f);
   checkTargets(loaded, report, info, f);
 }

@@ -52,7 +52,12 @@ function runOptions(y: Argv): Argv {
     .option('key-passphrase-file', { type: 'string', group: 'Target:', describe: "File holding the key's passphrase (a trailing newline is ignored)" })
     .option('insecure', { type: 'boolean', group: 'Target:', describe: 'Do not verify TLS certificates (test targets only; warned about)' })
     .option('tenant-id', { type: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' })
-    .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access (default: a random UUID)' })
+    .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access: TENANT-FOREIGN asks for it (a second client proves more)' })
+    .option('second-client-id', { type: 'string', group: 'Target:', describe: "A second API client, of another tenant with data: TENANT-FOREIGN proves isolation with it both ways (its secret: CARRIER_SECOND_CLIENT_SECRET or --second-client-secret-file)" })
+    .option('second-client-secret-file', { type: 'string', group: 'Target:', describe: "File holding the second client's secret (a trailing newline is ignored)" })
+    // Declared so that it is refused with a reason, not as an unknown option: a secret never goes on the command line.
+    .option('second-client-secret', { type: 'string', hidden: true })
+    .option('second-tenant-id', { type: 'string', group: 'Target:', describe: "The second client's tenant (default: the first its /users/me lists)" })
     .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
     .option('openapi', { type: 'string', group: 'Target:', describe: 'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
     .option('openapi-root', { type: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" })
@@ -196,6 +201,8 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
     .usage('$0 [run] [options]\n\nChecks that a deployment of the Carrier-Platform API conforms to its specification.')
     .command(['run', '$0'], 'Run the conformance battery (the default command)', runOptions, async (argv) => {
       if (secretOnCommandLine(args)) io.err('warning: --client-secret on the command line is visible to other users and in shell history; prefer CARRIER_CLIENT_SECRET');
+      // A second secret is new: it has never been given on the command line, so it never will be (issue 39).
+      if (args.some((a) => /^--second-?[cC]lient-?[sS]ecret(=|$)/.test(a))) throw new UsageError("--second-client-secret: the second client's secret is read from CARRIER_SECOND_CLIENT_SECRET, a --config file or --second-client-secret-file, never the command line (other users see it there)");
       if (args.some((a) => /^--key-?[pP]assphrase(=|$)/.test(a))) io.err('warning: --key-passphrase on the command line is visible to other users and in shell history; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file');
       const config = configFileOf(argv);
       const sources = { argv: pick(argv, RUN_OPTION_KEYS), env: optionsFromEnv(RUN_OPTION_KINDS), ...(config ? { config } : {}) };
@@ -309,6 +316,7 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
           .option('token-ttl', { type: 'number', requiresArg: true, describe: 'Token lifetime (expires_in) in seconds [default: 5]' })
           .option('client-id', { type: 'string', describe: 'Client id to accept (default: conformance-client)' })
           .option('client-secret', { type: 'string', describe: 'Client secret to accept; prefer CARRIER_CLIENT_SECRET (default: the documented reference secret)' })
+          .option('second-client-id', { type: 'string', describe: "The second client's id, of the tenant the first may not access; its secret: CARRIER_SECOND_CLIENT_SECRET (default: conformance-second-client and the documented reference secret)" })
           .option('fault', { type: 'string', array: true, describe: 'Break one rule (repeatable); `serve --faults` lists them' })
           .option('variant', { type: 'string', array: true, describe: 'Behave unusually but conformantly (repeatable); `serve --faults` lists them' })
           .option('faults', { type: 'boolean', describe: 'Print every fault and variant, one line each, and exit' })

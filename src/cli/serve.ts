@@ -4,7 +4,7 @@ import { envName, type OptionKind } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { FAULTS, VARIANTS } from '../reference/catalogue.js';
-import { REFERENCE_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
+import { REFERENCE_CLIENT_SECRET, REFERENCE_SECOND_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
 import { shellWord } from '../report/reproduce.js';
 import type { CliIO } from './main.js';
 
@@ -14,6 +14,9 @@ export interface ServeOptions {
   tokenTtl: number;
   clientId?: string;
   clientSecret?: string;
+  secondClientId?: string;
+  /** From CARRIER_SECOND_CLIENT_SECRET only, as `run` reads it. */
+  secondClientSecret?: string;
   faults: readonly string[];
   variants: readonly string[];
   shipments?: number;
@@ -43,6 +46,8 @@ export const SERVE_OPTION_KINDS = {
   tokenTtl: 'number',
   clientId: 'string',
   clientSecret: 'string',
+  secondClientId: 'string',
+  secondClientSecret: 'string',
   fault: 'list',
   variant: 'list',
   shipments: 'number',
@@ -68,7 +73,7 @@ export function resolveServeOptions(argv: Record<string, unknown>, env: Record<s
     }
     return list;
   };
-  const text = (key: 'host' | 'clientId' | 'clientSecret'): string | undefined => {
+  const text = (key: 'host' | 'clientId' | 'clientSecret' | 'secondClientId' | 'secondClientSecret'): string | undefined => {
     const v = value(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'string' || v === '') throw new UsageError(`${name(key)}: must not be empty`);
@@ -76,6 +81,8 @@ export function resolveServeOptions(argv: Record<string, unknown>, env: Record<s
   };
   const clientId = text('clientId');
   const clientSecret = text('clientSecret');
+  const secondClientId = text('secondClientId');
+  const secondClientSecret = text('secondClientSecret');
   const shipments = value('shipments') === undefined ? undefined : integer('shipments', 0, 0, 1_000_000, 'a number of shipments (0 to 1000000)');
   return {
     port: integer('port', 8080, 0, 65535, 'a port number (0-65535)'),
@@ -83,6 +90,8 @@ export function resolveServeOptions(argv: Record<string, unknown>, env: Record<s
     tokenTtl: integer('tokenTtl', 5, 1, 86_400, 'a whole number of seconds, at least 1'),
     ...(clientId !== undefined ? { clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(secondClientId !== undefined ? { secondClientId } : {}),
+    ...(secondClientSecret !== undefined ? { secondClientSecret } : {}),
     faults: names('fault', FAULTS),
     variants: names('variant', VARIANTS),
     ...(shipments !== undefined ? { shipments } : {}),
@@ -114,6 +123,8 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
       tokenTtlSeconds: options.tokenTtl,
       ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
       ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+      ...(options.secondClientId !== undefined ? { secondClientId: options.secondClientId } : {}),
+      ...(options.secondClientSecret !== undefined ? { secondClientSecret: options.secondClientSecret } : {}),
       ...(options.shipments !== undefined ? { shipmentCount: options.shipments } : {}),
       faults: options.faults,
       variants: options.variants,
@@ -126,15 +137,18 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
     throw err;
   }
   const documented = options.clientSecret === undefined;
+  const secondDocumented = options.secondClientSecret === undefined;
   const openapi = typedPath(server.openapiFile);
-  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', openapi, '--foreign-tenant-id', server.foreignTenantId];
+  // The second client proves tenant isolation both ways (TENANT-FOREIGN): its tenant is the foreign one.
+  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--second-client-id', server.secondClientId, '--openapi', openapi];
   io.out(
     [
       `Carrier-Platform reference server listening at ${server.url}`,
       `  client id:       ${server.clientId}`,
       `  client secret:   ${documented ? `${REFERENCE_CLIENT_SECRET} (the documented reference secret)` : 'the one you gave (CARRIER_CLIENT_SECRET or --client-secret)'}`,
       `  tenant:          ${server.tenantId}`,
-      `  foreign tenant:  ${server.foreignTenantId} (exists, not accessible)`,
+      `  second client:   ${server.secondClientId}, secret ${secondDocumented ? `${REFERENCE_SECOND_CLIENT_SECRET} (the documented reference secret)` : 'the one you gave (CARRIER_SECOND_CLIENT_SECRET)'}`,
+      `  foreign tenant:  ${server.foreignTenantId} (the second client's; the first may not access it)`,
       `  paged paths:     ${server.pagedPaths.join(', ')}`,
       `  OpenAPI:         ${openapi}`,
       `  token lifetime:  ${options.tokenTtl} s`,
@@ -144,6 +158,7 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
       'Run the battery against it (the client secret in the environment, not on the command line):',
       '',
       documented ? `  export CARRIER_CLIENT_SECRET=${shellWord(REFERENCE_CLIENT_SECRET)}` : '  # CARRIER_CLIENT_SECRET: the secret this server was started with',
+      secondDocumented ? `  export CARRIER_SECOND_CLIENT_SECRET=${shellWord(REFERENCE_SECOND_CLIENT_SECRET)}` : '  # CARRIER_SECOND_CLIENT_SECRET: the second secret this server was started with',
       `  ${run.map(shellWord).join(' ')}`,
       '',
       'Ctrl-C stops it.',

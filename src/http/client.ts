@@ -99,6 +99,11 @@ export interface HttpClientOptions {
    */
   extraHeaders?: readonly (readonly [string, string])[];
   /**
+   * Where every exchange is kept as evidence (src/http/exchange-log.ts): appended as it is made,
+   * redacted, its id kept by the recorder it was sent through (Recorder.ids).
+   */
+  exchangeLog?: { append(record: RecordedExchange): string };
+  /**
    * --verbose: told one line when a request is sent (`→ GET <url>`) and one when its answer
    * arrives (`← 200 GET <url> 12 ms`, `← error GET <url> : <reason>`), redacted.
    */
@@ -227,13 +232,17 @@ export class Evidence {
   #build: (() => RecordedExchange) | undefined;
   #record: RecordedExchange | undefined;
 
-  constructor(build: () => RecordedExchange) {
+  constructor(
+    build: () => RecordedExchange,
+    /** Its id in the run's exchange log (src/http/exchange-log.ts), when it was logged. */
+    readonly logId?: string,
+  ) {
     this.#build = build;
   }
 
   /** A record made already (a copy of one recorded elsewhere). */
-  static of(record: RecordedExchange): Evidence {
-    const e = new Evidence(() => record);
+  static of(record: RecordedExchange, logId?: string): Evidence {
+    const e = new Evidence(() => record, logId);
     e.#record = record;
     e.#build = undefined;
     return e;
@@ -313,6 +322,8 @@ export class Recorder {
   readonly exchanges: RecordedExchange[] = [];
   /** Requests sent, including those of exchanges not kept. */
   count = 0;
+  /** The exchange log's ids of the exchanges sent through it (and of those it was handed): the checks that used it name them. */
+  readonly ids: string[] = [];
   /** One line per retried request, for the report: retries must never be silent. */
   readonly retries: string[] = [];
   /** Token requests made to renew the shared token on behalf of these exchanges. */
@@ -362,6 +373,7 @@ export class Recorder {
 
   /** An exchange was sent: its index here when every exchange is kept, else -1. */
   sent(evidence: Evidence): number {
+    if (evidence.logId !== undefined) this.ids.push(evidence.logId);
     this.recent.push(evidence);
     if (this.recent.length > RECENT) this.recent.shift();
     if (!this.keepAll) {
@@ -599,7 +611,11 @@ export class HttpClient {
     const t0 = performance.now();
     /** The exchange's evidence, built (and redacted) only when a report needs it. */
     const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string, durationMs = performance.now() - t0): { index: number; evidence: Evidence } => {
-      const evidence = new Evidence(() => this.#toRecord(req, url, sentHeaders, startedAt, durationMs, response, error));
+      const build = (): RecordedExchange => this.#toRecord(req, url, sentHeaders, startedAt, durationMs, response, error);
+      // Logged now, built apart from the evidence: a walk keeps its pages' evidence, and a record
+      // built for the log must not stay in memory with each of them.
+      const logId = this.#options.exchangeLog?.append(build());
+      const evidence = new Evidence(build, logId);
       return { index: recorder ? recorder.sent(evidence) : -1, evidence };
     };
 
@@ -655,6 +671,7 @@ export class HttpClient {
     }
     const latencyMs = performance.now() - t0;
     this.#pace?.observe(latencyMs, status === 429 || status === 503);
+    this.#options.redactor.learnFromResponseHeaders(responseHeaders);
     this.#options.redactor.learnFromResponseBody(text);
     this.#verbose(() => `← ${status} ${req.method} ${url.href} ${Math.round(latencyMs)} ms`);
     const { index, evidence } = record({ status, headers: responseHeaders, text }, undefined, latencyMs);

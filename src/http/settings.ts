@@ -29,7 +29,6 @@ export function clientOptions(settings: HttpSettings, redactor: Redactor, signal
   // before the first request that carries it can be recorded.
   for (const [, value] of settings.headers ?? []) {
     redactor.addSecret(value, 'secret');
-    redactor.addEncodedSecret(value, 'secret');
   }
   return {
     timeoutMs: settings.timeoutMs,

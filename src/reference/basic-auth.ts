@@ -74,6 +74,12 @@ function sameSecret(a: string, b: string): boolean {
  * §5.2 requires when the client used the Authorization header and allows (MAY) otherwise.
  */
 export function authenticateClient(header: string | undefined, behaviour: ReferenceBehaviour): Refusal | null {
+  const client = identifyClient(header, behaviour);
+  return 'status' in client ? client : null;
+}
+
+/** The client the Basic credentials authenticate (the first or the second), or the refusal. */
+export function identifyClient(header: string | undefined, behaviour: ReferenceBehaviour): Refusal | { client: 'first' | 'second' } {
   const challenge = { 'WWW-Authenticate': `Basic realm="${behaviour.realm}", charset="UTF-8"` };
   const presented = decodeBasicCredentials(header);
   if (presented === null) {
@@ -84,11 +90,14 @@ export function authenticateClient(header: string | undefined, behaviour: Refere
       headers: challenge,
     };
   }
-  // Both comparisons always run, so timing does not reveal which part was wrong.
-  const idOk = sameSecret(presented.clientId, behaviour.clientId);
-  const secretOk = sameSecret(presented.clientSecret, behaviour.clientSecret);
-  if (!(idOk && secretOk)) {
-    return { status: 401, error: 'invalid_client', description: 'Client authentication failed', headers: challenge };
-  }
-  return null;
+  // Every comparison always runs, so timing does not reveal which part was wrong.
+  const checks = [
+    sameSecret(presented.clientId, behaviour.clientId),
+    sameSecret(presented.clientSecret, behaviour.clientSecret),
+    sameSecret(presented.clientId, behaviour.secondClientId),
+    sameSecret(presented.clientSecret, behaviour.secondClientSecret),
+  ];
+  if (checks[0] && checks[1]) return { client: 'first' };
+  if (checks[2] && checks[3]) return { client: 'second' };
+  return { status: 401, error: 'invalid_client', description: 'Client authentication failed', headers: challenge };
 }

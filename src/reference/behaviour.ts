@@ -18,6 +18,14 @@ export const REFERENCE_CLIENT_ID = 'conformance-client';
  * only, as RFC 6749 Appendix A.2 defines client_secret (*VSCHAR).
  */
 export const REFERENCE_CLIENT_SECRET = 'ref secret+%:&=/2026';
+/**
+ * The second client, of another tenant ("Rival Logistics", which the first may not access): the
+ * proof of tenant isolation reads that tenant's data with this client's token, then asks for it
+ * with the first client's (TENANT-FOREIGN, `run --second-client-id`). Its secret has the same
+ * characters that RFC 6749 §2.3.1 form-encodes.
+ */
+export const REFERENCE_SECOND_CLIENT_ID = 'conformance-second-client';
+export const REFERENCE_SECOND_CLIENT_SECRET = 'second secret+%:&=/2026';
 /** RFC 6749 Appendix A.1, A.2: client_id and client_secret are *VSCHAR, %x20-7E. */
 const VSCHARS = /^[\x20-\x7e]*$/;
 export const DEFAULT_SHIPMENT_COUNT = 23;
@@ -33,6 +41,9 @@ export interface ReferenceOptions {
   tokenTtlSeconds?: number;
   clientId?: string;
   clientSecret?: string;
+  /** The second client, whose tenant is the one the first may not access (REFERENCE_SECOND_CLIENT_ID). */
+  secondClientId?: string;
+  secondClientSecret?: string;
   /** Shipments of the main tenant; generated on demand, so 100 000 costs no memory. Default 23. */
   shipmentCount?: number;
   /** `size` when the request has none; default 10. */
@@ -90,6 +101,8 @@ export interface ReferenceBehaviour {
   readonly tokenTtlSeconds: number;
   readonly clientId: string;
   readonly clientSecret: string;
+  readonly secondClientId: string;
+  readonly secondClientSecret: string;
   readonly shipmentCount: number;
   readonly pageSizeDefault: number;
   readonly pageSizeMax: number;
@@ -118,8 +131,11 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
   }
   const clientId = options.clientId ?? REFERENCE_CLIENT_ID;
   const clientSecret = options.clientSecret ?? REFERENCE_CLIENT_SECRET;
-  if (clientId === '') throw new RangeError('clientId must not be empty');
-  for (const [name, value] of [['client id', clientId], ['client secret', clientSecret]] as const) {
+  const secondClientId = options.secondClientId ?? REFERENCE_SECOND_CLIENT_ID;
+  const secondClientSecret = options.secondClientSecret ?? REFERENCE_SECOND_CLIENT_SECRET;
+  if (clientId === '' || secondClientId === '') throw new RangeError('clientId must not be empty');
+  if (secondClientId === clientId) throw new RangeError('the second client id must differ from the client id');
+  for (const [name, value] of [['client id', clientId], ['client secret', clientSecret], ['second client id', secondClientId], ['second client secret', secondClientSecret]] as const) {
     if (!VSCHARS.test(value)) throw new RangeError(`the ${name} must be printable ASCII (RFC 6749 Appendix A: *VSCHAR, %x20-7E)`);
   }
   return {
@@ -130,6 +146,8 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
     tokenTtlSeconds: integerOption('tokenTtlSeconds', options.tokenTtlSeconds, DEFAULT_TOKEN_TTL_SECONDS, 1),
     clientId,
     clientSecret,
+    secondClientId,
+    secondClientSecret,
     shipmentCount: integerOption('shipmentCount', options.shipmentCount, DEFAULT_SHIPMENT_COUNT, 0),
     pageSizeDefault,
     pageSizeMax,

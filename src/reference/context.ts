@@ -8,6 +8,8 @@ export interface ReferenceContext {
   readonly tokens: TokenStore;
   readonly tenants: ReadonlyMap<string, TenantRecord>;
   readonly user: ReferenceUser;
+  /** The second client's user (its own tenant only); absent: /users/me serves `user` to every client. */
+  readonly secondUser?: ReferenceUser;
   /** State an alteration keeps for the lifetime of one server, by alteration name. */
   readonly scratch: Map<string, unknown>;
 }

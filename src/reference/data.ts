@@ -69,6 +69,8 @@ export interface TenantRecord {
   readonly invoiceCount: number;
   /** Whether the reference client may access it; a tenant that exists but is not accessible answers 403. */
   readonly accessible: boolean;
+  /** Whether the second client may (REFERENCE_SECOND_CLIENT_ID): its tenant is the one the first may not access. */
+  readonly secondClient: boolean;
 }
 
 // Fixed UUIDs in version-4 format (version nibble 4, variant 8–b), so they pass any UUID check.
@@ -83,22 +85,32 @@ export const FOREIGN_INVOICE_COUNT = 3;
 
 export function buildTenants(mainShipmentCount: number): ReadonlyMap<string, TenantRecord> {
   const tenants: TenantRecord[] = [
-    { id: MAIN_TENANT_ID, name: 'Acme Freight', shipmentCount: mainShipmentCount, invoiceCount: MAIN_INVOICE_COUNT, accessible: true },
+    { id: MAIN_TENANT_ID, name: 'Acme Freight', shipmentCount: mainShipmentCount, invoiceCount: MAIN_INVOICE_COUNT, accessible: true, secondClient: false },
     // The empty string is a valid name, not a stand-in for null (spec §Generic rules 2).
-    { id: EMPTY_TENANT_ID, name: '', shipmentCount: 0, invoiceCount: 0, accessible: true },
-    { id: FOREIGN_TENANT_ID, name: 'Rival Logistics', shipmentCount: FOREIGN_SHIPMENT_COUNT, invoiceCount: FOREIGN_INVOICE_COUNT, accessible: false },
+    { id: EMPTY_TENANT_ID, name: '', shipmentCount: 0, invoiceCount: 0, accessible: true, secondClient: false },
+    { id: FOREIGN_TENANT_ID, name: 'Rival Logistics', shipmentCount: FOREIGN_SHIPMENT_COUNT, invoiceCount: FOREIGN_INVOICE_COUNT, accessible: false, secondClient: true },
   ];
   return new Map(tenants.map((t) => [t.id, t]));
 }
 
-/** The User that /users/me returns: the accessible tenants, in order, main tenant first. */
-export function buildUser(tenants: ReadonlyMap<string, TenantRecord>): ReferenceUser {
+export const SECOND_USER_ID = 'd5f7b9c1-3e5a-4d7f-9b1c-e3f5a7c9e1d3';
+
+/** Whether the client may access the tenant (spec §Authentication 5): its own tenants only. */
+export function mayAccess(tenant: TenantRecord, client: 'first' | 'second'): boolean {
+  return client === 'second' ? tenant.secondClient : tenant.accessible;
+}
+
+/**
+ * The User that /users/me returns: the tenants the client may access, in order (for the first
+ * client the main tenant first; for the second, its own tenant alone).
+ */
+export function buildUser(tenants: ReadonlyMap<string, TenantRecord>, client: 'first' | 'second' = 'first'): ReferenceUser {
   return {
-    id: USER_ID,
-    name: 'Ada Reference',
+    id: client === 'second' ? SECOND_USER_ID : USER_ID,
+    name: client === 'second' ? 'Rival Integration' : 'Ada Reference',
     // An optional field without data is null, never omitted (spec §Generic rules 1).
     email: null,
-    tenants: [...tenants.values()].filter((t) => t.accessible).map((t) => ({ id: t.id, name: t.name })),
+    tenants: [...tenants.values()].filter((t) => mayAccess(t, client)).map((t) => ({ id: t.id, name: t.name })),
   };
 }
 

@@ -28,7 +28,8 @@ import {
   type Alteration,
 } from './alterations.js';
 import type { ReferenceContext } from './context.js';
-import { FOREIGN_TENANT_ID, MAIN_TENANT_ID, listCount, listSlice, settingsOf, type Collection, type TenantRecord } from './data.js';
+import { MAIN_TENANT_ID, listCount, listSlice, settingsOf, type Collection, type TenantRecord } from './data.js';
+import { routeResource } from './routes.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest, type PageWindow } from './paging.js';
 import { JSON_CONTENT_TYPE, apiError, json, type Reply } from './reply.js';
 import type { Req } from './request.js';
@@ -55,7 +56,7 @@ const NEEDS_TOKEN = [
   'VERSION-MISSING', 'VERSION-INVALID', 'VERSION-ONE', 'VERSION-HEADER-CASE',
   'USER-OK', 'USER-SCHEMA', 'USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES',
   'LEGACY-TOKEN-WORKS', 'LEGACY-USERINFO', 'LEGACY-NO-REDIRECT',
-  'TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-INVALID-ID',
+  'TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-UNKNOWN', 'TENANT-INVALID-ID',
   ...['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS'],
   ...['LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'],
   ...['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
@@ -209,7 +210,7 @@ const tokenFaults: Fault[] = [
     breaks: ['TOKEN-UNKNOWN-CLIENT'],
     request: (req, ctx) => {
       const id = basicClientId(req);
-      if (isTokenRequest(req) && id !== undefined && id !== ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+      if (isTokenRequest(req) && id !== undefined && id !== ctx.behaviour.clientId && id !== ctx.behaviour.secondClientId) req.headers.authorization = validBasic(ctx);
     },
   },
   {
@@ -339,13 +340,15 @@ const tokenFaults: Fault[] = [
     description: 'Only the first token issued is accepted; later ones are refused, as after a signing-key rotation the API missed (spec §Authentication 4)',
     breaks: ['TOKEN-WORKS', 'LEGACY-TOKEN-WORKS'],
     alsoBreaks: ['EXPIRY-RENEW'],
+    // The first token of each client: a second client's is no "new" token of the first's.
     reply: (r, req, ctx) => {
-      if (isSuccessfulToken(r, req) && !ctx.scratch.has('new-tokens-rejected')) ctx.scratch.set('new-tokens-rejected', (r.body as { access_token: string }).access_token);
+      const key = `new-tokens-rejected:${basicClientId(req) === ctx.behaviour.secondClientId ? 'second' : 'first'}`;
+      if (isSuccessfulToken(r, req) && !ctx.scratch.has(key)) ctx.scratch.set(key, (r.body as { access_token: string }).access_token);
       return r;
     },
     request: (req, ctx) => {
       const token = bearerToken(req);
-      const first = ctx.scratch.get('new-tokens-rejected');
+      const first = ctx.scratch.get(`new-tokens-rejected:${ctx.tokens.clientOf(token)}`);
       if (isResourceRequest(req) && token !== undefined && first !== undefined && token !== first && ctx.tokens.check(token) === 'valid') req.headers.authorization = 'Bearer rejected-by-the-api';
     },
   },
@@ -726,6 +729,18 @@ const legacyFaults: Fault[] = [
   },
 ];
 
+/**
+ * The answer a client that may access the request's tenant would get: what a server that forgets
+ * to check the tenant against the token serves (its data, to another tenant's client).
+ */
+function asTenantOwner(r: Reply, req: Req, ctx: ReferenceContext): Reply {
+  const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
+  if (r.status !== 403 || tenant === undefined) return r;
+  return routeResource(req.method, { ...req, client: tenant.accessible ? 'first' : 'second' }, ctx);
+}
+
+const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** What a tenant path asks for, of `tenant`: the first items of its list (of a single item's list too), or its settings. */
 function tenantData(req: Req, tenant: TenantRecord): unknown {
   const collection = /^\/tenants\/[^/]+\/(shipments|invoices)(?:\/|$)/.exec(req.path)?.[1] as Collection | undefined;
@@ -735,10 +750,19 @@ function tenantData(req: Req, tenant: TenantRecord): unknown {
 const tenantFaults: Fault[] = [
   {
     name: 'cross-tenant-data',
-    description: 'A tenant the client may not access is served (spec §Authentication 5, tenant isolation)',
+    description: "A tenant the client may not access is served, another client's tenant data included (spec §Authentication 5, tenant isolation)",
     breaks: ['TENANT-FOREIGN'],
-    request: (req) => {
-      if (tenantSegment(req)?.toLowerCase() === FOREIGN_TENANT_ID) req.path = req.path.replace(/^\/tenants\/[^/]+/, `/tenants/${MAIN_TENANT_ID}`);
+    reply: asTenantOwner,
+  },
+  {
+    name: 'unknown-tenant-served',
+    description: 'A tenantId that names no tenant gets 200 and an empty list instead of 403 or 404 (spec §Tenant-scoped endpoints, §Authentication 5)',
+    breaks: ['TENANT-UNKNOWN'],
+    reply: (r, req, ctx) => {
+      const id = tenantSegment(req) ?? '';
+      const request = parsePageRequest(req.query, ctx.behaviour);
+      if (r.status !== 404 || !isListRequest(req) || !UUID_SEGMENT.test(id) || ctx.tenants.has(id.toLowerCase()) || isRefusal(request)) return r;
+      return json(200, [], pagingHeaders(pageWindow(request, 0), req.path));
     },
   },
   {
@@ -771,7 +795,7 @@ const tenantFaults: Fault[] = [
     name: 'tenant-access-denied',
     description: 'The tenant the user may access answers 403 (spec §Tenant-scoped endpoints)',
     breaks: ['TENANT-ACCESS', 'VERSION-ONE'],
-    errs: [...LIST_CHECKS, ...VERSION_PROBES, ...AUTH_PROBES, 'TENANT-FOREIGN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
+    errs: [...LIST_CHECKS, ...VERSION_PROBES, ...AUTH_PROBES, 'TENANT-FOREIGN', 'TENANT-UNKNOWN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
     reply: (r, req) => (tenantSegment(req)?.toLowerCase() === MAIN_TENANT_ID && r.status === 200 ? apiError({ status: 403, error: 'forbidden', description: 'Denied' }) : r),
   },
 ];
@@ -1082,11 +1106,9 @@ const resourceFaults: Fault[] = [
   },
   {
     name: 'single-resource-cross-tenant',
-    description: 'A shipment or invoice by id is served to a tenant the client may not access (spec §Authentication 5); the lists are isolated',
+    description: 'A shipment or invoice by id is served to a client that may not access its tenant (spec §Authentication 5); the lists are isolated',
     breaks: ['TENANT-FOREIGN'],
-    request: (req) => {
-      if (isSingleItemRequest(req) && tenantSegment(req)?.toLowerCase() === FOREIGN_TENANT_ID) req.path = req.path.replace(/^\/tenants\/[^/]+/, `/tenants/${MAIN_TENANT_ID}`);
-    },
+    reply: (r, req, ctx) => (isSingleItemRequest(req) ? asTenantOwner(r, req, ctx) : r),
   },
 ];
 

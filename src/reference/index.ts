@@ -7,6 +7,8 @@ export {
   DEFAULT_TOKEN_TTL_SECONDS,
   REFERENCE_CLIENT_ID,
   REFERENCE_CLIENT_SECRET,
+  REFERENCE_SECOND_CLIENT_ID,
+  REFERENCE_SECOND_CLIENT_SECRET,
   type ReferenceBehaviour,
   type ReferenceOptions,
 } from './behaviour.js';

@@ -21,6 +21,8 @@ export interface Req {
   readonly rawHeaderNames: readonly string[];
   /** The body; null when it exceeded the limit (the rest is left unread). */
   body: Buffer | null;
+  /** The client whose bearer token authenticated the request (set once it did): its tenants are the ones it may access. */
+  client?: 'first' | 'second';
 }
 
 export async function readRequest(message: IncomingMessage, bodyLimit: number, legacyRewrites: boolean): Promise<Req> {

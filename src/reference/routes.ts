@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DocumentAnswer } from './behaviour.js';
 import type { ReferenceContext } from './context.js';
-import { indexOfId, invoiceAt, listCount, listSlice, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
+import { indexOfId, invoiceAt, listCount, listSlice, mayAccess, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
 import { forwardedPrefix, type RequestTarget } from './gateway.js';
 import { generatedItem } from './generated.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
@@ -25,7 +25,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TENANT_PATH = /^\/tenants\/([^/]+)(\/.*)$/;
 
 /** What a list's answer reads of the request: its query, and the gateway's X-Forwarded-Prefix for its links. */
-type ListTarget = Pick<RequestTarget, 'query'> & { readonly headers: IncomingHttpHeaders };
+type ListTarget = Pick<RequestTarget, 'query'> & { readonly headers: IncomingHttpHeaders; readonly client?: 'first' | 'second' };
 
 const notFound = (): Reply => apiError({ status: 404, error: 'not_found', description: 'No such resource' });
 
@@ -41,7 +41,7 @@ function methodNotAllowed(allow: string): Reply {
 export function routeResource(method: string, target: ListTarget & Pick<RequestTarget, 'path'>, ctx: ReferenceContext): Reply {
   if (target.path === USER_PATH) {
     if (method !== 'GET') return methodNotAllowed('GET');
-    return json(200, ctx.user);
+    return json(200, target.client === 'second' ? (ctx.secondUser ?? ctx.user) : ctx.user);
   }
 
   const m = TENANT_PATH.exec(target.path);
@@ -54,7 +54,7 @@ export function routeResource(method: string, target: ListTarget & Pick<RequestT
   const tenant = ctx.tenants.get(tenantSegment.toLowerCase());
   if (!tenant) return apiError({ status: 404, error: 'not_found', description: 'No such tenant' });
   // spec §Authentication 5: calls are made within a tenant the user may access; others are refused.
-  if (!tenant.accessible) {
+  if (!mayAccess(tenant, target.client ?? 'first')) {
     return apiError({ status: 403, error: 'forbidden', description: 'This client may not access the tenant' });
   }
 

@@ -26,9 +26,12 @@ export interface ReferenceServer {
   readonly url: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** The second client: its own tenant is `foreignTenantId`, which the first may not access, and it may not access the first's. */
+  readonly secondClientId: string;
+  readonly secondClientSecret: string;
   /** The first tenant listed by /users/me; it has the shipments. */
   readonly tenantId: string;
-  /** A tenant that exists but this client may not access (403). */
+  /** A tenant that exists but this client may not access (403): the second client's. */
   readonly foreignTenantId: string;
   /** The paged tenant sub-paths. */
   readonly pagedPaths: string[];
@@ -67,8 +70,11 @@ export function respond(req: Req, ctx: ReferenceContext): Reply {
   // spec §Endpoints: every endpoint except the token endpoint requires Authorization, unknown
   // paths included, so nothing about the API is revealed without a token.
   const header = req.headers.authorization;
-  const authRefusal = authenticateBearer(Array.isArray(header) ? header.join(', ') : header, req.query, ctx.behaviour, ctx.tokens);
+  const authorization = Array.isArray(header) ? header.join(', ') : header;
+  const authRefusal = authenticateBearer(authorization, req.query, ctx.behaviour, ctx.tokens);
   if (authRefusal) return apiError(authRefusal);
+  // Each client sees its own tenants (spec §Authentication 5): the token says which client it is.
+  req.client = ctx.tokens.clientOf(/^\S+\s+(\S+)$/.exec(authorization ?? '')?.[1]);
 
   return routeResource(req.method, req, ctx);
 }
@@ -94,7 +100,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const behaviour = resolveBehaviour({ ...paging, ...options });
   const wire: WireOptions = Object.assign({ ...DEFAULT_WIRE }, ...alterations.map((a) => a.wire ?? {})) as WireOptions;
   const tenants = buildTenants(behaviour.shipmentCount);
-  const ctx: ReferenceContext = { behaviour, tokens: new TokenStore(behaviour.tokenTtlSeconds), tenants, user: buildUser(tenants), scratch: new Map() };
+  const ctx: ReferenceContext = { behaviour, tokens: new TokenStore(behaviour.tokenTtlSeconds), tenants, user: buildUser(tenants), secondUser: buildUser(tenants, 'second'), scratch: new Map() };
   let requests = 0;
   let inFlight = 0;
   let throttled = 0;
@@ -153,6 +159,8 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     url: `http://${host}:${address.port}`,
     clientId: behaviour.clientId,
     clientSecret: behaviour.clientSecret,
+    secondClientId: behaviour.secondClientId,
+    secondClientSecret: behaviour.secondClientSecret,
     tenantId: user.tenants[0]?.id ?? MAIN_TENANT_ID,
     foreignTenantId: FOREIGN_TENANT_ID,
     pagedPaths: [...PAGED_PATHS],

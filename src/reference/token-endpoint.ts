@@ -3,7 +3,7 @@
  * RFC 6749 §4.4). Checked in order: method, client authentication, then the body; Accept-Version
  * has already been checked by the server.
  */
-import { authenticateClient } from './basic-auth.js';
+import { identifyClient } from './basic-auth.js';
 import { mediaTypeEssence } from './body.js';
 import type { ReferenceContext } from './context.js';
 import { json, oauthError, type Reply } from './reply.js';
@@ -24,8 +24,8 @@ export function handleTokenRequest(req: Req, ctx: ReferenceContext): Reply {
     });
   }
 
-  const clientRefusal = authenticateClient(req.headers.authorization, ctx.behaviour);
-  if (clientRefusal) return oauthError(clientRefusal);
+  const client = identifyClient(req.headers.authorization, ctx.behaviour);
+  if ('status' in client) return oauthError(client);
 
   // RFC 6749 §4.4.2: the parameters come as application/x-www-form-urlencoded (Appendix B).
   if (mediaTypeEssence(req.headers['content-type']) !== 'application/x-www-form-urlencoded') {
@@ -59,7 +59,7 @@ export function handleTokenRequest(req: Req, ctx: ReferenceContext): Reply {
   }
   // Other parameters are ignored (RFC 6749 §3.2: unrecognized request parameters MUST be ignored).
 
-  const { token, expiresIn } = ctx.tokens.issue();
+  const { token, expiresIn } = ctx.tokens.issue(client.client);
   // RFC 6749 §5.1: JSON body, no-store and no-cache; §4.4.3: no refresh token for this grant.
   return json(
     200,

@@ -5,6 +5,9 @@ import { randomBytes } from 'node:crypto';
 
 export type TokenState = 'valid' | 'expired' | 'unknown';
 
+/** Which of the reference server's clients a token was issued to: each sees its own tenants. */
+export type ClientName = 'first' | 'second';
+
 /** How many issues between sweeps of expired tokens, so benchmarks do not grow the map forever. */
 const SWEEP_EVERY = 1024;
 /** How many issued tokens are remembered for issuedTokens(). */
@@ -13,6 +16,8 @@ const MAX_REMEMBERED = 10_000;
 export class TokenStore {
   /** token → expiry instant in epoch milliseconds. */
   readonly #expiresAt = new Map<string, number>();
+  /** Tokens of the second client (every other token is the first client's). */
+  readonly #second = new Set<string>();
   readonly #ttlSeconds: number;
   #issued = 0;
   /** The first tokens issued, for tests that scan outputs for leaked tokens. */
@@ -23,10 +28,11 @@ export class TokenStore {
   }
 
   /** A fresh token: 32 random bytes, base64url, which is within RFC 6750 §2.1 b64token. */
-  issue(): { token: string; expiresIn: number } {
+  issue(client: ClientName = 'first'): { token: string; expiresIn: number } {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     this.#expiresAt.set(token, now + this.#ttlSeconds * 1000);
+    if (client === 'second') this.#second.add(token);
     this.#issued += 1;
     if (this.#recent.length < MAX_REMEMBERED) this.#recent.push(token);
     if (this.#issued % SWEEP_EVERY === 0) this.#sweep(now);
@@ -41,6 +47,11 @@ export class TokenStore {
     const expiresAt = this.#expiresAt.get(token);
     if (expiresAt === undefined) return 'unknown';
     return Date.now() < expiresAt ? 'valid' : 'expired';
+  }
+
+  /** The client a token was issued to (a token never issued is the first client's: it is refused anyway). */
+  clientOf(token: string | undefined): ClientName {
+    return token !== undefined && this.#second.has(token) ? 'second' : 'first';
   }
 
   /** Milliseconds until the token expires (negative once it has); undefined for an unknown token. */
@@ -59,6 +70,10 @@ export class TokenStore {
   }
 
   #sweep(now: number): void {
-    for (const [token, expiresAt] of this.#expiresAt) if (expiresAt <= now) this.#expiresAt.delete(token);
+    for (const [token, expiresAt] of this.#expiresAt) {
+      if (expiresAt > now) continue;
+      this.#expiresAt.delete(token);
+      this.#second.delete(token);
+    }
   }
 }

@@ -2,15 +2,14 @@ import { STATUS_CODES } from 'node:http';
 import type { RecordedExchange, RunReport } from './model.js';
 
 /**
- * The run's recorded exchanges as an HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/):
- * the format browsers' developer tools, Insomnia and proxies open (`--reporter har`, report.har).
+ * Exchanges as an HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/): the
+ * format browsers' developer tools, Insomnia and proxies open (`--reporter har`, report.har).
  *
- * It is made from the report's exchanges, so it holds what report.json holds, redacted as it is:
- * the exchanges the findings of each check cite, and the last ones a check that did not pass
- * sent. A check that passed keeps none (src/battery/check.ts), so the HAR of a clean run has no
- * entries; this is the evidence of the run's problems, not a capture of every request.
- * An exchange several checks cite appears once. Bodies are as recorded: cut at the recording
- * limit (the entry's comment says so).
+ * A run writes every exchange it made (src/report/exchanges.ts streams them from the run's
+ * exchange log), each entry naming the checks that used it (`_checks`, and its comment).
+ * `renderHar` makes one from a report alone (the exchanges its findings cite), for a report without
+ * a log: a run that did not start. Bodies are as recorded: cut at the recording limit (the entry's
+ * comment says so).
  */
 
 interface HarHeader {
@@ -28,7 +27,7 @@ export function renderHar(report: RunReport): string {
       if (seen.has(key)) continue;
       seen.add(key);
       const started = Date.parse(exchange.startedAt);
-      entries.push({ startedAt: Number.isNaN(started) ? 0 : started, order: entries.length, entry: harEntry(exchange, check.id) });
+      entries.push({ startedAt: Number.isNaN(started) ? 0 : started, order: entries.length, entry: harEntry(exchange, [check.id]) });
     }
   }
   entries.sort((a, b) => a.startedAt - b.startedAt || a.order - b.order);
@@ -43,13 +42,14 @@ export function renderHar(report: RunReport): string {
   return `${JSON.stringify(har, null, 2)}\n`;
 }
 
-function harEntry(exchange: RecordedExchange, checkId: string): Record<string, unknown> {
+/** One exchange as a HAR entry; `checks`: the checks that used it (`_checks`; none: the run's own preflight). */
+export function harEntry(exchange: RecordedExchange, checks: readonly string[], id?: string): Record<string, unknown> {
   const { request, response } = exchange;
   const url = parseUrl(request.url);
   const requestHeaders = headers(request.headers);
   const requestBody = request.body;
   const time = Math.max(0, exchange.durationMs);
-  const notes = [`${checkId}: ${exchange.purpose}`];
+  const notes = [`${checks.length > 0 ? checks.join(', ') : 'the run itself'}: ${exchange.purpose}`];
   if (exchange.error !== undefined) notes.push(`transport error: ${exchange.error}`);
   if (response?.bodyTruncated === true) notes.push('response body cut at the recording limit');
   const responseMime = headerValue(response?.headers ?? [], 'content-type') ?? '';
@@ -84,6 +84,9 @@ function harEntry(exchange: RecordedExchange, checkId: string): Record<string, u
     // Only the whole exchange is timed: HAR's send and receive are then 0, its wait the rest.
     timings: { send: 0, wait: time, receive: 0 },
     comment: notes.join('; '),
+    // HAR 1.2 allows fields of one's own, named with a leading underscore.
+    ...(id !== undefined ? { _id: id } : {}),
+    _checks: [...checks],
   };
 }
 

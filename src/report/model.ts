@@ -7,6 +7,10 @@ import { LEVELS, SUITES } from '../catalogue/types.js';
  * Everything in it has already passed through the redactor (`src/redact.ts`).
  */
 
+/** How a run proved tenant isolation (TENANT-FOREIGN), strongest first. */
+export const ISOLATION_METHODS = ['second-client', 'foreign-tenant', 'none'] as const;
+export type IsolationMethod = (typeof ISOLATION_METHODS)[number];
+
 export const headerListSchema = z.array(z.tuple([z.string(), z.string()]));
 
 export const recordedExchangeSchema = z.object({
@@ -277,6 +281,12 @@ export const runReportSchema = z.object({
      * (a reproduction then assumes the default, 1 s, and says so).
      */
     expiryMargin: z.number().nonnegative().optional(),
+    /**
+     * How tenant isolation was proven (TENANT-FOREIGN): `second-client`, reading a second client's
+     * tenant (`secondTenantId`) with both clients' tokens; `foreign-tenant`, asking for a tenant the
+     * user named; `none`, not at all (the check is skipped). Absent in reports of earlier versions.
+     */
+    isolation: z.object({ method: z.enum(ISOLATION_METHODS), secondTenantId: z.string().optional(), foreignTenantId: z.string().optional() }).optional(),
     /** What matrices, badges and bundles call the target: --target-name, else the base URL's host. */
     name: z.string().optional(),
     /** The implementation's version (--target-version) and who runs it (--operator), as the run was told. */

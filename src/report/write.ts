@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { appendFile, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { renderHar } from './har.js';
 import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { loadJUnitBuilder, renderJUnit } from './junit.js';
 import { renderMarkdownSummary } from './markdown.js';
 import type { RunReport } from './model.js';
+import { writeHarFile, type RunExchanges } from './exchanges.js';
+import { writeAtomicallyWith } from './atomic.js';
 
 /** The report files a run can write, in the order they are written; the CLI offers these. */
 export const REPORT_FORMATS = ['junit', 'json', 'html', 'har'] as const;
@@ -42,38 +43,26 @@ export function loadWriters(): void {
   loadJUnitBuilder();
 }
 
-export async function writeReports(report: RunReport, dir: string, formats: readonly ReportFormat[]): Promise<string[]> {
+export async function writeReports(report: RunReport, dir: string, formats: readonly ReportFormat[], exchanges?: RunExchanges): Promise<string[]> {
   const unique = [...new Set(formats)];
-  const rendered = unique.map((format) => ({ path: join(dir, REPORT_FILES[format]), contents: RENDERERS[format](report) }));
+  // With the run's exchange log, the HAR holds every exchange, streamed from it (never all in memory).
+  const streamed = exchanges !== undefined && unique.includes('har');
+  const rendered = unique.filter((format) => !(streamed && format === 'har')).map((format) => ({ path: join(dir, REPORT_FILES[format]), contents: RENDERERS[format](report) }));
 
   await mkdir(dir, { recursive: true });
   for (const { path, contents } of rendered) await writeAtomically(path, contents);
+  if (streamed) await writeHarFile(report, exchanges, join(dir, REPORT_FILES.har));
   // A report of a format not written this time is an earlier run's: left beside the new ones, a
   // CI step that uploads the directory or reads junit.xml would publish an older verdict (a green
   // junit.xml beside a red run's report.har). Only the harness's own file names are removed.
   for (const format of REPORT_FORMATS) {
     if (!unique.includes(format)) await rm(join(dir, REPORT_FILES[format]), { force: true }).catch(() => undefined);
   }
-  return rendered.map((r) => r.path);
+  return unique.map((format) => join(dir, REPORT_FILES[format]));
 }
 
 export async function writeAtomically(path: string, contents: string): Promise<void> {
-  // Dot-prefixed: CI globs such as `reports/*.xml` do not pick it up, and it has no .xml ending.
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(contents, 'utf8');
-      // Without this, a crash right after the rename can leave an empty file under the final name.
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
+  await writeAtomicallyWith(path, (handle) => handle.writeFile(contents, 'utf8'));
 }
 
 /**

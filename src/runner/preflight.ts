@@ -44,14 +44,39 @@ export interface Preflight {
    * asking again.
    */
   answers: { token?: HttpResponse; tokenPost?: HttpResponse; user?: HttpResponse };
+  /** Every tenant (with a UUID id) GET /users/me listed, when it was asked. */
+  tenants?: string[];
 }
+
+/** Whose credentials a preflight tries, and how its messages name them. */
+export interface PreflightClient {
+  /** What the user is told to check when the credentials are refused. */
+  hint: string;
+  /** The option that names the client's tenant. */
+  tenantFlag: string;
+  /** Ask /users/me even when the tenant is known: its list of tenants is wanted too. */
+  listTenants?: boolean;
+  /** Who it is, in messages: "" for the run's client. */
+  name?: string;
+}
+
+/** The hint for the second client's credentials (--second-client-id). */
+export const SECOND_CLIENT: PreflightClient = {
+  hint: "check --second-client-id (CARRIER_SECOND_CLIENT_ID) and the second client's secret (CARRIER_SECOND_CLIENT_SECRET or --second-client-secret-file)",
+  tenantFlag: '--second-tenant-id',
+  listTenants: true,
+  name: 'the second client: ',
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the user is told to check when the token endpoint refuses the configured credentials. */
 export const CREDENTIALS_HINT = 'check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)';
+const FIRST_CLIENT: PreflightClient = { hint: CREDENTIALS_HINT, tenantFlag: '--tenant-id' };
 
-export async function preflight(http: HttpClient, target: Target, credentials: ClientCredentials, redactor: Redactor, tenantId: string | undefined): Promise<Preflight> {
+export async function preflight(http: HttpClient, target: Target, credentials: ClientCredentials, redactor: Redactor, tenantId: string | undefined, who: PreflightClient = FIRST_CLIENT): Promise<Preflight> {
+  const flag = who.tenantFlag;
+  const name = who.name ?? '';
   // Recorded (only what is cited is kept) so that the checks that judge these answers can cite them.
   const recorder = new Recorder(false);
   const send = (req: Parameters<HttpClient['send']>[0]) => http.send({ ...req, priority: 'high' }, recorder);
@@ -79,7 +104,7 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
       requestToken(send, target, {
         credentials: { ...credentials, encoding },
         ...(clientAuth === 'post' ? { clientAuth: 'post' as const } : {}),
-        purpose: `POST ${TOKEN_PATH}: a valid request${clientAuth === 'post' ? ' with the client credentials in the form body (client_secret_post)' : ''} (it gives the run its shared access token)`,
+        purpose: `POST ${TOKEN_PATH}: a valid request${name === '' ? '' : ' of the second client'}${clientAuth === 'post' ? ' with the client credentials in the form body (client_secret_post)' : ''} (${name === '' ? 'it gives the run its shared access token' : 'it proves tenant isolation, TENANT-FOREIGN'})`,
       }),
     ).then((res) => ({ res, sentAt, receivedAt: Date.now() }));
   };
@@ -117,7 +142,7 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   if (!(tokenRes instanceof TransportError)) out.answers[clientAuth === 'post' ? 'tokenPost' : 'token'] = tokenRes;
   if (tokenRes instanceof TransportError) {
     out.sharedTokenProblem = `the token request failed: ${tokenRes.message}`;
-    out.tenantProblem = `no tenant was given (--tenant-id) and there is no token to ask /users/me with`;
+    out.tenantProblem = `no tenant was given (${flag}) and there is no token to ask /users/me with`;
     if (tenantId !== undefined) out.tenantId = tenantId;
     return out;
   }
@@ -136,10 +161,10 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     // something else answers at that path, so a new secret would not help.
     if (foreign !== undefined) {
       throw new UsageError(
-        `the token endpoint ${endpoint} answered 401 with a ${foreign} challenge, not the Basic one of a token endpoint refusing client credentials (RFC 6749 §5.2): something else answers there, such as a gateway for another API: check the path of --base-url (a gateway's prefix missing or extra) or --auth-url, or the credentials the gateway itself wants (--header)`,
+        `${name}the token endpoint ${endpoint} answered 401 with a ${foreign} challenge, not the Basic one of a token endpoint refusing client credentials (RFC 6749 §5.2): something else answers there, such as a gateway for another API: check the path of --base-url (a gateway's prefix missing or extra) or --auth-url, or the credentials the gateway itself wants (--header)`,
       );
     }
-    throw new UsageError(`the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${CREDENTIALS_HINT}`);
+    throw new UsageError(`${name}the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${who.hint}`);
   }
   // Nothing at the token endpoint's path: almost always a base URL without the gateway's path
   // prefix. Every check needs a token, so the run would be ~60 errors saying less than this line.
@@ -160,30 +185,30 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     out.sharedTokenProblem = `the token request with the configured credentials answered ${tokenRes.status}${code ? ` ${code}` : ''}`;
   }
 
-  if (tenantId !== undefined) {
-    out.tenantId = tenantId;
-    return out;
-  }
+  if (tenantId !== undefined) out.tenantId = tenantId;
+  if (tenantId !== undefined && !who.listTenants) return out;
   if (!out.sharedToken) {
-    out.tenantProblem = `no tenant was given (--tenant-id) and /users/me cannot be asked without a token (${out.sharedTokenProblem ?? 'no token'})`;
+    if (tenantId === undefined) out.tenantProblem = `no tenant was given (${flag}) and /users/me cannot be asked without a token (${out.sharedTokenProblem ?? 'no token'})`;
     return out;
   }
   const bearer = out.sharedToken.accessToken;
-  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token: bearer }, purpose: `GET ${USER_PATH}: a valid request (it names the tenant under test)` }));
+  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token: bearer }, purpose: `GET ${USER_PATH}: a valid request ${name === '' ? '(it names the tenant under test)' : 'of the second client (it names its tenants)'}` }));
   if (userRes instanceof TransportError) {
-    out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me failed: ${userRes.message}`;
+    if (tenantId === undefined) out.tenantProblem = `no tenant was given (${flag}) and GET /users/me failed: ${userRes.message}`;
     return out;
   }
   out.answers.user = userRes;
   const parsed = userRes.json();
   const tenants = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { tenants?: unknown }).tenants : undefined;
   const first = Array.isArray(tenants) ? (tenants[0] as { id?: unknown } | undefined) : undefined;
+  if (userRes.status === 200 && Array.isArray(tenants)) out.tenants = tenants.map((t) => (t as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase());
+  if (tenantId !== undefined) return out;
   if (userRes.status === 200 && typeof first?.id === 'string' && UUID.test(first.id)) out.tenantId = first.id;
   else if (userRes.status === 404) {
     // The token endpoint works, the API does not answer where --base-url says it is: the path is
     // wrong (a gateway's prefix missing or extra), not the credentials.
-    out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${target.baseUrl}/users/me is not there)`;
-  } else out.tenantProblem = `no tenant was given (--tenant-id) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
+    out.tenantProblem = `no tenant was given (${flag}) and GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${target.baseUrl}/users/me is not there)`;
+  } else out.tenantProblem = `no tenant was given (${flag}) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
   return out;
 }
 

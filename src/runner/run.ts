@@ -12,7 +12,7 @@ import type { HttpClient, HttpResponse } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { MAX_IN_FLIGHT } from '../http/limit.js';
 import { headerFields } from '../http/extra-headers.js';
-import { redactor } from '../redact.js';
+import { redactStrings, redactor } from '../redact.js';
 import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
 import { hostOf } from '../report/target-name.js';
 import { mark } from '../profile.js';
@@ -27,9 +27,14 @@ import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
 import { describeEndpoints, type ApiDescription, type EndpointSpec, type QueryParameterSpec } from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
-import type { PassedResponse } from '../battery/wiring.js';
+import type { Isolation, PassedResponse } from '../battery/wiring.js';
+import type { Preflight } from './preflight.js';
 import { timedAnswers, timeoutNote, type TimedAnswer } from './timeout-note.js';
 import { reportExpiryWait } from './expiry-progress.js';
+import { ExchangeLog } from '../http/exchange-log.js';
+import { checksByExchange, type RunExchanges } from '../report/exchanges.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 
 /**
  * One run of the battery: resolve the target, preflight it, run the selected suites, and turn
@@ -163,6 +168,31 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const documentStop = new AbortController();
   const early = readApiEarly(options, documentStop.signal);
 
+  // Every exchange of the run is kept as evidence (issue 39): the runner's and each worker's, in a
+  // log directory of the run's own, read back when the reports are written, then removed.
+  const logDir = await mkdtemp(join(tmpdir(), 'carrier-exchanges-'));
+  const runnerLog = new ExchangeLog(logDir, 'runner');
+  try {
+    return await runWithLog(options, io, interrupt, { checks, rerunOf, baseline, plan, extras, early, documentStop, started }, logDir, runnerLog);
+  } finally {
+    runnerLog.close();
+    await rm(logDir, { recursive: true, force: true });
+  }
+}
+
+interface Prepared {
+  checks: Check[];
+  rerunOf: string | undefined;
+  baseline: Baseline | undefined;
+  plan: ReturnType<typeof planTarget>;
+  extras: Extras;
+  early: ReturnType<typeof readApiEarly>;
+  documentStop: AbortController;
+  started: Date;
+}
+
+async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal | undefined, prepared: Prepared, logDir: string, runnerLog: ExchangeLog): Promise<RunOutcome> {
+  const { checks, rerunOf, baseline, plan, extras, early, documentStop, started } = prepared;
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   // --verbose: the workers' lines come over the run's channel, to stderr like the preflight's.
   const battery = startBattery(checks, options.verbose ? (line) => io.err(line) : undefined);
@@ -181,6 +211,7 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     let configError: UsageError | undefined;
     let collected: Collected = { tests: new Map(), moduleErrors: new Map(), unhandledErrors: [] };
     let tenantId = options.tenantId;
+    let isolation: Isolation = target0Isolation(options);
     let basicEncoding: BasicEncoding = 'form';
     let api: ApiDescription | undefined;
     /** What the preflight found wrong with GET /users/me: reported once, the checks it kept from running point at it. */
@@ -202,12 +233,17 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       described.catch(() => undefined);
       if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
       redactor.addClientCredentials(target.clientId, target.clientSecret);
+      if (target.secondClient) redactor.addClientCredentials(target.secondClient.clientId, target.secondClient.clientSecret);
       const http = httpSettingsOf(options, target);
       // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
-      const [{ HttpClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
+      const [{ HttpClient }, { preflight, SECOND_CLIENT }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
+      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, exchangeLog: runnerLog, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
       const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
       preflighted.catch(() => undefined);
+      // The second client's credentials are tried beside the first's: refused, they are a usage error now, not a check's error later.
+      const second = target.secondClient;
+      const secondPreflighted = second ? preflight(client, target, { clientId: second.clientId, clientSecret: second.clientSecret }, redactor, second.tenantId, SECOND_CLIENT) : undefined;
+      secondPreflighted?.catch(() => undefined);
       api = await described;
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
       for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
@@ -215,8 +251,10 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
       if (checks.some((c) => c.id === 'RESOURCE-EXPECTED-VALUES')) for (const line of unusedExpectations(api.endpoints, target.expectations)) io.err(`warning: ${line}`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
+      const secondPre = await secondPreflighted;
       preflightTimes = timedAnswers(pre.answers);
       tenantId = pre.tenantId;
+      isolation = isolationOf(target, pre.tenantId, secondPre);
       basicEncoding = pre.encoding;
       preflightCause = userCause({
         ...(pre.answers.user ? { answer: { url: pre.answers.user.url, status: pre.answers.user.status, ...(pre.answers.user.evidence ? { record: pre.answers.user.evidence.record } : {}) } } : {}),
@@ -237,7 +275,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
         ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
         ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
-        foreignTenantId: target.foreignTenantId,
+        isolation,
+        unknownTenantId: target.unknownTenantId,
         endpoints: api.endpoints,
         ...(api.document ? { openapi: api.document } : {}),
         ...(api.validators ? { openapiValidators: api.validators } : {}),
@@ -254,6 +293,8 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
         ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
         // `token` answers the spec's request (HTTP Basic); `tokenPost` the same credentials in the form body, when the run goes with that.
         preflight: { ...passed('token', pre.answers.token), ...passed('tokenPost', pre.answers.tokenPost), ...passed('user', pre.answers.user) },
+        secrets: redactor.secrets(),
+        exchangeLogDir: logDir,
       });
       batteryStarted = true;
       // A long token lifetime waited out: a line at a steady pace, so that CI does not kill a silent job.
@@ -289,9 +330,12 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
     if (signal.aborted) incompleteReason = String(signal.reason);
     if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
-    const built = buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause });
+    // Every string once more, with every secret any worker learned (a cookie, a token it was issued).
+    const built = redactStrings(buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }));
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
-    const outcome = await finish(report, options, io, extras, !batteryStarted);
+    runnerLog.flush();
+    const exchanges: RunExchanges = { dir: logDir, checksOf: checksByExchange([...collected.tests.values()].flatMap((t) => (t.meta ? [t.meta] : []))) };
+    const outcome = await finish(report, options, io, extras, !batteryStarted, exchanges);
     // Whatever the verdict: a run whose answers came close to --timeout passed by a narrow margin.
     const slow = timeoutNote(report, options.timeout, preflightTimes);
     if (slow !== undefined) io.err(`note: ${slow}`);
@@ -302,10 +346,47 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   }
 }
 
+/** Before the target is open: the named foreign tenant, if any (the report says how isolation was proven). */
+function target0Isolation(options: RunOptions): Isolation {
+  return options.foreignTenantId !== undefined ? { foreignTenantId: options.foreignTenantId } : {};
+}
+
+/**
+ * What TENANT-FOREIGN proves isolation with: the second client (its credentials, its tenant: the
+ * one given, else the first its /users/me lists that is not the tenant under test) and the named
+ * foreign tenant.
+ */
+function isolationOf(target: ResolvedTarget, tenantId: string | undefined, second: Preflight | undefined): Isolation {
+  const foreign = target.foreignTenantId !== undefined ? { foreignTenantId: target.foreignTenantId } : {};
+  if (!target.secondClient || !second) return foreign;
+  const own = tenantId?.toLowerCase();
+  const listed = second.tenants ?? [];
+  const secondTenant = target.secondClient.tenantId ?? listed.find((t) => t !== own) ?? second.tenantId;
+  return {
+    ...foreign,
+    secondClient: {
+      credentials: { clientId: target.secondClient.clientId, clientSecret: target.secondClient.clientSecret, encoding: second.encoding },
+      ...(secondTenant !== undefined ? { tenantId: secondTenant } : { tenantProblem: second.tenantProblem ?? 'its /users/me lists no tenant with a UUID id' }),
+      ...(second.tenants !== undefined ? { tenants: second.tenants } : {}),
+      ...(second.sharedToken ? { token: second.sharedToken } : {}),
+    },
+  };
+}
+
+/** How the report records the isolation proof (report.json target.isolation, target.json). */
+function isolationRecord(isolation: Isolation): NonNullable<RunReport['target']['isolation']> {
+  const method = isolation.secondClient !== undefined ? 'second-client' : isolation.foreignTenantId !== undefined ? 'foreign-tenant' : 'none';
+  return {
+    method,
+    ...(isolation.secondClient?.tenantId !== undefined ? { secondTenantId: isolation.secondClient.tenantId } : {}),
+    ...(isolation.foreignTenantId !== undefined ? { foreignTenantId: isolation.foreignTenantId } : {}),
+  };
+}
+
 /** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */
 function passed(name: 'token' | 'tokenPost' | 'user', res: HttpResponse | undefined): Partial<Record<'token' | 'tokenPost' | 'user', PassedResponse>> {
   if (!res?.evidence) return {};
-  return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record } };
+  return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record, ...(res.evidence.logId !== undefined ? { logId: res.evidence.logId } : {}) } };
 }
 
 interface ReportInputs {
@@ -321,9 +402,10 @@ interface ReportInputs {
   started: Date;
   rerunOf: string | undefined;
   preflightCause?: FoundCause | undefined;
+  isolation: Isolation;
 }
 
-function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause }: ReportInputs): RunReport {
+function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
@@ -341,7 +423,7 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   const scope = scopeOf({ options, selected: checks, rerunOf, results, skipped });
   const report = assemble({
     options,
-    target: reportTarget(options, target, api, tenantId, basicEncoding),
+    target: { ...reportTarget(options, target, api, tenantId, basicEncoding), isolation: isolationRecord(isolation) },
     started,
     rerunOf,
     baseline,
@@ -461,7 +543,7 @@ function assemble({ options, target, started, rerunOf, baseline, results, scope,
  * after it, and a step summary that cannot be written is a warning (it is GitHub's file, and the
  * reports hold the same).
  */
-async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras, beforeBattery: boolean): Promise<RunOutcome> {
+async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras, beforeBattery: boolean, exchanges?: RunExchanges): Promise<RunOutcome> {
   const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([import('../report/write.js'), import('../report/console.js')]);
   const compare = extras.previous === undefined ? undefined : await import('../compare/command.js');
   const compared = extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
@@ -472,7 +554,7 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
   let written: string[] = [];
   let failure: string | undefined;
   try {
-    written = await writeReports(report, options.reportsDir, formats);
+    written = await writeReports(report, options.reportsDir, formats, exchanges);
   } catch (err) {
     failure = `cannot write the reports to ${options.reportsDir}: ${(err as Error).message}`;
   }
@@ -492,7 +574,7 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
   let bundle: { dir: string; fingerprint?: string } | undefined;
   if (extras.bundle !== undefined && failure === undefined) {
     const { writeBundle } = await import('../bundle/write.js');
-    bundle = await writeBundle(extras.bundle, report, options).catch((err: unknown) => {
+    bundle = await writeBundle(extras.bundle, report, options, exchanges).catch((err: unknown) => {
       throw new RunAbortedError(`cannot write the bundle to ${extras.bundle?.dir ?? ''}: ${(err as Error).message}`);
     });
   }

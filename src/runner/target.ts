@@ -24,7 +24,12 @@ export interface ResolvedTarget {
   singlePaths: string[];
   /** The target's own OpenAPI document, used when no --openapi is given (the embedded server's). */
   openapiFile?: string;
-  foreignTenantId: string;
+  /** A tenant this client may not access that the user named (--foreign-tenant-id, or the embedded server's). */
+  foreignTenantId?: string;
+  /** A tenant id made up for the run, which names no tenant (TENANT-UNKNOWN). */
+  unknownTenantId: string;
+  /** The second client, of another tenant (--second-client-id): TENANT-FOREIGN proves isolation with it. */
+  secondClient?: SecondClient;
   expectations?: Expectations;
   tls: TlsSettings;
   /** Form fields of every token request (--token-param, --scope; src/api/requests.ts Target). */
@@ -33,6 +38,13 @@ export interface ResolvedTarget {
   clientAuth: 'basic' | 'post';
   /** The embedded server, to be closed after the run. */
   reference?: ReferenceServer;
+}
+
+/** A second API client and, if given, its tenant (--second-tenant-id). */
+export interface SecondClient {
+  clientId: string;
+  clientSecret: string;
+  tenantId?: string;
 }
 
 /**
@@ -46,11 +58,34 @@ function embeddedSecret(): string {
 
 /** The client secret: --client-secret (or CARRIER_CLIENT_SECRET), or the first line of --client-secret-file. */
 function clientSecretOf(options: RunOptions): string | undefined {
-  if (options.clientSecretFile === undefined) return options.clientSecret;
-  if (options.clientSecret !== undefined) throw new UsageError('--client-secret and --client-secret-file are both given; keep one (the file is safer)');
-  const secret = readTextFile(options.clientSecretFile, '--client-secret-file', FILE_LIMITS.secret).replace(/\r?\n$/, '');
-  if (secret === '') throw new UsageError(`--client-secret-file ${options.clientSecretFile}: the file is empty; put the client secret in it`);
+  return secretOf(options.clientSecret, options.clientSecretFile, '--client-secret', 'the client secret');
+}
+
+function secretOf(value: string | undefined, file: string | undefined, flag: string, what: string): string | undefined {
+  if (file === undefined) return value;
+  if (value !== undefined) throw new UsageError(`${flag} and ${flag}-file are both given; keep one (the file is safer)`);
+  const secret = readTextFile(file, `${flag}-file`, FILE_LIMITS.secret).replace(/\r?\n$/, '');
+  if (secret === '') throw new UsageError(`${flag}-file ${file}: the file is empty; put ${what} in it`);
   return secret;
+}
+
+/**
+ * The second client (--second-client-id and its secret): both or neither, and another client than
+ * the first. Its secret is registered with the redactor at once, as the first client's is.
+ */
+function secondClientOf(options: RunOptions): SecondClient | undefined {
+  if (options.secondClientId === undefined) {
+    // An exported CARRIER_SECOND_CLIENT_SECRET is shared with every job of the environment (the
+    // expiry job of a two-job proof needs none): only a file given for it says it was meant.
+    if (options.secondClientSecretFile !== undefined) throw new UsageError("--second-client-secret-file is given without --second-client-id: give the second client's id too (CARRIER_SECOND_CLIENT_ID)");
+    if (options.secondTenantId !== undefined) throw new UsageError('--second-tenant-id needs --second-client-id: it names the second client\'s tenant');
+    return undefined;
+  }
+  const secret = secretOf(options.secondClientSecret, options.secondClientSecretFile, '--second-client-secret', "the second client's secret");
+  if (secret === undefined) throw new UsageError("--second-client-id needs the second client's secret: set CARRIER_SECOND_CLIENT_SECRET or use --second-client-secret-file (never the command line)");
+  if (options.secondClientId === options.clientId) throw new UsageError('--second-client-id is the same as --client-id: isolation is proven between two clients of different tenants; give another client');
+  redactor.addClientCredentials(options.secondClientId, secret);
+  return { clientId: options.secondClientId, clientSecret: secret, ...(options.secondTenantId !== undefined ? { tenantId: options.secondTenantId } : {}) };
 }
 
 function tlsOf(options: RunOptions): TlsSettings {
@@ -103,6 +138,7 @@ export interface TargetPlan {
   expectations?: Expectations;
   tls: TlsSettings;
   clientSecret?: string;
+  secondClient?: SecondClient;
 }
 
 /**
@@ -138,7 +174,8 @@ export function planTarget(options: RunOptions, env: NodeJS.ProcessEnv = process
   const clientSecret = clientSecretOf(options);
   if (options.clientId === undefined) throw new UsageError('--client-id is missing: give the API client id (or set CARRIER_CLIENT_ID)');
   if (clientSecret === undefined) throw new UsageError('--client-secret is missing: set CARRIER_CLIENT_SECRET or use --client-secret-file (safer than the command line, which other users can see)');
-  return { options, tls, clientSecret, ...(expectations ? { expectations } : {}) };
+  const secondClient = secondClientOf(options);
+  return { options, tls, clientSecret, ...(secondClient ? { secondClient } : {}), ...(expectations ? { expectations } : {}) };
 }
 
 /** The target to test: the one the options name, or the embedded reference server, started now. */
@@ -148,7 +185,7 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
     if (options.clientId !== undefined || options.clientSecret !== undefined || options.clientSecretFile !== undefined) note('note: ignoring the given client credentials: the embedded reference server has its own');
     // Loaded only when used: a run against a real target does not pay for it.
     const { startReferenceServer } = await import('../reference/index.js');
-    const reference = await startReferenceServer({ clientSecret: embeddedSecret() });
+    const reference = await startReferenceServer({ clientSecret: embeddedSecret(), secondClientSecret: embeddedSecret() });
     return {
       baseUrl: reference.url,
       authUrl: reference.url,
@@ -159,6 +196,9 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
       singlePaths: options.pagedPath.length > 0 || options.endpoint.length > 0 ? [] : reference.singlePaths,
       openapiFile: reference.openapiFile,
       foreignTenantId: options.foreignTenantId ?? reference.foreignTenantId,
+      unknownTenantId: randomUUID(),
+      // The reference server's second client, whose tenant is the foreign one: isolation is proven both ways.
+      secondClient: { clientId: reference.secondClientId, clientSecret: reference.secondClientSecret },
       // The reference server's own data, as the user would write it in an --expectations file.
       expectations: expectations ?? (structuredClone(reference.expectations) as unknown as Expectations),
       tls,
@@ -174,7 +214,9 @@ export async function openTarget(plan: TargetPlan, note: (line: string) => void)
     clientSecret: plan.clientSecret ?? '',
     pagedPaths: options.pagedPath,
     singlePaths: [],
-    foreignTenantId: options.foreignTenantId ?? randomUUID(),
+    ...(options.foreignTenantId !== undefined ? { foreignTenantId: options.foreignTenantId } : {}),
+    unknownTenantId: randomUUID(),
+    ...(plan.secondClient ? { secondClient: plan.secondClient } : {}),
     ...(expectations ? { expectations } : {}),
     tls,
     ...tokenRequestOf(options),

@@ -109,6 +109,8 @@ export function startBattery(checks: readonly Check[], verbose?: (line: string) 
     const message = event.data as RunMessage;
     // --verbose: a worker's request or answer (redacted there), printed here.
     if (message.type === 'verbose' && verbose) verbose(redactor.redact(message.line));
+    // A secret a worker learned: the reports are redacted here once more, with it (src/runner/run.ts).
+    if (message.type === 'secret') redactor.addSecret(message.value, message.kind);
     if (message.type !== 'ready') return;
     if (stopped !== undefined) post({ type: 'stop', reason: stopped });
     else if (context) post({ type: 'context', context });

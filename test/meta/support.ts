@@ -113,6 +113,9 @@ export async function runCase(alterations: { faults?: string[]; variants?: strin
       pagedPath: server.pagedPaths,
       endpoint: server.singlePaths,
       openapi: server.openapiFile,
+      // Isolation proven both ways with the second client, and the named foreign tenant asked for too.
+      secondClientId: server.secondClientId,
+      secondClientSecret: server.secondClientSecret,
       foreignTenantId: server.foreignTenantId,
       expectations: await expectations(plan.resourceExpectations !== false),
       suite: plan.suites,
