@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkWatchdogMs } from '../src/battery/watchdog.js';
 import { HttpClient, Recorder } from '../src/http/client.js';
 import { Redactor } from '../src/redact.js';
 import { CheckCollector } from '../src/runner/collector.js';
@@ -53,5 +54,14 @@ describe('CheckCollector', () => {
     const module = { moduleId: '/x/battery.test.ts', relativeModuleId: 'battery.test.ts', errors: () => [], children: { allTests: () => [test] } };
     collector.onTestRunEnd([module] as never, [], 'passed');
     expect(collector.collected.tests.get('TOKEN-ISSUE')?.durationMs).toBe(12.5);
+  });
+});
+
+describe('checkWatchdogMs', () => {
+  it("grows with the endpoints a check judges: a document of 5,824 GETs (Microsoft Graph) is not cut at 200 s; a small one still is (before: LINK-* erred 'Test timed out in 200000ms')", () => {
+    expect(checkWatchdogMs(10_000, 5)).toBe(200_000);
+    expect(checkWatchdogMs(1_000, 0)).toBe(60_000);
+    expect(checkWatchdogMs(10_000, 5_824)).toBeGreaterThan(3_600_000);
+    expect(checkWatchdogMs(10_000, 33)).toBe(400_000);
   });
 });

@@ -142,6 +142,8 @@ describe('the oracle (benchmarks/corpus/oracle.ts)', () => {
     expect(oracle.check(body, { ...order, status: 'lost' }).error).toBeDefined();
     expect(unicodePattern('^\\d{4}\\-\\d{2}$')).toBe('^\\d{4}-\\d{2}$');
     expect(unicodePattern('^\\p{XDigit}{8}[\\p{Upper}_]$')).toBe('^[A-Fa-f0-9]{8}[A-Z_]$');
+    // Java's \p{all} (AWS DLM's tag values): any character.
+    expect(new RegExp(unicodePattern('^[\\p{all}]*$') ?? '', 'u').test('any ✓ thing\n')).toBe(true);
     const account = '#/paths/~1account/get/responses/200/content/application~1json/schema';
     expect(oracle.check(account, { id: 'a', name: null, tags: null, code: '2026-01' })).toEqual({});
     expect(oracle.check(account, { id: 'a', name: null, tags: null, code: '2026-1' }).error).toMatch(/pattern/);
@@ -214,6 +216,32 @@ describe('the mock of a document (benchmarks/corpus/mock.ts on test/support/docu
     doc.paths = { '/account/{accountId}': { get: { parameters: [{ name: 'accountId', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { other: { type: 'integer' } } } } } } } } }, ...paths };
     const data = new DocumentData(reRoot(doc));
     expect(data.answer('account/me', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { me: expect.any(Boolean) as unknown } });
+  });
+
+  it("answers a segment literal in part (Oxford's translations={lang}) by its own operation, not by a whole parameter ({filters}) declared before it", () => {
+    const ok = (schema: Json) => ({ '200': { description: 'ok', content: { 'application/json': { schema } } } });
+    const param = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+    const doc: Json = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/entries/{word}/{filters}': { get: { parameters: [param('word'), param('filters')], responses: ok({ type: 'object', required: ['filtered'], properties: { filtered: { type: 'boolean' } } }) } },
+        '/entries/{word}/translations={lang}': { get: { parameters: [param('word'), param('lang')], responses: ok({ type: 'object', required: ['translated'], properties: { translated: { type: 'boolean' } } }) } },
+      },
+    };
+    const data = new DocumentData(reRoot(doc));
+    expect(data.answer('entries/w/translations=es', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { translated: expect.any(Boolean) as unknown } });
+    expect(data.answer('entries/w/grammatical', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { filtered: expect.any(Boolean) as unknown } });
+  });
+
+  it("serves the application/json body, not a JSON text sequence declared before it (Zuora's charge-metrics)", () => {
+    const doc: Json = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/metrics': { get: { responses: { '200': { description: 'ok', content: { 'application/json-seq': { examples: {} }, 'application/json; charset=utf-8': { schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } } } } } } } } },
+    };
+    const data = new DocumentData(reRoot(doc));
+    expect(data.answer('metrics', new URLSearchParams(), TENANT, {})).toMatchObject({ body: { amount: expect.any(Number) as unknown } });
   });
 
   it("looks an item up by the field its path parameter names, not by an `Id` that is an object (Service Fabric's Nodes/{nodeName}) or an `_id` (LaunchDarkly's projects/{projectKey})", () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
+import type { DocumentAnswer } from '../src/reference/behaviour.js';
 import type { RunReport } from '../src/report/model.js';
 import { runMain, tempDir } from './support/harness.js';
 
@@ -313,6 +314,35 @@ describe('path keys that name one request target (`#` variants)', () => {
   });
 });
 
+describe("a resource variant of a list's path (OSIsoft's assetservers#name beside assetservers, issue 37)", () => {
+  const server = { type: 'object', properties: { Id: { type: 'string' }, Name: { type: ['string', 'null'] } } };
+  const document: Doc = {
+    openapi: '3.1.0',
+    info: { title: 'variants', version: '1' },
+    paths: {
+      '/tenants/{tenantId}/assetservers': { get: { responses: { '200': { content: { 'application/json': { schema: { type: 'object', properties: { Items: { type: 'array', items: server }, Links: { type: 'object', properties: { First: { type: ['string', 'null'] } } } } } } } } } } },
+      '/tenants/{tenantId}/assetservers#name': { get: { parameters: [{ name: 'name', in: 'query', required: true, schema: { type: 'string' } }], responses: { '200': { content: { 'application/json': { schema: server } } } } } },
+    },
+  };
+  async function assetServer(byName: DocumentAnswer | undefined): Promise<ReferenceServer> {
+    const list: DocumentAnswer = { list: { count: 3, item: (i: number) => ({ Id: `s${i}`, Name: null }), wrap: (items: unknown[]) => ({ Items: items, Links: { First: null } }) } };
+    const s = await startReferenceServer({ tokenTtlSeconds: 60, documentRoutes: { answer: (subPath, query) => (subPath !== 'assetservers' ? undefined : query.has('name') ? (byName ?? list) : list) } });
+    cleanup.push(() => s.close());
+    return s;
+  }
+
+  it('answered as the list answers (the name ignored), the resource is judged by the list\'s whole body, with a note (before: RESOURCE-FIELDS-PRESENT failed it)', async () => {
+    const result = await run(await assetServer(undefined), document);
+    for (const id of ['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT']) expect(outcomes(result.report, id), id).toEqual(['passed GET /tenants/{tenantId}/assetservers', 'passed GET /tenants/{tenantId}/assetservers#name']);
+    expect(result.report.checks.find((c) => c.id === 'RESOURCE-FIELDS-PRESENT')?.notes?.join('\n')).toContain('its body is the one the document declares for assetservers, a path key of the same request target');
+  });
+
+  it('answered with a body neither describes whole, it fails (the faulty twin)', async () => {
+    const result = await run(await assetServer({ body: { Id: 's0' } }), document);
+    expect(outcomes(result.report, 'RESOURCE-FIELDS-PRESENT')).toEqual(['passed GET /tenants/{tenantId}/assetservers', 'failed GET /tenants/{tenantId}/assetservers#name']);
+  });
+});
+
 describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
   const resource = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
   /** A document of single resources at these path keys, each with these extra parameters. */
@@ -327,7 +357,7 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
     ),
   });
   /** A server that answers what `answer` says under the tenant, as a real API does. */
-  async function serving(answer: (subPath: string, query: URLSearchParams, headers: Readonly<Record<string, string | string[] | undefined>>) => { body: unknown } | { refusal: { status: number; error: string; description: string } } | undefined): Promise<ReferenceServer> {
+  async function serving(answer: (subPath: string, query: URLSearchParams, headers: Readonly<Record<string, string | string[] | undefined>>) => DocumentAnswer | undefined): Promise<ReferenceServer> {
     const s = await startReferenceServer({ tokenTtlSeconds: 60, recordRequests: true, documentRoutes: { answer: (subPath, query, _tenant, headers) => answer(subPath, query, headers) } });
     cleanup.push(() => s.close());
     return s;
@@ -460,6 +490,39 @@ describe('the document\'s own request parts (issue 37 items 4, 6, 12)', () => {
       const plain = await serving((subPath) => (subPath === 'articles' ? { body: { ok: true } } : undefined));
       const named = await run(plain, paged(), ['--paged-path', 'articles']);
       expect(outcomes(named.report, 'PAGE-HEADERS')).toEqual(['failed GET /tenants/{tenantId}/articles']);
+    });
+  });
+
+  describe("a wrapper alone whose path names one thing (Xero's /Organisation {Organisations: [the one]}, issue 37)", () => {
+    const wrapped = (key: string, wrapper: string): Doc => {
+      const document = documentAt({ [key]: [] });
+      const paths = document.paths as Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+      const ok = paths[`/tenants/{tenantId}/${key}`]?.get.responses['200']?.content['application/json'];
+      if (ok) ok.schema = { type: 'object', properties: { [wrapper]: { type: 'array', items: resource } } };
+      return document;
+    };
+    const pagingOutcomes = (report: RunReport): string[] => report.checks.filter((c) => c.suite === 'pagination').flatMap((c) => outcomes(report, c.id).map((o) => `${c.id} ${o}`));
+
+    it('is a list, uncertain; answered as one resource (no paging header) every paging check skips it saying why, not PAGE-HEADERS failed (before)', async () => {
+      for (const [key, wrapper] of [['Organisation', 'Organisations'], ['Contacts/{ContactID}/CISSettings', 'CISSettings']] as const) {
+        const target = await serving((subPath) => (subPath === 'Contacts' || /^Organisation$|CISSettings$/.test(subPath) ? { body: { [wrapper]: [{ id: 'o1' }] } } : undefined));
+        const result = await run(target, wrapped(key, wrapper), ['--parameter', 'ContactID=c1']);
+        expect(result.report.target.endpoints?.find((e) => e.path === key), key).toMatchObject({ kind: 'list', itemsProperty: wrapper, uncertain: expect.stringMatching(/^its body is only an array /) as unknown });
+        const all = pagingOutcomes(result.report);
+        expect(all.length, key).toBeGreaterThanOrEqual(11);
+        for (const o of all) expect(o).toMatch(new RegExp(` skipped GET /tenants/\\{tenantId\\}/${key.replace(/[{}]/g, '\\$&')}: its body is only an array ${wrapper}, .*, and page 1 holds no bare array and none of the paging headers: not judged as a list; pass --paged-path ${key.replace(/[{}]/g, '\\$&')} if it is one$`));
+        expect(result.code, key).toBe(0);
+      }
+    });
+
+    it('answered with paging headers it is judged as a list: a page repeating an id fails PAGE-WALK (the faulty twin); a bare array without them fails PAGE-HEADERS', async () => {
+      const list = (id: (i: number) => string) => serving((subPath) => (subPath === 'Organisation' ? { list: { count: 12, item: (i) => ({ id: id(i) }), wrap: (items) => ({ Organisations: items }) } } : undefined));
+      const paged = await run(await list((i) => `o${i}`), wrapped('Organisation', 'Organisations'));
+      expect(['PAGE-HEADERS', 'PAGE-WALK'].flatMap((id) => outcomes(paged.report, id))).toEqual(['passed GET /tenants/{tenantId}/Organisation', 'passed GET /tenants/{tenantId}/Organisation']);
+      const repeated = await run(await list((i) => (i === 11 ? 'o0' : `o${i}`)), wrapped('Organisation', 'Organisations'));
+      expect(outcomes(repeated.report, 'PAGE-WALK')).toEqual(['failed GET /tenants/{tenantId}/Organisation']);
+      const bare = await serving((subPath) => (subPath === 'Organisation' ? { body: [{ id: 'o1' }] } : undefined));
+      expect(outcomes((await run(bare, wrapped('Organisation', 'Organisations'))).report, 'PAGE-HEADERS')).toEqual(['failed GET /tenants/{tenantId}/Organisation']);
     });
   });
 

@@ -117,6 +117,12 @@ describe('lists', () => {
         '/tenants/{tenantId}/webhooks': get(json({ type: 'object', properties: { data: { type: 'array', items: item }, accountReference: { type: 'string' }, pagesTotal: { type: 'integer' } } })),
         // One array alone, under a name the path does not give: a report in an envelope, or a list.
         '/tenants/{tenantId}/Reports/BalanceSheet': get(json({ type: 'object', properties: { Reports: { type: 'array', items: item } } })),
+        // One array alone, named as a path that names one thing (Xero's Organisation, Zoom's structure) or a plural that means one (CISSettings).
+        '/tenants/{tenantId}/Organisation': get(json({ type: 'object', properties: { Organisations: { type: 'array', items: item } } })),
+        '/tenants/{tenantId}/Contacts/{ContactID}/CISSettings': get(json({ type: 'object', properties: { CISSettings: { type: 'array', items: item } } })),
+        '/tenants/{tenantId}/Organisations': get(json({ type: 'object', properties: { Organisations: { type: 'array', items: item } } })),
+        // A collection beside paging fields and another array that is no metadata (Azure Data Lake's table preview).
+        '/tenants/{tenantId}/tables/{tableName}/previewrows': get(json({ type: 'object', properties: { rows: { type: 'array', items: { type: 'array' } }, schema: { type: 'array', items: item }, totalRowCount: { type: 'integer' }, truncated: { type: 'boolean' } } })),
       }),
     );
     expect(m.get('commits/{ref}/status')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^it takes page, but its body is a resource whose own array the query may page/) as unknown });
@@ -133,6 +139,12 @@ describe('lists', () => {
     expect(m.get('getBrands')).toMatchObject({ kind: 'single', uncertain: expect.stringMatching(/^its body has an array data beside fields that are not all paging metadata/) as unknown });
     expect(m.get('webhooks')).toMatchObject({ kind: 'list', itemsProperty: 'data' });
     expect(m.get('Reports/BalanceSheet')).toMatchObject({ kind: 'single', uncertain: 'its body is only an array Reports, which its path does not name: one resource in an envelope, or a list', asList: { itemsProperty: 'Reports', schema: expect.stringMatching(/\/properties\/Reports\/items$/) as unknown } });
+    // Lists whose answer decides (notShownAList): judged as lists where it shows paging, skipped where it does not.
+    expect(m.get('Organisation')).toMatchObject({ kind: 'list', itemsProperty: 'Organisations', uncertain: "its body is only an array Organisations, and its path names one organisation: the one in a list's envelope, or a list" });
+    expect(m.get('Contacts/{ContactID}/CISSettings')).toMatchObject({ kind: 'list', itemsProperty: 'CISSettings', uncertain: "its body is only an array CISSettings, whose name means one thing (settings): the one in a list's envelope, or a list" });
+    expect(m.get('Organisations')).toMatchObject({ kind: 'list', itemsProperty: 'Organisations' });
+    expect(m.get('Organisations')?.uncertain).toBeUndefined();
+    expect(m.get('tables/{tableName}/previewrows')).toMatchObject({ kind: 'list', itemsProperty: 'rows', uncertain: 'its body has an array rows beside paging fields and another array (schema): a page of rows, or one resource holding both' });
   });
 
   it('are not a resource by id, nor a resource that merely has an array field', () => {
@@ -207,6 +219,13 @@ describe('required query parameters', () => {
     expect(fillQueryParameter(d, { name: 'd', in: 'query', required: true, schema: { type: 'integer', default: 20 } })).toEqual({ name: 'd', value: '20', from: 'default' });
     expect(fillQueryParameter(d, { name: 'e', in: 'query', required: true, schema: { type: 'string', enum: ['open', 'closed'] } })).toEqual({ name: 'e', value: 'open', from: 'enum' });
     expect(fillQueryParameter(d, { name: 'f', in: 'query', required: true, schema: { type: 'array', items: { type: 'string', enum: ['x', 'y'] } } })).toEqual({ name: 'f', value: 'x', from: 'enum' });
+  });
+
+  it("never take an example or default outside the enum (Azure Service Fabric Mesh's api-version example beside its one-value enum: before, every request got 404)", () => {
+    const apiVersion = { name: 'api-version', in: 'query', required: true, example: '2018-09-01-privatepreview', schema: { type: 'string', enum: ['2018-09-01-preview'], default: '2018-09-01-private' } };
+    expect(fillQueryParameter(d, apiVersion)).toEqual({ name: 'api-version', value: '2018-09-01-preview', from: 'enum' });
+    expect(fillQueryParameter(d, { ...apiVersion, example: '2018-09-01-preview' })).toEqual({ name: 'api-version', value: '2018-09-01-preview', from: 'example' });
+    expect(fillQueryParameter(d, { name: 'n', in: 'query', required: true, example: 2, schema: { type: 'integer', enum: [1, 2] } })).toEqual({ name: 'n', value: '2', from: 'example' });
   });
 
   it('else get a value valid for their type and format, marked invented; or say why none can be made', () => {

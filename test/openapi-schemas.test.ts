@@ -60,6 +60,13 @@ describe('patterns in the dialect documents are written in', () => {
       expect(validate('#/components/schemas/Code')('AB_1')).toBe(false);
       expect(validate('#/components/schemas/Word')('Éclair')).toBe(true);
     }
+    // Java's \p{all} (AWS DLM's `[\p{all}]*`, before: RESOURCE-SCHEMA's error): any character, in a class or alone.
+    const all = doc({ Tag: { type: 'string', pattern: '^[\\p{all}]*$' }, One: { type: 'string', pattern: '^\\p{all}$' } });
+    for (const validate of [(p: string) => compiles(all, p), (p: string) => evaluate(precompileDocument(all, [p])).get(p) as (v: unknown) => boolean]) {
+      expect(validate('#/components/schemas/Tag')('any ✓ thing\n')).toBe(true);
+      expect(validate('#/components/schemas/One')('✓')).toBe(true);
+      expect(validate('#/components/schemas/One')('ab')).toBe(false);
+    }
     // The legacy mode would read \p{Nonsense} as "p{Nonsense}": a pattern no mode reads as written is the schema's error.
     expect(() => compiles(document, '#/components/schemas/Odd')).toThrow(/is not a regular expression/);
   });

@@ -59,6 +59,8 @@ export interface OracleVerdict {
 const POSIX: Record<string, string> = {
   Lower: 'a-z', Upper: 'A-Z', ASCII: '\\u0000-\\u007f', Alpha: 'A-Za-z', Digit: '0-9', Alnum: '0-9A-Za-z', Punct: '!-\\/:-@\\[-`{-~',
   Graph: '!-~', Print: ' -~', Blank: ' \\t', Cntrl: '\\u0000-\\u001f\\u007f', XDigit: 'A-Fa-f0-9', Space: ' \\t\\n\\u000b\\f\\r',
+  // Java's `\p{all}`: any character.
+  all: '\\u0000-\\u{10ffff}',
 };
 
 export function unicodePattern(pattern: string): string | undefined {
@@ -77,7 +79,7 @@ export function unicodePattern(pattern: string): string | undefined {
     const c = pattern.charAt(i);
     if (c === '\\' && i + 1 < pattern.length) {
       // Java's POSIX classes (java.util.regex.Pattern: US-ASCII sets), which unicode mode does not know.
-      const posix = /^\\p\{(Lower|Upper|ASCII|Alpha|Digit|Alnum|Punct|Graph|Print|Blank|Cntrl|XDigit|Space)\}/.exec(pattern.slice(i));
+      const posix = /^\\p\{(Lower|Upper|ASCII|Alpha|Digit|Alnum|Punct|Graph|Print|Blank|Cntrl|XDigit|Space|all)\}/.exec(pattern.slice(i));
       if (posix) {
         const set = POSIX[posix[1] as string] as string;
         out += inClass ? set : `[${set}]`;

@@ -2,6 +2,7 @@ import { describe, test, type TestContext } from 'vitest';
 import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
 import type { Send, Target, ClientCredentials } from '../api/requests.js';
 import { RequestRefusedError, Recorder, SharedTokenExpiredError, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
+import { checkWatchdogMs } from './watchdog.js';
 import { redactor } from '../redact.js';
 import type { Finding, RecordedExchange, ReviewItem } from '../report/model.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
@@ -401,8 +402,7 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
   const def = getCheck(id);
   const { settings } = getBattery();
   if (!settings.selected.includes(id)) return;
-  // Checks bound their own requests (--timeout each); this only stops a check that hangs anyway.
-  const timeout = options.timeoutMs ?? Math.max(60_000, settings.http.timeoutMs * 20);
+  const timeout = options.timeoutMs ?? checkWatchdogMs(settings.http.timeoutMs, settings.endpoints.length);
   test(`${def.id} ${def.title}`, { timeout }, async (vitest) => {
     const c = new CheckContext(def, settings, vitest);
     const started = performance.now();

@@ -130,6 +130,8 @@ export interface WalkPage {
   itemsProblem?: string;
   /** The body holds no array at all (not JSON, a scalar, an object without an array property): nothing shows a list. */
   noArray?: true;
+  /** The body is a JSON array: a list's shape whatever the document says (src/battery/walk.ts notShownAList). */
+  bareArray?: true;
   /** What the resource checks found in the page's items (src/battery/resources.ts). */
   resources?: PageFindings;
   links: LinkParseResult;
@@ -166,6 +168,7 @@ export function readPage(number: number, res: HttpResponse, reader: PageReader):
   if (res.status >= 200 && res.status < 300) {
     const parsed = res.json();
     const extracted = parsed.ok ? extractItems(parsed.value, reader.itemsProperty) : { problem: parsed.error, noArray: true as const };
+    if (parsed.ok && Array.isArray(parsed.value)) page.bareArray = true;
     if ('items' in extracted) {
       page.items = summariseItems(extracted.items, reader.withShapes);
       if (reader.judge) page.resources = reader.judge(extracted.items);

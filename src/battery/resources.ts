@@ -888,7 +888,9 @@ export function looksLikeNullAsEmpty(t: StringTally): boolean {
  * The schemas of the other GETs the document declares at the same request target: path keys that
  * differ only in a `#…` suffix or their parameters' names (Box's `/shared_items#folders`, Azure's
  * `/{roleAssignmentId}` and `/{roleDefinitionId}#disambiguation_dummy`) name one wire path, which a server answers one way. A body that one of them describes is judged
- * conformant to the document: which variant the server answers is not the harness's to guess.
+ * conformant to the document: which variant the server answers is not the harness's to guess. A
+ * resource is also described by a list variant's whole body (a server that answers
+ * `assetservers?name=a` as it answers `assetservers`, ignoring the parameter its other variant takes).
  */
 export function variantSchemas(endpoints: readonly EndpointSpec[], spec: EndpointSpec): { path: string; schema: string }[] {
   // Parameters by position, not name: Azure's `/{roleAssignmentId}` and `/{roleDefinitionId}#…` are one template.
@@ -897,7 +899,10 @@ export function variantSchemas(endpoints: readonly EndpointSpec[], spec: Endpoin
   const out: { path: string; schema: string }[] = [];
   for (const other of endpoints) {
     if (other === spec || other.path === spec.path || other.schema === undefined || other.schema === spec.schema) continue;
-    if (requestTarget(other.path) === target && other.kind === spec.kind) out.push({ path: other.path, schema: other.schema });
+    if (requestTarget(other.path) !== target) continue;
+    if (other.kind === spec.kind) out.push({ path: other.path, schema: other.schema });
+    // A resource's variant that is a list (OSIsoft's `assetservers#name` beside `assetservers`): the list's whole body.
+    else if (spec.kind === 'single' && other.asSingle !== undefined) out.push({ path: other.path, schema: other.asSingle.schema });
   }
   return out;
 }

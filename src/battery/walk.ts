@@ -245,16 +245,19 @@ function walkOf(c: CheckContext, endpoint: Endpoint): { head: Promise<WalkHead>;
 }
 
 /**
- * Why a list by its parameters alone (the document does not say what its body holds) is not
- * judged as one: its page 1 shows no list, neither an array of items nor any of the spec's paging
- * headers (§Pagination). Paging rules bind lists; nothing here shows this is one, so a failure
- * would rest on the harness's guess, not on the spec (issue 37: Reverb's articles, answered `{}`).
- * Where the operator named it a list (--paged-path), it is not uncertain and is judged.
+ * Why a list whose kind the document leaves uncertain is not judged as one: its page 1 answers as
+ * one resource would, with none of the spec's paging headers (§Pagination) and no bare array.
+ * Paging rules bind lists; nothing here shows this is one, so a failure would rest on the
+ * harness's guess, not on the spec (issue 37: Reverb's articles, answered `{}`; Xero's
+ * `/Organisation`, answered `{Organisations: [the one]}`). A bare array is a list's shape whatever
+ * the document says, and is judged. Where the operator named it a list (--paged-path), it is not
+ * uncertain and is judged.
  */
 export function notShownAList(spec: EndpointSpec | undefined, first: WalkPage): string | undefined {
-  if (spec?.kind !== 'list' || spec.uncertain === undefined || spec.schema !== undefined || spec.itemsProperty !== undefined) return undefined;
-  if (first.noArray !== true || [...PAGING_HEADERS, 'Link'].some((name) => first.res.headerLines(name).length > 0)) return undefined;
-  return `${spec.uncertain}, and page 1 holds no list (${first.itemsProblem}) and none of the paging headers: not judged as a list; pass --paged-path ${spec.path} if it is one`;
+  if (spec?.kind !== 'list' || spec.uncertain === undefined) return undefined;
+  if (first.bareArray === true || [...PAGING_HEADERS, 'Link'].some((name) => first.res.headerLines(name).length > 0)) return undefined;
+  const held = first.noArray === true ? `holds no list (${first.itemsProblem})` : 'holds no bare array';
+  return `${spec.uncertain}, and page 1 ${held} and none of the paging headers: not judged as a list; pass --paged-path ${spec.path} if it is one`;
 }
 
 /** The head of the list's walk (valid answer, page 1): enough for checks that send probes of their own. */

@@ -56,6 +56,8 @@ export function javaPosixClasses(pattern: string): string {
   const posix: Record<string, string> = {
     Lower: 'a-z', Upper: 'A-Z', ASCII: '\\x00-\\x7F', Alpha: 'a-zA-Z', Digit: '0-9', Alnum: 'a-zA-Z0-9',
     Punct: '!-\\/:-@\\[-`{-~', Graph: '!-~', Print: ' -~', Blank: ' \\t', Cntrl: '\\x00-\\x1F\\x7F', XDigit: '0-9a-fA-F', Space: ' \\t\\n\\x0B\\f\\r',
+    // Java's `\p{all}`, any character (java.util.regex.CharPredicates: AWS DLM's `[\p{all}]*`).
+    all: '\\s\\S',
   };
   let out = '';
   let inClass = false;

@@ -138,9 +138,13 @@ export function fillQueryParameter(document: Json, parameter: Json): QueryParame
     ['default', s.default],
     ['enum', enumValues?.[0]],
   ];
+  // An example or default outside the enum (Azure Service Fabric Mesh's api-version example
+  // `2018-09-01-privatepreview` beside its enum `[2018-09-01-preview]`) is a value a conformant
+  // server may refuse: the schema's word is the one a request must keep.
+  const allowed = enumValues?.map(queryText);
   for (const [from, value] of candidates) {
     const text = queryText(value);
-    if (text !== undefined) return { name, value: text, from };
+    if (text !== undefined && (allowed === undefined || allowed.includes(text))) return { name, value: text, from };
   }
   const itemSchema = s.type === 'array' && isObject(s.items) ? (resolve(document, s.items, '').value as Json) : s;
   const invented = isObject(itemSchema) ? inventedValue(itemSchema) : undefined;

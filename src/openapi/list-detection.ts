@@ -136,6 +136,24 @@ function namedByPath(name: string, path: string): boolean {
   return own === last.join('_') || own === last.at(-1);
 }
 
+/** Nouns whose plural names one thing (a contact's `CISSettings`, a user's `preferences`). */
+const ONE_THING_PLURALS = new Set(['settings', 'preferences', 'details']);
+
+/**
+ * Why an array alone, named as its path is, may hold one thing in a list's envelope rather than a
+ * list: the path names one (`/Organisation` `{Organisations: [the one]}`, Zoom's
+ * `rooms/locations/structure` `{structures}`), or the name is a plural that means one thing
+ * (Xero's `Contacts/{ContactID}/CISSettings` `{CISSettings: [the settings]}`). Undefined: a list.
+ * Such a list is judged where its answer shows paging (src/battery/walk.ts notShownAList).
+ */
+function oneThingNamed(name: string, path: string): string | undefined {
+  const own = wordsOf(name).at(-1) ?? '';
+  const last = lastNamed(path).at(-1) ?? '';
+  if (last !== '' && last !== own && singular(own) === last) return `its body is only an array ${name}, and its path names one ${last}: the one in a list's envelope, or a list`;
+  if (ONE_THING_PLURALS.has(own)) return `its body is only an array ${name}, whose name means one thing (${own}): the one in a list's envelope, or a list`;
+  return undefined;
+}
+
 /**
  * Whether the operation names itself a listing (`listUsers`, `droplets_list_neighbors`, "List
  * billing invoices", "Get all gadgets", "Returns a list of…"): evidence only where the body's
@@ -195,13 +213,23 @@ export function listShapeOf(document: Json, body: { pointer: string }, path: str
   // A collection beside metadata, or beside a paging field among others (Adyen's `{data, pagesTotal,
   // accountReference}`); a paging word inside another field's name (autodealerdata's
   // `{data, brandName, cacheTimeLimit}`) pages nothing for certain.
-  if (collection.length === 1 && (metadata || hasPagingField(others))) return { items: candidate };
+  if (collection.length === 1 && (metadata || hasPagingField(others))) {
+    // Another array beside the items that is not metadata (Azure Data Lake's previewrows `{rows,
+    // schema, totalRowCount, truncated}`: a table's preview, its rows beside its columns): a page of
+    // the items, or one resource holding both; a list only where the answer shows paging.
+    // An array whose name speaks of the page (Adyen's `typesWithErrors` beside its `data`) is about the page.
+    const arraysBeside = metadata ? [] : others.filter((k) => isArraySchema(properties.get(k)?.value) && !wordsOf(k).some((w) => METADATA_WORDS.has(w)));
+    return arraysBeside.length === 0 ? { items: candidate } : { items: candidate, uncertain: `its body has an array ${name} beside paging fields and another array (${arraysBeside.slice(0, 4).join(', ')}): a page of ${name}, or one resource holding both` };
+  }
   if (collection.length === 1 && hasPagingWord(others)) return { candidate, uncertain: `its body has an array ${name} beside fields that are not all paging metadata (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''})` };
   if (others.length === 0) {
     // An array alone is the list the path names (`/v2/databases` `{databases}`, `/Accounts`
     // `{Accounts}`), or the operation says it lists; under another name it may be one thing in an
     // envelope (Xero's `/Reports/BalanceSheet` `{Reports: [one report]}`).
-    if (named.length === 1 || saysList) return { items: candidate };
+    if (named.length === 1 || saysList) {
+      const one = saysList ? undefined : oneThingNamed(name, path);
+      return one === undefined ? { items: candidate } : { items: candidate, uncertain: one };
+    }
     return { candidate, uncertain: `its body is only an array ${name}, which its path does not name: one resource in an envelope, or a list` };
   }
   if (metadata && (paging || named.length === 1)) return { items: candidate };
@@ -250,7 +278,11 @@ export function classify(document: Json, body: { pointer: string } | undefined, 
   const shape = body ? listShapeOf(document, body, path, query.map((p) => String(p.name)), operation) : {};
   const headers = pagingHeaders(response);
   const params = query.some((p) => isPagingParameter(document, p));
-  if (shape.items) return { kind: 'list', listBy: headers || params ? 'paging' : shape.items.property !== undefined ? 'wrapped-array' : 'array', items: shape.items };
+  if (shape.items) {
+    // Paging declared settles what the body's shape left uncertain.
+    const listBy = headers || params ? 'paging' : shape.items.property !== undefined ? 'wrapped-array' : 'array';
+    return { kind: 'list', listBy, items: shape.items, ...(shape.uncertain !== undefined && listBy !== 'paging' ? { uncertain: shape.uncertain } : {}) };
+  }
   if (headers) return { kind: 'list', listBy: 'paging', ...(shape.candidate ? { items: shape.candidate } : {}) };
   const byId = /\}$/.test(path);
   // Paging parameters on a body the document leaves unsaid make a list; on an object the document

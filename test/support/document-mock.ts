@@ -454,15 +454,16 @@ export class DocumentData implements DocumentRoutes {
       response = this.deref(response);
     }
     if (produces) {
-      const type = produces.find((t): t is string => typeof t === 'string' && /^application\/json\b/i.test(t));
+      const type = produces.find((t): t is string => typeof t === 'string' && /^application\/json\s*(;|$)/i.test(t));
       return type !== undefined && isObject(response) && 'schema' in response ? { pointer: `${pointer}/schema`, contentType: 'application/json' } : undefined;
     }
     const content = isObject(response) && isObject(response.content) ? response.content : {};
     // OpenAPI 3.2 sequential media ("Sequential Media Types"): a stream of items, each valid for `itemSchema`; one item here, a JSON Lines body of one line.
     const stream = Object.keys(content).find((t) => isObject(content[t]) && 'itemSchema' in content[t] && /^application\/(jsonl|x-ndjson)\b/i.test(t));
     if (stream !== undefined && !Object.keys(content).some((t) => /json/i.test(t) && t !== stream)) return { pointer: `${pointer}/content/${stream.replace(/~/g, '~0').replace(/\//g, '~1')}/itemSchema`, contentType: stream };
-    const json = (t: string): boolean => /^[a-z*]+\/([^;]*\+)?json\b|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
-    const type = Object.keys(content).find((t) => /^application\/json\b/i.test(t)) ?? Object.keys(content).find(json);
+    const json = (t: string): boolean => /^[a-z*]+\/([^;]*\+)?json\s*(;|$)|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
+    // application/json itself, not application/json-seq (Zuora's charge-metrics declares both, the JSON one second).
+    const type = Object.keys(content).find((t) => /^application\/json\s*(;|$)/i.test(t)) ?? Object.keys(content).find(json);
     if (type === undefined) return undefined;
     // OpenAPI 3.2: a Media Type may be a $ref (to components.mediaTypes).
     let mediaPointer = `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`;
@@ -899,7 +900,8 @@ export class DocumentData implements DocumentRoutes {
       });
       // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching"):
       // `users/me` is answered by its own operation, not by `users/{userId}` declared before it.
-      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.fixedQuery.length + pinned.length;
+      // A segment literal in part (Oxford's `translations={lang}`) is more specific than a whole parameter (`{filters}`).
+      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.segments.filter((seg) => seg.includes('{') && !/^\{[^}]*\}$/.test(seg)).length / 2 + op.fixedQuery.length + pinned.length;
       if (ok && (best === undefined || literal > best.literal)) best = { op, values, literal };
     }
     return best && { op: best.op, values: best.values };
