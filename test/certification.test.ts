@@ -127,6 +127,25 @@ describe('a genuine bundle made under the profile', () => {
     expect([other.code, other.fails]).toEqual([1, [`signature: made with key ${keyFingerprint(signer.key)}, which is not one of the 1 keys of --trusted-keys`]]);
   });
 
+  it("a key signs for its own name or its '# signs for:' operators: a bundle naming another operator, signed by a programme member's key, is refused (before: certified, naming the real signer)", async () => {
+    const acme = await certifyingRun('named-acme', loopbackProfile, ['--operator', 'Acme Ltd']);
+    const keys = join(dir, 'globex.pem');
+    await writeFile(keys, `# Globex Ltd\n${await readFile(signer.publicPath, 'utf8')}`);
+    const refused = await verify(acme.bundle, '--profile', loopbackProfile, '--trusted-keys', keys);
+    expect([refused.code, refused.fails]).toEqual([1, ['signer: the bundle names the operator "Acme Ltd", but is signed by "Globex Ltd", which signs for "Globex Ltd" only']]);
+    const bound = join(dir, 'globex-for-acme.pem');
+    await writeFile(bound, `# Globex Ltd\n# signs for: Globex Ltd, Acme Ltd\n${await readFile(signer.publicPath, 'utf8')}`);
+    const allowed = await verify(acme.bundle, '--profile', loopbackProfile, '--trusted-keys', bound);
+    expect([allowed.code, allowed.fails]).toEqual([0, []]);
+    expect(allowed.stdout).toContain('  ok    signer: "Globex Ltd" signs for "Acme Ltd", the operator the bundle names');
+    // A bundle naming no operator: a note, not a refusal.
+    const unnamed = await verify(genuine.bundle, '--trusted-keys', keys);
+    expect(unnamed.stdout).toContain('  note  signer: the bundle names no operator (run --operator); "Globex Ltd" signs for "Globex Ltd"');
+    await writeFile(join(dir, 'empty-bound.pem'), `# Globex Ltd\n# signs for:\n${await readFile(signer.publicPath, 'utf8')}`);
+    const bad = await verify(acme.bundle, '--trusted-keys', join(dir, 'empty-bound.pem'));
+    expect([bad.code, bad.stderr.trim()]).toEqual([2, `carrier-conformance: --trusted-keys ${join(dir, 'empty-bound.pem')}: line 2: "# signs for:" names no operator; give one or more, separated by commas`]);
+  }, 60_000);
+
   it('bad --trusted-keys files and both key options: one line, exit 2', async () => {
     const mixed = join(dir, 'mixed.pem');
     await writeFile(mixed, `# ok\n${await readFile(signer.publicPath, 'utf8')}certified!\n`);

@@ -286,6 +286,44 @@ describe('combinations that are not what their parts say', () => {
     expect(combinationProblems(m, late)).toEqual([expect.stringMatching(/^the two runs span 24\.0 h from the first start to the last end, more than 24 h: the deployment may have changed between them$/)]);
   });
 
+  it('the parts the wrong way round: combine-bundles refuses saying so (exit 1, nothing written); before, it wrote a bundle that did not verify', async () => {
+    const out = join(dir, 'swapped');
+    const result = await runMain(['combine-bundles', expiry, main, '--output', out, '--sign-key', signer.privatePath]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual(['The bundles do not combine:', "  FAIL  combination: the parts are the wrong way round: the first ran only the expiry suite, the second the rest; give the main run's bundle first: combine-bundles MAIN EXPIRY"]);
+    await expect(readdir(out)).rejects.toThrow();
+    // A main run given twice: its expiry checks that wait the token out were not carried out.
+    const twice = await runMain(['combine-bundles', main, main, '--output', out, '--sign-key', signer.privatePath]);
+    expect(twice.code).toBe(1);
+    expect(twice.stdout.trim().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}FAIL {2}combination: the expiry part did not carry out EXPIRY-REFUSED-AFTER, EXPIRY-REFUSED-401, EXPIRY-INVALID-TOKEN-ERROR, EXPIRY-RENEW \(EXPIRY-REFUSED-AFTER error: not carried out, and --require-complete requires it: expires_in is 15 s, .*\): it does not prove expiry; give an expiry job's bundle second \(run --suite expiry --max-expiry-wait N\)$/),
+    ]);
+  });
+
+  it('parts signed by two trusted signers do not combine: one signer vouches for a combined bundle', async () => {
+    const other = await keyPair(dir, 'other-signer');
+    const resigned = join(dir, 'expiry-other-signer');
+    await cp(expiry, resigned, { recursive: true });
+    const names = (await readdir(resigned)).filter((n) => n !== BUNDLE_FILES.manifest && n !== BUNDLE_FILES.signature);
+    await sealBundle(resigned, await Promise.all(names.map(async (n) => [n, await readFile(join(resigned, n), 'utf8')] as [string, string])), other.key);
+    const keys = join(dir, 'two-signers.pem');
+    await writeFile(keys, `# Globex Ltd\n${await readFile(signer.publicPath, 'utf8')}\n# Other Ltd\n${await readFile(other.publicPath, 'utf8')}`);
+    const result = await runMain(['combine-bundles', main, resigned, '--output', join(dir, 'two-signers'), '--sign-key', signer.privatePath, '--trusted-keys', keys]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n').slice(1)).toEqual([`  FAIL  combination: the two parts are signed by different keys (main: ${keyFingerprint(signer.key)}; expiry: ${keyFingerprint(other.key)}): a combined bundle speaks for one signer; sign both runs with one key`]);
+  });
+
+  it('parts whose host resolved to a loopback address for one and a public one for the other do not combine', async () => {
+    const part = async (name: string): Promise<PartRun> => ({
+      report: parseRunReport(await readFile(join(dir, name, 'report.json'), 'utf8'), 'report.json'),
+      info: targetInfoSchema.parse(JSON.parse(await readFile(join(dir, name, 'target.json'), 'utf8'))),
+    });
+    const [m, e] = [await part('main'), await part('expiry')];
+    const publicly = { ...m, info: { ...m.info, target: { ...m.info.target, hosts: [{ host: 'carrier.example', addresses: [{ address: '203.0.113.7', kind: 'public' as const }] }] } } };
+    const loopback = { ...e, info: { ...e.info, target: { ...e.info.target, hosts: [{ host: 'carrier.example', addresses: [{ address: '127.0.0.1', kind: 'loopback' as const }] }] } } };
+    expect(combinationProblems(publicly, loopback)).toEqual(['the two runs differ on the kinds of address the hosts resolved to (main: [{"host":"carrier.example","kinds":["public"]}]; expiry: [{"host":"carrier.example","kinds":["loopback"]}])']);
+  });
+
   it('combine-bundles: parts not signed by the key, and bad usage', async () => {
     const stranger = await keyPair(dir, 'stranger');
     const result = await runMain(['combine-bundles', main, expiry, '--output', join(dir, 'not-theirs'), '--sign-key', stranger.privatePath]);

@@ -53,6 +53,13 @@ export const MAX_APART_MS = 24 * 60 * 60 * 1000;
 export interface PartRun {
   report: RunReport;
   info: TargetInfo;
+  /** The fingerprint of the key the part is signed with, when it is signed. */
+  signer?: string;
+}
+
+/** Each host's address kinds (loopback, private, public) as resolved when the part was written. */
+function hostKinds(info: TargetInfo): { host: string; kinds: string[] }[] | undefined {
+  return info.target.hosts?.map((h) => ({ host: h.host, kinds: [...new Set(h.addresses.map((a) => a.kind))].sort() }));
 }
 
 /** Merges skip groups by reason, in the order the reasons first appear, keeping only `keep` ids. */
@@ -152,9 +159,24 @@ export function combinationProblems(main: PartRun, expiry: PartRun): string[] {
   same('CA file (SHA-256)', m.options.caFile?.sha256, e.options.caFile?.sha256);
   same('harness', m.harness, e.harness);
   same('catalogue', m.catalogue.digest, e.catalogue.digest);
+  // Where the hosts resolved: a name that led to a public address for one run and to loopback for
+  // the other (a hosts file, a DNS change) names two deployments, whatever the URL says.
+  same('kinds of address the hosts resolved to', hostKinds(m), hostKinds(e));
+  // One signer vouches for a combined bundle: two parts by two signers would certify what neither signed whole.
+  if (main.signer !== undefined && expiry.signer !== undefined && main.signer !== expiry.signer) problems.push(`the two parts are signed by different keys (main: ${main.signer}; expiry: ${expiry.signer}): a combined bundle speaks for one signer; sign both runs with one key`);
   if (m.combined !== undefined || e.combined !== undefined) problems.push('a part is itself a combined bundle: combine the two runs\' own bundles');
   const missing = EXPIRY_CHECKS.filter((id) => !expiry.report.checks.some((c) => c.id === id));
-  if (missing.length > 0) problems.push(`the expiry job did not run ${missing.join(', ')} (run it with --suite expiry)`);
+  // The parts given the wrong way round (the "main" part ran only the expiry suite), or an "expiry" part that proved no expiry.
+  const unproven = EXPIRY_CHECKS.filter((id) => expiry.report.checks.some((c) => c.id === id && !carriedOut(c)));
+  const swapped = main.report.checks.length > 0 && main.report.checks.every((c) => EXPIRY_CHECKS.includes(c.id)) && expiry.report.checks.some((c) => !EXPIRY_CHECKS.includes(c.id));
+  if (swapped) problems.push('the parts are the wrong way round: the first ran only the expiry suite, the second the rest; give the main run\'s bundle first: combine-bundles MAIN EXPIRY');
+  else if (missing.length > 0) problems.push(`the expiry job did not run ${missing.join(', ')} (run it with --suite expiry)`);
+  else if (unproven.length > 0) {
+    // Its checks skipped or in error prove no more than the main run's: the combination would certify nothing new.
+    const first = expiry.report.checks.find((c) => c.id === unproven[0]);
+    const why = first ? `${first.id} ${first.status}${first.message !== undefined ? `: ${oneLine(printable(first.message), 100)}` : ''}` : 'not run';
+    problems.push(`the expiry part did not carry out ${unproven.join(', ')} (${why}): it does not prove expiry; give an expiry job's bundle second (run --suite expiry --max-expiry-wait N)`);
+  }
   const times = [main.report.startedAt, main.report.finishedAt, expiry.report.startedAt, expiry.report.finishedAt].map(time);
   if (times.some((t) => t === undefined)) problems.push('a run records a start or end time that is not a date');
   else {
@@ -225,7 +247,7 @@ export async function combineBundlesCommand(mainDir: string, expiryDir: string, 
     const contents = verifyContents(dir, trust, true, pf, false);
     for (const x of pf.list) if (x.level === 'fail') f.fail(`${part} ${dir}: ${x.topic}`, x.message);
     if (!contents.signerProven && !pf.list.some((x) => x.level === 'fail')) f.fail(`${part} ${dir}: signature`, `not signed by ${options.publicKey !== undefined || options.trustedKeys !== undefined ? 'a key you trust' : `the key of --sign-key (${keyFingerprint(key)})`}`);
-    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info };
+    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info, ...(contents.signer !== undefined ? { signer: contents.signer } : {}) };
   }
   if (runs.main !== undefined && runs.expiry !== undefined) for (const p of combinationProblems(runs.main, runs.expiry)) f.fail('combination', p);
   if (f.list.length > 0 || runs.main === undefined || runs.expiry === undefined) {

@@ -116,6 +116,12 @@ export const targetInfoSchema = z
           .max(8)
           .optional(),
         /**
+         * The proxy the run's requests went through (HTTP_PROXY, HTTPS_PROXY, not excluded by
+         * NO_PROXY), by origin without credentials, for the base and the auth URL: `hosts` then
+         * says where the proxy was asked to go, not where the requests went (issue 39).
+         */
+        proxies: z.array(z.object({ url: z.string(), via: z.string() }).strict()).max(2).optional(),
+        /**
          * How tenant isolation was proven (TENANT-FOREIGN, report.json's target.isolation): with a
          * second client (its id by SHA-256, its tenant), a named foreign tenant, or not at all.
          */

@@ -74,10 +74,12 @@ export function verifyBytes(data: Buffer, key: KeyObject, signatureBase64: strin
   }
 }
 
-/** A signer the verifier trusts: its key, and the name the keys file gives it. */
+/** A signer the verifier trusts: its key, the name the keys file gives it, and the operators it may sign for. */
 export interface TrustedKey {
   key: KeyObject;
   name?: string;
+  /** `# signs for: A, B`: the operator names (run --operator) its bundles may carry; absent: its name only. */
+  signsFor?: string[];
 }
 
 /**
@@ -85,9 +87,13 @@ export interface TrustedKey {
  * keys, each optionally named by the comment line just above it:
  *
  *   # Acme Ltd
+ *   # signs for: Acme Ltd, Acme Europe GmbH
  *   -----BEGIN PUBLIC KEY-----
  *   …
  *   -----END PUBLIC KEY-----
+ *
+ * A key signs for the operators its `# signs for:` line names, or else for its name: a bundle
+ * naming another operator (run --operator) is refused, whoever's key it is (verify.ts).
  *
  * Blank lines and other comments are ignored; anything else is refused (one line, exit 2), so a
  * truncated or mixed-up file is not read as fewer keys than it was meant to hold.
@@ -98,9 +104,18 @@ export function loadTrustedKeys(path: string): TrustedKey[] {
   const keys: TrustedKey[] = [];
   const lines = text.split(/\r?\n/);
   let name: string | undefined;
+  let signsFor: string[] | undefined;
+  // A name is printable text of one line, shown in findings.
+  const shown = (text: string): string => text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').slice(0, 100);
   for (let i = 0; i < lines.length; i += 1) {
     const line = (lines[i] ?? '').trim();
     if (line === '') continue;
+    const bound = /^#\s*signs for:(.*)$/i.exec(line);
+    if (bound) {
+      signsFor = (bound[1] ?? '').split(',').map((n) => shown(n.trim())).filter((n) => n !== '');
+      if (signsFor.length === 0) throw fail(i + 1, '"# signs for:" names no operator; give one or more, separated by commas');
+      continue;
+    }
     if (line.startsWith('#')) {
       name = line.slice(1).trim() || undefined;
       continue;
@@ -111,9 +126,9 @@ export function loadTrustedKeys(path: string): TrustedKey[] {
     const end = lines.findIndex((l, j) => j > i && l.trim() === '-----END PUBLIC KEY-----');
     if (end < 0) throw fail(start + 1, 'a PEM public key without its -----END PUBLIC KEY----- line');
     const key = parsePublicKey(`${lines.slice(start, end + 1).map((l) => l.trim()).join('\n')}\n`, (problem) => fail(start + 1, problem));
-    // A name is printable text of one line, shown in findings.
-    keys.push({ key, ...(name !== undefined ? { name: name.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?').slice(0, 100) } : {}) });
+    keys.push({ key, ...(name !== undefined ? { name: shown(name) } : {}), ...(signsFor !== undefined ? { signsFor } : {}) });
     name = undefined;
+    signsFor = undefined;
     i = end;
   }
   if (keys.length === 0) throw new UsageError(`--trusted-keys ${path}: holds no public key; give one or more PEM Ed25519 public keys`);

@@ -217,7 +217,7 @@ export interface Trust {
 }
 
 /** Whether the signature holds for a key of the trusted keys file; every other outcome is a finding. */
-function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer, signature: string, trust: Trust, f: Findings): boolean {
+function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer, signature: string, trust: Trust, f: Findings, seen: { trusted?: TrustedKey }): boolean {
   const topic = 'signature';
   const embedded = keyFingerprint(signatureKey);
   // The bundle's own key only says which trusted key to try: the signature must hold for that one.
@@ -231,11 +231,33 @@ function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer
     return false;
   }
   f.ok(topic, `Ed25519 signature of manifest.json holds for ${signer.name !== undefined ? `${JSON.stringify(signer.name)} ` : ''}(${embedded}), a signer of --trusted-keys`);
+  seen.trusted = signer;
   return true;
 }
 
-/** Whether the signature holds for the trusted key; every other outcome is a finding. */
-function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trust: Trust | undefined, f: Findings): boolean {
+/**
+ * A signer of --trusted-keys vouches for the operators it may sign for (its `# signs for:` line,
+ * else its name): a bundle naming another operator (run --operator) is refused, for the signature
+ * proves who vouches, and one programme member must not certify in another's name (issue 39).
+ */
+function checkSignerBinding(signer: TrustedKey, info: TargetInfo, f: Findings): void {
+  const { operator } = info.implementation;
+  const allowed = signer.signsFor ?? (signer.name !== undefined ? [signer.name] : undefined);
+  const who = signer.name !== undefined ? JSON.stringify(signer.name) : `key ${keyFingerprint(signer.key)}`;
+  if (operator === undefined) {
+    if (allowed !== undefined) f.note('signer', `the bundle names no operator (run --operator); ${who} signs for ${allowed.map((n) => JSON.stringify(n)).join(', ')}`);
+    return;
+  }
+  if (allowed === undefined) {
+    f.note('signer', `the bundle names the operator ${JSON.stringify(oneLine(operator, 100))}; --trusted-keys does not say whom ${who} signs for (a "# name" or "# signs for:" line)`);
+    return;
+  }
+  if (allowed.includes(operator)) f.ok('signer', `${who} signs for ${JSON.stringify(operator)}, the operator the bundle names`);
+  else f.fail('signer', `the bundle names the operator ${JSON.stringify(oneLine(operator, 100))}, but is signed by ${who}, which signs for ${allowed.map((n) => JSON.stringify(n)).join(', ')} only`);
+}
+
+/** Whether the signature holds for the trusted key; every other outcome is a finding. `seen.signer`: the key it names. */
+function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trust: Trust | undefined, f: Findings, seen: { signer?: string; trusted?: TrustedKey } = {}): boolean {
   const topic = 'signature';
   const trusted = trust?.source === '--public-key' ? trust.keys[0]?.key : undefined;
   if (!files.exists(BUNDLE_FILES.signature)) {
@@ -254,7 +276,8 @@ function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, t
     f.fail(topic, `the public key in signature.json: ${(err as Error).message}`);
     return false;
   }
-  if (trust?.source === '--trusted-keys') return checkSignatureByKeysFile(embedded, manifestBytes, signature.signature, trust, f);
+  seen.signer = keyFingerprint(embedded);
+  if (trust?.source === '--trusted-keys') return checkSignatureByKeysFile(embedded, manifestBytes, signature.signature, trust, f, seen);
   const key = trusted ?? embedded;
   if (!verifyBytes(manifestBytes, key, signature.signature)) {
     f.fail(topic, trusted !== undefined && keyFingerprint(trusted) !== keyFingerprint(embedded)
@@ -289,6 +312,7 @@ function checkTarget(info: TargetInfo, report: RunReport, f: Findings, profiled:
   // Under a profile, the profile decides whether the embedded server may be certified (allowTargets).
   if (info.target.embedded && !profiled) f.fail(BUNDLE_FILES.target, 'the run tested the embedded reference server that the harness starts itself, not an implementation');
   if (info.options.insecure) f.note(BUNDLE_FILES.target, 'the run did not verify TLS certificates (--insecure)');
+  for (const { url, via } of info.target.proxies ?? []) f.note(BUNDLE_FILES.target, `the requests to ${url} went through the proxy ${via}`);
   if (info.options.baseline !== undefined) f.note(BUNDLE_FILES.target, `the run had a baseline of known failures (${info.options.baseline.file}, ${info.options.baseline.entries} entries)`);
   if (info.options.suites.length > 0 || info.options.checks.length > 0 || info.options.rerunOf !== undefined) f.note(BUNDLE_FILES.target, 'the run selected a subset of the checks (--suite, --check or --rerun-failed)');
 }
@@ -395,6 +419,8 @@ export interface BundleContents {
   reportBytes?: Buffer;
   targetBytes?: Buffer;
   signerProven: boolean;
+  /** The fingerprint of the key signature.json names (proven or not): the parts of a combined bundle share one. */
+  signer?: string;
 }
 
 /**
@@ -406,7 +432,8 @@ export function verifyContents(dir: string, trust: Trust | undefined, profiled: 
   const files = new BundleFiles(dir, f);
   checkListing(dir, f, combined);
   const { manifestBytes } = checkManifest(files, f, combined);
-  const signerProven = checkSignature(files, manifestBytes, trust, f);
+  const seen: { signer?: string; trusted?: TrustedKey } = {};
+  const signerProven = checkSignature(files, manifestBytes, trust, f, seen);
 
   const reportBytes = files.get(BUNDLE_FILES.report);
   let report: RunReport | undefined;
@@ -419,6 +446,7 @@ export function verifyContents(dir: string, trust: Trust | undefined, profiled: 
   }
   const targetBytes = files.get(BUNDLE_FILES.target, small(BUNDLE_FILES.target));
   const info = targetBytes === undefined ? undefined : parseJson(targetBytes, targetInfoSchema, BUNDLE_FILES.target, f);
+  if (seen.trusted !== undefined && info !== undefined) checkSignerBinding(seen.trusted, info, f);
   if (report !== undefined) {
     if (info !== undefined) checkTarget(info, report, f, profiled);
     checkCatalogue(report, f);
@@ -429,7 +457,7 @@ export function verifyContents(dir: string, trust: Trust | undefined, profiled: 
     const exchanges = combined ? undefined : files.exchanges(BUNDLE_FILES.exchanges);
     if (exchanges !== undefined) checkEvidence(report, exchanges, f);
   }
-  return { ...(report ? { report } : {}), ...(info ? { info } : {}), ...(reportBytes ? { reportBytes } : {}), ...(targetBytes ? { targetBytes } : {}), signerProven };
+  return { ...(report ? { report } : {}), ...(info ? { info } : {}), ...(reportBytes ? { reportBytes } : {}), ...(targetBytes ? { targetBytes } : {}), signerProven, ...(seen.signer !== undefined ? { signer: seen.signer } : {}) };
 }
 
 /** Where `actual` first differs from `expected`, for a finding: "line 12 is …, where it should be …". */
@@ -458,7 +486,7 @@ function checkCombination(dir: string, trust: Trust | undefined, profiled: boole
     if (!pf.list.some((x) => x.level === 'fail') && contents.report !== undefined) {
       f.ok(`${PARTS_DIR}/${part}`, `a valid bundle${contents.signerProven ? ', signed by a key you trust' : ''}: ${contents.report.checks.length} checks, ${contents.report.verdict}, started ${contents.report.startedAt}`);
     }
-    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info };
+    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info, ...(contents.signer !== undefined ? { signer: contents.signer } : {}) };
   }
   if (runs.main === undefined || runs.expiry === undefined) {
     f.fail('combination', 'not derived: a part\'s report.json or target.json could not be read');

@@ -5,6 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import type { RunOptions } from '../config.js';
 import { UsageError } from '../errors.js';
 import { FILE_LIMITS, readRegularFile, type FileLimit } from '../files.js';
+import { proxyFor } from '../http/proxy.js';
 import { renderHtmlReport } from '../report/html.js';
 import { renderJsonReport } from '../report/json.js';
 import { renderJUnit } from '../report/junit.js';
@@ -72,6 +73,11 @@ function fileDigest(path: string, what: string, limit: FileLimit): { file: strin
 /** target.json, from an allow-list of the report and options: nothing secret can reach it. */
 export function targetInfo(report: RunReport, options: RunOptions, extra: { hosts?: HostRecord[]; profile?: AppliedProfile } = {}): TargetInfo {
   const { target } = report;
+  // The proxy each of the target's URLs was reached through, if any (src/http/dispatcher.ts).
+  const proxies = target.embedded ? [] : [...new Set([target.baseUrl, target.authUrl])].flatMap((url) => {
+    const via = proxyFor(url);
+    return via === undefined ? [] : [{ url, via }];
+  });
   return {
     format: TARGET_FORMAT,
     implementation: {
@@ -89,6 +95,7 @@ export function targetInfo(report: RunReport, options: RunOptions, extra: { host
       pagedPaths: target.pagedPaths,
       ...(target.endpoints !== undefined ? { endpoints: target.endpoints } : {}),
       ...(extra.hosts !== undefined ? { hosts: extra.hosts } : {}),
+      ...(proxies.length > 0 ? { proxies } : {}),
       ...(target.isolation !== undefined
         ? { isolation: { ...target.isolation, ...(target.isolation.method === 'second-client' && options.secondClientId !== undefined && !target.embedded ? { secondClientIdSha256: sha256Of(options.secondClientId) } : {}) } }
         : {}),

@@ -5,6 +5,7 @@ import { flagName, type RunOptions, type RunOptionSources } from '../config.js';
 import { envName } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { FILE_LIMITS, readRegularFile } from '../files.js';
+import { proxyFor } from '../http/proxy.js';
 import { loadProfile, type LoadedProfile } from './profile.js';
 
 /**
@@ -91,6 +92,14 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
     if (p.isolation === 'foreign-tenant' && options.secondClientId === undefined && options.foreignTenantId === undefined) {
       throw new UsageError(`--profile ${path}: requires tenant isolation proven (isolation: foreign-tenant): give --second-client-id (with CARRIER_SECOND_CLIENT_SECRET) or --foreign-tenant-id`);
     }
+  }
+
+  // A certifying run reaches the target itself: through a proxy, the addresses the bundle records
+  // are where the proxy was asked to go, not where the requests went (issue 39: a public-only
+  // profile certified the loopback reference behind HTTP_PROXY).
+  for (const url of [options.baseUrl, options.authUrl]) {
+    const via = url === undefined ? undefined : proxyFor(url);
+    if (via !== undefined) throw new UsageError(`--profile ${path}: the requests to ${url} would go through the proxy ${via} (HTTP_PROXY/HTTPS_PROXY): a certifying run must reach the target itself, whose addresses the bundle records; unset the proxy for this run, or name the host in NO_PROXY`);
   }
 
   // The platform's document, by content: a vendor's edited copy (an endpoint left out) does not match.

@@ -116,6 +116,8 @@ function targetKinds(report: RunReport, info: TargetInfo | undefined): { host: s
 const KIND_WORDS: Record<string, string> = { loopback: 'loopback', private: 'a private address', embedded: 'the embedded reference server', unknown: 'address unknown' };
 
 function checkTargets(loaded: LoadedProfile, report: RunReport, info: TargetInfo | undefined, f: FindingSink): void {
+  // Through a proxy, where the requests went is the proxy's secret: the recorded addresses prove nothing.
+  for (const { url, via } of info?.target.proxies ?? []) f.fail(`target ${url}`, `reached through the proxy ${via}: where its requests went is not what the bundle records of its addresses; run without HTTP_PROXY/HTTPS_PROXY for the target`);
   const allowed = new Set<string>(loaded.profile.allowTargets);
   let refused = 0;
   const seen = new Set<string>();

@@ -1,5 +1,6 @@
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Dispatcher } from 'undici';
+import { proxyConfigured, proxySettings } from './proxy.js';
 import { Agent, EnvHttpProxyAgent } from './undici.js';
 
 /**
@@ -21,11 +22,6 @@ export interface TlsSettings {
   clientCertificate?: { certPem: string; keyPem: string; passphrase?: string };
 }
 
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
-
-export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return PROXY_VARIABLES.some((name) => (env[name] ?? '') !== '');
-}
 
 export function createDispatcher(timeoutMs: number, tls: TlsSettings): Dispatcher {
   // The trust store is built once: passing `ca` instead would make every new TLS connection parse
@@ -38,5 +34,6 @@ export function createDispatcher(timeoutMs: number, tls: TlsSettings): Dispatche
   const trust = { rejectUnauthorized: !tls.insecure, ...(secureContext ? { secureContext } : {}) };
   const base = { keepAliveTimeout: 4_000, connect: { timeout: timeoutMs, ...trust } };
   // The proxy's own TLS (an https:// proxy) gets the same trust as the target's.
-  return proxyConfigured() ? new EnvHttpProxyAgent({ ...base, requestTls: trust, proxyTls: trust }) : new Agent(base);
+  // The settings given explicitly, so that what proxyFor says of a URL is what the agent does.
+  return proxyConfigured() ? new EnvHttpProxyAgent({ ...base, ...proxySettings(), requestTls: trust, proxyTls: trust }) : new Agent(base);
 }
