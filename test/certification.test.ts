@@ -329,6 +329,22 @@ describe('options that contradict the profile: one line naming the option and th
     expect(result.stdout).toBe('');
   });
 
+  it('options that let a run prove less are refused under any profile (--max-pages, --baseline); a bundle made with one fails verify-bundle --profile (before: certified)', async () => {
+    const baseline = join(dir, 'baseline.json');
+    await writeFile(baseline, '{}');
+    for (const [args, message] of [
+      [['--max-pages', '2'], `--max-pages 2 is refused under the profile ${loopbackProfile}: a certifying run walks every page of every list`],
+      [['--baseline', baseline], `--baseline ${baseline} is refused under the profile ${loopbackProfile}: a certifying run accepts no known failure`],
+    ] as const) {
+      const result = await runMain(['run', '--embedded', '--openapi', REFERENCE_OPENAPI_FILE, '--expectations', expectations, '--profile', loopbackProfile, ...args, '--reports-dir', join(dir, 'contradicted')]);
+      expect([result.code, result.stderr.trim()]).toEqual([2, `carrier-conformance: ${message}`]);
+    }
+    const sampled = await certifyingRun('sampled', undefined, ['--max-pages', '2']);
+    const result = await verify(sampled.bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
+    expect(result.code).toBe(1);
+    expect(result.fails).toContain('option maxPages: --max-pages 2: the lists were judged on a sample of their pages, which may hide a defect between them (a certifying run walks every page)');
+  }, 60_000);
+
   it('an expectations file or document other than the profile\'s, or none', async () => {
     const other = join(dir, 'other-expectations.json');
     await writeFile(other, '{"user": {}}');

@@ -83,6 +83,18 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
     if (options.rerunFailed !== undefined) contradicts('rerunFailed', options.rerunFailed || '(the last report)', 'expiryProven: true: a rerun of some checks proves no expiry');
   }
 
+  // Options that let a run prove less, whatever the profile says: a sample of each list's pages
+  // (--max-pages hides a defect on a middle page), known failures accepted (--baseline), some
+  // checks rerun (--rerun-failed). verify-bundle --profile refuses a bundle made with them too.
+  const lessProving: [Key, string][] = [
+    ['maxPages', 'a certifying run walks every page of every list'],
+    ['baseline', 'a certifying run accepts no known failure'],
+    ['rerunFailed', 'a certifying run runs the battery, not the failures of another run'],
+  ];
+  for (const [key, why] of lessProving) {
+    if (options[key] !== undefined) throw new UsageError(`${givenAs(key, sources) ?? flagName(key)} ${String(options[key]) || '(the last report)'} is refused under the profile ${path}: ${why}`);
+  }
+
   // The isolation proof the profile requires, asked for now: not found missing after an hour's run (issue 39).
   const isolationRun = selectedIds.has('TENANT-FOREIGN');
   if (p.isolation !== undefined && isolationRun && options.baseUrl !== undefined) {

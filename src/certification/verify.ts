@@ -59,6 +59,10 @@ function checkOptions(loaded: LoadedProfile, report: RunReport, info: TargetInfo
   if (p.strict === true && !report.strict) f.fail('option strict', 'the run did not use --strict (the profile requires it)');
   const wait = info?.options.maxExpiryWait;
   if (p.minMaxExpiryWait !== undefined && (wait === undefined || wait < p.minMaxExpiryWait)) f.fail('option maxExpiryWait', `${wait ?? 'not recorded'}, below the profile's minimum of ${p.minMaxExpiryWait} s`);
+  // Options that let a run prove less than the whole battery on the whole lists (run --profile refuses them: src/certification/apply.ts).
+  if (info?.options.maxPages !== undefined) f.fail('option maxPages', `--max-pages ${info.options.maxPages}: the lists were judged on a sample of their pages, which may hide a defect between them (a certifying run walks every page)`);
+  if (info?.options.baseline !== undefined) f.fail('option baseline', `--baseline ${info.options.baseline.file}: ${info.options.baseline.entries} known failures accepted as expected (a certifying run accepts none)`);
+  if (info?.options.rerunOf !== undefined) f.fail('option rerunFailed', 'a rerun of the failed checks of another run proves only those (a certifying run runs the battery)');
   if (p.expiryProven) {
     const byId = new Map(report.checks.map((c) => [c.id, c]));
     const notPassed = new Map<string, string[]>();
