@@ -146,6 +146,34 @@ describe('a genuine bundle made under the profile', () => {
     expect([bad.code, bad.stderr.trim()]).toEqual([2, `carrier-conformance: --trusted-keys ${join(dir, 'empty-bound.pem')}: line 2: "# signs for:" names no operator; give one or more, separated by commas`]);
   }, 60_000);
 
+  it('matrix over bundles verifies each, as verify-bundle does: certified beside not certified and signer not proven, never a green badge for an unverified one (before: CONFORMANT, bright green)', async () => {
+    // A copy under another name, signed by a key the platform does not trust.
+    const copy = join(dir, 'copy-by-stranger');
+    await cp(genuine.bundle, copy, { recursive: true });
+    const report = JSON.parse(await readFile(join(copy, 'report.json'), 'utf8')) as RunReport;
+    report.target.name = 'Stranger Copy';
+    await writeFile(join(copy, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await forge(copy, copy, stranger.key);
+    const matrixOf = async (out: string, ...args: string[]): Promise<{ code: number; stdout: string; targets: { name: string; certification?: { standing: string; reason?: string }; badge: { message: string; color: string } }[] }> => {
+      const result = await runMain(['matrix', genuine.bundle, copy, '--out', join(dir, out), ...args]);
+      const matrix = JSON.parse(await readFile(join(dir, out, 'matrix.json'), 'utf8')) as { targets: { name: string; certification?: { standing: string; reason?: string }; badge: { message: string; color: string } }[] };
+      return { ...result, targets: matrix.targets };
+    };
+    const verified = await matrixOf('matrix-verified', '--public-key', signer.publicPath, '--profile', loopbackProfile);
+    expect(verified.code).toBe(0);
+    const [globex, strangerCopy] = verified.targets;
+    expect(globex).toMatchObject({ name: 'Globex Carrier', certification: { standing: 'certified' }, badge: { color: 'brightgreen' } });
+    expect(strangerCopy).toMatchObject({ name: 'Stranger Copy', certification: { standing: 'not-certified', reason: `signature: made with key ${keyFingerprint(stranger.key)}, not with the key you trust (${keyFingerprint(signer.key)})` }, badge: { message: 'not certified', color: 'red' } });
+    expect(verified.stdout).toMatch(/Stranger Copy .* NOT CERTIFIED \(signature: made with key/);
+    // No key given: nothing is shown as certified.
+    const unverified = await matrixOf('matrix-unverified');
+    expect(unverified.targets.map((t) => [t.certification?.standing, t.badge.color])).toEqual([
+      ['signer-not-proven', 'lightgrey'],
+      ['not-certified', 'red'],
+    ]);
+    expect(await readFile(join(dir, 'matrix-unverified', 'matrix.html'), 'utf8')).toContain('SIGNER NOT PROVEN');
+  }, 60_000);
+
   it('bad --trusted-keys files and both key options: one line, exit 2', async () => {
     const mixed = join(dir, 'mixed.pem');
     await writeFile(mixed, `# ok\n${await readFile(signer.publicPath, 'utf8')}certified!\n`);

@@ -248,11 +248,14 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
         y
           .positional('reports', { type: 'string', array: true, demandOption: true, describe: "Each target's report.json, or the directory holding it" })
           .option('out', { type: 'string', default: 'matrix', describe: 'Directory for matrix.html, matrix.json and badges/<target>.json' })
+          .option('public-key', { type: 'string', requiresArg: true, describe: 'Verify the bundles among the inputs as verify-bundle does, against this signer\'s Ed25519 public key (PEM)' })
+          .option('trusted-keys', { type: 'string', requiresArg: true, describe: "Verify the bundles against a file of the programme's signers; instead of --public-key" })
+          .option('profile', { type: 'string', requiresArg: true, describe: "Verify the bundles against the platform's certification profile" })
           .env(false)
           .epilogue(MATRIX_EXIT_CODES_HELP),
       async (argv) => {
         const { matrixCommand } = await import('../matrix/command.js');
-        exitCode = await matrixCommand(argv.reports, argv.out, io);
+        exitCode = await matrixCommand(argv.reports, argv.out, io, { publicKey: argv['public-key'], trustedKeys: argv['trusted-keys'], profile: argv.profile });
       },
     )
     .command(

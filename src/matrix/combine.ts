@@ -49,6 +49,25 @@ export interface Tally {
  */
 export type Standing = 'conformant' | 'partial' | 'non-conformant' | 'not-proven' | 'incomplete';
 
+/**
+ * What verify-bundle says of a target given as a bundle (issue 39 item 3): certified (a key the
+ * platform trusts signed it, and it proves what the profile asks), not certified (why), or its
+ * signer not proven (no trusted key given, or another signed it). A bundle is never shown as
+ * certified on its report.json alone.
+ */
+export type CertificationStanding = 'certified' | 'not-certified' | 'signer-not-proven';
+export interface Certification {
+  standing: CertificationStanding;
+  /** Why it is not certified: the first finding verify-bundle failed it on, or what would prove the signer. */
+  reason?: string;
+}
+
+/** The badge of a bundle verify-bundle did not certify: never green, whatever its checks say. */
+function certificationBadge(c: Certification, fallback: Badge): Badge {
+  if (c.standing === 'certified') return fallback;
+  return { schemaVersion: 1, label: 'conformance', message: c.standing === 'not-certified' ? 'not certified' : 'signer not proven', color: c.standing === 'not-certified' ? 'red' : 'lightgrey' };
+}
+
 /** `verdict` in today's vocabulary (src/report/verdict.ts verdictOfReport). */
 export function standingOf(verdict: Verdict, must: Tally): Standing {
   if (verdict === 'incomplete' || verdict === 'nothing-checked') return 'incomplete';
@@ -75,6 +94,8 @@ export interface MatrixTarget {
   must: Tally;
   should: Tally;
   badge: Badge;
+  /** For a target given as a bundle: what verify-bundle says of it. */
+  certification?: Certification;
 }
 
 export interface MatrixRow {
@@ -97,6 +118,8 @@ export interface Matrix {
 export interface LoadedReport {
   path: string;
   report: RunReport;
+  /** Given as a bundle: what verify-bundle says of it (src/matrix/command.ts). */
+  certification?: Certification;
 }
 
 /** The same target however its name is cased or spaced. */
@@ -159,7 +182,7 @@ export function combineReports(reports: readonly LoadedReport[], generatedAt = n
   const slugs = new Set<string>();
   const targets: MatrixTarget[] = [];
   const columns: Map<string, MatrixCell>[] = [];
-  for (const { path, report } of reports) {
+  for (const { path, report, certification } of reports) {
     const cells = new Map<string, MatrixCell>();
     for (const c of report.checks) {
       const reason = checkReason(c);
@@ -194,7 +217,8 @@ export function combineReports(reports: readonly LoadedReport[], generatedAt = n
       strict: report.strict,
       must,
       should,
-      badge: badgeOf(standing, must, should),
+      badge: certification ? certificationBadge(certification, badgeOf(standing, must, should)) : badgeOf(standing, must, should),
+      ...(certification ? { certification: { ...certification, ...(certification.reason !== undefined ? { reason: oneLine(certification.reason, REASON_MAX) } : {}) } } : {}),
     });
   }
   return {

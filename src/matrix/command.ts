@@ -1,14 +1,18 @@
 import { lstatSync, opendirSync } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { BUNDLE_FILES } from '../bundle/format.js';
+import { loadPublicKey, loadTrustedKeys } from '../bundle/keys.js';
+import { verifyBundle, type Trust } from '../bundle/verify.js';
+import { loadProfile, type LoadedProfile } from '../certification/profile.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { oneLine, printable } from '../report/format.js';
 import { inline } from '../report/markdown.js';
 import { readRunReport, reportPath } from '../report/read.js';
 import { writeAtomically } from '../report/write.js';
-import { combineReports, type Matrix, type Standing } from './combine.js';
-import { STANDING, renderMatrixHtml } from './html.js';
+import { combineReports, type Certification, type Matrix, type Standing } from './combine.js';
+import { CERTIFICATION, STANDING, renderMatrixHtml } from './html.js';
 
 /**
  * `carrier-conformance matrix REPORT… --out DIR`: writes DIR/matrix.html, DIR/matrix.json and
@@ -29,10 +33,11 @@ function markdownOf(matrix: Matrix): string {
   return [
     `## Carrier-Platform API conformance matrix: ${matrix.targets.filter((t) => t.standing === 'conformant').length} of ${matrix.targets.length} conformant`,
     '',
-    '| target | verdict | MUST | SHOULD | version | harness |',
-    '|:--|:--|--:|--:|:--|:--|',
+    '| target | verdict | MUST | SHOULD | version | harness | bundle |',
+    '|:--|:--|--:|--:|:--|:--|:--|',
     ...matrix.targets.map(
-      (t) => `| ${inline(t.name)} | ${icon[t.standing]} ${STANDING[t.standing]} | ${t.must.passed}/${t.must.total} | ${t.should.passed}/${t.should.total} | ${inline(t.version ?? '')} | ${inline(t.harness)} |`,
+      (t) =>
+        `| ${inline(t.name)} | ${icon[t.standing]} ${STANDING[t.standing]} | ${t.must.passed}/${t.must.total} | ${t.should.passed}/${t.should.total} | ${inline(t.version ?? '')} | ${inline(t.harness)} | ${t.certification ? inline(`${CERTIFICATION[t.certification.standing]}${t.certification.reason !== undefined ? `: ${t.certification.reason}` : ''}`) : ''} |`,
     ),
     '',
   ].join('\n');
@@ -89,9 +94,40 @@ function present(path: string): boolean {
   }
 }
 
-export async function matrixCommand(paths: readonly string[], outDir: string, io: MatrixIO): Promise<number> {
+/** `--public-key`, `--trusted-keys`, `--profile`: how the bundles among the inputs are verified, as verify-bundle does. */
+export interface MatrixVerification {
+  publicKey?: string | undefined;
+  trustedKeys?: string | undefined;
+  profile?: string | undefined;
+}
+
+/**
+ * What verify-bundle says of the target whose report.json is `file`: a bundle (its folder holds
+ * manifest.json) is verified with the trust and profile given; a plain report, when a key or a
+ * profile was given, is not certified (nothing signs it). Undefined: a plain report, none given.
+ */
+function certificationOf(file: string, trust: Trust | undefined, profile: LoadedProfile | undefined): Certification | undefined {
+  const dir = dirname(file);
+  const asked = trust !== undefined || profile !== undefined;
+  if (!present(join(dir, BUNDLE_FILES.manifest))) return asked ? { standing: 'not-certified', reason: 'a report.json, not a bundle (run --bundle): nothing signs it' } : undefined;
+  const verdict = verifyBundle(dir, trust, profile);
+  const failed = verdict.findings.find((x) => x.level === 'fail');
+  if (failed !== undefined) return { standing: 'not-certified', reason: `${failed.topic}: ${failed.message}` };
+  if (!verdict.signerProven) return { standing: 'signer-not-proven', reason: trust === undefined ? 'no key was given to verify its signer (--public-key, --trusted-keys)' : 'no key you trust signed it' };
+  return { standing: 'certified' };
+}
+
+export async function matrixCommand(paths: readonly string[], outDir: string, io: MatrixIO, verification: MatrixVerification = {}): Promise<number> {
   if (paths.length === 0) throw new UsageError('matrix: give the report.json of each target (or the directories holding them)');
-  const loaded = paths.flatMap(reportsIn).map((p) => readRunReport(p, { what: 'matrix: report' }));
+  if (verification.publicKey !== undefined && verification.trustedKeys !== undefined) throw new UsageError("--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme's signers");
+  const trust: Trust | undefined =
+    verification.publicKey !== undefined ? { source: '--public-key', keys: [{ key: loadPublicKey(verification.publicKey) }] } : verification.trustedKeys !== undefined ? { source: '--trusted-keys', keys: loadTrustedKeys(verification.trustedKeys) } : undefined;
+  const profile = verification.profile === undefined ? undefined : loadProfile(verification.profile);
+  const loaded = paths.flatMap(reportsIn).map((p) => {
+    const read = readRunReport(p, { what: 'matrix: report' });
+    const certification = certificationOf(read.path, trust, profile);
+    return { ...read, ...(certification ? { certification } : {}) };
+  });
   const matrix = combineReports(loaded);
 
   const badgesDir = join(outDir, MATRIX_FILES.badges);
@@ -108,7 +144,9 @@ export async function matrixCommand(paths: readonly string[], outDir: string, io
   }
 
   const nameWidth = Math.min(40, Math.max(...matrix.targets.map((t) => printable(t.name).length)));
-  const lines = matrix.targets.map((t) => `  ${oneLine(printable(t.name), 40).padEnd(nameWidth)}  ${STANDING[t.standing].padEnd(14)}  ${t.badge.message.padEnd(12)}  ${join(MATRIX_FILES.badges, `${t.slug}.json`)}`);
+  const certified = (t: (typeof matrix.targets)[number]): string =>
+    t.certification === undefined ? '' : `  ${CERTIFICATION[t.certification.standing]}${t.certification.reason !== undefined ? ` (${oneLine(printable(t.certification.reason), 160)})` : ''}`;
+  const lines = matrix.targets.map((t) => `  ${oneLine(printable(t.name), 40).padEnd(nameWidth)}  ${STANDING[t.standing].padEnd(14)}  ${t.badge.message.padEnd(12)}  ${join(MATRIX_FILES.badges, `${t.slug}.json`)}${certified(t)}`);
   io.out(`${[`Matrix of ${matrix.targets.length} targets, catalogue ${matrix.catalogue.digest.slice(0, 19)}…`, ...lines, `Written: ${join(outDir, MATRIX_FILES.html)}, ${join(outDir, MATRIX_FILES.json)}, ${join(badgesDir, '*.json')}`].join('\n')}\n`);
 
   const summary = process.env.GITHUB_STEP_SUMMARY;

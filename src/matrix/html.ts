@@ -5,7 +5,7 @@ import { pageHead } from '../report/html-page.js';
 import { STATUS } from '../report/html.js';
 import type { CheckStatus } from '../report/model.js';
 import { HTML_STYLE } from '../report/html-style.js';
-import type { CellStatus, Matrix, MatrixCell, MatrixTarget, Standing, Tally } from './combine.js';
+import type { CellStatus, CertificationStanding, Matrix, MatrixCell, MatrixTarget, Standing, Tally } from './combine.js';
 
 /**
  * matrix.html: checks down, targets across, one self-contained page like report.html (inline CSS,
@@ -21,6 +21,8 @@ const LOOK: Record<CellStatus, { symbol: string; word: string }> = {
 };
 
 export const STANDING: Record<Standing, string> = { conformant: 'CONFORMANT', partial: 'PARTIAL', 'non-conformant': 'NON-CONFORMANT', 'not-proven': 'NOT PROVEN', incomplete: 'INCOMPLETE' };
+/** A bundle's standing as verify-bundle gives it (issue 39 item 3). */
+export const CERTIFICATION: Record<CertificationStanding, string> = { certified: 'CERTIFIED', 'not-certified': 'NOT CERTIFIED', 'signer-not-proven': 'SIGNER NOT PROVEN' };
 
 const MATRIX_STYLE = `
 main { max-width: none; }
@@ -95,7 +97,7 @@ function targetsTable(matrix: Matrix): Html {
 <thead><tr><th scope="col">Target</th><th scope="col">Verdict</th><th scope="col">MUST</th><th scope="col">SHOULD</th><th scope="col">Version</th><th scope="col">Operator</th><th scope="col">Base URL</th><th scope="col">Harness</th><th scope="col">Run started</th><th scope="col">Report</th></tr></thead>
 <tbody>
 ${matrix.targets.map(
-  (t) => html`<tr><th scope="row">${t.name}</th><td><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span>${t.standing === 'partial' ? ': MUST checks not run' : ''}${t.strict ? ' (strict)' : ''}${t.incompleteReason !== undefined ? html`<br>${t.incompleteReason}` : ''}</td><td>${tallyText(t.must, 'MUST')}</td><td>${tallyText(t.should, 'SHOULD')}</td><td>${t.version ?? ''}</td><td>${t.operator ?? ''}</td><td><code>${t.baseUrl}</code></td><td>${t.harness}</td><td>${formatUtc(t.startedAt)}</td><td><code>${t.report}</code></td></tr>`,
+  (t) => html`<tr><th scope="row">${t.name}${t.certification !== undefined ? html`<br><span class="verdict-tag ${t.certification.standing === 'certified' ? 'conformant' : t.certification.standing === 'not-certified' ? 'non-conformant' : 'incomplete'}">${CERTIFICATION[t.certification.standing]}</span>${t.certification.reason !== undefined ? html`: ${t.certification.reason}` : ''}` : ''}</th><td><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span>${t.standing === 'partial' ? ': MUST checks not run' : ''}${t.strict ? ' (strict)' : ''}${t.incompleteReason !== undefined ? html`<br>${t.incompleteReason}` : ''}</td><td>${tallyText(t.must, 'MUST')}</td><td>${tallyText(t.should, 'SHOULD')}</td><td>${t.version ?? ''}</td><td>${t.operator ?? ''}</td><td><code>${t.baseUrl}</code></td><td>${t.harness}</td><td>${formatUtc(t.startedAt)}</td><td><code>${t.report}</code></td></tr>`,
 )}
 </tbody>
 </table></div>`;
