@@ -52,8 +52,12 @@ if (runsBattery) {
 }
 
 // The first Ctrl-C or SIGTERM stops the run and writes a partial report; a second one quits at once.
+// Only `run` and `serve` have something to finish: every other command (verify-bundle, matrix,
+// combine-bundles, diff, lint, list) keeps the default, which ends the process at once, even in
+// the middle of a long synchronous step (issue 39 item 9: verify-bundle ignored Ctrl-C for minutes).
 const interrupt = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+const finishes = runsBattery || command === 'run' || command === 'serve';
+for (const signal of finishes ? (['SIGINT', 'SIGTERM'] as const) : []) {
   process.on(signal, () => {
     if (interrupt.signal.aborted) process.exit(ExitCode.Incomplete);
     // Only a run has a report to finish; serve just stops its server.

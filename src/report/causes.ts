@@ -274,6 +274,10 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   const pointers: Omit<Placed, 'key'>[] = [];
   const counts: Omit<Placed, 'key'>[] = [];
   const causesOfCheck = new Map<string, Placed[]>();
+  /** A check's first cause on each endpoint: where its pointers and counts of findings go, found at once. */
+  const firstOnEndpoint = new Map<string, Map<string, Placed>>();
+  const sameAs = (p: Omit<Placed, 'key'>, target: string): Placed | undefined =>
+    (p.endpoint !== undefined ? firstOnEndpoint.get(target)?.get(endpointId(p.endpoint)) : undefined) ?? causesOfCheck.get(target)?.[0];
   for (const check of attention) {
     const byExchange = new Map<number, Key>();
     const preflight = preflightOf.get(check.id);
@@ -302,27 +306,33 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
       if (finding.exchange !== undefined && !shared) byExchange.set(finding.exchange, key);
       const p = { ...base, key };
       placed.push(p);
-      causesOfCheck.set(check.id, [...(causesOfCheck.get(check.id) ?? []), p]);
+      // In place: a copy per finding made the grouping quadratic (issue 39 item 9: a bundle of 20,000 findings took minutes).
+      const theirs = causesOfCheck.get(check.id);
+      if (theirs) theirs.push(p);
+      else causesOfCheck.set(check.id, [p]);
+      if (endpoint !== undefined) {
+        const byEndpoint = firstOnEndpoint.get(check.id) ?? new Map<string, Placed>();
+        firstOnEndpoint.set(check.id, byEndpoint);
+        if (!byEndpoint.has(endpointId(endpoint))) byEndpoint.set(endpointId(endpoint), p);
+      }
     }
   }
   for (const p of pointers) {
     const target = /\(see ([A-Z0-9-]+)\)/.exec(p.finding.message)?.[1] ?? '';
-    const theirs = causesOfCheck.get(target) ?? [];
-    const same = theirs.find((t) => t.endpoint !== undefined && p.endpoint !== undefined && sameEndpoint(t.endpoint, p.endpoint)) ?? theirs[0];
+    const same = sameAs(p, target);
     placed.push({ ...p, key: same ? same.key : keyOf(p.finding, p.check.exchanges, p.parsed, p.endpoint) });
   }
   // A count of the findings not listed is part of the check's cause on that endpoint, never one of its own.
   for (const p of counts) {
-    const theirs = causesOfCheck.get(p.check.id) ?? [];
-    const same = theirs.find((t) => t.endpoint !== undefined && p.endpoint !== undefined && sameEndpoint(t.endpoint, p.endpoint)) ?? theirs[0];
+    const same = sameAs(p, p.check.id);
     if (same) placed.push({ ...p, key: same.key });
   }
 
-  type Working = Cause & { answer?: Key['answer']; behaviour?: Behaviour; onOneEndpoint?: string; messages: string[] };
+  type Working = Cause & { answer?: Key['answer']; behaviour?: Behaviour; onOneEndpoint?: string; messages: string[]; endpointIds: Set<string> };
   const causes = new Map<string, Working>();
   for (const cause of runCauses) {
     const key = [...preflightOf.values()].find((x) => x.cause === cause)?.key.key ?? `preflight ${cause.title}`;
-    causes.set(key, { title: cause.title, endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [], checks: [], preflight: cause, messages: [] });
+    causes.set(key, { title: cause.title, endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [], checks: [], preflight: cause, messages: [], endpointIds: new Set(cause.endpoint !== undefined ? [endpointId(cause.endpoint)] : []) });
   }
   // Report order: the checks in the order of the report, whatever order the passes placed them in.
   const order = new Map(checks.map((c, i) => [c, i]));
@@ -331,11 +341,14 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   for (const { check, finding, endpoint, key } of placed) {
     let cause = causes.get(key.key);
     if (!cause) {
-      const working: Working = { title: key.title, endpoints: [], checks: [], messages: [], ...(key.answer ? { answer: key.answer } : {}), ...(key.behaviour ? { behaviour: key.behaviour } : {}), ...(key.onOneEndpoint !== undefined ? { onOneEndpoint: key.onOneEndpoint } : {}) };
+      const working: Working = { title: key.title, endpoints: [], checks: [], messages: [], endpointIds: new Set(), ...(key.answer ? { answer: key.answer } : {}), ...(key.behaviour ? { behaviour: key.behaviour } : {}), ...(key.onOneEndpoint !== undefined ? { onOneEndpoint: key.onOneEndpoint } : {}) };
       causes.set(key.key, (cause = working));
     }
     if (cause.messages.length < 200) cause.messages.push(finding.message);
-    if (endpoint !== undefined && !cause.endpoints.some((e) => sameEndpoint(e, endpoint))) cause.endpoints.push(endpoint);
+    if (endpoint !== undefined && !cause.endpointIds.has(endpointId(endpoint))) {
+      cause.endpointIds.add(endpointId(endpoint));
+      cause.endpoints.push(endpoint);
+    }
     const perCheck = seenOn.get(key.key) ?? new Map<CheckResult, Set<string>>();
     seenOn.set(key.key, perCheck);
     const where = perCheck.get(check) ?? new Set<string>();
@@ -353,7 +366,7 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
 
   // Several endpoints with the same wrong answer that break the same checks: one behaviour.
   const merged: (Cause & { answer?: Key['answer'] })[] = [];
-  const byAnswer = new Map<string, Cause & { answer?: Key['answer'] }>();
+  const byAnswer = new Map<string, Working>();
   for (const cause of causes.values()) {
     // A behaviour the checks word apart is titled by what its findings name; a comparison of
     // statuses by the endpoint it is about, when there is one (issue 38 item 9).
@@ -372,7 +385,11 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
       merged.push(cause);
       continue;
     }
-    for (const e of cause.endpoints) if (!into.endpoints.some((x) => sameEndpoint(x, e))) into.endpoints.push(e);
+    for (const e of cause.endpoints) {
+      if (into.endpointIds.has(endpointId(e))) continue;
+      into.endpointIds.add(endpointId(e));
+      into.endpoints.push(e);
+    }
     for (const c of cause.checks) {
       const entry = into.checks.find((x) => x.check === c.check);
       if (entry) entry.endpoints += c.endpoints;
@@ -397,6 +414,3 @@ function endpointId(endpoint: string): string {
   return endpoint.replace(/ \(legacy\)$/, '');
 }
 
-function sameEndpoint(a: string, b: string): boolean {
-  return endpointId(a) === endpointId(b);
-}
