@@ -106,12 +106,19 @@ const yesNo = z.preprocess(
 
 const list = <T extends z.ZodType>(item: T) => z.preprocess((v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(item));
 
+
+/**
+ * An empty secret is most often a CI secret that is not there: GitHub Actions and GitLab pass an
+ * unset secret as an empty string, and pass none to a pull request from a fork (issue 39 item 11).
+ */
+const EMPTY_SECRET = 'must not be empty: an unset CI secret is passed as an empty string (GitHub Actions and GitLab give none to pull requests from forks); give the secret, or run the job only where it has one';
+
 export const runOptionsSchema = z
   .object({
     baseUrl: httpUrl.optional(),
     authUrl: httpUrl.optional(),
     clientId: z.string().min(1, { error: 'must not be empty' }).optional(),
-    clientSecret: z.string().min(1, { error: 'must not be empty' }).optional(),
+    clientSecret: z.string().min(1, { error: EMPTY_SECRET }).optional(),
     clientSecretFile: z.string().min(1, { error: 'must name a file' }).optional(),
     tenantId: uuid.optional(),
     foreignTenantId: uuid.optional(),
@@ -121,7 +128,7 @@ export const runOptionsSchema = z
      * round). Its secret comes from CARRIER_SECOND_CLIENT_SECRET, a config file or a file, never argv.
      */
     secondClientId: z.string().min(1, { error: 'must not be empty' }).optional(),
-    secondClientSecret: z.string().min(1, { error: 'must not be empty' }).optional(),
+    secondClientSecret: z.string().min(1, { error: EMPTY_SECRET }).optional(),
     secondClientSecretFile: z.string().min(1, { error: 'must name a file' }).optional(),
     /** The second client's tenant (default: the first tenant its /users/me lists). */
     secondTenantId: uuid.optional(),

@@ -85,7 +85,7 @@ describe('a complete, conformant, signed bundle', () => {
 
   it('is written next to the reports, signed, and holds no secret', async () => {
     expect(good.code).toBe(0);
-    expect(good.stdout).toContain(`Bundle: ${good.bundle} (signed, Ed25519 key ${keyFingerprint(signer.key)})`);
+    expect(good.stdout).toContain(`Bundle: ${good.bundle} (signed, Ed25519 key ${keyFingerprint(signer.key)})\n  check it as the platform will: carrier-conformance verify-bundle ${good.bundle} --public-key YOUR-PUBLIC-KEY.pem\n`);
     expect((await readdir(good.bundle)).sort()).toEqual(['exchanges.jsonl', 'junit.xml', 'manifest.json', 'report.html', 'report.json', 'signature.json', 'target.json']);
     const target = JSON.parse(await readFile(join(good.bundle, 'target.json'), 'utf8')) as Record<string, unknown>;
     expect(target).toMatchObject({
@@ -358,7 +358,7 @@ describe('hostile bundles: clear findings, nothing outside the bundle read, noth
 describe('bad options: one line, exit 2, before anything runs', () => {
   it.each([
     [['run', '--sign-key', 'key.pem'], /^carrier-conformance: --sign-key needs --bundle DIR: it signs a certification bundle$/],
-    [['run', '--bundle', '{dir}/with-files', '--check', 'USER-OK'], /^carrier-conformance: --bundle .*with-files: holds files that are not a bundle's \(notes\.txt\); give a new or empty directory$/],
+    [['run', '--bundle', '{dir}/with-files', '--check', 'USER-OK'], /^carrier-conformance: --bundle .*with-files: holds files that are not a bundle's \(notes\.txt\); give a new or empty directory, or an earlier bundle \(which is replaced\)$/],
     [['run', '--bundle', '{dir}/b1', '--sign-key', '{dir}/missing.pem'], /^carrier-conformance: --sign-key .*missing\.pem: cannot read it \(no such file\)$/],
     [['run', '--bundle', '{dir}/b2', '--sign-key', '{dir}/rsa.pem'], /^carrier-conformance: --sign-key .*rsa\.pem: an rsa key; bundles are signed with Ed25519/],
     [['run', '--bundle', '{dir}/b3', '--sign-key', '{dir}/encrypted.pem'], /^carrier-conformance: --sign-key .*encrypted\.pem: the key is encrypted; give an unencrypted PKCS#8 PEM key/],

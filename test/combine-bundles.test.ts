@@ -330,7 +330,21 @@ describe('combinations that are not what their parts say', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`  FAIL  main ${main}: signature: made with key ${keyFingerprint(signer.key)}, not with the key you trust (${keyFingerprint(stranger.key)})`);
     const notEmpty = await runMain(['combine-bundles', main, expiry, '--output', main, '--sign-key', signer.privatePath]);
-    expect([notEmpty.code, notEmpty.stderr.trim()]).toEqual([2, `carrier-conformance: --output ${main}: not empty; give a new or empty directory`]);
+    expect([notEmpty.code, notEmpty.stderr.trim()]).toEqual([2, `carrier-conformance: --output ${main}: inside the bundle ${main}; give a directory of its own`]);
+    // Like run --bundle: a folder holding anything but a bundle is refused; an earlier bundle is replaced (issue 39 item 11).
+    const foreign = join(dir, 'with-notes');
+    await cp(combined, foreign, { recursive: true });
+    await writeFile(join(foreign, 'notes.txt'), 'mine');
+    const refused = await runMain(['combine-bundles', main, expiry, '--output', foreign, '--sign-key', signer.privatePath]);
+    expect([refused.code, refused.stderr.trim()]).toEqual([2, `carrier-conformance: --output ${foreign}: holds files that are not a bundle's (notes.txt); give a new or empty directory, or an earlier bundle (which is replaced)`]);
+    const earlier = join(dir, 'earlier-combined');
+    await cp(combined, earlier, { recursive: true });
+    await writeFile(join(earlier, 'exchanges.jsonl'), '{"stale": true}\n');
+    const replaced = await runMain(['combine-bundles', main, expiry, '--output', earlier, '--sign-key', signer.privatePath]);
+    expect(replaced.code).toBe(0);
+    expect((await verify(earlier, '--public-key', signer.publicPath)).fails).toEqual([]);
+    const holding = await runMain(['combine-bundles', join(earlier, 'parts', 'main'), join(earlier, 'parts', 'expiry'), '--output', earlier, '--sign-key', signer.privatePath]);
+    expect([holding.code, holding.stderr.trim()]).toEqual([2, `carrier-conformance: --output ${earlier}: holds the bundle ${join(earlier, 'parts', 'main')}, which writing there would replace; give a directory of its own`]);
     const inside = await runMain(['combine-bundles', main, expiry, '--output', join(main, 'combined'), '--sign-key', signer.privatePath]);
     expect([inside.code, inside.stderr.trim()]).toEqual([2, `carrier-conformance: --output ${join(main, 'combined')}: inside the bundle ${main}; give a directory of its own`]);
     const missing = await runMain(['combine-bundles', join(dir, 'nowhere'), expiry, '--output', join(dir, 'x'), '--sign-key', signer.privatePath]);

@@ -118,6 +118,9 @@ describe('parseRunOptions', () => {
     ['an expiry margin above 30 s', { expiryMargin: 31 }, '--expiry-margin', /must be at most 30 seconds/],
     ['a negative max expiry wait', { maxExpiryWait: -1 }, '--max-expiry-wait', /must not be negative \(seconds\)/],
     ['an empty client secret', { clientSecret: '' }, '--client-secret', /must not be empty/],
+    // Issue 39 item 11: on a pull request from a fork, CI passes the unset secret as "".
+    ['an empty client secret, saying why CI gives one', { clientSecret: '' }, '--client-secret', /must not be empty: an unset CI secret is passed as an empty string \(GitHub Actions and GitLab give none to pull requests from forks\); give the secret/],
+    ['an empty second client secret', { secondClientSecret: '' }, '--second-client-secret', /pull requests from forks/],
     ['an unknown option', { baseUrl: 'https://api.example.test', colour: true }, '--colour', /unknown option --colour; `carrier-conformance run --help` lists them/],
   ];
 

@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { CHECKS } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
@@ -17,7 +17,7 @@ import { suiteCounts, verdictOf } from '../runner/results.js';
 import { enforceComplete } from '../runner/scope.js';
 import { BUNDLE_FILES, MANIFESTED, PARTS_DIR, targetInfoSchema, type PartName, type TargetInfo } from './format.js';
 import { keyFingerprint, loadPublicKey, loadSigningKey, loadTrustedKeys } from './keys.js';
-import { sealBundle } from './write.js';
+import { checkBundleDir, clearEarlierBundle, sealBundle } from './write.js';
 import { Findings, verifyContents, type Trust } from './verify.js';
 
 /**
@@ -199,18 +199,6 @@ export interface CombineIO {
   out: (text: string) => void;
 }
 
-/** A new or empty directory: never someone's files, never one of the parts. */
-async function checkOutputDir(dir: string): Promise<void> {
-  try {
-    const stat = await lstat(dir);
-    if (!stat.isDirectory()) throw new UsageError(`--output ${dir}: exists and is not a directory; give a new directory`);
-    if ((await readdir(dir)).length > 0) throw new UsageError(`--output ${dir}: not empty; give a new or empty directory`);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    if ((err as { code?: string }).code !== 'ENOENT') throw new UsageError(`--output ${dir}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
-  }
-}
-
 async function checkPartDir(dir: string, part: PartName): Promise<void> {
   let stat;
   try {
@@ -233,11 +221,15 @@ export async function combineBundlesCommand(mainDir: string, expiryDir: string, 
         : { source: '--public-key', keys: [{ key: createPublicKey(key) }] };
   await checkPartDir(mainDir, 'main');
   await checkPartDir(expiryDir, 'expiry');
-  await checkOutputDir(options.output);
+  // Nothing is made before the parts are known to combine: a refusal writes nothing.
+  await checkBundleDir(options.output, '--output', false);
   for (const part of [mainDir, expiryDir]) {
     const inside = relative(resolve(part), resolve(options.output));
     // A directory written into a part would make it a bundle with a file no manifest covers.
     if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw new UsageError(`--output ${options.output}: inside the bundle ${part}; give a directory of its own`);
+    // A part inside the output (an earlier combined bundle's parts/) would be replaced with it.
+    const holds = relative(resolve(options.output), resolve(part));
+    if (!holds.startsWith('..') && !isAbsolute(holds)) throw new UsageError(`--output ${options.output}: holds the bundle ${part}, which writing there would replace; give a directory of its own`);
   }
 
   const f = new Findings();
@@ -262,6 +254,8 @@ export async function combineBundlesCommand(mainDir: string, expiryDir: string, 
     [BUNDLE_FILES.html, renderHtmlReport(derived.report)],
     [BUNDLE_FILES.target, derived.target],
   ];
+  // An earlier bundle there is replaced (no part is inside it: refused above).
+  await clearEarlierBundle(options.output);
   for (const [part, dir] of [['main', mainDir], ['expiry', expiryDir]] as const) {
     try {
       await mkdir(join(options.output, PARTS_DIR, part), { recursive: true });

@@ -15,7 +15,7 @@ import { targetName } from '../report/target-name.js';
 import { writeAtomically } from '../report/write.js';
 import { writeExchangesJsonl, type RunExchanges } from '../report/exchanges.js';
 import { parameterValues } from '../runner/api.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
+import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, PARTS_DIR, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
 import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
 import type { AppliedProfile } from '../certification/apply.js';
 import { recordHosts, type HostRecord } from '../certification/targets.js';
@@ -33,25 +33,38 @@ export interface BundlePlan {
 }
 
 /** The directory must be new, empty, or an earlier bundle (which is replaced): never someone's files. */
-async function checkBundleDir(dir: string): Promise<void> {
+/**
+ * Where a bundle may be written (`run --bundle DIR`, `combine-bundles --output DIR`): a new or
+ * empty directory, or an earlier bundle (only a bundle's files, and a combined bundle's parts/),
+ * which is replaced (clearEarlierBundle, once the new one is ready to be written); never a folder
+ * holding anything else (issue 39 item 11: the two commands disagreed).
+ */
+export async function checkBundleDir(dir: string, flag: '--bundle' | '--output', create = true): Promise<void> {
   let entries: string[];
   try {
     const stat = await lstat(dir);
-    if (!stat.isDirectory()) throw new UsageError(`--bundle ${dir}: exists and is not a directory; give a new directory`);
+    if (!stat.isDirectory()) throw new UsageError(`${flag} ${dir}: exists and is not a directory; give a new directory`);
     entries = await readdir(dir);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if ((err as { code?: string }).code === 'ENOENT') entries = [];
-    else throw new UsageError(`--bundle ${dir}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
+    else throw new UsageError(`${flag} ${dir}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
   }
-  const foreign = entries.filter((name) => !BUNDLE_NAMES.includes(name));
-  if (foreign.length > 0) throw new UsageError(`--bundle ${dir}: holds files that are not a bundle's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); give a new or empty directory`);
+  const foreign = entries.filter((name) => !BUNDLE_NAMES.includes(name) && name !== PARTS_DIR);
+  if (foreign.length > 0) throw new UsageError(`${flag} ${dir}: holds files that are not a bundle's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); give a new or empty directory, or an earlier bundle (which is replaced)`);
+  // Made now where the bundle is written an hour later (run --bundle): a directory it cannot write is said before the run.
+  if (!create) return;
   try {
     await mkdir(dir, { recursive: true });
     await access(dir, fsConstants.W_OK);
   } catch (err) {
-    throw new UsageError(`--bundle ${dir}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
+    throw new UsageError(`${flag} ${dir}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
   }
+}
+
+/** An earlier bundle's files, removed before the new one is written: none of it may stay unlisted beside it. */
+export async function clearEarlierBundle(dir: string): Promise<void> {
+  for (const name of [...BUNDLE_NAMES, PARTS_DIR]) await rm(join(dir, name), { recursive: true, force: true });
 }
 
 export async function prepareBundle(options: RunOptions, profile?: AppliedProfile): Promise<BundlePlan | undefined> {
@@ -60,7 +73,7 @@ export async function prepareBundle(options: RunOptions, profile?: AppliedProfil
     return undefined;
   }
   const key = options.signKey === undefined ? undefined : loadSigningKey(options.signKey);
-  await checkBundleDir(options.bundle);
+  await checkBundleDir(options.bundle, '--bundle');
   return { dir: options.bundle, ...(key ? { key } : {}), ...(profile ? { profile } : {}) };
 }
 
@@ -140,6 +153,7 @@ export interface WrittenBundle {
 /** Writes the bundle (sealBundle); `exchanges`: the run's exchange log, streamed into exchanges.jsonl (none: the run made no request). */
 export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions, exchanges?: RunExchanges): Promise<WrittenBundle> {
   const json = renderJsonReport(report);
+  await clearEarlierBundle(plan.dir);
   // Where the target was, for a profile that refuses loopback and private addresses (issue 31).
   const hosts = report.target.embedded ? undefined : await recordHosts([report.target.baseUrl, report.target.authUrl]);
   const contents: [string, string][] = [

@@ -281,12 +281,12 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
         y
           .positional('main', { type: 'string', demandOption: true, describe: 'The bundle of the main run (run --bundle)' })
           .positional('expiry', { type: 'string', demandOption: true, describe: 'The bundle of the expiry job against the same target (run --suite expiry --bundle)' })
-          .option('output', { type: 'string', requiresArg: true, demandOption: true, describe: 'A new or empty directory for the combined bundle' })
+          .option('output', { type: 'string', requiresArg: true, demandOption: true, describe: 'A new or empty directory for the combined bundle, or an earlier bundle (which is replaced)' })
           .option('sign-key', { type: 'string', requiresArg: true, demandOption: true, describe: 'Ed25519 private key (PEM) that signs the combined bundle; the parts must be signed with it too, unless --public-key or --trusted-keys says whose they may be' })
           .option('public-key', { type: 'string', requiresArg: true, describe: 'The key the parts must be signed with' })
           .option('trusted-keys', { type: 'string', requiresArg: true, describe: "A file of the programme's signers the parts may be signed by" })
           .env(false)
-          .epilogue('Exit codes:\n  0  the combined bundle was written (verify-bundle judges it)\n  1  the bundles do not combine: a part invalid or not signed by a trusted key, another target, or more than 24 h apart (each problem printed)\n  2  usage error: a missing bundle, a bad key, an --output that is not new or empty'),
+          .epilogue('Exit codes:\n  0  the combined bundle was written (verify-bundle judges it)\n  1  the bundles do not combine: a part invalid or not signed by a trusted key, another target, or more than 24 h apart (each problem printed)\n  2  usage error: a missing bundle, a bad key, an --output holding files that are not a bundle\'s'),
       async (argv) => {
         const { combineBundlesCommand } = await import('../bundle/combine.js');
         exitCode = await combineBundlesCommand(argv.main, argv.expiry, { output: argv.output, signKey: argv['sign-key'], publicKey: argv['public-key'], trustedKeys: argv['trusted-keys'] }, io);

@@ -17,6 +17,7 @@ import { countStatuses, type CheckResult, type RunReport, type Scope } from '../
 import { hostOf } from '../report/target-name.js';
 import { mark } from '../profile.js';
 import { verdictLine } from '../report/verdict.js';
+import { shellWord } from '../report/reproduce.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
@@ -591,7 +592,12 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
     io.out(renderConsoleSummary(report, { color: io.color }));
     if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
     where();
-    if (bundle !== undefined) io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
+    if (bundle !== undefined) {
+      io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
+      // The next step, as the platform will take it (issue 39 item 11).
+      const profile = extras.bundle?.profile !== undefined ? ` --profile ${shellWord(extras.bundle.profile.file)}` : '';
+      io.out(`  check it as the platform will: carrier-conformance verify-bundle ${shellWord(bundle.dir)} --public-key YOUR-PUBLIC-KEY.pem${profile}\n`);
+    }
     if ((report.verdict === 'incomplete' || report.verdict === 'nothing-checked') && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
   }
   for (const warning of warnings) io.err(warning);
