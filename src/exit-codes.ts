@@ -28,6 +28,13 @@ export const ExitCode = {
    * reads exit codes, not caveats. No `run` ends with it.
    */
   SignerNotProven: 4,
+  /**
+   * `run` only: the main job of a two-job expiry proof. Nothing failed, and the only required
+   * checks not carried out are EXPIRY-* ones this run did not wait out (--max-expiry-wait below
+   * the token's expires_in): the expiry job (`run --suite expiry`, then `combine-bundles`) proves
+   * them. A CI step allows exactly this (`|| test $? -eq 5`), never a failure (issue 39 item 5).
+   */
+  ExpiryLeft: 5,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -38,6 +45,7 @@ export const EXIT_CODES_HELP = [
   `  ${ExitCode.NonConformant}  one or more required checks failed or could not be carried out`,
   `  ${ExitCode.Usage}  usage or configuration error (credentials refused, 404 at the token endpoint)`,
   `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted, no check carried out)`,
+  `  ${ExitCode.ExpiryLeft}  nothing failed; only EXPIRY-* were not waited out (a two-job expiry proof's main job)`,
 ].join('\n');
 
 /** `run --compare-with`: the exit code says whether anything got worse. */

@@ -17,7 +17,7 @@ function blocks(markdown: string, lang: string): string[] {
 /** `carrier-conformance <command> … --flag …` in shell text (continuation lines and YAML folding joined). */
 function invocations(text: string): { command: string; flags: string[] }[] {
   const joined = text.replace(/\\\n\s*/g, ' ').replace(/>-\n((?:\s{10,}.*\n)+)/g, (_m, body: string) => `${body.replace(/\n\s*/g, ' ')}\n`);
-  return [...joined.matchAll(/carrier-conformance (run|diff|matrix|verify-bundle|list|serve)\b([^\n]*)/g)].map((m) => ({
+  return [...joined.matchAll(/carrier-conformance (run|diff|matrix|verify-bundle|combine-bundles|list|serve|lint)\b([^\n]*)/g)].map((m) => ({
     command: m[1] ?? '',
     flags: [...(m[2] ?? '').matchAll(/(?:^|\s)(--[a-z][a-z-]*)/g)].map((f) => f[1] ?? ''),
   }));
@@ -37,14 +37,28 @@ describe('docs/ci workflows', () => {
   });
 
   it('use only options the commands have', async () => {
-    const texts = [await read('docs/ci/conformance-matrix.yml'), await read('docs/ci/release-gate.yml'), ...blocks(await read('README.md'), 'sh')];
+    const texts = [await read('docs/ci/conformance-matrix.yml'), await read('docs/ci/release-gate.yml'), await read('docs/ci/vendor-certification.yml'), ...blocks(await read('README.md'), 'sh')];
     const found = texts.flatMap(invocations);
-    expect(found.map((f) => f.command)).toEqual(expect.arrayContaining(['run', 'diff', 'matrix', 'verify-bundle']));
+    expect(found.map((f) => f.command)).toEqual(expect.arrayContaining(['run', 'diff', 'matrix', 'verify-bundle', 'combine-bundles']));
     const help = new Map<string, string>();
     for (const { command, flags } of found) {
       if (!help.has(command)) help.set(command, (await runMain([command, '--help'])).stdout);
       for (const flag of flags) expect(help.get(command), `${command} ${flag}`).toMatch(new RegExp(`\\s${flag}\\b`));
     }
+  });
+});
+
+describe('docs/ci/vendor-certification.yml (issue 39 item 5)', () => {
+  it("runs the README's three jobs: the main job allows exit 5 only, the expiry job waits, the bundles travel as artifacts, the key comes from a secret", async () => {
+    const text = await read('docs/ci/vendor-certification.yml');
+    expect(text).toContain('--max-expiry-wait 0');
+    expect(text).toContain('|| test $? -eq 5');
+    expect(text).not.toMatch(/test \$\? -eq 1/);
+    expect(text).toContain('--suite expiry');
+    expect(text).toContain('needs: [main, expiry]');
+    expect(text.match(/secrets\.CARRIER_SIGN_KEY/g)?.length).toBe(3);
+    expect(text).toMatch(/combine-bundles main-bundle expiry-bundle --output acme-bundle/);
+    expect(text).toMatch(/verify-bundle acme-bundle --profile carrier-profile\.json --public-key/);
   });
 });
 

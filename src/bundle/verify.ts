@@ -532,6 +532,9 @@ export function verifyBundle(dir: string, trust?: Trust, profile?: LoadedProfile
   if (report !== undefined) {
     checkConformance(report, f);
     if (profile !== undefined) checkProfile(profile, report, info, f);
+    // The main job of a two-job proof, verified alone: say what completes it (issue 39 item 5).
+    const leftToJob = report.checks.filter((c) => EXPIRY_CHECKS.includes(c.id) && (c.status === 'skipped' || c.status === 'error') && (c.message ?? '').includes('--max-expiry-wait'));
+    if (leftToJob.length > 0 && info?.combined === undefined) f.note('expiry', `${leftToJob.map((c) => c.id).join(', ')} not waited out in this run: if an expiry job (run --suite expiry) proved them, verify the two combined: combine-bundles THIS-BUNDLE EXPIRY-BUNDLE --output DIR --sign-key KEY`);
   } else {
     f.fail('conformance', 'not judged: report.json could not be read');
     if (profile !== undefined) f.fail('profile', 'not proven: report.json could not be read');
