@@ -104,7 +104,16 @@ describe('a genuine bundle made under the profile', () => {
     expect(target.options.maxExpiryWait).toBe(60); // the default, above the profile's 10
     expect(target.options.openapi).toEqual({ file: 'openapi.yaml', sha256: openapiSha });
     expect(target.target.hosts).toEqual([{ host: '127.0.0.1', addresses: [{ address: '127.0.0.1', kind: 'loopback' }] }]);
+    // The run's last lines say what the platform's verify-bundle will (issue 39 item 4).
+    expect(genuine.stdout).toContain(`  under the profile ${loopbackProfile}: this bundle will verify (with the public key of the key that signed it)\n`);
   });
+
+  it("a run under the profile whose bundle will not verify says so in its last lines, and why (before: only the platform's verify-bundle, an hour later)", async () => {
+    const bundle = join(dir, 'will-not-verify');
+    const run = await runAgainst({ tokenTtlSeconds: 2, faults: ['version-ignored-on-single-invoice'] }, ['--expectations', expectations, '--target-name', 'Globex Carrier', '--bundle', bundle, '--sign-key', signer.privatePath, '--profile', loopbackProfile]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`  under the profile ${loopbackProfile}: this bundle will NOT verify, because:\n    MUST VERSION-MISSING: failed: `);
+  }, 60_000);
 
   it('verify-bundle --profile --public-key: every item proven, exit 0', async () => {
     const result = await verify(genuine.bundle, '--profile', loopbackProfile, '--public-key', signer.publicPath);
@@ -218,12 +227,17 @@ describe('a genuine bundle made under the profile', () => {
     }
   });
 
-  it('under a profile that does not allow loopback, the same kind of bundle is refused: one line for the target, exit 1', async () => {
-    const run = await certifyingRun('public-only', publicOnlyProfile);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const result = await verify(run.bundle, '--profile', publicOnlyProfile, '--public-key', signer.publicPath);
-    expect([result.code, result.fails]).toEqual([1, ['target 127.0.0.1: loopback, not allowed by the profile']]);
-    // And a bundle verified against another profile than the one it was made under.
+  it('under a profile that does not allow loopback, run --profile refuses at once (exit 2, before: CONFORMANT and a bundle that did not verify), and verify-bundle refuses such a bundle: one line for the target, exit 1', async () => {
+    const server = await startReferenceServer();
+    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+    const run = await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', REFERENCE_OPENAPI_FILE, '--expectations', expectations, '--profile', publicOnlyProfile, '--bundle', join(dir, 'public-only'), '--reports-dir', join(dir, 'public-only-reports')]).finally(async () => {
+      delete process.env.CARRIER_CLIENT_SECRET;
+      await server.close();
+    });
+    expect([run.code, run.stderr.trim(), run.stdout]).toEqual([2, `carrier-conformance: --profile ${publicOnlyProfile}: the target's host 127.0.0.1 is a loopback address, which the profile does not allow (allowTargets: []): a bundle of this run would not verify; run against the deployment's public address`, '']);
+    const embedded = await runMain(['run', '--embedded', '--openapi', REFERENCE_OPENAPI_FILE, '--expectations', expectations, '--profile', loopbackProfile, '--reports-dir', join(dir, 'public-only-reports')]);
+    expect([embedded.code, embedded.stderr.trim()]).toEqual([2, `carrier-conformance: --profile ${loopbackProfile}: the embedded reference server is not a target the profile allows (allowTargets: [loopback]): a bundle of this run would not verify; give --base-url`]);
+    // A bundle verified against another profile than the one it was made under.
     const other = await verify(genuine.bundle, '--profile', publicOnlyProfile, '--public-key', signer.publicPath);
     expect(other.code).toBe(1);
     expect(other.fails).toEqual([

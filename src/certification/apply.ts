@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { FILE_LIMITS, readRegularFile } from '../files.js';
 import { proxyFor } from '../http/proxy.js';
 import { loadProfile, type LoadedProfile } from './profile.js';
+import { recordHosts } from './targets.js';
 
 /**
  * `run --profile FILE` (issue 31): the platform's profile decides the options that shape what a
@@ -92,7 +93,8 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
     ['rerunFailed', 'a certifying run runs the battery, not the failures of another run'],
   ];
   for (const [key, why] of lessProving) {
-    if (options[key] !== undefined) throw new UsageError(`${givenAs(key, sources) ?? flagName(key)} ${String(options[key]) || '(the last report)'} is refused under the profile ${path}: ${why}`);
+    const value = options[key];
+    if (value !== undefined) throw new UsageError(`${givenAs(key, sources) ?? flagName(key)} ${typeof value === 'string' || typeof value === 'number' ? String(value) || '(the last report)' : ''} is refused under the profile ${path}: ${why}`);
   }
 
   // The isolation proof the profile requires, asked for now: not found missing after an hour's run (issue 39).
@@ -129,3 +131,25 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
   }
   return { options, profile: { file: path, sha256: loaded.sha256, ...(p.name !== undefined ? { name: p.name } : {}) } };
 }
+
+/**
+ * What the profile says of the target, checked before the run starts (issue 39 item 4): a target
+ * the profile does not allow (the embedded server, a loopback or private address) would make a
+ * bundle that verify-bundle refuses, found out only after an hour's expiry job. Refused here
+ * (exit 2, one line). A host that does not resolve is left to the run, which says so.
+ */
+export async function refuseTargetsTheProfileDisallows(path: string, options: RunOptions): Promise<void> {
+  const allowed = new Set<string>(loadProfile(path).profile.allowTargets);
+  const shown = `allowTargets: [${[...allowed].join(', ')}]`;
+  if (options.baseUrl === undefined) {
+    if (!allowed.has('embedded')) throw new UsageError(`--profile ${path}: the embedded reference server is not a target the profile allows (${shown}): a bundle of this run would not verify; give --base-url`);
+    return;
+  }
+  for (const record of await recordHosts([options.baseUrl, ...(options.authUrl !== undefined ? [options.authUrl] : [])])) {
+    const refused = record.addresses.find((a) => a.kind !== 'public' && !allowed.has(a.kind));
+    if (refused !== undefined) {
+      throw new UsageError(`--profile ${path}: the target's host ${record.host} is ${refused.address === record.host.replace(/^\[|\]$/g, '') ? '' : `at ${refused.address}, `}a ${refused.kind} address, which the profile does not allow (${shown}): a bundle of this run would not verify; run against the deployment's public address`);
+    }
+  }
+}
+

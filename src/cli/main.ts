@@ -207,7 +207,9 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
       const config = configFileOf(argv);
       const sources = { argv: pick(argv, RUN_OPTION_KEYS), env: optionsFromEnv(RUN_OPTION_KINDS), ...(config ? { config } : {}) };
       const resolved = resolveRunOptions(sources);
-      const certified = typeof argv.profile === 'string' ? (await import('../certification/apply.js')).applyProfile(argv.profile, resolved, sources) : undefined;
+      const certification = typeof argv.profile === 'string' ? await import('../certification/apply.js') : undefined;
+      const certified = certification && typeof argv.profile === 'string' ? certification.applyProfile(argv.profile, resolved, sources) : undefined;
+      if (certification && certified) await certification.refuseTargetsTheProfileDisallows(certified.profile.file, certified.options);
       const { runConformance } = await import('../runner/run.js');
       exitCode = (await runConformance(certified?.options ?? resolved, io, interrupt, certified?.profile)).exitCode;
     })

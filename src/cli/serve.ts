@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { FAULTS, VARIANTS } from '../reference/catalogue.js';
 import { REFERENCE_CLIENT_SECRET, REFERENCE_SECOND_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
+import { REFERENCE_EXPECTATIONS_FILE } from '../reference/seeded.js';
 import { shellWord } from '../report/reproduce.js';
 import type { CliIO } from './main.js';
 
@@ -140,7 +141,9 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
   const secondDocumented = options.secondClientSecret === undefined;
   const openapi = typedPath(server.openapiFile);
   // The second client proves tenant isolation both ways (TENANT-FOREIGN): its tenant is the foreign one.
-  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--second-client-id', server.secondClientId, '--openapi', openapi];
+  // The test account's data, where the server holds the default one: every check then judges (RESOURCE-/USER-EXPECTED-VALUES too).
+  const expectations = options.shipments === undefined && options.variants.length === 0 ? typedPath(REFERENCE_EXPECTATIONS_FILE) : undefined;
+  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--second-client-id', server.secondClientId, '--openapi', openapi, ...(expectations !== undefined ? ['--expectations', expectations] : [])];
   io.out(
     [
       `Carrier-Platform reference server listening at ${server.url}`,
@@ -151,6 +154,7 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
       `  foreign tenant:  ${server.foreignTenantId} (the second client's; the first may not access it)`,
       `  paged paths:     ${server.pagedPaths.join(', ')}`,
       `  OpenAPI:         ${openapi}`,
+      ...(expectations !== undefined ? [`  expectations:    ${expectations} (the test account's data)`] : []),
       `  token lifetime:  ${options.tokenTtl} s`,
       ...(options.faults.length > 0 ? [`  faults:          ${options.faults.join(', ')}`] : []),
       ...(options.variants.length > 0 ? [`  variants:        ${options.variants.join(', ')}`] : []),

@@ -9,6 +9,14 @@ import { MAIN_TENANT_ID, invoiceAt, settingsOf, shipmentAt, type TenantRecord } 
 
 /** docs/openapi.yaml: validated by a real OpenAPI validator in the tests. */
 export const REFERENCE_OPENAPI_FILE = join(PACKAGE_ROOT, 'docs', 'openapi.yaml');
+/**
+ * docs/reference-expectations.json: the reference server's test account (its `expectations`, as
+ * --expectations reads them), shipped so that `serve` and its printed command judge every check;
+ * test/reference-files.test.ts holds it to what the server serves.
+ */
+export const REFERENCE_EXPECTATIONS_FILE = join(PACKAGE_ROOT, 'docs', 'reference-expectations.json');
+/** docs/reference-profile.yaml: a sample certification profile for the reference server (README, "Certification profiles"). */
+export const REFERENCE_PROFILE_FILE = join(PACKAGE_ROOT, 'docs', 'reference-profile.yaml');
 
 /**
  * Shipments 1 (deliveredAt null; the first item, so GET /shipments/{shipmentId} serves it too),

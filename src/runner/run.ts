@@ -18,6 +18,7 @@ import { hostOf } from '../report/target-name.js';
 import { mark } from '../profile.js';
 import { verdictLine } from '../report/verdict.js';
 import { shellWord } from '../report/reproduce.js';
+import { oneLine, printable } from '../report/format.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
@@ -597,6 +598,8 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
       // The next step, as the platform will take it (issue 39 item 11).
       const profile = extras.bundle?.profile !== undefined ? ` --profile ${shellWord(extras.bundle.profile.file)}` : '';
       io.out(`  check it as the platform will: carrier-conformance verify-bundle ${shellWord(bundle.dir)} --public-key YOUR-PUBLIC-KEY.pem${profile}\n`);
+      // Under a profile, what the platform's verify-bundle will say, now rather than after the expiry job (issue 39 item 4).
+      if (extras.bundle?.profile !== undefined) io.out(await bundleOutlook(bundle.dir, extras.bundle.profile.file));
     }
     if ((report.verdict === 'incomplete' || report.verdict === 'nothing-checked') && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
   }
@@ -626,4 +629,16 @@ async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerun
     incompleteReason: undefined,
   });
   return finish(report, options, io, extras, false);
+}
+
+/**
+ * "this bundle will verify under the profile", or will not and why: verify-bundle's own findings
+ * on the bundle just written (the signer aside: the platform holds the key), at most three.
+ */
+async function bundleOutlook(dir: string, profileFile: string): Promise<string> {
+  const [{ verifyBundle }, { loadProfile }] = await Promise.all([import('../bundle/verify.js'), import('../certification/profile.js')]);
+  const fails = verifyBundle(dir, undefined, loadProfile(profileFile)).findings.filter((x) => x.level === 'fail');
+  if (fails.length === 0) return `  under the profile ${profileFile}: this bundle will verify (with the public key of the key that signed it)\n`;
+  const shown = fails.slice(0, 3).map((x) => `    ${oneLine(printable(`${x.topic}: ${x.message}`), 300)}`);
+  return `${[`  under the profile ${profileFile}: this bundle will NOT verify, because:`, ...shown, ...(fails.length > 3 ? [`    and ${fails.length - 3} more (verify-bundle lists them all)`] : [])].join('\n')}\n`;
 }
