@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { KeyObject } from 'node:crypto';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { MANIFESTED, sha256Of } from '../src/bundle/format.js';
@@ -208,6 +208,45 @@ describe('a genuine bundle made under the profile', () => {
     child.kill('SIGTERM');
     const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
     expect([ended.signal, out.includes('CERTIFIABLE')]).toEqual(['SIGTERM', false]);
+  }, 90_000);
+
+  it("a document split into files: each file it reads beside itself must be pinned (openapi.files), with its SHA-256 (before: the root alone, and an edited $ref'd schema certified)", async () => {
+    const split = join(dir, 'split');
+    await mkdir(join(split, 'schemas'), { recursive: true });
+    const whole = await readFile(REFERENCE_OPENAPI_FILE, 'utf8');
+    const block = /^ {4}Shipment:\n((?: {6,}.*\n)+)/m.exec(whole);
+    if (!block?.[1]) throw new Error('no Shipment schema');
+    await writeFile(join(split, 'openapi.yaml'), whole.replace(block[0], "    Shipment: { $ref: 'schemas/shipment.yaml' }\n"));
+    const shipment = block[1].replace(/^ {6}/gm, '');
+    await writeFile(join(split, 'schemas', 'shipment.yaml'), shipment);
+    const rootSha = sha256Of(await readFile(join(split, 'openapi.yaml')));
+    const rootOnly = await writeProfile('profile-split-root.json', { allowTargets: ['loopback'], openapi: { sha256: rootSha } });
+    const pinned = await writeProfile('profile-split-pinned.json', { allowTargets: ['loopback'], openapi: { sha256: rootSha, files: { 'schemas/shipment.yaml': sha256Of(shipment) } } });
+
+    const server = await startReferenceServer({ tokenTtlSeconds: 2 });
+    const splitRun = async (name: string, profile: string): Promise<{ code: number; stdout: string; stderr: string; bundle: string }> => {
+      const bundle = join(dir, name);
+      process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+      try {
+        const argv = ['run', '--base-url', server.url, '--client-id', server.clientId, '--foreign-tenant-id', server.foreignTenantId, '--openapi', join(split, 'openapi.yaml')];
+        return { ...(await runMain([...argv, '--expectations', expectations, '--target-name', 'Globex Carrier', '--bundle', bundle, '--sign-key', signer.privatePath, '--profile', profile, '--reports-dir', join(dir, `${name}-reports`)])), bundle };
+      } finally {
+        delete process.env.CARRIER_CLIENT_SECRET;
+      }
+    };
+    const run = await splitRun('split-root', rootOnly);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const unpinnedLine = 'openapi: the document read 1 file beside itself that the profile does not pin ("schemas/shipment.yaml"): a changed $ref\'d file changes what is certified; pin each in openapi.files (its sha256sum)';
+    expect(run.stdout).toContain(`this bundle will NOT verify, because:\n    ${unpinnedLine}`);
+    expect((await verify(run.bundle, '--profile', rootOnly, '--public-key', signer.publicPath)).fails).toEqual([unpinnedLine]);
+    // Pinned: it verifies.
+    const good = await splitRun('split-pinned', pinned);
+    expect((await verify(good.bundle, '--profile', pinned, '--public-key', signer.publicPath)).fails).toEqual([]);
+    // The vendor's edit of the $ref'd file (a status the platform does not have): refused.
+    await writeFile(join(split, 'schemas', 'shipment.yaml'), shipment.replace('enum: [created, in_transit, delivered]', 'enum: [created, in_transit, delivered, lost]'));
+    const edited = await splitRun('split-edited', pinned);
+    await server.close();
+    expect((await verify(edited.bundle, '--profile', pinned, '--public-key', signer.publicPath)).fails).toEqual([expect.stringMatching(/^openapi: "schemas\/shipment\.yaml" has sha256 [0-9a-f]{16}…, not the file the profile pins \([0-9a-f]{16}…\)$/)]);
   }, 90_000);
 
   it('bad --trusted-keys files and both key options: one line, exit 2', async () => {

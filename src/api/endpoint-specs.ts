@@ -76,6 +76,8 @@ export interface ApiDescription {
   document?: Record<string, unknown>;
   /** The file it came from, for the report. */
   file?: string;
+  /** The files it read beside itself (its `$ref`s), named from its folder, each by SHA-256. */
+  files?: { file: string; sha256: string }[];
   /** How many operations (every method) the document declares; the GETs under the tenant path are `endpoints`. */
   operations?: number;
   /** The validators of the endpoints' schemas, compiled where the document was read (src/api/standalone.ts). */

@@ -153,7 +153,8 @@ export const targetInfoSchema = z
         baseline: fileDigest.extend({ entries: z.number().int(), strict: z.boolean() }).optional(),
         expectations: fileDigest.optional(),
         /** The OpenAPI document given (its own bytes; files it references are not digested). */
-        openapi: fileDigest.optional(),
+        /** `files`: those it read beside itself ($refs), from its folder: a profile pins each. */
+        openapi: fileDigest.extend({ files: z.array(fileDigest).optional() }).optional(),
         /** --endpoint paths, and path parameter values (ids of the test account's data, not secrets). */
         endpoints: z.array(z.string()),
         parameters: z.record(z.string(), z.string()),

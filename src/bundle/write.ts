@@ -124,7 +124,7 @@ export function targetInfo(report: RunReport, options: RunOptions, extra: { host
       ...(report.rerunOf !== undefined ? { rerunOf: report.rerunOf } : {}),
       ...(options.baseline !== undefined ? { baseline: { ...fileDigest(options.baseline, 'baseline file', FILE_LIMITS.baseline), entries: report.baseline?.entries ?? 0, strict: options.strictBaseline } } : {}),
       ...(options.expectations !== undefined ? { expectations: fileDigest(options.expectations, 'expectations file', FILE_LIMITS.expectations) } : {}),
-      ...(options.openapi !== undefined ? { openapi: fileDigest(options.openapi, '--openapi', FILE_LIMITS.openapi) } : {}),
+      ...(options.openapi !== undefined ? { openapi: { ...fileDigest(options.openapi, '--openapi', FILE_LIMITS.openapi), ...(report.target.openapiFiles !== undefined ? { files: report.target.openapiFiles } : {}) } } : {}),
       endpoints: [...options.endpoint],
       parameters: parameterValues(options),
       ...(options.caFile !== undefined ? { caFile: fileDigest(options.caFile, '--ca-file', FILE_LIMITS.ca) } : {}),

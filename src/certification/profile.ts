@@ -43,7 +43,7 @@ export const profileSchema = z
     /** Shown in findings: which programme this is. */
     name: z.string().min(1).max(200).optional(),
     /** The platform's OpenAPI document, by the SHA-256 of its bytes; `file` (relative to the profile) is used when the run gives no --openapi. */
-    openapi: z.object({ sha256: sha256Hex, file: z.string().min(1).optional() }).strict(),
+    openapi: z.object({ sha256: sha256Hex, file: z.string().min(1).optional(), files: z.record(z.string().min(1), sha256Hex).optional() }).strict(),
     /** Every tenant endpoint that must be judged: in the run, and no check skipping it. */
     endpoints: z.array(endpoint).min(1, { error: 'must name at least one endpoint' }),
     /** The test account's known data (--expectations), by SHA-256. */

@@ -43,6 +43,7 @@ function checkIdentity(loaded: LoadedProfile, report: RunReport, info: TargetInf
   if (openapi === undefined) f.fail('openapi', `no OpenAPI document recorded (the profile requires sha256 ${p.openapi.sha256.slice(0, 16)}…)`);
   else if (openapi.sha256 !== p.openapi.sha256) f.fail('openapi', `${JSON.stringify(openapi.file)} has sha256 ${openapi.sha256.slice(0, 16)}…, not the profile's document (${p.openapi.sha256.slice(0, 16)}…)`);
   else f.ok('openapi', `the profile's document (${openapi.file}, sha256 ${openapi.sha256.slice(0, 16)}…)`);
+  if (openapi !== undefined) checkDocumentFiles(p.openapi.files ?? {}, openapi.files ?? [], f);
 
   if (p.expectations !== undefined) {
     const given = info?.options.expectations;
@@ -169,3 +170,19 @@ export function checkProfile(loaded: LoadedProfile, report: RunReport, info: Tar
   checkIsolation(loaded, report, info, f);
   checkTargets(loaded, report, info, f);
 }
+
+/**
+ * Every file the document read beside itself ($refs) is pinned by the profile, with the same
+ * SHA-256 (issue 39 item 8: the profile pinned the root only, and a vendor's edited schema file
+ * certified a server that broke it). A file the profile pins that the run did not read is noted.
+ */
+function checkDocumentFiles(pinned: Readonly<Record<string, string>>, read: readonly { file: string; sha256: string }[], f: FindingSink): void {
+  const unpinned = read.filter((r) => pinned[r.file] === undefined);
+  const changed = read.filter((r) => pinned[r.file] !== undefined && pinned[r.file] !== r.sha256);
+  if (unpinned.length > 0) f.fail('openapi', `the document read ${unpinned.length} file${unpinned.length === 1 ? '' : 's'} beside itself that the profile does not pin (${unpinned.slice(0, 3).map((r) => JSON.stringify(r.file)).join(', ')}${unpinned.length > 3 ? ', …' : ''}): a changed $ref'd file changes what is certified; pin each in openapi.files (its sha256sum)`);
+  for (const r of changed) f.fail('openapi', `${JSON.stringify(r.file)} has sha256 ${r.sha256.slice(0, 16)}…, not the file the profile pins (${(pinned[r.file] ?? '').slice(0, 16)}…)`);
+  const missing = Object.keys(pinned).filter((file) => !read.some((r) => r.file === file));
+  for (const file of missing) f.note('openapi', `the profile pins ${JSON.stringify(file)}, which the document did not read`);
+  if (read.length > 0 && unpinned.length === 0 && changed.length === 0) f.ok('openapi', `each of the ${read.length} files the document read beside itself is the one the profile pins`);
+}
+

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -193,6 +194,8 @@ export class DocumentFiles {
   failure: UsageError | undefined;
   /** Whether the document itself was read here (and not by a resolver of the parser's own). */
   documentRead = false;
+  /** Every file read, by path: the SHA-256 of its bytes (a profile pins each: issue 39 item 8). */
+  readonly digests = new Map<string, string>();
 
   constructor(
     document: string,
@@ -253,6 +256,7 @@ export class DocumentFiles {
       if (!info.isFile()) refuse(`it is ${kindOf(info)}, not a regular file`);
       if (PSEUDO_ROOTS.some((p) => inside(p, real))) refuse(`${neutralised(real, 200)} is a kernel pseudo-file, not a document; no --openapi-root allows /proc, /sys or /dev`);
       bytes = await this.bytesOf(real, info, refuse);
+      this.digests.set(path, createHash('sha256').update(bytes).digest('hex'));
     } catch (err) {
       if (err instanceof UsageError) throw err;
       return unreadable(messageOf(err));

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
 import { UsageError } from '../errors.js';
@@ -39,6 +39,8 @@ export interface BundleOptions extends LoadOptions {
   label?: string;
   /** Called with the parsed value of every file the confined resolver hands the parser (lint traces findings back to them). */
   onFile?: (path: string, value: unknown) => void;
+  /** Filled with the SHA-256 of every file read, by path. */
+  digests?: Map<string, string>;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function bundleDocument(file: string, options: BundleOptions = {}):
     if (!(err instanceof LimitExceeded)) throw err;
     throw new UsageError(`${label} ${file}: bundled with its $refs, ${err.message}`);
   }
+  for (const [path, sha256] of files.digests) options.digests?.set(path, sha256);
   return bundled;
 }
 
@@ -109,12 +112,15 @@ export function endpointsOf(document: Json): EndpointSpec[] {
 
 /** Reads, validates and bundles the document, and finds its tenant endpoints. */
 export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<ApiDescription> {
-  const bundled = await bundleDocument(file, options);
+  const digests = new Map<string, string>();
+  const bundled = await bundleDocument(file, { ...options, digests });
   if (!isObject(bundled)) throw new UsageError(`--openapi ${file}: not an OpenAPI document (not an object)`);
   const raw = readVersion(bundled, '--openapi', file, options.limits).document;
   if (!isObject(raw.paths)) throw new UsageError(`--openapi ${file}: the document has no "paths" object`);
   const document = documentAsJsonSchema(raw);
   const { endpoints, operations } = endpointModel(document);
   if (endpoints.length === 0) throw new UsageError(`--openapi ${file}: no GET operation under /tenants/{tenantId}/ in the document: nothing to test (the spec's tenant-scoped pattern)`);
-  return { endpoints, operations, document, file };
+  // The files it read beside itself, named from its folder, each by SHA-256: what a profile pins (issue 39 item 8).
+  const files = [...digests].filter(([path]) => path !== resolve(file)).map(([path, sha256]) => ({ file: relative(dirname(resolve(file)), path), sha256 })).sort((a, b) => a.file.localeCompare(b.file));
+  return { endpoints, operations, document, file, ...(files.length > 0 ? { files } : {}) };
 }

@@ -256,6 +256,8 @@ export const runReportSchema = z.object({
     operations: z.number().int().nonnegative().optional(),
     /** The OpenAPI document the endpoints came from (--openapi). */
     openapi: z.string().optional(),
+    /** The files the document read beside itself ($refs), from its folder, each by SHA-256 (issue 39 item 8). */
+    openapiFiles: z.array(z.object({ file: z.string(), sha256: z.string() }).strict()).optional(),
     /**
      * The client credentials contain characters that RFC 6749 §2.3.1 form-encodes before
      * Base64, so a naive `curl -u id:secret` would not send what the harness sent.

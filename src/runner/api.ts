@@ -40,6 +40,7 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),
     ...(loaded?.lint ? { lint: loaded.lint } : {}),
+    ...(loaded?.files ? { files: loaded.files } : {}),
     ...(file !== undefined ? { file } : {}),
   };
 }

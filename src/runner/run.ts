@@ -481,6 +481,7 @@ function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescr
     ...(api ? { endpoints: api.endpoints.map(endpointOfReport) } : {}),
     ...(api?.operations !== undefined ? { operations: api.operations } : {}),
     ...(api?.file !== undefined ? { openapi: api.file } : {}),
+    ...(api?.files !== undefined ? { openapiFiles: api.files } : {}),
     credentialsFormEncoded: needsFormEncoding(target.clientId, target.clientSecret),
     ...(basicEncoding === 'raw' ? { basicEncoding } : {}),
     // The deviation from the spec's HTTP Basic the run made (--client-auth post, or Basic refused and client_secret_post accepted).
