@@ -16,7 +16,7 @@ import { carriedOut, scopeOfReport, verdictLine } from '../report/verdict.js';
 import { suiteCounts, verdictOf } from '../runner/results.js';
 import { enforceComplete } from '../runner/scope.js';
 import { BUNDLE_FILES, MANIFESTED, PARTS_DIR, targetInfoSchema, type PartName, type TargetInfo } from './format.js';
-import { keyFingerprint, loadPublicKey, loadSigningKey, loadTrustedKeys } from './keys.js';
+import { keyFingerprint, loadSigningKey, trustOf } from './keys.js';
 import { checkBundleDir, clearEarlierBundle, sealBundle } from './write.js';
 import { Findings, verifyContents, type Trust } from './verify.js';
 
@@ -210,15 +210,10 @@ async function checkPartDir(dir: string, part: PartName): Promise<void> {
 }
 
 export async function combineBundlesCommand(mainDir: string, expiryDir: string, options: CombineOptions, io: CombineIO): Promise<number> {
-  if (options.publicKey !== undefined && options.trustedKeys !== undefined) throw new UsageError('--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme\'s signers');
+  const given = trustOf(options.publicKey, options.trustedKeys);
   const key = loadSigningKey(options.signKey);
   // The parts must be signed by a key the combiner trusts: by default the one it signs with.
-  const trust: Trust =
-    options.publicKey !== undefined
-      ? { source: '--public-key', keys: [{ key: loadPublicKey(options.publicKey) }] }
-      : options.trustedKeys !== undefined
-        ? { source: '--trusted-keys', keys: loadTrustedKeys(options.trustedKeys) }
-        : { source: '--public-key', keys: [{ key: createPublicKey(key) }] };
+  const trust: Trust = given ?? { source: '--public-key', keys: [{ key: createPublicKey(key) }] };
   await checkPartDir(mainDir, 'main');
   await checkPartDir(expiryDir, 'expiry');
   // Nothing is made before the parts are known to combine: a refusal writes nothing.

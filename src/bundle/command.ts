@@ -4,8 +4,8 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { oneLine, plural, printable } from '../report/format.js';
 import { loadProfile } from '../certification/profile.js';
-import { loadPublicKey, loadTrustedKeys } from './keys.js';
-import { verifyBundle, type BundleFinding, type BundleVerdict, type Trust } from './verify.js';
+import { trustOf } from './keys.js';
+import { verifyBundle, type BundleFinding, type BundleVerdict } from './verify.js';
 
 /** `carrier-conformance verify-bundle DIR [--public-key FILE]`: every finding, then the verdict. */
 
@@ -60,9 +60,7 @@ export function verifyBundleCommand(dir: string, publicKey: string | undefined, 
   // A bundle is the submitter's directory as it is: a link to one is refused like a link in one.
   if (stat.isSymbolicLink()) throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; give the directory \`run --bundle\` wrote, not a link to it`);
   if (!stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a directory; give the directory \`run --bundle\` wrote`);
-  if (publicKey !== undefined && extras.trustedKeys !== undefined) throw new UsageError('--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme\'s signers');
-  const trust: Trust | undefined =
-    publicKey !== undefined ? { source: '--public-key', keys: [{ key: loadPublicKey(publicKey) }] } : extras.trustedKeys !== undefined ? { source: '--trusted-keys', keys: loadTrustedKeys(extras.trustedKeys) } : undefined;
+  const trust = trustOf(publicKey, extras.trustedKeys);
   const profile = extras.profile === undefined ? undefined : loadProfile(extras.profile);
   const verdict = verifyBundle(dir, trust, profile);
   io.out(renderBundleVerdict(dir, verdict, io.color));

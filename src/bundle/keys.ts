@@ -134,3 +134,16 @@ export function loadTrustedKeys(path: string): TrustedKey[] {
   if (keys.length === 0) throw new UsageError(`--trusted-keys ${path}: holds no public key; give one or more PEM Ed25519 public keys`);
   return keys;
 }
+
+/** The signers a verifier trusts: the one key of --public-key, or the programme's file of --trusted-keys. */
+export interface Trust {
+  source: '--public-key' | '--trusted-keys';
+  keys: TrustedKey[];
+}
+
+/** verify-bundle's, matrix's and combine-bundles' --public-key or --trusted-keys, read; neither given: undefined. */
+export function trustOf(publicKey: string | undefined, trustedKeys: string | undefined): Trust | undefined {
+  if (publicKey !== undefined && trustedKeys !== undefined) throw new UsageError("--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme's signers");
+  if (publicKey !== undefined) return { source: '--public-key', keys: [{ key: loadPublicKey(publicKey) }] };
+  return trustedKeys !== undefined ? { source: '--trusted-keys', keys: loadTrustedKeys(trustedKeys) } : undefined;
+}

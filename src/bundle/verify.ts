@@ -10,14 +10,14 @@ import { renderHtmlReport } from '../report/html.js';
 import { countStatuses, type RunReport } from '../report/model.js';
 import { readRegularFile, type FileLimit } from '../files.js';
 import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
-import { scopeOfReport, verdictOfReport } from '../report/verdict.js';
+import { expiryNotWaitedOut, scopeOfReport, verdictOfReport } from '../report/verdict.js';
 import { verdictOf } from '../runner/results.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { checkEvidence, readExchanges, type ReadExchanges } from './evidence.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, COMBINED_TOP, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
 import { junitDisagreements } from './junit-agree.js';
 import { JUnitReadError, readJUnit } from './junit-read.js';
-import { keyFingerprint, parsePublicKey, verifyBytes, type TrustedKey } from './keys.js';
+import { keyFingerprint, parsePublicKey, verifyBytes, type Trust, type TrustedKey } from './keys.js';
 import type { LoadedProfile } from '../certification/profile.js';
 import { checkProfile } from '../certification/verify.js';
 import { EXPIRY_CHECKS, combinationProblems, deriveCombined, type PartRun } from './combine.js';
@@ -211,10 +211,7 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
 }
 
 /** The keys the verifier trusts: one given with --public-key, or the programme's signers (--trusted-keys). */
-export interface Trust {
-  source: '--public-key' | '--trusted-keys';
-  keys: TrustedKey[];
-}
+export type { Trust } from './keys.js';
 
 /** Whether the signature holds for a key of the trusted keys file; every other outcome is a finding. */
 function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer, signature: string, trust: Trust, f: Findings, seen: { trusted?: TrustedKey }): boolean {
@@ -533,7 +530,7 @@ export function verifyBundle(dir: string, trust?: Trust, profile?: LoadedProfile
     checkConformance(report, f);
     if (profile !== undefined) checkProfile(profile, report, info, f);
     // The main job of a two-job proof, verified alone: say what completes it (issue 39 item 5).
-    const leftToJob = report.checks.filter((c) => EXPIRY_CHECKS.includes(c.id) && (c.status === 'skipped' || c.status === 'error') && (c.message ?? '').includes('--max-expiry-wait'));
+    const leftToJob = report.checks.filter(expiryNotWaitedOut);
     if (leftToJob.length > 0 && info?.combined === undefined) f.note('expiry', `${leftToJob.map((c) => c.id).join(', ')} not waited out in this run: if an expiry job (run --suite expiry) proved them, verify the two combined: combine-bundles THIS-BUNDLE EXPIRY-BUNDLE --output DIR --sign-key KEY`);
   } else {
     f.fail('conformance', 'not judged: report.json could not be read');

@@ -38,7 +38,7 @@ function digestOf(path: string, what: string): string {
   return sha256Of(readRegularFile(path, what, FILE_LIMITS.openapi));
 }
 
-export function applyProfile(path: string, given: RunOptions, sources: RunOptionSources): { options: RunOptions; profile: AppliedProfile } {
+export function applyProfile(path: string, given: RunOptions, sources: RunOptionSources): { options: RunOptions; profile: AppliedProfile; loaded: LoadedProfile } {
   const loaded: LoadedProfile = loadProfile(path);
   const p = loaded.profile;
   const contradicts = (key: Key, value: unknown, wanted: string): never => {
@@ -108,14 +108,6 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
     }
   }
 
-  // A certifying run reaches the target itself: through a proxy, the addresses the bundle records
-  // are where the proxy was asked to go, not where the requests went (issue 39: a public-only
-  // profile certified the loopback reference behind HTTP_PROXY).
-  for (const url of [options.baseUrl, options.authUrl]) {
-    const via = url === undefined ? undefined : proxyFor(url);
-    if (via !== undefined) throw new UsageError(`--profile ${path}: the requests to ${url} would go through the proxy ${via} (HTTP_PROXY/HTTPS_PROXY): a certifying run must reach the target itself, whose addresses the bundle records; unset the proxy for this run, or name the host in NO_PROXY`);
-  }
-
   // The platform's document, by content: a vendor's edited copy (an endpoint left out) does not match.
   if (options.openapi === undefined) {
     if (loaded.openapiFile === undefined) throw new UsageError(`--profile ${path}: requires --openapi, the platform's document (sha256 ${p.openapi.sha256})`);
@@ -129,17 +121,24 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
     const expectations = digestOf(options.expectations, '--expectations');
     if (expectations !== p.expectations.sha256) throw new UsageError(`--expectations ${options.expectations}: sha256 ${expectations} is not the file the profile ${path} names (expectations.sha256: ${p.expectations.sha256})`);
   }
-  return { options, profile: { file: path, sha256: loaded.sha256, ...(p.name !== undefined ? { name: p.name } : {}) } };
+  return { options, profile: { file: path, sha256: loaded.sha256, ...(p.name !== undefined ? { name: p.name } : {}) }, loaded };
 }
 
 /**
  * What the profile says of the target, checked before the run starts (issue 39 item 4): a target
  * the profile does not allow (the embedded server, a loopback or private address) would make a
  * bundle that verify-bundle refuses, found out only after an hour's expiry job. Refused here
- * (exit 2, one line). A host that does not resolve is left to the run, which says so.
+ * (exit 2, one line). A host that does not resolve is left to the run, which says so. So is a
+ * target reached through a proxy: the addresses the bundle records are then where the proxy was
+ * asked to go, not where the requests went (a public-only profile certified the loopback
+ * reference behind HTTP_PROXY).
  */
-export async function refuseTargetsTheProfileDisallows(path: string, options: RunOptions): Promise<void> {
-  const allowed = new Set<string>(loadProfile(path).profile.allowTargets);
+export async function refuseTargetsTheProfileDisallows(path: string, loaded: LoadedProfile, options: RunOptions): Promise<void> {
+  for (const url of [options.baseUrl, options.authUrl]) {
+    const via = url === undefined ? undefined : proxyFor(url);
+    if (via !== undefined) throw new UsageError(`--profile ${path}: the requests to ${url} would go through the proxy ${via} (HTTP_PROXY/HTTPS_PROXY): a certifying run must reach the target itself, whose addresses the bundle records; unset the proxy for this run, or name the host in NO_PROXY`);
+  }
+  const allowed = new Set<string>(loaded.profile.allowTargets);
   const shown = `allowTargets: [${[...allowed].join(', ')}]`;
   if (options.baseUrl === undefined) {
     if (!allowed.has('embedded')) throw new UsageError(`--profile ${path}: the embedded reference server is not a target the profile allows (${shown}): a bundle of this run would not verify; give --base-url`);

@@ -209,7 +209,7 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
       const resolved = resolveRunOptions(sources);
       const certification = typeof argv.profile === 'string' ? await import('../certification/apply.js') : undefined;
       const certified = certification && typeof argv.profile === 'string' ? certification.applyProfile(argv.profile, resolved, sources) : undefined;
-      if (certification && certified) await certification.refuseTargetsTheProfileDisallows(certified.profile.file, certified.options);
+      if (certification && certified) await certification.refuseTargetsTheProfileDisallows(certified.profile.file, certified.loaded, certified.options);
       const { runConformance } = await import('../runner/run.js');
       exitCode = (await runConformance(certified?.options ?? resolved, io, interrupt, certified?.profile)).exitCode;
     })

@@ -4,12 +4,6 @@
  * without undici, so that the bundle commands can say what a run did without loading a client.
  */
 
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
-
-export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return PROXY_VARIABLES.some((name) => (env[name] ?? '') !== '');
-}
-
 /** The proxy variables as undici's EnvHttpProxyAgent reads them (lower case first), given to it explicitly. */
 export function proxySettings(env: NodeJS.ProcessEnv = process.env): { httpProxy?: string; httpsProxy?: string; noProxy: string } {
   const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
@@ -51,4 +45,10 @@ export function proxyFor(url: string, settings = proxySettings()): string | unde
   } catch {
     return 'a proxy (its URL does not parse)';
   }
+}
+
+/** Whether any request may go through a proxy: the HTTP client then uses the agent that can. */
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  const { httpProxy, httpsProxy } = proxySettings(env);
+  return httpProxy !== undefined || httpsProxy !== undefined;
 }

@@ -2,8 +2,8 @@ import { lstatSync, opendirSync } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BUNDLE_FILES } from '../bundle/format.js';
-import { loadPublicKey, loadTrustedKeys } from '../bundle/keys.js';
-import { verifyBundle, type Trust } from '../bundle/verify.js';
+import { trustOf, type Trust } from '../bundle/keys.js';
+import { verifyBundle } from '../bundle/verify.js';
 import { loadProfile, type LoadedProfile } from '../certification/profile.js';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -119,9 +119,7 @@ function certificationOf(file: string, trust: Trust | undefined, profile: Loaded
 
 export async function matrixCommand(paths: readonly string[], outDir: string, io: MatrixIO, verification: MatrixVerification = {}): Promise<number> {
   if (paths.length === 0) throw new UsageError('matrix: give the report.json of each target (or the directories holding them)');
-  if (verification.publicKey !== undefined && verification.trustedKeys !== undefined) throw new UsageError("--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme's signers");
-  const trust: Trust | undefined =
-    verification.publicKey !== undefined ? { source: '--public-key', keys: [{ key: loadPublicKey(verification.publicKey) }] } : verification.trustedKeys !== undefined ? { source: '--trusted-keys', keys: loadTrustedKeys(verification.trustedKeys) } : undefined;
+  const trust = trustOf(verification.publicKey, verification.trustedKeys);
   const profile = verification.profile === undefined ? undefined : loadProfile(verification.profile);
   const loaded = paths.flatMap(reportsIn).map((p) => {
     const read = readRunReport(p, { what: 'matrix: report' });

@@ -273,11 +273,11 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   const placed: Placed[] = [];
   const pointers: Omit<Placed, 'key'>[] = [];
   const counts: Omit<Placed, 'key'>[] = [];
-  const causesOfCheck = new Map<string, Placed[]>();
-  /** A check's first cause on each endpoint: where its pointers and counts of findings go, found at once. */
+  /** A check's first cause, and its first on each endpoint: where its pointers and counts of findings go, found at once. */
+  const firstOfCheck = new Map<string, Placed>();
   const firstOnEndpoint = new Map<string, Map<string, Placed>>();
   const sameAs = (p: Omit<Placed, 'key'>, target: string): Placed | undefined =>
-    (p.endpoint !== undefined ? firstOnEndpoint.get(target)?.get(endpointId(p.endpoint)) : undefined) ?? causesOfCheck.get(target)?.[0];
+    (p.endpoint !== undefined ? firstOnEndpoint.get(target)?.get(endpointId(p.endpoint)) : undefined) ?? firstOfCheck.get(target);
   for (const check of attention) {
     const byExchange = new Map<number, Key>();
     const preflight = preflightOf.get(check.id);
@@ -306,10 +306,8 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
       if (finding.exchange !== undefined && !shared) byExchange.set(finding.exchange, key);
       const p = { ...base, key };
       placed.push(p);
-      // In place: a copy per finding made the grouping quadratic (issue 39 item 9: a bundle of 20,000 findings took minutes).
-      const theirs = causesOfCheck.get(check.id);
-      if (theirs) theirs.push(p);
-      else causesOfCheck.set(check.id, [p]);
+      // Looked up by key, not searched: a search per finding made the grouping quadratic (issue 39 item 9: a bundle of 20,000 findings took minutes).
+      if (!firstOfCheck.has(check.id)) firstOfCheck.set(check.id, p);
       if (endpoint !== undefined) {
         const byEndpoint = firstOnEndpoint.get(check.id) ?? new Map<string, Placed>();
         firstOnEndpoint.set(check.id, byEndpoint);

@@ -50,6 +50,15 @@ export function carriedOut(result: Pick<CheckResult, 'status' | 'findings'>): bo
 
 const count = (checks: readonly CheckResult[], test: (c: CheckResult) => boolean): number => checks.filter(test).length;
 
+/**
+ * Whether an EXPIRY-* check was not carried out only because the run did not wait the token out:
+ * its reason names --max-expiry-wait (src/battery/expiry.ts notWaitedFor), the one cause a
+ * separate expiry job removes (issue 39 item 5: exit 5, and verify-bundle's note).
+ */
+export function expiryNotWaitedOut(result: Pick<CheckResult, 'suite' | 'status' | 'message'>): boolean {
+  return result.suite === 'expiry' && (result.status === 'skipped' || result.status === 'error') && (result.message ?? '').includes('--max-expiry-wait');
+}
+
 /** Whether a result fails the run: a failure, or an error of a check the run requires. */
 export function isBlocking(result: Pick<CheckResult, 'status' | 'level'>, strict: boolean): boolean {
   if (result.status === 'failed') return true;

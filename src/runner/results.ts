@@ -4,7 +4,7 @@ import { SUITES } from '../catalogue/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { endpointSummary } from '../report/format.js';
 import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport, type Scope } from '../report/model.js';
-import { VERDICT_EXIT_CODE, decideVerdict, isBlocking, scopeOfChecks } from '../report/verdict.js';
+import { VERDICT_EXIT_CODE, decideVerdict, expiryNotWaitedOut, isBlocking, scopeOfChecks } from '../report/verdict.js';
 import type { Collected, CollectedTest } from './collector.js';
 
 /**
@@ -90,12 +90,8 @@ export function verdictOf(
   return { verdict, exitCode };
 }
 
-/**
- * Whether the only checks keeping the run from conformant are EXPIRY-* ones it chose not to wait
- * out: their reason names --max-expiry-wait (src/battery/expiry.ts notWaitedFor), the one cause a
- * separate expiry job removes. Any other error, and any failure, keeps exit 1.
- */
+/** Whether the only checks keeping the run from conformant are EXPIRY-* ones it chose not to wait out; any other error, and any failure, keeps exit 1. */
 function expiryLeftToItsJob(checks: readonly CheckResult[], strict: boolean): boolean {
   const blocking = checks.filter((c) => isBlocking(c, strict));
-  return blocking.length > 0 && blocking.every((c) => c.suite === 'expiry' && c.status === 'error' && (c.message ?? '').includes('--max-expiry-wait'));
+  return blocking.length > 0 && blocking.every(expiryNotWaitedOut);
 }
