@@ -9,15 +9,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeObserved } from '../src/battery/expiry.js';
-import type { PassedRefusal } from '../src/battery/wiring.js';
+import { observedChannel, receiveObserved, resetObserved, untilOtherChecksEnd } from '../src/battery/observed-tokens.js';
+import { otherChecksDoneRelay, type PassedRefusal, type RunMessage } from '../src/battery/wiring.js';
 import { HttpClient, Recorder, type SharedTokenSource, type TokenLease, type TokenRefusal } from '../src/http/client.js';
 import { Redactor } from '../src/redact.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import type { RunReport } from '../src/report/model.js';
 import { startFront } from './support/front.js';
 import { runAgainst, runMain, targetArgs, tempDir } from './support/harness.js';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BroadcastChannel } from 'node:worker_threads';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -26,6 +29,44 @@ afterEach(async () => {
 
 const AFTER = ['EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'];
 const check = (report: RunReport, id: string) => report.checks.find((c) => c.id === id);
+
+describe('the other suites ended before the expiry worker listened', () => {
+  it("it learns so from the runner at once (the runner keeps their checks-done), instead of waiting 20 s for an answer", async () => {
+    // The runner's channel with its relay, as src/runner/vitest-run.ts opens it.
+    const name = `observed-${randomUUID()}`;
+    const runner = new BroadcastChannel(name);
+    const relay = otherChecksDoneRelay();
+    const heardDone = new Promise<void>((resolve) => {
+      runner.onmessage = (event: unknown) => {
+        const message = (event as { data: RunMessage }).data;
+        if (message.type === 'checks-done') resolve();
+        const answer = relay(message);
+        if (answer) runner.postMessage(answer);
+      };
+    });
+    // The other suites' worker says it is done, and its thread ends.
+    const others = new BroadcastChannel(name);
+    others.postMessage({ type: 'checks-done', refusals: [] } satisfies RunMessage);
+    await heardDone;
+    others.close();
+    // Only now does the expiry worker open its channel and ask.
+    const expiry = new BroadcastChannel(name);
+    expiry.onmessage = (event: unknown) => receiveObserved((event as { data: Parameters<typeof receiveObserved>[0] }).data);
+    resetObserved();
+    observedChannel(expiry);
+    const started = Date.now();
+    try {
+      const ended = await untilOtherChecksEnd({ until: started + 60_000, signal: new AbortController().signal, enough: () => false });
+      expect(ended).toBe('done');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      observedChannel(undefined);
+      resetObserved();
+      expiry.close();
+      runner.close();
+    }
+  });
+});
 
 describe('the verdict on the observed part of a lifetime (judgeObserved)', () => {
   // Issued at 0 (asked for at -100 ms), declared 4000 s; --max-expiry-wait 60, --expiry-margin 1.

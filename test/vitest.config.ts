@@ -37,6 +37,8 @@ export default defineConfig({
     // compute (430 s -> ~275 s on the CI machine). The load this adds is also what the harness
     // must stand: its verdicts may not depend on timing (README, How the verdicts are proven).
     maxWorkers: 2,
+    // A worker that dies takes its file's results with it, unnamed: the last reporter names it.
+    reporters: ['default', './test/support/unfinished-reporter.ts'],
     sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -116,6 +116,20 @@ export interface PassedResponse {
 export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage | SecretMessage;
 
 /**
+ * The runner's memory of the other suites' `checks-done`, for the expiry worker that asks
+ * `checks-status?`: a BroadcastChannel delivers only to the channels open when a message is
+ * posted, and the worker that posted it may have ended (its thread stopped) before the expiry
+ * worker's channel opened. Returns, for each message the runner hears, what it posts in answer.
+ */
+export function otherChecksDoneRelay(): (message: RunMessage) => RunMessage | undefined {
+  let done: RunMessage | undefined;
+  return (message) => {
+    if (message.type === 'checks-done') done = message;
+    return message.type === 'checks-status?' ? done : undefined;
+  };
+}
+
+/**
  * A secret one thread's redactor learned (an access token, a cookie a target set): every other
  * thread registers it too, so that each redacts what another saw (src/redact.ts onSecret). It
  * crosses between the threads of the harness's own process, never out of it.

@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestSpecification, Vitest } from 'vitest/node';
-import { PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
+import { otherChecksDoneRelay, PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
 import { envSwitch } from '../environment.js';
 import { mark, profiling } from '../profile.js';
@@ -104,9 +104,13 @@ export function startBattery(checks: readonly Check[], verbose?: (line: string) 
   let context: BatteryContext | undefined;
   let stopped: string | undefined;
   let vitest: Vitest | undefined;
+  // Without it, an expiry worker that started late waited NEVER_HEARD_MS for an answer that could not come.
+  const relay = otherChecksDoneRelay();
   // A worker that says `ready` gets what it waits for: the context, or the reason to stop.
   channel.onmessage = (event: MessageEvent) => {
     const message = event.data as RunMessage;
+    const answer = relay(message);
+    if (answer) post(answer);
     // --verbose: a worker's request or answer (redacted there), printed here.
     if (message.type === 'verbose' && verbose) verbose(redactor.redact(message.line));
     // A secret a worker learned: the reports are redacted here once more, with it (src/runner/run.ts).
