@@ -364,7 +364,7 @@ describe('bad options: one line, exit 2, before anything runs', () => {
     [['run', '--bundle', '{dir}/b3', '--sign-key', '{dir}/encrypted.pem'], /^carrier-conformance: --sign-key .*encrypted\.pem: the key is encrypted; give an unencrypted PKCS#8 PEM key/],
     [['run', '--bundle', '{dir}/b4', '--sign-key', '{dir}/signer.pub.pem'], /^carrier-conformance: --sign-key .*signer\.pub\.pem: not a PKCS#8 PEM private key/],
     [['run', '--target-name', 'two\nlines'], /^carrier-conformance: --target-name: must be one line without control characters$/],
-    [['verify-bundle', '{dir}/nowhere'], /^carrier-conformance: verify-bundle .*nowhere: no such directory; give the directory `run --bundle` wrote$/],
+    [['verify-bundle', '{dir}/nowhere'], /^carrier-conformance: verify-bundle .*nowhere: no such directory; give the folder or the .tar.gz `run --bundle` wrote$/],
     [['verify-bundle', '{dir}/signer.pem'], /^carrier-conformance: verify-bundle .*signer\.pem: not a directory/],
     [['verify-bundle', '{dir}', '--public-key', '{dir}/signer.pem'], /^carrier-conformance: --public-key .*signer\.pem: this is a private key; give the public one/],
     [['verify-bundle', '{dir}', '--public-key', '{dir}/rsa.pub.pem'], /^carrier-conformance: --public-key .*rsa\.pub\.pem: an rsa key, not Ed25519$/],

@@ -5,9 +5,10 @@
  * bundle of them that `verify-bundle --profile` accepts; and the combinations it must refuse.
  */
 import type { KeyObject } from 'node:crypto';
-import { cp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packBundle } from '../src/bundle/archive.js';
 import { EXPIRY_CHECKS, combinationProblems, type PartRun } from '../src/bundle/combine.js';
 import { BUNDLE_FILES, PART_FILES, sha256Of, targetInfoSchema } from '../src/bundle/format.js';
 import { keyFingerprint } from '../src/bundle/keys.js';
@@ -160,6 +161,28 @@ describe('a main run and a separate expiry job, combined', () => {
     // Without --profile too; without a key the signer is not proven (exit 4), never 0.
     expect((await verify(combined, '--public-key', signer.publicPath)).code).toBe(0);
     expect((await verify(combined)).code).toBe(4);
+  });
+
+  it('as single files to send: parts given as .tar.gz, the combined bundle written as one; verify-bundle and matrix read it as the folder', async () => {
+    const [mainArchive, expiryArchive, out] = ['main.tar.gz', 'expiry.tgz', 'combined.tar.gz'].map((name) => join(dir, 'archives', name)) as [string, string, string];
+    await mkdir(join(dir, 'archives'));
+    await packBundle(main, mainArchive);
+    await packBundle(expiry, expiryArchive);
+    const made = await runMain(['combine-bundles', mainArchive, expiryArchive, '--output', out, '--sign-key', signer.privatePath]);
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    expect(made.stdout).toContain(`Combined bundle: ${out} (signed, Ed25519 key ${keyFingerprint(signer.key)})`);
+    const fromArchive = await verify(out, '--profile', profile, '--public-key', signer.publicPath);
+    expect([fromArchive.code, fromArchive.fails]).toEqual([0, []]);
+    // The same findings as the combined folder's, line for line (the first names the bundle).
+    const fromFolder = await verify(combined, '--profile', profile, '--public-key', signer.publicPath);
+    expect(fromArchive.stdout.split('\n').slice(1)).toEqual(fromFolder.stdout.split('\n').slice(1));
+    const matrix = await runMain(['matrix', out, '--out', join(dir, 'archives', 'matrix'), '--profile', profile, '--public-key', signer.publicPath]);
+    expect(matrix.code, matrix.stdout + matrix.stderr).toBe(0);
+    expect(matrix.stdout).toMatch(/Globex Carrier .* CERTIFIED$/m);
+    // An archive part that does not combine is named as the user gave it.
+    const refused = await runMain(['combine-bundles', expiryArchive, mainArchive, '--output', join(dir, 'archives', 'wrong.tar.gz'), '--sign-key', signer.privatePath]);
+    expect(refused.code).toBe(1);
+    expect(await readdir(join(dir, 'archives'))).not.toContain('wrong.tar.gz');
   });
 
   it('the main bundle alone, under a profile requiring expiry proven: exit 1, with a note on what completes it', async () => {
@@ -351,6 +374,6 @@ describe('combinations that are not what their parts say', () => {
     const inside = await runMain(['combine-bundles', main, expiry, '--output', join(main, 'combined'), '--sign-key', signer.privatePath]);
     expect([inside.code, inside.stderr.trim()]).toEqual([2, `carrier-conformance: --output ${join(main, 'combined')}: inside the bundle ${main}; give a directory of its own`]);
     const missing = await runMain(['combine-bundles', join(dir, 'nowhere'), expiry, '--output', join(dir, 'x'), '--sign-key', signer.privatePath]);
-    expect([missing.code, missing.stderr.trim()]).toEqual([2, `carrier-conformance: combine-bundles ${join(dir, 'nowhere')}: no such directory; give the directory \`run --bundle\` wrote for the main run`]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, `carrier-conformance: combine-bundles ${join(dir, 'nowhere')}: no such directory; give the folder or the .tar.gz \`run --bundle\` wrote for the main run`]);
   });
 });

@@ -223,7 +223,7 @@ describe.skipIf(process.platform === 'win32')('verify-bundle of a link to a bund
     const link = join(dir, `linked-bundle-${counter++}`);
     await symlink(real, link);
     const result = await cli(['verify-bundle', `${link}${ending}`]);
-    expectRefused(result, `carrier-conformance: verify-bundle ${link}${ending}: a symbolic link, refused; give the directory \`run --bundle\` wrote, not a link to it`);
+    expectRefused(result, `carrier-conformance: verify-bundle ${link}${ending}: a symbolic link, refused; give the folder or the .tar.gz \`run --bundle\` wrote, not a link to it`);
   });
 
   it('the bundle itself is verified with or without a trailing slash', async () => {

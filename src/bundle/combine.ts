@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -15,9 +15,10 @@ import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
 import { carriedOut, scopeOfReport, verdictLine } from '../report/verdict.js';
 import { suiteCounts, verdictOf } from '../runner/results.js';
 import { enforceComplete } from '../runner/scope.js';
-import { BUNDLE_FILES, MANIFESTED, PARTS_DIR, targetInfoSchema, type PartName, type TargetInfo } from './format.js';
+import { isArchivePath, removeUnpacked, unpackBundle } from './archive.js';
+import { BUNDLE_FILES, MANIFESTED, PART_NAMES, PARTS_DIR, targetInfoSchema, type PartName, type TargetInfo } from './format.js';
 import { keyFingerprint, loadSigningKey, trustOf } from './keys.js';
-import { checkBundleDir, clearEarlierBundle, sealBundle } from './write.js';
+import { checkArchiveOutput, checkBundleDir, clearEarlierBundle, packInto, privateBundleDir, sealBundle } from './write.js';
 import { Findings, verifyContents, type Trust } from './verify.js';
 
 /**
@@ -200,40 +201,61 @@ export interface CombineIO {
 }
 
 async function checkPartDir(dir: string, part: PartName): Promise<void> {
+  const give = `give the folder or the .tar.gz \`run --bundle\` wrote for the ${part} run`;
   let stat;
   try {
     stat = await lstat(dir);
   } catch {
-    throw new UsageError(`combine-bundles ${dir}: no such directory; give the directory \`run --bundle\` wrote for the ${part} run`);
+    throw new UsageError(`combine-bundles ${dir}: no such ${isArchivePath(dir) ? 'file' : 'directory'}; ${give}`);
   }
-  if (stat.isSymbolicLink() || !stat.isDirectory()) throw new UsageError(`combine-bundles ${dir}: not a directory (a link is refused); give the directory \`run --bundle\` wrote for the ${part} run`);
+  const archive = isArchivePath(dir);
+  if (stat.isSymbolicLink() || (archive ? !stat.isFile() : !stat.isDirectory())) throw new UsageError(`combine-bundles ${dir}: not a ${archive ? 'regular file' : 'directory'} (a link is refused); ${give}`);
 }
 
-export async function combineBundlesCommand(mainDir: string, expiryDir: string, options: CombineOptions, io: CombineIO): Promise<number> {
+export async function combineBundlesCommand(mainPath: string, expiryPath: string, options: CombineOptions, io: CombineIO): Promise<number> {
   const given = trustOf(options.publicKey, options.trustedKeys);
   const key = loadSigningKey(options.signKey);
   // The parts must be signed by a key the combiner trusts: by default the one it signs with.
   const trust: Trust = given ?? { source: '--public-key', keys: [{ key: createPublicKey(key) }] };
-  await checkPartDir(mainDir, 'main');
-  await checkPartDir(expiryDir, 'expiry');
+  await checkPartDir(mainPath, 'main');
+  await checkPartDir(expiryPath, 'expiry');
   // Nothing is made before the parts are known to combine: a refusal writes nothing.
-  await checkBundleDir(options.output, '--output', false);
-  for (const part of [mainDir, expiryDir]) {
+  const archiveOut = isArchivePath(options.output);
+  if (archiveOut) await checkArchiveOutput(options.output, '--output');
+  else await checkBundleDir(options.output, '--output', false);
+  for (const part of [mainPath, expiryPath]) {
     const inside = relative(resolve(part), resolve(options.output));
     // A directory written into a part would make it a bundle with a file no manifest covers.
-    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw new UsageError(`--output ${options.output}: inside the bundle ${part}; give a directory of its own`);
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw new UsageError(`--output ${options.output}: ${inside === '' && archiveOut ? 'is' : 'inside'} the bundle ${part}; give ${archiveOut ? 'a file' : 'a directory'} of its own`);
     // A part inside the output (an earlier combined bundle's parts/) would be replaced with it.
     const holds = relative(resolve(options.output), resolve(part));
-    if (!holds.startsWith('..') && !isAbsolute(holds)) throw new UsageError(`--output ${options.output}: holds the bundle ${part}, which writing there would replace; give a directory of its own`);
+    if (!archiveOut && !holds.startsWith('..') && !isAbsolute(holds)) throw new UsageError(`--output ${options.output}: holds the bundle ${part}, which writing there would replace; give a directory of its own`);
   }
+  // An archive part is read from a private folder it is unpacked into; messages name the archive.
+  const unpacked: string[] = [];
+  try {
+    const open = async (path: string): Promise<string> => {
+      if (!isArchivePath(path)) return path;
+      const dir = await unpackBundle(path, 'combine-bundles');
+      unpacked.push(dir);
+      return dir;
+    };
+    const parts = { main: { shown: mainPath, dir: await open(mainPath) }, expiry: { shown: expiryPath, dir: await open(expiryPath) } };
+    return await combineParts(parts, key, trust, options, io);
+  } finally {
+    for (const dir of unpacked) await removeUnpacked(dir);
+  }
+}
 
+async function combineParts(parts: Record<PartName, { shown: string; dir: string }>, key: KeyObject, trust: Trust, options: CombineOptions, io: CombineIO): Promise<number> {
   const f = new Findings();
   const runs: Partial<Record<PartName, PartRun>> = {};
-  for (const [part, dir] of [['main', mainDir], ['expiry', expiryDir]] as const) {
+  for (const part of PART_NAMES) {
+    const { shown, dir } = parts[part];
     const pf = new Findings();
     const contents = verifyContents(dir, trust, true, pf, false);
-    for (const x of pf.list) if (x.level === 'fail') f.fail(`${part} ${dir}: ${x.topic}`, x.message);
-    if (!contents.signerProven && !pf.list.some((x) => x.level === 'fail')) f.fail(`${part} ${dir}: signature`, `not signed by ${options.publicKey !== undefined || options.trustedKeys !== undefined ? 'a key you trust' : `the key of --sign-key (${keyFingerprint(key)})`}`);
+    for (const x of pf.list) if (x.level === 'fail') f.fail(`${part} ${shown}: ${x.topic}`, x.message);
+    if (!contents.signerProven && !pf.list.some((x) => x.level === 'fail')) f.fail(`${part} ${shown}: signature`, `not signed by ${options.publicKey !== undefined || options.trustedKeys !== undefined ? 'a key you trust' : `the key of --sign-key (${keyFingerprint(key)})`}`);
     if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info, ...(contents.signer !== undefined ? { signer: contents.signer } : {}) };
   }
   if (runs.main !== undefined && runs.expiry !== undefined) for (const p of combinationProblems(runs.main, runs.expiry)) f.fail('combination', p);
@@ -249,11 +271,13 @@ export async function combineBundlesCommand(mainDir: string, expiryDir: string, 
     [BUNDLE_FILES.html, renderHtmlReport(derived.report)],
     [BUNDLE_FILES.target, derived.target],
   ];
-  // An earlier bundle there is replaced (no part is inside it: refused above).
-  await clearEarlierBundle(options.output);
-  for (const [part, dir] of [['main', mainDir], ['expiry', expiryDir]] as const) {
+  // An earlier bundle there is replaced (no part is inside it: refused above); an archive is written in a private folder first.
+  const out = isArchivePath(options.output) ? await privateBundleDir() : options.output;
+  await clearEarlierBundle(out);
+  for (const part of PART_NAMES) {
+    const { shown, dir } = parts[part];
     try {
-      await mkdir(join(options.output, PARTS_DIR, part), { recursive: true });
+      await mkdir(join(out, PARTS_DIR, part), { recursive: true });
     } catch (err) {
       throw new UsageError(`--output ${options.output}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
     }
@@ -263,11 +287,12 @@ export async function combineBundlesCommand(mainDir: string, expiryDir: string, 
       // Verified above; copied as they are (a bundle's files are UTF-8 text: the writer makes them so).
       const bytes = readRegularFile(join(dir, name), name, REPORT_LIMIT, { noFollow: true });
       const text = bytes.toString('utf8');
-      if (!Buffer.from(text, 'utf8').equals(bytes)) throw new UsageError(`combine-bundles ${dir}: ${name} is not UTF-8 text`);
+      if (!Buffer.from(text, 'utf8').equals(bytes)) throw new UsageError(`combine-bundles ${shown}: ${name} is not UTF-8 text`);
       contents.push([`${PARTS_DIR}/${part}/${name}`, text]);
     }
   }
-  const written = await sealBundle(options.output, contents, key);
+  const sealed = await sealBundle(out, contents, key);
+  const written = out === options.output ? sealed : await packInto(out, options.output, sealed);
   const taken = derived.report.checks.filter((c) => EXPIRY_CHECKS.includes(c.id)).length;
   io.out(
     [

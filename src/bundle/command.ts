@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { oneLine, plural, printable } from '../report/format.js';
 import { loadProfile } from '../certification/profile.js';
+import { isArchivePath, withBundle } from './archive.js';
 import { trustOf } from './keys.js';
 import { verifyBundle, type BundleFinding, type BundleVerdict } from './verify.js';
 
@@ -50,19 +51,21 @@ export interface VerifyExtras {
   profile?: string | undefined;
 }
 
-export function verifyBundleCommand(dir: string, publicKey: string | undefined, io: VerifyIO, extras: VerifyExtras = {}): number {
+export async function verifyBundleCommand(dir: string, publicKey: string | undefined, io: VerifyIO, extras: VerifyExtras = {}): Promise<number> {
+  const GIVE = 'give the folder or the .tar.gz `run --bundle` wrote';
   let stat: ReturnType<typeof lstatSync>;
   try {
     stat = lstatSync(bare(dir));
   } catch {
-    throw new UsageError(`verify-bundle ${dir}: no such directory; give the directory \`run --bundle\` wrote`);
+    throw new UsageError(`verify-bundle ${dir}: no such ${isArchivePath(dir) ? 'file' : 'directory'}; ${GIVE}`);
   }
   // A bundle is the submitter's directory as it is: a link to one is refused like a link in one.
-  if (stat.isSymbolicLink()) throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; give the directory \`run --bundle\` wrote, not a link to it`);
-  if (!stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a directory; give the directory \`run --bundle\` wrote`);
+  if (stat.isSymbolicLink()) throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; ${GIVE}, not a link to it`);
+  const archive = isArchivePath(dir);
+  if (archive ? !stat.isFile() : !stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a ${archive ? 'regular file' : 'directory'}; ${GIVE}`);
   const trust = trustOf(publicKey, extras.trustedKeys);
   const profile = extras.profile === undefined ? undefined : loadProfile(extras.profile);
-  const verdict = verifyBundle(dir, trust, profile);
+  const verdict = await withBundle(dir, 'verify-bundle', (unpacked) => verifyBundle(unpacked, trust, profile));
   io.out(renderBundleVerdict(dir, verdict, io.color));
   if (!verdict.certifiable) return ExitCode.NonConformant;
   return verdict.signerProven ? ExitCode.Conformant : ExitCode.SignerNotProven;

@@ -1,7 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { access, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { access, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { constants as fsConstants } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { RunOptions } from '../config.js';
 import { UsageError } from '../errors.js';
 import { FILE_LIMITS, readRegularFile, type FileLimit } from '../files.js';
@@ -17,6 +18,7 @@ import { writeExchangesJsonl, type RunExchanges } from '../report/exchanges.js';
 import { parameterValues } from '../runner/api.js';
 import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, PARTS_DIR, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from './format.js';
 import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
+import { isArchivePath, packBundle, removeAtExit, removeUnpacked, unpackBundle } from './archive.js';
 import type { AppliedProfile } from '../certification/apply.js';
 import { recordHosts, type HostRecord } from '../certification/targets.js';
 
@@ -26,7 +28,10 @@ import { recordHosts, type HostRecord } from '../certification/targets.js';
  */
 
 export interface BundlePlan {
+  /** Where the bundle's files are written: the folder asked for, or a private folder packed into `archive`. */
   dir: string;
+  /** `--bundle NAME.tar.gz`: the single file the bundle is packed into once written (archive.ts). */
+  archive?: string;
   key?: KeyObject;
   /** The certification profile the run applied (`run --profile`): its digest goes into target.json. */
   profile?: AppliedProfile;
@@ -73,8 +78,13 @@ export async function prepareBundle(options: RunOptions, profile?: AppliedProfil
     return undefined;
   }
   const key = options.signKey === undefined ? undefined : loadSigningKey(options.signKey);
+  const extras = { ...(key ? { key } : {}), ...(profile ? { profile } : {}) };
+  if (isArchivePath(options.bundle)) {
+    await checkArchiveOutput(options.bundle, '--bundle');
+    return { dir: await privateBundleDir(), archive: options.bundle, ...extras };
+  }
   await checkBundleDir(options.bundle, '--bundle');
-  return { dir: options.bundle, ...(key ? { key } : {}), ...(profile ? { profile } : {}) };
+  return { dir: options.bundle, ...extras };
 }
 
 function fileDigest(path: string, what: string, limit: FileLimit): { file: string; sha256: string } {
@@ -169,7 +179,53 @@ export async function writeBundle(plan: BundlePlan, report: RunReport, options: 
   await rm(join(plan.dir, BUNDLE_FILES.manifest), { force: true });
   const written = exchanges !== undefined ? await writeExchangesJsonl(exchanges, join(plan.dir, BUNDLE_FILES.exchanges)) : undefined;
   if (written === undefined) contents.push([BUNDLE_FILES.exchanges, '']);
-  return sealBundle(plan.dir, contents, plan.key, written ? [{ path: BUNDLE_FILES.exchanges, ...written }] : []);
+  const sealed = await sealBundle(plan.dir, contents, plan.key, written ? [{ path: BUNDLE_FILES.exchanges, ...written }] : []);
+  return plan.archive === undefined ? sealed : packInto(plan.dir, plan.archive, sealed);
+}
+
+/** A folder of the harness's own to write a bundle into before it is packed (archive.ts removes it at exit if need be). */
+export async function privateBundleDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'carrier-writing-bundle-'));
+  removeAtExit(dir);
+  return dir;
+}
+
+/** Packs the bundle written in the private folder `dir` into `archive`, and removes the folder. */
+export async function packInto(dir: string, archive: string, sealed: WrittenBundle): Promise<WrittenBundle> {
+  try {
+    await packBundle(dir, archive);
+  } finally {
+    await removeUnpacked(dir);
+  }
+  return { ...sealed, dir: resolve(archive) };
+}
+
+/**
+ * Where a bundle archive may be written (`--bundle NAME.tar.gz`, `combine-bundles --output
+ * NAME.tar.gz`): a new file in a folder that can be written, or an earlier bundle archive (which
+ * is replaced); never a file that is not a bundle's, nor a link.
+ */
+export async function checkArchiveOutput(file: string, flag: '--bundle' | '--output'): Promise<void> {
+  let stat;
+  try {
+    stat = await lstat(file);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ENOENT') throw new UsageError(`${flag} ${file}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
+  }
+  if (stat !== undefined) {
+    if (!stat.isFile()) throw new UsageError(`${flag} ${file}: exists and is not a regular file; give a new file name`);
+    try {
+      await removeUnpacked(await unpackBundle(file, flag));
+    } catch {
+      throw new UsageError(`${flag} ${file}: exists and is not a bundle archive; give a new file name, or an earlier bundle archive (which is replaced)`);
+    }
+  }
+  try {
+    await mkdir(dirname(resolve(file)), { recursive: true });
+    await access(dirname(resolve(file)), fsConstants.W_OK);
+  } catch (err) {
+    throw new UsageError(`${flag} ${file}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
+  }
 }
 
 /**

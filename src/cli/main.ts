@@ -90,7 +90,7 @@ function runOptions(y: Argv): Argv {
     .option('target-name', { type: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" })
     .option('target-version', { type: 'string', group: 'Certification:', describe: "The implementation's version, kept in the reports and bundle" })
     .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
-    .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory: the reports, target.json and a SHA-256 manifest' })
+    .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory (or, for a name ending .tar.gz, as one archive to send): the reports, target.json, every exchange and a SHA-256 manifest' })
     .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
     .option('profile', { type: 'string', requiresArg: true, group: 'Certification:', describe: "The platform's certification profile (JSON or YAML): sets the options it names, refuses those that contradict it and an --openapi document it does not name; the bundle records it" })
     .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}), or YAML if it ends in .yaml or .yml; paths in it are relative to it' })
@@ -265,7 +265,7 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
       'Check a certification bundle: manifest, signature, current catalogue, every MUST check passed, JUnit and JSON agreeing',
       (y) =>
         y
-          .positional('dir', { type: 'string', demandOption: true, describe: 'The directory `run --bundle` wrote' })
+          .positional('dir', { type: 'string', demandOption: true, describe: 'The folder, or the .tar.gz, `run --bundle` wrote' })
           .option('public-key', { type: 'string', describe: "The signer's Ed25519 public key (PEM) you trust; without it a signature proves nothing about who signed" })
           .option('trusted-keys', { type: 'string', requiresArg: true, describe: "A file of the programme's signers: Ed25519 public keys (PEM), each optionally named by a '# name' line above it; instead of --public-key" })
           .option('profile', { type: 'string', requiresArg: true, describe: "The platform's certification profile: the bundle must have been made under exactly this file, and prove each of its items" })
@@ -273,7 +273,7 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
           .epilogue(VERIFY_EXIT_CODES_HELP),
       async (argv) => {
         const { verifyBundleCommand } = await import('../bundle/command.js');
-        exitCode = verifyBundleCommand(argv.dir, argv['public-key'], io, { trustedKeys: argv['trusted-keys'], profile: argv.profile });
+        exitCode = await verifyBundleCommand(argv.dir, argv['public-key'], io, { trustedKeys: argv['trusted-keys'], profile: argv.profile });
       },
     )
     .command(
@@ -281,9 +281,9 @@ export async function main(given: readonly string[], unsafeIO: CliIO, interrupt:
       'Combine a main run\'s bundle and an expiry job\'s (run --suite expiry) into one signed bundle: the two-job expiry proof',
       (y) =>
         y
-          .positional('main', { type: 'string', demandOption: true, describe: 'The bundle of the main run (run --bundle)' })
-          .positional('expiry', { type: 'string', demandOption: true, describe: 'The bundle of the expiry job against the same target (run --suite expiry --bundle)' })
-          .option('output', { type: 'string', requiresArg: true, demandOption: true, describe: 'A new or empty directory for the combined bundle, or an earlier bundle (which is replaced)' })
+          .positional('main', { type: 'string', demandOption: true, describe: 'The bundle of the main run (run --bundle): its folder or .tar.gz' })
+          .positional('expiry', { type: 'string', demandOption: true, describe: 'The bundle of the expiry job against the same target (run --suite expiry --bundle): its folder or .tar.gz' })
+          .option('output', { type: 'string', requiresArg: true, demandOption: true, describe: 'A new or empty directory for the combined bundle, or an earlier bundle (which is replaced); a name ending .tar.gz writes it as one archive' })
           .option('sign-key', { type: 'string', requiresArg: true, demandOption: true, describe: 'Ed25519 private key (PEM) that signs the combined bundle; the parts must be signed with it too, unless --public-key or --trusted-keys says whose they may be' })
           .option('public-key', { type: 'string', requiresArg: true, describe: 'The key the parts must be signed with' })
           .option('trusted-keys', { type: 'string', requiresArg: true, describe: "A file of the programme's signers the parts may be signed by" })

@@ -1,6 +1,7 @@
 import { lstatSync, opendirSync } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isArchivePath, removeUnpacked, unpackBundle } from '../bundle/archive.js';
 import { BUNDLE_FILES } from '../bundle/format.js';
 import { trustOf, type Trust } from '../bundle/keys.js';
 import { verifyBundle } from '../bundle/verify.js';
@@ -84,6 +85,16 @@ function reportsIn(path: string): string[] {
   return found.sort();
 }
 
+/** `read`, its refusal naming the archive rather than the private folder it was unpacked into. */
+function namedByArchive<T>(archive: string, dir: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(err.message.replaceAll(dir, archive));
+    throw err;
+  }
+}
+
 /** Whether something is at `path` (not followed: a link is found here and refused when read). */
 function present(path: string): boolean {
   try {
@@ -121,12 +132,21 @@ export async function matrixCommand(paths: readonly string[], outDir: string, io
   if (paths.length === 0) throw new UsageError('matrix: give the report.json of each target (or the directories holding them)');
   const trust = trustOf(verification.publicKey, verification.trustedKeys);
   const profile = verification.profile === undefined ? undefined : loadProfile(verification.profile);
-  const loaded = paths.flatMap(reportsIn).map((p) => {
-    const read = readRunReport(p, { what: 'matrix: report' });
-    const certification = certificationOf(read.path, trust, profile);
-    return { ...read, ...(certification ? { certification } : {}) };
-  });
-  const matrix = combineReports(loaded);
+  // A bundle archive (run --bundle NAME.tar.gz) is read unpacked in a private folder, named by the archive.
+  const unpacked = new Map<string, string>();
+  let matrix;
+  try {
+    for (const p of paths) if (isArchivePath(p) && !unpacked.has(p)) unpacked.set(p, await unpackBundle(p, 'matrix'));
+    const loaded = paths.flatMap((p) => (unpacked.has(p) ? [p] : reportsIn(p))).map((p) => {
+      const dir = unpacked.get(p);
+      const read = dir === undefined ? readRunReport(p, { what: 'matrix: report' }) : namedByArchive(p, dir, () => readRunReport(join(dir, BUNDLE_FILES.report), { what: 'matrix: report' }));
+      const certification = certificationOf(read.path, trust, profile);
+      return { ...read, ...(dir !== undefined ? { path: p } : {}), ...(certification ? { certification } : {}) };
+    });
+    matrix = combineReports(loaded);
+  } finally {
+    for (const dir of unpacked.values()) await removeUnpacked(dir);
+  }
 
   const badgesDir = join(outDir, MATRIX_FILES.badges);
   try {

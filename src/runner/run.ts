@@ -637,8 +637,9 @@ async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerun
  * on the bundle just written (the signer aside: the platform holds the key), at most three.
  */
 async function bundleOutlook(dir: string, profileFile: string): Promise<string> {
-  const [{ verifyBundle }, { loadProfile }] = await Promise.all([import('../bundle/verify.js'), import('../certification/profile.js')]);
-  const fails = verifyBundle(dir, undefined, loadProfile(profileFile)).findings.filter((x) => x.level === 'fail');
+  const [{ verifyBundle }, { loadProfile }, { withBundle }] = await Promise.all([import('../bundle/verify.js'), import('../certification/profile.js'), import('../bundle/archive.js')]);
+  // An archive is judged as verify-bundle will read it: unpacked again.
+  const fails = (await withBundle(dir, 'bundle', (unpacked) => verifyBundle(unpacked, undefined, loadProfile(profileFile)))).findings.filter((x) => x.level === 'fail');
   if (fails.length === 0) return `  under the profile ${profileFile}: this bundle will verify (with the public key of the key that signed it)\n`;
   const shown = fails.slice(0, 3).map((x) => `    ${oneLine(printable(`${x.topic}: ${x.message}`), 300)}`);
   return `${[`  under the profile ${profileFile}: this bundle will NOT verify, because:`, ...shown, ...(fails.length > 3 ? [`    and ${fails.length - 3} more (verify-bundle lists them all)`] : [])].join('\n')}\n`;
