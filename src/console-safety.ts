@@ -8,8 +8,9 @@
  * mask a word, forge an annotation). The harness itself never writes either, so the stream is
  * cleaned whole, whatever the command: no caller has to remember to.
  *
- * - Control characters go: C0 but tab and newline, DEL, C1 (8-bit CSI, NEL), and the Unicode
- *   bidirectional overrides (Trojan Source). A carriage return goes too: .NET's line reader (the
+ * - What src/text-safety.ts calls unsafe goes: C0 controls but tab and newline, DEL, C1 (8-bit
+ *   CSI, NEL), the Unicode bidirectional controls (Trojan Source), zero-width characters and
+ *   noncharacters. A carriage return goes too: .NET's line reader (the
  *   GitHub and Azure agents) ends a line there, which would start a new one mid-text. ESC goes,
  *   except the colour sequences (SGR, `ESC [ … m`) when the harness paints in colour (a TTY).
  *   U+2028 and U+2029 become a space: some log viewers break lines on them.
@@ -22,6 +23,8 @@
  *   GitLab's section markers and Buildkite's timestamps and inline images need ESC, which is gone.
  * A command split across two writes is caught too: each stream remembers the end of its line.
  */
+
+import { isLineSeparator, renderUnsafe } from './text-safety.js';
 
 /** The longest CI command opener (`##teamcity[`), and then some: what a write must see of the line before it. */
 const TAIL = 32;
@@ -40,25 +43,23 @@ function fullwidth(ch: string): string {
   return code > 0x20 && code < 0x7f ? String.fromCharCode(code + 0xfee0) : ch;
 }
 
-/** Drops control characters (see above); keeps SGR colour sequences when `keepColour`. */
+/**
+ * Drops the characters src/text-safety.ts calls unsafe, and CR (see above); U+2028 and U+2029
+ * become a space. Keeps SGR colour sequences when `keepColour`.
+ */
 export function withoutControls(text: string, keepColour: boolean): string {
+  const clean = (piece: string): string => renderUnsafe(piece, (code) => (isLineSeparator(code) ? ' ' : ''), '\r');
+  if (!keepColour) return clean(text);
   let out = '';
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code === 0x1b && keepColour) {
-      const sgr = SGR.exec(text.slice(i, i + 16));
-      if (sgr) {
-        out += sgr[0];
-        i += sgr[0].length - 1;
-      }
-      continue;
-    }
-    if (code === 0x2028 || code === 0x2029) out += ' ';
-    else if ((code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f)) continue;
-    else if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) continue;
-    else out += text.charAt(i);
+  let start = 0;
+  for (let i = text.indexOf('\x1b'); i !== -1; i = text.indexOf('\x1b', i + 1)) {
+    const sgr = SGR.exec(text.slice(i, i + 16));
+    if (!sgr) continue;
+    out += clean(text.slice(start, i)) + sgr[0];
+    start = i + sgr[0].length;
+    i = start - 1;
   }
-  return out;
+  return out + clean(text.slice(start));
 }
 
 /**

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, binaryTag, load, mergeTag, omapTag, pairsTag, setTag, timestampTag, YAMLException } from 'js-yaml';
 import { UsageError } from '../errors.js';
+import { renderUnsafe } from '../text-safety.js';
 
 /**
  * The files of an --openapi document, read for @readme/openapi-parser as its file resolver
@@ -75,8 +76,8 @@ export interface Resolver {
 
 /** Text from the document, fit for a one-line message: no control or bidi characters, cut short. */
 export function neutralised(text: string, max = 120): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '?');
+  // Whitespace too: a message is one line.
+  const clean = renderUnsafe(text, () => '?', '\t\n\r');
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 

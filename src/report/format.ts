@@ -1,4 +1,5 @@
 import type { CheckResult, Finding, RecordedExchange } from './model.js';
+import { isLineSeparator, renderUnsafe } from '../text-safety.js';
 
 /**
  * Plain-text pieces shared by every reporter (JUnit, the console summary, Markdown, HTML).
@@ -164,19 +165,13 @@ export function describeCheck(result: Pick<CheckResult, 'id' | 'level' | 'title'
 }
 
 /**
- * Removes what a terminal would act on instead of print: C0 and C1 controls (ESC and CSI start
- * colour and cursor sequences; a target's error text must not be able to rewrite the log) and
- * bidirectional overrides. Tab, LF and CR stay: `oneLine` turns them into spaces.
+ * Removes what src/text-safety.ts calls unsafe: what a terminal would act on instead of print (ESC
+ * and CSI start colour and cursor sequences; a target's error text must not be able to rewrite
+ * the log), bidirectional controls, zero-width characters; U+2028 and U+2029 become a space. Tab,
+ * LF and CR stay: `oneLine` turns them into spaces.
  */
 export function printable(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    const control = (code < 0x20 && ch !== '\t' && ch !== '\n' && ch !== '\r') || (code >= 0x7f && code <= 0x9f);
-    const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-    if (!control && !bidi) out += ch;
-  }
-  return out;
+  return renderUnsafe(text, (code) => (isLineSeparator(code) ? ' ' : ''));
 }
 
 /** An endpoint a check was applied to, as the report records it. */

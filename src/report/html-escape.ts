@@ -3,6 +3,7 @@
  * interpolated value unless it is itself markup made by `html`: a forgotten escape cannot happen,
  * and a string from the target (a response body, a header) can never become an element.
  */
+import { isUnsafeCode } from '../text-safety.js';
 
 export class Html {
   constructor(readonly markup: string) {}
@@ -76,10 +77,7 @@ function mark(code: number): string {
 }
 const CR_MARK = mark(0x0d);
 
+/** What src/text-safety.ts calls unsafe, and CR (marked on its own: CR_MARK); TAB and LF are shown as they are. */
 function isHidden(ch: string, code: number): boolean {
-  if (code < 0x20) return ch !== '\n' && ch !== '\t';
-  if (code >= 0x7f && code <= 0x9f) return true;
-  if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f || code === 0x061c) return true;
-  if (code >= 0xd800 && code <= 0xdfff) return true; // a lone surrogate: pairs arrive as one code point
-  return code === 0xfffe || code === 0xffff;
+  return isUnsafeCode(code) || ch === '\r';
 }

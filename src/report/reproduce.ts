@@ -1,6 +1,7 @@
 import { API_VERSION, TOKEN_PATH, apiUrl } from '../api/paths.js';
 import { formEncode } from '../http/basic.js';
 import type { RecordedExchange, RunReport } from './model.js';
+import { isUnsafeCode } from '../text-safety.js';
 
 /**
  * A POSIX shell command that sends a recorded request again with curl, for a developer of the
@@ -371,11 +372,7 @@ function tokenEndpoint(authUrl: string): string {
  */
 function isPlain(ch: string): boolean {
   const code = ch.codePointAt(0) ?? 0;
-  if (code < 0x20) return ch === '\n';
-  if (code >= 0x7f && code <= 0x9f) return false;
-  if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f || code === 0x061c) return false;
-  if (code === 0x2028 || code === 0x2029 || code === 0xfffe || code === 0xffff) return false;
-  return !(code >= 0xd800 && code <= 0xdfff);
+  return code < 0x20 ? ch === '\n' : !isUnsafeCode(code);
 }
 
 /** Characters that keep their meaning inside double quotes (`!`: bash history expansion). */
