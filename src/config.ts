@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 import type * as JsYaml from 'js-yaml';
 import { FILE_LIMITS, readJsonFile, readTextFile } from './files.js';
 import { oneLine, printable } from './report/format.js';
-import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from './battery/wiring.js';
 import { parseHeaderLine } from './http/extra-headers.js';
 import { jsonKind } from './json-problem.js';
 import { didYouMean } from './suggest.js';
+import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from './option-defaults.js';
 
 /**
  * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
@@ -20,6 +20,7 @@ import { didYouMean } from './suggest.js';
  */
 
 /** The reports a run can write; all of them unless --reporter names some. */
+
 export const REPORTERS = ['junit', 'json', 'html', 'github-summary', 'har'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 /** What a run writes without --reporter: all but the HAR file, which is asked for (`--reporter har`). */

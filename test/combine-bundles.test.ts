@@ -9,7 +9,7 @@ import { cp, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packBundle } from '../src/bundle/archive.js';
-import { EXPIRY_CHECKS, combinationProblems, type PartRun } from '../src/bundle/combine.js';
+import { EXPIRY_CHECKS, combinationProblems, type PartRun } from '../src/bundle/combination.js';
 import { BUNDLE_FILES, PART_FILES, sha256Of, targetInfoSchema } from '../src/bundle/format.js';
 import { keyFingerprint } from '../src/bundle/keys.js';
 import { sealBundle } from '../src/bundle/write.js';
@@ -257,7 +257,7 @@ describe('combinations that are not what their parts say', () => {
     const forged = join(dir, 'forged-targets');
     await cp(combined, forged, { recursive: true });
     await cp(otherMain, join(forged, 'parts', 'main'), { recursive: true });
-    const { deriveCombined } = await import('../src/bundle/combine.js');
+    const { deriveCombined } = await import('../src/bundle/combination.js');
     const part = async (name: string): Promise<{ report: RunReport; info: ReturnType<typeof targetInfoSchema.parse> }> => ({
       report: parseRunReport(await readFile(join(forged, 'parts', name, 'report.json'), 'utf8'), 'report.json'),
       info: targetInfoSchema.parse(JSON.parse(await readFile(join(forged, 'parts', name, 'target.json'), 'utf8'))),

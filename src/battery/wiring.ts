@@ -87,8 +87,6 @@ export interface Isolation {
   };
 }
 
-/** --max-expiry-wait when none is given, in seconds (src/config.ts). */
-export const DEFAULT_MAX_EXPIRY_WAIT_SECONDS = 60;
 
 /** A response as plain data, to cross to the workers; `record` is the exchange, redacted. */
 export interface PassedResponse {

@@ -20,7 +20,7 @@ import { JUnitReadError, readJUnit } from './junit-read.js';
 import { keyFingerprint, parsePublicKey, verifyBytes, type Trust, type TrustedKey } from './keys.js';
 import type { LoadedProfile } from '../certification/profile.js';
 import { checkProfile } from '../certification/verify.js';
-import { EXPIRY_CHECKS, combinationProblems, deriveCombined, type PartRun } from './combine.js';
+import { EXPIRY_CHECKS, combinationProblems, deriveCombined, type PartRun } from './combination.js';
 import type { PartName } from './format.js';
 
 /**

@@ -11,6 +11,7 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { filterCatalogue, renderCatalogue } from './list.js';
 import { normalizeYesNoFlags } from './yes-no-flags.js';
 import { closest } from '../suggest.js';
+import type { CliIO } from './io.js';
 
 /**
  * The command line: `run` (the default), `list` and `serve`. Every option of `run` and `serve`
@@ -163,11 +164,7 @@ const COMMANDS = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'combine-bun
 // Where the CLI's own tests and other modules have always found it.
 export { closest };
 
-export interface CliIO {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  color: boolean;
-}
+export type { CliIO };
 
 /**
  * Runs the command line. `interrupt` (Ctrl-C, SIGTERM) stops a run with a partial report and

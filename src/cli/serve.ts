@@ -7,7 +7,7 @@ import { FAULTS, VARIANTS } from '../reference/catalogue.js';
 import { REFERENCE_CLIENT_SECRET, REFERENCE_SECOND_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
 import { REFERENCE_EXPECTATIONS_FILE } from '../reference/seeded.js';
 import { shellWord } from '../report/reproduce.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 
 export interface ServeOptions {
   port: number;

@@ -1,4 +1,26 @@
-import type { Standing, Tally } from './combine.js';
+/** Outcomes of one level's checks on one target; `total` is the catalogue's count, so a subset shows. */
+export interface Tally {
+  total: number;
+  passed: number;
+  warning: number;
+  failed: number;
+  error: number;
+  skipped: number;
+  expected: number;
+  notRun: number;
+}
+
+/**
+ * Where a target stands, from its MUST checks, in the matrix's own words: `conformant` only when
+ * every MUST check of the catalogue passed; `partial` when none failed but some were skipped or not
+ * run (a run's verdict may call that conformant: the matrix puts targets side by side, and a
+ * target that was checked less must not look like one checked fully); `non-conformant` when one
+ * failed or is only accepted by a baseline; `not-proven` when none failed but one could not be
+ * carried out (a timeout; with --require-complete, a skip), or the run's verdict is not-proven:
+ * not shown red, as if the target broke a rule; `incomplete` when the run could not finish or
+ * checked nothing.
+ */
+export type Standing = 'conformant' | 'partial' | 'non-conformant' | 'not-proven' | 'incomplete';
 
 /**
  * A shields.io endpoint badge (https://shields.io/badges/endpoint-badge): a JSON file that
