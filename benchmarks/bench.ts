@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startChaosProxy, type ChaosProxy } from '../test/support/chaos-proxy.js';
 import { MAX_IN_FLIGHT } from '../src/http/limit.js';
 import { startInFlightTap, type InFlightReading, type InFlightTap } from './in-flight-tap.js';

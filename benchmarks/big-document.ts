@@ -9,7 +9,7 @@
  *
  * `node dist/bench/benchmarks/big-document.js [schemas] [operations]` measures what loading it
  * costs the harness: the read (load.ts), and the validators compiled for the judged endpoints
- * (src/openapi/document-ajv.ts), as the thread that reads the document does (load-worker.ts).
+ * (src/openapi/document-ajv.ts), as the thread that reads the document does (document-worker.ts).
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -149,7 +149,7 @@ function cpuMs(): number {
 
 /**
  * What loading the document costs, in this process, as the thread that reads it does
- * (load-worker.ts): the read (load.ts: parse, bundle, endpoints) and the validators it compiles
+ * (document-worker.ts): the read (load.ts: parse, bundle, endpoints) and the validators it compiles
  * ahead (document-ajv.ts precompileIfFew: none, for a document this size). Then what the battery
  * spends compiling, endpoint by endpoint as it judges them, the validators of all of them
  * (`batteryCompile*`), and of a tenth (`tenthCompile*`: a run that judges 20 operations).

@@ -5,7 +5,7 @@
  *   node plain-walk.js <list-url> <bearer-token> <page-size> <concurrency>
  */
 import { Agent, request } from 'undici';
-import { collectionCounter } from '../src/profile.js';
+import { collectionCounter } from '../src/core/startup-timing.js';
 
 const [url = '', token = '', size = '100', concurrency = '4'] = process.argv.slice(2);
 const agent = new Agent({ keepAliveTimeout: 4000 });

@@ -5,7 +5,7 @@
  * entry, instead of the entry and then each of its imports (docs/design.md, *Start-up*).
  */
 // First: with CARRIER_PROFILE=1 it marks when the worker has booted and starts loading the battery.
-import '../src/profile.js';
+import '../src/core/startup-timing.js';
 import './token.test.js';
 import './auth.test.js';
 import './versioning.test.js';

@@ -24,7 +24,7 @@ import {
   workingClientAuth,
 } from '../src/battery/token-response.js';
 import { TransportError, type HttpResponse } from '../src/http/client.js';
-import { needsFormEncoding } from '../src/http/basic.js';
+import { needsFormEncoding } from '../src/core/basic-credentials.js';
 import { hasDirective } from '../src/http/directives.js';
 import { isJsonMediaType } from '../src/http/media-type.js';
 

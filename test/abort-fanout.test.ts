@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onAbort, waitersOn } from '../src/http/abort-fanout.js';
 import { HttpClient, TransportError } from '../src/http/client.js';
 import { InFlightGate } from '../src/http/limit.js';
-import { Redactor } from '../src/redact.js';
+import { Redactor } from '../src/core/redact.js';
 
 describe('onAbort', () => {
   it('calls each waiter once, in order, when the signal aborts; not one that was removed', () => {

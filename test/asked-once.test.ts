@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startReferenceServer, type ServedRequest } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';
 
 async function served(args: readonly string[]): Promise<{ code: number; report: RunReport; log: readonly ServedRequest[] }> {

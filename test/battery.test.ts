@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { junitRuleProblems } from './fixtures/report/junit-rules.js';
 import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';

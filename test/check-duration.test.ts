@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWatchdogMs } from '../src/battery/watchdog.js';
 import { HttpClient, Recorder } from '../src/http/client.js';
-import { Redactor } from '../src/redact.js';
+import { Redactor } from '../src/core/redact.js';
 import { CheckCollector } from '../src/runner/collector.js';
 
 const SLOW_MS = 300;

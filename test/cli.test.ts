@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
 import { closest } from '../src/cli/main.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
 import { BIN, runBin, runMain, targetArgs, tempDir } from './support/harness.js';

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { BIN, targetArgs, tempDir } from './support/harness.js';
 

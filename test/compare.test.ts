@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
 import { diffReports, regressions, type ChangeKind, type ReportDiff } from '../src/compare/diff.js';
 import { renderDiffMarkdown } from '../src/compare/render.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { readRunReport, REPORT_MAX_BYTES } from '../src/report/read.js';
 import { runAgainst, runBin, runMain, tempDir } from './support/harness.js';
 import { fullReport, reportOf, writeReport } from './support/reports.js';

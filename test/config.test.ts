@@ -1,12 +1,12 @@
-// Run options (src/config.ts): defaults, one-line usage errors, --config and --expectations files.
+// Run options (src/config/options.ts): defaults, one-line usage errors, --config and --expectations files.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
-import { flagName, loadConfigFile, loadExpectations, parseRunOptions } from '../src/config.js';
-import { UsageError } from '../src/errors.js';
-import { ExitCode } from '../src/exit-codes.js';
+import { flagName, loadConfigFile, loadExpectations, parseRunOptions } from '../src/config/options.js';
+import { UsageError } from '../src/core/errors.js';
+import { ExitCode } from '../src/core/exit-codes.js';
 
 const TENANT = '0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f';
 

@@ -13,7 +13,7 @@ import type { HarnessRun } from '../benchmarks/corpus/run-harness.js';
 import { corpusOutput } from '../benchmarks/corpus/output.js';
 import { emptyResult, normalise, tally, totals } from '../benchmarks/corpus/tally.js';
 import type { DocumentFacts } from '../benchmarks/corpus/mock-child.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { DocumentData, fromPattern, reRoot } from './support/document-mock.js';
 
 type Json = Record<string, unknown>;

@@ -16,7 +16,7 @@ import { renderConsoleSummary } from '../src/report/console.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';
 import { renderMarkdownSummary } from '../src/report/markdown.js';
-import type { DocumentSection, RunReport } from '../src/report/model.js';
+import type { DocumentSection, RunReport } from '../src/model/run-report.js';
 import { parseRunReport } from '../src/report/read.js';
 import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
 import { junitRuleProblems } from './fixtures/report/junit-rules.js';

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import type { DocumentAnswer } from '../src/reference/behaviour.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { runMain, tempDir } from './support/harness.js';
 
 const cleanup: (() => Promise<void>)[] = [];

@@ -1,10 +1,10 @@
 /**
- * The pieces the command line reads its environment with (src/environment.ts,
+ * The pieces the command line reads its environment with (src/core/environment.ts,
  * src/cli/yes-no-flags.ts); the behaviour end to end is in cli-environment.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { normalizeYesNoFlags } from '../src/cli/yes-no-flags.js';
-import { ciMarker, envName, optionsFromEnv, parseBooleanWord } from '../src/environment.js';
+import { ciMarker, envName, optionsFromEnv, parseBooleanWord } from '../src/core/environment.js';
 
 describe('the environment', () => {
   it('reads CI the way CI systems set it', () => {

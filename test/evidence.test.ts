@@ -7,16 +7,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_FILES, MANIFESTED } from '../src/bundle/format.js';
+import { BUNDLE_FILES, MANIFESTED } from '../src/certification/bundle-format.js';
 import { sealBundle } from '../src/bundle/write.js';
 import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderJsonReport } from '../src/report/json.js';
 import { renderJUnit } from '../src/report/junit.js';
-import { countStatuses, type RunReport } from '../src/report/model.js';
+import { countStatuses, type RunReport } from '../src/model/run-report.js';
 import { parseRunReport } from '../src/report/read.js';
-import { verdictLine } from '../src/report/verdict.js';
-import { suiteCounts, verdictOf } from '../src/runner/results.js';
+import { suiteCounts, verdictLine, verdictOf } from '../src/report/verdict.js';
 import { keyPair, type Keys } from './support/keys.js';
 import { restoreEnv, runMain, setEnv, tempDir } from './support/harness.js';
 

@@ -14,7 +14,7 @@ import { expectedItems, expectedValueProblems, sameInstant } from '../src/batter
 import type { BatteryContext } from '../src/battery/wiring.js';
 import { challengeWithout } from '../src/http/challenge.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { unusedExpectations } from '../src/runner/api.js';
 import { runMain, targetArgs, tempDir, type CliResult } from './support/harness.js';
 import { forward, serveOnLoopback } from './support/hostile.js';

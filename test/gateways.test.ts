@@ -29,7 +29,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { gunzipSync } from 'node:zlib';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, GATEWAY_REWRITES, haveGateway, startGateway, type Gateway, type GatewayKind } from './support/gateways.js';
 import { runBin, tempDir, WITHOUT_EXPIRY } from './support/harness.js';

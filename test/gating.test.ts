@@ -5,11 +5,11 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runAgainst, runMain, statusOf, targetArgs, tempDir } from './support/harness.js';
 import { loadBaseline } from '../src/runner/baseline.js';
-import { UsageError } from '../src/errors.js';
+import { UsageError } from '../src/core/errors.js';
 
 async function baselineFile(entries: unknown): Promise<string> {
   const path = join(await tempDir(), 'baseline.json');

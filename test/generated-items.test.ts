@@ -1,7 +1,7 @@
 // The reference server's generated collections (src/reference/generated.ts) with `generatedItems`:
 // the benchmark's wide API has lists of 45 items, five pages of the default size.
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeBasicCredentials } from '../src/http/basic.js';
+import { encodeBasicCredentials } from '../src/core/basic-credentials.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 
 const servers: ReferenceServer[] = [];

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../src/http/client.js';
-import { Redactor } from '../src/redact.js';
+import { Redactor } from '../src/core/redact.js';
 
 describe('HttpClient: the next request before the answer', () => {
   let server: Server;

@@ -3,7 +3,7 @@
  * written by a vendor, not by the operator: its `$ref`s are read only inside its folder (or
  * --openapi-root), never from /proc, a device, a FIFO or the network, and reading it is bounded
  * in size, aliases, nesting and the parser's work, and stopped by --deadline and signals
- * (src/openapi/document-files.ts, src/openapi/load-in-thread.ts).
+ * (src/openapi/document-files.ts, src/runner/document-thread.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,14 +12,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveRunOptions } from '../src/config.js';
-import { optionsFromEnv } from '../src/environment.js';
-import { RUN_OPTION_KINDS } from '../src/config.js';
-import { UsageError } from '../src/errors.js';
+import { resolveRunOptions } from '../src/config/options.js';
+import { optionsFromEnv } from '../src/core/environment.js';
+import { RUN_OPTION_KINDS } from '../src/config/options.js';
+import { UsageError } from '../src/core/errors.js';
 import { DOCUMENT_LIMITS } from '../src/openapi/document-files.js';
-import type { loadOpenApiInThread } from '../src/openapi/load-in-thread.js';
+import type { loadOpenApiInThread } from '../src/runner/document-thread.js';
 import { loadOpenApi } from '../src/openapi/load.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { BIN, runMain, tempDir } from './support/harness.js';
 
@@ -215,7 +215,7 @@ paths:
     expect(resolveRunOptions({ argv: { openapiRoot: 'spec' } }).openapiRoot).toBe('spec');
     expect(resolveRunOptions({ argv: {}, env: optionsFromEnv(RUN_OPTION_KINDS, { CARRIER_OPENAPI_ROOT: '/srv/spec' }) }).openapiRoot).toBe('/srv/spec');
     await writeFile(join(dir, 'config.json'), JSON.stringify({ openapi: 'spec/api/openapi.yaml', openapiRoot: 'spec' }));
-    const { loadConfigFile } = await import('../src/config.js');
+    const { loadConfigFile } = await import('../src/config/options.js');
     expect(loadConfigFile(join(dir, 'config.json'))).toMatchObject({ openapiRoot: join(dir, 'spec') });
 
     const target = await server();
@@ -321,7 +321,7 @@ const SLOW_IDS = 8_500;
 
 describe('a document that takes long to read is stopped with the run', () => {
   it('loadOpenApiInThread (from the build) terminates its thread on abort and rejects with the reason', async () => {
-    const built = (await import(new URL('../dist/src/openapi/load-in-thread.js', import.meta.url).href)) as { loadOpenApiInThread: typeof loadOpenApiInThread };
+    const built = (await import(new URL('../dist/src/runner/document-thread.js', import.meta.url).href)) as { loadOpenApiInThread: typeof loadOpenApiInThread };
     const dir = await folder({ 'api.json': slowDocument(SLOW_IDS) });
     const controller = new AbortController();
     const loading = built.loadOpenApiInThread(join(dir, 'api.json'), { signal: controller.signal });

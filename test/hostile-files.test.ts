@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_FILES, MANIFEST_FORMAT, MANIFESTED, type Manifest } from '../src/bundle/format.js';
+import { BUNDLE_FILES, MANIFEST_FORMAT, MANIFESTED, type Manifest } from '../src/certification/bundle-format.js';
 import { runBin, tempDir, type CliResult } from './support/harness.js';
 import { fullReport, writeReport } from './support/reports.js';
 

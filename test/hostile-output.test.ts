@@ -1,18 +1,18 @@
 /**
  * Hostile text: what a target answers, what a forged report or bundle holds, reaches the console
- * only neutralised (src/console-safety.ts). Judged with each CI's own grammar
+ * only neutralised (src/core/console-safety.ts). Judged with each CI's own grammar
  * (test/support/ci-parsers.ts): no CI system finds a command in the log, no terminal gets an
  * escape sequence, whatever the text and however the harness's writes cut it.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUNDLE_FILES, MANIFEST_FORMAT, sha256Of, type Manifest } from '../src/bundle/format.js';
-import { SafeStream, withoutControls } from '../src/console-safety.js';
+import { BUNDLE_FILES, MANIFEST_FORMAT, sha256Of, type Manifest } from '../src/certification/bundle-format.js';
+import { SafeStream, withoutControls } from '../src/core/console-safety.js';
 import { main } from '../src/cli/main.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { renderConsoleSummary } from '../src/report/console.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { PARSERS, ciCommandsIn, hostileLines, terminalControlsIn } from './support/ci-parsers.js';
 import { startHostile } from './support/hostile.js';
 import { tempDir } from './support/harness.js';

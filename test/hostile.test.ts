@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { startHostile, startRecorder, type Hostile, type HostileOptions } from './support/hostile.js';
 import { BIN, runMain, tempDir } from './support/harness.js';

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml } from '../src/report/html-escape.js';
 import { renderHtmlReport } from '../src/report/html.js';
-import type { CheckResult, RecordedExchange, RunReport } from '../src/report/model.js';
+import type { CheckResult, RecordedExchange, RunReport } from '../src/model/run-report.js';
 import { curlCommand } from '../src/report/reproduce.js';
 import { BASELINE_REASON, HOSTILE_FINDING, SCRIPT_BODY, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
 import { runAgainst } from './support/harness.js';

@@ -7,9 +7,9 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTheNextTurn } from '../src/battery/walk.js';
-import { encodeBasicCredentials } from '../src/http/basic.js';
+import { encodeBasicCredentials } from '../src/core/basic-credentials.js';
 import { HttpClient, HttpResponse, Recorder, RequestRefusedError, TransportError, type HttpClientOptions } from '../src/http/client.js';
-import { Redactor } from '../src/redact.js';
+import { Redactor } from '../src/core/redact.js';
 
 const CLIENT_ID = 'conformance-client';
 const SECRET = 'pa+ss %:&= é-secret';

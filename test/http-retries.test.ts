@@ -7,7 +7,7 @@ import { createServer as createNetServer, type AddressInfo, type Server, type So
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharedTokens, renewAt } from '../src/battery/token.js';
 import { HttpClient, Recorder, SharedTokenExpiredError, TransportError, UnavailableError, type HttpClientOptions } from '../src/http/client.js';
-import { Redactor } from '../src/redact.js';
+import { Redactor } from '../src/core/redact.js';
 
 /** What the raw server does with the n-th request (1-based) on a connection. */
 type Behaviour = (request: { n: number; connection: number; head: string }, socket: Socket) => void;

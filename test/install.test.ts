@@ -14,7 +14,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { runShell, tempDir } from './support/harness.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -99,7 +99,7 @@ describe('the package', () => {
       'LICENSE',
       'bin/carrier-conformance.js',
       'dist/cli/entry.js', // the CLI's main thread, bundled (src/build/bundle-cli.ts)
-      'dist/src/openapi/load-worker.js', // the OpenAPI thread (builtFile in src/version.ts)
+      'dist/src/runner/document-worker.js', // the OpenAPI thread (builtFile in src/core/version.ts)
       'dist/src/api/schema-validators.json', // the compiled schemas (src/api/schemas.ts)
       'dist/suites/battery.test.js', // the battery Vitest runs (src/runner/vitest-run.ts)
       'dist/suites/expiry.test.js',

@@ -11,7 +11,7 @@ import { HttpResponse } from '../src/http/client.js';
 import { dataIn } from '../src/battery/isolation.js';
 import type { Endpoint } from '../src/battery/endpoints.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startFront, type Front } from './support/front.js';
 import { restoreEnv, runMain, setEnv, statusOf, tempDir, type HarnessResult } from './support/harness.js';
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { JUNIT_OUTCOME, junitDisagreements } from '../src/bundle/junit-agree.js';
 import { JUnitReadError, readJUnit } from '../src/bundle/junit-read.js';
-import { CHECK_STATUSES } from '../src/report/model.js';
+import { CHECK_STATUSES } from '../src/model/run-report.js';
 import { renderJUnit } from '../src/report/junit.js';
 import { makeRunReport } from './fixtures/report/run-report.js';
 import { reportOf } from './support/reports.js';

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SUITES } from '../src/catalogue/types.js';
 import { formatExchange } from '../src/report/format.js';
 import { JUNIT_MESSAGE_MAX, renderJUnit } from '../src/report/junit.js';
-import type { CheckResult, RunReport } from '../src/report/model.js';
+import type { CheckResult, RunReport } from '../src/model/run-report.js';
 import { curlCommand } from '../src/report/reproduce.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from '../src/report/xml-text.js';
 import { BASELINE_REASON, NASTY_BODY_XML, NASTY_MESSAGE_XML, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';

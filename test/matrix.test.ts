@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
 import { catalogueDigest } from '../src/catalogue/digest.js';
 import type { Matrix } from '../src/matrix/combine.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { runAgainst, runMain, tempDir } from './support/harness.js';
 import { fullReport, referenceExpectations, writeReport } from './support/reports.js';
 

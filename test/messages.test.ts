@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXIT_CODES_HELP } from '../src/exit-codes.js';
+import { EXIT_CODES_HELP } from '../src/core/exit-codes.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runBin, runMain, tempDir, restoreEnv, setEnv } from './support/harness.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
-import type { CheckStatus, RunReport } from '../src/report/model.js';
+import type { CheckStatus, RunReport } from '../src/model/run-report.js';
 import { runMain, tempDir } from './support/harness.js';
 import { SECRETS } from './support/oauth-servers.js';
 import { startGuardedStack, type GuardedLibrary, type GuardedStack } from './support/stacks/oauth-guarded.js';

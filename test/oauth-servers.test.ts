@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checksOfSuite } from '../src/catalogue/index.js';
-import type { CheckStatus, RunReport } from '../src/report/model.js';
+import type { CheckStatus, RunReport } from '../src/model/run-report.js';
 import { runBin, runMain, tempDir } from './support/harness.js';
 import { SECRETS, startNodeOAuth2Server, startOidcProvider, type OAuthServerFixture, type SecretKind } from './support/oauth-servers.js';
 

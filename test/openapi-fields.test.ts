@@ -21,7 +21,7 @@ import { documentAsJsonSchema } from '../src/openapi/json-schema.js';
 import type { Json } from '../src/openapi/pointer.js';
 import { generatedItem, generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startFront } from './support/front.js';
 import { restoreEnv, runMain, setEnv, tempDir } from './support/harness.js';
 

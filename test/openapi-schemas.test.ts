@@ -14,7 +14,7 @@ import { documentAsJsonSchema } from '../src/openapi/json-schema.js';
 import type { Json } from '../src/openapi/pointer.js';
 import { generatedOpenApi } from '../src/reference/generated.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { runMain, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 
 const DATE = '^\\d{4}\\-\\d{2}\\-\\d{2}$';

@@ -1,13 +1,13 @@
-// The garbage collections a profile line counts (countCollections, src/profile.ts): what a walk's
+// The garbage collections a profile line counts (countCollections, src/core/startup-timing.ts): what a walk's
 // line in CARRIER_PROFILE=1 runs says, and what `npm run bench` compares with the plain walk's.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type * as Profile from '../src/profile.js';
+import type * as Profile from '../src/core/startup-timing.js';
 
 async function profileModule(on: boolean): Promise<typeof Profile> {
   vi.stubEnv('CARRIER_PROFILE', on ? '1' : '');
   vi.resetModules();
-  return import('../src/profile.js');
+  return import('../src/core/startup-timing.js');
 }
 
 /** Allocates well past a young generation's size, so that young collections must run. */

@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { sha256Of, targetInfoSchema } from '../src/bundle/format.js';
+import { sha256Of, targetInfoSchema } from '../src/certification/bundle-format.js';
 import { currentCatalogue } from '../src/catalogue/digest.js';
 import { createDispatcher } from '../src/http/dispatcher.js';
 import { proxyFor, proxySettings } from '../src/http/proxy.js';

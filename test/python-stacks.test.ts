@@ -21,7 +21,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, GATEWAY_REWRITES, haveGateway, startGateway, type Gateway } from './support/gateways.js';
 import { SUITES_BUT_EXPIRY } from './support/harness.js';
 import { ALL_PASSED, differences, ofSuites, reasonsOf, runHarness, type Run, type Verdict } from './support/stack-runs.js';

@@ -1,7 +1,7 @@
 /**
  * Every secret redacted through every sink (issue 39, item 10). A target echoes each secret the run
  * holds (both clients' secrets, the Basic credentials, the access tokens, a cookie it sets) in every
- * spelling of src/redact.ts SPELLINGS, in a field a failing check quotes and in a same-origin Link
+ * spelling of src/core/redact.ts SPELLINGS, in a field a failing check quotes and in a same-origin Link
  * target the run then requests; none of them reaches the console, the --verbose lines, JUnit, JSON,
  * HTML, the HAR or the bundle.
  */
@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SPELLINGS, spellingsOf, Redactor } from '../src/redact.js';
-import { formEncode } from '../src/http/basic.js';
+import { SPELLINGS, spellingsOf, Redactor } from '../src/core/redact.js';
+import { formEncode } from '../src/core/basic-credentials.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { forward } from './support/hostile.js';
 import { restoreEnv, runMain, setEnv, tempDir, type CliResult } from './support/harness.js';
@@ -22,7 +22,7 @@ const SECOND_SECRET = `2nd S3cr3t+%&=: y"<'>/`;
 /** The session a target hands out: a credential it sets, which the harness never sent. */
 const COOKIE = 'sess-7Yq9ZpK2wLm4';
 
-/** Spellings written here independently of src/redact.ts: the list must hold at least these. */
+/** Spellings written here independently of src/core/redact.ts: the list must hold at least these. */
 function independentSpellings(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
   return [

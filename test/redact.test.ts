@@ -1,7 +1,7 @@
-// The redactor (src/redact.ts) and the RFC 6749 §2.3.1 Basic credentials (src/http/basic.ts).
+// The redactor (src/core/redact.ts) and the RFC 6749 §2.3.1 Basic credentials (src/core/basic-credentials.ts).
 import { describe, expect, it } from 'vitest';
-import { encodeBasicCredentials, formEncode, needsFormEncoding } from '../src/http/basic.js';
-import { Redactor, redactedMarker } from '../src/redact.js';
+import { encodeBasicCredentials, formEncode, needsFormEncoding } from '../src/core/basic-credentials.js';
+import { Redactor, redactedMarker } from '../src/core/redact.js';
 
 const CLIENT_ID = 'conformance:client';
 /** Every character that is spelled differently in a form, a URL, JSON or Base64. */

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256Of } from '../src/bundle/format.js';
+import { sha256Of } from '../src/certification/bundle-format.js';
 import { loadProfile } from '../src/certification/profile.js';
 import { REFERENCE_CLIENT_SECRET, REFERENCE_SECOND_CLIENT_SECRET, startReferenceServer } from '../src/reference/index.js';
 import { REFERENCE_EXPECTATIONS_FILE, REFERENCE_OPENAPI_FILE, REFERENCE_PROFILE_FILE } from '../src/reference/seeded.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canRecogniseData, commonFields, dataInRefusal, type DataEvidence } from '../src/battery/refusal-data.js';
 import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { listArgs, runMain, tempDir } from './support/harness.js';
 
 const document = {

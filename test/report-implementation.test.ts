@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { makeRunReport } from './fixtures/report/run-report.js';
 import { XSD_FILES, childElements, loadXsd, parseXml, validateAgainst } from './fixtures/report/xml.js';
 

@@ -5,14 +5,15 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderConsoleSummary } from '../src/report/console.js';
-import { checkReason, describeCheck, formatDuration, formatExchange, formatFindings, oneLine } from '../src/report/format.js';
+import { formatDuration, oneLine } from '../src/core/wording.js';
+import { checkReason, describeCheck, formatExchange, formatFindings } from '../src/report/format.js';
 import { renderJsonReport } from '../src/report/json.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';
 import { MARKDOWN_MAX_BYTES, renderMarkdownSummary } from '../src/report/markdown.js';
-import { runReportSchema } from '../src/report/model.js';
-import type { CheckResult, RecordedExchange, RunReport } from '../src/report/model.js';
-import { encodeBasicCredentials } from '../src/http/basic.js';
+import { runReportSchema } from '../src/model/run-report.js';
+import type { CheckResult, RecordedExchange, RunReport } from '../src/model/run-report.js';
+import { encodeBasicCredentials } from '../src/core/basic-credentials.js';
 import { FORM_ENCODE_FUNCTION, curlCommand } from '../src/report/reproduce.js';
 import { REPORT_FORMATS, appendGithubSummary, writeReports } from '../src/report/write.js';
 import { BASELINE_REASON, HOSTILE_FINDING, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
@@ -627,7 +628,7 @@ describe('curlCommand', () => {
 
   it('form-encodes the credentials itself, as the run sent them (RFC 6749 §2.3.1), and sends them raw where the run did', () => {
     // The header curl is given must be the one the harness sent: the shell makes it, from the
-    // secret in the environment, byte for byte as src/http/basic.ts does.
+    // secret in the environment, byte for byte as src/core/basic-credentials.ts does.
     const secret = "s3cr3t'$x +%:&=/é~*";
     const env = { CARRIER_CLIENT_SECRET: secret };
     const encoded = { ...report, target: { ...report.target, credentialsFormEncoded: true } };

@@ -3,11 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckMeta } from '../src/battery/check.js';
 import { CHECKS, getCheck } from '../src/catalogue/index.js';
-import { ExitCode } from '../src/exit-codes.js';
-import type { CheckResult, CheckStatus, Finding } from '../src/report/model.js';
-import { checkResultSchema } from '../src/report/model.js';
+import { ExitCode } from '../src/core/exit-codes.js';
+import type { CheckResult, CheckStatus, Finding } from '../src/model/run-report.js';
+import { checkResultSchema } from '../src/model/run-report.js';
 import { checkIdOfTestName, type Collected, type CollectedTest } from '../src/runner/collector.js';
-import { checkResult, isBlocking, suiteCounts, verdictOf } from '../src/runner/results.js';
+import { isBlocking, suiteCounts, verdictOf } from '../src/report/verdict.js';
+import { checkResult } from '../src/runner/results.js';
 
 const MUST = getCheck('TOKEN-ISSUE');
 const SHOULD = getCheck('TOKEN-PRAGMA');

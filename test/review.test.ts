@@ -15,7 +15,7 @@ import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';
 import { renderMarkdownSummary } from '../src/report/markdown.js';
 import { parseRunReport } from '../src/report/read.js';
-import type { ReviewItem, RunReport } from '../src/report/model.js';
+import type { ReviewItem, RunReport } from '../src/model/run-report.js';
 import { fullReport } from './support/reports.js';
 
 const document = {

@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { groupByCause } from '../src/report/causes.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderMarkdownSummary } from '../src/report/markdown.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { listArgs, runAgainst, runMain, tempDir, targetArgs, type CliResult } from './support/harness.js';
 import { forward, startHostile, type ForwardedHeaders } from './support/hostile.js';

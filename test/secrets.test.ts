@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
+import { encodeBasicCredentials, formEncode } from '../src/core/basic-credentials.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { runMain, targetArgs, tempDir, type CliResult } from './support/harness.js';
 import { forward, type ForwardedHeaders } from './support/hostile.js';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointSpec } from '../src/api/endpoint-specs.js';
 import { COMPILED_SCHEMAS_FILE, OWN_SCHEMAS, OWN_SCHEMA_OPTIONS, compileOwnSchemas, loadBuiltValidators } from '../src/api/schemas.js';
 import { evaluate } from '../src/api/standalone.js';
-import { loadOpenApiInThread } from '../src/openapi/load-in-thread.js';
+import { loadOpenApiInThread } from '../src/runner/document-thread.js';
 import { canonicalPointer, documentAjv, precompileDocument, schemaAt } from '../src/openapi/document-ajv.js';
 import { loadOpenApi } from '../src/openapi/load.js';
 import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
@@ -99,10 +99,10 @@ describe('precompiled validators (src/api/standalone.ts)', () => {
   });
 
   it("come with a document read on the OpenAPI thread when the harness runs from its build", async () => {
-    // From the sources there is no thread and nothing is precompiled (load-in-thread.ts).
+    // From the sources there is no thread and nothing is precompiled (document-thread.ts).
     const api = await loadOpenApiInThread(REFERENCE_OPENAPI_FILE);
     expect(api.validators).toBeUndefined();
-    const built = (await import(new URL('../dist/src/openapi/load-in-thread.js', import.meta.url).href)) as { loadOpenApiInThread: typeof loadOpenApiInThread };
+    const built = (await import(new URL('../dist/src/runner/document-thread.js', import.meta.url).href)) as { loadOpenApiInThread: typeof loadOpenApiInThread };
     const fromThread = await built.loadOpenApiInThread(REFERENCE_OPENAPI_FILE);
     // One validator per schema a lone $ref leads to (canonicalPointer): the invoices list and the invoice share Invoice's.
     const document = fromThread.document ?? {};

@@ -1,10 +1,10 @@
 /**
- * The redactor's multi-literal search (src/text-matcher.ts): every pattern found in one pass,
+ * The redactor's multi-literal search (src/core/text-matcher.ts): every pattern found in one pass,
  * overlapping finds merged so that nothing of either is left between them.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { LiteralMatcher } from '../src/text-matcher.js';
+import { LiteralMatcher } from '../src/core/text-matcher.js';
 
 const spans = (m: LiteralMatcher, text: string): string[] => m.find(text).map((f) => text.slice(f.start, f.end));
 

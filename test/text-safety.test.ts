@@ -1,17 +1,17 @@
 /**
- * One rule for unsafe characters (src/text-safety.ts, issue 40 item 3), every sink rendering it
+ * One rule for unsafe characters (src/core/text-safety.ts, issue 40 item 3), every sink rendering it
  * its own way: the same hostile characters through the console stream, one-line messages, the
  * HTML report and the shell words of a reproduction. Before, five predicates each had their own
  * set (U+200B-U+200F and U+FEFF in one, U+061C in two, U+2028/2029 kept by one).
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { SafeStream, withoutControls } from '../src/console-safety.js';
+import { SafeStream, withoutControls } from '../src/core/console-safety.js';
 import { neutralised } from '../src/openapi/document-files.js';
-import { printable } from '../src/report/format.js';
+import { printable } from '../src/core/wording.js';
 import { escapeHtml } from '../src/report/html-escape.js';
 import { shellWord } from '../src/report/reproduce.js';
-import { isUnsafeCode } from '../src/text-safety.js';
+import { isUnsafeCode } from '../src/core/text-safety.js';
 
 const hex = (code: number): string => `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 

@@ -2,7 +2,7 @@
 // process was started from a string entry (`node --input-type=module -e …`), whose options would
 // make a thread with a file entry fail; then it gets the others explicitly.
 import { describe, expect, it } from 'vitest';
-import { threadExecArgv } from '../src/threads.js';
+import { threadExecArgv } from '../src/core/threads.js';
 
 describe('threadExecArgv', () => {
   it('leaves a file entry’s options to be inherited, V8’s included (given explicitly, Node refuses them)', () => {

@@ -3,7 +3,7 @@
  * verdict: on a slower day the same answers time out and the checks waiting for them err.
  */
 import { describe, expect, it } from 'vitest';
-import type { RecordedExchange } from '../src/report/model.js';
+import type { RecordedExchange } from '../src/model/run-report.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { timeoutNote } from '../src/runner/timeout-note.js';
 import { startChaosProxy } from './support/chaos-proxy.js';

@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { startFront, type Front } from './support/front.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { freePort, runBin, tempDir } from './support/harness.js';
 import { selfSignedCertificate, startTlsFront, type Certificate } from './support/tls.js';

@@ -4,9 +4,9 @@
  * page is a worker's, whose line reaches the runner over the run's channel.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RUN_OPTION_KINDS, resolveRunOptions } from '../src/config.js';
-import { optionsFromEnv } from '../src/environment.js';
-import { encodeBasicCredentials, formEncode } from '../src/http/basic.js';
+import { RUN_OPTION_KINDS, resolveRunOptions } from '../src/config/options.js';
+import { optionsFromEnv } from '../src/core/environment.js';
+import { encodeBasicCredentials, formEncode } from '../src/core/basic-credentials.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { restoreEnv, runMain, setEnv, targetArgs, tempDir, type CliResult } from './support/harness.js';
 

@@ -5,17 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
-import { resolveRunOptions } from '../src/config.js';
+import { resolveRunOptions } from '../src/config/options.js';
 import { summarise } from '../src/compare/diff.js';
-import { ExitCode } from '../src/exit-codes.js';
+import { ExitCode } from '../src/core/exit-codes.js';
 import { combineReports } from '../src/matrix/combine.js';
 import { renderJsonReport } from '../src/report/json.js';
 import { renderJUnit } from '../src/report/junit.js';
 import { renderMarkdownSummary } from '../src/report/markdown.js';
-import { VERDICTS, runReportSchema, type RunReport, type Verdict } from '../src/report/model.js';
+import { VERDICTS, runReportSchema, type RunReport, type Verdict } from '../src/model/run-report.js';
 import { parseRunReport } from '../src/report/read.js';
 import { VERDICT_EXIT_CODE, describeVerdict, isBlocking, verdictOfReport } from '../src/report/verdict.js';
-import { verdictOf } from '../src/runner/results.js';
+import { verdictOf } from '../src/report/verdict.js';
 import { runMain, tempDir } from './support/harness.js';
 import { fullReport, reportOf } from './support/reports.js';
 

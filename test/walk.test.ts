@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceOptions } from '../src/reference/index.js';
-import type { RunReport } from '../src/report/model.js';
+import type { RunReport } from '../src/model/run-report.js';
 import { FINDINGS_PER_ENDPOINT } from '../src/battery/findings-cap.js';
 import { listArgs, runMain, tempDir } from './support/harness.js';
 import { forward, serveOnLoopback, type ForwardedHeaders } from './support/hostile.js';

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { withoutControls } from '../../src/console-safety.js';
+import { withoutControls } from '../../src/core/console-safety.js';
 import { corpusOutput } from './output.js';
 import { SUITES } from './run-harness.js';
 import { renderSummary, type CorpusOutput } from './render.js';

@@ -24,8 +24,8 @@ import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ExitCode } from '../../src/exit-codes.js';
-import { SafeStream } from '../../src/console-safety.js';
+import { ExitCode } from '../../src/core/exit-codes.js';
+import { SafeStream } from '../../src/core/console-safety.js';
 import { DOCUMENT_LIMITS } from '../../src/openapi/document-files.js';
 import { loadOpenApi } from '../../src/openapi/load.js';
 import { reRoot } from '../../test/support/document-mock.js';

@@ -16,7 +16,7 @@
  * is "absent": for a labelled list it is a miss (the list is not judged as one), for a single
  * resource it is neither right nor wrong; both are listed.
  */
-import { z } from '../../src/zod.js';
+import { z } from '../../src/core/zod.js';
 import type { EndpointSpec } from '../../src/api/endpoint-specs.js';
 import { inline } from '../../src/report/markdown.js';
 

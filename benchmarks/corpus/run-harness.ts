@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunReport } from '../../src/report/model.js';
+import type { RunReport } from '../../src/model/run-report.js';
 import { BIN, HAS_TIME, ROOT } from '../measure.js';
 
 export const SUITES = ['tenant', 'resources', 'pagination', 'nulls'];

@@ -18,7 +18,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { withoutControls } from '../../src/console-safety.js';
+import { withoutControls } from '../../src/core/console-safety.js';
 import { startReferenceServer } from '../../src/reference/index.js';
 import { ROOT } from '../measure.js';
 import { CORPUS_PACKAGE, CORPUS_VERSION, ensureCorpus, listDocuments, selectDocuments } from './cache.js';

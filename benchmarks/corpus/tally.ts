@@ -12,7 +12,7 @@
  * the mock could not serve. Against a conformant target, what is left is the harness's: a request
  * it could not make valid, a schema it could not compile, a precondition it got wrong.
  */
-import type { CheckResult } from '../../src/report/model.js';
+import type { CheckResult } from '../../src/model/run-report.js';
 import type { DocumentFacts } from './mock-child.js';
 import { endpointName, trusted, type EndpointRecord } from './mock.js';
 import type { HarnessRun } from './run-harness.js';

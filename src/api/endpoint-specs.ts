@@ -1,4 +1,4 @@
-import type { DocumentSection } from '../report/model.js';
+import type { DocumentSection } from '../model/run-report.js';
 import type { PrecompiledValidators } from './standalone.js';
 
 /**

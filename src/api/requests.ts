@@ -1,4 +1,4 @@
-import type { BasicEncoding } from '../http/basic.js';
+import type { BasicEncoding } from '../core/basic-credentials.js';
 import type { HttpRequest, HttpResponse, RequestAuth } from '../http/client.js';
 import { API_VERSION, TOKEN_PATH, apiUrl } from './paths.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import { evaluate, precompile, type PrecompiledValidators } from './standalone.js';
-import { builtFile, FROM_BUILD } from '../version.js';
+import { builtFile, FROM_BUILD } from '../core/version.js';
 
 /**
  * JSON Schemas of the API payloads (spec §Resources and their fields), validated with ajv.

@@ -7,7 +7,7 @@ import type { ValidateFunction } from 'ajv';
  * ajv at all, cost a battery worker ~70 ms on the start-up's critical path (measured), for
  * validators whose schemas are known before it starts. The harness's own schemas are compiled at
  * build time (src/build/compile-schemas.ts); an OpenAPI document's on the thread that reads it
- * (src/openapi/load-worker.ts). The code is ajv's own output for the same schema and options, so
+ * (src/runner/document-worker.ts). The code is ajv's own output for the same schema and options, so
  * a precompiled validator finds exactly what a runtime-compiled one finds
  * (test/standalone.test.ts); without one, the battery compiles at run time as before.
  */

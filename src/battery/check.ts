@@ -3,12 +3,12 @@ import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
 import type { Send, Target, ClientCredentials } from '../api/requests.js';
 import { RequestRefusedError, Recorder, SharedTokenExpiredError, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
 import { checkWatchdogMs } from './watchdog.js';
-import { redactor } from '../redact.js';
-import type { Finding, RecordedExchange, ReviewItem } from '../report/model.js';
+import { redactor } from '../core/redact.js';
+import type { Finding, RecordedExchange, ReviewItem } from '../model/run-report.js';
 import { batteryReady, getBattery, type BatteryContext } from './context.js';
 import { CheckError, NonConformance, PrerequisiteError } from './errors.js';
 import { capFindings, FINDINGS_PER_CHECK, FINDINGS_PER_ENDPOINT, summariseFindings } from './findings-cap.js';
-import { mark } from '../profile.js';
+import { mark } from '../core/startup-timing.js';
 
 /**
  * `check(id, body)`: one catalogue entry, one Vitest test. The body reads like the spec and
@@ -31,7 +31,7 @@ export interface CheckMeta {
   skipReason?: string;
   /** Findings beyond the cap (FINDINGS_PER_ENDPOINT, FINDINGS_PER_CHECK): counted, not listed. */
   notListed?: { failures: number; errors: number };
-  /** Review items the check noticed (src/report/model.ts reviewItemSchema): never findings, never its outcome. */
+  /** Review items the check noticed (src/model/run-report.ts reviewItemSchema): never findings, never its outcome. */
   review?: ReviewItem[];
   /** The exchange log's ids of every exchange the check sent or relied on (src/http/exchange-log.ts). */
   exchangeIds?: string[];
@@ -211,7 +211,7 @@ export class CheckContext {
   }
 
   /**
-   * A review item (src/report/model.ts reviewItemSchema): something to look at that this check
+   * A review item (src/model/run-report.ts reviewItemSchema): something to look at that this check
    * cannot judge; it changes neither the check's outcome nor the run's.
    */
   review(item: Omit<ReviewItem, 'check' | 'endpoint'>): void {

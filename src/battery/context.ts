@@ -4,7 +4,7 @@ import { HttpClient } from '../http/client.js';
 import { ExchangeLog } from '../http/exchange-log.js';
 import { clientOptions } from '../http/settings.js';
 import { usePrecompiled } from '../openapi/document-ajv.js';
-import { redactor } from '../redact.js';
+import { redactor } from '../core/redact.js';
 import { SharedTokens } from './token.js';
 import { observedChannel, receiveObserved } from './observed-tokens.js';
 import { PROVIDE_KEY, type BatteryContext, type RunMessage } from './wiring.js';

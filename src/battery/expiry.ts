@@ -7,7 +7,7 @@ import { PrerequisiteError } from './errors.js';
 import { requestValidToken } from './token-response.js';
 import { judgeOfMissingToken } from './token.js';
 import { observedRefusals, recordRefusal, untilEvidence, untilOtherChecksEnd } from './observed-tokens.js';
-import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from '../option-defaults.js';
+import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from '../core/option-defaults.js';
 import type { PassedRefusal } from './wiring.js';
 import { getCheck } from '../catalogue/index.js';
 

@@ -1,7 +1,7 @@
 import { getResource, readIssuedToken, requestToken, type Send } from '../api/requests.js';
 import { TOKEN_PATH } from '../api/paths.js';
 import { Recorder, type HttpResponse } from '../http/client.js';
-import { redactor } from '../redact.js';
+import { redactor } from '../core/redact.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { endpointHeaders, resolveInTenant, sharedProbe, tenantEndpoint, validAnswer, USER_ENDPOINT, type Endpoint } from './endpoints.js';

@@ -1,6 +1,6 @@
 import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
 import { WHOLE_SECOND_MS, type HttpResponse, type Recorder, type SharedTokenSource, type TokenLease, type TokenRefusal } from '../http/client.js';
-import { redactor } from '../redact.js';
+import { redactor } from '../core/redact.js';
 import type { SharedToken } from './wiring.js';
 import { PrerequisiteError } from './errors.js';
 import { recordRefusal } from './observed-tokens.js';

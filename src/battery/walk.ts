@@ -9,10 +9,10 @@ import { itemLabel } from './list-items.js';
 import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, PAGING_HEADERS, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
-import type { ReviewItem } from '../report/model.js';
+import type { ReviewItem } from '../model/run-report.js';
 import type { EndpointSpec } from '../api/endpoint-specs.js';
 import { ReadAhead } from './read-ahead.js';
-import { countCollections, mark } from '../profile.js';
+import { countCollections, mark } from '../core/startup-timing.js';
 
 /**
  * The walk of a list, done once per list and worker and shared by every check that reads pages

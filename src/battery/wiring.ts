@@ -1,10 +1,10 @@
 import type { PrecompiledValidators } from '../api/standalone.js';
 import type { EndpointSpec } from '../api/endpoint-specs.js';
 import type { ClientCredentials, Target } from '../api/requests.js';
-import type { Expectations } from '../config.js';
+import type { Expectations } from '../config/options.js';
 import type { HttpSettings } from '../http/settings.js';
-import type { RecordedExchange } from '../report/model.js';
-import type { SecretKind } from '../redact.js';
+import type { RecordedExchange } from '../model/run-report.js';
+import type { SecretKind } from '../core/redact.js';
 
 /**
  * What passes between the runner and the battery's workers. Plain data and names only: the
@@ -129,7 +129,7 @@ export function otherChecksDoneRelay(): (message: RunMessage) => RunMessage | un
 
 /**
  * A secret one thread's redactor learned (an access token, a cookie a target set): every other
- * thread registers it too, so that each redacts what another saw (src/redact.ts onSecret). It
+ * thread registers it too, so that each redacts what another saw (src/core/redact.ts onSecret). It
  * crosses between the threads of the harness's own process, never out of it.
  */
 export interface SecretMessage {

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { rolldown } from 'rolldown';
-import { PACKAGE_ROOT } from '../version.js';
+import { PACKAGE_ROOT } from '../core/version.js';
 
 /**
  * `npm run build`, last: the CLI's main thread as one bundle (dist/cli/entry.js, its lazily

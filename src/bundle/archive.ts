@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { create as createTar, Parser, type ReadEntry } from 'tar';
-import { UsageError } from '../errors.js';
-import { oneLine, printable } from '../report/format.js';
+import { UsageError } from '../core/errors.js';
+import { oneLine, printable } from '../core/wording.js';
 import { REPORT_MAX_BYTES } from '../report/read.js';
 import { EXCHANGES_LIMIT } from './evidence.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, PART_FILES, PART_NAMES, PARTS_DIR } from './format.js';
+import { BUNDLE_FILES, BUNDLE_NAMES, PART_FILES, PART_NAMES, PARTS_DIR } from '../certification/bundle-format.js';
 
 /**
  * A bundle as one file to send (issue 39 item 11): the bundle's folder as a gzip-compressed tar

@@ -1,12 +1,10 @@
 import { CHECKS } from '../catalogue/index.js';
-import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
+import { countStatuses, type CheckResult, type RunReport, type Scope } from '../model/run-report.js';
 import { renderJsonReport } from '../report/json.js';
-import { oneLine, printable } from '../report/format.js';
+import { oneLine, printable } from '../core/wording.js';
 import { parseRunReport } from '../report/read.js';
-import { carriedOut, scopeOfReport, verdictLine } from '../report/verdict.js';
-import { suiteCounts, verdictOf } from '../runner/results.js';
-import { enforceComplete } from '../runner/scope.js';
-import { BUNDLE_FILES, targetInfoSchema, type TargetInfo } from './format.js';
+import { carriedOut, enforceComplete, scopeOfReport, suiteCounts, verdictLine, verdictOf } from '../report/verdict.js';
+import { BUNDLE_FILES, targetInfoSchema, type TargetInfo } from '../certification/bundle-format.js';
 
 /**
  * The two-job expiry proof (issue 31): real token lifetimes (expires_in 3600) cannot be waited out

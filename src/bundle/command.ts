@@ -1,8 +1,8 @@
 import { lstatSync } from 'node:fs';
 import { styleText } from 'node:util';
-import { UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
-import { oneLine, plural, printable } from '../report/format.js';
+import { UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
+import { oneLine, plural, printable } from '../core/wording.js';
 import { loadProfile } from '../certification/profile.js';
 import { isArchivePath, withBundle } from './archive.js';
 import { trustOf } from './keys.js';

@@ -1,4 +1,4 @@
-import type { CheckStatus, RunReport } from '../report/model.js';
+import type { CheckStatus, RunReport } from '../model/run-report.js';
 import { JUNIT_DOCUMENT_SUITE, JUNIT_NAME_PREFIX } from '../report/junit.js';
 import type { JUnitOutcome, JUnitSuite } from './junit-read.js';
 

@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { UsageError } from '../errors.js';
-import { FILE_LIMITS, readTextFile } from '../files.js';
+import { UsageError } from '../core/errors.js';
+import { FILE_LIMITS, readTextFile } from '../core/files.js';
 
 /**
  * Ed25519 keys as PEM (RFC 8410): a PKCS#8 private key to sign a bundle, an SPKI public key to

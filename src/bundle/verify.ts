@@ -4,24 +4,24 @@ import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { CHECKS, findCheck } from '../catalogue/index.js';
 import { catalogueDigest } from '../catalogue/digest.js';
-import { HarnessExit } from '../errors.js';
-import { checkReason, oneLine } from '../report/format.js';
+import { HarnessExit } from '../core/errors.js';
+import { oneLine } from '../core/wording.js';
+import { checkReason } from '../report/format.js';
 import { renderHtmlReport } from '../report/html.js';
-import { countStatuses, type RunReport } from '../report/model.js';
-import { readRegularFile, type FileLimit } from '../files.js';
+import { countStatuses, type RunReport } from '../model/run-report.js';
+import { readRegularFile, type FileLimit } from '../core/files.js';
 import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
-import { expiryNotWaitedOut, scopeOfReport, verdictOfReport } from '../report/verdict.js';
-import { verdictOf } from '../runner/results.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { expiryNotWaitedOut, scopeOfReport, verdictOf, verdictOfReport } from '../report/verdict.js';
+import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { checkEvidence, readExchanges, type ReadExchanges } from './evidence.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, COMBINED_TOP, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from './format.js';
+import { BUNDLE_FILES, BUNDLE_NAMES, COMBINED_TOP, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from '../certification/bundle-format.js';
 import { junitDisagreements } from './junit-agree.js';
 import { JUnitReadError, readJUnit } from './junit-read.js';
 import { keyFingerprint, parsePublicKey, verifyBytes, type Trust, type TrustedKey } from './keys.js';
 import type { LoadedProfile } from '../certification/profile.js';
 import { checkProfile } from '../certification/verify.js';
 import { EXPIRY_CHECKS, combinationProblems, deriveCombined, type PartRun } from './combination.js';
-import type { PartName } from './format.js';
+import type { PartName } from '../certification/bundle-format.js';
 
 /**
  * `verify-bundle DIR`: what a certification programme checks before it accepts a submission.
@@ -48,7 +48,7 @@ export interface BundleVerdict {
   /**
    * The signature holds for a key the verifier gave (--public-key). Without it a bundle proves
    * only that its files belong together: anyone can make one from scratch, unsigned or signed
-   * with a key of their own, so certification needs this too (exit 4 otherwise, src/exit-codes.ts).
+   * with a key of their own, so certification needs this too (exit 4 otherwise, src/core/exit-codes.ts).
    */
   signerProven: boolean;
 }

@@ -1,4 +1,4 @@
-import { z } from '../zod.js';
+import { z } from '../core/zod.js';
 import { LEVELS, SUITES } from './types.js';
 
 /** The shape every catalogue entry must have; the catalogue's tests hold CHECKS to it. */

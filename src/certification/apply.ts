@@ -1,10 +1,10 @@
 import { currentCatalogue } from '../catalogue/digest.js';
 import { CHECKS, selectChecks } from '../catalogue/index.js';
-import { sha256Of } from '../bundle/format.js';
-import { flagName, type RunOptions, type RunOptionSources } from '../config.js';
-import { envName } from '../environment.js';
-import { UsageError } from '../errors.js';
-import { FILE_LIMITS, readRegularFile } from '../files.js';
+import { sha256Of } from './bundle-format.js';
+import { flagName, type RunOptions, type RunOptionSources } from '../config/options.js';
+import { envName } from '../core/environment.js';
+import { UsageError } from '../core/errors.js';
+import { FILE_LIMITS, readRegularFile } from '../core/files.js';
 import { proxyFor } from '../http/proxy.js';
 import { loadProfile, type LoadedProfile } from './profile.js';
 import { recordHosts } from './targets.js';
@@ -71,7 +71,7 @@ export function applyProfile(path: string, given: RunOptions, sources: RunOption
   if (p.minMaxExpiryWait !== undefined && !leftToExpiryJob) {
     if (givenAs('maxExpiryWait', sources) !== undefined && options.maxExpiryWait < p.minMaxExpiryWait) contradicts('maxExpiryWait', options.maxExpiryWait, `minMaxExpiryWait: ${p.minMaxExpiryWait}`);
     options.maxExpiryWait = Math.max(options.maxExpiryWait, p.minMaxExpiryWait);
-    // As src/config.ts refuses a given wait the deadline cannot hold: the run would end incomplete.
+    // As src/config/options.ts refuses a given wait the deadline cannot hold: the run would end incomplete.
     if (options.maxExpiryWait >= options.deadline) throw new UsageError(`--profile ${path}: requires --max-expiry-wait ${options.maxExpiryWait}, which is not below ${givenAs('deadline', sources) ?? '--deadline (default)'} ${options.deadline}: raise the deadline above the wait`);
   }
   if (p.expiryProven) {

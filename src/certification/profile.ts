@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as JsYaml from 'js-yaml';
-import { sha256Of } from '../bundle/format.js';
-import { UsageError } from '../errors.js';
-import { readRegularFile, type FileLimit } from '../files.js';
-import { oneLine, printable } from '../report/format.js';
-import { z } from '../zod.js';
+import { sha256Of } from './bundle-format.js';
+import { UsageError } from '../core/errors.js';
+import { readRegularFile, type FileLimit } from '../core/files.js';
+import { oneLine, printable } from '../core/wording.js';
+import { z } from '../core/zod.js';
 
 /**
  * A certification profile (issue 31): the platform's own file that says what a certifying run must
@@ -89,7 +89,7 @@ export interface LoadedProfile {
   openapiFile?: string;
 }
 
-/** Few aliases and little nesting, as for --config (src/config.ts): a profile needs neither (the "billion laughs"). */
+/** Few aliases and little nesting, as for --config (src/config/options.ts): a profile needs neither (the "billion laughs"). */
 const PROFILE_YAML_LIMITS = { maxAliases: 8, maxDepth: 16 } as const;
 
 function parseText(path: string, text: string): unknown {

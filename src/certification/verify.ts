@@ -1,7 +1,7 @@
-import type { TargetInfo } from '../bundle/format.js';
+import type { TargetInfo } from './bundle-format.js';
 import { endpointLabel } from '../api/endpoint-specs.js';
 import { CHECKS } from '../catalogue/index.js';
-import type { RunReport } from '../report/model.js';
+import type { RunReport } from '../model/run-report.js';
 import type { LoadedProfile } from './profile.js';
 import { hostKind, hostOfUrl, type AddressKind } from './targets.js';
 

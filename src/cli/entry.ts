@@ -1,6 +1,6 @@
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { main } from './main.js';
-import { mark } from '../profile.js';
+import { mark } from '../core/startup-timing.js';
 import { keepHeapsNearWhatTheyHold } from './heap.js';
 import { keepWebAssemblyInItsBaselineTier } from './wasm-tiering.js';
 import { startEarlyWorker } from '../runner/early-worker.js';

@@ -1,6 +1,6 @@
 import type { Check } from '../catalogue/index.js';
 import { LEVELS, SUITES } from '../catalogue/types.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 
 /**
  * The checks of `list --suite … --level …` (each repeatable; none: all), in catalogue order. A

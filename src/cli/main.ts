@@ -1,16 +1,16 @@
 import yargs, { type Argv } from 'yargs';
 import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
-import { REPORTERS, RUN_OPTION_KINDS, flagName, loadConfigFile, resolveRunOptions } from '../config.js';
-import { envName, envSwitch, optionsFromEnv } from '../environment.js';
-import { HarnessExit, UsageError } from '../errors.js';
-import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, LINT_EXIT_CODES_HELP, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../exit-codes.js';
-import { redactor } from '../redact.js';
-import { safeOutput } from '../console-safety.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { REPORTERS, RUN_OPTION_KINDS, flagName, loadConfigFile, resolveRunOptions } from '../config/options.js';
+import { envName, envSwitch, optionsFromEnv } from '../core/environment.js';
+import { HarnessExit, UsageError } from '../core/errors.js';
+import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, LINT_EXIT_CODES_HELP, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../core/exit-codes.js';
+import { redactor } from '../core/redact.js';
+import { safeOutput } from '../core/console-safety.js';
+import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { filterCatalogue, renderCatalogue } from './list.js';
 import { normalizeYesNoFlags } from './yes-no-flags.js';
-import { closest } from '../suggest.js';
+import { closest } from '../core/suggest.js';
 import type { CliIO } from './io.js';
 
 /**

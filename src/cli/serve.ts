@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { isAbsolute, relative } from 'node:path';
-import { envName, type OptionKind } from '../environment.js';
-import { UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
+import { envName, type OptionKind } from '../core/environment.js';
+import { UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { FAULTS, VARIANTS } from '../reference/catalogue.js';
 import { REFERENCE_CLIENT_SECRET, REFERENCE_SECOND_CLIENT_SECRET, startReferenceServer } from '../reference/index.js';
 import { REFERENCE_EXPECTATIONS_FILE } from '../reference/seeded.js';

@@ -1,5 +1,5 @@
-import { BOOLEAN_SPELLINGS, parseBooleanWord } from '../environment.js';
-import { UsageError } from '../errors.js';
+import { BOOLEAN_SPELLINGS, parseBooleanWord } from '../core/environment.js';
+import { UsageError } from '../core/errors.js';
 
 /**
  * yargs reads `--strict=yes`, `--strict=1` and `--strict=maybe` all as "off", without a word. Before

@@ -1,7 +1,7 @@
 import { appendFile, writeFile } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import type { RunReport } from '../report/model.js';
+import { UsageError } from '../core/errors.js';
+import { ExitCode, type ExitCodeValue } from '../core/exit-codes.js';
+import type { RunReport } from '../model/run-report.js';
 import { readRunReport } from '../report/read.js';
 import { VERDICT_EXIT_CODE } from '../report/verdict.js';
 import { diffReports, regressions, type ReportDiff } from './diff.js';

@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { formatUtc, oneLine, plural, printable } from '../report/format.js';
+import { formatUtc, oneLine, plural, printable } from '../core/wording.js';
 import { inline } from '../report/markdown.js';
 import { regressions, type ChangeKind, type CheckChange, type ReportDiff, type RunSummary, type Side } from './diff.js';
 

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecordedExchange } from '../report/model.js';
+import type { RecordedExchange } from '../model/run-report.js';
 
 /**
  * Every exchange of a run, kept as evidence (issue 39, item 2): the HTTP layer appends each one

@@ -1,4 +1,4 @@
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../core/redact.js';
 import type { HttpClientOptions } from './client.js';
 import type { TlsSettings } from './dispatcher.js';
 

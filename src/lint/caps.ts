@@ -17,12 +17,8 @@ import type { LintRuleId, RawFinding } from './rules.js';
  *   only the candidates are traced to their files and lines. (Candidates that repeat a place and
  *   its message are merged; the others are counted as found, the rules visiting each schema once.)
  */
-export const FINDINGS_PER_RULE = 100;
-export const FINDINGS_PER_PLACE = 10;
-export const CANDIDATES_PER_RULE = 2_000;
-
-/** Why some findings are not listed, in one clause (every output says it alike). */
-export const CAPS_NOTE = `a document lists at most ${FINDINGS_PER_RULE} findings of a rule and ${FINDINGS_PER_PLACE} at one place; fix those and lint again`;
+export { CANDIDATES_PER_RULE, CAPS_NOTE, FINDINGS_PER_PLACE, FINDINGS_PER_RULE } from '../catalogue/lint-rules.js';
+import { CANDIDATES_PER_RULE, FINDINGS_PER_PLACE, FINDINGS_PER_RULE } from '../catalogue/lint-rules.js';
 
 /** Collects a document's findings as the rules make them: the first candidates of each rule, and a count of the others. */
 export class FindingSink {

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
+import { UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { LINT_RULES } from './rules.js';
 import { capFindings, FindingSink, type Placed } from './caps.js';
 import { failsAny, LINT_FORMATS, render, renderConsole, shownPath, type LintFinding, type LintFormat, type LintReport, type NotListed } from './format.js';

@@ -5,7 +5,7 @@ import type { Builder } from 'junit-report-builder';
 import type { Level } from '../catalogue/types.js';
 import { inline } from '../report/markdown.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from '../report/xml-text.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { CAPS_NOTE, FINDINGS_PER_PLACE, FINDINGS_PER_RULE } from './caps.js';
 import { LINT_RULES, type LintRule, type LintRuleId } from './rules.js';
 

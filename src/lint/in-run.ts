@@ -1,10 +1,10 @@
-import type { DocumentSection } from '../report/model.js';
+import type { DocumentSection } from '../model/run-report.js';
 import { lint } from './command.js';
 import { LINT_RULES } from './rules.js';
 
 /**
  * `run --openapi FILE` lints the document it tests against (issue 33), where it reads it: on the
- * document's thread (src/openapi/load-worker.ts), or in this one when run from the sources. The
+ * document's thread (src/runner/document-worker.ts), or in this one when run from the sources. The
  * findings are the lint command's, located the same way (src/lint/locate.ts), so that the run's
  * report and `carrier-conformance lint FILE` say the same of the same document.
  *

@@ -1,6 +1,6 @@
 import { dirname, resolve as resolvePath } from 'node:path';
 import { getScalarValue, parseEvents, type Event } from 'js-yaml';
-import { readRegularFile } from '../files.js';
+import { readRegularFile } from '../core/files.js';
 import { isObject, pointerOf } from '../openapi/pointer.js';
 import type { ReadDocument } from './read.js';
 

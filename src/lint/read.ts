@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { DOCUMENT_LIMITS, type DocumentLimits } from '../openapi/document-files.js';
 import { bundleDocument } from '../openapi/load.js';
 import { isObject, type Json } from '../openapi/pointer.js';

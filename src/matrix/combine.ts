@@ -1,9 +1,10 @@
 import { CHECKS } from '../catalogue/index.js';
 import { catalogueDigest } from '../catalogue/digest.js';
 import type { Level, SuiteName } from '../catalogue/types.js';
-import { UsageError } from '../errors.js';
-import { checkReason, oneLine } from '../report/format.js';
-import type { CheckStatus, RunReport, Verdict } from '../report/model.js';
+import { UsageError } from '../core/errors.js';
+import { oneLine } from '../core/wording.js';
+import { checkReason } from '../report/format.js';
+import type { CheckStatus, RunReport, Verdict } from '../model/run-report.js';
 import { targetName } from '../report/target-name.js';
 import { verdictOfReport } from '../report/verdict.js';
 import { badgeOf, type Badge, type Standing, type Tally } from './badge.js';

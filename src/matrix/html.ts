@@ -1,9 +1,9 @@
 import { SUITES } from '../catalogue/types.js';
-import { formatUtc, plural } from '../report/format.js';
+import { formatUtc, plural } from '../core/wording.js';
 import { Html, escapeHtml, html } from '../report/html-escape.js';
 import { pageHead } from '../report/html-page.js';
 import { STATUS } from '../report/html.js';
-import type { CheckStatus } from '../report/model.js';
+import type { CheckStatus } from '../model/run-report.js';
 import { HTML_STYLE } from '../report/html-style.js';
 import type { CellStatus, CertificationStanding, Matrix, MatrixCell, MatrixTarget, Standing, Tally } from './combine.js';
 

@@ -13,7 +13,7 @@ import { at, isObject } from './pointer.js';
  * fail values that many conformant servers send.
  *
  * The validators of the endpoints' schemas are compiled on the thread that reads the document
- * (load-worker.ts, src/api/standalone.ts) when they are few; a worker of the battery compiles
+ * (src/runner/document-worker.ts, src/api/standalone.ts) when they are few; a worker of the battery compiles
  * what was not, for an endpoint it judges, when it judges it (issue 29, "Scale": compiling all of
  * a Stripe-sized document's schemas costs seconds of CPU that a run judging some never needs).
  *

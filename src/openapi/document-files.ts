@@ -4,8 +4,8 @@ import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, binaryTag, load, mergeTag, omapTag, pairsTag, setTag, timestampTag, YAMLException } from 'js-yaml';
-import { UsageError } from '../errors.js';
-import { renderUnsafe } from '../text-safety.js';
+import { UsageError } from '../core/errors.js';
+import { renderUnsafe } from '../core/text-safety.js';
 
 /**
  * The files of an --openapi document, read for @readme/openapi-parser as its file resolver

@@ -1,7 +1,7 @@
 import { dirname, relative, resolve } from 'node:path';
 import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, pathOf, type DocumentLimits, type Resolver } from './document-files.js';
 import { documentAsJsonSchema } from './json-schema.js';
 import { endpointModel } from './endpoint-model.js';

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { neutralised } from './document-files.js';
 import { isOpenApi32 } from './oas32.js';
 import { isObject } from './pointer.js';

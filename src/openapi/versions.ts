@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { DOCUMENT_LIMITS, LimitExceeded, measure, neutralised, type DocumentLimits } from './document-files.js';
 import { isOpenApi32, normalise } from './oas32.js';
 import type { Json } from './pointer.js';

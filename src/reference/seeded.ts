@@ -4,7 +4,7 @@
  * that null and "" both occur in optional fields (spec §Generic rules for optional fields 1, 2).
  */
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../version.js';
+import { PACKAGE_ROOT } from '../core/version.js';
 import { MAIN_TENANT_ID, invoiceAt, settingsOf, shipmentAt, type TenantRecord } from './data.js';
 
 /** docs/openapi.yaml: validated by a real OpenAPI validator in the tests. */

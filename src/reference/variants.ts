@@ -29,7 +29,7 @@ export type Variant = Alteration & {
   /**
    * Set on a variant that breaks a rule the harness cannot judge without ground truth: the run
    * passes (the verdict is as for the reference server) and the report shows these review items,
-   * each "<endpoint> <field>" (src/report/model.ts reviewItemSchema). The reference's own
+   * each "<endpoint> <field>" (src/model/run-report.ts reviewItemSchema). The reference's own
    * --expectations file knows better, and a run with it fails (test/meta/variants.test.ts).
    */
   readonly review?: readonly string[];

@@ -1,5 +1,6 @@
-import { oneLine, referencedExchanges } from './format.js';
-import type { CheckResult, CheckStatus, Finding, RecordedExchange, RunCause } from './model.js';
+import { oneLine } from '../core/wording.js';
+import { referencedExchanges } from './format.js';
+import type { CheckResult, CheckStatus, Finding, RecordedExchange, RunCause } from '../model/run-report.js';
 
 /**
  * The findings of a run grouped by cause: the wrong behaviour, wherever it was seen. One fault of

@@ -1,11 +1,12 @@
 import { styleText } from 'node:util';
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, oneLine, plural, printable, reasonWithin } from './format.js';
-import { countStatuses } from './model.js';
-import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
+import { formatDuration, oneLine, plural, printable } from '../core/wording.js';
+import { reasonWithin } from './format.js';
+import { countStatuses } from '../model/run-report.js';
+import type { CheckResult, CheckStatus, Counts, RunReport } from '../model/run-report.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
 import { DOCUMENT_NOTE, documentHeadline, findingCount } from './document.js';
-import type { DocumentSection } from './model.js';
+import type { DocumentSection } from '../model/run-report.js';
 
 /**
  * The summary printed at the end of a run, for a person reading a CI log in a hurry: the verdict
@@ -171,7 +172,7 @@ function checkList(title: string, checks: readonly CheckResult[], causes: RunRep
 const REVIEW_SHOWN = 10;
 
 /**
- * Review items (src/report/model.ts reviewItemSchema): after the warnings, apart from the checks,
+ * Review items (src/model/run-report.ts reviewItemSchema): after the warnings, apart from the checks,
  * as they are no check's outcome and never the run's.
  */
 function reviewList(report: RunReport, paint: Paint): string | undefined {

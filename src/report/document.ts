@@ -1,5 +1,5 @@
-import { CAPS_NOTE } from '../lint/caps.js';
-import type { DocumentFinding, DocumentSection } from './model.js';
+import { CAPS_NOTE } from '../catalogue/lint-rules.js';
+import type { DocumentFinding, DocumentSection } from '../model/run-report.js';
 
 /**
  * The run's --openapi document findings (report.document, issue 33), as every report words them:

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { logFiles, type LoggedExchange } from '../http/exchange-log.js';
 import { writeAtomicallyWith } from './atomic.js';
 import { harEntry } from './har.js';
-import type { RunReport } from './model.js';
+import type { RunReport } from '../model/run-report.js';
 
 /**
  * Every exchange of a run, as evidence (issue 39, item 2): read back from the run's exchange log

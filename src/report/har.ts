@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { RecordedExchange, RunReport } from './model.js';
+import type { RecordedExchange, RunReport } from '../model/run-report.js';
 
 /**
  * Exchanges as an HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/): the

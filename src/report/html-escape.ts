@@ -3,7 +3,7 @@
  * interpolated value unless it is itself markup made by `html`: a forgotten escape cannot happen,
  * and a string from the target (a response body, a header) can never become an element.
  */
-import { isUnsafeCode } from '../text-safety.js';
+import { isUnsafeCode } from '../core/text-safety.js';
 
 export class Html {
   constructor(readonly markup: string) {}
@@ -77,7 +77,7 @@ function mark(code: number): string {
 }
 const CR_MARK = mark(0x0d);
 
-/** What src/text-safety.ts calls unsafe, and CR (marked on its own: CR_MARK); TAB and LF are shown as they are. */
+/** What src/core/text-safety.ts calls unsafe, and CR (marked on its own: CR_MARK); TAB and LF are shown as they are. */
 function isHidden(ch: string, code: number): boolean {
   return isUnsafeCode(code) || ch === '\r';
 }

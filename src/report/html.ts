@@ -1,11 +1,12 @@
 import { SUITES } from '../catalogue/types.js';
 import { groupByCause, parseFinding, pointerTo, type Cause } from './causes.js';
-import { endpointSummary, formatDuration, formatExchange, formatUtc as utc, oneLine, plural, reasonWithin, referencedExchanges, summarizeExchange } from './format.js';
+import { formatDuration, formatUtc as utc, oneLine, plural } from '../core/wording.js';
+import { endpointSummary, formatExchange, reasonWithin, referencedExchanges, summarizeExchange } from './format.js';
 import { html, type Html } from './html-escape.js';
 import { pageHead } from './html-page.js';
 import { HTML_STYLE } from './html-style.js';
-import { countStatuses } from './model.js';
-import type { CheckResult, CheckStatus, Counts, RecordedExchange, RunReport } from './model.js';
+import { countStatuses } from '../model/run-report.js';
+import type { CheckResult, CheckStatus, Counts, RecordedExchange, RunReport } from '../model/run-report.js';
 import { curlCommand } from './reproduce.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';
 import { DOCUMENT_NOTE, documentHeadline, findingPlace, notListedNote } from './document.js';
@@ -155,7 +156,7 @@ ${rows.map(([name, counts]) => html`<tr><th scope="row"><a href="#suite-${name}"
 }
 
 /**
- * Review items (src/report/model.ts reviewItemSchema): a section of their own, apart from the
+ * Review items (src/model/run-report.ts reviewItemSchema): a section of their own, apart from the
  * checks; they are in none of the counts and never change the verdict.
  */
 function reviewSection(report: RunReport): Html | undefined {

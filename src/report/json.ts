@@ -1,6 +1,6 @@
-import { z } from '../zod.js';
-import { runReportSchema } from './model.js';
-import type { RunReport } from './model.js';
+import { z } from '../core/zod.js';
+import { runReportSchema } from '../model/run-report.js';
+import type { RunReport } from '../model/run-report.js';
 
 /**
  * `report.json`: the RunReport exactly as `runReportSchema` documents it. The report is validated

@@ -1,16 +1,16 @@
 import { createRequire } from 'node:module';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import { SUITES } from '../catalogue/types.js';
-import { checkReason as reason, describeCheck, endpointSummary, formatDuration, formatEndpoints, formatFindingBullets, formatFindings, oneLine } from './format.js';
-import type { CheckResult, RunReport } from './model.js';
+import { formatDuration, oneLine } from '../core/wording.js';
+import { checkReason as reason, describeCheck, endpointSummary, formatEndpoints, formatFindingBullets, formatFindings } from './format.js';
+import type { CheckResult, RunReport } from '../model/run-report.js';
 import { curlCommand } from './reproduce.js';
 import { scopeOfReport, verdictLine, verdictOfReport } from './verdict.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from './xml-text.js';
 import { targetName } from './target-name.js';
-import { LINT_RULES } from '../lint/rules.js';
-import { CAPS_NOTE } from '../lint/caps.js';
+import { CAPS_NOTE, LINT_RULES } from '../catalogue/lint-rules.js';
 import { findingPlace } from './document.js';
-import type { DocumentSection } from './model.js';
+import type { DocumentSection } from '../model/run-report.js';
 
 /**
  * JUnit XML for CI test reporters (Jenkins junit and xUnit, GitLab, dorny/test-reporter, mikepenz,

@@ -1,7 +1,8 @@
 import { SUITES } from '../catalogue/types.js';
-import { formatDuration, formatUtc, oneLine, plural, printable, reasonOrNone as reason } from './format.js';
-import { countStatuses } from './model.js';
-import type { CheckResult, CheckStatus, Counts, RunReport } from './model.js';
+import { formatDuration, formatUtc, oneLine, plural, printable } from '../core/wording.js';
+import { reasonOrNone as reason } from './format.js';
+import { countStatuses } from '../model/run-report.js';
+import type { CheckResult, CheckStatus, Counts, RunReport } from '../model/run-report.js';
 import { describeVerdict, verdictOfReport, type VerdictTone } from './verdict.js';
 import { DOCUMENT_NOTE, documentHeadline, findingCount, findingPlace, notListedNote } from './document.js';
 
@@ -69,7 +70,7 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     for (const c of checks) if (!folded.has(c.id)) body.push(`- ${checkLabel(c)}: ${inline(reason(c), MESSAGE_MAX)}`);
   }
 
-  // Review items: apart from the checks, as they are no check's outcome (src/report/model.ts reviewItemSchema).
+  // Review items: apart from the checks, as they are no check's outcome (src/model/run-report.ts reviewItemSchema).
   const review = report.review ?? [];
   if (review.length > 0) {
     body.push('', `### 🔎 Review (${review.length}): patterns that may break the spec, which the run cannot judge without ground truth; they do not fail the run`, '');

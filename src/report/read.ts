@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
-import { readRegularFile, type FileLimit } from '../files.js';
-import { jsonParseProblem } from '../json-problem.js';
-import { runReportSchema, type RunReport } from './model.js';
+import { UsageError } from '../core/errors.js';
+import { readRegularFile, type FileLimit } from '../core/files.js';
+import { jsonParseProblem } from '../core/json-problem.js';
+import { runReportSchema, type RunReport } from '../model/run-report.js';
 
 /**
  * Reading a report.json someone hands the harness (diff, matrix, --compare-with, a bundle): it may
@@ -41,7 +41,7 @@ export function reportPath(path: string): { file: string; inside: boolean } {
 /** A report, or any file of its size class (a bundle's JUnit and HTML). */
 export const REPORT_LIMIT: FileLimit = { maxBytes: REPORT_MAX_BYTES, of: 'a report' };
 
-/** Parses and validates a report.json against its schema (src/report/model.ts). */
+/** Parses and validates a report.json against its schema (src/model/run-report.ts). */
 export function parseRunReport(text: string, where: string): RunReport {
   let raw: unknown;
   try {

@@ -1,7 +1,7 @@
 import { API_VERSION, TOKEN_PATH, apiUrl } from '../api/paths.js';
-import { formEncode } from '../http/basic.js';
-import type { RecordedExchange, RunReport } from './model.js';
-import { isUnsafeCode } from '../text-safety.js';
+import { formEncode } from '../core/basic-credentials.js';
+import type { RecordedExchange, RunReport } from '../model/run-report.js';
+import { isUnsafeCode } from '../core/text-safety.js';
 
 /**
  * A POSIX shell command that sends a recorded request again with curl, for a developer of the
@@ -29,7 +29,7 @@ export const ENV_HIDDEN_PREFIX = 'CARRIER_HIDDEN_';
 /** Left to curl: its own User-Agent, and `--compressed` instead of the recorded Accept-Encoding. */
 const OMITTED_HEADERS = new Set(['user-agent', 'accept-encoding']);
 
-/** `[REDACTED]` or `[REDACTED:<kind>]`, as written by src/redact.ts (`redactedMarker`). */
+/** `[REDACTED]` or `[REDACTED:<kind>]`, as written by src/core/redact.ts (`redactedMarker`). */
 const MARKER = /\[REDACTED(?::([a-z-]+))?\]/g;
 
 /** A shell expansion inside a word: a variable, or a command substitution. */
@@ -47,7 +47,7 @@ const ACCESS_TOKEN: Ref = { variable: ENV_ACCESS_TOKEN };
 /**
  * RFC 6749 §2.3.1 (Appendix B) form-encoding in POSIX sh, byte by byte with od and awk: ASCII
  * letters, digits and `*-._` stay, a space becomes `+`, every other byte `%XX`. The same bytes
- * as the harness's own encoding (src/http/basic.ts formEncode), without jq, Python or bash-isms.
+ * as the harness's own encoding (src/core/basic-credentials.ts formEncode), without jq, Python or bash-isms.
  */
 export const FORM_ENCODE_FUNCTION =
   `carrier_form() { printf '%s' "$1" | od -An -v -tu1 | awk '{for(i=1;i<=NF;i++){c=$i+0; if((c>=48&&c<=57)||(c>=65&&c<=90)||(c>=97&&c<=122)||c==42||c==45||c==46||c==95) printf "%c",c; else if(c==32) printf "+"; else printf "%%%02X",c}}'; }`;

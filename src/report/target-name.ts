@@ -1,4 +1,4 @@
-import type { RunReport } from './model.js';
+import type { RunReport } from '../model/run-report.js';
 
 /** The host (with port) of a URL, or the text itself when it is not one (a placeholder). */
 export function hostOf(url: string): string {

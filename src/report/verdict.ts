@@ -1,6 +1,8 @@
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { plural } from './format.js';
-import type { CheckResult, RunReport, Scope, Verdict } from './model.js';
+import { ExitCode, type ExitCodeValue } from '../core/exit-codes.js';
+import { plural } from '../core/wording.js';
+import { SUITES } from '../catalogue/types.js';
+import { countStatuses, type CheckResult, type Counts, type RunReport, type Scope, type Verdict } from '../model/run-report.js';
+import { checkReason } from './format.js';
 
 /**
  * The verdict as every output words it (console, report.html's banner, the step summary, JUnit's
@@ -192,4 +194,47 @@ export function describeVerdict(report: RunReport): VerdictText {
 export function verdictLine(report: RunReport): string {
   const v = describeVerdict(report);
   return `${v.headline}: ${v.details.join('; ')}`;
+}
+
+export function suiteCounts(checks: readonly CheckResult[]): { name: (typeof SUITES)[number]; counts: Counts }[] {
+  return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({ name, counts: countStatuses(checks.filter((c) => c.suite === name)) }));
+}
+
+/**
+ * The run's verdict (decided by src/report/verdict.ts) and exit code. With `strictBaseline`, a
+ * baseline entry whose check now passes fails the run too: the baseline has to be trimmed, so
+ * that it cannot hide a future regression. `scope` defaults to what the checks show.
+ */
+export function verdictOf(
+  checks: readonly CheckResult[],
+  options: { strict: boolean; strictBaseline?: boolean },
+  incompleteReason: string | undefined,
+  scope: Scope = scopeOfChecks(checks),
+): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
+  const verdict = decideVerdict({ checks, strict: options.strict, scope, stopped: incompleteReason !== undefined });
+  const exitCode = VERDICT_EXIT_CODE[verdict];
+  if (exitCode === ExitCode.Conformant && options.strictBaseline && checks.some((c) => c.baseline?.stale)) return { verdict, exitCode: ExitCode.NonConformant };
+  if (verdict === 'not-proven' && expiryLeftToItsJob(checks, options.strict)) return { verdict, exitCode: ExitCode.ExpiryLeft };
+  return { verdict, exitCode };
+}
+
+/** Whether the only checks keeping the run from conformant are EXPIRY-* ones it chose not to wait out; any other error, and any failure, keeps exit 1. */
+function expiryLeftToItsJob(checks: readonly CheckResult[], strict: boolean): boolean {
+  const blocking = checks.filter((c) => isBlocking(c, strict));
+  return blocking.length > 0 && blocking.every(expiryNotWaitedOut);
+}
+
+/** A required check the run could not skip under --require-complete: MUST, or every check with --strict. */
+function required(result: Pick<CheckResult, 'level'>, strict: boolean): boolean {
+  return result.level === 'MUST' || strict;
+}
+
+/** With --require-complete, a required check that was skipped becomes an error that gives the skip's reason. */
+export function enforceComplete(results: readonly CheckResult[], options: { requireComplete: boolean; strict: boolean }): CheckResult[] {
+  if (!options.requireComplete) return [...results];
+  return results.map((r) => {
+    if (r.status !== 'skipped' || !required(r, options.strict)) return r;
+    const message = `not carried out, and --require-complete requires it: ${checkReason(r) ?? 'skipped'}`;
+    return { ...r, status: 'error', message, findings: [...r.findings, { kind: 'error', message }] };
+  });
 }

@@ -5,7 +5,7 @@ import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { loadJUnitBuilder, renderJUnit } from './junit.js';
 import { renderMarkdownSummary } from './markdown.js';
-import type { RunReport } from './model.js';
+import type { RunReport } from '../model/run-report.js';
 import { writeHarFile, type RunExchanges } from './exchanges.js';
 import { writeAtomicallyWith } from './atomic.js';
 

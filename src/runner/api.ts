@@ -1,7 +1,7 @@
 import { mergeEndpoints, pathKey, pathParameters, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
-import type { Expectations, RunOptions } from '../config.js';
+import { parameterValues, type Expectations, type RunOptions } from '../config/options.js';
 import { headerFields } from '../http/extra-headers.js';
-import { loadOpenApiInThread } from '../openapi/load-in-thread.js';
+import { loadOpenApiInThread } from './document-thread.js';
 import type { ResolvedTarget } from './target.js';
 
 /** An OpenAPI document being read ahead of the target's start (see `readApiEarly`). */
@@ -11,7 +11,7 @@ export interface EarlyDocument {
 }
 
 /**
- * Starts reading the --openapi document now, on its own thread (src/openapi/load-in-thread.ts):
+ * Starts reading the --openapi document now, on its own thread (src/runner/document-thread.ts):
  * a run knows the file from its options, long before the target is open. Its errors are reported
  * where describeApi awaits it, in the same order as before. `signal` stops the reading (the run's
  * deadline, Ctrl-C, SIGTERM): the thread is terminated.
@@ -109,12 +109,3 @@ export function unusedExpectations(endpoints: readonly EndpointSpec[], expectati
   return unused.map((path) => `--expectations: "resources" names ${JSON.stringify(path)}, which is no tenant endpoint under test (their paths: ${shown}); its known data is not compared`);
 }
 
-/** The path parameter values the user gave: `parameters` of a config file, then --parameter NAME=VALUE. */
-export function parameterValues(options: RunOptions): Record<string, string> {
-  const out: Record<string, string> = { ...options.parameters };
-  for (const assignment of options.parameter) {
-    const at = assignment.indexOf('=');
-    out[assignment.slice(0, at)] = assignment.slice(at + 1);
-  }
-  return out;
-}

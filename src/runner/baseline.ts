@@ -1,11 +1,11 @@
-import { z } from '../zod.js';
+import { z } from '../core/zod.js';
 import { CHECKS, findCheck } from '../catalogue/index.js';
-import { jsonKind } from '../json-problem.js';
-import { didYouMean } from '../suggest.js';
-import { UsageError } from '../errors.js';
-import { FILE_LIMITS, readJsonFile } from '../files.js';
+import { jsonKind } from '../core/json-problem.js';
+import { didYouMean } from '../core/suggest.js';
+import { UsageError } from '../core/errors.js';
+import { FILE_LIMITS, readJsonFile } from '../core/files.js';
 import { REPORT_LIMIT } from '../report/read.js';
-import { runReportSchema, type CheckResult, type CheckStatus, type RunReport } from '../report/model.js';
+import { runReportSchema, type CheckResult, type CheckStatus, type RunReport } from '../model/run-report.js';
 
 /**
  * Known failures (`--baseline FILE`) and reruns (`--rerun-failed [report.json]`), for gating a

@@ -1,6 +1,6 @@
 import type { Reporter, TestModule } from 'vitest/node';
 import type { CheckMeta } from '../battery/check.js';
-import { mark } from '../profile.js';
+import { mark } from '../core/startup-timing.js';
 
 /**
  * A Vitest reporter that collects what each check left in its test's meta. It is the only

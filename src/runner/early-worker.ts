@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { isatty } from 'node:tty';
 import { Worker } from 'node:worker_threads';
 import type { PoolOptions, PoolRunnerInitializer, PoolWorker, WorkerRequest } from 'vitest/node';
-import { mark } from '../profile.js';
+import { mark } from '../core/startup-timing.js';
 
 /**
  * The battery's Vitest worker thread, started as the CLI starts rather than once Vitest has loaded

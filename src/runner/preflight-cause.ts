@@ -1,6 +1,6 @@
 import { USER_PATH } from '../api/paths.js';
 import { pointerTo } from '../report/causes.js';
-import type { CheckResult, RecordedExchange, RunCause } from '../report/model.js';
+import type { CheckResult, RecordedExchange, RunCause } from '../model/run-report.js';
 
 /**
  * One root cause, one finding (issue 30, item 5). When GET /users/me fails in the preflight

@@ -1,12 +1,12 @@
 import { TOKEN_PATH, USER_PATH } from '../api/paths.js';
 import { credentialsRefused, getResource, oauthErrorCode, readIssuedToken, requestToken, type ClientCredentials, type Target } from '../api/requests.js';
 import type { SharedToken } from '../battery/wiring.js';
-import { RunAbortedError, UsageError } from '../errors.js';
-import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
+import { RunAbortedError, UsageError } from '../core/errors.js';
+import { needsFormEncoding, type BasicEncoding } from '../core/basic-credentials.js';
 import { Recorder, TransportError, type HttpClient, type HttpResponse } from '../http/client.js';
 import { reachAdvice } from '../http/transport-errors.js';
 import { findChallenge, parseChallenges } from '../http/challenge.js';
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../core/redact.js';
 
 /**
  * Before the battery: make sure the target answers at all (else exit 3 with one clear line

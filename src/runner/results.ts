@@ -1,10 +1,7 @@
 import { summariseFindings } from '../battery/findings-cap.js';
 import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
-import { SUITES } from '../catalogue/types.js';
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { endpointSummary } from '../report/format.js';
-import { countStatuses, type CheckResult, type Counts, type Finding, type RunReport, type Scope } from '../report/model.js';
-import { VERDICT_EXIT_CODE, decideVerdict, expiryNotWaitedOut, isBlocking, scopeOfChecks } from '../report/verdict.js';
+import type { CheckResult, Finding } from '../model/run-report.js';
 import type { Collected, CollectedTest } from './collector.js';
 
 /**
@@ -65,33 +62,3 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
   }
 }
 
-// Decided with the verdict (src/report/verdict.ts); the runner's callers import it from here.
-export { isBlocking } from '../report/verdict.js';
-
-export function suiteCounts(checks: readonly CheckResult[]): { name: (typeof SUITES)[number]; counts: Counts }[] {
-  return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({ name, counts: countStatuses(checks.filter((c) => c.suite === name)) }));
-}
-
-/**
- * The run's verdict (decided by src/report/verdict.ts) and exit code. With `strictBaseline`, a
- * baseline entry whose check now passes fails the run too: the baseline has to be trimmed, so
- * that it cannot hide a future regression. `scope` defaults to what the checks show.
- */
-export function verdictOf(
-  checks: readonly CheckResult[],
-  options: { strict: boolean; strictBaseline?: boolean },
-  incompleteReason: string | undefined,
-  scope: Scope = scopeOfChecks(checks),
-): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
-  const verdict = decideVerdict({ checks, strict: options.strict, scope, stopped: incompleteReason !== undefined });
-  const exitCode = VERDICT_EXIT_CODE[verdict];
-  if (exitCode === ExitCode.Conformant && options.strictBaseline && checks.some((c) => c.baseline?.stale)) return { verdict, exitCode: ExitCode.NonConformant };
-  if (verdict === 'not-proven' && expiryLeftToItsJob(checks, options.strict)) return { verdict, exitCode: ExitCode.ExpiryLeft };
-  return { verdict, exitCode };
-}
-
-/** Whether the only checks keeping the run from conformant are EXPIRY-* ones it chose not to wait out; any other error, and any failure, keeps exit 1. */
-function expiryLeftToItsJob(checks: readonly CheckResult[], strict: boolean): boolean {
-  const blocking = checks.filter((c) => isBlocking(c, strict));
-  return blocking.length > 0 && blocking.every(expiryNotWaitedOut);
-}

@@ -5,26 +5,26 @@ import type { BundlePlan } from '../bundle/write.js';
 import type { AppliedProfile } from '../certification/apply.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { currentCatalogue } from '../catalogue/digest.js';
-import { DEFAULT_REPORTERS, type RunOptions } from '../config.js';
-import { HarnessExit, RunAbortedError, UsageError } from '../errors.js';
-import { needsFormEncoding, type BasicEncoding } from '../http/basic.js';
+import { DEFAULT_REPORTERS, parameterValues, type RunOptions } from '../config/options.js';
+import { HarnessExit, RunAbortedError, UsageError } from '../core/errors.js';
+import { needsFormEncoding, type BasicEncoding } from '../core/basic-credentials.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
 import { clientOptions, type HttpSettings } from '../http/settings.js';
 import { MAX_IN_FLIGHT } from '../http/limit.js';
 import { headerFields } from '../http/extra-headers.js';
-import { redactStrings, redactor } from '../redact.js';
-import { countStatuses, type CheckResult, type RunReport, type Scope } from '../report/model.js';
+import { redactStrings, redactor } from '../core/redact.js';
+import { countStatuses, type CheckResult, type RunReport, type Scope } from '../model/run-report.js';
 import { hostOf } from '../report/target-name.js';
-import { mark } from '../profile.js';
-import { verdictLine } from '../report/verdict.js';
+import { mark } from '../core/startup-timing.js';
+import { enforceComplete, isBlocking, suiteCounts, verdictLine, verdictOf } from '../report/verdict.js';
 import { shellWord } from '../report/reproduce.js';
-import { oneLine, printable } from '../report/format.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { oneLine, printable } from '../core/wording.js';
+import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
 import type { Collected } from './collector.js';
-import { checkResult, isBlocking, suiteCounts, verdictOf } from './results.js';
-import { describeApi, parameterValues, readApiEarly, unusedExpectations, unusedParameters } from './api.js';
-import { checkRequireComplete, enforceComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
+import { checkResult } from './results.js';
+import { describeApi, readApiEarly, unusedExpectations, unusedParameters } from './api.js';
+import { checkRequireComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
 import { describeEndpoints, type ApiDescription, type EndpointSpec, type QueryParameterSpec } from '../api/endpoint-specs.js';
@@ -441,7 +441,7 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   const withDocument = api?.lint ? { ...report, document: { ...api.lint, findings: api.lint.findings.map((f) => ({ ...f, message: redactor.redact(f.message) })) } } : report;
   // Review items, in catalogue order, then in the order of the endpoints and by field: the walks
   // end in any order, and a report that reorders between two runs of one target reads as a change.
-  // Outside the verdict and the exit code too (src/report/model.ts).
+  // Outside the verdict and the exit code too (src/model/run-report.ts).
   const endpointOrder = new Map((api?.endpoints ?? []).map((e, i) => [`GET /tenants/{tenantId}/${e.path}`, i]));
   const byEndpoint = (a: { endpoint?: string; field?: string }, b: { endpoint?: string; field?: string }): number =>
     (endpointOrder.get(a.endpoint ?? '') ?? Infinity) - (endpointOrder.get(b.endpoint ?? '') ?? Infinity) || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || (a.field ?? '').localeCompare(b.field ?? '');

@@ -1,8 +1,8 @@
 import { CHECKS, type Check } from '../catalogue/index.js';
-import type { RunOptions } from '../config.js';
-import { UsageError } from '../errors.js';
 import { checkReason } from '../report/format.js';
-import type { CheckResult, Scope } from '../report/model.js';
+import type { RunOptions } from '../config/options.js';
+import { UsageError } from '../core/errors.js';
+import type { CheckResult, Scope } from '../model/run-report.js';
 import { carriedOut } from '../report/verdict.js';
 
 /**
@@ -24,21 +24,6 @@ export function checkRequireComplete(options: RunOptions): void {
   if (!options.requireComplete) return;
   const subset = [options.suite.length > 0 && '--suite', options.check.length > 0 && '--check', options.rerunFailed !== undefined && '--rerun-failed'].filter(Boolean);
   if (subset.length > 0) throw new UsageError(`--require-complete asks for every check of the catalogue, ${subset.join(' and ')} for a part of it: drop one`);
-}
-
-/** A required check the run could not skip under --require-complete: MUST, or every check with --strict. */
-function required(result: Pick<CheckResult, 'level'>, strict: boolean): boolean {
-  return result.level === 'MUST' || strict;
-}
-
-/** With --require-complete, a required check that was skipped becomes an error that gives the skip's reason. */
-export function enforceComplete(results: readonly CheckResult[], options: Pick<RunOptions, 'requireComplete' | 'strict'>): CheckResult[] {
-  if (!options.requireComplete) return [...results];
-  return results.map((r) => {
-    if (r.status !== 'skipped' || !required(r, options.strict)) return r;
-    const message = `not carried out, and --require-complete requires it: ${checkReason(r) ?? 'skipped'}`;
-    return { ...r, status: 'error', message, findings: [...r.findings, { kind: 'error', message }] };
-  });
 }
 
 /** The skipped checks grouped by reason, in the order the reasons first appear. */

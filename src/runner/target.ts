@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import { loadExpectations, type Expectations, type RunOptions } from '../config.js';
-import { ciMarker } from '../environment.js';
-import { UsageError } from '../errors.js';
-import { FILE_LIMITS, readTextFile } from '../files.js';
+import { loadExpectations, type Expectations, type RunOptions } from '../config/options.js';
+import { ciMarker } from '../core/environment.js';
+import { UsageError } from '../core/errors.js';
+import { FILE_LIMITS, readTextFile } from '../core/files.js';
 import type { TlsSettings } from '../http/dispatcher.js';
 import type { ReferenceServer } from '../reference/index.js';
-import { redactor } from '../redact.js';
+import { redactor } from '../core/redact.js';
 
 /**
  * What a run tests: the deployment at --base-url with the given credentials, or, without a base

@@ -1,4 +1,4 @@
-import type { RunReport } from '../report/model.js';
+import type { RunReport } from '../model/run-report.js';
 import { pathOf } from '../report/causes.js';
 
 /**

@@ -5,11 +5,11 @@ import { Writable } from 'node:stream';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { otherChecksDoneRelay, PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
-import { envSwitch } from '../environment.js';
-import { mark, profiling } from '../profile.js';
-import { SafeStream } from '../console-safety.js';
-import { redactor } from '../redact.js';
-import { FROM_BUILD, PACKAGE_ROOT } from '../version.js';
+import { envSwitch } from '../core/environment.js';
+import { mark, profiling } from '../core/startup-timing.js';
+import { SafeStream } from '../core/console-safety.js';
+import { redactor } from '../core/redact.js';
+import { FROM_BUILD, PACKAGE_ROOT } from '../core/version.js';
 import { CheckCollector } from './collector.js';
 import { EARLY_THREADS_POOL } from './early-worker.js';
 

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKS, getCheck } from '../../src/catalogue/index.js';
-import { parseRunOptions } from '../../src/config.js';
+import { parseRunOptions } from '../../src/config/options.js';
 import type { Fault, Variant } from '../../src/reference/catalogue.js';
 import { startReferenceServer } from '../../src/reference/index.js';
-import type { RunReport } from '../../src/report/model.js';
+import type { RunReport } from '../../src/model/run-report.js';
 import { tempDir } from '../support/harness.js';
 import type { runConformance as runConformanceFromSources } from '../../src/runner/run.js';
 

@@ -26,7 +26,7 @@ import type { Ajv2020 as Ajv2020Class, ValidateFunction } from 'ajv/dist/2020.js
 import type { DocumentAnswer, DocumentRoutes } from '../../src/reference/behaviour.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
 import { readFile, writeFile } from 'node:fs/promises';
-import type { RunReport } from '../../src/report/model.js';
+import type { RunReport } from '../../src/model/run-report.js';
 import { javaPosixClasses } from '../../src/openapi/document-ajv.js';
 import { runMain, tempDir } from './harness.js';
 

@@ -4,8 +4,8 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { UsageError } from '../../src/errors.js';
-import type { RunReport } from '../../src/report/model.js';
+import { UsageError } from '../../src/core/errors.js';
+import type { RunReport } from '../../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
 
 /**

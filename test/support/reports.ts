@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKS, getCheck } from '../../src/catalogue/index.js';
 import { currentCatalogue } from '../../src/catalogue/digest.js';
-import { countStatuses, type CheckResult, type CheckStatus, type RunReport } from '../../src/report/model.js';
-import { suiteCounts, verdictOf } from '../../src/runner/results.js';
+import { countStatuses, type CheckResult, type CheckStatus, type RunReport } from '../../src/model/run-report.js';
+import { suiteCounts, verdictOf } from '../../src/report/verdict.js';
 
 /**
  * Hand-made report.json contents for the diff, matrix and bundle tests: real catalogue entries

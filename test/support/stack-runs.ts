@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKS } from '../../src/catalogue/index.js';
-import type { CheckStatus, RunReport } from '../../src/report/model.js';
+import type { CheckStatus, RunReport } from '../../src/model/run-report.js';
 import { runBin, tempDir } from './harness.js';
 
 /**

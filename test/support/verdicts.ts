@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunReport } from '../../src/report/model.js';
+import type { RunReport } from '../../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions } from '../../src/reference/index.js';
 import { startChaosProxy, type ChaosProxyOptions } from './chaos-proxy.js';
 import { runMain, targetArgs, tempDir } from './harness.js';

@@ -1,10 +1,10 @@
-import { z } from '../zod.js';
+import { z } from '../core/zod.js';
 import { LEVELS, SUITES } from '../catalogue/types.js';
 
 /**
  * The data every report is written from (JSON, JUnit, console). It is also what
  * `reports/report.json` contains, so this schema is that file's documentation.
- * Everything in it has already passed through the redactor (`src/redact.ts`).
+ * Everything in it has already passed through the redactor (`src/core/redact.ts`).
  */
 
 /** How a run proved tenant isolation (TENANT-FOREIGN), strongest first. */

@@ -10,7 +10,7 @@ const STRING_ENTRY = ['-e', '--eval', '-p', '--print', '--input-type'];
  * Only when the process was started from a string entry (as scripts and the tests run the CLI)
  * does the thread get an explicit list: the process's options without those of the entry. Node
  * may still refuse that list (a V8 option beside `-e`); the caller then does the thread's work
- * itself (load-in-thread.ts).
+ * itself (document-thread.ts).
  */
 export function threadExecArgv(execArgv: readonly string[] = process.execArgv): string[] | undefined {
   const out: string[] = [];

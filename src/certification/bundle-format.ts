@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { z } from '../zod.js';
-import { ISOLATION_METHODS } from '../report/model.js';
+import { z } from '../core/zod.js';
+import { ISOLATION_METHODS } from '../model/run-report.js';
 
 /**
  * A certification bundle is a directory of plain files:

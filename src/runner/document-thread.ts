@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { ApiDescription } from '../api/endpoint-specs.js';
-import { RunAbortedError, UsageError } from '../errors.js';
-import { threadExecArgv } from '../threads.js';
-import { mark } from '../profile.js';
-import { builtFile, FROM_BUILD } from '../version.js';
+import { RunAbortedError, UsageError } from '../core/errors.js';
+import { threadExecArgv } from '../core/threads.js';
+import { mark } from '../core/startup-timing.js';
+import { builtFile, FROM_BUILD } from '../core/version.js';
 
 /**
  * Reads an OpenAPI document (load.ts) on a thread of its own, started as soon as the run knows
@@ -33,7 +33,7 @@ export interface ThreadLoadOptions {
   signal?: AbortSignal | undefined;
 }
 
-const WORKER_URL = builtFile('src/openapi/load-worker.js');
+const WORKER_URL = builtFile('src/runner/document-worker.js');
 
 /** The error a stopped load rejects with: the signal's reason, as an error of the run's. */
 function stopped(signal: AbortSignal): Error {
@@ -45,9 +45,9 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
   const { root, signal } = options;
   if (signal?.aborted) return Promise.reject(stopped(signal));
   const inThisThread = (): Promise<ApiDescription> => {
-    const loaded = import('./load.js')
+    const loaded = import('../openapi/load.js')
       .then((m) => m.loadOpenApi(file, { root }))
-      // Linted as the thread lints it (load-worker.ts), once the document has been read.
+      // Linted as the thread lints it (document-worker.ts), once the document has been read.
       .then(async (api) => ({ ...api, lint: await (await import('../lint/in-run.js')).lintForRun(file, root) }));
     if (!signal) return loaded;
     return new Promise<ApiDescription>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { oneLine, printable } from './report/format.js';
+import { oneLine, printable } from './wording.js';
 
 /**
  * What is wrong with a JSON file, in words a user can act on: where the text stops being JSON

@@ -1,4 +1,4 @@
-import { formEncode } from './http/basic.js';
+import { formEncode } from './basic-credentials.js';
 import { LiteralMatcher } from './text-matcher.js';
 
 /**
@@ -144,7 +144,7 @@ export function spellingsOf(value: string): string[] {
 }
 
 export class Redactor {
-  /** Every spelling of every secret, found in one pass (src/text-matcher.ts); `#markers` by pattern index. */
+  /** Every spelling of every secret, found in one pass (src/core/text-matcher.ts); `#markers` by pattern index. */
   readonly #matcher = new LiteralMatcher();
   readonly #markers: string[] = [];
   /** Base64 prefixes of the Basic credentials, and the runs of Base64 that begin with them (see addClientCredentials). */

@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiDescription } from '../api/endpoint-specs.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { lintForRun } from '../lint/in-run.js';
-import { precompileIfFew } from './document-ajv.js';
-import { loadOpenApi } from './load.js';
-import type { LoadReply } from './load-in-thread.js';
+import { precompileIfFew } from '../openapi/document-ajv.js';
+import { loadOpenApi } from '../openapi/load.js';
+import type { LoadReply } from './document-thread.js';
 
-/** The thread of load-in-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, lints it, and posts them, or why it could not. */
+/** The thread of document-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, lints it, and posts them, or why it could not. */
 const { file, root } = workerData as { file: string; root?: string };
 let reply: LoadReply;
 const started = performance.now();

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * The package root: the nearest folder above this file with a package.json. This file runs as
- * `src/version.ts` (tests, the battery from sources), `dist/src/version.js` (the battery's
+ * `src/core/version.ts` (tests, the battery from sources), `dist/src/version.js` (the battery's
  * workers) or inside the CLI's bundle in `dist/cli/` (src/build/bundle-cli.ts).
  */
 function findPackageRoot(): string {
@@ -26,7 +26,7 @@ export const PACKAGE_ROOT = findPackageRoot();
 export const FROM_BUILD = fileURLToPath(import.meta.url).endsWith('.js');
 
 /**
- * A file of the compiled harness, by its path under dist/ (e.g. `src/openapi/load-worker.js`):
+ * A file of the compiled harness, by its path under dist/ (e.g. `src/runner/document-worker.js`):
  * found from the package root, not from the module asking, which the CLI's bundle moves.
  */
 export function builtFile(path: string): URL {

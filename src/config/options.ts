@@ -1,16 +1,16 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { z } from './zod.js';
-import { CHECKS, SUITES, findCheck } from './catalogue/index.js';
-import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from './environment.js';
-import { UsageError } from './errors.js';
+import { z } from '../core/zod.js';
+import { CHECKS, SUITES, findCheck } from '../catalogue/index.js';
+import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from '../core/environment.js';
+import { UsageError } from '../core/errors.js';
 import { createRequire } from 'node:module';
 import type * as JsYaml from 'js-yaml';
-import { FILE_LIMITS, readJsonFile, readTextFile } from './files.js';
-import { oneLine, printable } from './report/format.js';
-import { parseHeaderLine } from './http/extra-headers.js';
-import { jsonKind } from './json-problem.js';
-import { didYouMean } from './suggest.js';
-import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from './option-defaults.js';
+import { FILE_LIMITS, readJsonFile, readTextFile } from '../core/files.js';
+import { oneLine, printable } from '../core/wording.js';
+import { parseHeaderLine } from '../http/extra-headers.js';
+import { jsonKind } from '../core/json-problem.js';
+import { didYouMean } from '../core/suggest.js';
+import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from '../core/option-defaults.js';
 
 /**
  * The run options, validated with zod whatever their source: argv, `CARRIER_*` environment
@@ -99,7 +99,7 @@ const label = (max: number) =>
     .max(max, { error: `must be at most ${max} characters` })
     .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)), { error: 'must be one line without control characters' });
 
-/** A yes/no setting: a JSON boolean, or one of the words every source accepts (src/environment.ts). */
+/** A yes/no setting: a JSON boolean, or one of the words every source accepts (src/core/environment.ts). */
 const yesNo = z.preprocess(
   (v: unknown) => (typeof v === 'string' ? (parseBooleanWord(v) ?? v) : v),
   z.boolean({ error: (issue) => `${JSON.stringify(issue.input)} is not a yes/no value; use ${BOOLEAN_SPELLINGS}` }),
@@ -295,7 +295,7 @@ function checkSource(raw: Record<string, unknown>, name: (key: string) => string
 export interface RunOptionSources {
   /** The options given on the command line (and only those: no defaults). */
   argv: Record<string, unknown>;
-  /** `CARRIER_<NAME>` variables of the run's options (src/environment.ts optionsFromEnv). */
+  /** `CARRIER_<NAME>` variables of the run's options (src/core/environment.ts optionsFromEnv). */
   env?: Record<string, unknown>;
   /** A --config file, as loadConfigFile read and checked it. */
   config?: Record<string, unknown>;
@@ -379,7 +379,7 @@ function readYamlConfig(path: string): unknown {
     return load(text, { schema: CORE_SCHEMA, ...CONFIG_YAML_LIMITS });
   } catch (err) {
     if (!(err instanceof YAMLException)) throw err;
-    // The reason quotes a piece of the file: made printable and one line, as for JSON (src/files.ts).
+    // The reason quotes a piece of the file: made printable and one line, as for JSON (src/core/files.ts).
     throw new UsageError(`config file ${path}: not valid YAML (${oneLine(printable(`${err.reason}${err.mark ? ` at line ${err.mark.line + 1}` : ''}`), 160)})`);
   }
 }
@@ -458,4 +458,14 @@ export function loadExpectations(path: string): Expectations {
     throw new UsageError(`expectations file ${path}: ${where}: ${issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}; "user" and "resources" are known` : (issue?.message ?? 'invalid')}`);
   }
   return result.data;
+}
+
+/** The path parameter values the user gave: `parameters` of a config file, then --parameter NAME=VALUE. */
+export function parameterValues(options: RunOptions): Record<string, string> {
+  const out: Record<string, string> = { ...options.parameters };
+  for (const assignment of options.parameter) {
+    const at = assignment.indexOf('=');
+    out[assignment.slice(0, at)] = assignment.slice(at + 1);
+  }
+  return out;
 }

@@ -8,7 +8,7 @@
  * mask a word, forge an annotation). The harness itself never writes either, so the stream is
  * cleaned whole, whatever the command: no caller has to remember to.
  *
- * - What src/text-safety.ts calls unsafe goes: C0 controls but tab and newline, DEL, C1 (8-bit
+ * - What src/core/text-safety.ts calls unsafe goes: C0 controls but tab and newline, DEL, C1 (8-bit
  *   CSI, NEL), the Unicode bidirectional controls (Trojan Source), zero-width characters and
  *   noncharacters. A carriage return goes too: .NET's line reader (the
  *   GitHub and Azure agents) ends a line there, which would start a new one mid-text. ESC goes,
@@ -44,7 +44,7 @@ function fullwidth(ch: string): string {
 }
 
 /**
- * Drops the characters src/text-safety.ts calls unsafe, and CR (see above); U+2028 and U+2029
+ * Drops the characters src/core/text-safety.ts calls unsafe, and CR (see above); U+2028 and U+2029
  * become a space. Keeps SGR colour sequences when `keepColour`.
  */
 export function withoutControls(text: string, keepColour: boolean): string {
