@@ -1,19 +1,7 @@
 /** The paths of the Carrier-Platform API (spec §Endpoints). */
 
-/** spec §Obtain an access token: `POST {auth_url}/uaa/oauth2/token`. */
-export const TOKEN_PATH = '/uaa/oauth2/token';
-/** spec §Obtain an access token, legacy path: the gateway rewrites it to TOKEN_PATH. */
-export const LEGACY_TOKEN_PATH = '/uaa/oauth/token';
-/** spec §Get the current user: `GET {base_url}/users/me`. */
-export const USER_PATH = '/users/me';
-/** spec §Get the current user, legacy path: the gateway rewrites it to USER_PATH. */
-export const LEGACY_USER_PATH = '/uaa/userinfo';
-
-/** The response headers of a paged response (spec §Pagination). */
-export const PAGING_HEADER_NAMES = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements'] as const;
-
-/** The documented value of the mandatory `Accept-Version` header (spec §Versioning 1). */
-export const API_VERSION = '1';
+// The spec's constants live at the bottom floor (the reference server and the lint rules use them too).
+export { API_VERSION, LEGACY_TOKEN_PATH, LEGACY_USER_PATH, PAGING_HEADER_NAMES, TOKEN_PATH, USER_PATH } from '../core/carrier-spec.js';
 
 /** `{base_url}/tenants/{tenantId}/<endpoint_path>` (spec §Tenant-scoped endpoints). */
 export function tenantPath(tenantId: string, endpointPath: string): string {

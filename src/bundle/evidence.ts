@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { USER_PATH } from '../core/carrier-spec.js';
 import { readRegularFileChunks } from '../core/files.js';
 import { TOKEN_PATH, LEGACY_TOKEN_PATH } from '../api/paths.js';
 import type { RunReport } from '../model/run-report.js';
@@ -247,7 +248,7 @@ export const EVIDENCE_RULES: readonly Rule[] = [
   { check: 'AUTH-NOT-BEARER', what: 'requests with Basic credentials instead of a token', select: (f) => isResource(f) && f.authScheme === 'basic', holds: is4xx, expected: 'a 4xx refusal' },
   { check: 'VERSION-MISSING', what: 'requests without Accept-Version', select: (f) => !f.requestHeaders.has('accept-version'), holds: (f) => f.status === 400, expected: '400' },
   { check: 'VERSION-INVALID', what: 'requests with an Accept-Version other than 1', select: (f) => f.acceptVersion !== undefined && f.acceptVersion.trim() !== '1', holds: (f) => f.status === 400 || f.status === 404, expected: '400 or 404' },
-  { check: 'USER-OK', what: 'GET /users/me with a bearer token', select: (f) => f.path.endsWith('/users/me') && f.authScheme === 'bearer' && f.acceptVersion === '1', holds: (f) => f.status === 200, expected: '200' },
+  { check: 'USER-OK', what: 'GET /users/me with a bearer token', select: (f) => f.path.endsWith(USER_PATH) && f.authScheme === 'bearer' && f.acceptVersion === '1', holds: (f) => f.status === 200, expected: '200' },
   { check: 'TENANT-ACCESS', what: "requests of the tenant endpoints' valid answers", select: (f) => /\/tenants\//.test(f.path) && /: a valid request/.test(f.purpose) && f.authScheme === 'bearer', holds: (f) => f.status >= 200 && f.status < 300, expected: 'a 2xx status' },
   { check: 'TENANT-FOREIGN', what: 'requests for another tenant than the asking client may access', select: (f) => /tenant this client may not access|the second client's tenant\)|with the second client's token \(the tenant under test\)/.test(f.purpose), holds: (f, seen) => refused(f) && noData(f, seen), expected: '403 or 404 without data' },
   { check: 'TENANT-UNKNOWN', what: 'requests for a tenant id that names no tenant', select: (f) => /a tenant id that names no tenant/.test(f.purpose), holds: (f, seen) => refused(f) && noData(f, seen), expected: '403 or 404 without data' },

@@ -2,6 +2,7 @@ import { itemsOf } from '../openapi/endpoint-model.js';
 import { operationsOf as pathOperations } from '../openapi/oas32.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { LintRuleId } from '../catalogue/lint-rules.js';
+import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, PAGING_HEADER_NAMES, TOKEN_PATH, USER_PATH } from '../core/carrier-spec.js';
 import { coveringFor, satisfiabilityFindings } from './satisfiable.js';
 
 /**
@@ -25,9 +26,8 @@ export interface RawFinding {
   message: string;
 }
 
-/** The spec's token endpoint and its legacy path (spec §Obtain an access token). */
-export const TOKEN_PATH = '/uaa/oauth2/token';
-const AUTH_PATHS = new Set([TOKEN_PATH, '/uaa/oauth/token', '/users/me', '/uaa/userinfo']);
+export { TOKEN_PATH };
+const AUTH_PATHS = new Set([TOKEN_PATH, LEGACY_TOKEN_PATH, USER_PATH, LEGACY_USER_PATH]);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
 /**
  * A tenant path as the run reads it (src/openapi/endpoint-model.ts TENANT_PATH): `/tenants/{…}/`
@@ -39,13 +39,13 @@ const TENANT_PATH = /^\/tenants\/\{([^}/]+)\}\//;
 /** The name a tenant path gives its tenant parameter, or undefined for a path outside a tenant. */
 const tenantParameterOf = (template: string): string | undefined => TENANT_PATH.exec(template)?.[1];
 /** The spec's five paging headers (spec §Pagination). */
-export const PAGING_HEADERS = ['Total-Pages', 'Page-Size', 'Page-Number', 'Total-Elements', 'Link'];
+export const PAGING_HEADERS: readonly string[] = [...PAGING_HEADER_NAMES, 'Link'];
 
 const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
 
 /** A path template as the spec writes paths: a trailing slash and the server's base path aside. */
 function isTokenPath(template: string): boolean {
-  return template === TOKEN_PATH || template === '/uaa/oauth/token';
+  return template === TOKEN_PATH || template === LEGACY_TOKEN_PATH;
 }
 
 interface Operation {

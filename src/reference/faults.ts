@@ -5,6 +5,7 @@
  * consequence. The meta-tests (test/meta/) hold every fault to both lists, and fail when a check
  * of the catalogue has no fault that breaks it.
  */
+import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, USER_PATH } from '../core/carrier-spec.js';
 import { forwardedPrefix } from './gateway.js';
 import {
   authoriseWithFreshToken,
@@ -603,7 +604,7 @@ const versionFaults: Fault[] = [
     description: 'GET /users/me alone serves requests without Accept-Version (spec §Versioning 1: every endpoint)',
     breaks: ['VERSION-MISSING'],
     request: (req) => {
-      if (req.rawPath === '/users/me' && header(req, 'accept-version') === undefined) req.headers['accept-version'] = '1';
+      if (req.rawPath === USER_PATH && header(req, 'accept-version') === undefined) req.headers['accept-version'] = '1';
     },
   },
   {
@@ -672,7 +673,7 @@ const legacyFaults: Fault[] = [
     description: 'POST /uaa/oauth/token is no longer rewritten: 404 (spec §Obtain an access token, legacy path)',
     breaks: ['LEGACY-TOKEN', 'VERSION-ONE'],
     errs: ['LEGACY-TOKEN-REFUSES', 'LEGACY-TOKEN-WORKS', ...VERSION_PROBES],
-    reply: (r, req) => (req.rawPath === '/uaa/oauth/token' ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
+    reply: (r, req) => (req.rawPath === LEGACY_TOKEN_PATH ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
   },
   {
     name: 'legacy-tokens-rejected',
@@ -697,14 +698,14 @@ const legacyFaults: Fault[] = [
     description: 'The legacy token path answers 404 to Accept-Version: 1, as an old service that knows only its own versions (spec §Versioning 1: every endpoint)',
     breaks: ['VERSION-ONE', 'LEGACY-TOKEN'],
     errs: ['LEGACY-TOKEN-WORKS', 'LEGACY-TOKEN-REFUSES', ...VERSION_PROBES],
-    reply: (r, req) => (req.rawPath === '/uaa/oauth/token' && header(req, 'accept-version')?.trim() === '1' ? json(404, { error: 'unsupported_version', error_description: 'Unknown version' }) : r),
+    reply: (r, req) => (req.rawPath === LEGACY_TOKEN_PATH && header(req, 'accept-version')?.trim() === '1' ? json(404, { error: 'unsupported_version', error_description: 'Unknown version' }) : r),
   },
   {
     name: 'legacy-userinfo-gone',
     description: 'GET /uaa/userinfo is no longer rewritten: 404 (spec §Get the current user, legacy path)',
     breaks: ['LEGACY-USERINFO', 'VERSION-ONE'],
     errs: [...VERSION_PROBES, ...AUTH_PROBES],
-    reply: (r, req) => (req.rawPath === '/uaa/userinfo' ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
+    reply: (r, req) => (req.rawPath === LEGACY_USER_PATH ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
   },
   {
     name: 'legacy-redirect',
@@ -724,7 +725,7 @@ const legacyFaults: Fault[] = [
     description: 'The legacy token path accepts a wrong secret (spec §Authentication 2)',
     breaks: ['LEGACY-TOKEN-REFUSES'],
     request: (req, ctx) => {
-      if (req.rawPath === '/uaa/oauth/token' && basicClientId(req) === ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+      if (req.rawPath === LEGACY_TOKEN_PATH && basicClientId(req) === ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
     },
   },
 ];

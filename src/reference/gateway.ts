@@ -4,11 +4,12 @@
  * the client gets the target's answer directly, and the query string is kept.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, TOKEN_PATH, USER_PATH } from '../core/carrier-spec.js';
 
 /** Legacy path → current path. Matched on the path alone, so a wrong method gets the target's 405. */
 export const LEGACY_REWRITES: ReadonlyMap<string, string> = new Map([
-  ['/uaa/oauth/token', '/uaa/oauth2/token'],
-  ['/uaa/userinfo', '/users/me'],
+  [LEGACY_TOKEN_PATH, TOKEN_PATH],
+  [LEGACY_USER_PATH, USER_PATH],
 ]);
 
 export interface RequestTarget {

@@ -14,7 +14,8 @@ import { generatedItem } from './generated.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
 import { apiError, json, type Reply } from './reply.js';
 
-export const USER_PATH = '/users/me';
+export { USER_PATH } from '../core/carrier-spec.js';
+import { USER_PATH } from '../core/carrier-spec.js';
 /** Tenant sub-paths that are paged lists, relative to /tenants/{tenantId}/. */
 export const PAGED_PATHS: readonly string[] = ['shipments', 'invoices'];
 /** Tenant sub-paths that are single resources, with their parameters. */

@@ -9,7 +9,7 @@ import type { ReferenceContext } from './context.js';
 import { json, oauthError, type Reply } from './reply.js';
 import type { Req } from './request.js';
 
-export const TOKEN_PATH = '/uaa/oauth2/token';
+export { TOKEN_PATH } from '../core/carrier-spec.js';
 
 const invalidRequest = (description: string): Reply => oauthError({ status: 400, error: 'invalid_request', description });
 
