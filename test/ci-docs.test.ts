@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './support/harness.js';
+import { userDocsText } from './support/user-docs.js';
 
 const root = new URL('..', import.meta.url);
 const read = (path: string): Promise<string> => readFile(new URL(path, root), 'utf8');
@@ -25,7 +26,7 @@ function invocations(text: string): { command: string; flags: string[] }[] {
 
 describe('docs/ci workflows', () => {
   it('the README shows them as they are', async () => {
-    const readme = await read('README.md');
+    const readme = await userDocsText();
     const matrix = await read('docs/ci/conformance-matrix.yml');
     const gate = await read('docs/ci/release-gate.yml');
     const yaml = blocks(readme, 'yaml');
@@ -37,7 +38,7 @@ describe('docs/ci workflows', () => {
   });
 
   it('use only options the commands have', async () => {
-    const texts = [await read('docs/ci/conformance-matrix.yml'), await read('docs/ci/release-gate.yml'), await read('docs/ci/vendor-certification.yml'), ...blocks(await read('README.md'), 'sh')];
+    const texts = [await read('docs/ci/conformance-matrix.yml'), await read('docs/ci/release-gate.yml'), await read('docs/ci/vendor-certification.yml'), ...blocks(await userDocsText(), 'sh')];
     const found = texts.flatMap(invocations);
     expect(found.map((f) => f.command)).toEqual(expect.arrayContaining(['run', 'diff', 'matrix', 'verify-bundle', 'combine-bundles']));
     const help = new Map<string, string>();

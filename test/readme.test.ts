@@ -18,24 +18,26 @@ import { FAULTS } from '../src/reference/faults.js';
 import { VARIANTS } from '../src/reference/variants.js';
 import { CHECKS } from '../src/catalogue/checks.js';
 import { BIN, freePort, runMain, runShell, tempDir } from './support/harness.js';
+import { readUserDocs } from './support/user-docs.js';
 
-const README = new URL('../README.md', import.meta.url);
 const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
 
 interface Block {
   lang: string;
   text: string;
   line: number;
+  /** The page it is in (test/support/user-docs.ts). */
+  file: string;
 }
 
-function fencedBlocks(markdown: string): Block[] {
+function fencedBlocks(markdown: string, file = 'README.md'): Block[] {
   const blocks: Block[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i += 1) {
     const open = /^```(\w*)$/.exec(lines[i] ?? '');
     if (!open) continue;
     const end = lines.indexOf('```', i + 1);
-    blocks.push({ lang: open[1] ?? '', text: lines.slice(i + 1, end).join('\n'), line: i + 1 });
+    blocks.push({ lang: open[1] ?? '', text: lines.slice(i + 1, end).join('\n'), line: i + 1, file });
     i = end;
   }
   return blocks;
@@ -81,8 +83,10 @@ let blocks: Block[];
 const cleanup: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  readme = await readFile(README, 'utf8');
-  blocks = fencedBlocks(readme);
+  // The README and the docs pages it links to: one text for what they say, their blocks each with its page.
+  const pages = await readUserDocs();
+  readme = pages.map((p) => p.text).join('\n');
+  blocks = pages.flatMap((p) => fencedBlocks(p.text, p.file));
   // A user's project with the package installed: node_modules/.bin/carrier-conformance.
   workspace = await tempDir('carrier-readme-');
   await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true });
@@ -105,7 +109,7 @@ const sh = (script: string, options: { env?: Record<string, string>; cwd?: strin
 
 function blockWith(start: string): Block {
   const block = blocks.find((b) => b.text.trimStart().startsWith(start));
-  if (!block) throw new Error(`the README has no code block starting with ${JSON.stringify(start)}`);
+  if (!block) throw new Error(`the README and its docs pages have no code block starting with ${JSON.stringify(start)}`);
   return block;
 }
 
@@ -183,7 +187,7 @@ describe('the README, run as written', () => {
   it('knows every code block of the README', () => {
     // The Install block (npm install ./carrier-conformance-<version>.tgz) is run by test/install.test.ts.
     const known = ['npm ci && npm start', 'npm install --save-dev ./carrier-conformance-', 'export CARRIER_CLIENT_SECRET=', '{ "user":', 'FAILED (2)', 'jobs:\n  conformance:\n    runs-on', 'conformance:', 'npx carrier-conformance diff', "- name: The last release's report", 'npx carrier-conformance matrix', 'jobs:\n  conformance:\n    name: conformance (${{ matrix', 'openssl genpkey', 'npx carrier-conformance verify-bundle', '{\n  "format": "carrier-conformance-profile/1"', 'npx carrier-conformance run --profile', '# job "main"', '# in one terminal', 'npm test            #', 'npx carrier-conformance lint openapi.yaml', '- name: Lint the OpenAPI document'];
-    for (const block of blocks) expect(known.some((k) => block.text.trimStart().startsWith(k)), `README.md:${block.line} (${block.lang}) is run by no test`).toBe(true);
+    for (const block of blocks) expect(known.some((k) => block.text.trimStart().startsWith(k)), `${block.file}:${block.line} (${block.lang}) is run by no test`).toBe(true);
     expect(blocks).toHaveLength(known.length);
   });
 
@@ -277,7 +281,7 @@ describe('the README, run as written', () => {
     const port = String(await freePort());
     const text = blockWith('# in one terminal').text.replaceAll(SUBSTITUTIONS.port, port).replace(SUBSTITUTIONS.packageOpenapi, join(PACKAGE_ROOT, 'docs', 'openapi.yaml'));
     const [first = '', second = ''] = text.split(/^# in another.*$/m);
-    const serveLine = commandsOf({ lang: 'sh', text: first, line: 0 });
+    const serveLine = commandsOf({ lang: 'sh', text: first, line: 0, file: '' });
     expect(serveLine).toEqual([`npx carrier-conformance serve --port ${port} --fault pages-lose-items`]);
     // The first terminal: its own process group, so that Ctrl-C (SIGINT to the group) reaches serve under npx.
     const terminal = spawn('sh', ['-c', serveLine[0] ?? ''], { cwd: workspace, detached: true, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' } });
@@ -303,7 +307,7 @@ describe('the README, run as written', () => {
       });
     });
     // The second terminal's lines are what serve printed.
-    const commands = commandsOf({ lang: 'sh', text: second, line: 0 });
+    const commands = commandsOf({ lang: 'sh', text: second, line: 0, file: '' });
     for (const command of commands) expect(printed, 'serve prints the README\'s second terminal').toContain(command);
     const result = await sh(second, { env: { CARRIER_REPORTS_DIR: join(workspace, 'fault-reports') } });
     expect(result.status, result.stdout + result.stderr).toBe(1);
@@ -323,7 +327,7 @@ describe('the README, run as written', () => {
   it('the commands in the text: `carrier-conformance list`, and what is not run and why', async () => {
     const inline = [...new Set([...readme.matchAll(/`((?:npx )?carrier-conformance [^`]*)`/g)].map((m) => m[1] ?? ''))];
     // `lint FILE…` is a synopsis: test/lint.test.ts runs the README's lint commands as written.
-    expect(inline.sort()).toEqual(['carrier-conformance lint FILE…', 'carrier-conformance list', 'carrier-conformance serve [--port 8080] [--token-ttl 5]']);
+    expect(inline.sort()).toEqual(['carrier-conformance lint FILE…', 'carrier-conformance list', 'carrier-conformance serve [--port 8080] [--token-ttl 5]', 'npx carrier-conformance list']);
     const list = await sh('npx carrier-conformance list');
     expect(list.status).toBe(0);
     expect(list.stdout).toContain('TOKEN-ISSUE');
