@@ -334,3 +334,27 @@ describe('docs/lint.md, run as written (test/readme.test.ts leaves its two block
     }
   });
 });
+
+describe('a run lints the document it read (issue 40 item 2: it read the file a second time)', () => {
+  it('the same findings as `lint FILE`, from the run\'s own read: none of the files is read again', async () => {
+    const { loadOpenApiAsRead } = await import('../src/openapi/load.js');
+    const { lintForRun } = await import('../src/lint/in-run.js');
+    for (const [folder, name] of [['rules', 'OAS-BEARER.bad.yaml'], ['rules', 'OAS-CLOSED-SCHEMA.bad.yaml'], ['versions', 'openapi-3.2.yaml'], ['versions', 'swagger-2.0.yaml']] as const) {
+      const dir = await mkdtemp(join(tmpdir(), 'lint-one-read-'));
+      try {
+        for (const f of await readdir(join(CORPUS, folder))) await writeFile(join(dir, f), await readFile(join(CORPUS, folder, f)));
+        const file = join(dir, name);
+        const expected = (await lint([file])).findings.map(({ document: _document, ...f }) => f);
+        const { read } = await loadOpenApiAsRead(file);
+        // Gone: a second read would fail, and the section would say so instead of listing findings.
+        await rm(dir, { recursive: true, force: true });
+        const section = await lintForRun(file, undefined, read);
+        expect(section.error, name).toBeUndefined();
+        expect(section.findings, name).toEqual(expected);
+        expect(expected.length + (name.endsWith('.bad.yaml') ? 0 : 1), name).toBeGreaterThan(0);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});

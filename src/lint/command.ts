@@ -5,7 +5,7 @@ import { LINT_RULES } from './rules.js';
 import { capFindings, FindingSink, type Placed } from './caps.js';
 import { failsAny, LINT_FORMATS, render, renderConsole, shownPath, type LintFinding, type LintFormat, type LintReport, type NotListed } from './format.js';
 import { Locator } from './locate.js';
-import { readForLint, type ReadOptions } from './read.js';
+import { readForLint, type ReadDocument, type ReadOptions } from './read.js';
 import { lintDocument } from './rules.js';
 
 /**
@@ -42,7 +42,19 @@ export async function lint(files: readonly string[], options: LintOptions = {}):
   const findings: LintFinding[] = [];
   const notListed: NotListed[] = [];
   for (const file of files) {
-    const document = await readForLint(file, options);
+    const one = lintRead(await readForLint(file, options));
+    findings.push(...one.findings);
+    notListed.push(...one.notListed);
+  }
+  return { documents: [...files], findings, notListed, strict: options.strict === true };
+}
+
+/** Lints one document as read (readForLint, or the run's own read of it: src/lint/in-run.ts). */
+export function lintRead(document: ReadDocument): { findings: LintFinding[]; notListed: NotListed[] } {
+  const file = document.file;
+  const findings: LintFinding[] = [];
+  const notListed: NotListed[] = [];
+  {
     const locator = new Locator(document);
     const sink = new FindingSink();
     lintDocument(document.bundled, sink);
@@ -85,7 +97,7 @@ export async function lint(files: readonly string[], options: LintOptions = {}):
       if (count > 0) notListed.push({ document: file, rule: rule.id, count });
     }
   }
-  return { documents: [...files], findings, notListed, strict: options.strict === true };
+  return { findings, notListed };
 }
 
 export async function lintCommand(files: readonly string[], options: LintOptions, io: IO): Promise<number> {

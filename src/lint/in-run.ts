@@ -1,5 +1,8 @@
 import type { DocumentSection } from '../model/run-report.js';
-import { lint } from './command.js';
+import { resolve } from 'node:path';
+import { DOCUMENT_LIMITS } from '../openapi/document-files.js';
+import type { DocumentAsRead } from '../openapi/load.js';
+import { lint, lintRead } from './command.js';
 import { LINT_RULES } from './rules.js';
 
 /**
@@ -11,9 +14,11 @@ import { LINT_RULES } from './rules.js';
  * The document was already read for the run, so a failure here is not the run's: the section
  * says why it has no findings, and the run goes on.
  */
-export async function lintForRun(file: string, root: string | undefined): Promise<DocumentSection> {
+export async function lintForRun(file: string, root: string | undefined, read?: DocumentAsRead): Promise<DocumentSection> {
   try {
-    const report = await lint([file], { root });
+    // The document the run read (one read: the endpoints and the findings come from the same
+    // bytes); read again only when none is given.
+    const report = read === undefined ? await lint([file], { root }) : lintRead({ file, path: resolve(file), ...read, limits: DOCUMENT_LIMITS });
     const notListed = (report.notListed ?? []).map(({ rule, count }) => ({ rule, count }));
     return { file, rules: LINT_RULES.length, findings: report.findings.map(({ document: _document, ...finding }) => finding), ...(notListed.length > 0 ? { notListed } : {}) };
   } catch (err) {

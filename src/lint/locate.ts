@@ -137,7 +137,8 @@ export class Locator {
     let text: string;
     let events: Event[];
     try {
-      text = readRegularFile(path, 'lint', { maxBytes: this.document.limits.fileBytes, of: 'a file of the document' }).toString('utf8');
+      // The text as it was read for the document; read again only when none was kept.
+      text = this.document.texts?.get(path) ?? readRegularFile(path, 'lint', { maxBytes: this.document.limits.fileBytes, of: 'a file of the document' }).toString('utf8');
       events = parseEvents(text, { maxDepth: this.document.limits.depth });
     } catch {
       return;

@@ -27,6 +27,8 @@ export interface ReadDocument {
   sourcePointer: (pointer: string) => { pointer: string; exact: boolean };
   /** Each file read, by absolute path: its parsed value, as the confined reader returned it. */
   files: Map<string, unknown>;
+  /** Each file's text as read, by absolute path: where the findings' lines are found (locate.ts). */
+  texts?: Map<string, string>;
   limits: Readonly<DocumentLimits>;
 }
 
@@ -38,15 +40,16 @@ function asLint(err: UsageError): UsageError {
 export async function readForLint(file: string, options: ReadOptions = {}): Promise<ReadDocument> {
   const limits = options.limits ?? DOCUMENT_LIMITS;
   const read = new Map<string, unknown>();
+  const texts = new Map<string, string>();
   let bundled: Json;
   try {
     // A copy of each file: the parser bundles in place, replacing the `$ref`s of these very values.
-    bundled = await bundleDocument(file, { root: options.root, limits, label: 'lint', onFile: (path, value) => read.set(path, structuredClone(value)) });
+    bundled = await bundleDocument(file, { root: options.root, limits, label: 'lint', onFile: (path, value) => read.set(path, structuredClone(value)), texts });
   } catch (err) {
     throw err instanceof UsageError ? asLint(err) : err;
   }
   if (!isObject(bundled)) throw new UsageError(`lint ${file}: not an OpenAPI document (not an object)`);
   // The same documents as --openapi, read the same way (Swagger 2.0 converted, 3.2's additions where 3.1's readers look).
   const { document, sourcePointer } = readVersion(bundled, 'lint', file, limits);
-  return { file, path: resolvePath(file), bundled: document, sourcePointer, files: read, limits };
+  return { file, path: resolvePath(file), bundled: document, sourcePointer, files: read, texts, limits };
 }

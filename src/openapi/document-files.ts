@@ -197,6 +197,8 @@ export class DocumentFiles {
   documentRead = false;
   /** Every file read, by path: the SHA-256 of its bytes (a profile pins each: issue 39 item 8). */
   readonly digests = new Map<string, string>();
+  /** With keepTexts: every file's text as read, for lint to place its findings without reading the file again. */
+  texts: Map<string, string> | undefined;
 
   constructor(
     document: string,
@@ -264,7 +266,9 @@ export class DocumentFiles {
     }
     this.documentRead ||= isDocument;
     if (RAW_EXTENSIONS.test(real)) return bytes;
-    return this.parse(bytes.toString('utf8'), ref.url, isDocument, refuse, unreadable);
+    const text = bytes.toString('utf8');
+    this.texts?.set(path, text);
+    return this.parse(text, ref.url, isDocument, refuse, unreadable);
   }
 
   /** The root's real path, found once. */

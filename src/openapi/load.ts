@@ -39,6 +39,8 @@ export interface BundleOptions extends LoadOptions {
   label?: string;
   /** Called with the parsed value of every file the confined resolver hands the parser (lint traces findings back to them). */
   onFile?: (path: string, value: unknown) => void;
+  /** Filled with each file's text as read (lint places its findings in them). */
+  texts?: Map<string, string>;
   /** Filled with the SHA-256 of every file read, by path. */
   digests?: Map<string, string>;
 }
@@ -50,6 +52,7 @@ export interface BundleOptions extends LoadOptions {
 export async function bundleDocument(file: string, options: BundleOptions = {}): Promise<Json> {
   const label = options.label ?? '--openapi';
   const files = new DocumentFiles(file, options.root, options.limits ?? DOCUMENT_LIMITS);
+  files.texts = options.texts;
   const resolverOptions = files.resolverOptions() as { resolve: { file: Resolver } };
   const { onFile } = options;
   const documentPath = resolve(file);
@@ -110,17 +113,39 @@ export function endpointsOf(document: Json): EndpointSpec[] {
   return endpointModel(document).endpoints;
 }
 
+/**
+ * The document as read, for lint to judge the very bytes the endpoints came from (issue 40 item
+ * 2: it read the file a second time): the bundle as an OpenAPI 3.x document, where each pointer
+ * of it was written, and each file's parsed value (copied before the parser bundled it in place).
+ */
+export interface DocumentAsRead {
+  bundled: Json;
+  sourcePointer: (pointer: string) => { pointer: string; exact: boolean };
+  files: Map<string, unknown>;
+  /** Each file's text as read, by path. */
+  texts: Map<string, string>;
+}
+
 /** Reads, validates and bundles the document, and finds its tenant endpoints. */
 export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<ApiDescription> {
+  return (await loadOpenApiAsRead(file, options, false)).api;
+}
+
+/** loadOpenApi, and the document as read (DocumentAsRead; its files kept only with `keepFiles`). */
+export async function loadOpenApiAsRead(file: string, options: LoadOptions = {}, keepFiles = true): Promise<{ api: ApiDescription; read: DocumentAsRead }> {
   const digests = new Map<string, string>();
-  const bundled = await bundleDocument(file, { ...options, digests });
+  const files = new Map<string, unknown>();
+  const texts = new Map<string, string>();
+  // A copy of each file: the parser bundles in place, replacing the `$ref`s of these very values.
+  const bundled = await bundleDocument(file, { ...options, digests, ...(keepFiles ? { onFile: (path: string, value: unknown) => void files.set(path, structuredClone(value)), texts } : {}) });
   if (!isObject(bundled)) throw new UsageError(`--openapi ${file}: not an OpenAPI document (not an object)`);
-  const raw = readVersion(bundled, '--openapi', file, options.limits).document;
+  const version = readVersion(bundled, '--openapi', file, options.limits);
+  const raw = version.document;
   if (!isObject(raw.paths)) throw new UsageError(`--openapi ${file}: the document has no "paths" object`);
   const document = documentAsJsonSchema(raw);
   const { endpoints, operations } = endpointModel(document);
   if (endpoints.length === 0) throw new UsageError(`--openapi ${file}: no GET operation under /tenants/{tenantId}/ in the document: nothing to test (the spec's tenant-scoped pattern)`);
   // The files it read beside itself, named from its folder, each by SHA-256: what a profile pins (issue 39 item 8).
-  const files = [...digests].filter(([path]) => path !== resolve(file)).map(([path, sha256]) => ({ file: relative(dirname(resolve(file)), path), sha256 })).sort((a, b) => a.file.localeCompare(b.file));
-  return { endpoints, operations, document, file, ...(files.length > 0 ? { files } : {}) };
+  const pinned = [...digests].filter(([path]) => path !== resolve(file)).map(([path, sha256]) => ({ file: relative(dirname(resolve(file)), path), sha256 })).sort((a, b) => a.file.localeCompare(b.file));
+  return { api: { endpoints, operations, document, file, ...(pinned.length > 0 ? { files: pinned } : {}) }, read: { bundled: raw, sourcePointer: version.sourcePointer, files, texts } };
 }

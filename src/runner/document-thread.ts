@@ -46,9 +46,9 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
   if (signal?.aborted) return Promise.reject(stopped(signal));
   const inThisThread = (): Promise<ApiDescription> => {
     const loaded = import('../openapi/load.js')
-      .then((m) => m.loadOpenApi(file, { root }))
-      // Linted as the thread lints it (document-worker.ts), once the document has been read.
-      .then(async (api) => ({ ...api, lint: await (await import('../lint/in-run.js')).lintForRun(file, root) }));
+      .then((m) => m.loadOpenApiAsRead(file, { root }))
+      // Linted as the thread lints it (document-worker.ts), on the document as read.
+      .then(async ({ api, read }) => ({ ...api, lint: await (await import('../lint/in-run.js')).lintForRun(file, root, read) }));
     if (!signal) return loaded;
     return new Promise<ApiDescription>((resolve, reject) => {
       const onAbort = (): void => reject(stopped(signal));

@@ -3,7 +3,7 @@ import type { ApiDescription } from '../api/endpoint-specs.js';
 import { UsageError } from '../core/errors.js';
 import { lintForRun } from '../lint/in-run.js';
 import { precompileIfFew } from '../openapi/document-ajv.js';
-import { loadOpenApi } from '../openapi/load.js';
+import { loadOpenApiAsRead } from '../openapi/load.js';
 import type { LoadReply } from './document-thread.js';
 
 /** The thread of document-thread.ts: reads one OpenAPI document, compiles its endpoints' validators, lints it, and posts them, or why it could not. */
@@ -11,9 +11,9 @@ const { file, root } = workerData as { file: string; root?: string };
 let reply: LoadReply;
 const started = performance.now();
 try {
-  const api = await loadOpenApi(file, { root });
-  // Linted here too, off the main thread: the run reports the document's findings apart (issue 33).
-  reply = { ok: true, api: { ...api, ...validatorsOf(api), lint: await lintForRun(file, root) } };
+  const { api, read } = await loadOpenApiAsRead(file, { root });
+  // Linted here too, off the main thread, on the very document read for the endpoints: the run reports its findings apart (issue 33).
+  reply = { ok: true, api: { ...api, ...validatorsOf(api), lint: await lintForRun(file, root, read) } };
 } catch (err) {
   reply = { ok: false, usage: err instanceof UsageError, message: err instanceof Error ? err.message : String(err) };
 }
