@@ -1,7 +1,7 @@
-import yargs, { type Argv } from 'yargs';
+import yargs, { type Argv, type Options } from 'yargs';
 import { CHECKS } from '../catalogue/index.js';
 import { SUITES } from '../catalogue/types.js';
-import { REPORTERS, RUN_OPTION_KINDS, flagName, loadConfigFile, resolveRunOptions } from '../config/options.js';
+import { RUN_OPTIONS, RUN_OPTION_KINDS, flagName, loadConfigFile, resolveRunOptions, type RunOptionSpec } from '../config/options.js';
 import { envName, envSwitch, optionsFromEnv } from '../core/environment.js';
 import { HarnessExit, UsageError } from '../core/errors.js';
 import { COMPARE_EXIT_CODES_HELP, DIFF_EXIT_CODES_HELP, EXIT_CODES_HELP, ExitCode, LINT_EXIT_CODES_HELP, MATRIX_EXIT_CODES_HELP, VERIFY_EXIT_CODES_HELP } from '../core/exit-codes.js';
@@ -34,65 +34,17 @@ const FILE_FLAGS = ['profile', 'trusted-keys'];
 // Not `profile`: `--profile FILE` is a certification profile (issue 31); CARRIER_PROFILE=1 times a run.
 const YES_NO_FLAGS = [...RUN_OPTION_KEYS.filter((k) => RUN_OPTION_KINDS[k] === 'boolean'), 'json', 'debug', 'faults'];
 
+/** A table entry as yargs declares it: its type from its kind (a map, a config file's object, has none). */
+function yargsOptionOf(spec: RunOptionSpec): Options {
+  const { kind, ...shown } = spec;
+  const type: Options['type'] = kind === 'number' ? 'number' : kind === 'boolean' ? 'boolean' : kind === 'map' ? undefined : 'string';
+  return { ...(type ? { type } : {}), ...(kind === 'list' || kind === 'lines' ? { array: true } : {}), ...shown };
+}
+
 function runOptions(y: Argv): Argv {
+  // Every run option from its one table (src/config/options.ts RUN_OPTIONS), in --help's order.
+  for (const [key, spec] of Object.entries(RUN_OPTIONS)) y.option(flagName(key).slice(2), yargsOptionOf(spec));
   return y
-    .option('base-url', { type: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL)' })
-    .option('embedded', { type: 'boolean', group: 'Target:', describe: 'Test the embedded reference server, started on loopback (implied without --base-url, except in CI or with client credentials)' })
-    .option('auth-url', { type: 'string', group: 'Target:', describe: 'Host serving the token endpoint (default: the base URL)' })
-    .option('client-id', { type: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' })
-    .option('client-secret', { type: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users' })
-    .option('client-secret-file', { type: 'string', group: 'Target:', describe: 'File holding the client secret (a trailing newline is ignored)' })
-    .option('token-param', { type: 'string', array: true, group: 'Target:', describe: 'Form field of every token request, NAME=VALUE (repeatable): audience (Auth0), resource (RFC 8707, Azure AD v1)…' })
-    .option('scope', { type: 'string', group: 'Target:', describe: 'The scope of every token request (RFC 6749 §3.3), e.g. "api://carrier/.default"' })
-    .option('client-auth', { type: 'string', group: 'Target:', describe: "How the run's own token requests authenticate: basic (HTTP Basic, the spec's) or post (client_secret_post, reported as a deviation; the token checks still test Basic) [default: basic]" })
-    .option('ca-file', { type: 'string', group: 'Target:', describe: 'PEM file of certificate authorities to trust besides the system ones (a private CA)' })
-    .option('header', { type: 'string', array: true, group: 'Target:', describe: "Header field sent with every request to the target, 'Name: value' (repeatable): a gateway's API key beside OAuth. Values are secrets: redacted everywhere" })
-    .option('cert', { type: 'string', group: 'Target:', describe: 'Client certificate (PEM, with its chain) for mutual TLS, sent when the server asks for one' })
-    .option('key', { type: 'string', group: 'Target:', describe: "The client certificate's private key (PEM; may be encrypted)" })
-    .option('key-passphrase', { type: 'string', group: 'Target:', describe: "The key's passphrase; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file: the command line is visible to other users" })
-    .option('key-passphrase-file', { type: 'string', group: 'Target:', describe: "File holding the key's passphrase (a trailing newline is ignored)" })
-    .option('insecure', { type: 'boolean', group: 'Target:', describe: 'Do not verify TLS certificates (test targets only; warned about)' })
-    .option('tenant-id', { type: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' })
-    .option('foreign-tenant-id', { type: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access: TENANT-FOREIGN asks for it (a second client proves more)' })
-    .option('second-client-id', { type: 'string', group: 'Target:', describe: "A second API client, of another tenant with data: TENANT-FOREIGN proves isolation with it both ways (its secret: CARRIER_SECOND_CLIENT_SECRET or --second-client-secret-file)" })
-    .option('second-client-secret-file', { type: 'string', group: 'Target:', describe: "File holding the second client's secret (a trailing newline is ignored)" })
-    // Declared so that it is refused with a reason, not as an unknown option: a secret never goes on the command line.
-    .option('second-client-secret', { type: 'string', hidden: true })
-    .option('second-tenant-id', { type: 'string', group: 'Target:', describe: "The second client's tenant (default: the first its /users/me lists)" })
-    .option('paged-path', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' })
-    .option('openapi', { type: 'string', group: 'Target:', describe: 'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' })
-    .option('openapi-root', { type: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" })
-    .option('endpoint', { type: 'string', array: true, group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' })
-    .option('parameter', { type: 'string', array: true, group: 'Target:', describe: 'Value of a path or required query parameter, NAME=VALUE, or PATH:NAME=VALUE for one endpoint (repeatable); by default ids come from the list the endpoint is under, query values from the document' })
-    // A config file's {"parameters": {NAME: VALUE}}: declared so that strict parsing accepts it.
-    .option('parameters', { hidden: true })
-    .option('expectations', { type: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}' })
-    .option('suite', { type: 'string', array: true, group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` })
-    .option('check', { type: 'string', array: true, group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' })
-    .option('strict', { type: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' })
-    .option('max-expiry-wait', { type: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds; else skip those after expiry and judge EXPIRY-VALID-BEFORE on the part of the lifetime the run observes [default: 60]' })
-    .option('expiry-margin', { type: 'number', group: 'Timing:', describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]' })
-    .option('timeout', { type: 'number', group: 'Timing:', describe: 'Per-request timeout in milliseconds [default: 10000]' })
-    .option('deadline', { type: 'number', group: 'Timing:', describe: 'The whole run ends after this many seconds, with a partial report and exit 3 [default: 600]' })
-    .option('max-retries', { type: 'number', group: 'Timing:', describe: 'Retries of a 429 or 503 that carries Retry-After [default: 2]' })
-    .option('max-retry-wait', { type: 'number', group: 'Timing:', describe: 'Longest wait before such a retry, in seconds [default: 10]' })
-    .option('max-body-bytes', { type: 'number', group: 'Timing:', describe: 'Largest response body accepted, in bytes [default: 8388608]' })
-    .option('page-size', { type: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" })
-    .option('concurrency', { type: 'number', group: 'Timing:', describe: 'Most page requests of a walk in flight at once [default: adaptive, 4 to 16]' })
-    .option('max-pages', { type: 'number', group: 'Timing:', describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)' })
-    .option('verbose', { type: 'boolean', group: 'Output:', describe: 'Print each request and its answer to stderr as it happens, one line each, redacted (CARRIER_VERBOSE)' })
-    .option('reports-dir', { type: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' })
-    .option('reporter', { type: 'string', array: true, group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]` })
-    .option('baseline', { type: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' })
-    .option('strict-baseline', { type: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' })
-    .option('require-complete', { type: 'boolean', group: 'Gating:', describe: 'Every required check must be carried out: a skipped MUST check (SHOULD too with --strict) fails the run' })
-    .option('rerun-failed', { type: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' })
-    .option('compare-with', { type: 'string', group: 'Gating:', describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did" })
-    .option('target-name', { type: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" })
-    .option('target-version', { type: 'string', group: 'Certification:', describe: "The implementation's version, kept in the reports and bundle" })
-    .option('operator', { type: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' })
-    .option('bundle', { type: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory (or, for a name ending .tar.gz, as one archive to send): the reports, target.json, every exchange and a SHA-256 manifest' })
-    .option('sign-key', { type: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' })
     .option('profile', { type: 'string', requiresArg: true, group: 'Certification:', describe: "The platform's certification profile (JSON or YAML): sets the options it names, refuses those that contradict it and an --openapi document it does not name; the bundle records it" })
     .option('config', { type: 'string', group: 'Options:', describe: 'JSON file of options ({"baseUrl": ..., "pagedPath": [...]}), or YAML if it ends in .yaml or .yml; paths in it are relative to it' })
     .requiresArg(RUN_NUMBER_FLAGS)

@@ -205,63 +205,82 @@ export type RunOptions = z.output<typeof runOptionsSchema>;
 export type RunOptionsInput = z.input<typeof runOptionsSchema>;
 
 /** Every option of `run`, with how the command line and the environment write it. */
-export const RUN_OPTION_KINDS = {
-  baseUrl: 'string',
-  authUrl: 'string',
-  clientId: 'string',
-  clientSecret: 'string',
-  clientSecretFile: 'string',
-  tenantId: 'string',
-  foreignTenantId: 'string',
-  secondClientId: 'string',
-  secondClientSecret: 'string',
-  secondClientSecretFile: 'string',
-  secondTenantId: 'string',
-  pagedPath: 'list',
-  openapi: 'string',
-  openapiRoot: 'string',
-  endpoint: 'list',
-  parameter: 'list',
-  parameters: 'map',
-  expectations: 'string',
-  suite: 'list',
-  check: 'list',
-  maxExpiryWait: 'number',
-  expiryMargin: 'number',
-  timeout: 'number',
-  deadline: 'number',
-  maxRetries: 'number',
-  maxRetryWait: 'number',
-  caFile: 'string',
-  cert: 'string',
-  key: 'string',
-  keyPassphrase: 'string',
-  keyPassphraseFile: 'string',
-  header: 'lines',
-  tokenParam: 'lines',
-  scope: 'string',
-  clientAuth: 'string',
-  insecure: 'boolean',
-  verbose: 'boolean',
-  maxBodyBytes: 'number',
-  pageSize: 'number',
-  maxPages: 'number',
-  concurrency: 'number',
-  reportsDir: 'string',
-  reporter: 'list',
-  strict: 'boolean',
-  baseline: 'string',
-  strictBaseline: 'boolean',
-  requireComplete: 'boolean',
-  embedded: 'boolean',
-  rerunFailed: 'string',
-  targetName: 'string',
-  targetVersion: 'string',
-  operator: 'string',
-  compareWith: 'string',
-  bundle: 'string',
-  signKey: 'string',
-} as const satisfies Record<keyof RunOptions, OptionKind>;
+/** A `run` option: its kind, and its `--help` entry (none: accepted, but not shown). */
+export interface RunOptionSpec {
+  kind: OptionKind;
+  group?: string;
+  describe?: string;
+  hidden?: boolean;
+}
+
+/**
+ * Every `run` option, once: its kind (how the environment and a config file give it), and what
+ * `--help` says of it, in `--help`'s order. The yargs options (src/cli/main.ts), the kinds and
+ * the config schema's keys (RunOptions) are all this table; test/options-table.test.ts holds
+ * docs/reference.md's options table to it.
+ */
+export const RUN_OPTIONS = {
+  baseUrl: { kind: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL)' },
+  embedded: { kind: 'boolean', group: 'Target:', describe: 'Test the embedded reference server, started on loopback (implied without --base-url, except in CI or with client credentials)' },
+  authUrl: { kind: 'string', group: 'Target:', describe: 'Host serving the token endpoint (default: the base URL)' },
+  clientId: { kind: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' },
+  clientSecret: { kind: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users' },
+  clientSecretFile: { kind: 'string', group: 'Target:', describe: 'File holding the client secret (a trailing newline is ignored)' },
+  tokenParam: { kind: 'lines', group: 'Target:', describe: 'Form field of every token request, NAME=VALUE (repeatable): audience (Auth0), resource (RFC 8707, Azure AD v1)…' },
+  scope: { kind: 'string', group: 'Target:', describe: 'The scope of every token request (RFC 6749 §3.3), e.g. "api://carrier/.default"' },
+  clientAuth: { kind: 'string', group: 'Target:', describe: "How the run's own token requests authenticate: basic (HTTP Basic, the spec's) or post (client_secret_post, reported as a deviation; the token checks still test Basic) [default: basic]" },
+  caFile: { kind: 'string', group: 'Target:', describe: 'PEM file of certificate authorities to trust besides the system ones (a private CA)' },
+  header: { kind: 'lines', group: 'Target:', describe: "Header field sent with every request to the target, 'Name: value' (repeatable): a gateway's API key beside OAuth. Values are secrets: redacted everywhere" },
+  cert: { kind: 'string', group: 'Target:', describe: 'Client certificate (PEM, with its chain) for mutual TLS, sent when the server asks for one' },
+  key: { kind: 'string', group: 'Target:', describe: "The client certificate's private key (PEM; may be encrypted)" },
+  keyPassphrase: { kind: 'string', group: 'Target:', describe: "The key's passphrase; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file: the command line is visible to other users" },
+  keyPassphraseFile: { kind: 'string', group: 'Target:', describe: "File holding the key's passphrase (a trailing newline is ignored)" },
+  insecure: { kind: 'boolean', group: 'Target:', describe: 'Do not verify TLS certificates (test targets only; warned about)' },
+  tenantId: { kind: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' },
+  foreignTenantId: { kind: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access: TENANT-FOREIGN asks for it (a second client proves more)' },
+  secondClientId: { kind: 'string', group: 'Target:', describe: "A second API client, of another tenant with data: TENANT-FOREIGN proves isolation with it both ways (its secret: CARRIER_SECOND_CLIENT_SECRET or --second-client-secret-file)" },
+  secondClientSecretFile: { kind: 'string', group: 'Target:', describe: "File holding the second client's secret (a trailing newline is ignored)" },
+  // Declared so that it is refused with a reason, not as an unknown option: a secret never goes on the command line.
+  secondClientSecret: { kind: 'string', hidden: true },
+  secondTenantId: { kind: 'string', group: 'Target:', describe: "The second client's tenant (default: the first its /users/me lists)" },
+  pagedPath: { kind: 'list', group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' },
+  openapi: { kind: 'string', group: 'Target:', describe: 'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' },
+  openapiRoot: { kind: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" },
+  endpoint: { kind: 'list', group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' },
+  parameter: { kind: 'list', group: 'Target:', describe: 'Value of a path or required query parameter, NAME=VALUE, or PATH:NAME=VALUE for one endpoint (repeatable); by default ids come from the list the endpoint is under, query values from the document' },
+  // A config file's {"parameters": {NAME: VALUE}}: declared so that strict parsing accepts it.
+  parameters: { kind: 'map', hidden: true },
+  expectations: { kind: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}' },
+  suite: { kind: 'list', group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` },
+  check: { kind: 'list', group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' },
+  strict: { kind: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' },
+  maxExpiryWait: { kind: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds; else skip those after expiry and judge EXPIRY-VALID-BEFORE on the part of the lifetime the run observes [default: 60]' },
+  expiryMargin: { kind: 'number', group: 'Timing:', describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]' },
+  timeout: { kind: 'number', group: 'Timing:', describe: 'Per-request timeout in milliseconds [default: 10000]' },
+  deadline: { kind: 'number', group: 'Timing:', describe: 'The whole run ends after this many seconds, with a partial report and exit 3 [default: 600]' },
+  maxRetries: { kind: 'number', group: 'Timing:', describe: 'Retries of a 429 or 503 that carries Retry-After [default: 2]' },
+  maxRetryWait: { kind: 'number', group: 'Timing:', describe: 'Longest wait before such a retry, in seconds [default: 10]' },
+  maxBodyBytes: { kind: 'number', group: 'Timing:', describe: 'Largest response body accepted, in bytes [default: 8388608]' },
+  pageSize: { kind: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" },
+  concurrency: { kind: 'number', group: 'Timing:', describe: 'Most page requests of a walk in flight at once [default: adaptive, 4 to 16]' },
+  maxPages: { kind: 'number', group: 'Timing:', describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)' },
+  verbose: { kind: 'boolean', group: 'Output:', describe: 'Print each request and its answer to stderr as it happens, one line each, redacted (CARRIER_VERBOSE)' },
+  reportsDir: { kind: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' },
+  reporter: { kind: 'list', group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]` },
+  baseline: { kind: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' },
+  strictBaseline: { kind: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' },
+  requireComplete: { kind: 'boolean', group: 'Gating:', describe: 'Every required check must be carried out: a skipped MUST check (SHOULD too with --strict) fails the run' },
+  rerunFailed: { kind: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' },
+  compareWith: { kind: 'string', group: 'Gating:', describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did" },
+  targetName: { kind: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" },
+  targetVersion: { kind: 'string', group: 'Certification:', describe: "The implementation's version, kept in the reports and bundle" },
+  operator: { kind: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' },
+  bundle: { kind: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory (or, for a name ending .tar.gz, as one archive to send): the reports, target.json, every exchange and a SHA-256 manifest' },
+  signKey: { kind: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' },
+} as const satisfies Record<keyof RunOptions, RunOptionSpec>;
+
+/** How the environment and a config file give each option (src/core/environment.ts). */
+export const RUN_OPTION_KINDS = Object.fromEntries(Object.entries(RUN_OPTIONS).map(([key, spec]) => [key, spec.kind])) as { [K in keyof typeof RUN_OPTIONS]: (typeof RUN_OPTIONS)[K]['kind'] };
 
 /** Options whose value is a file or directory: in a config file, relative to the file itself. */
 const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'secondClientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'cert', 'key', 'keyPassphraseFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
