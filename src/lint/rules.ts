@@ -211,87 +211,109 @@ export interface FindingCollector {
   add(finding: RawFinding): void;
 }
 
+/** What an operation rule sees of one operation, computed once for all of them. */
+interface OperationView {
+  document: Json;
+  operations: readonly Operation[];
+  op: Operation;
+  /** "GET /tenants/{tenantId}/shipments": how messages name the operation. */
+  label: string;
+  /** The token endpoint (or its legacy path): its bodies are RFC 6749's. */
+  token: boolean;
+  responses: Json;
+  schemeOf: (name: string) => unknown;
+  /** The operation's success response, and whether it returns a list (spec §Pagination). */
+  success: { value: Json; pointer: string } | undefined;
+  many: boolean;
+}
+
+/** A rule that judges one operation: `add` records a finding of that rule (its id is the key it is filed under). */
+type OperationRule = (view: OperationView, add: (pointer: string, message: string) => void) => void;
+
+/**
+ * The rules judged on every operation, keyed by id (catalogue/lint-rules.ts), in the order their
+ * findings are listed. The schema rules (OAS-NULLABLE and the others checkNulls finds) share one
+ * walk of each body's schemas, and OAS-TOKEN-ENDPOINT is the document's (lintDocument).
+ */
+const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
+  // spec §Versioning 1: every endpoint, the token one too.
+  'OAS-VERSION-HEADER': ({ op, label }, add) => {
+    const version = op.parameters.find((p) => p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version');
+    if (!version) add(op.pointer, `${label} does not declare the Accept-Version header parameter`);
+    else if (version.value.required !== true) add(version.pointer, `${label}: the Accept-Version header is not required: true`);
+  },
+  // spec §Versioning 2.
+  'OAS-VERSION-400': ({ op, label, responses }, add) => {
+    if ('400' in responses || Object.keys(responses).some((k) => k.toUpperCase() === '4XX')) return;
+    add(isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer, `${label} does not document 400, the answer to a missing or invalid Accept-Version`);
+  },
+  // spec §Authentication 4: the operation's security, else the document's.
+  'OAS-BEARER': ({ document, op, label, token, schemeOf }, add) => {
+    if (token) return;
+    const own = Array.isArray(op.value.security);
+    const security = listOf(own ? op.value.security : document.security);
+    const where = own ? `${op.pointer}/security` : Array.isArray(document.security) ? '#/security' : op.pointer;
+    if (security.length === 0) return add(where, `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}`);
+    const alternatives = security.map((r) => (isObject(r) ? Object.keys(r) : []));
+    const without = alternatives.findIndex((names) => !names.some((n) => isBearerScheme(schemeOf(n))));
+    if (without === -1) return;
+    const names = alternatives[without] ?? [];
+    add(`${where}/${without}`, `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token`);
+  },
+  // spec §Authentication 5, once per path.
+  'OAS-TENANT-PATH': ({ op, operations }, add) => {
+    if (AUTH_PATHS.has(op.template) || tenantParameterOf(op.template) !== undefined || op !== operations.find((o) => o.template === op.template)) return;
+    add(`#/paths/${pointerOf(op.template)}`, `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)`);
+  },
+  // spec §Tenant identifier: the parameter the tenant segment names.
+  'OAS-TENANT-UUID': ({ document, op, label }, add) => {
+    const tenantName = tenantParameterOf(op.template);
+    if (tenantName === undefined) return;
+    const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
+    if (!tenant) return add(op.pointer, `${label} does not declare the ${tenantName} path parameter`);
+    const schema = resolve(document, tenant.value.schema, `${tenant.pointer}/schema`);
+    if (!isObject(schema.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') add(isObject(schema.value) ? schema.pointer : tenant.pointer, `${label}: ${tenantName} is not declared a string of format uuid`);
+  },
+  // spec §Pagination.
+  'OAS-PAGE-PARAMS': ({ document, op, label, many }, add) => {
+    if (!many) return;
+    const missing = ['page', 'size'].filter((name) => {
+      const p = op.parameters.find((q) => q.value.in === 'query' && q.value.name === name);
+      const schema = p && resolve(document, p.value.schema, '').value;
+      return !isObject(schema) || !typesOf(schema).includes('integer');
+    });
+    if (missing.length > 0) add(op.pointer, `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}`);
+  },
+  // spec §Pagination.
+  'OAS-PAGE-HEADERS': ({ op, label, success, many }, add) => {
+    if (!many) return;
+    const declared = success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
+    const absent = PAGING_HEADERS.filter((h) => !declared.includes(h.toLowerCase()));
+    if (absent.length > 0) add(success?.pointer ?? op.pointer, `${label} returns a list but its success response does not declare ${absent.join(', ')}`);
+  },
+};
+
 /**
  * Every rule, on a bundled OpenAPI 3.0 or 3.1 document: its findings, in the order found, or,
  * given a collector, into it (and none returned).
  */
 export function lintDocument(document: Json, collector?: FindingCollector): RawFinding[] {
   const all: RawFinding[] = [];
-  let tokenFinding = false;
-  const findings: FindingCollector = {
-    add: (f) => {
-      if (f.rule === 'OAS-TOKEN-ENDPOINT') tokenFinding = true;
-      if (collector) collector.add(f);
-      else all.push(f);
-    },
-  };
+  const findings: FindingCollector = { add: (f) => (collector ? collector.add(f) : all.push(f)) };
   const operations = operationsOf(document);
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
   const schemeOf = (name: string): unknown => resolve(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
   const visitedSchemas = new Set<string>();
 
   for (const op of operations) {
-    const label = `${op.method.toUpperCase()} ${op.template}`;
-    const token = isTokenPath(op.template);
-
-    // OAS-VERSION-HEADER and OAS-VERSION-400 (spec §Versioning 1–2): every endpoint, the token one too.
-    const version = op.parameters.find((p) => p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version');
-    if (!version) findings.add({ rule: 'OAS-VERSION-HEADER', pointer: op.pointer, message: `${label} does not declare the Accept-Version header parameter` });
-    else if (version.value.required !== true) findings.add({ rule: 'OAS-VERSION-HEADER', pointer: version.pointer, message: `${label}: the Accept-Version header is not required: true` });
-    const responses = isObject(op.value.responses) ? op.value.responses : {};
-    if (!('400' in responses) && !Object.keys(responses).some((k) => k.toUpperCase() === '4XX')) {
-      findings.add({ rule: 'OAS-VERSION-400', pointer: isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer, message: `${label} does not document 400, the answer to a missing or invalid Accept-Version` });
-    }
-
-    // OAS-BEARER (spec §Authentication 4): the operation's security, else the document's.
-    if (!token) {
-      const own = Array.isArray(op.value.security);
-      const security = listOf(own ? op.value.security : document.security);
-      const where = own ? `${op.pointer}/security` : Array.isArray(document.security) ? '#/security' : op.pointer;
-      if (security.length === 0) {
-        findings.add({ rule: 'OAS-BEARER', pointer: where, message: `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}` });
-      } else {
-        const alternatives = security.map((r) => (isObject(r) ? Object.keys(r) : []));
-        const without = alternatives.findIndex((names) => !names.some((n) => isBearerScheme(schemeOf(n))));
-        if (without !== -1) {
-          const names = alternatives[without] ?? [];
-          findings.add({ rule: 'OAS-BEARER', pointer: `${where}/${without}`, message: `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token` });
-        }
-      }
-    }
-
-    // OAS-TENANT-PATH (spec §Authentication 5), once per path.
-    const tenantName = tenantParameterOf(op.template);
-    if (!AUTH_PATHS.has(op.template) && tenantName === undefined && op === operations.find((o) => o.template === op.template)) {
-      findings.add({ rule: 'OAS-TENANT-PATH', pointer: `#/paths/${pointerOf(op.template)}`, message: `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)` });
-    }
-    // OAS-TENANT-UUID (spec §Tenant identifier): the parameter the tenant segment names.
-    if (tenantName !== undefined) {
-      const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
-      const schema = tenant ? resolve(document, tenant.value.schema, `${tenant.pointer}/schema`) : undefined;
-      if (!tenant) findings.add({ rule: 'OAS-TENANT-UUID', pointer: op.pointer, message: `${label} does not declare the ${tenantName} path parameter` });
-      else if (!isObject(schema?.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') {
-        findings.add({ rule: 'OAS-TENANT-UUID', pointer: schema && isObject(schema.value) ? schema.pointer : tenant.pointer, message: `${label}: ${tenantName} is not declared a string of format uuid` });
-      }
-    }
-
     const success = successResponse(document, op);
-    // OAS-PAGE-PARAMS and OAS-PAGE-HEADERS (spec §Pagination).
-    if (returnsMany(document, op, success)) {
-      const missing = ['page', 'size'].filter((name) => {
-        const p = op.parameters.find((q) => q.value.in === 'query' && q.value.name === name);
-        const schema = p && resolve(document, p.value.schema, '').value;
-        return !isObject(schema) || !typesOf(schema).includes('integer');
-      });
-      if (missing.length > 0) findings.add({ rule: 'OAS-PAGE-PARAMS', pointer: op.pointer, message: `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}` });
-      const declared = success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
-      const absent = PAGING_HEADERS.filter((h) => !declared.includes(h.toLowerCase()));
-      if (absent.length > 0) findings.add({ rule: 'OAS-PAGE-HEADERS', pointer: success?.pointer ?? op.pointer, message: `${label} returns a list but its success response does not declare ${absent.join(', ')}` });
-    }
-
-    // OAS-NULLABLE and OAS-NULL-REQUIRED (spec §Generic rules for optional fields): the token
-    // endpoint's bodies are RFC 6749's (§5.1, §5.2), whose optional members are omitted.
-    if (!token) {
+    const responses = isObject(op.value.responses) ? op.value.responses : {};
+    const view: OperationView = { document, operations, op, label: `${op.method.toUpperCase()} ${op.template}`, token: isTokenPath(op.template), responses, schemeOf, success, many: returnsMany(document, op, success) };
+    for (const [rule, judge] of Object.entries(OPERATION_RULES) as [LintRuleId, OperationRule][]) judge(view, (pointer, message) => findings.add({ rule, pointer, message }));
+    // OAS-NULLABLE, OAS-NULL-REQUIRED and the other schema rules (spec §Generic rules for optional
+    // fields), one walk of each body: the token endpoint's bodies are RFC 6749's (§5.1, §5.2), whose
+    // optional members are omitted.
+    if (!view.token) {
       for (const [code, raw] of Object.entries(responses)) {
         const response = resolve(document, raw, `${op.pointer}/responses/${pointerOf(code)}`);
         if (!isObject(response.value)) continue;
@@ -299,21 +321,31 @@ export function lintDocument(document: Json, collector?: FindingCollector): RawF
       }
     }
   }
+  tokenEndpointRule(document, operations, schemes, (pointer, message) => findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer, message }));
+  return all;
+}
 
-  // OAS-TOKEN-ENDPOINT (spec §Obtain an access token): every client credentials flow is at
-  // /uaa/oauth2/token; and the document says where tokens come from, as a flow or the path.
+/**
+ * OAS-TOKEN-ENDPOINT (spec §Obtain an access token), the document's rule: every client
+ * credentials flow is at /uaa/oauth2/token, and the document says where tokens come from, as a
+ * flow or the path.
+ */
+function tokenEndpointRule(document: Json, operations: readonly Operation[], schemes: Json, add: (pointer: string, message: string) => void): void {
   let described = operations.some((o) => o.template === TOKEN_PATH && o.method === 'post');
+  let found = false;
   for (const [name, raw] of Object.entries(schemes)) {
-    const found = resolve(document, raw, `#/components/securitySchemes/${pointerOf(name)}`);
-    if (!isObject(found.value) || found.value.type !== 'oauth2' || !isObject(found.value.flows)) continue;
-    const flow = found.value.flows.clientCredentials;
+    const scheme = resolve(document, raw, `#/components/securitySchemes/${pointerOf(name)}`);
+    if (!isObject(scheme.value) || scheme.value.type !== 'oauth2' || !isObject(scheme.value.flows)) continue;
+    const flow = scheme.value.flows.clientCredentials;
     if (!isObject(flow)) continue;
     const tokenUrl = typeof flow.tokenUrl === 'string' ? flow.tokenUrl : '';
     if (urlPath(tokenUrl).replace(/\/$/, '') === TOKEN_PATH) described = true;
-    else findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer: `${found.pointer}/flows/clientCredentials/tokenUrl`, message: `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}` });
+    else {
+      found = true;
+      add(`${scheme.pointer}/flows/clientCredentials/tokenUrl`, `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}`);
+    }
   }
-  if (!described && !tokenFinding) {
-    findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer: isObject(document.components) && isObject(document.components.securitySchemes) ? '#/components/securitySchemes' : '#', message: `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl` });
+  if (!described && !found) {
+    add(isObject(document.components) && isObject(document.components.securitySchemes) ? '#/components/securitySchemes' : '#', `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl`);
   }
-  return all;
 }
