@@ -33,6 +33,7 @@ import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, GATEWAY_REWRITES, haveGateway, startGateway, type Gateway, type GatewayKind } from './support/gateways.js';
 import { runBin, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
+import { differences as statusDifferences } from './support/verdicts.js';
 
 const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 const RUNS = Number(process.env.GATEWAY_RUNS ?? 3);
@@ -60,20 +61,8 @@ async function runHarness(server: ReferenceServer, baseUrl: string, extra: strin
   return { code: result.code, report, stderr: result.stderr };
 }
 
-/** Each check whose status differs from the direct run's, with the gateway run's reason. */
-function differences(direct: RunReport, through: RunReport): string[] {
-  const statuses = new Map(direct.checks.map((c) => [c.id, c.status]));
-  const lines: string[] = [];
-  for (const check of through.checks) {
-    const expected = statuses.get(check.id);
-    statuses.delete(check.id);
-    if (check.status === expected) continue;
-    const why = [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
-    lines.push(`${check.id}: ${expected ?? 'absent'} directly, ${check.status} through the gateway: ${why.join(' | ') || '(no message)'}`);
-  }
-  for (const [id, status] of statuses) lines.push(`${id}: ${status} directly, absent through the gateway`);
-  return lines;
-}
+/** Each check whose status differs from the direct run's, with the gateway run's reasons. */
+const differences = (direct: RunReport, through: RunReport): string[] => statusDifferences(Object.fromEntries(direct.checks.map((c) => [c.id, c.status])), through);
 
 const basic = (server: ReferenceServer): string => {
   // RFC 6749 §2.3.1: form-urlencode id and secret before Base64.

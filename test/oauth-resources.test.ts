@@ -15,6 +15,7 @@ import type { CheckStatus, RunReport } from '../src/model/run-report.js';
 import { runMain, tempDir } from './support/harness.js';
 import { SECRETS } from './support/oauth-servers.js';
 import { startGuardedStack, type GuardedLibrary, type GuardedStack } from './support/stacks/oauth-guarded.js';
+import { differences } from './support/verdicts.js';
 
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
 const TOKEN_TTL_SECONDS = 2;
@@ -83,19 +84,6 @@ async function runBattery(stack: GuardedStack): Promise<{ code: number; report: 
   }
 }
 
-function differences(expected: Verdict, report: RunReport): string[] {
-  const remaining = new Map(Object.entries(expected));
-  const lines: string[] = [];
-  for (const check of report.checks) {
-    const want = remaining.get(check.id);
-    remaining.delete(check.id);
-    if (check.status === want) continue;
-    const why = [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
-    lines.push(`${check.id}: expected ${want ?? 'absent'}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`);
-  }
-  for (const [id, status] of remaining) lines.push(`${id}: expected ${status}, absent from the run`);
-  return lines;
-}
 
 /** What the guard answers on a tenant's resource, as the verdicts above presume. */
 async function premises(library: GuardedLibrary, stack: GuardedStack): Promise<void> {

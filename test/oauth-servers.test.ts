@@ -15,6 +15,7 @@ import { checksOfSuite } from '../src/catalogue/index.js';
 import type { CheckStatus, RunReport } from '../src/model/run-report.js';
 import { runBin, runMain, tempDir } from './support/harness.js';
 import { SECRETS, startNodeOAuth2Server, startOidcProvider, type OAuthServerFixture, type SecretKind } from './support/oauth-servers.js';
+import { differences as statusDifferences } from './support/verdicts.js';
 
 const TTL_SECONDS = 2;
 
@@ -151,13 +152,8 @@ async function runSuites(target: OAuthServerFixture, suites: readonly string[]):
   }
 }
 
-/** Every check whose status differs from the verdict, with the harness's message, for the failure output. */
-function differences(report: RunReport, verdict: Verdict): string {
-  return report.checks
-    .filter((c) => verdict[c.id] !== c.status)
-    .map((c) => `${c.id}: expected ${verdict[c.id] ?? '(not in the verdict)'}, got ${c.status}${c.message ? `: ${c.message}` : ''}`)
-    .join('\n');
-}
+/** Every check whose status differs from the verdict, with the harness's reasons, for the failure output. */
+const differences = (report: RunReport, verdict: Verdict): string => statusDifferences(verdict, report).join('\n');
 
 describe('the token and expiry suites against OAuth 2.0 servers from npm', () => {
   it('judges every check of the two suites', () => {

@@ -6,15 +6,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKS } from '../../src/catalogue/index.js';
-import type { CheckStatus, RunReport } from '../../src/model/run-report.js';
+import type { RunReport } from '../../src/model/run-report.js';
 import { runBin, tempDir } from './harness.js';
+import type { ExpectedStatuses } from './verdicts.js';
 
-/**
- * The expected status of each check. A list is for the rare check whose correct verdict depends
- * on evidence the harness is free to gather or not (which probe page it reads, say): the test
- * that uses one says why.
- */
-export type Verdict = Readonly<Record<string, CheckStatus | readonly CheckStatus[]>>;
+/** Each check's expected status, or the statuses it may have. */
+export type Verdict = ExpectedStatuses;
 
 /** Every check of the catalogue passes: what a conformant implementation must get. */
 export const ALL_PASSED: Verdict = Object.fromEntries(CHECKS.map((c) => [c.id, 'passed' as const]));
@@ -62,24 +59,4 @@ export async function runHarness(target: StackTarget, baseUrl: string, options: 
   return { code: result.code, report, stderr: result.stderr };
 }
 
-/** The messages a check gave: its own and its findings', without repeats. */
-export function reasonsOf(report: RunReport, id: string): string[] {
-  const check = report.checks.find((c) => c.id === id);
-  if (!check) return [];
-  return [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
-}
-
-/** Each check whose status is not the expected one, with the run's reason. */
-export function differences(expected: Verdict, report: RunReport): string[] {
-  const remaining = new Map(Object.entries(expected));
-  const lines: string[] = [];
-  for (const check of report.checks) {
-    const want = remaining.get(check.id);
-    remaining.delete(check.id);
-    if (want === check.status || (Array.isArray(want) && want.includes(check.status))) continue;
-    const why = reasonsOf(report, check.id);
-    lines.push(`${check.id}: expected ${want === undefined ? 'absent' : [want].flat().join(' or ')}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`);
-  }
-  for (const [id, status] of remaining) lines.push(`${id}: expected ${[status].flat().join(' or ')}, absent from the run`);
-  return lines;
-}
+export { differences, reasonsOf } from './verdicts.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunReport } from '../../src/model/run-report.js';
+import type { CheckStatus, RunReport } from '../../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions } from '../../src/reference/index.js';
 import { startChaosProxy, type ChaosProxyOptions } from './chaos-proxy.js';
 import { runMain, targetArgs, tempDir } from './harness.js';
@@ -94,3 +94,31 @@ export function notPassed(outcome: Outcome): string[] {
   return out;
 }
 
+/**
+ * The expected status of each check. A list is for the rare check whose correct verdict depends
+ * on evidence the harness is free to gather or not (which probe page it reads, say): the test
+ * that uses one says why.
+ */
+export type ExpectedStatuses = Readonly<Record<string, CheckStatus | readonly CheckStatus[]>>;
+
+/** The messages a check gave: its own and its findings', without repeats. */
+export function reasonsOf(report: RunReport, id: string): string[] {
+  const check = report.checks.find((c) => c.id === id);
+  if (!check) return [];
+  return [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
+}
+
+/** Each check whose status is not the expected one, with the run's reason. */
+export function differences(expected: ExpectedStatuses, report: RunReport): string[] {
+  const remaining = new Map(Object.entries(expected));
+  const lines: string[] = [];
+  for (const check of report.checks) {
+    const want = remaining.get(check.id);
+    remaining.delete(check.id);
+    if (want === check.status || (Array.isArray(want) && want.includes(check.status))) continue;
+    const why = reasonsOf(report, check.id);
+    lines.push(`${check.id}: expected ${want === undefined ? 'absent' : [want].flat().join(' or ')}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`);
+  }
+  for (const [id, status] of remaining) lines.push(`${id}: expected ${[status].flat().join(' or ')}, absent from the run`);
+  return lines;
+}
