@@ -6,13 +6,14 @@
  * the private folder it is unpacked into, which is gone afterwards.
  */
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackBundle, removeUnpacked } from '../src/bundle/archive.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
-import { runMain, targetArgs, tempDir } from './support/harness.js';
+import { BIN, runMain, targetArgs, tempDir } from './support/harness.js';
+import { startHostile } from './support/hostile.js';
 import { keyPair, type Keys } from './support/keys.js';
 
 /** One ustar header block (POSIX.1-1988) and the entry's data padded to 512 bytes: what any tar writes, hand-made so that a test can write what no tar would. */
@@ -133,6 +134,32 @@ describe('run --bundle NAME.tar.gz', () => {
     expect(refused.stderr.trim()).toBe(`carrier-conformance: --bundle ${other}: exists and is not a bundle archive; give a new file name, or an earlier bundle archive (which is replaced)`);
     expect(await readFile(other, 'utf8')).toBe('my notes');
   });
+});
+
+describe('run --bundle NAME.tar.gz interrupted', () => {
+  it('SIGINT ends the run with its partial report and still writes the archive (exit 3), leaving no folder behind', async () => {
+    const hostile = await startHostile({ upstream: server.url, misbehaviour: 'silent', match: (path) => path === '/uaa/userinfo' });
+    const childTmp = join(dir, 'child-tmp');
+    await mkdir(childTmp);
+    const archivePath = join(dir, 'interrupted.tar.gz');
+    try {
+      const child = spawn(process.execPath, [BIN, 'run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', join(dir, 'reports-interrupted'), '--suite', 'legacy', '--timeout', '60000', '--bundle', archivePath], {
+        env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, TMPDIR: childTmp },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      for (let i = 0; i < 100 && hostile.misbehaved === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(3);
+      expect(execFileSync('tar', ['-tzf', archivePath], { encoding: 'utf8' })).toContain('report.json');
+      const verified = await runMain(['verify-bundle', archivePath]);
+      expect(verified.stdout).toContain('  ok    manifest.json: 5 files, each matches its SHA-256');
+      expect((await readdir(childTmp)).filter((n) => n.startsWith('carrier-'))).toEqual([]);
+    } finally {
+      await hostile.close();
+    }
+  }, 60_000);
 });
 
 describe('a hostile archive is refused with one line, and nothing lands outside its private folder', () => {

@@ -58,10 +58,13 @@ export function removeAtExit(dir: string): void {
   process.once('exit', removeAll);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
+      // A command that handles the signal itself (a run: it ends with its partial report, and
+      // its bundle) ends through 'exit', which removes them: not now, while it still writes there.
+      if (process.listenerCount(signal) > 1) return;
       removeAll();
       process.off(signal, onSignal);
-      // The signal's own ending, as if this listener had not been here (a run has its own listeners).
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // The signal's own ending, as if this listener had not been here.
+      process.kill(process.pid, signal);
     };
     process.on(signal, onSignal);
   }
