@@ -105,6 +105,8 @@ describe('the package', () => {
       'dist/suites/expiry.test.js',
       'docs/openapi.yaml', // the reference server's API (src/reference/seeded.ts), which serve prints
       'docs/spec/carrier-platform-api.md', // the spec the checks cite
+      'spectral.yaml', // the Spectral ruleset, and its function generated from lint's rules (src/build/bundle-spectral.ts)
+      'spectral-functions/carrierConventions.js',
     ]) {
       expect(paths, needed).toContain(needed);
     }

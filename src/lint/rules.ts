@@ -13,8 +13,8 @@ import { coveringFor, satisfiabilityFindings } from './satisfiable.js';
  *
  * The rules read the bundled document (load.ts's bundle: external `$ref`s inlined, internal ones
  * kept) and say where a problem is as a JSON Pointer into it; locate.ts turns that into the file,
- * line and pointer of the source. The same rules, written again for Spectral, are in
- * spectral-functions/carrierConventions.js: test/lint.test.ts holds the two to the same findings.
+ * line and pointer of the source. The same code is the Spectral ruleset's function
+ * (spectral-function.ts, bundled at build time into spectral-functions/carrierConventions.js).
  */
 
 export { LINT_RULES, type LintRule, type LintRuleId } from '../catalogue/lint-rules.js';
@@ -27,6 +27,16 @@ export interface RawFinding {
 }
 
 export { TOKEN_PATH };
+
+/** How a `$ref` met in the document is followed: `resolve`'s signature (src/openapi/pointer.ts). */
+export type Resolver = typeof resolve;
+/**
+ * The resolver of each document being linted, when it is not `resolve` (lint's bundle has only
+ * internal `$ref`s): Spectral's resolved document can still hold a `$ref` written in another file
+ * (spectral-function.ts). Set for the time of one lintDocument call.
+ */
+const resolvers = new WeakMap<Json, Resolver>();
+const resolveIn: Resolver = (document, value, at) => (resolvers.get(document as Json) ?? resolve)(document, value, at);
 const AUTH_PATHS = new Set([TOKEN_PATH, LEGACY_TOKEN_PATH, USER_PATH, LEGACY_USER_PATH]);
 const TENANT_PREFIX = '/tenants/{tenantId}/';
 /**
@@ -61,7 +71,7 @@ function operationsOf(document: Json): Operation[] {
   const paths = isObject(document.paths) ? document.paths : {};
   const operations: Operation[] = [];
   for (const [template, raw] of Object.entries(paths)) {
-    const item = resolve(document, raw, `#/paths/${pointerOf(template)}`);
+    const item = resolveIn(document, raw, `#/paths/${pointerOf(template)}`);
     if (!isObject(item.value)) continue;
     const pathItem = item.value;
     // Every operation, OpenAPI 3.2's `query` and `additionalOperations` (`LINK`…) included.
@@ -70,7 +80,7 @@ function operationsOf(document: Json): Operation[] {
       const byKey = new Map<string, { value: Json; pointer: string }>();
       const add = (list: unknown, at: string): void =>
         listOf(list).forEach((p, i) => {
-          const found = resolve(document, p, `${at}/${i}`);
+          const found = resolveIn(document, p, `${at}/${i}`);
           if (isObject(found.value)) byKey.set(`${String(found.value.in)}:${String(found.value.name).toLowerCase()}`, { value: found.value, pointer: found.pointer });
         });
       add(pathItem.parameters, `${item.pointer}/parameters`);
@@ -86,7 +96,7 @@ function successResponse(document: Json, operation: Operation): { value: Json; p
   const responses = isObject(operation.value.responses) ? operation.value.responses : {};
   const code = ['200', ...Object.keys(responses).filter((k) => /^2(\d\d|XX)$/i.test(k)).sort()].find((k) => k in responses);
   if (code === undefined) return undefined;
-  const found = resolve(document, responses[code], `${operation.pointer}/responses/${pointerOf(code)}`);
+  const found = resolveIn(document, responses[code], `${operation.pointer}/responses/${pointerOf(code)}`);
   return isObject(found.value) ? { value: found.value, pointer: found.pointer } : undefined;
 }
 
@@ -101,7 +111,7 @@ function bodySchemas(document: Json, response: { value: Json; pointer: string })
   const schemas: { value: Json; pointer: string }[] = [];
   for (const [type, media] of Object.entries(content)) {
     if (!isJsonMediaType(type) || !isObject(media) || !('schema' in media)) continue;
-    const found = resolve(document, media.schema, `${response.pointer}/content/${pointerOf(type)}/schema`);
+    const found = resolveIn(document, media.schema, `${response.pointer}/content/${pointerOf(type)}/schema`);
     if (isObject(found.value)) schemas.push({ value: found.value, pointer: found.pointer });
   }
   return schemas;
@@ -130,7 +140,7 @@ function returnsMany(document: Json, operation: Operation, response: { value: Js
 
 /** Whether a schema admits null: 3.1 `type: [T, "null"]`, `const`/`enum` with null, an `anyOf`/`oneOf` arm that does; 3.0 `nullable: true`; no type at all. */
 export function allowsNull(document: Json, schema: unknown, seen = new Set<unknown>()): boolean {
-  const value = resolve(document, schema, '').value;
+  const value = resolveIn(document, schema, '').value;
   if (value === true) return true;
   if (!isObject(value) || seen.has(value)) return false;
   seen.add(value);
@@ -153,26 +163,28 @@ export function allowsNull(document: Json, schema: unknown, seen = new Set<unkno
  * points at the property; one whose schema is written as a `$ref` is located at its `properties`
  * object (locate.ts's trace), where the Spectral ruleset can report it too.
  */
-function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<string>, findings: FindingCollector): void {
-  const deref = (v: unknown): unknown => resolve(document, v, '').value;
+function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<unknown>, schemaKey: SchemaKey, findings: FindingCollector): void {
+  const deref = (v: unknown): unknown => resolveIn(document, v, '').value;
   const covering = coveringFor(deref);
   const visit = (schema: unknown, at: string, inherited: ReadonlySet<string>): void => {
-    const found = resolve(document, schema, at);
-    if (!isObject(found.value) || visited.has(found.pointer)) return;
-    visited.add(found.pointer);
+    const found = resolveIn(document, schema, at);
+    if (!isObject(found.value)) return;
+    const key = schemaKey(found.value, found.pointer);
+    if (visited.has(key)) return;
+    visited.add(key);
     const value = found.value;
     // OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT and OAS-CLOSED-SCHEMA: on every schema visited, once.
     for (const f of satisfiabilityFindings(value, deref, covering)) findings.add({ rule: f.rule, pointer: `${found.pointer}/${f.keyword}`, message: f.message });
     const required = new Set([...inherited, ...listOf(value.required).filter((r): r is string => typeof r === 'string')]);
     listOf(value.allOf).forEach((arm) => {
-      const armValue = resolve(document, arm, '').value;
+      const armValue = resolveIn(document, arm, '').value;
       if (isObject(armValue)) for (const r of listOf(armValue.required)) if (typeof r === 'string') required.add(r);
     });
     const properties = isObject(value.properties) ? value.properties : {};
     for (const [name, property] of Object.entries(properties)) {
       const pointer = `${found.pointer}/properties/${pointerOf(name)}`;
       // A writeOnly property is sent by clients, never served (OAS 3.1 §4.8.24.1, JSON Schema validation §9.4): the rule for what a response carries does not reach it.
-      const own = resolve(document, property, pointer).value;
+      const own = resolveIn(document, property, pointer).value;
       if (isObject(own) && own.writeOnly === true) continue;
       const nullable = allowsNull(document, property);
       if (!required.has(name) && !nullable) {
@@ -271,7 +283,7 @@ const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
     if (tenantName === undefined) return;
     const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
     if (!tenant) return add(op.pointer, `${label} does not declare the ${tenantName} path parameter`);
-    const schema = resolve(document, tenant.value.schema, `${tenant.pointer}/schema`);
+    const schema = resolveIn(document, tenant.value.schema, `${tenant.pointer}/schema`);
     if (!isObject(schema.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') add(isObject(schema.value) ? schema.pointer : tenant.pointer, `${label}: ${tenantName} is not declared a string of format uuid`);
   },
   // spec §Pagination.
@@ -279,7 +291,7 @@ const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
     if (!many) return;
     const missing = ['page', 'size'].filter((name) => {
       const p = op.parameters.find((q) => q.value.in === 'query' && q.value.name === name);
-      const schema = p && resolve(document, p.value.schema, '').value;
+      const schema = p && resolveIn(document, p.value.schema, '').value;
       return !isObject(schema) || !typesOf(schema).includes('integer');
     });
     if (missing.length > 0) add(op.pointer, `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}`);
@@ -293,17 +305,29 @@ const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
   },
 };
 
+/** What makes two visits of a schema one: its pointer in lint's bundle; the schema object itself in Spectral's resolved document, which inlines a shared schema at each use (spectral-function.ts). */
+export type SchemaKey = (schema: Json, pointer: string) => unknown;
+
 /**
  * Every rule, on a bundled OpenAPI 3.0 or 3.1 document: its findings, in the order found, or,
  * given a collector, into it (and none returned).
  */
-export function lintDocument(document: Json, collector?: FindingCollector): RawFinding[] {
+export function lintDocument(document: Json, collector?: FindingCollector, options: { schemaKey?: SchemaKey; resolve?: Resolver } = {}): RawFinding[] {
+  if (options.resolve) resolvers.set(document, options.resolve);
+  try {
+    return lintWith(document, options.schemaKey ?? ((_, pointer) => pointer), collector);
+  } finally {
+    resolvers.delete(document);
+  }
+}
+
+function lintWith(document: Json, schemaKey: SchemaKey, collector: FindingCollector | undefined): RawFinding[] {
   const all: RawFinding[] = [];
   const findings: FindingCollector = { add: (f) => (collector ? collector.add(f) : all.push(f)) };
   const operations = operationsOf(document);
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
-  const schemeOf = (name: string): unknown => resolve(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
-  const visitedSchemas = new Set<string>();
+  const schemeOf = (name: string): unknown => resolveIn(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
+  const visitedSchemas = new Set<unknown>();
 
   for (const op of operations) {
     const success = successResponse(document, op);
@@ -315,9 +339,9 @@ export function lintDocument(document: Json, collector?: FindingCollector): RawF
     // optional members are omitted.
     if (!view.token) {
       for (const [code, raw] of Object.entries(responses)) {
-        const response = resolve(document, raw, `${op.pointer}/responses/${pointerOf(code)}`);
+        const response = resolveIn(document, raw, `${op.pointer}/responses/${pointerOf(code)}`);
         if (!isObject(response.value)) continue;
-        for (const body of bodySchemas(document, { value: response.value, pointer: response.pointer })) checkNulls(document, body, visitedSchemas, findings);
+        for (const body of bodySchemas(document, { value: response.value, pointer: response.pointer })) checkNulls(document, body, visitedSchemas, schemaKey, findings);
       }
     }
   }
@@ -334,7 +358,7 @@ function tokenEndpointRule(document: Json, operations: readonly Operation[], sch
   let described = operations.some((o) => o.template === TOKEN_PATH && o.method === 'post');
   let found = false;
   for (const [name, raw] of Object.entries(schemes)) {
-    const scheme = resolve(document, raw, `#/components/securitySchemes/${pointerOf(name)}`);
+    const scheme = resolveIn(document, raw, `#/components/securitySchemes/${pointerOf(name)}`);
     if (!isObject(scheme.value) || scheme.value.type !== 'oauth2' || !isObject(scheme.value.flows)) continue;
     const flow = scheme.value.flows.clientCredentials;
     if (!isObject(flow)) continue;

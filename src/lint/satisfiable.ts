@@ -21,9 +21,9 @@ import { isObject, type Json } from '../openapi/pointer.js';
  *   siblings only), those its branches declare included (Jira's discriminated
  *   CustomContextVariable: a branch that requires `accountId` matches no object).
  *
- * Both `lint` and the Spectral function (spectral-functions/carrierConventions.js, which has the
- * same code in JavaScript) call these on every response schema they visit; `deref` follows a
- * `$ref` the way each reads its document.
+ * rules.ts calls these on every response schema it visits, for `lint` and for the Spectral
+ * function built from it (spectral-function.ts); `deref` follows a `$ref` the way each reads its
+ * document.
  */
 
 export type SatisfiableRule = 'OAS-ENUM-TYPE' | 'OAS-ONEOF-DISTINCT' | 'OAS-CLOSED-SCHEMA';

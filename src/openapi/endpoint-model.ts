@@ -81,8 +81,8 @@ function bodyOf(response: { code: string; value: Json; pointer: string }): Body 
 
 /**
  * The items of a body that is an array, or a wrapper around one; undefined for any other body.
- * `lint` asks the same of a document (OAS-PAGE-PARAMS, OAS-PAGE-HEADERS), and the Spectral
- * function (spectral-functions/carrierConventions.js) repeats it for Spectral's resolved model.
+ * `lint` asks the same of a document (OAS-PAGE-PARAMS, OAS-PAGE-HEADERS), and so does its Spectral
+ * function, which is built from lint's rules (src/lint/spectral-function.ts).
  */
 export function itemsOf(document: Json, body: Pick<Body, 'pointer'>, path: string, queryNames: readonly string[] = []): ItemsAt | undefined {
   return listShapeOf(document, body, path, queryNames).items;

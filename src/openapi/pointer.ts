@@ -13,6 +13,29 @@ export function pointerOf(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * A `#/…` fragment's reference tokens (RFC 6901 §3, and RFC 3986 percent-encoding as a URI
+ * fragment: §3.5), or undefined for a reference that is not a pointer into this document.
+ */
+export function fragmentTokens(pointer: string): string[] | undefined {
+  if (!pointer.startsWith('#')) return undefined;
+  const body = pointer.slice(1);
+  if (body === '') return [];
+  if (!body.startsWith('/')) return undefined;
+  return body
+    .slice(1)
+    .split('/')
+    .map((t) => {
+      let decoded = t;
+      try {
+        decoded = decodeURIComponent(t);
+      } catch {
+        // A `%` that starts no escape: the token as written.
+      }
+      return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
+}
+
 /** The value at a `#/…` pointer, or undefined. */
 export function at(document: unknown, pointer: string): unknown {
   if (!pointer.startsWith('#')) return undefined;

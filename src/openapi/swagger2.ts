@@ -1,4 +1,4 @@
-import { isObject, pointerOf, type Json } from './pointer.js';
+import { fragmentTokens as tokensOf, isObject, pointerOf, type Json } from './pointer.js';
 import { isDataKey, mapRefs } from './refs.js';
 
 /**
@@ -56,25 +56,6 @@ const PARAMETER_SCHEMA_KEYS = ['type', 'format', 'items', 'default', 'maximum', 
 function pointerText(tokens: Tokens): string {
   // A fragment may not hold every character a name may: those are percent-encoded (RFC 3986 §3.5).
   return `#${tokens.map((t) => `/${pointerOf(t).replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/?{}]/g, (c) => encodeURIComponent(c))}`).join('')}`;
-}
-
-function tokensOf(pointer: string): string[] | undefined {
-  if (!pointer.startsWith('#')) return undefined;
-  const body = pointer.slice(1);
-  if (body === '') return [];
-  if (!body.startsWith('/')) return undefined;
-  return body
-    .slice(1)
-    .split('/')
-    .map((t) => {
-      let decoded = t;
-      try {
-        decoded = decodeURIComponent(t);
-      } catch {
-        // A `%` that starts no escape: the token as written.
-      }
-      return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
-    });
 }
 
 /** The value at these (decoded) tokens, and whether there is one. */
