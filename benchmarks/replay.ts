@@ -18,8 +18,15 @@ async function worker(): Promise<void> {
   while (next < requests.length) {
     const r = requests[next++];
     if (!r) return;
-    const headers = Object.fromEntries(r.headers.filter(([n]) => !['host', 'content-length', 'connection'].includes(n.toLowerCase())));
-    const res = await request(`${base}${r.target}`, { method: r.method as 'GET', headers, body: r.body === '' ? null : r.body, dispatcher: agent });
+    const headers = Object.fromEntries(
+      r.headers.filter(([n]) => !['host', 'content-length', 'connection'].includes(n.toLowerCase())),
+    );
+    const res = await request(`${base}${r.target}`, {
+      method: r.method as 'GET',
+      headers,
+      body: r.body === '' ? null : r.body,
+      dispatcher: agent,
+    });
     await res.body.text();
   }
 }

@@ -5,7 +5,17 @@
  */
 import { check, suite } from '../src/battery/check.js';
 import { challengeOf, expectChallenge, expectRefusal, isRefusal } from '../src/battery/expect.js';
-import { acceptedWhenNew, failedRenewalBeforeWait, freshTimeline, getTimeline, judgeObservedPart, observeExpiry, probeShortlyBefore, skipUnlessWaitable, waitable } from '../src/battery/expiry.js';
+import {
+  acceptedWhenNew,
+  failedRenewalBeforeWait,
+  freshTimeline,
+  getTimeline,
+  judgeObservedPart,
+  observeExpiry,
+  probeShortlyBefore,
+  skipUnlessWaitable,
+  waitable,
+} from '../src/battery/expiry.js';
 import { judgeTokenResponse, judgeTokenUse, requestValidToken } from '../src/battery/token-response.js';
 import { getBattery } from '../src/battery/context.js';
 
@@ -33,7 +43,9 @@ suite(
           t = await freshTimeline(c);
           if (!acceptedWhenNew(c, t)) return;
         }
-        c.error('cannot judge: twice the probe shortly before expiry could not be sent or answered in time; the target (or this machine) is too slow for tokens this short-lived');
+        c.error(
+          'cannot judge: twice the probe shortly before expiry could not be sent or answered in time; the target (or this machine) is too slow for tokens this short-lived',
+        );
       },
       { timeoutMs: 2 * timeoutMs },
     );
@@ -47,7 +59,10 @@ suite(
         const seen = await observeExpiry(c, t);
         const margin = settings.expiryMarginSeconds;
         if (!seen.refused) {
-          return c.fail(`the token was still accepted ${seen.secondsLate.toFixed(1)} s after its expires_in (${t.expiresIn} s) ran out, beyond a second of whole-second rounding and the ${margin} s clock margin (--expiry-margin)`, seen.lastAccepted);
+          return c.fail(
+            `the token was still accepted ${seen.secondsLate.toFixed(1)} s after its expires_in (${t.expiresIn} s) ran out, beyond a second of whole-second rounding and the ${margin} s clock margin (--expiry-margin)`,
+            seen.lastAccepted,
+          );
         }
         // The MUST (spec §Authentication 3: "After that time the token is invalid"; RFC 6750 §3:
         // a request without a token "that enables access" MUST get a challenge, a Bearer one):
@@ -69,10 +84,18 @@ suite(
         const { refused } = await observeExpiry(c, t);
         c.restsOn(refused);
         const what = 'GET /users/me with an expired token';
-        if (!refused || !isRefusal(refused)) return c.error(`cannot judge the status of the refusal: the expired token got ${refused ? refused.status : 'no refusal'} (see EXPIRY-REFUSED-AFTER)`, refused);
+        if (!refused || !isRefusal(refused))
+          return c.error(
+            `cannot judge the status of the refusal: the expired token got ${refused ? refused.status : 'no refusal'} (see EXPIRY-REFUSED-AFTER)`,
+            refused,
+          );
         // RFC 6750 §3.1, invalid_token ("The access token provided is expired"): "The resource
         // SHOULD respond with the HTTP 401 (Unauthorized) status code".
-        if (refused.status !== 401) c.fail(`${what}: refused with ${refused.status}, expected 401: RFC 6750 §3.1 says an expired token (invalid_token) SHOULD get 401 Unauthorized`, refused);
+        if (refused.status !== 401)
+          c.fail(
+            `${what}: refused with ${refused.status}, expected 401: RFC 6750 §3.1 says an expired token (invalid_token) SHOULD get 401 Unauthorized`,
+            refused,
+          );
       },
       { timeoutMs },
     );
@@ -88,11 +111,22 @@ suite(
         const what = 'GET /users/me with an expired token';
         // Judged on any refusal with a Bearer challenge: its status is EXPIRY-REFUSED-401's, and
         // without a refusal or a challenge EXPIRY-REFUSED-AFTER has failed.
-        if (!refused || !isRefusal(refused)) return c.error(`cannot check the challenge: the expired token got ${refused ? refused.status : 'no refusal'} (see EXPIRY-REFUSED-AFTER)`, refused);
+        if (!refused || !isRefusal(refused))
+          return c.error(
+            `cannot check the challenge: the expired token got ${refused ? refused.status : 'no refusal'} (see EXPIRY-REFUSED-AFTER)`,
+            refused,
+          );
         const challenge = challengeOf(refused, 'Bearer');
-        if (!challenge) return c.error(`cannot check the challenge: the ${refused.status} for the expired token carries no Bearer challenge (see EXPIRY-REFUSED-AFTER)`, refused);
+        if (!challenge)
+          return c.error(
+            `cannot check the challenge: the ${refused.status} for the expired token carries no Bearer challenge (see EXPIRY-REFUSED-AFTER)`,
+            refused,
+          );
         if (challenge.params.error !== 'invalid_token') {
-          c.fail(`${what}: expected error="invalid_token" in the Bearer challenge, got ${challenge.params.error === undefined ? 'no error parameter' : JSON.stringify(challenge.params.error)}`, refused);
+          c.fail(
+            `${what}: expected error="invalid_token" in the Bearer challenge, got ${challenge.params.error === undefined ? 'no error parameter' : JSON.stringify(challenge.params.error)}`,
+            refused,
+          );
         }
       },
       { timeoutMs },
@@ -112,11 +146,15 @@ suite(
           const res = await requestValidToken(c);
           const body = judgeTokenResponse(c, res, where);
           if (!body) return;
-          if (typeof body.access_token !== 'string') return c.fail('the fresh token response has no access_token string', res);
+          if (typeof body.access_token !== 'string')
+            return c.fail('the fresh token response has no access_token string', res);
           const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number.NaN;
-          if ((await judgeTokenUse(c, { res, token: body.access_token, sentAt, expiresIn }, where)) !== 'inconclusive') return;
+          if ((await judgeTokenUse(c, { res, token: body.access_token, sentAt, expiresIn }, where)) !== 'inconclusive')
+            return;
         }
-        c.error('cannot judge: twice the fresh token was refused only once its expires_in (less a second) had run out; the target answers too slowly for tokens this short-lived');
+        c.error(
+          'cannot judge: twice the fresh token was refused only once its expires_in (less a second) had run out; the target answers too slowly for tokens this short-lived',
+        );
       },
       { timeoutMs },
     );

@@ -6,9 +6,25 @@
 import { isDeepStrictEqual } from 'node:util';
 import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, USER_PATH } from '../src/api/paths.js';
 import { check, suite } from '../src/battery/check.js';
-import { LEGACY_TOKEN_ENDPOINT, LEGACY_USER_ENDPOINT, USER_ENDPOINT, basicRefusedAt, probeWhenWorking, requireWorking, validAnswer, workingAnswer } from '../src/battery/endpoints.js';
+import {
+  LEGACY_TOKEN_ENDPOINT,
+  LEGACY_USER_ENDPOINT,
+  USER_ENDPOINT,
+  basicRefusedAt,
+  probeWhenWorking,
+  requireWorking,
+  validAnswer,
+  workingAnswer,
+} from '../src/battery/endpoints.js';
 import { expectStatus } from '../src/battery/expect.js';
-import { badTokenRequest, expectClientRefused, expectFreshTokenWorks, judgeTokenResponse, notePostAnswer, tokenFieldProblems } from '../src/battery/token-response.js';
+import {
+  badTokenRequest,
+  expectClientRefused,
+  expectFreshTokenWorks,
+  judgeTokenResponse,
+  notePostAnswer,
+  tokenFieldProblems,
+} from '../src/battery/token-response.js';
 import { userBody } from '../src/battery/user.js';
 
 suite('legacy', () => {
@@ -30,7 +46,12 @@ suite('legacy', () => {
 
   check('LEGACY-TOKEN-REFUSES', async (c) => {
     // A refusal of a wrong secret is evidence only where the right one is accepted (LEGACY-TOKEN).
-    const res = await probeWhenWorking(c, LEGACY_TOKEN_ENDPOINT, () => badTokenRequest(c, 'wrong-secret', LEGACY_TOKEN_PATH), 'basic');
+    const res = await probeWhenWorking(
+      c,
+      LEGACY_TOKEN_ENDPOINT,
+      () => badTokenRequest(c, 'wrong-secret', LEGACY_TOKEN_PATH),
+      'basic',
+    );
     if (res) expectClientRefused(c, res, `POST ${LEGACY_TOKEN_PATH} with a wrong client secret`);
   });
 
@@ -45,7 +66,10 @@ suite('legacy', () => {
     const parsed = legacy.json();
     if (!parsed.ok) return c.fail(`GET ${LEGACY_USER_PATH}: ${parsed.error}`, legacy);
     if (!isDeepStrictEqual(parsed.value, current.user)) {
-      c.fail(`GET ${LEGACY_USER_PATH} returned ${JSON.stringify(parsed.value)}, not the User of ${USER_PATH}: ${JSON.stringify(current.user)}`, legacy);
+      c.fail(
+        `GET ${LEGACY_USER_PATH} returned ${JSON.stringify(parsed.value)}, not the User of ${USER_PATH}: ${JSON.stringify(current.user)}`,
+        legacy,
+      );
     }
   });
 
@@ -53,7 +77,10 @@ suite('legacy', () => {
     const probes = await Promise.all([validAnswer(c, LEGACY_TOKEN_ENDPOINT), validAnswer(c, LEGACY_USER_ENDPOINT)]);
     for (const res of probes) {
       if (res.status >= 300 && res.status < 400) {
-        c.fail(`${new URL(res.url).pathname}: expected the gateway to serve it directly, got a ${res.status} redirect to ${res.header('location') ?? 'nowhere'}`, res);
+        c.fail(
+          `${new URL(res.url).pathname}: expected the gateway to serve it directly, got a ${res.status} redirect to ${res.header('location') ?? 'nowhere'}`,
+          res,
+        );
       }
     }
   });

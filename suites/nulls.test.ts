@@ -42,16 +42,27 @@ pageJudge({
       if (known) known.count += group.indexes.length;
       else if (state.shapes.size >= MAX_SHAPES) state.overflow = true;
       // The exchange is kept for the shapes that can be listed in the report.
-      else if (items) state.shapes.set(key, { example: group.example, page: page.number, first: itemLabelAt(items, group.indexes[0] ?? 0), count: group.indexes.length, res: state.shapes.size < MAX_REPORTED ? page.res : undefined });
+      else if (items)
+        state.shapes.set(key, {
+          example: group.example,
+          page: page.number,
+          first: itemLabelAt(items, group.indexes[0] ?? 0),
+          count: group.indexes.length,
+          res: state.shapes.size < MAX_REPORTED ? page.res : undefined,
+        });
     }
   },
   end(state, { head }, out) {
-    if (state.overflow) out.note(`${head.path}: more than ${MAX_SHAPES} different item shapes; the items of the others were not compared`);
+    if (state.overflow)
+      out.note(
+        `${head.path}: more than ${MAX_SHAPES} different item shapes; the items of the others were not compared`,
+      );
     // The union of the fields any item has: an item without one of them omitted it. Fields as the
     // schema says: a map's keys and one union branch's properties are not (issue 37 item 2).
     const isField = fieldFilter(getBattery().settings.openapi, head.endpoint.spec?.schema);
     const union = new Set<string>();
-    for (const shape of state.shapes.values()) for (const field of fieldPaths(shape.example)) if (isField(field)) union.add(field);
+    for (const shape of state.shapes.values())
+      for (const field of fieldPaths(shape.example)) if (isField(field)) union.add(field);
     let reported = 0;
     let omitting = 0;
     for (const shape of state.shapes.values()) {
@@ -60,7 +71,11 @@ pageJudge({
       omitting += shape.count;
       reported += 1;
       const more = shape.count > 1 ? ` (and ${shape.count - 1} more like it)` : '';
-      if (reported <= MAX_REPORTED) out.fail(`${head.path} page ${shape.page}: item ${shape.first}${more} omits ${missing.map((f) => `"${f}"`).join(', ')}, which other items carry (send null instead)`, shape.res);
+      if (reported <= MAX_REPORTED)
+        out.fail(
+          `${head.path} page ${shape.page}: item ${shape.first}${more} omits ${missing.map((f) => `"${f}"`).join(', ')}, which other items carry (send null instead)`,
+          shape.res,
+        );
     }
     if (reported > MAX_REPORTED) out.fail(`${head.path}: ${omitting} items in all omit fields that other items carry`);
   },
@@ -70,8 +85,10 @@ suite('nulls', () => {
   check('NULLS-SAME-FIELDS', async (c) => {
     const lists = listEndpoints(c);
     const { tenantId, tenantProblem } = c.settings;
-    if (lists.length === 0) c.skip('no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)');
-    if (tenantId === undefined) return c.error(`no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)`);
+    if (lists.length === 0)
+      c.skip('no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)');
+    if (tenantId === undefined)
+      return c.error(`no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)`);
     let compared = 0;
     await onEach(c, lists, async (e, endpoint) => {
       const path = await endpoint.path(e);
@@ -81,13 +98,17 @@ suite('nulls', () => {
       if (unproven !== undefined) return e.skipEndpoint(unproven);
       const unshown = notShownAList(endpoint.spec, walk.first);
       if (unshown !== undefined) return e.skipEndpoint(unshown);
-      if (walk.problems.length > 0) return e.error(`cannot walk ${walk.path}: ${walk.problems.join('; ')}`, walk.first.res);
+      if (walk.problems.length > 0)
+        return e.error(`cannot walk ${walk.path}: ${walk.problems.join('; ')}`, walk.first.res);
       if (walk.sample) e.note(`judged on a sample of ${walk.sample.pages} of ${walk.sample.of} pages (--max-pages)`);
       if (walk.itemsRead < 2) return e.skipEndpoint('fewer than two items, nothing to compare');
       compared += 1;
       walk.findings(e.check.id).report(e);
     });
     // Nothing compared is not a pass: the rule was not exercised (seed the tenant, or add a list).
-    if (compared === 0 && c.findings.length === 0) c.skip(`no list with two or more items to compare (${lists.map((l) => l.spec?.path ?? l.label).join(', ')}): the rule could not be exercised; seed the tenant under test or add a --paged-path`);
+    if (compared === 0 && c.findings.length === 0)
+      c.skip(
+        `no list with two or more items to compare (${lists.map((l) => l.spec?.path ?? l.label).join(', ')}): the rule could not be exercised; seed the tenant under test or add a --paged-path`,
+      );
   });
 });

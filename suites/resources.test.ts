@@ -12,7 +12,20 @@ import { notValidByDocument, onEach, tenantEndpoints, validAnswer, type Endpoint
 import { itemLabel } from '../src/battery/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
-import { addTallies, expectedItems, expectedResource, expectedValueProblems, looksLikeNullAsEmpty, missingDeclared, REVIEW_MIN_EMPTY, schemaCompileProblem, schemaJudgement, variantSchemas, type PageFindings, type StringTally } from '../src/battery/resources.js';
+import {
+  addTallies,
+  expectedItems,
+  expectedResource,
+  expectedValueProblems,
+  looksLikeNullAsEmpty,
+  missingDeclared,
+  REVIEW_MIN_EMPTY,
+  schemaCompileProblem,
+  schemaJudgement,
+  variantSchemas,
+  type PageFindings,
+  type StringTally,
+} from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { omissionMessage } from '../src/lint/omission.js';
 import type { EndpointSpec } from '../src/api/endpoint-specs.js';
@@ -31,16 +44,30 @@ interface Judge {
  * (src/battery/resources.ts itemJudge), the first MAX_REPORTED listed, all counted; `walked`
  * says what there is to say about the list as a whole.
  */
-function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines: string[]; count: number }, walked?: (seen: ReadonlySet<string>, head: WalkHead, last: HttpResponse, out: WalkFindings) => void): void {
+function resourcePageJudge(
+  check: string,
+  pick: (found: PageFindings) => { lines: string[]; count: number },
+  walked?: (seen: ReadonlySet<string>, head: WalkHead, last: HttpResponse, out: WalkFindings) => void,
+): void {
   pageJudge({
     check,
-    start: (head) => ({ shown: 0, total: 0, seen: new Set<string>(), last: head.first.res, strings: new Map<string, StringTally>(), documentFaults: new Set<string>() }),
+    start: (head) => ({
+      shown: 0,
+      total: 0,
+      seen: new Set<string>(),
+      last: head.first.res,
+      strings: new Map<string, StringTally>(),
+      documentFaults: new Set<string>(),
+    }),
     page(state, page, { head }, out) {
       state.last = page.res;
       if (!page.resources) return;
-      if (check === 'RESOURCE-FIELDS-PRESENT' && page.resources.strings) addTallies(state.strings, page.resources.strings);
+      if (check === 'RESOURCE-FIELDS-PRESENT' && page.resources.strings)
+        addTallies(state.strings, page.resources.strings);
       // What no server could get right is the document's: said, never failed (issue 37 item 8).
-      if (check === 'RESOURCE-SCHEMA') for (const d of page.resources.documentFaults ?? []) if (state.documentFaults.size < 5) state.documentFaults.add(d);
+      if (check === 'RESOURCE-SCHEMA')
+        for (const d of page.resources.documentFaults ?? [])
+          if (state.documentFaults.size < 5) state.documentFaults.add(d);
       const { lines, count } = pick(page.resources);
       state.total += count;
       for (const id of page.resources.seen) state.seen.add(id);
@@ -53,7 +80,8 @@ function resourcePageJudge(check: string, pick: (found: PageFindings) => { lines
     end(state, { head }, out) {
       for (const d of state.documentFaults) out.note(`${head.path}: not judged against the document: ${d}`);
       if (state.total > state.shown) out.fail(`${head.path}: ${state.total} findings in all, ${state.shown} shown`);
-      if (head.problems.length > 0) out.note(`the walk did not cover the whole list (${head.problems.join('; ')}): judged on the pages it read`);
+      if (head.problems.length > 0)
+        out.note(`the walk did not cover the whole list (${head.problems.join('; ')}): judged on the pages it read`);
       walked?.(state.seen, head, state.last, out);
       if (check === 'RESOURCE-FIELDS-PRESENT') reviewEmptyStrings(state.strings, head, out);
     },
@@ -71,7 +99,10 @@ function reviewEmptyStrings(strings: ReadonlyMap<string, StringTally>, head: Wal
   for (const [field, t] of strings) {
     if (!looksLikeNullAsEmpty(t)) {
       // Why a recurring "" was not raised, said once a list: the item's reader asks where it went.
-      if (t.empty >= REVIEW_MIN_EMPTY) out.note(`${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it, not raised for review: ${t.nulls > 0 ? `it is null on ${t.nulls}, and a serialiser that writes null does not write it as ""` : `${t.why}, which does not say null is possible, and "" is on fewer than half of them`}`);
+      if (t.empty >= REVIEW_MIN_EMPTY)
+        out.note(
+          `${head.path}: field "${field}" is "" on ${t.empty} of the ${t.carried} items that carry it, not raised for review: ${t.nulls > 0 ? `it is null on ${t.nulls}, and a serialiser that writes null does not write it as ""` : `${t.why}, which does not say null is possible, and "" is on fewer than half of them`}`,
+        );
       continue;
     }
     out.review({
@@ -118,8 +149,14 @@ resourcePageJudge(
  * resource, each endpoint with its own outcome; a list that cannot be walked, or a resource that
  * is not served, is an error pointing at the check that judges that.
  */
-async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Judge, needsSchema = true): Promise<void> {
-  if (c.settings.tenantId === undefined) return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+async function onEveryResource(
+  c: CheckContext,
+  endpoints: Endpoint[],
+  judge: Judge,
+  needsSchema = true,
+): Promise<void> {
+  if (c.settings.tenantId === undefined)
+    return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
   await onEach(c, endpoints, async (e, endpoint) => {
     const gap = needsSchema ? schemaGapOf(endpoint) : undefined;
     if (gap !== undefined) return e.skipEndpoint(gap);
@@ -130,7 +167,9 @@ async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Ju
       const first = walk.first;
       if (first.res.status < 200 || first.res.status > 299) {
         const unproven = notValidByDocument(endpoint, first.res);
-        return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
+        return unproven !== undefined
+          ? e.skipEndpoint(unproven)
+          : e.error(`cannot check ${walk.path}: page 1 answered ${first.res.status} (see TENANT-ACCESS)`, first.res);
       }
       walk.findings(e.check.id).report(e);
       return;
@@ -138,7 +177,9 @@ async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Ju
     const res = await validAnswer(e, endpoint);
     if (res.status < 200 || res.status > 299) {
       const unproven = notValidByDocument(endpoint, res);
-      return unproven !== undefined ? e.skipEndpoint(unproven) : e.error(`cannot check ${endpoint.label}: a valid request gets ${res.status} (see TENANT-ACCESS)`, res);
+      return unproven !== undefined
+        ? e.skipEndpoint(unproven)
+        : e.error(`cannot check ${endpoint.label}: a valid request gets ${res.status} (see TENANT-ACCESS)`, res);
     }
     const parsed = res.json();
     if (!parsed.ok) return e.fail(`${endpoint.label}: ${parsed.error}`, res);
@@ -153,9 +194,11 @@ async function onEveryResource(c: CheckContext, endpoints: Endpoint[], judge: Ju
  * for); the whole check skips when no endpoint has one.
  */
 function withSchemas(c: CheckContext): Endpoint[] {
-  if (!c.settings.openapi) c.skip('no OpenAPI document (--openapi): there are no declared schemas to hold the responses to');
+  if (!c.settings.openapi)
+    c.skip('no OpenAPI document (--openapi): there are no declared schemas to hold the responses to');
   const endpoints = tenantEndpoints(c);
-  if (!endpoints.some((e) => e.spec?.schema !== undefined)) c.skip('the OpenAPI document declares no JSON response schema for any tenant endpoint');
+  if (!endpoints.some((e) => e.spec?.schema !== undefined))
+    c.skip('the OpenAPI document declares no JSON response schema for any tenant endpoint');
   return endpoints;
 }
 
@@ -163,10 +206,19 @@ function withSchemas(c: CheckContext): Endpoint[] {
  * The path key of another GET at the same request target (variantSchemas) whose schema the body
  * meets; undefined when there is none.
  */
-function describingVariant(endpoints: readonly EndpointSpec[], endpoint: Endpoint, document: Json, body: unknown): string | undefined {
+function describingVariant(
+  endpoints: readonly EndpointSpec[],
+  endpoint: Endpoint,
+  document: Json,
+  body: unknown,
+): string | undefined {
   if (!endpoint.spec) return undefined;
   // Described whole: valid by the variant's schema and carrying every field it declares (a variant that merely allows the body's fields describes nothing).
-  return variantSchemas(endpoints, endpoint.spec).find((v) => schemaJudgement(document, v.schema, body).problems.length === 0 && missingDeclared(document, v.schema, body).length === 0)?.path;
+  return variantSchemas(endpoints, endpoint.spec).find(
+    (v) =>
+      schemaJudgement(document, v.schema, body).problems.length === 0 &&
+      missingDeclared(document, v.schema, body).length === 0,
+  )?.path;
 }
 
 /** Why an endpoint's body is not held to a schema, or undefined when it has one. */
@@ -188,9 +240,12 @@ suite('resources', () => {
         if (problem) return [];
         const judged = schemaJudgement(document, pointer, body);
         for (const d of judged.documentFaults) e.note(`${endpoint.label}: not judged against the document: ${d}`);
-        const variant = judged.problems.length > 0 ? describingVariant(e.settings.endpoints, endpoint, document, body) : undefined;
+        const variant =
+          judged.problems.length > 0 ? describingVariant(e.settings.endpoints, endpoint, document, body) : undefined;
         if (variant !== undefined) {
-          e.note(`${endpoint.label}: its body is the one the document declares for ${variant}, a path key of the same request target: judged by that one`);
+          e.note(
+            `${endpoint.label}: its body is the one the document declares for ${variant}, a path key of the same request target: judged by that one`,
+          );
           return [];
         }
         return judged.problems;
@@ -204,35 +259,53 @@ suite('resources', () => {
     await onEveryResource(c, endpoints, {
       single: (e, endpoint, body) => {
         const own = document && endpoint.spec?.schema ? missingDeclared(document, endpoint.spec.schema, body) : [];
-        const variant = own.length > 0 && document ? describingVariant(c.settings.endpoints, endpoint, document, body) : undefined;
-        if (variant !== undefined) e.note(`${endpoint.label}: its body is the one the document declares for ${variant}, a path key of the same request target: judged by that one`);
+        const variant =
+          own.length > 0 && document ? describingVariant(c.settings.endpoints, endpoint, document, body) : undefined;
+        if (variant !== undefined)
+          e.note(
+            `${endpoint.label}: its body is the one the document declares for ${variant}, a path key of the same request target: judged by that one`,
+          );
         const missing = variant !== undefined ? [] : own;
         // The remedy the document allows (src/lint/omission.ts): never "send null" where its schema forbids null.
-        return document && endpoint.spec?.schema && missing.length > 0 ? [omissionMessage(document, endpoint.spec.schema, missing)] : [];
+        return document && endpoint.spec?.schema && missing.length > 0
+          ? [omissionMessage(document, endpoint.spec.schema, missing)]
+          : [];
       },
     });
   });
 
   check('RESOURCE-EXPECTED-VALUES', async (c) => {
-    if (!c.settings.expectations?.resources) c.skip('no --expectations file with "resources" (known items per endpoint) was given');
-    const endpoints = tenantEndpoints(c).filter((e) => e.spec && (expectedItems(c.settings, e.spec) !== undefined || expectedResource(c.settings, e.spec) !== undefined));
+    if (!c.settings.expectations?.resources)
+      c.skip('no --expectations file with "resources" (known items per endpoint) was given');
+    const endpoints = tenantEndpoints(c).filter(
+      (e) =>
+        e.spec &&
+        (expectedItems(c.settings, e.spec) !== undefined || expectedResource(c.settings, e.spec) !== undefined),
+    );
     if (endpoints.length === 0) c.skip('the "resources" of the --expectations file name no endpoint under test');
-    await onEveryResource(c, endpoints, {
-      single: (e, endpoint, body) => {
-        const spec = endpoint.spec;
-        const whole = spec ? expectedResource(e.settings, spec) : undefined;
-        const document = e.settings.openapi;
-        const schema = document && spec?.schema !== undefined ? { document, pointer: spec.schema } : undefined;
-        if (whole) return expectedValueProblems(whole, body, schema);
-        const raw = body !== null && typeof body === 'object' && 'id' in body ? body.id : undefined;
-        const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
-        const want = spec && id !== undefined ? expectedItems(e.settings, spec)?.get(id) : undefined;
-        if (!want) {
-          e.skipEndpoint(`the resource served (${id === undefined ? 'no id' : `id ${id}`}) is not a seeded item: nothing known to compare`);
-          return [];
-        }
-        return expectedValueProblems(want, body, schema).map((p) => `${itemLabel(body)}: ${p}`);
+    await onEveryResource(
+      c,
+      endpoints,
+      {
+        single: (e, endpoint, body) => {
+          const spec = endpoint.spec;
+          const whole = spec ? expectedResource(e.settings, spec) : undefined;
+          const document = e.settings.openapi;
+          const schema = document && spec?.schema !== undefined ? { document, pointer: spec.schema } : undefined;
+          if (whole) return expectedValueProblems(whole, body, schema);
+          const raw = body !== null && typeof body === 'object' && 'id' in body ? body.id : undefined;
+          const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
+          const want = spec && id !== undefined ? expectedItems(e.settings, spec)?.get(id) : undefined;
+          if (!want) {
+            e.skipEndpoint(
+              `the resource served (${id === undefined ? 'no id' : `id ${id}`}) is not a seeded item: nothing known to compare`,
+            );
+            return [];
+          }
+          return expectedValueProblems(want, body, schema).map((p) => `${itemLabel(body)}: ${p}`);
+        },
       },
-    }, false);
+      false,
+    );
   });
 });

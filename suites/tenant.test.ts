@@ -8,11 +8,27 @@ import { isDeepStrictEqual } from 'node:util';
 import { getResource } from '../src/api/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { endpointHeaders, notValidByDocument, onEach, probeWhenWorking, requireWorking, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import {
+  endpointHeaders,
+  notValidByDocument,
+  onEach,
+  probeWhenWorking,
+  requireWorking,
+  tenantEndpoints,
+  validAnswer,
+  type Endpoint,
+} from '../src/battery/endpoints.js';
 import { dataIn, getAsSecondClient, notForeign, pathInSecondTenant, secondAnswer } from '../src/battery/isolation.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { extractItems, itemId } from '../src/battery/list-items.js';
-import { canRecogniseData, carriesMoreThanId, commonFields, dataInRefusal, refusalEntries, type DataEvidence } from '../src/battery/refusal-data.js';
+import {
+  canRecogniseData,
+  carriesMoreThanId,
+  commonFields,
+  dataInRefusal,
+  refusalEntries,
+  type DataEvidence,
+} from '../src/battery/refusal-data.js';
 import { isObject } from '../src/openapi/pointer.js';
 import { expectedItems } from '../src/battery/resources.js';
 import { HttpResponse } from '../src/http/client.js';
@@ -21,7 +37,8 @@ import { HttpResponse } from '../src/http/client.js';
 const NOT_A_UUID = 'not-a-uuid';
 
 function endpointsOrSkip(c: CheckContext): Endpoint[] {
-  if (c.settings.endpoints.length === 0) c.skip('no tenant endpoint configured: pass --openapi, --paged-path or --endpoint (e.g. --paged-path shipments)');
+  if (c.settings.endpoints.length === 0)
+    c.skip('no tenant endpoint configured: pass --openapi, --paged-path or --endpoint (e.g. --paged-path shipments)');
   return tenantEndpoints(c);
 }
 
@@ -29,9 +46,15 @@ function endpointsOrSkip(c: CheckContext): Endpoint[] {
  * The precondition of the isolation checks: the tenant under test is served on the endpoint. The
  * probe is sent beside the valid request, and its answer returned only if that precondition holds.
  */
-async function ownTenantWorks(e: CheckContext, endpoint: Endpoint, probe: () => Promise<HttpResponse>): Promise<HttpResponse | undefined> {
+async function ownTenantWorks(
+  e: CheckContext,
+  endpoint: Endpoint,
+  probe: () => Promise<HttpResponse>,
+): Promise<HttpResponse | undefined> {
   if (e.settings.tenantId === undefined) {
-    e.error(`cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+    e.error(
+      `cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`,
+    );
     return undefined;
   }
   return probeWhenWorking(e, endpoint, probe);
@@ -64,7 +87,13 @@ interface AtStake {
  * would be is the tenant under test, or `stake`'s (the second client's, TENANT-FOREIGN): the same
  * rules hold for it, judged by its own data.
  */
-async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string, stake?: AtStake): Promise<void> {
+async function expectNoData(
+  e: CheckContext,
+  endpoint: Endpoint,
+  res: HttpResponse,
+  what: string,
+  stake?: AtStake,
+): Promise<void> {
   const parsed = res.json();
   if (!parsed.ok) return;
   const body = parsed.value;
@@ -74,13 +103,24 @@ async function expectNoData(e: CheckContext, endpoint: Endpoint, res: HttpRespon
     const path = stake?.path ?? (await inTenant(e, endpoint, ''));
     const asked = decodeURIComponent(path.split('?')[0]?.split('/').at(-1) ?? '');
     // The id asked for, with more of the resource: an error may name the id it was asked for.
-    const echoed = asked !== '' && itemId(body) === asked && carriesMoreThanId(body as Record<string, unknown>, isObject(own) ? Object.keys(own) : []);
-    if ((own !== undefined && isDeepStrictEqual(own, body)) || echoed) return e.fail(`${what}: the refusal carries ${stake?.whose ?? 'the'} resource itself`, res);
+    const echoed =
+      asked !== '' &&
+      itemId(body) === asked &&
+      carriesMoreThanId(body as Record<string, unknown>, isObject(own) ? Object.keys(own) : []);
+    if ((own !== undefined && isDeepStrictEqual(own, body)) || echoed)
+      return e.fail(`${what}: the refusal carries ${stake?.whose ?? 'the'} resource itself`, res);
   }
   const evidence = dataEvidence(e, endpoint, own);
   const found = dataInRefusal(body, evidence);
-  if (found) return e.fail(`${what}: the refusal carries ${found.count} ${found.count === 1 ? 'item' : 'items'} of data (${found.first}${found.count > 1 ? `, and ${found.count - 1} more` : ''})`, res);
-  if (!canRecogniseData(evidence) && refusalEntries(body).length > 1) e.note(`${what}: the refusal's entries cannot be told from data: no schema (--openapi), no item of the tenant's own and no seeded item (--expectations) to recognise data by`);
+  if (found)
+    return e.fail(
+      `${what}: the refusal carries ${found.count} ${found.count === 1 ? 'item' : 'items'} of data (${found.first}${found.count > 1 ? `, and ${found.count - 1} more` : ''})`,
+      res,
+    );
+  if (!canRecogniseData(evidence) && refusalEntries(body).length > 1)
+    e.note(
+      `${what}: the refusal's entries cannot be told from data: no schema (--openapi), no item of the tenant's own and no seeded item (--expectations) to recognise data by`,
+    );
 }
 
 /** What is known of the endpoint's data: the tenant's own answer, the document's schema, the seeded items. */
@@ -92,7 +132,10 @@ function dataEvidence(e: CheckContext, endpoint: Endpoint, own: unknown): DataEv
   const document = e.settings.openapi;
   const seeded = spec ? expectedItems(e.settings, spec) : undefined;
   return {
-    schema: document && spec?.schema !== undefined ? { document, pointer: spec.schema, of: spec.kind === 'list' ? 'items' : 'body' } : undefined,
+    schema:
+      document && spec?.schema !== undefined
+        ? { document, pointer: spec.schema, of: spec.kind === 'list' ? 'items' : 'body' }
+        : undefined,
     ownIds: new Set(ids),
     ownFields: commonFields(ownItems),
     seeded: seeded ?? new Map(),
@@ -106,7 +149,9 @@ function dataEvidence(e: CheckContext, endpoint: Endpoint, own: unknown): DataEv
  */
 async function bothWays(e: CheckContext, endpoint: Endpoint): Promise<boolean | undefined> {
   if (e.settings.tenantId === undefined) {
-    e.error(`cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+    e.error(
+      `cannot compare with the tenant under test: ${e.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`,
+    );
     return false;
   }
   const own = await endpoint.path(e);
@@ -128,17 +173,25 @@ async function judgeBothWays(e: CheckContext, endpoint: Endpoint, own: string): 
   const asFirst = `${endpoint.label.replace('{tenantId}', '{secondTenantId}')} with the run's client's token (the second client's tenant)`;
   const asSecond = `${endpoint.label} with the second client's token (the tenant under test)`;
   const headers = endpointHeaders(endpoint.spec);
-  const [first, second] = [getResource(e.send, e.target, { path: theirPath, auth: e.bearer(), headers, purpose: asFirst }), getAsSecondClient(e, own, asSecond, headers)];
+  const [first, second] = [
+    getResource(e.send, e.target, { path: theirPath, auth: e.bearer(), headers, purpose: asFirst }),
+    getAsSecondClient(e, own, asSecond, headers),
+  ];
   first.catch(() => undefined);
   second.catch(() => undefined);
   if (!(await requireWorking(e, endpoint))) return false;
   if (theirs.status < 200 || theirs.status > 299) {
-    e.error(`the second client cannot read its own tenant at ${endpoint.label}: it answered ${theirs.status}, so its data is not shown to exist there`, theirs);
+    e.error(
+      `the second client cannot read its own tenant at ${endpoint.label}: it answered ${theirs.status}, so its data is not shown to exist there`,
+      theirs,
+    );
     return true;
   }
   const data = dataIn(endpoint, theirs);
   if ('none' in data) {
-    e.skipEndpoint(`the second client's tenant shows no data here (${data.none}): a refusal of nothing proves no isolation; give the second client a tenant with data at ${endpoint.label}`);
+    e.skipEndpoint(
+      `the second client's tenant shows no data here (${data.none}): a refusal of nothing proves no isolation; give the second client a tenant with data at ${endpoint.label}`,
+    );
     return true;
   }
   // Each refusal judged by the data of the tenant it refuses (src/battery/refusal-data.ts): the second client's, then the tenant under test's.
@@ -156,7 +209,8 @@ async function judgeBothWays(e: CheckContext, endpoint: Endpoint, own: string): 
 suite('tenant', () => {
   check('TENANT-ACCESS', async (c) => {
     const endpoints = endpointsOrSkip(c);
-    if (c.settings.tenantId === undefined) return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
+    if (c.settings.tenantId === undefined)
+      return c.error(`no tenant under test: ${c.settings.tenantProblem ?? 'none given'} (pass --tenant-id)`);
     await onEach(c, endpoints, async (e, endpoint) => {
       const path = await endpoint.path(e);
       if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
@@ -165,7 +219,11 @@ suite('tenant', () => {
       if (unproven !== undefined) return e.skipEndpoint(unproven);
       // A 404 on the tenant's own path is often a path the deployment never had: say where it came from.
       const what = `${endpoint.label} for the tenant under test`;
-      if (res.status === 404) return e.fail(`${what}: expected a 2xx status, got 404: the deployment serves nothing at this path for its own tenant (${endpoint.spec ? `named by ${endpoint.spec.source}` : 'a path of the spec'}; is the path right?)`, res);
+      if (res.status === 404)
+        return e.fail(
+          `${what}: expected a 2xx status, got 404: the deployment serves nothing at this path for its own tenant (${endpoint.spec ? `named by ${endpoint.spec.source}` : 'a path of the spec'}; is the path right?)`,
+          res,
+        );
       expectStatusClass(e, res, 2, what);
     });
   });
@@ -178,12 +236,21 @@ suite('tenant', () => {
     const endpoints = endpointsOrSkip(c);
     const { secondClient, foreignTenantId } = c.settings.isolation;
     if (secondClient === undefined && foreignTenantId === undefined) {
-      c.skip('isolation not proven: no second client (--second-client-id) nor foreign tenant (--foreign-tenant-id); a random tenant id proves only that an unknown one is refused (TENANT-UNKNOWN)');
+      c.skip(
+        'isolation not proven: no second client (--second-client-id) nor foreign tenant (--foreign-tenant-id); a random tenant id proves only that an unknown one is refused (TENANT-UNKNOWN)',
+      );
     }
-    if (secondClient !== undefined && secondClient.tenantId === undefined) return c.error(`the second client's tenant is not known: ${secondClient.tenantProblem ?? 'none given'} (pass --second-tenant-id)`);
+    if (secondClient !== undefined && secondClient.tenantId === undefined)
+      return c.error(
+        `the second client's tenant is not known: ${secondClient.tenantProblem ?? 'none given'} (pass --second-tenant-id)`,
+      );
     const problems = [
-      secondClient?.tenantId !== undefined ? await notForeign(c, secondClient.tenantId, "the second client's tenant") : undefined,
-      foreignTenantId !== undefined ? await notForeign(c, foreignTenantId, 'the foreign tenant (--foreign-tenant-id)') : undefined,
+      secondClient?.tenantId !== undefined
+        ? await notForeign(c, secondClient.tenantId, "the second client's tenant")
+        : undefined,
+      foreignTenantId !== undefined
+        ? await notForeign(c, foreignTenantId, 'the foreign tenant (--foreign-tenant-id)')
+        : undefined,
     ].filter((p): p is string => p !== undefined);
     if (problems.length > 0) return problems.forEach((p) => c.error(p));
     await onEach(c, endpoints, async (e, endpoint) => {
@@ -191,7 +258,13 @@ suite('tenant', () => {
       const works = secondClient !== undefined ? await bothWays(e, endpoint) : undefined;
       if (works === false || foreignTenantId === undefined) return;
       const what = `${endpoint.label.replace('{tenantId}', '{foreignTenantId}')} (a tenant this client may not access)`;
-      const probe = async (): Promise<HttpResponse> => getResource(e.send, e.target, { path: await inTenant(e, endpoint, foreignTenantId), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what });
+      const probe = async (): Promise<HttpResponse> =>
+        getResource(e.send, e.target, {
+          path: await inTenant(e, endpoint, foreignTenantId),
+          auth: e.bearer(),
+          headers: endpointHeaders(endpoint.spec),
+          purpose: what,
+        });
       const res = works === true ? await probe() : await ownTenantWorks(e, endpoint, probe);
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
@@ -202,7 +275,14 @@ suite('tenant', () => {
   check('TENANT-UNKNOWN', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
       const what = `${endpoint.label.replace('{tenantId}', '{unknownTenantId}')} (a tenant id that names no tenant)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, e.settings.unknownTenantId), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what }));
+      const res = await ownTenantWorks(e, endpoint, async () =>
+        getResource(e.send, e.target, {
+          path: await inTenant(e, endpoint, e.settings.unknownTenantId),
+          auth: e.bearer(),
+          headers: endpointHeaders(endpoint.spec),
+          purpose: what,
+        }),
+      );
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
       await expectNoData(e, endpoint, res, what);
@@ -212,7 +292,14 @@ suite('tenant', () => {
   check('TENANT-INVALID-ID', async (c) => {
     await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
       const what = `${endpoint.label.replace('{tenantId}', NOT_A_UUID)} (a tenantId that is not a UUID)`;
-      const res = await ownTenantWorks(e, endpoint, async () => getResource(e.send, e.target, { path: await inTenant(e, endpoint, NOT_A_UUID), auth: e.bearer(), headers: endpointHeaders(endpoint.spec), purpose: what }));
+      const res = await ownTenantWorks(e, endpoint, async () =>
+        getResource(e.send, e.target, {
+          path: await inTenant(e, endpoint, NOT_A_UUID),
+          auth: e.bearer(),
+          headers: endpointHeaders(endpoint.spec),
+          purpose: what,
+        }),
+      );
       if (!res) return;
       expectStatusClass(e, res, 4, what);
       await expectNoData(e, endpoint, res, what);

@@ -6,7 +6,14 @@ import { credentialsRefused, oauthErrorCode, readIssuedToken, requestToken } fro
 import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/api/schemas.js';
 import { check, suite } from '../src/battery/check.js';
 import { TOKEN_ENDPOINT, postAnswer, probeWhenWorking, validAnswer } from '../src/battery/endpoints.js';
-import { carriesToken, describeStatus, expectJsonObject, expectNoToken, expectStatus, isRefusal } from '../src/battery/expect.js';
+import {
+  carriesToken,
+  describeStatus,
+  expectJsonObject,
+  expectNoToken,
+  expectStatus,
+  isRefusal,
+} from '../src/battery/expect.js';
 import { OTHER_GRANTS } from '../src/battery/other-grants.js';
 import { lifetimeProblem } from '../src/battery/token-lifetime.js';
 import {
@@ -35,7 +42,8 @@ suite('token', () => {
     // A run that goes with client_secret_post (the preflight found HTTP Basic refused, or
     // --client-auth post) knows whether the same credentials in the form body get a token: that
     // tells a deployment that ignores Basic from credentials that are wrong.
-    const post = res.status >= 400 && res.status < 500 && c.target.clientAuth === 'post' ? await postAnswer(c) : undefined;
+    const post =
+      res.status >= 400 && res.status < 500 && c.target.clientAuth === 'post' ? await postAnswer(c) : undefined;
     if (post && readIssuedToken(post)) {
       const code = oauthErrorCode(res);
       c.exhibit(post);
@@ -52,7 +60,10 @@ suite('token', () => {
   check('TOKEN-ACCESS-TOKEN', async (c) => {
     const issued = await issuedTokenBody(c);
     if (issued && (typeof issued.body.access_token !== 'string' || issued.body.access_token === '')) {
-      c.fail(`expected access_token to be a non-empty string, got ${describeValue(issued.body.access_token)}`, issued.res);
+      c.fail(
+        `expected access_token to be a non-empty string, got ${describeValue(issued.body.access_token)}`,
+        issued.res,
+      );
     }
   });
 
@@ -60,14 +71,16 @@ suite('token', () => {
     const issued = await issuedTokenBody(c);
     if (!issued) return;
     const type = issued.body.token_type;
-    if (typeof type !== 'string' || type.toLowerCase() !== 'bearer') c.fail(`expected token_type "bearer" (in any case), got ${describeValue(type)}`, issued.res);
+    if (typeof type !== 'string' || type.toLowerCase() !== 'bearer')
+      c.fail(`expected token_type "bearer" (in any case), got ${describeValue(type)}`, issued.res);
   });
 
   check('TOKEN-TYPE-CASE', async (c) => {
     const issued = await issuedTokenBody(c);
     if (!issued) return;
     const type = issued.body.token_type;
-    if (type !== 'bearer') c.fail(`expected token_type spelled exactly "bearer", got ${describeValue(type)}`, issued.res);
+    if (type !== 'bearer')
+      c.fail(`expected token_type spelled exactly "bearer", got ${describeValue(type)}`, issued.res);
   });
 
   check('TOKEN-EXPIRES-IN', async (c) => {
@@ -82,7 +95,11 @@ suite('token', () => {
     const issued = await issuedTokenBody(c);
     if (!issued) return;
     const value = issued.body.expires_in;
-    if (typeof value !== 'number' || !(value > 0)) return c.error(`cannot judge the lifetime: expires_in is ${describeValue(value)}, not a positive number (see TOKEN-EXPIRES-IN)`, issued.res);
+    if (typeof value !== 'number' || !(value > 0))
+      return c.error(
+        `cannot judge the lifetime: expires_in is ${describeValue(value)}, not a positive number (see TOKEN-EXPIRES-IN)`,
+        issued.res,
+      );
     const problem = lifetimeProblem(value);
     if (problem !== undefined) c.fail(problem, issued.res);
   });
@@ -93,19 +110,28 @@ suite('token', () => {
     const issued = await issuedTokenBody(c);
     if (!issued) return;
     const value = issued.res.header('cache-control');
-    if (!hasDirective(value, 'no-store')) c.fail(`expected Cache-Control: no-store on the token response, got ${value === undefined ? 'no Cache-Control' : JSON.stringify(value)}`, issued.res);
+    if (!hasDirective(value, 'no-store'))
+      c.fail(
+        `expected Cache-Control: no-store on the token response, got ${value === undefined ? 'no Cache-Control' : JSON.stringify(value)}`,
+        issued.res,
+      );
   });
 
   check('TOKEN-PRAGMA', async (c) => {
     const issued = await issuedTokenBody(c);
     if (!issued) return;
     const value = issued.res.header('pragma');
-    if (!hasDirective(value, 'no-cache')) c.fail(`expected Pragma: no-cache on the token response, got ${value === undefined ? 'no Pragma' : JSON.stringify(value)}`, issued.res);
+    if (!hasDirective(value, 'no-cache'))
+      c.fail(
+        `expected Pragma: no-cache on the token response, got ${value === undefined ? 'no Pragma' : JSON.stringify(value)}`,
+        issued.res,
+      );
   });
 
   check('TOKEN-NO-REFRESH', async (c) => {
     const issued = await issuedTokenBody(c);
-    if (issued && issued.body.refresh_token !== undefined) c.fail('expected no refresh_token for the client credentials grant, got one', issued.res);
+    if (issued && issued.body.refresh_token !== undefined)
+      c.fail('expected no refresh_token for the client credentials grant, got one', issued.res);
   });
 
   check('TOKEN-WORKS', async (c) => {
@@ -116,22 +142,37 @@ suite('token', () => {
   check('TOKEN-CREDENTIALS-ENCODING', async (c) => {
     const { clientId, clientSecret } = c.credentials;
     if (!needsFormEncoding(clientId, clientSecret)) {
-      c.skip('the client credentials have no character that RFC 6749 §2.3.1 form-encoding changes (such as a space, + % : & =), so whether the server decodes them cannot be observed with them');
+      c.skip(
+        'the client credentials have no character that RFC 6749 §2.3.1 form-encoding changes (such as a space, + % : & =), so whether the server decodes them cannot be observed with them',
+      );
     }
     const what = 'token request with the client credentials form-urlencoded before Base64 (RFC 6749 §2.3.1)';
     // With form-encoded credentials (what the run uses unless the server refused them), that
     // is the endpoint's valid request, made once for every check.
-    const form = c.credentials.encoding === 'raw' ? await requestToken(c.send, c.target, { credentials: { ...c.credentials, encoding: 'form' }, purpose: what }) : await validAnswer(c, TOKEN_ENDPOINT);
+    const form =
+      c.credentials.encoding === 'raw'
+        ? await requestToken(c.send, c.target, { credentials: { ...c.credentials, encoding: 'form' }, purpose: what })
+        : await validAnswer(c, TOKEN_ENDPOINT);
     if (form.status === 200) return; // accepted: what the token response holds is for the other checks
-    if (!credentialsRefused(form)) return c.error(`${what}: answered ${form.status}, which neither accepts nor refuses the credentials (see TOKEN-ISSUE)`, form);
-    const raw = await requestToken(c.send, c.target, { credentials: { ...c.credentials, encoding: 'raw' }, purpose: 'token request with the client credentials as they are, not form-urlencoded' });
+    if (!credentialsRefused(form))
+      return c.error(
+        `${what}: answered ${form.status}, which neither accepts nor refuses the credentials (see TOKEN-ISSUE)`,
+        form,
+      );
+    const raw = await requestToken(c.send, c.target, {
+      credentials: { ...c.credentials, encoding: 'raw' },
+      purpose: 'token request with the client credentials as they are, not form-urlencoded',
+    });
     if (raw.status === 200) {
       c.fail(
         `${what}: refused (${form.status}), while the same credentials unencoded get a token: the token endpoint does not form-decode the Basic user-id and password, so clients that follow RFC 6749 cannot use this secret (the rest of the run used the unencoded credentials)`,
         form,
       );
     } else {
-      c.error(`neither spelling of the client credentials gets a token (form-urlencoded: ${form.status}, unencoded: ${raw.status}); see TOKEN-ISSUE`, form);
+      c.error(
+        `neither spelling of the client credentials gets a token (form-urlencoded: ${form.status}, unencoded: ${raw.status}); see TOKEN-ISSUE`,
+        form,
+      );
     }
   });
 
@@ -159,7 +200,8 @@ suite('token', () => {
     // RFC 6749 §5.2 gives "no client authentication included" as an example of invalid_client,
     // and defines invalid_request for a request missing a required part: either code passes.
     expectErrorCode(c, res, ['invalid_client', 'invalid_request'], what);
-    if (res.status === 401 && res.headerLines('www-authenticate').length === 0) c.fail(`${what}: a 401 must carry a WWW-Authenticate challenge, got none`, res);
+    if (res.status === 401 && res.headerLines('www-authenticate').length === 0)
+      c.fail(`${what}: a 401 must carry a WWW-Authenticate challenge, got none`, res);
   });
 
   check('TOKEN-GRANT-MISSING', async (c) => {
@@ -190,7 +232,13 @@ suite('token', () => {
       const auth = await workingClientAuth(c);
       return Promise.allSettled(
         OTHER_GRANTS.map((grant) =>
-          requestToken(c.send, c.target, { credentials: c.credentials, ...auth, grantType: grant.grantType, extraParams: grant.params(c.credentials.clientId, c.target), purpose: `token request with grant_type=${grant.grantType} and ${grant.label}` }),
+          requestToken(c.send, c.target, {
+            credentials: c.credentials,
+            ...auth,
+            grantType: grant.grantType,
+            extraParams: grant.params(c.credentials.clientId, c.target),
+            purpose: `token request with grant_type=${grant.grantType} and ${grant.label}`,
+          }),
         ),
       );
     };
@@ -204,13 +252,17 @@ suite('token', () => {
       const what = `token request with grant_type=${grant.grantType} and ${grant.label}`;
       if (settled.status === 'rejected') {
         // A 503 that persisted, a dropped connection: this grant was not judged, the others are.
-        if (settled.reason instanceof TransportError) c.error(`${what}: not judged: ${settled.reason.message}`, settled.reason);
+        if (settled.reason instanceof TransportError)
+          c.error(`${what}: not judged: ${settled.reason.message}`, settled.reason);
         else throw settled.reason;
         continue;
       }
       const res = settled.value;
       if (carriesToken(res)) {
-        c.fail(`${what}: answered ${res.status} with an access token: grant_type must be client_credentials (spec §Obtain an access token), and no conformant server issues a token for ${grant.label}`, res);
+        c.fail(
+          `${what}: answered ${res.status} with an access token: grant_type must be client_credentials (spec §Obtain an access token), and no conformant server issues a token for ${grant.label}`,
+          res,
+        );
         continue;
       }
       if (!isRefusal(res)) {
@@ -219,14 +271,20 @@ suite('token', () => {
       }
       if (credentialsRefused(res)) {
         const now = await (control ??= requestValidToken(c));
-        if (now.status !== 200) c.error(`${what}: refused (${res.status}), but so is a valid token request now (${now.status}): the configured credentials are refused, so nothing about this rule was learnt (see TOKEN-ISSUE)`, res);
+        if (now.status !== 200)
+          c.error(
+            `${what}: refused (${res.status}), but so is a valid token request now (${now.status}): the configured credentials are refused, so nothing about this rule was learnt (see TOKEN-ISSUE)`,
+            res,
+          );
       }
     }
   });
 
   check('TOKEN-ERROR-FORMAT', async (c) => {
     const probes = ['wrong-secret', 'no-credentials', 'no-grant-type', 'unsupported-grant-type'] as const;
-    const answers = await probeWhenWorking(c, TOKEN_ENDPOINT, () => Promise.all(probes.map((p) => badTokenRequest(c, p))));
+    const answers = await probeWhenWorking(c, TOKEN_ENDPOINT, () =>
+      Promise.all(probes.map((p) => badTokenRequest(c, p))),
+    );
     if (!answers) return;
     let judged = 0;
     probes.forEach((probe, i) => {
@@ -235,25 +293,44 @@ suite('token', () => {
       judged += 1;
       const what = `error response to a token request with ${BAD_TOKEN_REQUESTS[probe]}`;
       const type = res.header('content-type');
-      if (!isJsonMediaType(type)) return c.fail(`${what}: expected Content-Type application/json, got ${type === undefined ? 'none' : JSON.stringify(type)}`, res);
+      if (!isJsonMediaType(type))
+        return c.fail(
+          `${what}: expected Content-Type application/json, got ${type === undefined ? 'none' : JSON.stringify(type)}`,
+          res,
+        );
       const body = expectJsonObject(c, res, what);
       if (!body) return;
       const problems = schemaProblems(oauthErrorSchema, body);
       if (problems.length > 0) c.fail(`${what}: not an RFC 6749 §5.2 error object: ${problems.join('; ')}`, res);
     });
-    if (judged === 0) c.error('no error response to judge: the token endpoint refused none of the four bad requests (see TOKEN-WRONG-SECRET, TOKEN-NO-CREDENTIALS, TOKEN-GRANT-MISSING, TOKEN-GRANT-UNSUPPORTED)');
+    if (judged === 0)
+      c.error(
+        'no error response to judge: the token endpoint refused none of the four bad requests (see TOKEN-WRONG-SECRET, TOKEN-NO-CREDENTIALS, TOKEN-GRANT-MISSING, TOKEN-GRANT-UNSUPPORTED)',
+      );
   });
 
   check('TOKEN-EXTRA-PARAM', async (c) => {
     const what = 'token request with an unknown extra parameter';
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, async () => requestToken(c.send, c.target, { credentials: c.credentials, ...(await workingClientAuth(c)), extraParams: { carrier_conformance_probe: 'ignore-me' }, purpose: what }));
+    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, async () =>
+      requestToken(c.send, c.target, {
+        credentials: c.credentials,
+        ...(await workingClientAuth(c)),
+        extraParams: { carrier_conformance_probe: 'ignore-me' },
+        purpose: what,
+      }),
+    );
     if (!res || (await credentialsRefusedNow(c, res, what))) return;
     if (expectStatus(c, res, [200], what)) expectJsonObject(c, res, what);
   });
 
   check('TOKEN-BASIC-CASE', async (c) => {
     const what = 'token request with the scheme spelled "basic"';
-    const res = await probeWhenWorking(c, TOKEN_ENDPOINT, () => requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what }), 'basic');
+    const res = await probeWhenWorking(
+      c,
+      TOKEN_ENDPOINT,
+      () => requestToken(c.send, c.target, { credentials: c.credentials, basicScheme: 'basic', purpose: what }),
+      'basic',
+    );
     if (res) expectStatus(c, res, [200], what);
   });
 });

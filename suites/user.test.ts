@@ -27,11 +27,15 @@ suite('user', () => {
     const got = await userBody(c);
     if (!got) return;
     const { user, res } = got;
-    for (const field of USER_FIELDS) if (!(field in user)) c.fail(`User: the field "${field}" is omitted; a field without data must be sent as null`, res);
+    for (const field of USER_FIELDS)
+      if (!(field in user))
+        c.fail(`User: the field "${field}" is omitted; a field without data must be sent as null`, res);
     const tenants = Array.isArray(user.tenants) ? (user.tenants as unknown[]) : [];
     tenants.forEach((tenant, i) => {
       if (tenant === null || typeof tenant !== 'object') return;
-      for (const field of USER_TENANT_FIELDS) if (!(field in tenant)) c.fail(`User: tenants[${i}] omits the field "${field}"; a field without data must be sent as null`, res);
+      for (const field of USER_TENANT_FIELDS)
+        if (!(field in tenant))
+          c.fail(`User: tenants[${i}] omits the field "${field}"; a field without data must be sent as null`, res);
     });
   });
 
@@ -43,7 +47,8 @@ suite('user', () => {
     const { user, res } = got;
     for (const [field, want] of Object.entries(expected)) {
       if (field === 'tenants') continue;
-      if (!isDeepStrictEqual(user[field], want)) c.fail(`User.${field}: expected ${describeValue(want)}, got ${describeValue(user[field])}`, res);
+      if (!isDeepStrictEqual(user[field], want))
+        c.fail(`User.${field}: expected ${describeValue(want)}, got ${describeValue(user[field])}`, res);
     }
     const actualTenants = Array.isArray(user.tenants) ? (user.tenants as Record<string, unknown>[]) : [];
     for (const wantTenant of expected.tenants ?? []) {
@@ -53,7 +58,11 @@ suite('user', () => {
         continue;
       }
       for (const [field, want] of Object.entries(wantTenant)) {
-        if (!isDeepStrictEqual(tenant[field], want)) c.fail(`User.tenants[id=${wantTenant.id}].${field}: expected ${describeValue(want)}, got ${describeValue(tenant[field])}`, res);
+        if (!isDeepStrictEqual(tenant[field], want))
+          c.fail(
+            `User.tenants[id=${wantTenant.id}].${field}: expected ${describeValue(want)}, got ${describeValue(tenant[field])}`,
+            res,
+          );
       }
     }
   });

@@ -6,7 +6,16 @@
  */
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
-import { allEndpoints, noteMissingTenantEndpoints, notValidByDocument, onEach, probeWhenWorking, succeeded, workingAnswer, type Endpoint } from '../src/battery/endpoints.js';
+import {
+  allEndpoints,
+  noteMissingTenantEndpoints,
+  notValidByDocument,
+  onEach,
+  probeWhenWorking,
+  succeeded,
+  workingAnswer,
+  type Endpoint,
+} from '../src/battery/endpoints.js';
 import { expectNoToken, expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import type { VersionHeader } from '../src/api/requests.js';
 import type { HttpResponse } from '../src/http/client.js';
@@ -19,10 +28,17 @@ const INVALID_VERSIONS = ['0', '999999', 'banana'];
  * 400 proves nothing on an endpoint that answers 400 to everything), all at once and beside the
  * valid request, and judges each answer, in order.
  */
-async function onEveryEndpoint(c: CheckContext, versions: VersionHeader[], purpose: (v: VersionHeader) => string, judge: (e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string) => void): Promise<void> {
+async function onEveryEndpoint(
+  c: CheckContext,
+  versions: VersionHeader[],
+  purpose: (v: VersionHeader) => string,
+  judge: (e: CheckContext, endpoint: Endpoint, res: HttpResponse, what: string) => void,
+): Promise<void> {
   noteMissingTenantEndpoints(c);
   await onEach(c, allEndpoints(c), async (e, endpoint) => {
-    const answers = await probeWhenWorking(e, endpoint, () => Promise.all(versions.map((version) => endpoint.send(e, version, purpose(version)))));
+    const answers = await probeWhenWorking(e, endpoint, () =>
+      Promise.all(versions.map((version) => endpoint.send(e, version, purpose(version)))),
+    );
     answers?.forEach((res, i) => {
       const version = versions[i] as VersionHeader;
       judge(e, endpoint, res, `${endpoint.label} with ${purpose(version)}`);
@@ -38,10 +54,15 @@ function expectSuccess(e: CheckContext, endpoint: Endpoint, res: HttpResponse, w
 
 suite('versioning', () => {
   check('VERSION-MISSING', (c) =>
-    onEveryEndpoint(c, [{ acceptVersion: null }], () => 'no Accept-Version header', (e, endpoint, res, what) => {
-      expectStatus(e, res, [400], what);
-      if (endpoint.kind === 'token') expectNoToken(e, res, what);
-    }),
+    onEveryEndpoint(
+      c,
+      [{ acceptVersion: null }],
+      () => 'no Accept-Version header',
+      (e, endpoint, res, what) => {
+        expectStatus(e, res, [400], what);
+        if (endpoint.kind === 'token') expectNoToken(e, res, what);
+      },
+    ),
   );
 
   check('VERSION-INVALID', (c) =>
@@ -72,6 +93,11 @@ suite('versioning', () => {
   });
 
   check('VERSION-HEADER-CASE', (c) =>
-    onEveryEndpoint(c, [{ acceptVersion: '1', acceptVersionName: 'ACCEPT-VERSION' }], () => 'the header spelled ACCEPT-VERSION: 1', (e, endpoint, res, what) => expectSuccess(e, endpoint, res, what)),
+    onEveryEndpoint(
+      c,
+      [{ acceptVersion: '1', acceptVersionName: 'ACCEPT-VERSION' }],
+      () => 'the header spelled ACCEPT-VERSION: 1',
+      (e, endpoint, res, what) => expectSuccess(e, endpoint, res, what),
+    ),
   );
 });

@@ -44,7 +44,6 @@ describe('onAbort', () => {
     stop.abort();
     expect(n).toBe(1);
   });
-
 });
 
 describe('InFlightGate with many waiters on one signal', () => {
@@ -57,7 +56,9 @@ describe('InFlightGate with many waiters on one signal', () => {
     expect(waitersOn(stop.signal)).toBe(100);
     stop.abort(new Error('the check was cancelled'));
     const settled = await Promise.allSettled(waiting);
-    expect(settled.every((s) => s.status === 'rejected' && (s.reason as Error).message === 'the check was cancelled')).toBe(true);
+    expect(
+      settled.every((s) => s.status === 'rejected' && (s.reason as Error).message === 'the check was cancelled'),
+    ).toBe(true);
     held();
     expect(gate.inFlight).toBe(0);
   });
@@ -90,10 +91,24 @@ describe('HttpClient: a check signal on many requests', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it('adds one abort listener to the signal for 40 requests, and an abort still stops every one', { timeout: 10_000 }, async () => {
-    const http = new HttpClient({ timeoutMs: 5_000, maxBodyBytes: 10_000, recordBodyChars: 100, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 't', maxRetries: 0, maxRetryWaitMs: 0, maxInFlight: 4 });
+  it('adds one abort listener to the signal for 40 requests, and an abort still stops every one', {
+    timeout: 10_000,
+  }, async () => {
+    const http = new HttpClient({
+      timeoutMs: 5_000,
+      maxBodyBytes: 10_000,
+      recordBodyChars: 100,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 't',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+      maxInFlight: 4,
+    });
     const check = new AbortController();
-    const sends = Array.from({ length: 40 }, (_, i) => http.send({ method: 'GET', url: `${origin}/r${i}`, purpose: 'a probe', signal: check.signal }));
+    const sends = Array.from({ length: 40 }, (_, i) =>
+      http.send({ method: 'GET', url: `${origin}/r${i}`, purpose: 'a probe', signal: check.signal }),
+    );
     for (const s of sends) s.catch(() => undefined);
     while (pending.length < 4) await new Promise((r) => setTimeout(r, 5));
     expect(getEventListeners(check.signal, 'abort')).toHaveLength(1);
@@ -108,9 +123,21 @@ describe('HttpClient: a check signal on many requests', () => {
   });
 
   it('answers as before when nothing aborts, and leaves no waiter behind', { timeout: 10_000 }, async () => {
-    const http = new HttpClient({ timeoutMs: 5_000, maxBodyBytes: 10_000, recordBodyChars: 100, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 't', maxRetries: 0, maxRetryWaitMs: 0, maxInFlight: 2 });
+    const http = new HttpClient({
+      timeoutMs: 5_000,
+      maxBodyBytes: 10_000,
+      recordBodyChars: 100,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 't',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+      maxInFlight: 2,
+    });
     const check = new AbortController();
-    const sends = Array.from({ length: 6 }, (_, i) => http.send({ method: 'GET', url: `${origin}/s${i}`, purpose: 'a probe', signal: check.signal }));
+    const sends = Array.from({ length: 6 }, (_, i) =>
+      http.send({ method: 'GET', url: `${origin}/s${i}`, purpose: 'a probe', signal: check.signal }),
+    );
     let answered = 0;
     while (answered < 6) {
       const next = pending.shift();

@@ -11,13 +11,23 @@ import { startReferenceServer, type ServedRequest } from '../src/reference/index
 import type { RunReport } from '../src/model/run-report.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';
 
-async function served(args: readonly string[]): Promise<{ code: number; report: RunReport; log: readonly ServedRequest[] }> {
+async function served(
+  args: readonly string[],
+): Promise<{ code: number; report: RunReport; log: readonly ServedRequest[] }> {
   const server = await startReferenceServer({ recordRequests: true, tokenTtlSeconds: 300 });
   const reportsDir = await tempDir();
   const previous = process.env.CARRIER_CLIENT_SECRET;
   process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
   try {
-    const { code } = await runMain(['run', ...targetArgs(server), '--reports-dir', reportsDir, '--reporter', 'json', ...args]);
+    const { code } = await runMain([
+      'run',
+      ...targetArgs(server),
+      '--reports-dir',
+      reportsDir,
+      '--reporter',
+      'json',
+      ...args,
+    ]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     return { code, report, log: [...server.requestLog()] };
   } finally {
@@ -27,10 +37,12 @@ async function served(args: readonly string[]): Promise<{ code: number; report: 
   }
 }
 
-const header = (r: ServedRequest, name: string): string | undefined => r.headers.find(([n]) => n.toLowerCase() === name)?.[1];
+const header = (r: ServedRequest, name: string): string | undefined =>
+  r.headers.find(([n]) => n.toLowerCase() === name)?.[1];
 const counts = (requests: readonly ServedRequest[]): Record<string, number> => {
   const out: Record<string, number> = {};
-  for (const r of requests) out[`${r.method} ${r.target.split('?')[0]}`] = (out[`${r.method} ${r.target.split('?')[0]}`] ?? 0) + 1;
+  for (const r of requests)
+    out[`${r.method} ${r.target.split('?')[0]}`] = (out[`${r.method} ${r.target.split('?')[0]}`] ?? 0) + 1;
   return out;
 };
 
@@ -45,11 +57,22 @@ describe('each question is asked once', () => {
   }, 60_000);
 
   it('sends the request without credentials, and the one with an unknown token, once per endpoint for the checks that judge it (the MUST and its SHOULDs)', async () => {
-    const auth = ['AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401', 'AUTH-INVALID-TOKEN-ERROR'];
+    const auth = [
+      'AUTH-MISSING',
+      'AUTH-MISSING-401',
+      'AUTH-MISSING-NO-ERROR',
+      'AUTH-UNKNOWN-TOKEN',
+      'AUTH-UNKNOWN-TOKEN-401',
+      'AUTH-INVALID-TOKEN-ERROR',
+    ];
     const { code, log } = await served(auth.flatMap((id) => ['--check', id]));
     expect(code).toBe(0);
-    const withoutCredentials = log.filter((r) => r.endpoint !== '/uaa/oauth2/token' && header(r, 'authorization') === undefined);
-    const unknownToken = log.filter((r) => header(r, 'authorization')?.startsWith('Bearer carrier-conformance-unknown-'));
+    const withoutCredentials = log.filter(
+      (r) => r.endpoint !== '/uaa/oauth2/token' && header(r, 'authorization') === undefined,
+    );
+    const unknownToken = log.filter((r) =>
+      header(r, 'authorization')?.startsWith('Bearer carrier-conformance-unknown-'),
+    );
     // /users/me, /uaa/userinfo and the five tenant endpoints of the reference's OpenAPI document.
     expect(withoutCredentials).toHaveLength(7);
     expect(new Set(withoutCredentials.map((r) => r.target)).size).toBe(7);
@@ -57,7 +80,18 @@ describe('each question is asked once', () => {
   }, 60_000);
 
   it('sends each bad token request once for the check of its rule and TOKEN-ERROR-FORMAT', async () => {
-    const { code, log } = await served(['--check', 'TOKEN-WRONG-SECRET', '--check', 'TOKEN-NO-CREDENTIALS', '--check', 'TOKEN-GRANT-MISSING', '--check', 'TOKEN-GRANT-UNSUPPORTED', '--check', 'TOKEN-ERROR-FORMAT']);
+    const { code, log } = await served([
+      '--check',
+      'TOKEN-WRONG-SECRET',
+      '--check',
+      'TOKEN-NO-CREDENTIALS',
+      '--check',
+      'TOKEN-GRANT-MISSING',
+      '--check',
+      'TOKEN-GRANT-UNSUPPORTED',
+      '--check',
+      'TOKEN-ERROR-FORMAT',
+    ]);
     expect(code).toBe(0);
     // The preflight's, and the four bad requests, once each.
     expect(log.filter((r) => r.endpoint === '/uaa/oauth2/token')).toHaveLength(5);

@@ -13,14 +13,56 @@ import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
 import { runAgainst, runMain, statusOf, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 
 describe.each([
-  { suite: 'token', fault: 'wrong-secret-accepted', check: 'TOKEN-WRONG-SECRET', message: /token request with a wrong client secret: expected 401, got 200/ },
-  { suite: 'auth', fault: 'missing-auth-accepted', check: 'AUTH-MISSING', message: /GET \/users\/me with no Authorization header: expected a refusal \(a 4xx status\), got 200/ },
-  { suite: 'versioning', fault: 'version-missing-accepted', check: 'VERSION-MISSING', message: /POST \/uaa\/oauth2\/token with no Accept-Version header: expected 400, got 200/ },
-  { suite: 'user', fault: 'user-email-omitted', check: 'USER-FIELDS-PRESENT', message: /User: the field "email" is omitted; a field without data must be sent as null/ },
-  { suite: 'legacy', fault: 'legacy-redirect', check: 'LEGACY-NO-REDIRECT', message: /\/uaa\/oauth\/token: expected the gateway to serve it directly, got a 308 redirect to \/uaa\/oauth2\/token/ },
-  { suite: 'tenant', fault: 'cross-tenant-data', check: 'TENANT-FOREIGN', message: /a tenant this client may not access\): expected 403 or 404, got 200/ },
-  { suite: 'pagination', fault: 'pages-lose-items', check: 'PAGE-WALK', message: /walking all 3 pages of shipments yields 21 items, but Total-Elements is 23/ },
-  { suite: 'nulls', fault: 'item-null-fields-omitted', check: 'NULLS-SAME-FIELDS', message: /shipments page \d: item id \S+( \(and \d+ more like it\))? omits "(weightKg|deliveredAt)"(, "\w+")*, which other items carry \(send null instead\)/ },
+  {
+    suite: 'token',
+    fault: 'wrong-secret-accepted',
+    check: 'TOKEN-WRONG-SECRET',
+    message: /token request with a wrong client secret: expected 401, got 200/,
+  },
+  {
+    suite: 'auth',
+    fault: 'missing-auth-accepted',
+    check: 'AUTH-MISSING',
+    message: /GET \/users\/me with no Authorization header: expected a refusal \(a 4xx status\), got 200/,
+  },
+  {
+    suite: 'versioning',
+    fault: 'version-missing-accepted',
+    check: 'VERSION-MISSING',
+    message: /POST \/uaa\/oauth2\/token with no Accept-Version header: expected 400, got 200/,
+  },
+  {
+    suite: 'user',
+    fault: 'user-email-omitted',
+    check: 'USER-FIELDS-PRESENT',
+    message: /User: the field "email" is omitted; a field without data must be sent as null/,
+  },
+  {
+    suite: 'legacy',
+    fault: 'legacy-redirect',
+    check: 'LEGACY-NO-REDIRECT',
+    message:
+      /\/uaa\/oauth\/token: expected the gateway to serve it directly, got a 308 redirect to \/uaa\/oauth2\/token/,
+  },
+  {
+    suite: 'tenant',
+    fault: 'cross-tenant-data',
+    check: 'TENANT-FOREIGN',
+    message: /a tenant this client may not access\): expected 403 or 404, got 200/,
+  },
+  {
+    suite: 'pagination',
+    fault: 'pages-lose-items',
+    check: 'PAGE-WALK',
+    message: /walking all 3 pages of shipments yields 21 items, but Total-Elements is 23/,
+  },
+  {
+    suite: 'nulls',
+    fault: 'item-null-fields-omitted',
+    check: 'NULLS-SAME-FIELDS',
+    message:
+      /shipments page \d: item id \S+( \(and \d+ more like it\))? omits "(weightKg|deliveredAt)"(, "\w+")*, which other items carry \(send null instead\)/,
+  },
 ])('$suite: a server with the fault $fault', ({ suite, fault, check, message }) => {
   it(`fails ${check}, exits 1 and says why`, async () => {
     const result = await runAgainst({ faults: [fault] }, ['--suite', suite]);
@@ -42,7 +84,9 @@ describe('expiry: a server whose tokens never expire', () => {
 
     expect(result.code).toBe(1);
     expect(statusOf(result.report, 'EXPIRY-REFUSED-AFTER')).toBe('failed');
-    expect(result.report.checks.find((c) => c.id === 'EXPIRY-REFUSED-AFTER')?.message).toMatch(/the token was still accepted 2\.\d s after its expires_in \(1 s\) ran out, beyond a second of whole-second rounding and the 1 s clock margin \(--expiry-margin\)/);
+    expect(result.report.checks.find((c) => c.id === 'EXPIRY-REFUSED-AFTER')?.message).toMatch(
+      /the token was still accepted 2\.\d s after its expires_in \(1 s\) ran out, beyond a second of whole-second rounding and the 1 s clock margin \(--expiry-margin\)/,
+    );
     expect(statusOf(result.report, 'EXPIRY-VALID-BEFORE')).toBe('passed');
     expect(statusOf(result.report, 'EXPIRY-RENEW')).toBe('passed');
   });
@@ -50,7 +94,12 @@ describe('expiry: a server whose tokens never expire', () => {
 
 describe('SHOULD checks', () => {
   it('report a warning and exit 0, and fail the run with --strict', async () => {
-    const lenient = await runAgainst({ faults: ['no-pragma'] }, ['--check', 'TOKEN-PRAGMA', '--check', 'TOKEN-NO-STORE']);
+    const lenient = await runAgainst({ faults: ['no-pragma'] }, [
+      '--check',
+      'TOKEN-PRAGMA',
+      '--check',
+      'TOKEN-NO-STORE',
+    ]);
     expect(lenient.code).toBe(0);
     expect(statusOf(lenient.report, 'TOKEN-PRAGMA')).toBe('warning');
     expect(lenient.stdout).toMatch(/TOKEN-PRAGMA/);
@@ -66,8 +115,19 @@ describe('a run without --paged-path', () => {
     const server = await startReferenceServer();
     process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
     try {
-      const result = await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--reports-dir', await tempDir(), ...WITHOUT_EXPIRY]);
-      const report = JSON.parse(await readFile(join(result.stdout.match(/Reports: (\S+)\/junit.xml/)?.[1] ?? '', 'report.json'), 'utf8')) as RunReport;
+      const result = await runMain([
+        'run',
+        '--base-url',
+        server.url,
+        '--client-id',
+        server.clientId,
+        '--reports-dir',
+        await tempDir(),
+        ...WITHOUT_EXPIRY,
+      ]);
+      const report = JSON.parse(
+        await readFile(join(result.stdout.match(/Reports: (\S+)\/junit.xml/)?.[1] ?? '', 'report.json'), 'utf8'),
+      ) as RunReport;
 
       expect(result.code).toBe(0);
       const listChecks = report.checks.filter((c) => ['tenant', 'pagination', 'nulls'].includes(c.suite));
@@ -89,13 +149,34 @@ describe('the JUnit of a run with failures', () => {
     // Failures, a warning, errors (a refused tenant leaves nothing to page through), a skip, an expected failure.
     const baseline = join(await tempDir(), 'baseline.json');
     await writeFile(baseline, JSON.stringify({ failures: [{ check: 'USER-FIELDS-PRESENT', reason: 'PLAT-7' }] }));
-    const result = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma', 'tenant-access-denied'] }, ['--suite', 'token', '--suite', 'user', '--suite', 'pagination', '--suite', 'expiry', '--max-expiry-wait', '1', '--baseline', baseline]);
+    const result = await runAgainst(
+      { faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma', 'tenant-access-denied'] },
+      [
+        '--suite',
+        'token',
+        '--suite',
+        'user',
+        '--suite',
+        'pagination',
+        '--suite',
+        'expiry',
+        '--max-expiry-wait',
+        '1',
+        '--baseline',
+        baseline,
+      ],
+    );
     const junit = await readFile(join(result.reportsDir, 'junit.xml'), 'utf8');
-    expect(new Set(result.report.checks.map((c) => c.status))).toEqual(new Set(['passed', 'failed', 'warning', 'error', 'skipped', 'expected']));
+    expect(new Set(result.report.checks.map((c) => c.status))).toEqual(
+      new Set(['passed', 'failed', 'warning', 'error', 'skipped', 'expected']),
+    );
 
-    for (const xsd of XSD_FILES) expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
+    for (const xsd of XSD_FILES)
+      expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
     expect(await junitRuleProblems(junit)).toEqual([]);
-    expect(junit).toMatch(/<failure message="token request with a wrong client secret: expected 401, got 200[^"]*" type="NonConformance">/);
+    expect(junit).toMatch(
+      /<failure message="token request with a wrong client secret: expected 401, got 200[^"]*" type="NonConformance">/,
+    );
     expect(junit).toContain('> POST http://127.0.0.1:');
     expect(junit).toContain('WARNING (SHOULD)');
   });
@@ -106,9 +187,16 @@ describe('--max-pages on a long list', () => {
     const options = { shipmentCount: 5000, pageSizeDefault: 10, pageSizeMax: 10 };
     const clean = await runAgainst(options, ['--suite', 'pagination', '--suite', 'nulls', '--max-pages', '6']);
     expect(clean.code).toBe(0);
-    expect(clean.report.checks.find((c) => c.id === 'PAGE-WALK')?.notes).toContainEqual('GET /tenants/{tenantId}/shipments: judged on a sample of 6 of 500 pages (--max-pages): the first, the last and some between');
+    expect(clean.report.checks.find((c) => c.id === 'PAGE-WALK')?.notes).toContainEqual(
+      'GET /tenants/{tenantId}/shipments: judged on a sample of 6 of 500 pages (--max-pages): the first, the last and some between',
+    );
 
-    const broken = await runAgainst({ ...options, faults: ['pages-lose-items'] }, ['--suite', 'pagination', '--max-pages', '6']);
+    const broken = await runAgainst({ ...options, faults: ['pages-lose-items'] }, [
+      '--suite',
+      'pagination',
+      '--max-pages',
+      '6',
+    ]);
     expect(broken.code).toBe(1);
     expect(statusOf(broken.report, 'PAGE-WALK')).toBe('failed');
   });

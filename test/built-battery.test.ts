@@ -22,7 +22,7 @@ async function tree(): Promise<string> {
   return root;
 }
 
-describe('the battery the harness\'s tests run', () => {
+describe("the battery the harness's tests run", () => {
   it('is the build while it is newer than every source', async () => {
     expect(builtBatteryCurrent(await tree())).toBe(true);
   });

@@ -17,11 +17,17 @@ import { startHostile } from './support/hostile.js';
 import { keyPair, type Keys } from './support/keys.js';
 
 /** One ustar header block (POSIX.1-1988) and the entry's data padded to 512 bytes: what any tar writes, hand-made so that a test can write what no tar would. */
-function entry(name: string, data: string | Buffer = '', o: { type?: string; link?: string; size?: number } = {}): Buffer {
+function entry(
+  name: string,
+  data: string | Buffer = '',
+  o: { type?: string; link?: string; size?: number } = {},
+): Buffer {
   const body = Buffer.from(data);
   const header = Buffer.alloc(512);
-  const field = (offset: number, length: number, value: string): void => void header.write(value, offset, length, 'utf8');
-  const octal = (offset: number, length: number, n: number): void => field(offset, length, `${n.toString(8).padStart(length - 1, '0')}\0`);
+  const field = (offset: number, length: number, value: string): void =>
+    void header.write(value, offset, length, 'utf8');
+  const octal = (offset: number, length: number, n: number): void =>
+    field(offset, length, `${n.toString(8).padStart(length - 1, '0')}\0`);
   field(0, 100, name);
   octal(100, 8, 0o644);
   octal(108, 8, 0);
@@ -63,7 +69,20 @@ beforeAll(async () => {
   bundle = join(dir, 'sent', 'globex.tar.gz');
   process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
   try {
-    run = await runMain(['run', ...targetArgs(server), '--suite', 'user', '--suite', 'versioning', '--bundle', bundle, '--sign-key', keys.privatePath, '--reports-dir', join(dir, 'reports')]);
+    run = await runMain([
+      'run',
+      ...targetArgs(server),
+      '--suite',
+      'user',
+      '--suite',
+      'versioning',
+      '--bundle',
+      bundle,
+      '--sign-key',
+      keys.privatePath,
+      '--reports-dir',
+      join(dir, 'reports'),
+    ]);
   } finally {
     delete process.env.CARRIER_CLIENT_SECRET;
   }
@@ -82,7 +101,15 @@ describe('run --bundle NAME.tar.gz', () => {
     expect(run.stdout).toContain(`Bundle: ${bundle} (signed, Ed25519 key `);
     expect(run.stdout).toContain(`verify-bundle ${bundle} --public-key YOUR-PUBLIC-KEY.pem`);
     const listed = execFileSync('tar', ['-tzf', bundle], { encoding: 'utf8' }).trim().split('\n');
-    expect(listed).toEqual(['report.json', 'junit.xml', 'report.html', 'target.json', 'exchanges.jsonl', 'manifest.json', 'signature.json']);
+    expect(listed).toEqual([
+      'report.json',
+      'junit.xml',
+      'report.html',
+      'target.json',
+      'exchanges.jsonl',
+      'manifest.json',
+      'signature.json',
+    ]);
     // Written in a private folder, then packed: nothing of it is left.
     expect(unpackedBefore).toEqual([]);
   });
@@ -104,10 +131,15 @@ describe('run --bundle NAME.tar.gz', () => {
     expect(asFolder.stdout.split('\n').slice(1)).toEqual(verified.stdout.split('\n').slice(1));
   });
 
-  it('an archive tar made of the folder (with ./ or the folder\'s name in front) reads the same', async () => {
+  it("an archive tar made of the folder (with ./ or the folder's name in front) reads the same", async () => {
     const folder = join(dir, 'unpacked-by-tar');
-    const expected = (await runMain(['verify-bundle', folder, '--public-key', keys.publicPath])).stdout.split('\n').slice(1);
-    for (const [name, args] of [['dot.tar.gz', ['-C', folder, '.']], ['named.tgz', ['-C', dir, 'unpacked-by-tar']]] as const) {
+    const expected = (await runMain(['verify-bundle', folder, '--public-key', keys.publicPath])).stdout
+      .split('\n')
+      .slice(1);
+    for (const [name, args] of [
+      ['dot.tar.gz', ['-C', folder, '.']],
+      ['named.tgz', ['-C', dir, 'unpacked-by-tar']],
+    ] as const) {
       execFileSync('tar', ['-czf', join(dir, name), ...args]);
       const verified = await runMain(['verify-bundle', join(dir, name), '--public-key', keys.publicPath]);
       expect(verified.stdout.split('\n').slice(1), name).toEqual(expected);
@@ -131,21 +163,46 @@ describe('run --bundle NAME.tar.gz', () => {
     await writeFile(other, 'my notes');
     const refused = await runMain(['run', '--embedded', '--bundle', other, '--reports-dir', join(dir, 'reports-2')]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim()).toBe(`carrier-conformance: --bundle ${other}: exists and is not a bundle archive; give a new file name, or an earlier bundle archive (which is replaced)`);
+    expect(refused.stderr.trim()).toBe(
+      `carrier-conformance: --bundle ${other}: exists and is not a bundle archive; give a new file name, or an earlier bundle archive (which is replaced)`,
+    );
     expect(await readFile(other, 'utf8')).toBe('my notes');
   });
 });
 
 describe('run --bundle NAME.tar.gz interrupted', () => {
   it('SIGINT ends the run with its partial report and still writes the archive (exit 3), leaving no folder behind', async () => {
-    const hostile = await startHostile({ upstream: server.url, misbehaviour: 'silent', match: (path) => path === '/uaa/userinfo' });
+    const hostile = await startHostile({
+      upstream: server.url,
+      misbehaviour: 'silent',
+      match: (path) => path === '/uaa/userinfo',
+    });
     const childTmp = join(dir, 'child-tmp');
     await mkdir(childTmp);
     const archivePath = join(dir, 'interrupted.tar.gz');
     try {
-      const child = spawn(process.execPath, [BIN, 'run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', join(dir, 'reports-interrupted'), '--suite', 'legacy', '--timeout', '60000', '--bundle', archivePath], {
-        env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, TMPDIR: childTmp },
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'run',
+          '--base-url',
+          hostile.url,
+          '--client-id',
+          server.clientId,
+          '--reports-dir',
+          join(dir, 'reports-interrupted'),
+          '--suite',
+          'legacy',
+          '--timeout',
+          '60000',
+          '--bundle',
+          archivePath,
+        ],
+        {
+          env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, TMPDIR: childTmp },
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -164,16 +221,52 @@ describe('run --bundle NAME.tar.gz interrupted', () => {
 
 describe('a hostile archive is refused with one line, and nothing lands outside its private folder', () => {
   const cases: [string, Buffer, RegExp][] = [
-    ['a symbolic link', archive(entry('report.json', '', { type: '2', link: '/etc/passwd' })), /"report\.json" is a symbolic link, refused: a bundle holds plain files only$/],
-    ['a hard link', archive(entry('report.json', '', { type: '1', link: '/etc/passwd' })), /"report\.json" is a hard link, refused/],
-    ['a device', archive(entry('report.json', '', { type: '3' })), /"report\.json" is a CharacterDevice entry, refused/],
+    [
+      'a symbolic link',
+      archive(entry('report.json', '', { type: '2', link: '/etc/passwd' })),
+      /"report\.json" is a symbolic link, refused: a bundle holds plain files only$/,
+    ],
+    [
+      'a hard link',
+      archive(entry('report.json', '', { type: '1', link: '/etc/passwd' })),
+      /"report\.json" is a hard link, refused/,
+    ],
+    [
+      'a device',
+      archive(entry('report.json', '', { type: '3' })),
+      /"report\.json" is a CharacterDevice entry, refused/,
+    ],
     ['a FIFO', archive(entry('report.json', '', { type: '6' })), /"report\.json" is a FIFO entry, refused/],
-    ['a path out of the folder', archive(entry('../../escaped.json', '{}')), /"\.\.\/\.\.\/escaped\.json": (not a plain name|outside the folder the other entries are in), refused$/],
-    ['an absolute path', archive(entry('report.json', '{}'), entry('/tmp/escaped.json', '{}')), /"\/tmp\/escaped\.json": not a plain name, refused$/],
-    ['a name no bundle has', archive(entry('report.json', '{}'), entry('run.sh', 'rm -rf /')), /"run\.sh": not part of a bundle, refused$/],
-    ['a name that writes to the terminal', archive(entry('report.json', '{}'), entry('\u001b]0;owned\u0007\u009b31m\u202eevil', '')), /"\]0;owned31mevil": not part of a bundle, refused$/],
-    ['a name twice', archive(entry('report.json', '{}'), entry('report.json', '{"x":1}')), /"report\.json": in the archive twice, refused$/],
-    ['an entry larger than its kind can be', archive(entry('report.json', '', { size: 65 * 1024 * 1024 })), /"report\.json": more than the 67108864 bytes a bundle's report\.json can be$/],
+    [
+      'a path out of the folder',
+      archive(entry('../../escaped.json', '{}')),
+      /"\.\.\/\.\.\/escaped\.json": (not a plain name|outside the folder the other entries are in), refused$/,
+    ],
+    [
+      'an absolute path',
+      archive(entry('report.json', '{}'), entry('/tmp/escaped.json', '{}')),
+      /"\/tmp\/escaped\.json": not a plain name, refused$/,
+    ],
+    [
+      'a name no bundle has',
+      archive(entry('report.json', '{}'), entry('run.sh', 'rm -rf /')),
+      /"run\.sh": not part of a bundle, refused$/,
+    ],
+    [
+      'a name that writes to the terminal',
+      archive(entry('report.json', '{}'), entry('\u001b]0;owned\u0007\u009b31m\u202eevil', '')),
+      /"\]0;owned31mevil": not part of a bundle, refused$/,
+    ],
+    [
+      'a name twice',
+      archive(entry('report.json', '{}'), entry('report.json', '{"x":1}')),
+      /"report\.json": in the archive twice, refused$/,
+    ],
+    [
+      'an entry larger than its kind can be',
+      archive(entry('report.json', '', { size: 65 * 1024 * 1024 })),
+      /"report\.json": more than the 67108864 bytes a bundle's report\.json can be$/,
+    ],
     ['not gzip', Buffer.from('PK\u0003\u0004 a zip'), /not a gzip-compressed tar archive \(Z_DATA_ERROR\)$/],
     ['gzip of something not tar', gzipSync(Buffer.alloc(4096, 'x')), /not a bundle archive \(/],
   ];
@@ -195,17 +288,23 @@ describe('a hostile archive is refused with one line, and nothing lands outside 
     const file = join(dir, 'bomb.tar.gz');
     // 64 MiB of zeros in one exchanges.jsonl: a few dozen KiB compressed.
     await writeFile(file, archive(entry('exchanges.jsonl', Buffer.alloc(64 * 1024 * 1024))));
-    await expect(unpackBundle(file, 'verify-bundle', { maxUnpackedBytes: 1024 * 1024 })).rejects.toThrow(`verify-bundle ${file}: unpacks to more than the 1048576 bytes a bundle can hold`);
+    await expect(unpackBundle(file, 'verify-bundle', { maxUnpackedBytes: 1024 * 1024 })).rejects.toThrow(
+      `verify-bundle ${file}: unpacks to more than the 1048576 bytes a bundle can hold`,
+    );
     expect(await readdir(tmp)).toEqual([]);
   });
 
   it('the archive itself a link or a folder: refused as the folder form is', async () => {
     const link = join(dir, 'link.tar.gz');
     await symlink(bundle, link);
-    expect((await runMain(['verify-bundle', link])).stderr.trim()).toBe(`carrier-conformance: verify-bundle ${link}: a symbolic link, refused; give the folder or the .tar.gz \`run --bundle\` wrote, not a link to it`);
+    expect((await runMain(['verify-bundle', link])).stderr.trim()).toBe(
+      `carrier-conformance: verify-bundle ${link}: a symbolic link, refused; give the folder or the .tar.gz \`run --bundle\` wrote, not a link to it`,
+    );
     const folder = join(dir, 'folder.tar.gz');
     await mkdir(folder);
-    expect((await runMain(['verify-bundle', folder])).stderr.trim()).toBe(`carrier-conformance: verify-bundle ${folder}: not a regular file; give the folder or the .tar.gz \`run --bundle\` wrote`);
+    expect((await runMain(['verify-bundle', folder])).stderr.trim()).toBe(
+      `carrier-conformance: verify-bundle ${folder}: not a regular file; give the folder or the .tar.gz \`run --bundle\` wrote`,
+    );
   });
 
   it('matrix: an archive without a report.json is named as given, not by the folder it was unpacked into', async () => {
@@ -213,17 +312,28 @@ describe('a hostile archive is refused with one line, and nothing lands outside 
     await writeFile(file, archive(entry('target.json', '{}')));
     const result = await runMain(['matrix', file, '--out', join(dir, 'matrix')]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^carrier-conformance: matrix: report ${file.replaceAll('.', '\\.')}/report\\.json: `));
+    expect(result.stderr.trim()).toMatch(
+      new RegExp(`^carrier-conformance: matrix: report ${file.replaceAll('.', '\\.')}/report\\.json: `),
+    );
     expect(await readdir(tmp)).toEqual([]);
   });
 
-  it('only the bundle\'s names are written, as new plain files in a private folder', async () => {
+  it("only the bundle's names are written, as new plain files in a private folder", async () => {
     const file = join(dir, 'plain.tar.gz');
-    await writeFile(file, archive(entry('bundle/', '', { type: '5' }), entry('bundle/report.json', '{}'), entry('bundle/parts/main/target.json', '{}')));
+    await writeFile(
+      file,
+      archive(
+        entry('bundle/', '', { type: '5' }),
+        entry('bundle/report.json', '{}'),
+        entry('bundle/parts/main/target.json', '{}'),
+      ),
+    );
     const unpacked = await unpackBundle(file, 'verify-bundle');
     try {
       expect(unpacked.startsWith(tmp)).toBe(true);
-      expect(await readdir(unpacked, { recursive: true })).toEqual(expect.arrayContaining(['report.json', 'parts', join('parts', 'main'), join('parts', 'main', 'target.json')]));
+      expect(await readdir(unpacked, { recursive: true })).toEqual(
+        expect.arrayContaining(['report.json', 'parts', join('parts', 'main'), join('parts', 'main', 'target.json')]),
+      );
       expect(await readFile(join(unpacked, 'report.json'), 'utf8')).toBe('{}');
     } finally {
       await removeUnpacked(unpacked);

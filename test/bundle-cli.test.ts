@@ -14,12 +14,18 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLE = join(ROOT, 'dist', 'cli');
 
 function bundleFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? bundleFiles(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? bundleFiles(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every module specifier a file imports: static imports and exports, and dynamic import(). */
 function specifiers(code: string): string[] {
-  const found = [...code.matchAll(/^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/gm), ...code.matchAll(/^\s*import\s*["']([^"']+)["']/gm), ...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)];
+  const found = [
+    ...code.matchAll(/^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/gm),
+    ...code.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
+    ...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+  ];
   return found.map((m) => m[1] as string);
 }
 
@@ -37,7 +43,8 @@ describe('the CLI bundle', () => {
       for (const spec of specifiers(readFileSync(file, 'utf8'))) {
         if (isBuiltin(spec)) continue;
         if (spec.startsWith('.')) {
-          if (relative(BUNDLE, resolve(dirname(file), spec)).startsWith('..')) outside.push(`${relative(BUNDLE, file)}: ${spec}`);
+          if (relative(BUNDLE, resolve(dirname(file), spec)).startsWith('..'))
+            outside.push(`${relative(BUNDLE, file)}: ${spec}`);
           continue;
         }
         if (/^(zod|yargs)(\/|$)/.test(spec)) outside.push(`${relative(BUNDLE, file)}: ${spec}`);
@@ -47,7 +54,9 @@ describe('the CLI bundle', () => {
   });
 
   it('leaves outside only Vitest and what is loaded on demand', () => {
-    const packages = new Set(files.flatMap((f) => specifiers(readFileSync(f, 'utf8'))).filter((s) => !s.startsWith('.') && !isBuiltin(s)));
+    const packages = new Set(
+      files.flatMap((f) => specifiers(readFileSync(f, 'utf8'))).filter((s) => !s.startsWith('.') && !isBuiltin(s)),
+    );
     // The OpenAPI parser, and js-yaml that reads the document's YAML within limits
     // (document-files.ts), are imported when a document is read on this thread (load.ts); tar
     // when a bundle archive is written or read (src/bundle/archive.ts).

@@ -1,7 +1,17 @@
 // The check catalogue (src/catalogue) against itself, the battery (suites/*.test.ts) and the vendored spec.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHECKS, SUITES, checksOfSuite, findCheck, getCheck, isSuiteName, selectChecks, suiteFile, type SuiteName } from '../src/catalogue/index.js';
+import {
+  CHECKS,
+  SUITES,
+  checksOfSuite,
+  findCheck,
+  getCheck,
+  isSuiteName,
+  selectChecks,
+  suiteFile,
+  type SuiteName,
+} from '../src/catalogue/index.js';
 import { checkSchema } from '../src/catalogue/schema.js';
 
 const ROOT = new URL('..', import.meta.url);
@@ -101,7 +111,8 @@ describe('refs', () => {
     if (spec) {
       const [, heading = '', item] = spec;
       expect([...sections.keys()], `no heading "${heading}" in ${SPEC_PATH}`).toContain(heading);
-      if (item !== undefined) expect([...(sections.get(heading) ?? [])], `no item ${item} under "${heading}"`).toContain(Number(item));
+      if (item !== undefined)
+        expect([...(sections.get(heading) ?? [])], `no item ${item} under "${heading}"`).toContain(Number(item));
       return;
     }
     expect(ref).toMatch(/^RFC \d+ §[0-9A-Z]+(\.\d+)*$/);
@@ -133,7 +144,8 @@ describe('lookup', () => {
 
 describe('selectChecks', () => {
   const ids = (checks: readonly { id: string }[]): string[] => checks.map((c) => c.id);
-  const catalogueOrder = (wanted: (c: (typeof CHECKS)[number]) => boolean): string[] => CHECKS.filter(wanted).map((c) => c.id);
+  const catalogueOrder = (wanted: (c: (typeof CHECKS)[number]) => boolean): string[] =>
+    CHECKS.filter(wanted).map((c) => c.id);
 
   it('selects every check when neither suites nor ids are given, as a fresh array', () => {
     const all = selectChecks([], []);
@@ -142,7 +154,9 @@ describe('selectChecks', () => {
   });
 
   it('selects the checks of the named suites', () => {
-    expect(ids(selectChecks(['token', 'nulls'], []))).toEqual(catalogueOrder((c) => c.suite === 'token' || c.suite === 'nulls'));
+    expect(ids(selectChecks(['token', 'nulls'], []))).toEqual(
+      catalogueOrder((c) => c.suite === 'token' || c.suite === 'nulls'),
+    );
   });
 
   it('selects the named checks, in catalogue order', () => {

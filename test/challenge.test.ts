@@ -22,7 +22,6 @@ function plain(result: ChallengeParseResult): Challenge[] {
   return result.challenges.map((c) => ({ ...c, params: { ...c.params } }));
 }
 
-
 describe('header-grammar lexer (RFC 9110 §5.6)', () => {
   it('skips OWS (SP and HTAB only)', () => {
     expect(skipOws(' \t x', 0)).toBe(3);
@@ -34,7 +33,27 @@ describe('header-grammar lexer (RFC 9110 §5.6)', () => {
   it('reads tokens (tchar set of §5.6.2)', () => {
     expect(readToken("a!#$%&'*+-.^_`|~9Z rest", 0)).toEqual({ value: "a!#$%&'*+-.^_`|~9Z", end: 18 });
     expect(readToken('realm="x"', 0)).toEqual({ value: 'realm', end: 5 });
-    for (const notTchar of ['"', '(', ')', ',', '/', ':', ';', '<', '=', '>', '?', '@', '[', '\\', ']', '{', '}', ' ', 'é']) {
+    for (const notTchar of [
+      '"',
+      '(',
+      ')',
+      ',',
+      '/',
+      ':',
+      ';',
+      '<',
+      '=',
+      '>',
+      '?',
+      '@',
+      '[',
+      '\\',
+      ']',
+      '{',
+      '}',
+      ' ',
+      'é',
+    ]) {
       expect(readToken(notTchar, 0)).toBeUndefined();
     }
     expect(isToken('application')).toBe(true);
@@ -44,7 +63,11 @@ describe('header-grammar lexer (RFC 9110 §5.6)', () => {
 
   it('reads quoted-strings with quoted-pairs (§5.6.4)', () => {
     expect(readQuotedString('"a, b; c" tail', 0)).toEqual({ value: 'a, b; c', end: 9, terminated: true });
-    expect(readQuotedString('"Login to \\"apps\\""', 0)).toEqual({ value: 'Login to "apps"', end: 19, terminated: true });
+    expect(readQuotedString('"Login to \\"apps\\""', 0)).toEqual({
+      value: 'Login to "apps"',
+      end: 19,
+      terminated: true,
+    });
     expect(readQuotedString('"a\\\\b\\c"', 0)).toEqual({ value: 'a\\bc', end: 8, terminated: true });
     expect(readQuotedString('""', 0)).toEqual({ value: '', end: 2, terminated: true });
     expect(readQuotedString('x"a"', 1)).toEqual({ value: 'a', end: 4, terminated: true });
@@ -105,7 +128,10 @@ describe('parseChallenges: well-formed fields', () => {
   });
 
   it('parses challenges spread over several field lines', () => {
-    const result = parseChallenges(['Newauth realm="apps", type=1, title="Login to \\"apps\\""', 'Basic realm="simple"']);
+    const result = parseChallenges([
+      'Newauth realm="apps", type=1, title="Login to \\"apps\\""',
+      'Basic realm="simple"',
+    ]);
     expect(result.errors).toEqual([]);
     expect(result.challenges.map((c) => c.scheme)).toEqual(['Newauth', 'Basic']);
     expect(findChallenge(result, 'newauth')?.params.title).toBe('Login to "apps"');
@@ -114,14 +140,24 @@ describe('parseChallenges: well-formed fields', () => {
   it('attaches an auth-param at the start of a line to the last challenge of the previous line (lines are one list)', () => {
     const result = parseChallenges(['Basic realm="x"', 'charset="UTF-8"']);
     expect(plain(result)).toEqual([{ scheme: 'Basic', params: { realm: 'x', charset: 'UTF-8' } }]);
-    expect(parseChallenges(['Basic realm="x"', 'charset="UTF-8"'])).toEqual(parseChallenges('Basic realm="x", charset="UTF-8"'));
+    expect(parseChallenges(['Basic realm="x"', 'charset="UTF-8"'])).toEqual(
+      parseChallenges('Basic realm="x", charset="UTF-8"'),
+    );
   });
 
   it('parses the RFC 6750 §3 examples', () => {
-    expect(plain(parseChallenges('Bearer realm="example"'))).toEqual([{ scheme: 'Bearer', params: { realm: 'example' } }]);
-    const expired = parseChallenges('Bearer realm="example", error="invalid_token", error_description="The access token expired"');
+    expect(plain(parseChallenges('Bearer realm="example"'))).toEqual([
+      { scheme: 'Bearer', params: { realm: 'example' } },
+    ]);
+    const expired = parseChallenges(
+      'Bearer realm="example", error="invalid_token", error_description="The access token expired"',
+    );
     expect(expired.errors).toEqual([]);
-    expect(findChallenge(expired, 'Bearer')?.params).toEqual({ realm: 'example', error: 'invalid_token', error_description: 'The access token expired' });
+    expect(findChallenge(expired, 'Bearer')?.params).toEqual({
+      realm: 'example',
+      error: 'invalid_token',
+      error_description: 'The access token expired',
+    });
     const scope = parseChallenges('Bearer realm="example", error="insufficient_scope", scope="read:users write:users"');
     expect(findChallenge(scope, 'bearer')?.params.scope).toBe('read:users write:users');
   });
@@ -163,7 +199,8 @@ describe('parseChallenges: well-formed fields', () => {
       { scheme: 'Basic', params: { realm: 'x', charset: 'UTF-8' } },
       { scheme: 'Bearer', params: {} },
     ]);
-    for (const empty of [undefined, '', ' ', ',', [], ['', ', ,']]) expect(parseChallenges(empty)).toEqual({ challenges: [], errors: [] });
+    for (const empty of [undefined, '', ' ', ',', [], ['', ', ,']])
+      expect(parseChallenges(empty)).toEqual({ challenges: [], errors: [] });
   });
 
   it('keeps the scheme as sent and lower-cases parameter names', () => {
@@ -197,16 +234,49 @@ describe('parseChallenges: well-formed fields', () => {
 
 describe('parseChallenges: where one challenge ends and the next begins', () => {
   // Each row: field value, expected [scheme, token68 | undefined, params][].
-  const cases: readonly (readonly [string, readonly (readonly [string, string | undefined, Record<string, string>])[]])[] = [
+  const cases: readonly (readonly [
+    string,
+    readonly (readonly [string, string | undefined, Record<string, string>])[],
+  ])[] = [
     ['A', [['A', undefined, {}]]],
-    ['A, B', [['A', undefined, {}], ['B', undefined, {}]]],
+    [
+      'A, B',
+      [
+        ['A', undefined, {}],
+        ['B', undefined, {}],
+      ],
+    ],
     ['A b=c', [['A', undefined, { b: 'c' }]]],
     ['A b=c, d=e', [['A', undefined, { b: 'c', d: 'e' }]]],
-    ['A b=c, D e=f', [['A', undefined, { b: 'c' }], ['D', undefined, { e: 'f' }]]],
-    ['A b=c, D, e=f', [['A', undefined, { b: 'c' }], ['D', undefined, { e: 'f' }]]],
-    ['A b=c, D tok68==', [['A', undefined, { b: 'c' }], ['D', 'tok68==', {}]]],
+    [
+      'A b=c, D e=f',
+      [
+        ['A', undefined, { b: 'c' }],
+        ['D', undefined, { e: 'f' }],
+      ],
+    ],
+    [
+      'A b=c, D, e=f',
+      [
+        ['A', undefined, { b: 'c' }],
+        ['D', undefined, { e: 'f' }],
+      ],
+    ],
+    [
+      'A b=c, D tok68==',
+      [
+        ['A', undefined, { b: 'c' }],
+        ['D', 'tok68==', {}],
+      ],
+    ],
     ['A b="x, C d=e"', [['A', undefined, { b: 'x, C d=e' }]]],
-    ['A b = c, D e = "f"', [['A', undefined, { b: 'c' }], ['D', undefined, { e: 'f' }]]],
+    [
+      'A b = c, D e = "f"',
+      [
+        ['A', undefined, { b: 'c' }],
+        ['D', undefined, { e: 'f' }],
+      ],
+    ],
     ['A b==', [['A', 'b==', {}]]],
     ['A b=', [['A', 'b=', {}]]], // grammatical token68, though it looks like a forgotten value
     ['A b', [['A', 'b', {}]]],
@@ -217,7 +287,9 @@ describe('parseChallenges: where one challenge ends and the next begins', () => 
     const result = parseChallenges(value);
     expect(result.errors).toEqual([]);
     expect(plain(result)).toEqual(
-      expected.map(([scheme, token68, params]) => (token68 === undefined ? { scheme, params } : { scheme, token68, params })),
+      expected.map(([scheme, token68, params]) =>
+        token68 === undefined ? { scheme, params } : { scheme, token68, params },
+      ),
     );
   });
 });
@@ -248,7 +320,9 @@ describe('parseChallenges: grammar errors', () => {
   it('reports an auth-param after a token68', () => {
     const result = parseChallenges('Negotiate abc==, realm="x"');
     expect(plain(result)).toEqual([{ scheme: 'Negotiate', token68: 'abc==', params: {} }]);
-    expect(result.errors).toEqual(['challenge 1 (Negotiate): auth-param "realm" follows a token68 in the same challenge']);
+    expect(result.errors).toEqual([
+      'challenge 1 (Negotiate): auth-param "realm" follows a token68 in the same challenge',
+    ]);
   });
 
   it('reports an auth-param with no value', () => {
@@ -262,7 +336,11 @@ describe('parseChallenges: grammar errors', () => {
 
   it('keeps an unquoted non-token value and reports it', () => {
     const result = parseChallenges('Bearer realm=x, error_uri=https://example.com/errors#invalid, error=invalid_token');
-    expect(findChallenge(result, 'Bearer')?.params).toEqual({ realm: 'x', error_uri: 'https://example.com/errors#invalid', error: 'invalid_token' });
+    expect(findChallenge(result, 'Bearer')?.params).toEqual({
+      realm: 'x',
+      error_uri: 'https://example.com/errors#invalid',
+      error: 'invalid_token',
+    });
     expect(result.errors).toEqual([
       'challenge 1 (Bearer): value of "error_uri" must be a token or a quoted-string, got "https://example.com/errors#invalid" (RFC 9110 §11.2)',
     ]);
@@ -302,20 +380,27 @@ describe('parseChallenges: grammar errors', () => {
   it('reads but reports HTAB after the scheme (the grammar says 1*SP)', () => {
     const result = parseChallenges('Basic\trealm="x"');
     expect(plain(result)).toEqual([{ scheme: 'Basic', params: { realm: 'x' } }]);
-    expect(result.errors).toEqual(['challenge 1 (Basic): the auth-scheme must be followed by spaces, not HTAB (RFC 9110 §11.6.1)']);
+    expect(result.errors).toEqual([
+      'challenge 1 (Basic): the auth-scheme must be followed by spaces, not HTAB (RFC 9110 §11.6.1)',
+    ]);
   });
 
   it('reports what is neither a token68 nor an auth-param after the scheme', () => {
     const result = parseChallenges('Negotiate abc== def, Basic realm="r"');
     expect(result.challenges.map((c) => c.scheme)).toEqual(['Negotiate', 'Basic']);
     expect(result.challenges[0]?.token68).toBeUndefined();
-    expect(result.errors).toEqual(['challenge 1 (Negotiate): expected a token68 or an auth-param after the auth-scheme, found "a"']);
+    expect(result.errors).toEqual([
+      'challenge 1 (Negotiate): expected a token68 or an auth-param after the auth-scheme, found "a"',
+    ]);
   });
 
   it('recovers from garbage at the next comma outside quotes', () => {
     const result = parseChallenges('"junk, more", @@@, Bearer realm="x"');
     expect(plain(result)).toEqual([{ scheme: 'Bearer', params: { realm: 'x' } }]);
-    expect(result.errors).toEqual(['expected an auth-scheme or auth-param, found "\\""', 'expected an auth-scheme or auth-param, found "@"']);
+    expect(result.errors).toEqual([
+      'expected an auth-scheme or auth-param, found "\\""',
+      'expected an auth-scheme or auth-param, found "@"',
+    ]);
   });
 
   it('caps the number of errors', () => {
@@ -339,7 +424,24 @@ describe('findChallenge', () => {
 });
 
 describe('parseChallenges: robustness', () => {
-  const alphabet = ['Basic', 'Bearer', ' ', '\t', ',', '=', '==', '"', '\\', 'realm', 'abc', '/', '+', '@', 'é', '\u0000'];
+  const alphabet = [
+    'Basic',
+    'Bearer',
+    ' ',
+    '\t',
+    ',',
+    '=',
+    '==',
+    '"',
+    '\\',
+    'realm',
+    'abc',
+    '/',
+    '+',
+    '@',
+    'é',
+    '\u0000',
+  ];
 
   it('never throws on random input and keeps its invariants', () => {
     const random = prng(9110);

@@ -116,7 +116,8 @@ describe('the chaos proxy', () => {
     const socket = await open(p);
     const data = randomBytes(8 * 1024 * 1024);
     const answer = read(socket, data.length, 20_000);
-    for (let offset = 0; offset < data.length; offset += 64 * 1024) socket.write(data.subarray(offset, offset + 64 * 1024));
+    for (let offset = 0; offset < data.length; offset += 64 * 1024)
+      socket.write(data.subarray(offset, offset + 64 * 1024));
     const back = await answer;
     expect(back.length).toBe(data.length);
     expect(createHash('sha256').update(back).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));

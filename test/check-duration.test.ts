@@ -24,11 +24,24 @@ afterAll(async () => {
 
 describe('Recorder.slotWaitMs', () => {
   it("counts the time a request only waited for a slot behind another recorder's request, and nothing else", async () => {
-    const http = new HttpClient({ timeoutMs: 5_000, maxBodyBytes: 10_000, recordBodyChars: 100, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 't', maxRetries: 0, maxRetryWaitMs: 0, maxInFlight: 1 });
+    const http = new HttpClient({
+      timeoutMs: 5_000,
+      maxBodyBytes: 10_000,
+      recordBodyChars: 100,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 't',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+      maxInFlight: 1,
+    });
     try {
       const first = new Recorder(false);
       const second = new Recorder(false);
-      await Promise.all([http.send({ method: 'GET', url: `${origin}/a`, purpose: 'a' }, first), http.send({ method: 'GET', url: `${origin}/b`, purpose: 'b' }, second)]);
+      await Promise.all([
+        http.send({ method: 'GET', url: `${origin}/a`, purpose: 'a' }, first),
+        http.send({ method: 'GET', url: `${origin}/b`, purpose: 'b' }, second),
+      ]);
       expect(first.slotWaitMs).toBeLessThan(50);
       expect(second.slotWaitMs).toBeGreaterThan(SLOW_MS * 0.8);
       // Its own requests one after another (a slot held, then waited for again) are not waits behind others.
@@ -47,11 +60,26 @@ describe('CheckCollector', () => {
     const collector = new CheckCollector();
     const test = {
       name: 'TOKEN-ISSUE x',
-      meta: () => ({ carrier: { checkId: 'TOKEN-ISSUE', findings: [], notes: [], exchanges: [], requests: 1, sharedTokenRequests: 0, ownMs: 12.5 } }),
+      meta: () => ({
+        carrier: {
+          checkId: 'TOKEN-ISSUE',
+          findings: [],
+          notes: [],
+          exchanges: [],
+          requests: 1,
+          sharedTokenRequests: 0,
+          ownMs: 12.5,
+        },
+      }),
       result: () => ({ state: 'passed', errors: [] }),
       diagnostic: () => ({ duration: 9_100 }),
     };
-    const module = { moduleId: '/x/battery.test.ts', relativeModuleId: 'battery.test.ts', errors: () => [], children: { allTests: () => [test] } };
+    const module = {
+      moduleId: '/x/battery.test.ts',
+      relativeModuleId: 'battery.test.ts',
+      errors: () => [],
+      children: { allTests: () => [test] },
+    };
     collector.onTestRunEnd([module] as never, [], 'passed');
     expect(collector.collected.tests.get('TOKEN-ISSUE')?.durationMs).toBe(12.5);
   });

@@ -17,8 +17,14 @@ function blocks(markdown: string, lang: string): string[] {
 
 /** `carrier-conformance <command> … --flag …` in shell text (continuation lines and YAML folding joined). */
 function invocations(text: string): { command: string; flags: string[] }[] {
-  const joined = text.replace(/\\\n\s*/g, ' ').replace(/>-\n((?:\s{10,}.*\n)+)/g, (_m, body: string) => `${body.replace(/\n\s*/g, ' ')}\n`);
-  return [...joined.matchAll(/carrier-conformance (run|diff|matrix|verify-bundle|combine-bundles|list|serve|lint)\b([^\n]*)/g)].map((m) => ({
+  const joined = text
+    .replace(/\\\n\s*/g, ' ')
+    .replace(/>-\n((?:\s{10,}.*\n)+)/g, (_m, body: string) => `${body.replace(/\n\s*/g, ' ')}\n`);
+  return [
+    ...joined.matchAll(
+      /carrier-conformance (run|diff|matrix|verify-bundle|combine-bundles|list|serve|lint)\b([^\n]*)/g,
+    ),
+  ].map((m) => ({
     command: m[1] ?? '',
     flags: [...(m[2] ?? '').matchAll(/(?:^|\s)(--[a-z][a-z-]*)/g)].map((f) => f[1] ?? ''),
   }));
@@ -38,9 +44,16 @@ describe('docs/ci workflows', () => {
   });
 
   it('use only options the commands have', async () => {
-    const texts = [await read('docs/ci/conformance-matrix.yml'), await read('docs/ci/release-gate.yml'), await read('docs/ci/vendor-certification.yml'), ...blocks(await userDocsText(), 'sh')];
+    const texts = [
+      await read('docs/ci/conformance-matrix.yml'),
+      await read('docs/ci/release-gate.yml'),
+      await read('docs/ci/vendor-certification.yml'),
+      ...blocks(await userDocsText(), 'sh'),
+    ];
     const found = texts.flatMap(invocations);
-    expect(found.map((f) => f.command)).toEqual(expect.arrayContaining(['run', 'diff', 'matrix', 'verify-bundle', 'combine-bundles']));
+    expect(found.map((f) => f.command)).toEqual(
+      expect.arrayContaining(['run', 'diff', 'matrix', 'verify-bundle', 'combine-bundles']),
+    );
     const help = new Map<string, string>();
     for (const { command, flags } of found) {
       if (!help.has(command)) help.set(command, (await runMain([command, '--help'])).stdout);
@@ -67,11 +80,15 @@ describe('.ci/run', () => {
   it('installs without scripts, and that skips nothing: there are none, and npm test builds first', async () => {
     const run = await read('.ci/run');
     expect(run).toMatch(/^npm ci --ignore-scripts .*\nnpm test$/m);
-    const lock = JSON.parse(await read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const lock = JSON.parse(await read('package-lock.json')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
     // Install scripts that are better not run: @scarf/scarf (under @stoplight/spectral-cli, a
     // devDependency) only reports the install to its vendor's analytics.
     const unwanted = new Set(['node_modules/@scarf/scarf']);
-    const scripted = Object.entries(lock.packages).filter(([path, p]) => p.hasInstallScript === true && !unwanted.has(path)).map(([path]) => path);
+    const scripted = Object.entries(lock.packages)
+      .filter(([path, p]) => p.hasInstallScript === true && !unwanted.has(path))
+      .map(([path]) => path);
     expect(scripted, 'a dependency with an install script: drop --ignore-scripts from .ci/run').toEqual([]);
     // No install script of its own either (test/install.test.ts installs the tarball): the
     // tarball holds dist/, built when it is packed.
@@ -81,7 +98,9 @@ describe('.ci/run', () => {
     // npm test builds first, without a type check of its own (the typecheck that follows covers
     // every file), then type-checks: what is built and tested is what was checked.
     expect(pkg.scripts.test).toMatch(/^npm run build:emit && npm run typecheck && /);
-    expect(pkg.scripts['build:emit']).toBe(pkg.scripts.build?.replace('tsc -p tsconfig.build.json', 'tsc -p tsconfig.build.json --noCheck'));
+    expect(pkg.scripts['build:emit']).toBe(
+      pkg.scripts.build?.replace('tsc -p tsconfig.build.json', 'tsc -p tsconfig.build.json --noCheck'),
+    );
   });
 });
 

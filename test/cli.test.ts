@@ -43,7 +43,9 @@ describe('carrier-conformance run (no --base-url, on a developer machine): the w
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Testing the embedded reference server, started at http:\/\/127\.0\.0\.1:\d+/);
     expect(result.stdout).toMatch(/^CONFORMANT {2}http:/m);
-    expect(result.stdout).toMatch(new RegExp(`${CHECKS.length} checks: ${CHECKS.length} passed, 0 failed, 0 warnings, 0 errors, 0 skipped`));
+    expect(result.stdout).toMatch(
+      new RegExp(`${CHECKS.length} checks: ${CHECKS.length} passed, 0 failed, 0 warnings, 0 errors, 0 skipped`),
+    );
 
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('conformant');
@@ -51,7 +53,8 @@ describe('carrier-conformance run (no --base-url, on a developer machine): the w
     expect(report.checks.filter((c) => c.status !== 'passed')).toEqual([]);
 
     const junit = await readFile(join(reportsDir, 'junit.xml'), 'utf8');
-    for (const xsd of XSD_FILES) expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
+    for (const xsd of XSD_FILES)
+      expect(await validateAgainst(junit, await loadXsd(xsd))).toEqual({ valid: true, errors: [] });
   });
 });
 
@@ -78,9 +81,12 @@ describe('closest: the option a mistyped one was meant to be', () => {
     expect(closest(typed, names)).toBe(meant);
   });
 
-  it.each(['--bogus-option', '--x', '--cfg', '--concurrencyyyy'])('%s: none (too far, or too short to tell)', (typed) => {
-    expect(closest(typed, known)).toBeUndefined();
-  });
+  it.each(['--bogus-option', '--x', '--cfg', '--concurrencyyyy'])(
+    '%s: none (too far, or too short to tell)',
+    (typed) => {
+      expect(closest(typed, known)).toBeUndefined();
+    },
+  );
 
   const commands = ['run', 'list', 'diff', 'matrix', 'verify-bundle', 'serve'];
   it.each([
@@ -119,7 +125,9 @@ describe('help', () => {
   it('documents the exit codes', async () => {
     const result = await runMain(['--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Exit codes:\s+0 {2}every required check that was carried out passed.*\s+1 .*failed.*\s+2 {2}usage or configuration error \(credentials refused, 404 at the token endpoint\)\s+3 {2}the run could not be carried out/s);
+    expect(result.stdout).toMatch(
+      /Exit codes:\s+0 {2}every required check that was carried out passed.*\s+1 .*failed.*\s+2 {2}usage or configuration error \(credentials refused, 404 at the token endpoint\)\s+3 {2}the run could not be carried out/s,
+    );
     expect(result.stdout).toContain('--base-url');
   });
 });
@@ -141,7 +149,10 @@ describe('bad input: exit 2 with one line that names the problem', () => {
     [['run', '--bogus-option=3'], /Unknown argument: --bogus-option \(see --help\)$/],
     [['run', '-q'], /Unknown argument: -q \(see --help\)$/],
     // A typo of a known option names it (its own command's: `list` has --json, `run` does not).
-    [['run', '--concurency', '4'], /^carrier-conformance: Unknown argument: --concurency \(did you mean --concurrency\?\) \(see --help\)$/m],
+    [
+      ['run', '--concurency', '4'],
+      /^carrier-conformance: Unknown argument: --concurency \(did you mean --concurrency\?\) \(see --help\)$/m,
+    ],
     [['run', '--reprts-dir', 'x'], /Unknown argument: --reprts-dir \(did you mean --reports-dir\?\) \(see --help\)$/],
     [['list', '--jsn'], /Unknown argument: --jsn \(did you mean --json\?\) \(see --help\)$/],
     [['run', '--jsn'], /Unknown argument: --jsn \(see --help\)$/],
@@ -151,9 +162,18 @@ describe('bad input: exit 2 with one line that names the problem', () => {
     [['lsit'], /Unknown argument: lsit \(did you mean list\?\) \(see --help\)$/],
     [['run', 'lsit'], /Unknown argument: lsit \(see --help\)$/],
     [['run', 'extra-word'], /Unknown argument: extra-word/],
-    [['run', '--config', '/nonexistent/config.json'], /config file \/nonexistent\/config.json: cannot read it \(no such file\)/],
-    [['run', '--base-url', 'https://api.example.com', '--client-id', 'x'], /--client-secret is missing: set CARRIER_CLIENT_SECRET/],
-    [['run', '--embedded', '--expectations', '/nonexistent.json'], /expectations file \/nonexistent.json: cannot read it/],
+    [
+      ['run', '--config', '/nonexistent/config.json'],
+      /config file \/nonexistent\/config.json: cannot read it \(no such file\)/,
+    ],
+    [
+      ['run', '--base-url', 'https://api.example.com', '--client-id', 'x'],
+      /--client-secret is missing: set CARRIER_CLIENT_SECRET/,
+    ],
+    [
+      ['run', '--embedded', '--expectations', '/nonexistent.json'],
+      /expectations file \/nonexistent.json: cannot read it/,
+    ],
   ])('%j', async (args, mentions) => {
     expectUsageError(await runMain(args), mentions);
   });
@@ -166,8 +186,13 @@ describe('bad input: exit 2 with one line that names the problem', () => {
   it('checks a --config file field by field', async () => {
     const dir = await tempDir();
     const path = join(dir, 'config.json');
-    await import('node:fs/promises').then((fs) => fs.writeFile(path, JSON.stringify({ baseUrl: 'https://api.example.com', timeout: 'soon' })));
-    expectUsageError(await runMain(['run', '--config', path]), /config file .*config.json: "timeout": must be a number/);
+    await import('node:fs/promises').then((fs) =>
+      fs.writeFile(path, JSON.stringify({ baseUrl: 'https://api.example.com', timeout: 'soon' })),
+    );
+    expectUsageError(
+      await runMain(['run', '--config', path]),
+      /config file .*config.json: "timeout": must be a number/,
+    );
   });
 });
 
@@ -175,7 +200,10 @@ describe('a target that cannot be reached', () => {
   it('ends with exit 3 and one clear line, and still writes a report marked incomplete', async () => {
     const port = await closedPort();
     const reportsDir = await tempDir();
-    const result = await runBin(['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir], { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } });
+    const result = await runBin(
+      ['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir],
+      { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } },
+    );
 
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: connection refused/);
@@ -187,18 +215,28 @@ describe('a target that cannot be reached', () => {
 });
 
 describe('a battery whose worker thread cannot start', () => {
-  it('ends with exit 3 and a line that gives Node\'s reason, not an internal error or a stack trace', async () => {
+  it("ends with exit 3 and a line that gives Node's reason, not an internal error or a stack trace", async () => {
     const reportsDir = await tempDir();
     // Node hands its own options to worker threads, and refuses this one there without its value
     // (written as two words): Vitest's worker never starts.
-    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { nodeArgs: ['--cpu-prof-interval', '1000'], env: { CARRIER_DEBUG: '' } });
+    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], {
+      nodeArgs: ['--cpu-prof-interval', '1000'],
+      env: { CARRIER_DEBUG: '' },
+    });
 
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^error: the battery hit an unexpected error: .*Failed to start carrier-threads worker.*invalid execArgv flags: --cpu-prof-interval requires an argument$/m);
+    expect(result.stderr).toMatch(
+      /^error: the battery hit an unexpected error: .*Failed to start carrier-threads worker.*invalid execArgv flags: --cpu-prof-interval requires an argument$/m,
+    );
     expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('incomplete');
-    expect(report.checks.filter((c) => c.suite === 'user').map((c) => c.status)).toEqual(['error', 'error', 'error', 'error']);
+    expect(report.checks.filter((c) => c.suite === 'user').map((c) => c.status)).toEqual([
+      'error',
+      'error',
+      'error',
+      'error',
+    ]);
   });
 });
 
@@ -207,7 +245,9 @@ describe('a run under Node options for V8', () => {
   // when they are handed to a thread explicitly, and the run ended with exit 3.
   it('runs the battery, its OpenAPI thread inheriting the option', async () => {
     const reportsDir = await tempDir();
-    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { nodeArgs: ['--max-old-space-size=512'] });
+    const result = await runBin(['run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir], {
+      nodeArgs: ['--max-old-space-size=512'],
+    });
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/4 checks: 4 passed/);
@@ -216,15 +256,28 @@ describe('a run under Node options for V8', () => {
   it('runs it from a string entry too, the document read on the main thread when Node refuses the thread its options', async () => {
     const reportsDir = await tempDir();
     const script = `process.argv.splice(1, 0, ${JSON.stringify(BIN)}); await import(${JSON.stringify(BIN)});`;
-    const args = ['--max-old-space-size=512', '--input-type=module', '-e', script, 'run', '--embedded', '--suite', 'user', '--reports-dir', reportsDir];
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' } });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+    const args = [
+      '--max-old-space-size=512',
+      '--input-type=module',
+      '-e',
+      script,
+      'run',
+      '--embedded',
+      '--suite',
+      'user',
+      '--reports-dir',
+      reportsDir,
+    ];
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' } });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+      },
+    );
 
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/4 checks: 4 passed/);
@@ -237,7 +290,12 @@ describe('options from a config file and the environment', () => {
     try {
       const dir = await tempDir();
       const config = join(dir, 'carrier.json');
-      await import('node:fs/promises').then((fs) => fs.writeFile(config, JSON.stringify({ 'base-url': server.url, clientId: server.clientId, suite: ['user'], reportsDir: dir })));
+      await import('node:fs/promises').then((fs) =>
+        fs.writeFile(
+          config,
+          JSON.stringify({ 'base-url': server.url, clientId: server.clientId, suite: ['user'], reportsDir: dir }),
+        ),
+      );
       const result = await runBin(['run', '--config', config], { env: { CARRIER_CLIENT_SECRET: server.clientSecret } });
       expect(result.code, result.stderr + result.stdout).toBe(0);
       expect(result.stdout).toMatch(/4 checks: 3 passed, 0 failed, 0 warnings, 0 errors, 1 skipped/);
@@ -249,7 +307,16 @@ describe('options from a config file and the environment', () => {
   it('warns when the secret is typed on the command line', async () => {
     const server = await startReferenceServer();
     try {
-      const result = await runMain(['run', ...targetArgs(server), '--client-secret', server.clientSecret, '--check', 'USER-OK', '--reports-dir', await tempDir()]);
+      const result = await runMain([
+        'run',
+        ...targetArgs(server),
+        '--client-secret',
+        server.clientSecret,
+        '--check',
+        'USER-OK',
+        '--reports-dir',
+        await tempDir(),
+      ]);
       expect(result.code).toBe(0);
       expect(result.stderr).toMatch(/warning: --client-secret on the command line is visible to other users/);
     } finally {
@@ -260,7 +327,9 @@ describe('options from a config file and the environment', () => {
 
 describe('carrier-conformance serve', () => {
   it('serves the reference API until SIGTERM and never prints the client secret', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token-ttl', '7'], { env: { ...process.env, CARRIER_CLIENT_SECRET: 'serve-secret-xyz' } });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--token-ttl', '7'], {
+      env: { ...process.env, CARRIER_CLIENT_SECRET: 'serve-secret-xyz' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -269,7 +338,10 @@ describe('carrier-conformance serve', () => {
     try {
       // A child that fails says how at once (it has failed once under a full run's load, silently).
       const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed in 15 s; stdout: ${stdout}; stderr: ${stderr}`)), 15_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no URL printed in 15 s; stdout: ${stdout}; stderr: ${stderr}`)),
+          15_000,
+        );
         void exited.then((code) => {
           clearTimeout(timer);
           reject(new Error(`serve exited ${code} before printing its URL; stdout: ${stdout}; stderr: ${stderr}`));
@@ -284,7 +356,11 @@ describe('carrier-conformance serve', () => {
       });
       const res = await fetch(`${url}/uaa/oauth2/token`, {
         method: 'POST',
-        headers: { 'Accept-Version': '1', 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('conformance-client:serve-secret-xyz').toString('base64')}` },
+        headers: {
+          'Accept-Version': '1',
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from('conformance-client:serve-secret-xyz').toString('base64')}`,
+        },
         body: 'grant_type=client_credentials',
       });
       expect(res.status).toBe(200);
@@ -303,12 +379,19 @@ describe('bad input that only shows once the run starts', () => {
     const dir = await tempDir();
     const file = join(dir, 'a-file');
     await import('node:fs/promises').then((fs) => fs.writeFile(file, 'x'));
-    expectUsageError(await runMain(['run', '--embedded', '--reports-dir', join(file, 'reports')]), /--reports-dir .*a-file\/reports: cannot write reports there \(ENOTDIR\); choose a writable directory/);
+    expectUsageError(
+      await runMain(['run', '--embedded', '--reports-dir', join(file, 'reports')]),
+      /--reports-dir .*a-file\/reports: cannot write reports there \(ENOTDIR\); choose a writable directory/,
+    );
   });
 
   it.each([
     ['invalid JSON', '{"user": ', /expectations file .*: not valid JSON/],
-    ['an unknown key', '{"users": {}}', /expectations file .*: the file: unknown key users; "user" and "resources" are known/],
+    [
+      'an unknown key',
+      '{"users": {}}',
+      /expectations file .*: the file: unknown key users; "user" and "resources" are known/,
+    ],
   ])('refuses an expectations file with %s', async (_what, content, message) => {
     const path = join(await tempDir(), 'expectations.json');
     await import('node:fs/promises').then((fs) => fs.writeFile(path, content));

@@ -24,7 +24,12 @@ interface ClosedRun {
  * written a byte, so that every write fails with EPIPE), or after the first bytes, as `head -1`.
  * Killed after `timeoutMs`.
  */
-function runWithClosed(args: readonly string[], closed: 'stdout' | 'stderr', options: { when?: 'at-once' | 'after-first-bytes'; env?: Record<string, string> } = {}, timeoutMs = 60_000): Promise<ClosedRun> {
+function runWithClosed(
+  args: readonly string[],
+  closed: 'stdout' | 'stderr',
+  options: { when?: 'at-once' | 'after-first-bytes'; env?: Record<string, string> } = {},
+  timeoutMs = 60_000,
+): Promise<ClosedRun> {
   return new Promise((resolve, reject) => {
     // No CARRIER_* variable of the test's own environment: `list` refuses unknown options.
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CARRIER_')));
@@ -71,7 +76,11 @@ afterAll(async () => {
 describe('stdout closed by its reader', () => {
   it('a non-conformant target still exits 1, with its report written', async () => {
     const reportsDir = await tempDir();
-    const result = await runWithClosed(['run', ...targetArgs(faulty), '--suite', 'auth', '--reports-dir', reportsDir], 'stdout', { env: { CARRIER_CLIENT_SECRET: faulty.clientSecret } });
+    const result = await runWithClosed(
+      ['run', ...targetArgs(faulty), '--suite', 'auth', '--reports-dir', reportsDir],
+      'stdout',
+      { env: { CARRIER_CLIENT_SECRET: faulty.clientSecret } },
+    );
     expect(result.other).not.toMatch(STACK_TRACE);
     expect(result.code).toBe(1);
     const report = await reportIn(reportsDir);
@@ -81,7 +90,11 @@ describe('stdout closed by its reader', () => {
 
   it('a non-conformant target exits 1 when the reader leaves after the first line, as `| head -1` does', async () => {
     const reportsDir = await tempDir();
-    const result = await runWithClosed(['run', ...targetArgs(faulty), '--suite', 'auth', '--reports-dir', reportsDir], 'stdout', { when: 'after-first-bytes', env: { CARRIER_CLIENT_SECRET: faulty.clientSecret } });
+    const result = await runWithClosed(
+      ['run', ...targetArgs(faulty), '--suite', 'auth', '--reports-dir', reportsDir],
+      'stdout',
+      { when: 'after-first-bytes', env: { CARRIER_CLIENT_SECRET: faulty.clientSecret } },
+    );
     expect(result.other).not.toMatch(STACK_TRACE);
     expect(result.code).toBe(1);
   });
@@ -89,7 +102,11 @@ describe('stdout closed by its reader', () => {
   it('an unreachable target still exits 3, and says why on stderr', async () => {
     const reportsDir = await tempDir();
     const port = await closedPort();
-    const result = await runWithClosed(['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir], 'stdout', { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } });
+    const result = await runWithClosed(
+      ['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir],
+      'stdout',
+      { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } },
+    );
     expect(result.other).toMatch(/cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: connection refused/);
     expect(result.other).not.toMatch(STACK_TRACE);
     expect(result.code).toBe(3);
@@ -128,8 +145,14 @@ describe('stderr closed by its reader', () => {
   it('an unreachable target still exits 3, its one line lost with stderr, stdout naming only the reports', async () => {
     const reportsDir = await tempDir();
     const port = await closedPort();
-    const result = await runWithClosed(['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir], 'stderr', { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } });
-    expect(result.other).toBe(`Reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'report.json')}, ${join(reportsDir, 'report.html')}\n`);
+    const result = await runWithClosed(
+      ['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir],
+      'stderr',
+      { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret' } },
+    );
+    expect(result.other).toBe(
+      `Reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'report.json')}, ${join(reportsDir, 'report.html')}\n`,
+    );
     expect(result.code).toBe(3);
     expect((await reportIn(reportsDir)).verdict).toBe('incomplete');
   });

@@ -22,41 +22,112 @@ function kinds(diff: ReportDiff): Record<string, ChangeKind[]> {
 
 describe('diffReports: what counts as a regression', () => {
   it('passed or warning → failed or error is a regression; the reverse is a fix', () => {
-    const old = reportOf({ 'TOKEN-ISSUE': 'passed', 'TOKEN-PRAGMA': 'warning', 'TOKEN-NO-STORE': 'passed', 'USER-OK': 'failed', 'AUTH-MISSING': 'error', 'LEGACY-USERINFO': 'expected' });
-    const neu = reportOf({ 'TOKEN-ISSUE': 'failed', 'TOKEN-PRAGMA': 'error', 'TOKEN-NO-STORE': 'passed', 'USER-OK': 'passed', 'AUTH-MISSING': 'passed', 'LEGACY-USERINFO': 'passed' });
+    const old = reportOf({
+      'TOKEN-ISSUE': 'passed',
+      'TOKEN-PRAGMA': 'warning',
+      'TOKEN-NO-STORE': 'passed',
+      'USER-OK': 'failed',
+      'AUTH-MISSING': 'error',
+      'LEGACY-USERINFO': 'expected',
+    });
+    const neu = reportOf({
+      'TOKEN-ISSUE': 'failed',
+      'TOKEN-PRAGMA': 'error',
+      'TOKEN-NO-STORE': 'passed',
+      'USER-OK': 'passed',
+      'AUTH-MISSING': 'passed',
+      'LEGACY-USERINFO': 'passed',
+    });
     const diff = diffReports(old, neu);
-    expect(kinds(diff)).toEqual({ 'TOKEN-ISSUE': ['regression'], 'TOKEN-PRAGMA': ['regression'], 'USER-OK': ['fix'], 'AUTH-MISSING': ['fix'], 'LEGACY-USERINFO': ['fix'] });
+    expect(kinds(diff)).toEqual({
+      'TOKEN-ISSUE': ['regression'],
+      'TOKEN-PRAGMA': ['regression'],
+      'USER-OK': ['fix'],
+      'AUTH-MISSING': ['fix'],
+      'LEGACY-USERINFO': ['fix'],
+    });
     expect(diff.unchanged).toBe(1);
   });
 
   it('a MUST check that becomes skipped or is no longer run regresses; a SHOULD one does not', () => {
-    const old = reportOf({ 'PAGE-WALK': 'passed', 'USER-OK': 'failed', 'TOKEN-ISSUE': 'passed', 'TOKEN-PRAGMA': 'passed', 'TOKEN-NO-REFRESH': 'passed', 'EXPIRY-RENEW': 'skipped' });
-    const neu = reportOf({ 'PAGE-WALK': 'skipped', 'USER-OK': 'skipped', 'TOKEN-PRAGMA': 'skipped', 'EXPIRY-RENEW': 'skipped' });
+    const old = reportOf({
+      'PAGE-WALK': 'passed',
+      'USER-OK': 'failed',
+      'TOKEN-ISSUE': 'passed',
+      'TOKEN-PRAGMA': 'passed',
+      'TOKEN-NO-REFRESH': 'passed',
+      'EXPIRY-RENEW': 'skipped',
+    });
+    const neu = reportOf({
+      'PAGE-WALK': 'skipped',
+      'USER-OK': 'skipped',
+      'TOKEN-PRAGMA': 'skipped',
+      'EXPIRY-RENEW': 'skipped',
+    });
     const diff = diffReports(old, neu);
-    expect(kinds(diff)).toEqual({ 'PAGE-WALK': ['regression'], 'USER-OK': ['regression'], 'TOKEN-ISSUE': ['regression'], 'TOKEN-PRAGMA': ['status'], 'TOKEN-NO-REFRESH': ['not-run'] });
+    expect(kinds(diff)).toEqual({
+      'PAGE-WALK': ['regression'],
+      'USER-OK': ['regression'],
+      'TOKEN-ISSUE': ['regression'],
+      'TOKEN-PRAGMA': ['status'],
+      'TOKEN-NO-REFRESH': ['not-run'],
+    });
     expect(diff.changes.find((c) => c.id === 'TOKEN-ISSUE')?.note).toBe('not run in NEW');
   });
 
   it('a --rerun-failed run leaves out what passed on purpose: not a regression; what failed and is not rerun still is', () => {
-    const old = reportOf({ 'TOKEN-ISSUE': 'passed', 'TOKEN-PRAGMA': 'warning', 'USER-OK': 'failed', 'PAGE-WALK': 'failed' });
+    const old = reportOf({
+      'TOKEN-ISSUE': 'passed',
+      'TOKEN-PRAGMA': 'warning',
+      'USER-OK': 'failed',
+      'PAGE-WALK': 'failed',
+    });
     const neu: RunReport = { ...reportOf({ 'USER-OK': 'passed' }), rerunOf: 'reports/report.json' };
     const diff = diffReports(old, neu);
-    expect(kinds(diff)).toEqual({ 'USER-OK': ['fix'], 'TOKEN-ISSUE': ['not-run'], 'TOKEN-PRAGMA': ['not-run'], 'PAGE-WALK': ['regression'] });
-    expect(diff.changes.find((c) => c.id === 'TOKEN-ISSUE')?.note).toBe('not rerun: NEW repeats only the checks that did not pass in reports/report.json');
+    expect(kinds(diff)).toEqual({
+      'USER-OK': ['fix'],
+      'TOKEN-ISSUE': ['not-run'],
+      'TOKEN-PRAGMA': ['not-run'],
+      'PAGE-WALK': ['regression'],
+    });
+    expect(diff.changes.find((c) => c.id === 'TOKEN-ISSUE')?.note).toBe(
+      'not rerun: NEW repeats only the checks that did not pass in reports/report.json',
+    );
   });
 
   it('a failure without an earlier verdict is listed, not counted as a regression', () => {
-    const diff = diffReports(reportOf({ 'PAGE-WALK': 'skipped' }), reportOf({ 'PAGE-WALK': 'failed', 'USER-OK': 'error' }));
+    const diff = diffReports(
+      reportOf({ 'PAGE-WALK': 'skipped' }),
+      reportOf({ 'PAGE-WALK': 'failed', 'USER-OK': 'error' }),
+    );
     expect(kinds(diff)).toEqual({ 'PAGE-WALK': ['unverified'], 'USER-OK': ['unverified'] });
     expect(regressions(diff)).toEqual([]);
   });
 
   it('other status changes and changed reasons are listed; a reason that differs only in the target URL is not', () => {
     const old = reportOf(
-      { 'TOKEN-PRAGMA': 'passed', 'USER-OK': ['failed', 'GET https://old.example.test/users/me: status 500'], 'AUTH-MISSING': ['failed', 'status 200, expected 401'], 'TOKEN-ISSUE': 'failed' },
-      { target: { baseUrl: 'https://old.example.test', authUrl: 'https://old.example.test', embedded: false, pagedPaths: [], credentialsFormEncoded: false } },
+      {
+        'TOKEN-PRAGMA': 'passed',
+        'USER-OK': ['failed', 'GET https://old.example.test/users/me: status 500'],
+        'AUTH-MISSING': ['failed', 'status 200, expected 401'],
+        'TOKEN-ISSUE': 'failed',
+      },
+      {
+        target: {
+          baseUrl: 'https://old.example.test',
+          authUrl: 'https://old.example.test',
+          embedded: false,
+          pagedPaths: [],
+          credentialsFormEncoded: false,
+        },
+      },
     );
-    const neu = reportOf({ 'TOKEN-PRAGMA': 'warning', 'USER-OK': ['failed', 'GET https://api.example.test/users/me: status 500'], 'AUTH-MISSING': ['failed', 'status 403, expected 401'], 'TOKEN-ISSUE': 'error' });
+    const neu = reportOf({
+      'TOKEN-PRAGMA': 'warning',
+      'USER-OK': ['failed', 'GET https://api.example.test/users/me: status 500'],
+      'AUTH-MISSING': ['failed', 'status 403, expected 401'],
+      'TOKEN-ISSUE': 'error',
+    });
     const diff = diffReports(old, neu);
     expect(kinds(diff)).toEqual({ 'TOKEN-PRAGMA': ['status'], 'AUTH-MISSING': ['message'], 'TOKEN-ISSUE': ['status'] });
     expect(regressions(diff)).toEqual([]);
@@ -85,9 +156,21 @@ describe('diffReports: what counts as a regression', () => {
     const old = reportOf({ 'RESOURCE-SCHEMA': 'failed', 'PAGE-WALK': 'passed' });
     const neu = reportOf({ 'RESOURCE-SCHEMA': 'passed', 'PAGE-WALK': 'passed' });
     const [invoices, shipments] = ['GET /tenants/{tenantId}/invoices', 'GET /tenants/{tenantId}/shipments'];
-    old.checks = old.checks.map((c) => ({ ...c, endpoints: c.id === 'RESOURCE-SCHEMA' ? [endpoint(shipments, 'passed'), endpoint(invoices, 'failed')] : [endpoint(shipments, 'passed'), endpoint(invoices, 'passed')] }));
+    old.checks = old.checks.map((c) => ({
+      ...c,
+      endpoints:
+        c.id === 'RESOURCE-SCHEMA'
+          ? [endpoint(shipments, 'passed'), endpoint(invoices, 'failed')]
+          : [endpoint(shipments, 'passed'), endpoint(invoices, 'passed')],
+    }));
     neu.checks = neu.checks.map((c) => ({ ...c, endpoints: [endpoint(shipments, 'passed')] }));
-    old.target = { ...old.target, endpoints: [{ path: 'shipments', kind: 'list', source: 'openapi' }, { path: 'invoices', kind: 'list', source: 'openapi' }] };
+    old.target = {
+      ...old.target,
+      endpoints: [
+        { path: 'shipments', kind: 'list', source: 'openapi' },
+        { path: 'invoices', kind: 'list', source: 'openapi' },
+      ],
+    };
     neu.target = { ...neu.target, endpoints: [{ path: 'shipments', kind: 'list', source: 'openapi' }] };
     const diff = diffReports(old, neu);
     expect(diff.changes.map((c) => [c.id, c.kind, c.note])).toEqual([
@@ -98,21 +181,28 @@ describe('diffReports: what counts as a regression', () => {
   });
 
   it('a baselined failure is neither a regression nor a fix, and says so', () => {
-    const diff = diffReports(reportOf({ 'TOKEN-PRAGMA': 'passed', 'USER-OK': 'expected' }), reportOf({ 'TOKEN-PRAGMA': 'expected', 'USER-OK': 'failed' }));
+    const diff = diffReports(
+      reportOf({ 'TOKEN-PRAGMA': 'passed', 'USER-OK': 'expected' }),
+      reportOf({ 'TOKEN-PRAGMA': 'expected', 'USER-OK': 'failed' }),
+    );
     expect(kinds(diff)).toEqual({ 'TOKEN-PRAGMA': ['status'], 'USER-OK': ['status'] });
   });
 
   it('checks added and removed by a catalogue change are listed apart from regressions', () => {
     // Two full runs of different catalogues: OLD had a check NEW's catalogue dropped, NEW one OLD lacked.
     const old = fullReport({}, {});
-    old.checks = old.checks.filter((c) => c.id !== 'LINK-PREV').concat([{ ...old.checks[0]!, id: 'TOKEN-RETIRED', title: 'A check a later catalogue dropped' }]);
+    old.checks = old.checks
+      .filter((c) => c.id !== 'LINK-PREV')
+      .concat([{ ...old.checks[0]!, id: 'TOKEN-RETIRED', title: 'A check a later catalogue dropped' }]);
     old.catalogue = { digest: 'sha256:older', checks: old.checks.length, must: 50 };
     old.tool = { name: 'carrier-conformance', version: '0.0.9' };
     const neu = fullReport({ 'LINK-PREV': 'failed' });
     const diff = diffReports(old, neu);
     expect(kinds(diff)).toEqual({ 'LINK-PREV': ['added'], 'TOKEN-RETIRED': ['removed'] });
     expect(regressions(diff)).toEqual([]);
-    expect(diff.notes.join('\n')).toMatch(/the check catalogue changed between the runs \(carrier-conformance 0\.0\.9 → carrier-conformance 0\.1\.0\)/);
+    expect(diff.notes.join('\n')).toMatch(
+      /the check catalogue changed between the runs \(carrier-conformance 0\.0\.9 → carrier-conformance 0\.1\.0\)/,
+    );
   });
 
   it('a level change is listed, and judged at the new level', () => {
@@ -133,7 +223,12 @@ describe('diffReports: what counts as a regression', () => {
 
   it('renders hostile text in Markdown as text', () => {
     const evil = '<img src=x onerror=alert(1)> [x](http://evil.test) | `x`';
-    const md = renderDiffMarkdown(diffReports(reportOf({ 'USER-OK': 'passed' }), reportOf({ 'USER-OK': ['failed', evil] }, { target: { ...reportOf({}).target, name: evil } })));
+    const md = renderDiffMarkdown(
+      diffReports(
+        reportOf({ 'USER-OK': 'passed' }),
+        reportOf({ 'USER-OK': ['failed', evil] }, { target: { ...reportOf({}).target, name: evil } }),
+      ),
+    );
     expect(md).not.toMatch(/<img|\]\(http/);
     expect(md).toContain('&lt;img src=x onerror=alert\\(1\\)&gt;');
   });
@@ -144,7 +239,11 @@ async function runs(): Promise<{ dir: string; clean: string; faulty: string; fau
   const dir = await tempDir('carrier-diff-');
   const args = ['--suite', 'token', '--suite', 'legacy', '--suite', 'user'];
   const clean = await runAgainst({}, [...args, '--target-name', 'acme']);
-  const faulty = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted'] }, [...args, '--target-name', 'acme']);
+  const faulty = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted'] }, [
+    ...args,
+    '--target-name',
+    'acme',
+  ]);
   expect([clean.code, faulty.code]).toEqual([0, 1]);
   return {
     dir,
@@ -164,13 +263,17 @@ describe('carrier-conformance diff, against runs of the reference server', () =>
     expect(failed).toEqual(expect.arrayContaining(['TOKEN-WRONG-SECRET', 'USER-FIELDS-PRESENT']));
     expect(worse.stdout).toMatch(new RegExp(`REGRESSED: ${failed.length} checks got worse`));
     for (const id of failed) expect(worse.stdout).toMatch(new RegExp(`\\n  ${id} +MUST +passed → (failed|error): `));
-    expect(worse.stdout).toMatch(/TOKEN-WRONG-SECRET +MUST +passed → failed: token request with a wrong client secret: expected 401, got 200/);
+    expect(worse.stdout).toMatch(
+      /TOKEN-WRONG-SECRET +MUST +passed → failed: token request with a wrong client secret: expected 401, got 200/,
+    );
 
     const better = await runMain(['diff', faulty, clean]);
     expect(better.code).toBe(0);
     expect(better.stdout).toMatch(/NO REGRESSION/);
     expect(better.stdout).toMatch(new RegExp(`FIXED \\(${failed.length}\\)`));
-    expect(better.stdout).toMatch(/TOKEN-WRONG-SECRET +MUST +failed → passed: was: token request with a wrong client secret/);
+    expect(better.stdout).toMatch(
+      /TOKEN-WRONG-SECRET +MUST +failed → passed: was: token request with a wrong client secret/,
+    );
 
     const same = await runMain(['diff', clean, clean]);
     expect(same.code).toBe(0);
@@ -201,8 +304,17 @@ describe('carrier-conformance diff, against runs of the reference server', () =>
     const cases: [string, RegExp][] = [
       [join(dir, 'missing.json'), /OLD report .*missing\.json: cannot read it \(no such file\)/],
       [await writeReport(dir, 'array.json', [1, 2]), /not a carrier-conformance report\.json/],
-      [await writeReport(dir, 'partial.json', { tool: { name: 'x', version: '1' } }), /not a carrier-conformance report\.json \(target: /],
-      [await writeReport(dir, 'dup.json', { ...fullReport(), checks: [...fullReport().checks, fullReport().checks[0]] }), /check "TOKEN-ISSUE" appears twice/],
+      [
+        await writeReport(dir, 'partial.json', { tool: { name: 'x', version: '1' } }),
+        /not a carrier-conformance report\.json \(target: /,
+      ],
+      [
+        await writeReport(dir, 'dup.json', {
+          ...fullReport(),
+          checks: [...fullReport().checks, fullReport().checks[0]],
+        }),
+        /check "TOKEN-ISSUE" appears twice/,
+      ],
       [dir, /report\.json: cannot read it \(no such file\)/],
     ];
     const broken = join(dir, 'broken.json');
@@ -241,14 +353,27 @@ describe('reports with the causes the preflight found (issue 30), and reports fr
     };
     // A report of an earlier version has no `causes`.
     const old = await writeReport(dir, 'old.json', fullReport());
-    const neu = await writeReport(dir, 'new.json', fullReport({ 'USER-OK': ['failed', 'GET /users/me with a valid token: expected 200, got 500'], 'TENANT-ACCESS': ['error', pointer], 'PAGE-WALK': ['error', pointer] }, { causes: [cause] }));
+    const neu = await writeReport(
+      dir,
+      'new.json',
+      fullReport(
+        {
+          'USER-OK': ['failed', 'GET /users/me with a valid token: expected 200, got 500'],
+          'TENANT-ACCESS': ['error', pointer],
+          'PAGE-WALK': ['error', pointer],
+        },
+        { causes: [cause] },
+      ),
+    );
     expect(readRunReport(neu).report.causes).toEqual([cause]);
     expect(readRunReport(old).report.causes).toBeUndefined();
 
     const worse = await runMain(['diff', old, neu]);
     expect(worse.stderr).toBe('');
     expect(worse.code).toBe(1);
-    expect(worse.stdout).toMatch(/TENANT-ACCESS +MUST +passed → error: not run: GET \/users\/me answered 500 in the preflight \(see the cause\)/);
+    expect(worse.stdout).toMatch(
+      /TENANT-ACCESS +MUST +passed → error: not run: GET \/users\/me answered 500 in the preflight \(see the cause\)/,
+    );
     const better = await runMain(['diff', neu, old]);
     expect(better.stderr).toBe('');
     expect(better.code).toBe(0);
@@ -262,7 +387,11 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
     const args = ['--suite', 'token', '--suite', 'legacy', '--suite', 'user'];
 
     // The same faults as the last release: non-conformant, but nothing got worse.
-    const same = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted'] }, [...args, '--compare-with', faulty]);
+    const same = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted'] }, [
+      ...args,
+      '--compare-with',
+      faulty,
+    ]);
     expect(same.report.verdict).toBe('non-conformant');
     expect(same.code).toBe(0);
     expect(same.report.exitCode).toBe(0);
@@ -270,7 +399,10 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
     expect(same.stdout).toMatch(/NO REGRESSION/);
 
     // A new fault since the last release: exit 1, naming it.
-    const worse = await runAgainst({ faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma', 'token-cacheable'] }, [...args, '--compare-with', faulty]);
+    const worse = await runAgainst(
+      { faults: ['wrong-secret-accepted', 'user-email-omitted', 'no-pragma', 'token-cacheable'] },
+      [...args, '--compare-with', faulty],
+    );
     expect(worse.code).toBe(1);
     expect(worse.report.comparison?.regressions).toEqual(['TOKEN-NO-STORE']);
     expect(worse.stdout).toMatch(/REGRESSED: 1 check got worse/);
@@ -280,7 +412,9 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
     // Fixed since: exit 0 and the fixes are listed.
     const fixed = await runAgainst({}, [...args, '--compare-with', faulty]);
     expect(fixed.code).toBe(0);
-    expect(fixed.report.comparison?.fixes).toEqual(expect.arrayContaining(['TOKEN-WRONG-SECRET', 'USER-FIELDS-PRESENT']));
+    expect(fixed.report.comparison?.fixes).toEqual(
+      expect.arrayContaining(['TOKEN-WRONG-SECRET', 'USER-FIELDS-PRESENT']),
+    );
 
     // A narrower run than the last release: MUST checks no longer run are regressions.
     const narrower = await runAgainst({}, ['--suite', 'token', '--compare-with', clean]);
@@ -292,7 +426,9 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
     const dir = await tempDir('carrier-compare-');
     const result = await runMain(['run', '--embedded', '--compare-with', join(dir, 'nope.json'), '--reports-dir', dir]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^carrier-conformance: --compare-with .*nope\.json: cannot read it \(no such file\)$/);
+    expect(result.stderr.trim()).toMatch(
+      /^carrier-conformance: --compare-with .*nope\.json: cannot read it \(no such file\)$/,
+    );
     expect(result.stdout).toBe('');
   });
 });
@@ -300,7 +436,11 @@ describe('run --compare-with OLD: the gate fails only on what got worse', () => 
 it('diff, matrix and verify-bundle ignore the CARRIER_* variables of run (a secret exported for it)', async () => {
   const dir = await tempDir('carrier-env-');
   const report = await writeReport(dir, 'report.json', fullReport());
-  const env = { CARRIER_CLIENT_SECRET: 'exported for run', CARRIER_BASE_URL: 'https://api.example.test', CARRIER_OUT: 'elsewhere' };
+  const env = {
+    CARRIER_CLIENT_SECRET: 'exported for run',
+    CARRIER_BASE_URL: 'https://api.example.test',
+    CARRIER_OUT: 'elsewhere',
+  };
   const diff = await runBin(['diff', report, report], { env });
   expect([diff.code, diff.stderr]).toEqual([0, '']);
   const matrix = await runBin(['matrix', report, '--out', join(dir, 'matrix')], { env });
@@ -312,5 +452,17 @@ it('diff, matrix and verify-bundle ignore the CARRIER_* variables of run (a secr
 
 it('the catalogue is what the classification is tested against', () => {
   // The hand-made reports use real ids; a renamed id would make these tests vacuous.
-  for (const id of ['TOKEN-ISSUE', 'TOKEN-PRAGMA', 'PAGE-WALK', 'USER-OK', 'LINK-PREV', 'EXPIRY-RENEW', 'TOKEN-NO-REFRESH']) expect(CHECKS.some((c) => c.id === id), id).toBe(true);
+  for (const id of [
+    'TOKEN-ISSUE',
+    'TOKEN-PRAGMA',
+    'PAGE-WALK',
+    'USER-OK',
+    'LINK-PREV',
+    'EXPIRY-RENEW',
+    'TOKEN-NO-REFRESH',
+  ])
+    expect(
+      CHECKS.some((c) => c.id === id),
+      id,
+    ).toBe(true);
 });

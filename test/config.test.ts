@@ -89,39 +89,102 @@ describe('parseRunOptions', () => {
   });
 
   it('takes a single value where a list is expected', () => {
-    expect(parseRunOptions({ suite: 'token', pagedPath: 'shipments', check: 'PAGE-WALK' })).toMatchObject({ suite: ['token'], pagedPath: ['shipments'], check: ['PAGE-WALK'] });
+    expect(parseRunOptions({ suite: 'token', pagedPath: 'shipments', check: 'PAGE-WALK' })).toMatchObject({
+      suite: ['token'],
+      pagedPath: ['shipments'],
+      check: ['PAGE-WALK'],
+    });
   });
 
   it('upper-cases check ids given in any case', () => {
-    expect(parseRunOptions({ check: ['token-issue', 'Page-Walk', 'LINK-NEXT'] }).check).toEqual(['TOKEN-ISSUE', 'PAGE-WALK', 'LINK-NEXT']);
+    expect(parseRunOptions({ check: ['token-issue', 'Page-Walk', 'LINK-NEXT'] }).check).toEqual([
+      'TOKEN-ISSUE',
+      'PAGE-WALK',
+      'LINK-NEXT',
+    ]);
   });
 
   const invalid: readonly (readonly [string, Record<string, unknown>, string, RegExp])[] = [
-    ['a base URL that is not a URL', { baseUrl: 'api.example.test' }, '--base-url', /give e\.g\. https:\/\/api\.example\.com/],
+    [
+      'a base URL that is not a URL',
+      { baseUrl: 'api.example.test' },
+      '--base-url',
+      /give e\.g\. https:\/\/api\.example\.com/,
+    ],
     ['a base URL with another scheme', { baseUrl: 'ftp://api.example.test' }, '--base-url', /give e\.g\./],
-    ['a base URL with a query', { baseUrl: 'https://api.example.test/?x=1' }, '--base-url', /without spaces, credentials, query or fragment/],
-    ['a base URL with a fragment', { baseUrl: 'https://api.example.test/#x' }, '--base-url', /without spaces, credentials, query or fragment/],
+    [
+      'a base URL with a query',
+      { baseUrl: 'https://api.example.test/?x=1' },
+      '--base-url',
+      /without spaces, credentials, query or fragment/,
+    ],
+    [
+      'a base URL with a fragment',
+      { baseUrl: 'https://api.example.test/#x' },
+      '--base-url',
+      /without spaces, credentials, query or fragment/,
+    ],
     ['an auth URL that is not a URL', { authUrl: 'nope' }, '--auth-url', /give e\.g\./],
-    ['a tenant id that is not a UUID', { tenantId: 'tenant-1' }, '--tenant-id', /"tenant-1" is not a UUID; give e\.g\. [0-9a-f-]{36}/],
-    ['a foreign tenant id that is not a UUID', { foreignTenantId: '1234' }, '--foreign-tenant-id', /not a UUID; give e\.g\./],
+    [
+      'a tenant id that is not a UUID',
+      { tenantId: 'tenant-1' },
+      '--tenant-id',
+      /"tenant-1" is not a UUID; give e\.g\. [0-9a-f-]{36}/,
+    ],
+    [
+      'a foreign tenant id that is not a UUID',
+      { foreignTenantId: '1234' },
+      '--foreign-tenant-id',
+      /not a UUID; give e\.g\./,
+    ],
     ['a timeout that is not a number', { timeout: Number('abc') }, '--timeout', /must be a number \(milliseconds\)/],
     ['a timeout of 0', { timeout: 0 }, '--timeout', /must be greater than 0 \(milliseconds\)/],
     ['a fractional timeout', { timeout: 1.5 }, '--timeout', /must be a whole number \(milliseconds\)/],
     ['a negative timeout', { timeout: -1 }, '--timeout', /must be greater than 0/],
-    ['an unknown suite', { suite: ['tokens'] }, '--suite', /unknown suite "tokens"; the suites are token, expiry, auth/],
-    ['an unknown check id', { check: ['TOKEN-NOPE'] }, '--check', /unknown check id "TOKEN-NOPE"; `carrier-conformance list` prints the \d+ ids/],
-    ['a paged path with a query', { pagedPath: ['shipments?page=1'] }, '--paged-path', /is not a tenant-relative path; give e\.g\. shipments/],
+    [
+      'an unknown suite',
+      { suite: ['tokens'] },
+      '--suite',
+      /unknown suite "tokens"; the suites are token, expiry, auth/,
+    ],
+    [
+      'an unknown check id',
+      { check: ['TOKEN-NOPE'] },
+      '--check',
+      /unknown check id "TOKEN-NOPE"; `carrier-conformance list` prints the \d+ ids/,
+    ],
+    [
+      'a paged path with a query',
+      { pagedPath: ['shipments?page=1'] },
+      '--paged-path',
+      /is not a tenant-relative path; give e\.g\. shipments/,
+    ],
     ['a paged path with a fragment', { pagedPath: ['shipments#x'] }, '--paged-path', /give e\.g\. shipments/],
-    ['a paged path that is a URL', { pagedPath: ['https://api.example.test/shipments'] }, '--paged-path', /give e\.g\. shipments/],
+    [
+      'a paged path that is a URL',
+      { pagedPath: ['https://api.example.test/shipments'] },
+      '--paged-path',
+      /give e\.g\. shipments/,
+    ],
     ['an empty paged path', { pagedPath: [''] }, '--paged-path', /give e\.g\. shipments/],
     ['a concurrency above 64', { concurrency: 65 }, '--concurrency', /must be at most 64/],
     ['an expiry margin above 30 s', { expiryMargin: 31 }, '--expiry-margin', /must be at most 30 seconds/],
     ['a negative max expiry wait', { maxExpiryWait: -1 }, '--max-expiry-wait', /must not be negative \(seconds\)/],
     ['an empty client secret', { clientSecret: '' }, '--client-secret', /must not be empty/],
     // Issue 39 item 11: on a pull request from a fork, CI passes the unset secret as "".
-    ['an empty client secret, saying why CI gives one', { clientSecret: '' }, '--client-secret', /must not be empty: an unset CI secret is passed as an empty string \(GitHub Actions and GitLab give none to pull requests from forks\); give the secret/],
+    [
+      'an empty client secret, saying why CI gives one',
+      { clientSecret: '' },
+      '--client-secret',
+      /must not be empty: an unset CI secret is passed as an empty string \(GitHub Actions and GitLab give none to pull requests from forks\); give the secret/,
+    ],
     ['an empty second client secret', { secondClientSecret: '' }, '--second-client-secret', /pull requests from forks/],
-    ['an unknown option', { baseUrl: 'https://api.example.test', colour: true }, '--colour', /unknown option --colour; `carrier-conformance run --help` lists them/],
+    [
+      'an unknown option',
+      { baseUrl: 'https://api.example.test', colour: true },
+      '--colour',
+      /unknown option --colour; `carrier-conformance run --help` lists them/,
+    ],
   ];
 
   it.each(invalid)('rejects %s with one line naming %s and a hint', (_what, raw, flag, hint) => {
@@ -155,18 +218,40 @@ describe('parseRunOptions', () => {
 
 describe('loadConfigFile', () => {
   it('reads camelCase keys', () => {
-    const path = tempFile(JSON.stringify({ baseUrl: 'https://api.example.test', tenantId: TENANT, timeout: 250, suite: ['token'] }));
-    expect(loadConfigFile(path)).toEqual({ baseUrl: 'https://api.example.test', tenantId: TENANT, timeout: 250, suite: ['token'] });
+    const path = tempFile(
+      JSON.stringify({ baseUrl: 'https://api.example.test', tenantId: TENANT, timeout: 250, suite: ['token'] }),
+    );
+    expect(loadConfigFile(path)).toEqual({
+      baseUrl: 'https://api.example.test',
+      tenantId: TENANT,
+      timeout: 250,
+      suite: ['token'],
+    });
   });
 
   it('reads kebab-case keys as their camelCase option', () => {
-    const path = tempFile(JSON.stringify({ 'base-url': 'https://api.example.test', 'max-body-bytes': 1024, 'paged-path': ['shipments'], strict: true }));
-    expect(loadConfigFile(path)).toEqual({ baseUrl: 'https://api.example.test', maxBodyBytes: 1024, pagedPath: ['shipments'], strict: true });
+    const path = tempFile(
+      JSON.stringify({
+        'base-url': 'https://api.example.test',
+        'max-body-bytes': 1024,
+        'paged-path': ['shipments'],
+        strict: true,
+      }),
+    );
+    expect(loadConfigFile(path)).toEqual({
+      baseUrl: 'https://api.example.test',
+      maxBodyBytes: 1024,
+      pagedPath: ['shipments'],
+      strict: true,
+    });
   });
 
   it('returns options that parseRunOptions accepts', () => {
     const path = tempFile(JSON.stringify({ 'base-url': 'https://api.example.test', check: ['token-issue'] }));
-    expect(parseRunOptions(loadConfigFile(path))).toMatchObject({ baseUrl: 'https://api.example.test', check: ['TOKEN-ISSUE'] });
+    expect(parseRunOptions(loadConfigFile(path))).toMatchObject({
+      baseUrl: 'https://api.example.test',
+      check: ['TOKEN-ISSUE'],
+    });
   });
 
   const broken: readonly (readonly [string, string, RegExp])[] = [
@@ -193,8 +278,14 @@ describe('loadConfigFile', () => {
     ['{"pagedPaths": ["shipments"]}', 'unknown option "pagedPaths" (did you mean "pagedPath"?); '],
     ['{"base-ulr": "https://api.example.test"}', 'unknown option "base-ulr" (did you mean "base-url"?); '],
     ['{"colour": true}', 'unknown option "colour"; '],
-    ['[{"baseUrl": "https://api.example.test"}]', 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}, not an array'],
-    ['"https://api.example.test"', 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}, not a string'],
+    [
+      '[{"baseUrl": "https://api.example.test"}]',
+      'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}, not an array',
+    ],
+    [
+      '"https://api.example.test"',
+      'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}, not a string',
+    ],
   ])('names what %s should be', (content, expected) => {
     const path = tempFile(content);
     const prefix = `config file ${path}: ${expected}`;
@@ -202,7 +293,10 @@ describe('loadConfigFile', () => {
   });
 
   it.each([
-    ['{\n  "baseUrl": "https://api.example.test"\n  "timeout": 250\n}', "line 3, column 3: expected ',' or '}' after property value"],
+    [
+      '{\n  "baseUrl": "https://api.example.test"\n  "timeout": 250\n}',
+      "line 3, column 3: expected ',' or '}' after property value",
+    ],
     ['{\n  "timeout": x\n}', "line 2, column 14: unexpected token 'x'"],
     ['{"timeout": 250,}', 'line 1, column 17: expected double-quoted property name'],
     ['{"baseUrl": ', 'line 1, column 13: the text ends too early'],
@@ -218,7 +312,9 @@ describe('loadConfigFile', () => {
   });
 
   it('rejects a directory', () => {
-    expect(usageError(() => loadConfigFile(dir)).message).toBe(`config file ${dir}: cannot read it (it is a directory)`);
+    expect(usageError(() => loadConfigFile(dir)).message).toBe(
+      `config file ${dir}: cannot read it (it is a directory)`,
+    );
   });
 });
 
@@ -233,9 +329,21 @@ describe('loadExpectations', () => {
   });
 
   const broken: readonly (readonly [string, string, string])[] = [
-    ['an unknown top-level key', '{"user": {}, "tenants": []}', 'the file: unknown key tenants; "user" and "resources" are known'],
-    ['a tenant without an id', '{"user": {"tenants": [{"name": "x"}]}}', 'user.tenants.0.id: each expected tenant needs an "id" string'],
-    ['a tenant with a numeric id', '{"user": {"tenants": [{"id": 7}]}}', 'user.tenants.0.id: each expected tenant needs an "id" string'],
+    [
+      'an unknown top-level key',
+      '{"user": {}, "tenants": []}',
+      'the file: unknown key tenants; "user" and "resources" are known',
+    ],
+    [
+      'a tenant without an id',
+      '{"user": {"tenants": [{"name": "x"}]}}',
+      'user.tenants.0.id: each expected tenant needs an "id" string',
+    ],
+    [
+      'a tenant with a numeric id',
+      '{"user": {"tenants": [{"id": 7}]}}',
+      'user.tenants.0.id: each expected tenant needs an "id" string',
+    ],
   ];
 
   it.each(broken)('rejects %s, naming where', (_what, content, expected) => {
@@ -244,15 +352,21 @@ describe('loadExpectations', () => {
   });
 
   it('rejects invalid JSON and a missing file', () => {
-    expect(usageError(() => loadExpectations(tempFile('{user:'))).message).toMatch(/^expectations file .*: not valid JSON \(/);
+    expect(usageError(() => loadExpectations(tempFile('{user:'))).message).toMatch(
+      /^expectations file .*: not valid JSON \(/,
+    );
     const missing = join(dir, 'missing-expectations.json');
-    expect(usageError(() => loadExpectations(missing)).message).toBe(`expectations file ${missing}: cannot read it (no such file)`);
+    expect(usageError(() => loadExpectations(missing)).message).toBe(
+      `expectations file ${missing}: cannot read it (no such file)`,
+    );
   });
 });
 
 describe('what the fixes of review findings hold', () => {
   it('refuses a base URL that URL parsing would silently repair, and returns the normalised URL', () => {
-    expect(() => parseRunOptions({ baseUrl: 'http://exa\nmple.com' })).toThrow(/is not an http\(s\) URL without spaces/);
+    expect(() => parseRunOptions({ baseUrl: 'http://exa\nmple.com' })).toThrow(
+      /is not an http\(s\) URL without spaces/,
+    );
     expect(() => parseRunOptions({ baseUrl: ' https://api.example.com' })).toThrow(/is not an http\(s\) URL/);
     expect(() => parseRunOptions({ baseUrl: 'https://user:pw@api.example.com' })).toThrow(/credentials/);
     expect(parseRunOptions({ baseUrl: 'HTTPS://API.Example.com/gw/' }).baseUrl).toBe('https://api.example.com/gw');

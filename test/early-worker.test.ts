@@ -13,7 +13,10 @@ import { runBin, tempDir } from './support/harness.js';
 /** A thread entry that waits for messages and stays alive until it is terminated. */
 async function idleEntry(): Promise<string> {
   const file = join(await tempDir(), 'idle.mjs');
-  await writeFile(file, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', (m) => parentPort.postMessage(m));\n");
+  await writeFile(
+    file,
+    "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', (m) => parentPort.postMessage(m));\n",
+  );
   return file;
 }
 
@@ -26,7 +29,13 @@ describe('sameSpawn', () => {
   const spawn: Spawn = { entry: '/x/threads.js', env: { A: '1', B: '2' }, execArgv: ['--conditions', 'node'] };
 
   it('holds for the same entry, Node options and environment (unset variables aside)', () => {
-    expect(sameSpawn(spawn, { entry: '/x/threads.js', env: { B: '2', A: '1', C: undefined }, execArgv: ['--conditions', 'node'] })).toBe(true);
+    expect(
+      sameSpawn(spawn, {
+        entry: '/x/threads.js',
+        env: { B: '2', A: '1', C: undefined },
+        execArgv: ['--conditions', 'node'],
+      }),
+    ).toBe(true);
   });
 
   it.each([
@@ -73,14 +82,19 @@ describe('a run of the CLI', () => {
   it.each([
     ['run', ['run']],
     ['the default command, without `run`', []],
-  ])("gives Vitest the thread started early (%s): the prediction of Vitest's spawn holds for the installed Vitest", async (_how, command: string[]) => {
-    const reportsDir = await tempDir();
-    const result = await runBin([...command, '--embedded', '--suite', 'user', '--reports-dir', reportsDir], { env: { CARRIER_PROFILE: '1' } });
+  ])(
+    "gives Vitest the thread started early (%s): the prediction of Vitest's spawn holds for the installed Vitest",
+    async (_how, command: string[]) => {
+      const reportsDir = await tempDir();
+      const result = await runBin([...command, '--embedded', '--suite', 'user', '--reports-dir', reportsDir], {
+        env: { CARRIER_PROFILE: '1' },
+      });
 
-    expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^profile \d+ battery: the early worker is Vitest's$/m);
-    expect(result.stderr).not.toMatch(/not what Vitest asked for/);
-    // The worker's own profile lines come through Vitest's console, which shows them when profiling.
-    expect(result.stderr).toMatch(/^profile \d+ thread: first harness module \(thread\)$/m);
-  });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/^profile \d+ battery: the early worker is Vitest's$/m);
+      expect(result.stderr).not.toMatch(/not what Vitest asked for/);
+      // The worker's own profile lines come through Vitest's console, which shows them when profiling.
+      expect(result.stderr).toMatch(/^profile \d+ thread: first harness module \(thread\)$/m);
+    },
+  );
 });

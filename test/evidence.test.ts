@@ -35,16 +35,45 @@ interface HarEntry {
 }
 
 /** A run against a reference server with the HAR and a signed bundle; what the server saw. */
-async function runWith(name: string, options: ReferenceOptions, args: readonly string[], { second = false }: { second?: boolean } = {}): Promise<{ report: RunReport; har: HarEntry[]; bundle: string; requests: number }> {
+async function runWith(
+  name: string,
+  options: ReferenceOptions,
+  args: readonly string[],
+  { second = false }: { second?: boolean } = {},
+): Promise<{ report: RunReport; har: HarEntry[]; bundle: string; requests: number }> {
   const server = await startReferenceServer(options);
   const reportsDir = join(dir, name);
   const bundle = join(dir, `${name}-bundle`);
   try {
-    setEnv({ CARRIER_CLIENT_SECRET: server.clientSecret, ...(second ? { CARRIER_SECOND_CLIENT_SECRET: server.secondClientSecret } : {}) });
+    setEnv({
+      CARRIER_CLIENT_SECRET: server.clientSecret,
+      ...(second ? { CARRIER_SECOND_CLIENT_SECRET: server.secondClientSecret } : {}),
+    });
     const secondClient = second ? ['--second-client-id', server.secondClientId] : [];
-    await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--reports-dir', reportsDir, '--reporter', 'json', '--reporter', 'har', '--bundle', bundle, '--sign-key', signer.privatePath, ...secondClient, ...args]);
+    await runMain([
+      'run',
+      '--base-url',
+      server.url,
+      '--client-id',
+      server.clientId,
+      '--openapi',
+      server.openapiFile,
+      '--reports-dir',
+      reportsDir,
+      '--reporter',
+      'json',
+      '--reporter',
+      'har',
+      '--bundle',
+      bundle,
+      '--sign-key',
+      signer.privatePath,
+      ...secondClient,
+      ...args,
+    ]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    const har = (JSON.parse(await readFile(join(reportsDir, 'report.har'), 'utf8')) as { log: { entries: HarEntry[] } }).log.entries;
+    const har = (JSON.parse(await readFile(join(reportsDir, 'report.har'), 'utf8')) as { log: { entries: HarEntry[] } })
+      .log.entries;
     return { report, har, bundle, requests: server.requestCount() };
   } finally {
     restoreEnv();
@@ -54,15 +83,36 @@ async function runWith(name: string, options: ReferenceOptions, args: readonly s
 
 async function verify(bundle: string): Promise<{ code: number; stdout: string; fails: string[] }> {
   const result = await runMain(['verify-bundle', bundle, '--public-key', signer.publicPath]);
-  return { ...result, fails: result.stdout.split('\n').filter((l) => l.startsWith('  FAIL  ')).map((l) => l.slice(8)) };
+  return {
+    ...result,
+    fails: result.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  FAIL  '))
+      .map((l) => l.slice(8)),
+  };
 }
 
 /** What a vendor with the harness and its own key can do: every check passed, every file rendered and sealed again. */
 async function rewriteAsAllPassed(bundle: string): Promise<void> {
   const report = parseRunReport(await readFile(join(bundle, BUNDLE_FILES.report), 'utf8'), BUNDLE_FILES.report);
-  const checks = report.checks.map(({ message: _message, ...c }) => ({ ...c, status: 'passed' as const, findings: [], exchanges: [], ...(c.endpoints ? { endpoints: c.endpoints.map((e) => ({ endpoint: e.endpoint, status: 'passed' as const })) } : {}) }));
+  const checks = report.checks.map(({ message: _message, ...c }) => ({
+    ...c,
+    status: 'passed' as const,
+    findings: [],
+    exchanges: [],
+    ...(c.endpoints
+      ? { endpoints: c.endpoints.map((e) => ({ endpoint: e.endpoint, status: 'passed' as const })) }
+      : {}),
+  }));
   const { verdict, exitCode } = verdictOf(checks, { strict: report.strict }, undefined, report.scope);
-  const forged: RunReport = { ...report, checks, counts: countStatuses(checks), suites: suiteCounts(checks), verdict, exitCode };
+  const forged: RunReport = {
+    ...report,
+    checks,
+    counts: countStatuses(checks),
+    suites: suiteCounts(checks),
+    verdict,
+    exitCode,
+  };
   const json = renderJsonReport({ ...forged, summary: verdictLine(forged) });
   const parsed = parseRunReport(json, BUNDLE_FILES.report);
   const target = JSON.parse(await readFile(join(bundle, BUNDLE_FILES.target), 'utf8')) as { run: { verdict: string } };
@@ -80,61 +130,124 @@ async function rewriteAsAllPassed(bundle: string): Promise<void> {
 
 describe('every exchange of a conformant run, in the HAR and the bundle', () => {
   it('the HAR holds every request the server received, each naming its checks; every passed check is named', async () => {
-    const run = await runWith('clean', { tokenTtlSeconds: 60 }, ['--suite', 'token', '--suite', 'auth', '--suite', 'tenant', '--suite', 'pagination', '--foreign-tenant-id', 'c4e6a8b0-2d4f-4c6e-a8b0-c2d4e6f8a0b2']);
+    const run = await runWith('clean', { tokenTtlSeconds: 60 }, [
+      '--suite',
+      'token',
+      '--suite',
+      'auth',
+      '--suite',
+      'tenant',
+      '--suite',
+      'pagination',
+      '--foreign-tenant-id',
+      'c4e6a8b0-2d4f-4c6e-a8b0-c2d4e6f8a0b2',
+    ]);
     expect(run.report.counts.failed).toBe(0);
     // On main a clean run's HAR had no entry: now one per request.
     expect(run.har).toHaveLength(run.requests);
     expect(new Set(run.har.map((e) => e._id)).size).toBe(run.har.length);
     const named = new Set(run.har.flatMap((e) => e._checks));
-    for (const check of run.report.checks.filter((c) => c.status === 'passed')) expect(named, check.id).toContain(check.id);
+    for (const check of run.report.checks.filter((c) => c.status === 'passed'))
+      expect(named, check.id).toContain(check.id);
     // The bundle's copy, one entry a line.
     const lines = (await readFile(join(run.bundle, BUNDLE_FILES.exchanges), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(run.requests);
     const verified = await verify(run.bundle);
-    expect(verified.stdout).toMatch(/^ {2}ok {4}evidence: \d+ exchanges recorded \(\d+ used by checks\); of the \d+ passed checks, \d+ cross-checked against what their exchanges answered/m);
+    expect(verified.stdout).toMatch(
+      /^ {2}ok {4}evidence: \d+ exchanges recorded \(\d+ used by checks\); of the \d+ passed checks, \d+ cross-checked against what their exchanges answered/m,
+    );
     expect(verified.fails.filter((f) => f.startsWith('evidence'))).toEqual([]);
   });
 });
 
 describe('refusal bodies in the exchanges, judged as TENANT-FOREIGN judges them (src/battery/refusal-data.ts)', () => {
   it("a conformant server's error arrays (FastAPI's detail, JSON:API's errors) are no data: the passes verify", async () => {
-    const run = await runWith('error-arrays', { variants: ['error-bodies-fastapi-jsonapi'], tokenTtlSeconds: 60 }, ['--suite', 'tenant'], { second: true });
-    expect(run.report.checks.filter((c) => c.id.startsWith('TENANT-')).map((c) => `${c.id} ${c.status}`)).toEqual(['TENANT-ACCESS passed', 'TENANT-FOREIGN passed', 'TENANT-UNKNOWN passed', 'TENANT-INVALID-ID passed']);
+    const run = await runWith(
+      'error-arrays',
+      { variants: ['error-bodies-fastapi-jsonapi'], tokenTtlSeconds: 60 },
+      ['--suite', 'tenant'],
+      { second: true },
+    );
+    expect(run.report.checks.filter((c) => c.id.startsWith('TENANT-')).map((c) => `${c.id} ${c.status}`)).toEqual([
+      'TENANT-ACCESS passed',
+      'TENANT-FOREIGN passed',
+      'TENANT-UNKNOWN passed',
+      'TENANT-INVALID-ID passed',
+    ]);
     const verified = await verify(run.bundle);
     expect(verified.fails.filter((f) => f.startsWith('evidence'))).toEqual([]);
   });
 
   it("a refusal that carries the second client's items, its failure rewritten as a pass, does not verify", async () => {
-    const run = await runWith('refusal-data', { faults: ['foreign-refusal-with-data'], tokenTtlSeconds: 60 }, ['--suite', 'tenant'], { second: true });
+    const run = await runWith(
+      'refusal-data',
+      { faults: ['foreign-refusal-with-data'], tokenTtlSeconds: 60 },
+      ['--suite', 'tenant'],
+      { second: true },
+    );
     expect(run.report.checks.find((c) => c.id === 'TENANT-FOREIGN')?.status).toBe('failed');
     await rewriteAsAllPassed(run.bundle);
     const result = await verify(run.bundle);
-    expect(result.fails).toEqual(expect.arrayContaining([expect.stringMatching(/^evidence TENANT-FOREIGN: passed, but \d+ of its \d+ requests for another tenant than the asking client may access did not answer 403 or 404 without data \(GET \/tenants\/\S+ answered 403\)/)]));
+    expect(result.fails).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^evidence TENANT-FOREIGN: passed, but \d+ of its \d+ requests for another tenant than the asking client may access did not answer 403 or 404 without data \(GET \/tenants\/\S+ answered 403\)/,
+        ),
+      ]),
+    );
   });
 });
 
 describe('a vendor who rewrites what the exchanges show', () => {
-  it('a failing bundle rewritten as all-passed with the harness\'s renderers and signed again does not verify: the exchanges show the server answered without a token', async () => {
-    const run = await runWith('no-auth', { faults: ['missing-auth-accepted'], tokenTtlSeconds: 60 }, ['--suite', 'auth']);
+  it("a failing bundle rewritten as all-passed with the harness's renderers and signed again does not verify: the exchanges show the server answered without a token", async () => {
+    const run = await runWith('no-auth', { faults: ['missing-auth-accepted'], tokenTtlSeconds: 60 }, [
+      '--suite',
+      'auth',
+    ]);
     expect(run.report.checks.find((c) => c.id === 'AUTH-MISSING')?.status).toBe('failed');
     await rewriteAsAllPassed(run.bundle);
     const result = await verify(run.bundle);
     expect(result.code).toBe(1);
-    expect(result.fails).toEqual(expect.arrayContaining([expect.stringMatching(/^evidence AUTH-MISSING: passed, but \d+ of its \d+ requests without an Authorization header did not answer a 4xx refusal \(GET \/\S+ answered 200\): the verdict is not what the exchanges show$/)]));
+    expect(result.fails).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^evidence AUTH-MISSING: passed, but \d+ of its \d+ requests without an Authorization header did not answer a 4xx refusal \(GET \/\S+ answered 200\): the verdict is not what the exchanges show$/,
+        ),
+      ]),
+    );
     // Everything else about the forgery holds: the evidence is what gives it away.
-    expect(result.fails.filter((f) => !f.startsWith('evidence') && !f.startsWith('MUST') && !f.startsWith('run'))).toEqual([]);
+    expect(
+      result.fails.filter((f) => !f.startsWith('evidence') && !f.startsWith('MUST') && !f.startsWith('run')),
+    ).toEqual([]);
   });
 
   it('the exchanges a pass rests on dropped from exchanges.jsonl and the bundle sealed again: the pass is not supported', async () => {
-    const run = await runWith('edited', { tokenTtlSeconds: 60 }, ['--check', 'VERSION-MISSING', '--check', 'TOKEN-ISSUE']);
+    const run = await runWith('edited', { tokenTtlSeconds: 60 }, [
+      '--check',
+      'VERSION-MISSING',
+      '--check',
+      'TOKEN-ISSUE',
+    ]);
     const path = join(run.bundle, BUNDLE_FILES.exchanges);
     // The forger drops the requests without Accept-Version, the ones VERSION-MISSING judged.
-    const kept = (await readFile(path, 'utf8')).split('\n').filter((l) => l === '' || !/"_checks":\["VERSION-MISSING"\]/.test(l) || /"name":"Accept-Version"/.test(l));
+    const kept = (await readFile(path, 'utf8'))
+      .split('\n')
+      .filter((l) => l === '' || !/"_checks":\["VERSION-MISSING"\]/.test(l) || /"name":"Accept-Version"/.test(l));
     await writeFile(path, kept.join('\n'));
-    const files = await Promise.all(MANIFESTED.map(async (n) => [n, await readFile(join(run.bundle, n), 'utf8')] as const));
+    const files = await Promise.all(
+      MANIFESTED.map(async (n) => [n, await readFile(join(run.bundle, n), 'utf8')] as const),
+    );
     await sealBundle(run.bundle, files, signer.key);
     const result = await verify(run.bundle);
-    expect(result.fails).toEqual(expect.arrayContaining([expect.stringMatching(/^evidence VERSION-MISSING: passed, but none of its \d+ exchanges is one of the requests without Accept-Version the check judges$/)]));
-    expect(result.stdout).toMatch(/note {2}evidence: \d+ exchanges recorded \(\d+ used by checks\); of the 2 passed checks, 1 cross-checked against what their exchanges answered, 0 shown to have exchanges \(no rule here judges their content\), 1 not supported/);
+    expect(result.fails).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^evidence VERSION-MISSING: passed, but none of its \d+ exchanges is one of the requests without Accept-Version the check judges$/,
+        ),
+      ]),
+    );
+    expect(result.stdout).toMatch(
+      /note {2}evidence: \d+ exchanges recorded \(\d+ used by checks\); of the 2 passed checks, 1 cross-checked against what their exchanges answered, 0 shown to have exchanges \(no rule here judges their content\), 1 not supported/,
+    );
   });
 });

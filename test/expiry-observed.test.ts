@@ -9,9 +9,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeObserved } from '../src/battery/expiry.js';
-import { observedChannel, receiveObserved, resetObserved, untilOtherChecksEnd } from '../src/battery/observed-tokens.js';
+import {
+  observedChannel,
+  receiveObserved,
+  resetObserved,
+  untilOtherChecksEnd,
+} from '../src/battery/observed-tokens.js';
 import { otherChecksDoneRelay, type PassedRefusal, type RunMessage } from '../src/battery/wiring.js';
-import { HttpClient, Recorder, type SharedTokenSource, type TokenLease, type TokenRefusal } from '../src/http/client.js';
+import {
+  HttpClient,
+  Recorder,
+  type SharedTokenSource,
+  type TokenLease,
+  type TokenRefusal,
+} from '../src/http/client.js';
 import { Redactor } from '../src/core/redact.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import type { RunReport } from '../src/model/run-report.js';
@@ -31,7 +42,7 @@ const AFTER = ['EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOK
 const check = (report: RunReport, id: string) => report.checks.find((c) => c.id === id);
 
 describe('the other suites ended before the expiry worker listened', () => {
-  it("it learns so from the runner at once (the runner keeps their checks-done), instead of waiting 20 s for an answer", async () => {
+  it('it learns so from the runner at once (the runner keeps their checks-done), instead of waiting 20 s for an answer', async () => {
     // The runner's channel with its relay, as src/runner/vitest-run.ts opens it.
     const name = `observed-${randomUUID()}`;
     const runner = new BroadcastChannel(name);
@@ -51,12 +62,17 @@ describe('the other suites ended before the expiry worker listened', () => {
     others.close();
     // Only now does the expiry worker open its channel and ask.
     const expiry = new BroadcastChannel(name);
-    expiry.onmessage = (event: unknown) => receiveObserved((event as { data: Parameters<typeof receiveObserved>[0] }).data);
+    expiry.onmessage = (event: unknown) =>
+      receiveObserved((event as { data: Parameters<typeof receiveObserved>[0] }).data);
     resetObserved();
     observedChannel(expiry);
     const started = Date.now();
     try {
-      const ended = await untilOtherChecksEnd({ until: started + 60_000, signal: new AbortController().signal, enough: () => false });
+      const ended = await untilOtherChecksEnd({
+        until: started + 60_000,
+        signal: new AbortController().signal,
+        enough: () => false,
+      });
       expect(ended).toBe('done');
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
@@ -71,8 +87,21 @@ describe('the other suites ended before the expiry worker listened', () => {
 describe('the verdict on the observed part of a lifetime (judgeObserved)', () => {
   // Issued at 0 (asked for at -100 ms), declared 4000 s; --max-expiry-wait 60, --expiry-margin 1.
   const t = { sentAt: -100, receivedAt: 0, expiresIn: 4000 };
-  const base = { t, maxWaitSeconds: 60, marginSeconds: 1, refusals: [] as PassedRefusal[], when: 'as the other checks ended' };
-  const refusal = (receivedAt: number, declared = 4000): PassedRefusal => ({ request: 'GET /tenants/x/shipments', requestedAt: -100, declaredValidUntil: -100 + declared * 1000, sentAt: receivedAt - 20, receivedAt, thenStatus: 200 });
+  const base = {
+    t,
+    maxWaitSeconds: 60,
+    marginSeconds: 1,
+    refusals: [] as PassedRefusal[],
+    when: 'as the other checks ended',
+  };
+  const refusal = (receivedAt: number, declared = 4000): PassedRefusal => ({
+    request: 'GET /tenants/x/shipments',
+    requestedAt: -100,
+    declaredValidUntil: -100 + declared * 1000,
+    sentAt: receivedAt - 20,
+    receivedAt,
+    thenStatus: 200,
+  });
 
   it('a conformant long-lived token: passed, saying how much of the lifetime was observed and why the rest was not', () => {
     expect(judgeObserved({ ...base, probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 } })).toEqual({
@@ -85,12 +114,17 @@ describe('the verdict on the observed part of a lifetime (judgeObserved)', () =>
     const outcome = judgeObserved({ ...base, probe: { status: 401, sentAt: 9_200, receivedAt: 9_210 } });
     expect(outcome).toEqual({
       kind: 'failed',
-      message: 'GET /users/me with the token 9.2 s after issue (as the other checks ended): expected 200, got 401, when 0.2 % of the 4000 s its expires_in declared had passed: the token stopped working long before expires_in (seconds, spec §Access token response) ran out',
+      message:
+        'GET /users/me with the token 9.2 s after issue (as the other checks ended): expected 200, got 401, when 0.2 % of the 4000 s its expires_in declared had passed: the token stopped working long before expires_in (seconds, spec §Access token response) ran out',
     });
   });
 
   it('a 401 to a shared token the run saw while its expires_in vouched for it: failed, even when the last probe was accepted', () => {
-    const outcome = judgeObserved({ ...base, refusals: [refusal(4_100)], probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 } });
+    const outcome = judgeObserved({
+      ...base,
+      refusals: [refusal(4_100)],
+      probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 },
+    });
     expect(outcome).toMatchObject({
       kind: 'failed',
       message:
@@ -101,20 +135,33 @@ describe('the verdict on the observed part of a lifetime (judgeObserved)', () =>
   it('a 401 that came when the token may have run out (a second of rounding, the clock margin) is no evidence', () => {
     // Declared 5 s: from 5000 - 100 - 1000 - 1000 = 2900 ms on, a refusal proves nothing.
     const late = refusal(2_950, 5);
-    expect(judgeObserved({ ...base, refusals: [late], probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 } }).kind).toBe('passed');
-    expect(judgeObserved({ ...base, refusals: [{ ...late, receivedAt: 2_850 }], probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 } }).kind).toBe('failed');
+    expect(
+      judgeObserved({ ...base, refusals: [late], probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 } }).kind,
+    ).toBe('passed');
+    expect(
+      judgeObserved({
+        ...base,
+        refusals: [{ ...late, receivedAt: 2_850 }],
+        probe: { status: 200, sentAt: 9_200, receivedAt: 9_210 },
+      }).kind,
+    ).toBe('failed');
   });
 
   it('no probe, no evidence: an error naming the cause, or skipped when the run was stopped; never a pass', () => {
     const failed = judgeObserved({ ...base, probe: { failed: 'GET /users/me timed out after 500 ms' } });
     expect(failed).toMatchObject({ kind: 'error' });
-    expect(failed.kind === 'error' && failed.message).toMatch(/^cannot judge the observed part of the token's lifetime: GET \/users\/me with it, \d+\.\d s after issue \(as the other checks ended\), failed: GET \/users\/me timed out after 500 ms$/);
+    expect(failed.kind === 'error' && failed.message).toMatch(
+      /^cannot judge the observed part of the token's lifetime: GET \/users\/me with it, \d+\.\d s after issue \(as the other checks ended\), failed: GET \/users\/me timed out after 500 ms$/,
+    );
     expect(judgeObserved({ ...base, probe: { stopped: 'the run was stopped first' } })).toEqual({
       kind: 'skipped',
-      reason: 'the token was not probed again: the run was stopped first; the refusal after expiry was not waited for: 4000 s > --max-expiry-wait 60',
+      reason:
+        'the token was not probed again: the run was stopped first; the refusal after expiry was not waited for: 4000 s > --max-expiry-wait 60',
     });
     // Evidence already in hand still decides.
-    expect(judgeObserved({ ...base, refusals: [refusal(4_100)], probe: { stopped: 'the run was stopped first' } }).kind).toBe('failed');
+    expect(
+      judgeObserved({ ...base, refusals: [refusal(4_100)], probe: { stopped: 'the run was stopped first' } }).kind,
+    ).toBe('failed');
   });
 });
 
@@ -123,7 +170,12 @@ describe('a 401 to the shared token, then an answer with another token (HttpClie
   async function api(refused: (token: string) => boolean): Promise<string> {
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      res.writeHead(refused(token) ? 401 : 200, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end('{}');
+      res
+        .writeHead(refused(token) ? 401 : 200, {
+          'content-type': 'application/json',
+          'www-authenticate': 'Bearer error="invalid_token"',
+        })
+        .end('{}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -132,14 +184,38 @@ describe('a 401 to the shared token, then an answer with another token (HttpClie
 
   /** Tokens a, then b (renewed), then c (its own), each declared valid for an hour. */
   function tokens(seen: TokenRefusal[]): SharedTokenSource {
-    const lease = (token: string): TokenLease => ({ token, requestedAt: Date.now(), declaredValidUntil: Date.now() + 3_600_000 });
-    return { lease: () => Promise.resolve(lease('a')), renewAfterRefusal: () => Promise.resolve(lease('b')), own: () => Promise.resolve(lease('c')), refusedBeforeExpiry: (r) => void seen.push(r) };
+    const lease = (token: string): TokenLease => ({
+      token,
+      requestedAt: Date.now(),
+      declaredValidUntil: Date.now() + 3_600_000,
+    });
+    return {
+      lease: () => Promise.resolve(lease('a')),
+      renewAfterRefusal: () => Promise.resolve(lease('b')),
+      own: () => Promise.resolve(lease('c')),
+      refusedBeforeExpiry: (r) => void seen.push(r),
+    };
   }
 
   async function send(origin: string, seen: TokenRefusal[]): Promise<number> {
-    const http = new HttpClient({ timeoutMs: 2_000, maxBodyBytes: 100_000, recordBodyChars: 1_000, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 'test', maxRetries: 0, maxRetryWaitMs: 0, sharedTokens: tokens(seen) });
+    const http = new HttpClient({
+      timeoutMs: 2_000,
+      maxBodyBytes: 100_000,
+      recordBodyChars: 1_000,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 'test',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+      sharedTokens: tokens(seen),
+    });
     cleanup.push(() => http.close());
-    return (await http.send({ method: 'GET', url: `${origin}/users/me`, auth: { kind: 'shared-token' }, purpose: 'p' }, new Recorder())).status;
+    return (
+      await http.send(
+        { method: 'GET', url: `${origin}/users/me`, auth: { kind: 'shared-token' }, purpose: 'p' },
+        new Recorder(),
+      )
+    ).status;
   }
 
   it('is reported as evidence: the token was refused, not the request', async () => {
@@ -160,11 +236,23 @@ describe('a 401 to the shared token, then an answer with another token (HttpClie
 
 describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', { timeout: 60_000 }, () => {
   it('expires_in in milliseconds (declares 2000 for a token of 2 s), --max-expiry-wait 4 asked: failed, the refusal observed 4 s after issue; the others skipped as before', async () => {
-    const { report } = await runAgainst({ tokenTtlSeconds: 2, faults: ['expires-in-milliseconds'] }, ['--suite', 'expiry', '--max-expiry-wait', '4']);
+    const { report } = await runAgainst({ tokenTtlSeconds: 2, faults: ['expires-in-milliseconds'] }, [
+      '--suite',
+      'expiry',
+      '--max-expiry-wait',
+      '4',
+    ]);
     const before = check(report, 'EXPIRY-VALID-BEFORE');
     expect(before?.status).toBe('failed');
-    expect(before?.message).toMatch(/^GET \/users\/me with the token 4\.\d s after issue \(--max-expiry-wait 4 s after issue\): expected 200, got 401, when 0\.2 % of the 2000 s its expires_in declared had passed/);
-    for (const id of AFTER) expect([id, check(report, id)?.status, check(report, id)?.message]).toEqual([id, 'skipped', 'expires_in is 2000 s, longer than --max-expiry-wait 4 s; pass --max-expiry-wait 2000 to wait it out, or prove it in a job of its own (run --suite expiry --max-expiry-wait 2000)']);
+    expect(before?.message).toMatch(
+      /^GET \/users\/me with the token 4\.\d s after issue \(--max-expiry-wait 4 s after issue\): expected 200, got 401, when 0\.2 % of the 2000 s its expires_in declared had passed/,
+    );
+    for (const id of AFTER)
+      expect([id, check(report, id)?.status, check(report, id)?.message]).toEqual([
+        id,
+        'skipped',
+        'expires_in is 2000 s, longer than --max-expiry-wait 4 s; pass --max-expiry-wait 2000 to wait it out, or prove it in a job of its own (run --suite expiry --max-expiry-wait 2000)',
+      ]);
   });
 
   it('a conformant server with 120 s tokens: passed on the part observed as the other checks ended, and says how much', async () => {
@@ -172,7 +260,11 @@ describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', 
     expect(code).toBe(0);
     const before = check(report, 'EXPIRY-VALID-BEFORE');
     expect(before?.status).toBe('passed');
-    expect(before?.notes).toEqual([expect.stringMatching(/^GET \/users\/me with the token: accepted \d+\.\d s after issue \(as the other checks ended\), of the 120 s declared \((< 0\.1|\d+\.\d) %\); the refusal after expiry was not waited for: 120 s > --max-expiry-wait 60$/)]);
+    expect(before?.notes).toEqual([
+      expect.stringMatching(
+        /^GET \/users\/me with the token: accepted \d+\.\d s after issue \(as the other checks ended\), of the 120 s declared \((< 0\.1|\d+\.\d) %\); the refusal after expiry was not waited for: 120 s > --max-expiry-wait 60$/,
+      ),
+    ]);
     for (const id of AFTER) expect(check(report, id)?.status).toBe('skipped');
   });
 
@@ -188,14 +280,25 @@ describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', 
       const n = (uses.get(token) ?? 0) + 1;
       uses.set(token, n);
       if (n <= 2) return false;
-      res.writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"', 'Content-Type': 'application/json' }).end('{"error":"invalid_token"}');
+      res
+        .writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"', 'Content-Type': 'application/json' })
+        .end('{"error":"invalid_token"}');
       return true;
     });
     cleanup.push(() => front.close());
     const reportsDir = await tempDir();
     process.env.CARRIER_CLIENT_SECRET = target.clientSecret;
     try {
-      await runMain(['run', ...targetArgs({ ...target, url: front.url }), '--suite', 'expiry', '--suite', 'tenant', '--reports-dir', reportsDir]);
+      await runMain([
+        'run',
+        ...targetArgs({ ...target, url: front.url }),
+        '--suite',
+        'expiry',
+        '--suite',
+        'tenant',
+        '--reports-dir',
+        reportsDir,
+      ]);
     } finally {
       delete process.env.CARRIER_CLIENT_SECRET;
     }
@@ -204,10 +307,13 @@ describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', 
     expect(before?.status).toBe('failed');
     // Which request meets the dead token first is the order they go out in: the own tenant's (a
     // fresh token then gets 200), another tenant's (403), a tenant that does not exist (TENANT-UNKNOWN: 404) or a tenantId that is no UUID (400).
-    expect(before?.message).toMatch(/^GET \/tenants\/[^ ]+ was refused \(401\) with the run's shared access token \d+\.\d s after it was requested, of the 120 s its expires_in declared \((< 0\.1|\d+\.\d) %\); the same request with a fresh token then got (200|400|403|404): the token had stopped working/);
+    expect(before?.message).toMatch(
+      /^GET \/tenants\/[^ ]+ was refused \(401\) with the run's shared access token \d+\.\d s after it was requested, of the 120 s its expires_in declared \((< 0\.1|\d+\.\d) %\); the same request with a fresh token then got (200|400|403|404): the token had stopped working/,
+    );
     // The refused exchange is the evidence.
     expect(before?.findings[0]?.exchange).toBeDefined();
-    for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-INVALID-ID']) expect(check(report, id)?.status).toBe('passed');
+    for (const id of ['TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-INVALID-ID'])
+      expect(check(report, id)?.status).toBe('passed');
   });
 
   it('the probe cannot be made (it times out): an error naming the cause, never a pass', async () => {
@@ -227,13 +333,24 @@ describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', 
     const reportsDir = await tempDir();
     process.env.CARRIER_CLIENT_SECRET = target.clientSecret;
     try {
-      await runMain(['run', ...targetArgs({ ...target, url: front.url }), '--suite', 'expiry', '--timeout', '500', '--reports-dir', reportsDir]);
+      await runMain([
+        'run',
+        ...targetArgs({ ...target, url: front.url }),
+        '--suite',
+        'expiry',
+        '--timeout',
+        '500',
+        '--reports-dir',
+        reportsDir,
+      ]);
     } finally {
       delete process.env.CARRIER_CLIENT_SECRET;
     }
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     const before = check(report, 'EXPIRY-VALID-BEFORE');
     expect(before?.status).toBe('error');
-    expect(before?.message).toMatch(/^cannot judge the observed part of the token's lifetime: GET \/users\/me with it, \d+\.\d s after issue \(the expiry suite ran alone\), failed: .*500 ms/);
+    expect(before?.message).toMatch(
+      /^cannot judge the observed part of the token's lifetime: GET \/users\/me with it, \d+\.\d s after issue \(the expiry suite ran alone\), failed: .*500 ms/,
+    );
   });
 });

@@ -19,7 +19,25 @@ const document = {
           tags: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
           plain: { type: 'object', properties: { a: { type: 'string' } } },
           // HERE's geofence: every shape has its own `definition`, with its own keys.
-          geofence: { oneOf: [{ type: 'object', properties: { definition: { type: 'object', properties: { center: { type: 'object' }, radius: { type: 'number' } } } } }, { type: 'object', properties: { definition: { type: 'object', properties: { points: { type: 'array' }, radius: { type: 'number' } } } } }] },
+          geofence: {
+            oneOf: [
+              {
+                type: 'object',
+                properties: {
+                  definition: {
+                    type: 'object',
+                    properties: { center: { type: 'object' }, radius: { type: 'number' } },
+                  },
+                },
+              },
+              {
+                type: 'object',
+                properties: {
+                  definition: { type: 'object', properties: { points: { type: 'array' }, radius: { type: 'number' } } },
+                },
+              },
+            ],
+          },
           // Mist's `ips`: a property named as a placeholder stands for keys that are data.
           ips: { type: 'object', properties: { '{vlan}': { type: 'string' } } },
         },
@@ -65,7 +83,7 @@ describe('NULLS-SAME-FIELDS: the fields of an item, as its schema says', () => {
     expect(compared('geofence', 'definition', 'center')).toBe(false);
   });
 
-  it('a property named as a placeholder (`{vlan}`) makes a map: its keys are data (issue 37: Mist\'s device stats)', () => {
+  it("a property named as a placeholder (`{vlan}`) makes a map: its keys are data (issue 37: Mist's device stats)", () => {
     expect(compared('ips', 'vlan1')).toBe(false);
     expect(compared('ips', '{vlan}')).toBe(false);
     expect(compared('ips')).toBe(true);

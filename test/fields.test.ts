@@ -14,8 +14,16 @@ function unionOf(...items: unknown[]): Set<string> {
 describe('fieldPaths', () => {
   it.each([
     ['a flat object', { id: 1, name: 'x', note: null }, ['id', 'name', 'note']],
-    ['a nested object', { id: 1, carrier: { name: 'x', address: { city: 'y' } } }, ['id', 'carrier', 'carrier.name', 'carrier.address', 'carrier.address.city']],
-    ['an array of objects, whose elements share one path', { parcels: [{ weight: 1 }, { size: 2 }] }, ['parcels', 'parcels[].weight', 'parcels[].size']],
+    [
+      'a nested object',
+      { id: 1, carrier: { name: 'x', address: { city: 'y' } } },
+      ['id', 'carrier', 'carrier.name', 'carrier.address', 'carrier.address.city'],
+    ],
+    [
+      'an array of objects, whose elements share one path',
+      { parcels: [{ weight: 1 }, { size: 2 }] },
+      ['parcels', 'parcels[].weight', 'parcels[].size'],
+    ],
     ['an array of scalars', { tags: ['a', 'b'] }, ['tags']],
     ['an empty array and an empty object', { tags: [], meta: {} }, ['tags', 'meta']],
     ['a top-level array', [{ id: 1 }, { name: 'x' }], ['[].id', '[].name']],
@@ -101,16 +109,26 @@ describe('shapeOf', () => {
   /** The plain recursion shapeOf shortcuts for scalar fields (every field recursed into). */
   const reference = (value: unknown, depth = 0): string => {
     if (depth > 4) return '';
-    if (Array.isArray(value)) return value.length === 0 ? '-' : `[${[...new Set(value.map((e) => reference(e, depth + 1)))].sort().join('|')}]`;
+    if (Array.isArray(value))
+      return value.length === 0 ? '-' : `[${[...new Set(value.map((e) => reference(e, depth + 1)))].sort().join('|')}]`;
     if (value === null || typeof value !== 'object') return '-';
     let shape = '{';
-    for (const [key, child] of Object.entries(value)) shape += `${/^[\w$-]+$/.test(key) ? key : JSON.stringify(key)}:${reference(child, depth + 1)},`;
+    for (const [key, child] of Object.entries(value))
+      shape += `${/^[\w$-]+$/.test(key) ? key : JSON.stringify(key)}:${reference(child, depth + 1)},`;
     return `${shape}}`;
   };
 
   it('is what the plain recursion gives, at every depth', () => {
     const deep = { a: { b: { c: { d: { e: 1, f: { g: 2 }, h: [] } } } }, i: null };
-    for (const value of [{ id: 'x', n: 1, s: null, t: '' }, deep, [deep, { 'a b': [1, { c: 2 }] }], { a: [[[[[[1]]]]]] }, {}, [], 3]) {
+    for (const value of [
+      { id: 'x', n: 1, s: null, t: '' },
+      deep,
+      [deep, { 'a b': [1, { c: 2 }] }],
+      { a: [[[[[[1]]]]]] },
+      {},
+      [],
+      3,
+    ]) {
       expect(shapeOf(value)).toBe(reference(value));
     }
   });
@@ -123,7 +141,8 @@ describe('skeletons: a shape told without writing it', () => {
     if (depth > 6 || r < 0.3) return [null, 1, '', 'x', true][Math.floor(next() * 5)];
     if (r < 0.4) return next() < 0.5 ? [] : [randomValue(next, depth + 1)];
     const out: Record<string, unknown> = {};
-    for (const key of ['a', 'b', 'c.d', 'e'].slice(0, 1 + Math.floor(next() * 4))) if (next() < 0.8) out[key] = randomValue(next, depth + 1);
+    for (const key of ['a', 'b', 'c.d', 'e'].slice(0, 1 + Math.floor(next() * 4)))
+      if (next() < 0.8) out[key] = randomValue(next, depth + 1);
     return out;
   }
 
@@ -162,7 +181,10 @@ describe('skeletons: a shape told without writing it', () => {
     const next = prng(7);
     for (let page = 0; page < 50; page += 1) {
       const kinds = Array.from({ length: 3 }, () => randomValue(next));
-      const items = Array.from({ length: 40 }, (_, i) => ({ id: i, ...(structuredClone(kinds[Math.floor(next() * 3)]) as object) }));
+      const items = Array.from({ length: 40 }, (_, i) => ({
+        id: i,
+        ...(structuredClone(kinds[Math.floor(next() * 3)]) as object),
+      }));
       const byShape = new Map<string, number[]>();
       for (const item of items) byShape.set(shapeOf(item), [...(byShape.get(shapeOf(item)) ?? []), item.id]);
       const grouped = summariseItems(items).shapes.map((g) => [g.shape, g.indexes.map((i) => items[i]?.id)]);

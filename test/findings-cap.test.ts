@@ -58,7 +58,8 @@ describe("a walk's findings", () => {
 
   it("lists the walk's first failure even after many errors", () => {
     const results = new WalkResults();
-    for (let page = 0; page < 2 * FINDINGS_PER_ENDPOINT; page += 1) results.at(page).error(`page ${page} could not be read`);
+    for (let page = 0; page < 2 * FINDINGS_PER_ENDPOINT; page += 1)
+      results.at(page).error(`page ${page} could not be read`);
     results.at(2 * FINDINGS_PER_ENDPOINT).fail('the last page breaks the rule');
     const { listed, notListed } = replay(results);
     expect(listed).toContain('failure: the last page breaks the rule');

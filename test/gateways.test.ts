@@ -31,7 +31,15 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
-import { GATEWAY_BINARIES, GATEWAY_PACKAGES, GATEWAY_REWRITES, haveGateway, startGateway, type Gateway, type GatewayKind } from './support/gateways.js';
+import {
+  GATEWAY_BINARIES,
+  GATEWAY_PACKAGES,
+  GATEWAY_REWRITES,
+  haveGateway,
+  startGateway,
+  type Gateway,
+  type GatewayKind,
+} from './support/gateways.js';
 import { runBin, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 import { differences as statusDifferences } from './support/verdicts.js';
 
@@ -55,14 +63,39 @@ async function runHarness(server: ReferenceServer, baseUrl: string, extra: strin
   // The known data of the test account, so that USER-EXPECTED-VALUES runs too.
   const expectations = join(reportsDir, 'expectations.json');
   await writeFile(expectations, JSON.stringify(server.expectations));
-  const args = ['run', '--base-url', baseUrl, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId, '--expectations', expectations, '--reports-dir', reportsDir, ...extra];
-  const result = await runBin(args, { env: { CARRIER_CLIENT_SECRET: server.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' }, timeoutMs: 45_000 });
+  const args = [
+    'run',
+    '--base-url',
+    baseUrl,
+    '--client-id',
+    server.clientId,
+    '--openapi',
+    server.openapiFile,
+    '--foreign-tenant-id',
+    server.foreignTenantId,
+    '--expectations',
+    expectations,
+    '--reports-dir',
+    reportsDir,
+    ...extra,
+  ];
+  const result = await runBin(args, {
+    env: {
+      CARRIER_CLIENT_SECRET: server.clientSecret,
+      HTTP_PROXY: '',
+      HTTPS_PROXY: '',
+      http_proxy: '',
+      https_proxy: '',
+    },
+    timeoutMs: 45_000,
+  });
   const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
   return { code: result.code, report, stderr: result.stderr };
 }
 
 /** Each check whose status differs from the direct run's, with the gateway run's reasons. */
-const differences = (direct: RunReport, through: RunReport): string[] => statusDifferences(Object.fromEntries(direct.checks.map((c) => [c.id, c.status])), through);
+const differences = (direct: RunReport, through: RunReport): string[] =>
+  statusDifferences(Object.fromEntries(direct.checks.map((c) => [c.id, c.status])), through);
 
 const basic = (server: ReferenceServer): string => {
   // RFC 6749 §2.3.1: form-urlencode id and secret before Base64.
@@ -86,7 +119,9 @@ function idleCloseAfterMs(gateway: Gateway, limitMs: number): Promise<number> {
       socket.destroy();
       reject(new Error(`the connection was still open ${limitMs} ms after the response`));
     }, limitMs);
-    socket.once('secureConnect', () => socket.write(`GET /no/such/path HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Version: 1\r\n\r\n`));
+    socket.once('secureConnect', () =>
+      socket.write(`GET /no/such/path HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Version: 1\r\n\r\n`),
+    );
     socket.on('data', (chunk: Buffer) => {
       if (answeredAt === undefined && chunk.toString('latin1').startsWith('HTTP/1.1 401')) answeredAt = Date.now();
     });
@@ -109,14 +144,18 @@ async function absoluteLinkBackend(upstream: string): Promise<{ url: string; clo
   const target = new URL(upstream);
   const agent = new Agent({ keepAlive: true });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const proxied = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-      const proto = typeof req.headers['x-forwarded-proto'] === 'string' ? req.headers['x-forwarded-proto'] : 'http';
-      const link = answer.headers.link;
-      const headers = { ...answer.headers };
-      if (typeof link === 'string') headers.link = link.replace(/<\//g, `<${proto}://${req.headers.host ?? target.host}/`);
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(res);
-    });
+    const proxied = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+      (answer) => {
+        const proto = typeof req.headers['x-forwarded-proto'] === 'string' ? req.headers['x-forwarded-proto'] : 'http';
+        const link = answer.headers.link;
+        const headers = { ...answer.headers };
+        if (typeof link === 'string')
+          headers.link = link.replace(/<\//g, `<${proto}://${req.headers.host ?? target.host}/`);
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+    );
     proxied.once('error', () => res.destroy());
     req.pipe(proxied);
   });
@@ -142,7 +181,9 @@ function pipelined(gateway: Gateway, count: number, limitMs: number): Promise<st
       socket.destroy();
       reject(new Error(`the connection was still open ${limitMs} ms after ${count} pipelined requests`));
     }, limitMs);
-    socket.once('secureConnect', () => socket.write(`GET /no/such/path HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Version: 1\r\n\r\n`.repeat(count)));
+    socket.once('secureConnect', () =>
+      socket.write(`GET /no/such/path HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Version: 1\r\n\r\n`.repeat(count)),
+    );
     socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
     socket.once('error', reject);
     socket.once('close', () => {
@@ -164,20 +205,26 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-it.skipIf(!haveGateway('nginx') && !haveGateway('haproxy') && !haveGateway('apache') && !IN_CI)('the direct run, the reference for the gateway runs, passes every check', () => {
-  expect(direct, 'no direct run: no gateway binary, yet CI is set').toBeDefined();
-  if (!direct) return;
-  const notPassed = direct.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status}: ${c.message ?? ''}`);
-  expect(notPassed, notPassed.join('\n')).toEqual([]);
-  expect(direct.code).toBe(0);
-});
+it.skipIf(!haveGateway('nginx') && !haveGateway('haproxy') && !haveGateway('apache') && !IN_CI)(
+  'the direct run, the reference for the gateway runs, passes every check',
+  () => {
+    expect(direct, 'no direct run: no gateway binary, yet CI is set').toBeDefined();
+    if (!direct) return;
+    const notPassed = direct.report.checks
+      .filter((c) => c.status !== 'passed')
+      .map((c) => `${c.id}: ${c.status}: ${c.message ?? ''}`);
+    expect(notPassed, notPassed.join('\n')).toEqual([]);
+    expect(direct.code).toBe(0);
+  },
+);
 
 describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the reference server', (kind: GatewayKind) => {
   const have = haveGateway(kind);
   const skip = !have && !IN_CI;
   const missing = `no ${kind} at ${GATEWAY_BINARIES[kind]}; install it with \`apt-get install ${GATEWAY_PACKAGES[kind]}\``;
   const title = (name: string) => (skip ? `${name} (skipped: ${missing})` : name);
-  const requireBinary = () => expect(have, `CI is set but there is ${missing}: the CI script must install it`).toBe(true);
+  const requireBinary = () =>
+    expect(have, `CI is set but there is ${missing}: the CI script must install it`).toBe(true);
 
   let server: ReferenceServer;
   let gateway: Gateway;
@@ -188,7 +235,12 @@ describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the refer
     // Without the binary the tests themselves fail (in CI) or are skipped.
     if (!have) return;
     server = await startReferenceServer({ ...BACKEND, legacyRewrites: false, recordRequests: true });
-    gateway = await startGateway({ kind, upstream: server.url, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveRequests: KEEP_ALIVE_REQUESTS });
+    gateway = await startGateway({
+      kind,
+      upstream: server.url,
+      keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      keepAliveRequests: KEEP_ALIVE_REQUESTS,
+    });
     ca = caOf(gateway);
     // Idle connections are dropped well before the gateway's 500 ms: the probes race no close.
     client = new Client(gateway.url, { connect: { ca }, keepAliveTimeout: 100 });
@@ -201,43 +253,63 @@ describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the refer
   });
 
   const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string) => {
-    const res = await client.request({ method, path, headers: { 'accept-version': '1', ...headers }, body: body ?? null });
+    const res = await client.request({
+      method,
+      path,
+      headers: { 'accept-version': '1', ...headers },
+      body: body ?? null,
+    });
     return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
   };
   const token = async (path = '/uaa/oauth2/token'): Promise<string> => {
-    const res = await call('POST', path, { authorization: basic(server), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials');
+    const res = await call(
+      'POST',
+      path,
+      { authorization: basic(server), 'content-type': 'application/x-www-form-urlencoded' },
+      'grant_type=client_credentials',
+    );
     expect(res.status, `POST ${path}`).toBe(200);
     return (JSON.parse(res.body.toString('utf8')) as { access_token: string }).access_token;
   };
   const backendTargets = () => server.requestLog().map((r) => `${r.method} ${r.target}`);
 
-  it.skipIf(skip)(title('rewrites the legacy paths for the backend, keeping the query string, without a redirect'), async () => {
-    requireBinary();
-    const probe = `probe-${Date.now()}`;
-    const legacyToken = await token(`/uaa/oauth/token?${probe}=1`);
-    expect(backendTargets()).toContain(`POST /uaa/oauth2/token?${probe}=1`);
+  it.skipIf(skip)(
+    title('rewrites the legacy paths for the backend, keeping the query string, without a redirect'),
+    async () => {
+      requireBinary();
+      const probe = `probe-${Date.now()}`;
+      const legacyToken = await token(`/uaa/oauth/token?${probe}=1`);
+      expect(backendTargets()).toContain(`POST /uaa/oauth2/token?${probe}=1`);
 
-    const legacyUser = await call('GET', `/uaa/userinfo?${probe}=2`, { authorization: `Bearer ${legacyToken}` });
-    const currentUser = await call('GET', '/users/me', { authorization: `Bearer ${legacyToken}` });
-    expect(legacyUser.status).toBe(200);
-    expect(legacyUser.headers.location).toBeUndefined();
-    expect(JSON.parse(legacyUser.body.toString('utf8'))).toEqual(JSON.parse(currentUser.body.toString('utf8')));
-    expect(backendTargets()).toContain(`GET /users/me?${probe}=2`);
-    // The backend never saw a legacy path: the gateway did all the rewriting.
-    expect(backendTargets().filter((t) => GATEWAY_REWRITES.some(([legacy]) => t.split(' ')[1]?.startsWith(legacy)))).toEqual([]);
-  });
+      const legacyUser = await call('GET', `/uaa/userinfo?${probe}=2`, { authorization: `Bearer ${legacyToken}` });
+      const currentUser = await call('GET', '/users/me', { authorization: `Bearer ${legacyToken}` });
+      expect(legacyUser.status).toBe(200);
+      expect(legacyUser.headers.location).toBeUndefined();
+      expect(JSON.parse(legacyUser.body.toString('utf8'))).toEqual(JSON.parse(currentUser.body.toString('utf8')));
+      expect(backendTargets()).toContain(`GET /users/me?${probe}=2`);
+      // The backend never saw a legacy path: the gateway did all the rewriting.
+      expect(
+        backendTargets().filter((t) => GATEWAY_REWRITES.some(([legacy]) => t.split(' ')[1]?.startsWith(legacy))),
+      ).toEqual([]);
+    },
+  );
 
   it.skipIf(skip)(title('gzips JSON for clients that accept it; the backend does not'), async () => {
     requireBinary();
     const bearer = `Bearer ${await token()}`;
     const before = server.requestLog().length;
-    const res = await call('GET', `/tenants/${server.tenantId}/shipments`, { authorization: bearer, 'accept-encoding': 'gzip' });
+    const res = await call('GET', `/tenants/${server.tenantId}/shipments`, {
+      authorization: bearer,
+      'accept-encoding': 'gzip',
+    });
     expect(res.status).toBe(200);
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(res.body).toString('utf8'))).toEqual(expect.any(Array));
     const forwarded = server.requestLog().slice(before);
     expect(forwarded).toHaveLength(1);
-    expect(forwarded[0]?.headers.filter(([name, value]) => name.toLowerCase() === 'accept-encoding' && /gzip/i.test(value))).toEqual([]);
+    expect(
+      forwarded[0]?.headers.filter(([name, value]) => name.toLowerCase() === 'accept-encoding' && /gzip/i.test(value)),
+    ).toEqual([]);
   });
 
   it.skipIf(skip)(title(`closes an idle client connection after ${KEEP_ALIVE_TIMEOUT_MS} ms`), async () => {
@@ -248,35 +320,46 @@ describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the refer
   });
 
   // HAProxy has no per-connection request limit; Apache's is MaxKeepAliveRequests (below).
-  if (kind === 'nginx') it.skipIf(skip)(title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (keepalive_requests)`), async () => {
-    requireBinary();
-    const one = new Client(gateway.url, { connect: { ca }, keepAliveTimeout: 10_000, pipelining: 1 });
-    let connections = 0;
-    one.on('connect', () => (connections += 1));
-    try {
-      const closing: (string | string[] | undefined)[] = [];
-      for (let i = 1; i <= KEEP_ALIVE_REQUESTS + 1; i += 1) {
-        const res = await one.request({ method: 'GET', path: '/no/such/path', headers: { 'accept-version': '1' } });
-        await res.body.arrayBuffer();
-        closing.push(res.headers.connection);
-      }
-      expect(closing[KEEP_ALIVE_REQUESTS - 1]).toBe('close');
-      expect(closing.slice(0, KEEP_ALIVE_REQUESTS - 1).every((c) => c !== 'close')).toBe(true);
-      expect(connections).toBe(2);
-    } finally {
-      await one.close();
-    }
-  });
+  if (kind === 'nginx')
+    it.skipIf(skip)(
+      title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (keepalive_requests)`),
+      async () => {
+        requireBinary();
+        const one = new Client(gateway.url, { connect: { ca }, keepAliveTimeout: 10_000, pipelining: 1 });
+        let connections = 0;
+        one.on('connect', () => (connections += 1));
+        try {
+          const closing: (string | string[] | undefined)[] = [];
+          for (let i = 1; i <= KEEP_ALIVE_REQUESTS + 1; i += 1) {
+            const res = await one.request({ method: 'GET', path: '/no/such/path', headers: { 'accept-version': '1' } });
+            await res.body.arrayBuffer();
+            closing.push(res.headers.connection);
+          }
+          expect(closing[KEEP_ALIVE_REQUESTS - 1]).toBe('close');
+          expect(closing.slice(0, KEEP_ALIVE_REQUESTS - 1).every((c) => c !== 'close')).toBe(true);
+          expect(connections).toBe(2);
+        } finally {
+          await one.close();
+        }
+      },
+    );
 
   // Apache's Keep-Alive header says `timeout=0` (its 500 ms in whole seconds), after which undici
   // reuses no connection: the requests are pipelined on one raw connection instead.
-  if (kind === 'apache') it.skipIf(skip)(title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (MaxKeepAliveRequests)`), async () => {
-    requireBinary();
-    const answers = await pipelined(gateway, KEEP_ALIVE_REQUESTS + 1, 5_000);
-    expect(answers.map((a) => a.split('\r\n')[0]), 'answers on one connection').toEqual(Array.from({ length: KEEP_ALIVE_REQUESTS }, () => 'HTTP/1.1 401 Unauthorized'));
-    expect(answers.slice(0, -1).filter((a) => /^connection: close\r?$/im.test(a))).toEqual([]);
-    expect(answers.at(-1)).toMatch(/^connection: close\r?$/im);
-  });
+  if (kind === 'apache')
+    it.skipIf(skip)(
+      title(`closes a client connection after ${KEEP_ALIVE_REQUESTS} requests (MaxKeepAliveRequests)`),
+      async () => {
+        requireBinary();
+        const answers = await pipelined(gateway, KEEP_ALIVE_REQUESTS + 1, 5_000);
+        expect(
+          answers.map((a) => a.split('\r\n')[0]),
+          'answers on one connection',
+        ).toEqual(Array.from({ length: KEEP_ALIVE_REQUESTS }, () => 'HTTP/1.1 401 Unauthorized'));
+        expect(answers.slice(0, -1).filter((a) => /^connection: close\r?$/im.test(a))).toEqual([]);
+        expect(answers.at(-1)).toMatch(/^connection: close\r?$/im);
+      },
+    );
 
   it.skipIf(skip).each(Array.from({ length: RUNS }, (_, i) => i + 1))(
     title(`run %i of the whole battery over TLS: the verdicts of the direct run, exit 0`),
@@ -294,48 +377,105 @@ describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the refer
       const access = (await gateway.accessLog()).slice(logged);
       const backend = server.requestLog().slice(served);
       const why = diff.length > 0 ? `\n${diff.join('\n')}\n${await gateway.diagnostics()}` : '';
-      expect.soft(diff, `run ${run.report.checks.length} checks through ${kind}, ${diff.length} differ from the direct run:${why}`).toEqual([]);
+      expect
+        .soft(
+          diff,
+          `run ${run.report.checks.length} checks through ${kind}, ${diff.length} differ from the direct run:${why}`,
+        )
+        .toEqual([]);
       expect.soft(run.code, `exit code through ${kind}${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
 
       // The gateway did its job during the run, so the equal verdicts mean something.
       const legacy = access.filter((e) => GATEWAY_REWRITES.some(([path]) => e.target.split('?')[0] === path));
       expect.soft(legacy.length, 'the battery sent legacy paths through the gateway').toBeGreaterThan(0);
-      expect.soft(backend.filter((r) => GATEWAY_REWRITES.some(([path]) => r.target.split('?')[0] === path)).map((r) => r.target), 'the backend got no legacy path').toEqual([]);
-      expect.soft(access.some((e) => e.contentEncoding === 'gzip'), 'some response was gzip-compressed by the gateway').toBe(true);
+      expect
+        .soft(
+          backend
+            .filter((r) => GATEWAY_REWRITES.some(([path]) => r.target.split('?')[0] === path))
+            .map((r) => r.target),
+          'the backend got no legacy path',
+        )
+        .toEqual([]);
+      expect
+        .soft(
+          access.some((e) => e.contentEncoding === 'gzip'),
+          'some response was gzip-compressed by the gateway',
+        )
+        .toBe(true);
       const perConnection = new Map<string, number>();
       for (const e of access) perConnection.set(e.connection, (perConnection.get(e.connection) ?? 0) + 1);
       expect.soft(perConnection.size, `client connections for ${access.length} requests`).toBeGreaterThan(1);
-      if (kind !== 'haproxy') expect.soft(Math.max(...perConnection.values()), 'requests on one connection (keepalive_requests, MaxKeepAliveRequests)').toBeLessThanOrEqual(KEEP_ALIVE_REQUESTS);
+      if (kind !== 'haproxy')
+        expect
+          .soft(
+            Math.max(...perConnection.values()),
+            'requests on one connection (keepalive_requests, MaxKeepAliveRequests)',
+          )
+          .toBeLessThanOrEqual(KEEP_ALIVE_REQUESTS);
     },
     50_000,
   );
 
-  it.skipIf(skip)(title('serving the API under /api: the verdicts of the direct run, every request under the prefix, each page of the walk read once'), async () => {
-    requireBinary();
-    expect(direct, 'no direct run to compare with').toBeDefined();
-    if (!direct) return;
-    // One battery worker (no expiry suite), so that each list is walked once in the run.
-    const expected = { ...direct.report, checks: direct.report.checks.filter((c) => c.suite !== 'expiry') };
-    const backend = await startReferenceServer({ ...BACKEND, legacyRewrites: false, recordRequests: true });
-    const prefixed = await startGateway({ kind, upstream: backend.url, prefix: '/api' });
-    try {
-      const run = await runHarness(backend, `${prefixed.url}/api`, ['--ca-file', prefixed.ca?.caFile ?? '', ...WITHOUT_EXPIRY]);
-      const diff = differences(expected, run.report);
-      expect.soft(diff, `${diff.length} checks differ from the direct run through ${kind} under /api:\n${diff.join('\n')}\n${diff.length > 0 ? await prefixed.diagnostics() : ''}`).toEqual([]);
-      expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
-      const access = await prefixed.accessLog();
-      expect.soft(access.filter((e) => !e.target.startsWith('/api/')).map((e) => e.target), 'requests outside the prefix').toEqual([]);
-      expect.soft(backend.requestLog().filter((r) => r.target.startsWith('/api')).map((r) => r.target), 'the backend got the prefix').toEqual([]);
-      // The walk matches its pages' links (written under /api by the backend) with its own requests.
-      const pages = new Map<string, number>();
-      for (const e of access) if (e.status === 200 && /[?&]page=\d+/.test(e.target)) pages.set(e.target, (pages.get(e.target) ?? 0) + 1);
-      expect.soft([...pages].filter(([, n]) => n > 1), 'page requests answered 200 more than once').toEqual([]);
-      expect.soft(pages.size, 'pages read').toBeGreaterThan(3);
-    } finally {
-      await prefixed.close();
-      await backend.close();
-    }
-  }, 50_000);
+  it.skipIf(skip)(
+    title(
+      'serving the API under /api: the verdicts of the direct run, every request under the prefix, each page of the walk read once',
+    ),
+    async () => {
+      requireBinary();
+      expect(direct, 'no direct run to compare with').toBeDefined();
+      if (!direct) return;
+      // One battery worker (no expiry suite), so that each list is walked once in the run.
+      const expected = { ...direct.report, checks: direct.report.checks.filter((c) => c.suite !== 'expiry') };
+      const backend = await startReferenceServer({ ...BACKEND, legacyRewrites: false, recordRequests: true });
+      const prefixed = await startGateway({ kind, upstream: backend.url, prefix: '/api' });
+      try {
+        const run = await runHarness(backend, `${prefixed.url}/api`, [
+          '--ca-file',
+          prefixed.ca?.caFile ?? '',
+          ...WITHOUT_EXPIRY,
+        ]);
+        const diff = differences(expected, run.report);
+        expect
+          .soft(
+            diff,
+            `${diff.length} checks differ from the direct run through ${kind} under /api:\n${diff.join('\n')}\n${diff.length > 0 ? await prefixed.diagnostics() : ''}`,
+          )
+          .toEqual([]);
+        expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+        const access = await prefixed.accessLog();
+        expect
+          .soft(
+            access.filter((e) => !e.target.startsWith('/api/')).map((e) => e.target),
+            'requests outside the prefix',
+          )
+          .toEqual([]);
+        expect
+          .soft(
+            backend
+              .requestLog()
+              .filter((r) => r.target.startsWith('/api'))
+              .map((r) => r.target),
+            'the backend got the prefix',
+          )
+          .toEqual([]);
+        // The walk matches its pages' links (written under /api by the backend) with its own requests.
+        const pages = new Map<string, number>();
+        for (const e of access)
+          if (e.status === 200 && /[?&]page=\d+/.test(e.target)) pages.set(e.target, (pages.get(e.target) ?? 0) + 1);
+        expect
+          .soft(
+            [...pages].filter(([, n]) => n > 1),
+            'page requests answered 200 more than once',
+          )
+          .toEqual([]);
+        expect.soft(pages.size, 'pages read').toBeGreaterThan(3);
+      } finally {
+        await prefixed.close();
+        await backend.close();
+      }
+    },
+    50_000,
+  );
 });
 
 describe('apache in front of a backend that writes absolute links from Host and X-Forwarded-Proto', () => {
@@ -343,9 +483,13 @@ describe('apache in front of a backend that writes absolute links from Host and 
   const skip = !have && !IN_CI;
   const missing = `no apache at ${GATEWAY_BINARIES.apache}; install it with \`apt-get install ${GATEWAY_PACKAGES.apache}\``;
   const title = (name: string) => (skip ? `${name} (skipped: ${missing})` : name);
-  const requireBinary = () => expect(have, `CI is set but there is ${missing}: the CI script must install it`).toBe(true);
+  const requireBinary = () =>
+    expect(have, `CI is set but there is ${missing}: the CI script must install it`).toBe(true);
   /** One battery worker: the link checks do not depend on the expiry suite. */
-  const withoutExpiry = (report: RunReport): RunReport => ({ ...report, checks: report.checks.filter((c) => c.suite !== 'expiry') });
+  const withoutExpiry = (report: RunReport): RunReport => ({
+    ...report,
+    checks: report.checks.filter((c) => c.suite !== 'expiry'),
+  });
 
   /** Through Apache, with or without ProxyPreserveHost On and X-Forwarded-Proto. */
   const through = async (forwardedHeaders: boolean) => {
@@ -356,9 +500,22 @@ describe('apache in front of a backend that writes absolute links from Host and 
       const shipments = await (async () => {
         const client = new Client(gateway.url, { connect: { ca: caOf(gateway) } });
         try {
-          const res = await client.request({ method: 'POST', path: '/uaa/oauth2/token', headers: { 'accept-version': '1', authorization: basic(server), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+          const res = await client.request({
+            method: 'POST',
+            path: '/uaa/oauth2/token',
+            headers: {
+              'accept-version': '1',
+              authorization: basic(server),
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            body: 'grant_type=client_credentials',
+          });
           const { access_token: bearer } = (await res.body.json()) as { access_token: string };
-          const page = await client.request({ method: 'GET', path: `/tenants/${server.tenantId}/shipments`, headers: { 'accept-version': '1', authorization: `Bearer ${bearer}` } });
+          const page = await client.request({
+            method: 'GET',
+            path: `/tenants/${server.tenantId}/shipments`,
+            headers: { 'accept-version': '1', authorization: `Bearer ${bearer}` },
+          });
           await page.body.arrayBuffer();
           return String(page.headers.link);
         } finally {
@@ -366,7 +523,13 @@ describe('apache in front of a backend that writes absolute links from Host and 
         }
       })();
       const run = await runHarness(server, gateway.url, ['--ca-file', gateway.ca?.caFile ?? '', ...WITHOUT_EXPIRY]);
-      return { run, link: shipments, gateway: gateway.url, backend: backend.url, diagnostics: await gateway.diagnostics() };
+      return {
+        run,
+        link: shipments,
+        gateway: gateway.url,
+        backend: backend.url,
+        diagnostics: await gateway.diagnostics(),
+      };
     } finally {
       await gateway.close();
       await backend.close();
@@ -374,36 +537,64 @@ describe('apache in front of a backend that writes absolute links from Host and 
     }
   };
 
-  it.skipIf(skip)(title('with ProxyPreserveHost On and X-Forwarded-Proto: the links are on the gateway, the verdicts of the direct run'), async () => {
-    requireBinary();
-    expect(direct, 'no direct run to compare with').toBeDefined();
-    if (!direct) return;
-    const { run, link, gateway, diagnostics } = await through(true);
-    expect(link).toContain(`<${gateway}/tenants/`);
-    const diff = differences(withoutExpiry(direct.report), run.report);
-    expect.soft(diff, `${diff.length} checks differ from the direct run:\n${diff.join('\n')}\n${diff.length > 0 ? diagnostics : ''}`).toEqual([]);
-    expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
-  }, 50_000);
+  it.skipIf(skip)(
+    title(
+      'with ProxyPreserveHost On and X-Forwarded-Proto: the links are on the gateway, the verdicts of the direct run',
+    ),
+    async () => {
+      requireBinary();
+      expect(direct, 'no direct run to compare with').toBeDefined();
+      if (!direct) return;
+      const { run, link, gateway, diagnostics } = await through(true);
+      expect(link).toContain(`<${gateway}/tenants/`);
+      const diff = differences(withoutExpiry(direct.report), run.report);
+      expect
+        .soft(
+          diff,
+          `${diff.length} checks differ from the direct run:\n${diff.join('\n')}\n${diff.length > 0 ? diagnostics : ''}`,
+        )
+        .toEqual([]);
+      expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+    },
+    50_000,
+  );
 
-  it.skipIf(skip)(title("without them (Apache's defaults): every link leads to the backend over http, the LINK-* checks that follow links fail for that reason, the others keep their verdicts"), async () => {
-    requireBinary();
-    expect(direct, 'no direct run to compare with').toBeDefined();
-    if (!direct) return;
-    const { run, link, backend } = await through(false);
-    // The backend wrote its own origin (Host: the upstream's; no X-Forwarded-Proto: http).
-    expect(link).toContain(`<${backend}/tenants/`);
-    const expected = withoutExpiry(direct.report);
-    // LINK-SYNTAX keeps its verdict: an absolute target on another origin is still a valid link
-    // (RFC 8288 §3); the links just cannot be followed with the client's credentials (RFC 6750 §5.3).
-    const isLink = (id: string) => id.startsWith('LINK-') && id !== 'LINK-SYNTAX';
-    expect(expected.checks.filter((c) => isLink(c.id)).length, 'LINK-* checks in the run').toBeGreaterThanOrEqual(4);
-    const linkVerdicts = run.report.checks.filter((c) => isLink(c.id)).map((c) => {
-      const reasons = [c.message, ...c.findings.map((f) => f.message)].filter((m): m is string => m !== undefined);
-      return { id: c.id, status: c.status, offOrigin: reasons.some((m) => m.includes("not on the API's origin")) };
-    });
-    expect.soft(linkVerdicts).toEqual(expected.checks.filter((c) => isLink(c.id)).map((c) => ({ id: c.id, status: 'failed', offOrigin: true })));
-    const others = differences({ ...expected, checks: expected.checks.filter((c) => !isLink(c.id)) }, { ...run.report, checks: run.report.checks.filter((c) => !isLink(c.id)) });
-    expect.soft(others, `checks besides those LINK-* that differ from the direct run:\n${others.join('\n')}`).toEqual([]);
-    expect.soft(run.code, 'exit code: failed checks').toBe(1);
-  }, 50_000);
+  it.skipIf(skip)(
+    title(
+      "without them (Apache's defaults): every link leads to the backend over http, the LINK-* checks that follow links fail for that reason, the others keep their verdicts",
+    ),
+    async () => {
+      requireBinary();
+      expect(direct, 'no direct run to compare with').toBeDefined();
+      if (!direct) return;
+      const { run, link, backend } = await through(false);
+      // The backend wrote its own origin (Host: the upstream's; no X-Forwarded-Proto: http).
+      expect(link).toContain(`<${backend}/tenants/`);
+      const expected = withoutExpiry(direct.report);
+      // LINK-SYNTAX keeps its verdict: an absolute target on another origin is still a valid link
+      // (RFC 8288 §3); the links just cannot be followed with the client's credentials (RFC 6750 §5.3).
+      const isLink = (id: string) => id.startsWith('LINK-') && id !== 'LINK-SYNTAX';
+      expect(expected.checks.filter((c) => isLink(c.id)).length, 'LINK-* checks in the run').toBeGreaterThanOrEqual(4);
+      const linkVerdicts = run.report.checks
+        .filter((c) => isLink(c.id))
+        .map((c) => {
+          const reasons = [c.message, ...c.findings.map((f) => f.message)].filter((m): m is string => m !== undefined);
+          return { id: c.id, status: c.status, offOrigin: reasons.some((m) => m.includes("not on the API's origin")) };
+        });
+      expect
+        .soft(linkVerdicts)
+        .toEqual(
+          expected.checks.filter((c) => isLink(c.id)).map((c) => ({ id: c.id, status: 'failed', offOrigin: true })),
+        );
+      const others = differences(
+        { ...expected, checks: expected.checks.filter((c) => !isLink(c.id)) },
+        { ...run.report, checks: run.report.checks.filter((c) => !isLink(c.id)) },
+      );
+      expect
+        .soft(others, `checks besides those LINK-* that differ from the direct run:\n${others.join('\n')}`)
+        .toEqual([]);
+      expect.soft(run.code, 'exit code: failed checks').toBe(1);
+    },
+    50_000,
+  );
 });

@@ -27,20 +27,33 @@ describe('--baseline', () => {
         { check: 'TOKEN-PRAGMA', reason: 'PLAT-412: the gateway strips Pragma' },
       ],
     });
-    const run = await runAgainst({ faults: ['wrong-secret-accepted', 'no-pragma'] }, [...TOKEN_SUITE, '--baseline', baseline]);
+    const run = await runAgainst({ faults: ['wrong-secret-accepted', 'no-pragma'] }, [
+      ...TOKEN_SUITE,
+      '--baseline',
+      baseline,
+    ]);
 
     expect(run.code).toBe(0);
     expect(statusOf(run.report, 'TOKEN-WRONG-SECRET')).toBe('expected');
-    expect(run.report.checks.find((c) => c.id === 'TOKEN-WRONG-SECRET')?.baseline).toEqual({ reason: 'PLAT-101: the staging IdP accepts any secret', stale: false });
+    expect(run.report.checks.find((c) => c.id === 'TOKEN-WRONG-SECRET')?.baseline).toEqual({
+      reason: 'PLAT-101: the staging IdP accepts any secret',
+      stale: false,
+    });
     expect(run.report.counts.expected).toBe(2);
     expect(run.stdout).toMatch(/EXPECTED FAILURES \(baseline\)/);
     const junit = await readFile(join(run.reportsDir, 'junit.xml'), 'utf8');
-    expect(junit).toMatch(/<skipped>expected failure \(baseline: PLAT-101: the staging IdP accepts any secret\): token request with a wrong client secret: expected 401, got 200/);
+    expect(junit).toMatch(
+      /<skipped>expected failure \(baseline: PLAT-101: the staging IdP accepts any secret\): token request with a wrong client secret: expected 401, got 200/,
+    );
   });
 
   it('still fails the run for a failure it does not list', async () => {
     const baseline = await baselineFile({ failures: [{ check: 'TOKEN-PRAGMA', reason: 'PLAT-412' }] });
-    const run = await runAgainst({ faults: ['wrong-secret-accepted', 'no-pragma'] }, [...TOKEN_SUITE, '--baseline', baseline]);
+    const run = await runAgainst({ faults: ['wrong-secret-accepted', 'no-pragma'] }, [
+      ...TOKEN_SUITE,
+      '--baseline',
+      baseline,
+    ]);
     expect(run.code).toBe(1);
     expect(statusOf(run.report, 'TOKEN-WRONG-SECRET')).toBe('failed');
   });
@@ -58,11 +71,21 @@ describe('--baseline', () => {
   });
 
   it.each([
-    [{ failures: [{ check: 'TOKEN-NOPE', reason: 'x' }] }, /baseline file .*: failures\.0\.check: unknown check id "TOKEN-NOPE"/],
+    [
+      { failures: [{ check: 'TOKEN-NOPE', reason: 'x' }] },
+      /baseline file .*: failures\.0\.check: unknown check id "TOKEN-NOPE"/,
+    ],
     [{ failures: [{ check: 'TOKEN-PRAGMA', reason: ' ' }] }, /failures\.0\.reason: needs a reason/],
     [{ known: [] }, /baseline file .*: unknown key known; expected \{"failures"/],
   ])('refuses a bad baseline file with exit 2: %j', async (content, message) => {
-    const result = await runMain(['run', '--embedded', '--baseline', await baselineFile(content), '--reports-dir', await tempDir()]);
+    const result = await runMain([
+      'run',
+      '--embedded',
+      '--baseline',
+      await baselineFile(content),
+      '--reports-dir',
+      await tempDir(),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });
@@ -72,8 +95,14 @@ describe('--baseline', () => {
 describe('a baseline file with a mistake', () => {
   const EXAMPLE = '; expected {"failures": [{"check": "ID", "reason": "why"}]}';
   it.each([
-    [{ failures: [{ check: 'PAGE-WALKK', reason: 'x' }] }, 'failures.0.check: unknown check id "PAGE-WALKK" (did you mean "PAGE-WALK"?)'],
-    [{ failures: [{ check: 'token-pragma', reason: 'x' }] }, 'failures.0.check: unknown check id "token-pragma" (did you mean "TOKEN-PRAGMA"?)'],
+    [
+      { failures: [{ check: 'PAGE-WALKK', reason: 'x' }] },
+      'failures.0.check: unknown check id "PAGE-WALKK" (did you mean "PAGE-WALK"?)',
+    ],
+    [
+      { failures: [{ check: 'token-pragma', reason: 'x' }] },
+      'failures.0.check: unknown check id "token-pragma" (did you mean "TOKEN-PRAGMA"?)',
+    ],
     [{ failures: [{ check: 'TOKEN-PRAGMA', reasn: 'x' }] }, 'failures.0: unknown key reasn (did you mean reason?)'],
     [{ failure: [] }, 'unknown key failure (did you mean failures?)'],
     [{ failures: 'TOKEN-PRAGMA' }, 'failures: must be a list of known failures'],
@@ -94,8 +123,13 @@ describe('a baseline file with a mistake', () => {
 
   it('says where its JSON breaks, by line and column', async () => {
     const path = join(await tempDir(), 'baseline.json');
-    await writeFile(path, '{"failures": [\n  {"check": "TOKEN-PRAGMA", "reason": "x"}\n  {"check": "PAGE-WALK", "reason": "y"}\n]}');
-    expect(() => loadBaseline(path)).toThrow(`baseline file ${path}: not valid JSON (line 3, column 3: expected ',' or ']' after array element)`);
+    await writeFile(
+      path,
+      '{"failures": [\n  {"check": "TOKEN-PRAGMA", "reason": "x"}\n  {"check": "PAGE-WALK", "reason": "y"}\n]}',
+    );
+    expect(() => loadBaseline(path)).toThrow(
+      `baseline file ${path}: not valid JSON (line 3, column 3: expected ',' or ']' after array element)`,
+    );
   });
 });
 
@@ -105,9 +139,20 @@ describe('--rerun-failed', () => {
     const server = await startReferenceServer({ faults: ['wrong-secret-accepted', 'user-email-omitted'] });
     process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
     try {
-      const first = await runMain(['run', ...targetArgs(server), '--suite', 'token', '--suite', 'user', '--reports-dir', reportsDir]);
+      const first = await runMain([
+        'run',
+        ...targetArgs(server),
+        '--suite',
+        'token',
+        '--suite',
+        'user',
+        '--reports-dir',
+        reportsDir,
+      ]);
       expect(first.code).toBe(1);
-      const failed = (JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport).checks.filter((c) => ['failed', 'error', 'warning'].includes(c.status)).map((c) => c.id);
+      const failed = (JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport).checks
+        .filter((c) => ['failed', 'error', 'warning'].includes(c.status))
+        .map((c) => c.id);
       expect(failed.length).toBeGreaterThan(1);
 
       const rerun = await runMain(['run', ...targetArgs(server), '--rerun-failed', '--reports-dir', reportsDir]);
@@ -130,10 +175,16 @@ describe('--rerun-failed', () => {
     const rerun = await runMain(['run', '--embedded', '--rerun-failed', previous, '--reports-dir', reportsDir]);
     // No check carried out: no verdict, and not a green one (src/runner/scope.ts).
     expect(rerun.code).toBe(3);
-    expect(rerun.stdout).toMatch(/^NOTHING CHECKED .*\n {2}nothing to rerun: every selected check passed in .*previous\.json/);
+    expect(rerun.stdout).toMatch(
+      /^NOTHING CHECKED .*\n {2}nothing to rerun: every selected check passed in .*previous\.json/,
+    );
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.checks).toEqual([]);
-    expect(report).toMatchObject({ verdict: 'nothing-checked', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
+    expect(report).toMatchObject({
+      verdict: 'nothing-checked',
+      exitCode: 3,
+      scope: { coverage: 'none', carriedOut: 0 },
+    });
   });
 
   it('refuses a file that is not a report', async () => {
@@ -148,7 +199,16 @@ describe('--rerun-failed', () => {
 describe('--reporter and the GitHub step summary', () => {
   it('writes only the reports asked for', async () => {
     const reportsDir = await tempDir();
-    const result = await runMain(['run', '--embedded', '--check', 'USER-OK', '--reporter', 'json', '--reports-dir', reportsDir]);
+    const result = await runMain([
+      'run',
+      '--embedded',
+      '--check',
+      'USER-OK',
+      '--reporter',
+      'json',
+      '--reports-dir',
+      reportsDir,
+    ]);
     expect(result.code).toBe(0);
     expect(await readdir(reportsDir)).toEqual(['report.json']);
   });

@@ -22,8 +22,20 @@ describe('HttpClient: the next request before the answer', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it('writes the request waiting for a slot before the freed slot’s answer reaches its caller', { timeout: 10_000 }, async () => {
-    const http = new HttpClient({ timeoutMs: 5_000, maxBodyBytes: 10_000, recordBodyChars: 100, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 't', maxRetries: 0, maxRetryWaitMs: 0, maxInFlight: 1 });
+  it('writes the request waiting for a slot before the freed slot’s answer reaches its caller', {
+    timeout: 10_000,
+  }, async () => {
+    const http = new HttpClient({
+      timeoutMs: 5_000,
+      maxBodyBytes: 10_000,
+      recordBodyChars: 100,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 't',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+      maxInFlight: 1,
+    });
     const events: string[] = [];
     const written = (message: unknown): void => {
       const { request } = message as { request: { path: string } };
@@ -51,7 +63,16 @@ describe('HttpClient: the next request before the answer', () => {
   });
 
   it('dates an answer when it arrived, not when its caller gets it', { timeout: 10_000 }, async () => {
-    const http = new HttpClient({ timeoutMs: 5_000, maxBodyBytes: 10_000, recordBodyChars: 100, credentialOrigins: [origin], redactor: new Redactor(), userAgent: 't', maxRetries: 0, maxRetryWaitMs: 0 });
+    const http = new HttpClient({
+      timeoutMs: 5_000,
+      maxBodyBytes: 10_000,
+      recordBodyChars: 100,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 't',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+    });
     const before = Date.now();
     const res = await http.send({ method: 'GET', url: `${origin}/dated`, purpose: 'a probe' });
     expect(res.receivedAt).toBeGreaterThanOrEqual(before);

@@ -22,7 +22,18 @@ function harValidator(): ReturnType<Ajv['compile']> {
 
 describe('renderHar', () => {
   const report = makeRunReport();
-  const har = JSON.parse(renderHar(report)) as { log: { version: string; creator: { name: string }; entries: { startedDateTime: string; request: { url: string; headers: { name: string; value: string }[] }; response: { status: number; content: { text?: string } }; comment: string }[] } };
+  const har = JSON.parse(renderHar(report)) as {
+    log: {
+      version: string;
+      creator: { name: string };
+      entries: {
+        startedDateTime: string;
+        request: { url: string; headers: { name: string; value: string }[] };
+        response: { status: number; content: { text?: string } };
+        comment: string;
+      }[];
+    };
+  };
   const exchanges = report.checks.flatMap((c) => c.exchanges);
 
   it('is valid HAR 1.2', () => {
@@ -34,7 +45,7 @@ describe('renderHar', () => {
     expect(har.log.creator.name).toBe(report.tool.name);
   });
 
-  it("holds every exchange the report recorded, once, in the order they were sent, as redacted as report.json", () => {
+  it('holds every exchange the report recorded, once, in the order they were sent, as redacted as report.json', () => {
     expect(exchanges.length).toBeGreaterThan(0);
     const distinct = new Set(exchanges.map((e) => `${e.startedAt} ${e.request.method} ${e.request.url} ${e.purpose}`));
     expect(har.log.entries).toHaveLength(distinct.size);
@@ -42,7 +53,8 @@ describe('renderHar', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
     const text = JSON.stringify(har);
     // Nothing but what report.json holds: a redacted value stays redacted.
-    for (const e of exchanges) for (const [, value] of e.request.headers) expect(text).toContain(JSON.stringify(value).slice(1, -1));
+    for (const e of exchanges)
+      for (const [, value] of e.request.headers) expect(text).toContain(JSON.stringify(value).slice(1, -1));
     expect(text).not.toMatch(/Bearer (?!\[REDACTED)[A-Za-z0-9._-]{20,}/);
   });
 

@@ -34,7 +34,16 @@ function documentWith(schema: unknown, extra: Record<string, unknown> = {}): str
   return JSON.stringify({
     openapi: '3.1.0',
     info: { title: 'hostile', version: '1' },
-    paths: { '/tenants/{tenantId}/shipments': { get: { parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: schema } } } } } } } },
+    paths: {
+      '/tenants/{tenantId}/shipments': {
+        get: {
+          parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }],
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: schema } } } },
+          },
+        },
+      },
+    },
     ...extra,
   });
 }
@@ -87,17 +96,34 @@ async function everythingWritten(result: { stdout: string; stderr: string }, rep
 }
 
 describe('a $ref outside the root: exit 2, one line naming the $ref and --openapi-root, nothing of the file anywhere', () => {
-  const environ = readFileSync('/proc/self/environ', 'latin1').split('\0').filter((entry) => entry.length >= 12);
+  const environ = readFileSync('/proc/self/environ', 'latin1')
+    .split('\0')
+    .filter((entry) => entry.length >= 12);
   const hostname = readFileSync('/etc/hostname', 'utf8').trim();
 
   it.each([
     ['/proc/self/environ', (written: string) => environ.filter((entry) => written.includes(entry))],
-    ['/etc/hostname', (written: string) => (hostname.length >= 6 && written.includes(`"${hostname}"`) ? [hostname] : [])],
+    [
+      '/etc/hostname',
+      (written: string) => (hostname.length >= 6 && written.includes(`"${hostname}"`) ? [hostname] : []),
+    ],
   ])('%s', async (ref, leaked) => {
     const target = await server();
     const dir = await folder({ 'api.json': documentWith(leakingSchema(ref)) });
     const reportsDir = join(dir, 'reports');
-    const result = await runMain(['run', '--base-url', target.url, '--client-id', target.clientId, '--openapi', join(dir, 'api.json'), '--suite', 'resources', '--reports-dir', reportsDir]);
+    const result = await runMain([
+      'run',
+      '--base-url',
+      target.url,
+      '--client-id',
+      target.clientId,
+      '--openapi',
+      join(dir, 'api.json'),
+      '--suite',
+      'resources',
+      '--reports-dir',
+      reportsDir,
+    ]);
 
     expect(result.code, result.stderr).toBe(2);
     const lines = result.stderr.trim().split('\n');
@@ -111,8 +137,13 @@ describe('a $ref outside the root: exit 2, one line naming the $ref and --openap
 
 describe('$refs that leave the root, or lead to what is not a file', () => {
   it('../ out of the document folder is refused', async () => {
-    const dir = await folder({ 'api/openapi.json': documentWith({ $ref: '../secret.json' }), 'secret.json': '{"type": "string", "const": "s3cr3t"}' });
-    expect(await refusal(loadOpenApi(join(dir, 'api', 'openapi.json')))).toMatch(/\$ref "\.\.\/secret\.json" is refused: it leads outside .*--openapi-root/);
+    const dir = await folder({
+      'api/openapi.json': documentWith({ $ref: '../secret.json' }),
+      'secret.json': '{"type": "string", "const": "s3cr3t"}',
+    });
+    expect(await refusal(loadOpenApi(join(dir, 'api', 'openapi.json')))).toMatch(
+      /\$ref "\.\.\/secret\.json" is refused: it leads outside .*--openapi-root/,
+    );
   });
 
   it('a symbolic link inside the folder that points outside it is refused', async () => {
@@ -120,11 +151,16 @@ describe('$refs that leave the root, or lead to what is not a file', () => {
     const dir = await folder({ 'api.json': documentWith({ $ref: 'schemas/item.json' }) });
     await mkdir(join(dir, 'schemas'));
     await symlink(join(outside, 'secret.json'), join(dir, 'schemas', 'item.json'));
-    expect(await refusal(loadOpenApi(join(dir, 'api.json')))).toMatch(/\$ref "schemas\/item\.json" is refused: it is a symbolic link.*--openapi-root/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json')))).toMatch(
+      /\$ref "schemas\/item\.json" is refused: it is a symbolic link.*--openapi-root/,
+    );
   });
 
   it('a symbolic link that stays inside the folder is read', async () => {
-    const dir = await folder({ 'api.json': documentWith({ $ref: 'link.json' }), 'item.json': '{"type": "object", "properties": {"id": {"type": "string"}}}' });
+    const dir = await folder({
+      'api.json': documentWith({ $ref: 'link.json' }),
+      'item.json': '{"type": "object", "properties": {"id": {"type": "string"}}}',
+    });
     await symlink(join(dir, 'item.json'), join(dir, 'link.json'));
     const api = await loadOpenApi(join(dir, 'api.json'));
     expect(api.endpoints.map((e) => e.path)).toEqual(['shipments']);
@@ -133,24 +169,34 @@ describe('$refs that leave the root, or lead to what is not a file', () => {
   it('a FIFO $ref is refused at once, not waited on', async () => {
     const dir = await folder({ 'api.json': documentWith({ $ref: 'item.json' }) });
     execFileSync('mkfifo', [join(dir, 'item.json')]);
-    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(/\$ref "item\.json" is refused: it is a FIFO, not a regular file/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(
+      /\$ref "item\.json" is refused: it is a FIFO, not a regular file/,
+    );
   });
 
   it('a FIFO given as --openapi is refused at once', async () => {
     const dir = await tempDir('carrier-hostile-doc-');
     execFileSync('mkfifo', [join(dir, 'api.yaml')]);
-    expect(await refusal(loadOpenApi(join(dir, 'api.yaml')), 5_000)).toMatch(/^--openapi .*api\.yaml: it is a FIFO, not a regular file$/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.yaml')), 5_000)).toMatch(
+      /^--openapi .*api\.yaml: it is a FIFO, not a regular file$/,
+    );
   });
 
   it('/dev/zero is refused, even with --openapi-root /', async () => {
     const dir = await folder({ 'api.json': documentWith({ $ref: '/dev/zero' }) });
-    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(/\$ref "\/dev\/zero" is refused: it leads outside/);
-    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }), 5_000)).toMatch(/\$ref "\/dev\/zero" is refused: it is a device, not a regular file/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(
+      /\$ref "\/dev\/zero" is refused: it leads outside/,
+    );
+    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }), 5_000)).toMatch(
+      /\$ref "\/dev\/zero" is refused: it is a device, not a regular file/,
+    );
   });
 
   it('/proc is refused even with --openapi-root /', async () => {
     const dir = await folder({ 'api.json': documentWith(leakingSchema('/proc/self/environ')) });
-    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }))).toMatch(/\$ref "\/proc\/self\/environ" is refused: .* is a kernel pseudo-file, not a document; no --openapi-root allows \/proc, \/sys or \/dev$/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }))).toMatch(
+      /\$ref "\/proc\/self\/environ" is refused: .* is a kernel pseudo-file, not a document; no --openapi-root allows \/proc, \/sys or \/dev$/,
+    );
   });
 
   it('the $ref in the message is neutralised: no control characters, cut short', async () => {
@@ -173,7 +219,9 @@ describe('$refs that leave the root, or lead to what is not a file', () => {
     cleanup.push(() => new Promise((resolve) => remote.close(() => resolve())));
     const url = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/item.json`;
     const dir = await folder({ 'api.json': documentWith({ $ref: url }) });
-    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }))).toContain(`$ref "${url}" is refused: it is a URL, and remote $refs are never fetched`);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }))).toContain(
+      `$ref "${url}" is refused: it is a URL, and remote $refs are never fetched`,
+    );
     expect(requests).toBe(0);
   });
 });
@@ -193,40 +241,74 @@ paths:
             application/json:
               schema: {type: array, items: {$ref: "../schemas/shipment.yaml"}}
 `,
-    'spec/schemas/shipment.yaml': 'type: object\nrequired: [id]\nproperties:\n  id: {type: string}\n  parent: {$ref: "#"}\n',
+    'spec/schemas/shipment.yaml':
+      'type: object\nrequired: [id]\nproperties:\n  id: {type: string}\n  parent: {$ref: "#"}\n',
   };
 
   it('is read with --openapi-root naming the common parent, and refused without it', async () => {
     const dir = await folder(files);
     const document = join(dir, 'spec', 'api', 'openapi.yaml');
-    expect(await refusal(loadOpenApi(document))).toMatch(/\$ref "\.\.\/schemas\/shipment\.yaml" is refused: it leads outside .*spec\/api \(the document's folder\); --openapi-root DIR/);
+    expect(await refusal(loadOpenApi(document))).toMatch(
+      /\$ref "\.\.\/schemas\/shipment\.yaml" is refused: it leads outside .*spec\/api \(the document's folder\); --openapi-root DIR/,
+    );
     const api = await loadOpenApi(document, { root: join(dir, 'spec') });
-    expect(api.endpoints).toEqual([{ path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments', schema: expect.stringMatching(/^#\//) as string, asSingle: { schema: expect.stringMatching(/^#\//) as string } }]);
+    expect(api.endpoints).toEqual([
+      {
+        path: 'shipments',
+        kind: 'list',
+        listBy: 'paging',
+        source: 'openapi: GET /tenants/{tenantId}/shipments',
+        schema: expect.stringMatching(/^#\//) as string,
+        asSingle: { schema: expect.stringMatching(/^#\//) as string },
+      },
+    ]);
   });
 
   it('a root that does not hold the document is refused', async () => {
     const dir = await folder(files);
     const elsewhere = await tempDir('carrier-hostile-doc-');
-    expect(await refusal(loadOpenApi(join(dir, 'spec', 'api', 'openapi.yaml'), { root: elsewhere }))).toMatch(/it is not inside --openapi-root/);
+    expect(await refusal(loadOpenApi(join(dir, 'spec', 'api', 'openapi.yaml'), { root: elsewhere }))).toMatch(
+      /it is not inside --openapi-root/,
+    );
   });
 
   it('--openapi-root on the command line, CARRIER_OPENAPI_ROOT and "openapiRoot" in a config file', async () => {
     const dir = await folder(files);
     expect(resolveRunOptions({ argv: { openapiRoot: 'spec' } }).openapiRoot).toBe('spec');
-    expect(resolveRunOptions({ argv: {}, env: optionsFromEnv(RUN_OPTION_KINDS, { CARRIER_OPENAPI_ROOT: '/srv/spec' }) }).openapiRoot).toBe('/srv/spec');
-    await writeFile(join(dir, 'config.json'), JSON.stringify({ openapi: 'spec/api/openapi.yaml', openapiRoot: 'spec' }));
+    expect(
+      resolveRunOptions({ argv: {}, env: optionsFromEnv(RUN_OPTION_KINDS, { CARRIER_OPENAPI_ROOT: '/srv/spec' }) })
+        .openapiRoot,
+    ).toBe('/srv/spec');
+    await writeFile(
+      join(dir, 'config.json'),
+      JSON.stringify({ openapi: 'spec/api/openapi.yaml', openapiRoot: 'spec' }),
+    );
     const { loadConfigFile } = await import('../src/config/options.js');
     expect(loadConfigFile(join(dir, 'config.json'))).toMatchObject({ openapiRoot: join(dir, 'spec') });
 
     const target = await server();
     const reportsDir = join(dir, 'reports');
-    const args = ['run', '--base-url', target.url, '--client-id', target.clientId, '--openapi', join(dir, 'spec', 'api', 'openapi.yaml'), '--suite', 'resources', '--reports-dir', reportsDir];
+    const args = [
+      'run',
+      '--base-url',
+      target.url,
+      '--client-id',
+      target.clientId,
+      '--openapi',
+      join(dir, 'spec', 'api', 'openapi.yaml'),
+      '--suite',
+      'resources',
+      '--reports-dir',
+      reportsDir,
+    ];
     const refused = await runMain(args);
     expect(refused.code, refused.stderr).toBe(2);
     const run = await runMain([...args, '--openapi-root', join(dir, 'spec')]);
     expect(run.stderr).not.toMatch(/refused/);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    expect(report.target.endpoints).toEqual([{ path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments' }]);
+    expect(report.target.endpoints).toEqual([
+      { path: 'shipments', kind: 'list', listBy: 'paging', source: 'openapi: GET /tenants/{tenantId}/shipments' },
+    ]);
     expect(report.verdict).not.toBe('incomplete');
   });
 });
@@ -234,8 +316,15 @@ paths:
 describe('bounded parsing: one line naming the limit, within seconds', () => {
   /** A "billion laughs": `levels` anchors, each ten aliases of the one before. */
   function aliasBomb(levels: number): string {
-    const lines = ['openapi: 3.1.0', 'info: {title: bomb, version: "1"}', 'paths: {}', 'x-bomb:', '  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-    for (let i = 1; i < levels; i += 1) lines.push(`  l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
+    const lines = [
+      'openapi: 3.1.0',
+      'info: {title: bomb, version: "1"}',
+      'paths: {}',
+      'x-bomb:',
+      '  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+    ];
+    for (let i = 1; i < levels; i += 1)
+      lines.push(`  l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
     return `${lines.join('\n')}\n`;
   }
 
@@ -243,10 +332,24 @@ describe('bounded parsing: one line naming the limit, within seconds', () => {
     const target = await server();
     const dir = await folder({ 'api.yaml': aliasBomb(12) });
     const started = performance.now();
-    const result = await runMain(['run', '--base-url', target.url, '--client-id', target.clientId, '--openapi', join(dir, 'api.yaml'), '--suite', 'resources', '--reports-dir', join(dir, 'reports')]);
+    const result = await runMain([
+      'run',
+      '--base-url',
+      target.url,
+      '--client-id',
+      target.clientId,
+      '--openapi',
+      join(dir, 'api.yaml'),
+      '--suite',
+      'resources',
+      '--reports-dir',
+      join(dir, 'reports'),
+    ]);
     expect((performance.now() - started) / 1000).toBeLessThan(10);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/api\.yaml: it expands to more than 32 MiB with its YAML aliases followed$/) as string]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/api\.yaml: it expands to more than 32 MiB with its YAML aliases followed$/) as string,
+    ]);
   });
 
   it('more YAML aliases than the limit', async () => {
@@ -270,8 +373,12 @@ describe('bounded parsing: one line naming the limit, within seconds', () => {
   });
 
   it('nesting within the limit is read, across files too', async () => {
-    const deep = (levels: number): unknown => (levels === 0 ? { type: 'string' } : { type: 'object', properties: { a: deep(levels - 1) } });
-    const dir = await folder({ 'api.json': documentWith({ $ref: 'deep.json' }), 'deep.json': JSON.stringify(deep(60)) });
+    const deep = (levels: number): unknown =>
+      levels === 0 ? { type: 'string' } : { type: 'object', properties: { a: deep(levels - 1) } };
+    const dir = await folder({
+      'api.json': documentWith({ $ref: 'deep.json' }),
+      'deep.json': JSON.stringify(deep(60)),
+    });
     const api = await loadOpenApi(join(dir, 'api.json'));
     expect(api.endpoints).toHaveLength(1);
   });
@@ -280,25 +387,43 @@ describe('bounded parsing: one line naming the limit, within seconds', () => {
     const dir = await folder({ 'api.json': documentWith({ $ref: 'huge.json' }), 'huge.json': '' });
     // Sparse: the size is what stat says, and nothing is read.
     await truncate(join(dir, 'huge.json'), DOCUMENT_LIMITS.fileBytes + 1);
-    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(/\$ref "huge\.json" is refused: it is 33554433 bytes, more than the 32 MiB a file of the document may have/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(
+      /\$ref "huge\.json" is refused: it is 33554433 bytes, more than the 32 MiB a file of the document may have/,
+    );
     await truncate(join(dir, 'api.json'), DOCUMENT_LIMITS.fileBytes + 1);
-    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(/api\.json: it is 33554433 bytes, more than the 32 MiB/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(
+      /api\.json: it is 33554433 bytes, more than the 32 MiB/,
+    );
   });
 
   it('the files of a document together over the total limit are refused', async () => {
     const padding = JSON.stringify({ type: 'string', description: 'x'.repeat(600) });
-    const dir = await folder({ 'api.json': documentWith({ allOf: [{ $ref: 'a.json' }, { $ref: 'b.json' }] }), 'a.json': padding, 'b.json': padding });
-    expect(await refusal(loadOpenApi(join(dir, 'api.json'), { limits: { ...DOCUMENT_LIMITS, totalBytes: 1500 } }))).toMatch(/the document's files come to more than 1500 bytes with it/);
+    const dir = await folder({
+      'api.json': documentWith({ allOf: [{ $ref: 'a.json' }, { $ref: 'b.json' }] }),
+      'a.json': padding,
+      'b.json': padding,
+    });
+    expect(
+      await refusal(loadOpenApi(join(dir, 'api.json'), { limits: { ...DOCUMENT_LIMITS, totalBytes: 1500 } })),
+    ).toMatch(/the document's files come to more than 1500 bytes with it/);
     expect((await loadOpenApi(join(dir, 'api.json'))).endpoints).toHaveLength(1);
   });
 
   it("many $ids matched against many $refs (the parser's quadratic walk) is refused in a moment", async () => {
     const dir = await folder({ 'api.json': slowDocument(20_000) });
-    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(/it has 20000 \$id keywords and 20001 distinct \$refs, which @readme\/openapi-parser would compare pairwise/);
+    expect(await refusal(loadOpenApi(join(dir, 'api.json')), 5_000)).toMatch(
+      /it has 20000 \$id keywords and 20001 distinct \$refs, which @readme\/openapi-parser would compare pairwise/,
+    );
   });
 
   it('recursive schemas still bundle, finite', async () => {
-    const dir = await folder({ 'api.json': documentWith({ $ref: 'node.json' }), 'node.json': JSON.stringify({ type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } }) });
+    const dir = await folder({
+      'api.json': documentWith({ $ref: 'node.json' }),
+      'node.json': JSON.stringify({
+        type: 'object',
+        properties: { children: { type: 'array', items: { $ref: '#' } } },
+      }),
+    });
     const api = await loadOpenApi(join(dir, 'api.json'));
     expect(JSON.stringify(api.document).length).toBeLessThan(5_000);
   });
@@ -321,7 +446,9 @@ const SLOW_IDS = 8_500;
 
 describe('a document that takes long to read is stopped with the run', () => {
   it('loadOpenApiInThread (from the build) terminates its thread on abort and rejects with the reason', async () => {
-    const built = (await import(new URL('../dist/src/runner/document-thread.js', import.meta.url).href)) as { loadOpenApiInThread: typeof loadOpenApiInThread };
+    const built = (await import(new URL('../dist/src/runner/document-thread.js', import.meta.url).href)) as {
+      loadOpenApiInThread: typeof loadOpenApiInThread;
+    };
     const dir = await folder({ 'api.json': slowDocument(SLOW_IDS) });
     const controller = new AbortController();
     const loading = built.loadOpenApiInThread(join(dir, 'api.json'), { signal: controller.signal });
@@ -332,15 +459,36 @@ describe('a document that takes long to read is stopped with the run', () => {
   });
 
   /** The CLI (from dist/) on a slow document; `stop` ends it. */
-  async function runSlow(extra: string[], stop?: NodeJS.Signals): Promise<{ code: number | null; stderr: string; seconds: number; afterStop: number; report: RunReport }> {
+  async function runSlow(
+    extra: string[],
+    stop?: NodeJS.Signals,
+  ): Promise<{ code: number | null; stderr: string; seconds: number; afterStop: number; report: RunReport }> {
     const target = await startReferenceServer({ tokenTtlSeconds: 60 });
     cleanup.push(() => target.close());
     const dir = await folder({ 'api.json': slowDocument(SLOW_IDS) });
     const reportsDir = join(dir, 'reports');
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, 'run', '--base-url', target.url, '--client-id', target.clientId, '--openapi', join(dir, 'api.json'), '--suite', 'resources', '--reports-dir', reportsDir, ...extra], {
-      env: { ...process.env, CARRIER_CLIENT_SECRET: target.clientSecret, CARRIER_PROFILE: '1', NO_COLOR: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'run',
+        '--base-url',
+        target.url,
+        '--client-id',
+        target.clientId,
+        '--openapi',
+        join(dir, 'api.json'),
+        '--suite',
+        'resources',
+        '--reports-dir',
+        reportsDir,
+        ...extra,
+      ],
+      {
+        env: { ...process.env, CARRIER_CLIENT_SECRET: target.clientSecret, CARRIER_PROFILE: '1', NO_COLOR: '1' },
+      },
+    );
     let stderr = '';
     let sent = false;
     let stoppedAt = 0;

@@ -80,9 +80,19 @@ async function plant(path: string, bad: Bad, inTree: boolean): Promise<void> {
 }
 
 /** The reason a reader gives for each bad file named directly on the command line. */
-const NAMED_REASON: Record<Bad, string> = { fifo: 'it is a FIFO', directory: 'it is a directory', device: 'it is a device', link: 'it is a FIFO' };
+const NAMED_REASON: Record<Bad, string> = {
+  fifo: 'it is a FIFO',
+  directory: 'it is a directory',
+  device: 'it is a device',
+  link: 'it is a FIFO',
+};
 /** ... and inside a tree, where no link is followed. */
-const IN_TREE_REASON: Record<Bad, string> = { fifo: 'it is a FIFO', directory: 'it is a directory', device: 'a symbolic link, refused', link: 'a symbolic link, refused' };
+const IN_TREE_REASON: Record<Bad, string> = {
+  fifo: 'it is a FIFO',
+  directory: 'it is a directory',
+  device: 'a symbolic link, refused',
+  link: 'a symbolic link, refused',
+};
 
 let counter = 0;
 /** A fresh path holding the bad file, named directly. */
@@ -102,7 +112,16 @@ beforeAll(async () => {
 const BADS: Bad[] = ['fifo', 'directory', 'device', 'link'];
 
 /** A run that fails on its files before it reaches the network: a target nothing listens on. */
-const run = (...args: string[]): string[] => ['run', '--base-url', 'http://127.0.0.1:9', '--client-id', 'hostile-files', '--reports-dir', join(dir, 'reports'), ...args];
+const run = (...args: string[]): string[] => [
+  'run',
+  '--base-url',
+  'http://127.0.0.1:9',
+  '--client-id',
+  'hostile-files',
+  '--reports-dir',
+  join(dir, 'reports'),
+  ...args,
+];
 const SECRET = { CARRIER_CLIENT_SECRET: 'not-used' };
 
 const TAKES_DIRECTORY = ['diff OLD', 'diff NEW', 'matrix', 'run --compare-with'];
@@ -117,7 +136,21 @@ const READERS: [string, (path: string) => string[], string][] = [
   ['run --expectations', (p) => run('--expectations', p), 'expectations file'],
   ['run --config', (p) => ['run', '--config', p], 'config file'],
   ['run --rerun-failed', (p) => run('--rerun-failed', p), 'report'],
-  ['run --client-secret-file', (p) => ['run', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--reports-dir', join(dir, 'reports'), '--client-secret-file', p], '--client-secret-file'],
+  [
+    'run --client-secret-file',
+    (p) => [
+      'run',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--client-id',
+      'x',
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--client-secret-file',
+      p,
+    ],
+    '--client-secret-file',
+  ],
   ['run --ca-file', (p) => run('--ca-file', p), '--ca-file'],
   ['run --sign-key', (p) => run('--bundle', join(dir, 'new-bundle'), '--sign-key', p), '--sign-key'],
   ['verify-bundle --public-key', (p) => ['verify-bundle', dir, '--public-key', p], '--public-key'],
@@ -125,7 +158,11 @@ const READERS: [string, (path: string) => string[], string][] = [
 
 describe.skipIf(process.platform === 'win32')('a file named on the command line that is not a regular file', () => {
   // A directory named to diff, matrix or --compare-with is one of reports: see the next describe.
-  const cases = READERS.flatMap(([reader, args, what]) => BADS.filter((bad) => bad !== 'directory' || !TAKES_DIRECTORY.includes(reader)).map((bad) => [reader, bad, args, what] as const));
+  const cases = READERS.flatMap(([reader, args, what]) =>
+    BADS.filter((bad) => bad !== 'directory' || !TAKES_DIRECTORY.includes(reader)).map(
+      (bad) => [reader, bad, args, what] as const,
+    ),
+  );
   it.each(cases)('%s: %s', async (_reader, bad, args, what) => {
     const path = await named(bad);
     const result = await cli(args(path), SECRET);
@@ -134,11 +171,22 @@ describe.skipIf(process.platform === 'win32')('a file named on the command line 
 
   it('a link of the operator’s own to a regular file is followed (--config, diff)', async () => {
     const config = join(dir, 'real-config.json');
-    await writeFile(config, JSON.stringify({ baseUrl: 'http://127.0.0.1:9', clientId: 'x', reportsDir: join(dir, 'reports'), baseline: join(dir, 'nowhere.json') }));
+    await writeFile(
+      config,
+      JSON.stringify({
+        baseUrl: 'http://127.0.0.1:9',
+        clientId: 'x',
+        reportsDir: join(dir, 'reports'),
+        baseline: join(dir, 'nowhere.json'),
+      }),
+    );
     const link = join(dir, 'linked-config.json');
     await symlink(config, link);
     // It is read: the baseline it names is what is missing.
-    expectRefused(await cli(['run', '--config', link], SECRET), `carrier-conformance: baseline file ${join(dir, 'nowhere.json')}: cannot read it (no such file)`);
+    expectRefused(
+      await cli(['run', '--config', link], SECRET),
+      `carrier-conformance: baseline file ${join(dir, 'nowhere.json')}: cannot read it (no such file)`,
+    );
     const report = join(dir, 'linked-report.json');
     await symlink(outside, report);
     const diff = await cli(['diff', report, good]);
@@ -153,16 +201,24 @@ const DIRECTORY_READERS: [string, (path: string) => string[], string][] = [
   ['run --compare-with', (p) => run('--compare-with', p), '--compare-with'],
 ];
 
-describe.skipIf(process.platform === 'win32')('a directory of reports whose report.json is not a regular file of its own', () => {
-  const cases = DIRECTORY_READERS.flatMap(([reader, args, what]) => BADS.map((bad) => [reader, bad, args, what] as const));
-  it.each(cases)('%s DIR: %s', async (_reader, bad, args, what) => {
-    const tree = join(dir, `tree-${counter++}`);
-    await mkdir(tree);
-    await plant(join(tree, 'report.json'), bad, true);
-    const result = await cli(args(tree), SECRET);
-    expectRefused(result, `carrier-conformance: ${what} ${join(tree, 'report.json')}: cannot read it (${IN_TREE_REASON[bad]})`);
-  });
-});
+describe.skipIf(process.platform === 'win32')(
+  'a directory of reports whose report.json is not a regular file of its own',
+  () => {
+    const cases = DIRECTORY_READERS.flatMap(([reader, args, what]) =>
+      BADS.map((bad) => [reader, bad, args, what] as const),
+    );
+    it.each(cases)('%s DIR: %s', async (_reader, bad, args, what) => {
+      const tree = join(dir, `tree-${counter++}`);
+      await mkdir(tree);
+      await plant(join(tree, 'report.json'), bad, true);
+      const result = await cli(args(tree), SECRET);
+      expectRefused(
+        result,
+        `carrier-conformance: ${what} ${join(tree, 'report.json')}: cannot read it (${IN_TREE_REASON[bad]})`,
+      );
+    });
+  },
+);
 
 /**
  * A bundle whose every file is read: a manifest that lists the four manifested files (with digests
@@ -171,7 +227,11 @@ describe.skipIf(process.platform === 'win32')('a directory of reports whose repo
 async function bundleWith(name: string, bad: Bad): Promise<string> {
   const bundle = join(dir, `bundle-${counter++}`);
   await mkdir(bundle);
-  const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: MANIFESTED.map((path) => ({ path, sha256: '0'.repeat(64), bytes: 1 })) };
+  const manifest: Manifest = {
+    format: MANIFEST_FORMAT,
+    algorithm: 'sha256',
+    files: MANIFESTED.map((path) => ({ path, sha256: '0'.repeat(64), bytes: 1 })),
+  };
   const contents: Record<string, string> = {
     [BUNDLE_FILES.manifest]: JSON.stringify(manifest),
     [BUNDLE_FILES.report]: JSON.stringify(fullReport()),
@@ -206,14 +266,39 @@ describe.skipIf(process.platform === 'win32')('a bundle holding a file that is n
 describe('a file larger than its kind can be', () => {
   it.each([
     ['run --ca-file', (p: string) => run('--ca-file', p), '--ca-file', 4 * 1024 * 1024, 'a CA file'],
-    ['run --client-secret-file', (p: string) => ['run', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--reports-dir', join(dir, 'reports'), '--client-secret-file', p], '--client-secret-file', 64 * 1024, 'a client secret file'],
-    ['verify-bundle --public-key', (p: string) => ['verify-bundle', dir, '--public-key', p], '--public-key', 64 * 1024, 'a PEM key'],
+    [
+      'run --client-secret-file',
+      (p: string) => [
+        'run',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--client-id',
+        'x',
+        '--reports-dir',
+        join(dir, 'reports'),
+        '--client-secret-file',
+        p,
+      ],
+      '--client-secret-file',
+      64 * 1024,
+      'a client secret file',
+    ],
+    [
+      'verify-bundle --public-key',
+      (p: string) => ['verify-bundle', dir, '--public-key', p],
+      '--public-key',
+      64 * 1024,
+      'a PEM key',
+    ],
   ] as const)('%s: refused by its size, never read', async (_reader, args, what, max, of) => {
     const path = join(dir, `huge-${counter++}`);
     await writeFile(path, '');
     await truncate(path, 1024 * 1024 * 1024); // sparse: a gigabyte that takes no room
     const result = await cli(args(path), SECRET);
-    expectRefused(result, `carrier-conformance: ${what} ${path}: ${1024 * 1024 * 1024} bytes, more than the ${max} ${of} can be; is it the right file?`);
+    expectRefused(
+      result,
+      `carrier-conformance: ${what} ${path}: ${1024 * 1024 * 1024} bytes, more than the ${max} ${of} can be; is it the right file?`,
+    );
   });
 });
 
@@ -223,7 +308,10 @@ describe.skipIf(process.platform === 'win32')('verify-bundle of a link to a bund
     const link = join(dir, `linked-bundle-${counter++}`);
     await symlink(real, link);
     const result = await cli(['verify-bundle', `${link}${ending}`]);
-    expectRefused(result, `carrier-conformance: verify-bundle ${link}${ending}: a symbolic link, refused; give the folder or the .tar.gz \`run --bundle\` wrote, not a link to it`);
+    expectRefused(
+      result,
+      `carrier-conformance: verify-bundle ${link}${ending}: a symbolic link, refused; give the folder or the .tar.gz \`run --bundle\` wrote, not a link to it`,
+    );
   });
 
   it('the bundle itself is verified with or without a trailing slash', async () => {

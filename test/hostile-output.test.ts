@@ -38,9 +38,12 @@ describe('the CI parsers of the test (test/support/ci-parsers.ts)', () => {
     expect(found.length).toBeGreaterThanOrEqual(ci === 'GitLab' ? 1 : 8);
   });
 
-  it.each(hostileLines().filter((line) => !line.startsWith('quoted ')))('find a command or a control in the raw line %j', (line) => {
-    expect([...ciCommandsIn(line), ...terminalControlsIn(line)].length).toBeGreaterThan(0);
-  });
+  it.each(hostileLines().filter((line) => !line.startsWith('quoted ')))(
+    'find a command or a control in the raw line %j',
+    (line) => {
+      expect([...ciCommandsIn(line), ...terminalControlsIn(line)].length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('SafeStream: a hostile line in the log', () => {
@@ -92,7 +95,11 @@ async function cli(args: readonly string[], env: Record<string, string> = {}): P
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {
-    const code = await main(args, { out: (t) => void (log += t), err: (t) => void (log += t.endsWith('\n') ? t : `${t}\n`), color: false });
+    const code = await main(args, {
+      out: (t) => void (log += t),
+      err: (t) => void (log += t.endsWith('\n') ? t : `${t}\n`),
+      color: false,
+    });
     return { code, log };
   } finally {
     for (const [k, v] of Object.entries(saved)) {
@@ -102,7 +109,8 @@ async function cli(args: readonly string[], env: Record<string, string> = {}): P
   }
 }
 
-const INJECTED = '##vso[task.setvariable variable=PWNED;]yes ##[error]forged ##teamcity[buildStatus status=\'SUCCESS\'] \x1b]0;TITLE\x07\x1b[2J\r::error::forged';
+const INJECTED =
+  "##vso[task.setvariable variable=PWNED;]yes ##[error]forged ##teamcity[buildStatus status='SUCCESS'] \x1b]0;TITLE\x07\x1b[2J\r::error::forged";
 
 describe('a target that answers with CI commands and escapes', () => {
   it('is quoted in the console neutralised, and in report.json as it was sent', async () => {
@@ -116,13 +124,30 @@ describe('a target that answers with CI commands and escapes', () => {
     });
     cleanup.push(() => hostile.close());
     const reportsDir = await tempDir();
-    const run = await cli(['run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--check', 'TOKEN-TYPE', '--check', 'TOKEN-TYPE-CASE'], { CARRIER_CLIENT_SECRET: server.clientSecret });
+    const run = await cli(
+      [
+        'run',
+        '--base-url',
+        hostile.url,
+        '--client-id',
+        server.clientId,
+        '--reports-dir',
+        reportsDir,
+        '--check',
+        'TOKEN-TYPE',
+        '--check',
+        'TOKEN-TYPE-CASE',
+      ],
+      { CARRIER_CLIENT_SECRET: server.clientSecret },
+    );
 
     expect(run.code).toBe(1);
     expect(run.log).toMatch(/TOKEN-TYPE .*＃#vso\[task\.setvariable/);
     // The report is the record: it keeps what the target sent (JSON escapes its controls).
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    expect(report.checks.find((c) => c.id === 'TOKEN-TYPE')?.message).toContain('##vso[task.setvariable variable=PWNED;]yes');
+    expect(report.checks.find((c) => c.id === 'TOKEN-TYPE')?.message).toContain(
+      '##vso[task.setvariable variable=PWNED;]yes',
+    );
     expect(ciCommandsIn(run.log)).toEqual([]);
     expect(terminalControlsIn(run.log)).toEqual([]);
   });
@@ -144,9 +169,30 @@ describe('a target that echoes the client secret encoded', () => {
     });
     cleanup.push(() => hostile.close());
     const reportsDir = await tempDir();
-    const run = await cli(['run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--check', 'TOKEN-TYPE', '--reporter', 'json', '--reporter', 'junit', '--reporter', 'html'], { CARRIER_CLIENT_SECRET: server.clientSecret });
+    const run = await cli(
+      [
+        'run',
+        '--base-url',
+        hostile.url,
+        '--client-id',
+        server.clientId,
+        '--reports-dir',
+        reportsDir,
+        '--check',
+        'TOKEN-TYPE',
+        '--reporter',
+        'json',
+        '--reporter',
+        'junit',
+        '--reporter',
+        'html',
+      ],
+      { CARRIER_CLIENT_SECRET: server.clientSecret },
+    );
 
-    const written = await Promise.all(['report.json', 'junit.xml', 'report.html'].map((f) => readFile(join(reportsDir, f), 'utf8')));
+    const written = await Promise.all(
+      ['report.json', 'junit.xml', 'report.html'].map((f) => readFile(join(reportsDir, f), 'utf8')),
+    );
     expect(written[0]).toContain('[REDACTED:client-secret]');
     for (const text of [run.log, ...written]) for (const echo of echoes) expect(text).not.toContain(echo);
   });
@@ -159,11 +205,18 @@ describe('forged report files and bundles', () => {
     const dir = await tempDir();
     const old = await writeReport(dir, 'old.json', fullReport());
     // A rerun of one check: the checks it left out carry a note that quotes rerunOf.
-    const forged = await writeReport(dir, 'new.json', reportOf({ 'TOKEN-TYPE': 'passed' }, {
-      rerunOf: `x\x1b]0;PWNED\x07\x1b[2J\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\\x9b31m ##vso[task.prependpath]/tmp`,
-      tool: { name: 'carrier-conformance\x1b]0;T\x07', version: '0.1.0 ##teamcity[x]' },
-      target: { ...fullReport().target, name: hostileName },
-    }));
+    const forged = await writeReport(
+      dir,
+      'new.json',
+      reportOf(
+        { 'TOKEN-TYPE': 'passed' },
+        {
+          rerunOf: `x\x1b]0;PWNED\x07\x1b[2J\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\\x9b31m ##vso[task.prependpath]/tmp`,
+          tool: { name: 'carrier-conformance\x1b]0;T\x07', version: '0.1.0 ##teamcity[x]' },
+          target: { ...fullReport().target, name: hostileName },
+        },
+      ),
+    );
     const run = await cli(['diff', old, forged]);
 
     expect(run.log).toMatch(/not rerun: NEW repeats only the checks that did not pass in x\]0;PWNED/);
@@ -173,12 +226,19 @@ describe('forged report files and bundles', () => {
 
   it('matrix: a target name at the start of a line and a tool name in a refusal reach the console neutralised', async () => {
     const dir = await tempDir();
-    const a = await writeReport(dir, 'a.json', fullReport({}, { target: { ...fullReport().target, name: hostileName } }));
+    const a = await writeReport(
+      dir,
+      'a.json',
+      fullReport({}, { target: { ...fullReport().target, name: hostileName } }),
+    );
     const b = await writeReport(dir, 'b.json', fullReport());
     const listed = await cli(['matrix', a, b, '--out', join(dir, 'm')]);
     expect(listed.code).toBe(0);
 
-    const withoutCatalogue: Partial<RunReport> = reportOf({ 'TOKEN-ISSUE': 'passed' }, { tool: { name: `\n::error::x ##vso[task.complete]\x1b[2J`, version: '\x9b2J' } });
+    const withoutCatalogue: Partial<RunReport> = reportOf(
+      { 'TOKEN-ISSUE': 'passed' },
+      { tool: { name: `\n::error::x ##vso[task.complete]\x1b[2J`, version: '\x9b2J' } },
+    );
     delete withoutCatalogue.catalogue;
     const refused = await cli(['matrix', await writeReport(dir, 'c.json', withoutCatalogue), '--out', join(dir, 'n')]);
     expect(refused.code).toBe(2);
@@ -192,7 +252,10 @@ describe('forged report files and bundles', () => {
   it('verify-bundle: what a forged bundle says reaches the console neutralised', async () => {
     const dir = join(await tempDir(), 'bundle');
     await mkdir(dir);
-    const report: Partial<RunReport> = fullReport({}, { tool: { name: 'carrier-conformance ::error::x', version: '\x1b]0;T\x07##vso[task.complete]' } });
+    const report: Partial<RunReport> = fullReport(
+      {},
+      { tool: { name: 'carrier-conformance ::error::x', version: '\x1b]0;T\x07##vso[task.complete]' } },
+    );
     delete report.catalogue;
     const files = new Map<string, string>([
       [BUNDLE_FILES.report, JSON.stringify(report)],
@@ -201,7 +264,11 @@ describe('forged report files and bundles', () => {
       [BUNDLE_FILES.target, JSON.stringify({ name: hostileName })],
     ]);
     for (const [name, text] of files) await writeFile(join(dir, name), text);
-    const manifest: Manifest = { format: MANIFEST_FORMAT, algorithm: 'sha256', files: [...files].map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })) };
+    const manifest: Manifest = {
+      format: MANIFEST_FORMAT,
+      algorithm: 'sha256',
+      files: [...files].map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text) })),
+    };
     await writeFile(join(dir, BUNDLE_FILES.manifest), JSON.stringify(manifest));
     const run = await cli(['verify-bundle', dir]);
 

@@ -33,7 +33,11 @@ interface Outcome {
 /** A reference server behind a hostile front; the harness run against the front. */
 const SUITES = ['--suite', 'token', '--suite', 'auth', '--suite', 'versioning', '--suite', 'user', '--suite', 'legacy'];
 
-async function runHostile(front: Omit<HostileOptions, 'upstream'>, args: string[] = [], selection: string[] = SUITES): Promise<Outcome> {
+async function runHostile(
+  front: Omit<HostileOptions, 'upstream'>,
+  args: string[] = [],
+  selection: string[] = SUITES,
+): Promise<Outcome> {
   const server: ReferenceServer = await startReferenceServer({ tokenTtlSeconds: 60 });
   cleanup.push(() => server.close());
   const hostile = await startHostile({ ...front, upstream: server.url });
@@ -42,7 +46,19 @@ async function runHostile(front: Omit<HostileOptions, 'upstream'>, args: string[
   process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
   const started = performance.now();
   try {
-    const result = await runMain(['run', '--base-url', hostile.url, '--client-id', server.clientId, '--paged-path', 'shipments', '--reports-dir', reportsDir, ...selection, ...args]);
+    const result = await runMain([
+      'run',
+      '--base-url',
+      hostile.url,
+      '--client-id',
+      server.clientId,
+      '--paged-path',
+      'shipments',
+      '--reports-dir',
+      reportsDir,
+      ...selection,
+      ...args,
+    ]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     return { ...result, report, seconds: (performance.now() - started) / 1000, hostile };
   } finally {
@@ -61,7 +77,9 @@ describe('a target that cannot be reached at all', () => {
     const run = await runHostile({ misbehaviour, match: EVERYTHING }, ['--timeout', '500']);
 
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: (no (complete )?response( headers)? within 500 ms|connection (reset|to .* closed))/);
+    expect(run.stderr).toMatch(
+      /cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: (no (complete )?response( headers)? within 500 ms|connection (reset|to .* closed))/,
+    );
     expect(run.report.verdict).toBe('incomplete');
     // Bounded by the timeout, not by the target: the slack is for a loaded machine, not for waiting.
     expect(run.seconds).toBeLessThan(9);
@@ -74,17 +92,26 @@ describe('a target that misbehaves on one endpoint', () => {
     // enough for them, so only the case that waits out the timeout keeps it short.
     ['never answers', 'silent' as const, '2000', /no (complete )?response( headers)? within 2000 ms/],
     ['resets the connection', 'reset' as const, '10000', /connection (reset by|to) .*|other side closed/],
-    ['sends less than its Content-Length', 'truncated' as const, '10000', /does not match its Content-Length|closed unexpectedly|reset/],
-  ])('%s: the checks that need it report an error with the reason, the others still run, exit 1', async (_what, misbehaviour, timeout, reason) => {
-    const run = await runHostile({ misbehaviour, match: LEGACY_USERINFO }, ['--timeout', timeout]);
+    [
+      'sends less than its Content-Length',
+      'truncated' as const,
+      '10000',
+      /does not match its Content-Length|closed unexpectedly|reset/,
+    ],
+  ])(
+    '%s: the checks that need it report an error with the reason, the others still run, exit 1',
+    async (_what, misbehaviour, timeout, reason) => {
+      const run = await runHostile({ misbehaviour, match: LEGACY_USERINFO }, ['--timeout', timeout]);
 
-    expect(run.code).toBe(1);
-    const legacy = status(run.report, 'LEGACY-USERINFO');
-    expect(legacy?.status).toBe('error');
-    expect(legacy?.message).toMatch(reason);
-    for (const id of ['TOKEN-ISSUE', 'USER-OK', 'USER-SCHEMA', 'LEGACY-TOKEN']) expect(status(run.report, id)?.status, id).toBe('passed');
-    expect(run.seconds).toBeLessThan(30);
-  });
+      expect(run.code).toBe(1);
+      const legacy = status(run.report, 'LEGACY-USERINFO');
+      expect(legacy?.status).toBe('error');
+      expect(legacy?.message).toMatch(reason);
+      for (const id of ['TOKEN-ISSUE', 'USER-OK', 'USER-SCHEMA', 'LEGACY-TOKEN'])
+        expect(status(run.report, id)?.status, id).toBe('passed');
+      expect(run.seconds).toBeLessThan(30);
+    },
+  );
 
   it('answers invalid JSON: a failure that says so', async () => {
     const run = await runHostile({ misbehaviour: 'invalid-json', match: LEGACY_USERINFO });
@@ -95,7 +122,9 @@ describe('a target that misbehaves on one endpoint', () => {
   it('answers without Content-Type: USER-OK fails and says what came back', async () => {
     const run = await runHostile({ misbehaviour: 'no-content-type', match: (p) => p === '/users/me' });
     expect(run.code).toBe(1);
-    expect(status(run.report, 'USER-OK')?.message).toMatch(/expected a JSON body \(Content-Type application\/json\), got Content-Type \(none\)/);
+    expect(status(run.report, 'USER-OK')?.message).toMatch(
+      /expected a JSON body \(Content-Type application\/json\), got Content-Type \(none\)/,
+    );
   });
 
   it('answers with a body of 300 MB: cut at --max-body-bytes, reported, memory bounded', async () => {
@@ -108,9 +137,26 @@ describe('a target that misbehaves on one endpoint', () => {
     const script = `const { main } = await import(${JSON.stringify(new URL('../dist/src/cli/main.js', import.meta.url).href)});
       const code = await main(process.argv.slice(1), { out: () => {}, err: (t) => process.stderr.write(t + '\\n'), color: false });
       process.stderr.write('maxRSS=' + process.resourceUsage().maxRSS + '\\n'); process.exitCode = code;`;
-    const args = ['--input-type=module', '-e', script, 'run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--suite', 'legacy', '--max-body-bytes', '4000000'];
+    const args = [
+      '--input-type=module',
+      '-e',
+      script,
+      'run',
+      '--base-url',
+      hostile.url,
+      '--client-id',
+      server.clientId,
+      '--reports-dir',
+      reportsDir,
+      '--suite',
+      'legacy',
+      '--max-body-bytes',
+      '4000000',
+    ];
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, args, { env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret } });
+      const child = spawn(process.execPath, args, {
+        env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret },
+      });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.on('close', (c) => resolve({ code: c, stderr: err }));
@@ -129,13 +175,19 @@ describe('redirects', () => {
   it('are not followed: a same-origin 302 is a finding, and the new location is never requested', async () => {
     const run = await runHostile({ misbehaviour: 'redirect-same', match: LEGACY_USERINFO });
     expect(run.code).toBe(1);
-    expect(status(run.report, 'LEGACY-NO-REDIRECT')?.message).toMatch(/\/uaa\/userinfo: expected the gateway to serve it directly, got a 302 redirect/);
+    expect(status(run.report, 'LEGACY-NO-REDIRECT')?.message).toMatch(
+      /\/uaa\/userinfo: expected the gateway to serve it directly, got a 302 redirect/,
+    );
   });
 
   it('to another origin: credentials never reach it, nothing does', async () => {
     const other = await startRecorder();
     cleanup.push(() => other.close());
-    const run = await runHostile({ misbehaviour: 'redirect-cross', match: (p) => p === '/uaa/userinfo' || p === '/uaa/oauth/token', redirectTo: other.url });
+    const run = await runHostile({
+      misbehaviour: 'redirect-cross',
+      match: (p) => p === '/uaa/userinfo' || p === '/uaa/oauth/token',
+      redirectTo: other.url,
+    });
 
     expect(run.code).toBe(1);
     // Both legacy paths were answered with the redirect (each valid request once, and the probes).
@@ -150,16 +202,26 @@ describe('429 with Retry-After', () => {
 
     expect(run.code).toBe(0);
     const notes = run.report.checks.flatMap((c) => c.notes);
-    expect(notes).toContainEqual(expect.stringMatching(/GET \/uaa\/userinfo answered 429 with Retry-After: 1; retried after 1\.0 s \(retry 1 of 2\)/));
+    expect(notes).toContainEqual(
+      expect.stringMatching(
+        /GET \/uaa\/userinfo answered 429 with Retry-After: 1; retried after 1\.0 s \(retry 1 of 2\)/,
+      ),
+    );
   });
 
   // Throttling says nothing about conformance: after the retries the check errs, it does not judge the 429.
   it('is retried a bounded number of times, then reported as an error, never judged', async () => {
-    const run = await runHostile({ misbehaviour: 'rate-limit', match: LEGACY_USERINFO, times: 1000 }, ['--max-retries', '1', '--max-retry-wait', '0.2'], ['--check', 'LEGACY-USERINFO']);
+    const run = await runHostile(
+      { misbehaviour: 'rate-limit', match: LEGACY_USERINFO, times: 1000 },
+      ['--max-retries', '1', '--max-retry-wait', '0.2'],
+      ['--check', 'LEGACY-USERINFO'],
+    );
 
     expect(run.code).toBe(1);
     expect(status(run.report, 'LEGACY-USERINFO')?.status).toBe('error');
-    expect(status(run.report, 'LEGACY-USERINFO')?.message).toMatch(/\/uaa\/userinfo answered 429 Too Many Requests \(rate limited\) 2 times; the target is throttling or unavailable, so nothing was judged/);
+    expect(status(run.report, 'LEGACY-USERINFO')?.message).toMatch(
+      /\/uaa\/userinfo answered 429 Too Many Requests \(rate limited\) 2 times; the target is throttling or unavailable, so nothing was judged/,
+    );
     // One request, one retry: two attempts at the one request the check sends.
     expect(run.hostile.misbehaved).toBe(2);
   });
@@ -167,7 +229,12 @@ describe('429 with Retry-After', () => {
 
 describe('the overall deadline', () => {
   it('ends the run with a partial report marked incomplete and exit 3', async () => {
-    const run = await runHostile({ misbehaviour: 'silent', match: LEGACY_USERINFO }, ['--timeout', '60000', '--deadline', '5']);
+    const run = await runHostile({ misbehaviour: 'silent', match: LEGACY_USERINFO }, [
+      '--timeout',
+      '60000',
+      '--deadline',
+      '5',
+    ]);
 
     expect(run.code).toBe(3);
     expect(run.report.verdict).toBe('incomplete');
@@ -182,38 +249,75 @@ describe('the overall deadline', () => {
 describe('Ctrl-C and SIGTERM', () => {
   // Vitest's logger exits the process on these signals (exit 130) from the moment the harness
   // creates Vitest: a signal while it is being created must reach the harness's own handler only.
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s while Vitest is being created still ends with the partial report and exit 3', async (signal) => {
-    const server = await startReferenceServer({ tokenTtlSeconds: 60 });
-    cleanup.push(() => server.close());
-    const reportsDir = await tempDir();
-    const child = spawn(process.execPath, [BIN, 'run', '--base-url', server.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--suite', 'legacy'], {
-      env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_PROFILE: '1' },
-    });
-    let stderr = '';
-    let sent = false;
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      // The mark printed just before createVitest is called (src/runner/vitest-run.ts).
-      if (!sent && stderr.includes('battery: vitest loaded')) {
-        sent = true;
-        child.kill(signal);
-      }
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s while Vitest is being created still ends with the partial report and exit 3',
+    async (signal) => {
+      const server = await startReferenceServer({ tokenTtlSeconds: 60 });
+      cleanup.push(() => server.close());
+      const reportsDir = await tempDir();
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'run',
+          '--base-url',
+          server.url,
+          '--client-id',
+          server.clientId,
+          '--reports-dir',
+          reportsDir,
+          '--suite',
+          'legacy',
+        ],
+        {
+          env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_PROFILE: '1' },
+        },
+      );
+      let stderr = '';
+      let sent = false;
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        // The mark printed just before createVitest is called (src/runner/vitest-run.ts).
+        if (!sent && stderr.includes('battery: vitest loaded')) {
+          sent = true;
+          child.kill(signal);
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
 
-    expect(sent, stderr).toBe(true);
-    expect(code, stderr).toBe(3);
-    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
-  });
+      expect(sent, stderr).toBe(true);
+      expect(code, stderr).toBe(3);
+      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+      expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
+    },
+  );
 
-  it('SIGTERM while the expiry checks wait out a token lifetime keeps every other check\'s result (issue 31: a long wait loses nothing)', async () => {
+  it("SIGTERM while the expiry checks wait out a token lifetime keeps every other check's result (issue 31: a long wait loses nothing)", async () => {
     const server = await startReferenceServer({ tokenTtlSeconds: 40 });
     cleanup.push(() => server.close());
     const reportsDir = await tempDir();
-    const child = spawn(process.execPath, [BIN, 'run', '--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId, '--reports-dir', reportsDir, '--max-expiry-wait', '60'], {
-      env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_PROGRESS_INTERVAL: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'run',
+        '--base-url',
+        server.url,
+        '--client-id',
+        server.clientId,
+        '--openapi',
+        server.openapiFile,
+        '--foreign-tenant-id',
+        server.foreignTenantId,
+        '--reports-dir',
+        reportsDir,
+        '--max-expiry-wait',
+        '60',
+      ],
+      {
+        env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret, CARRIER_PROGRESS_INTERVAL: '1' },
+      },
+    );
     let stderr = '';
     let sent = false;
     child.stderr.on('data', (d: Buffer) => {
@@ -233,36 +337,59 @@ describe('Ctrl-C and SIGTERM', () => {
     expect(report.incompleteReason).toBe('interrupted by SIGTERM');
     // What was judged before the signal is in the report as judged; only the waiting checks are not.
     const passed = report.checks.filter((c) => c.status === 'passed').map((c) => c.id);
-    for (const id of ['TOKEN-ISSUE', 'USER-OK', 'TENANT-ACCESS', 'PAGE-WALK', 'RESOURCE-SCHEMA', 'VERSION-MISSING']) expect(passed, id).toContain(id);
+    for (const id of ['TOKEN-ISSUE', 'USER-OK', 'TENANT-ACCESS', 'PAGE-WALK', 'RESOURCE-SCHEMA', 'VERSION-MISSING'])
+      expect(passed, id).toContain(id);
     const waiting = report.checks.filter((c) => c.id.startsWith('EXPIRY-') && c.status !== 'passed');
     expect(waiting.length).toBeGreaterThan(0);
     for (const c of waiting) expect(c.message, c.id).toMatch(/interrupted by SIGTERM/);
   }, 90_000);
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s stops a run promptly, with a partial report marked incomplete and exit 3', async (signal) => {
-    const server = await startReferenceServer({ tokenTtlSeconds: 60 });
-    cleanup.push(() => server.close());
-    const hostile = await startHostile({ upstream: server.url, misbehaviour: 'silent', match: LEGACY_USERINFO });
-    cleanup.push(() => hostile.close());
-    const reportsDir = await tempDir();
-    const child = spawn(process.execPath, [BIN, 'run', '--base-url', hostile.url, '--client-id', server.clientId, '--reports-dir', reportsDir, '--suite', 'legacy', '--timeout', '60000'], {
-      env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    // Once a request hangs on the silent endpoint, interrupt.
-    for (let i = 0; i < 100 && hostile.misbehaved === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    const interruptedAt = performance.now();
-    child.kill(signal);
-    const code = await exited;
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s stops a run promptly, with a partial report marked incomplete and exit 3',
+    async (signal) => {
+      const server = await startReferenceServer({ tokenTtlSeconds: 60 });
+      cleanup.push(() => server.close());
+      const hostile = await startHostile({ upstream: server.url, misbehaviour: 'silent', match: LEGACY_USERINFO });
+      cleanup.push(() => hostile.close());
+      const reportsDir = await tempDir();
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'run',
+          '--base-url',
+          hostile.url,
+          '--client-id',
+          server.clientId,
+          '--reports-dir',
+          reportsDir,
+          '--suite',
+          'legacy',
+          '--timeout',
+          '60000',
+        ],
+        {
+          env: { ...process.env, CARRIER_CLIENT_SECRET: server.clientSecret },
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // Once a request hangs on the silent endpoint, interrupt.
+      for (let i = 0; i < 100 && hostile.misbehaved === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+      const interruptedAt = performance.now();
+      child.kill(signal);
+      const code = await exited;
 
-    expect(code).toBe(3);
-    expect((performance.now() - interruptedAt) / 1000).toBeLessThan(3);
-    expect(stderr).toMatch(new RegExp(`${signal}: stopping`));
-    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    expect(report.verdict).toBe('incomplete');
-    expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
-    expect(report.checks.find((c) => c.id === 'LEGACY-USERINFO')?.message).toMatch(new RegExp(`interrupted by ${signal}`));
-  });
+      expect(code).toBe(3);
+      expect((performance.now() - interruptedAt) / 1000).toBeLessThan(3);
+      expect(stderr).toMatch(new RegExp(`${signal}: stopping`));
+      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+      expect(report.verdict).toBe('incomplete');
+      expect(report.incompleteReason).toBe(`interrupted by ${signal}`);
+      expect(report.checks.find((c) => c.id === 'LEGACY-USERINFO')?.message).toMatch(
+        new RegExp(`interrupted by ${signal}`),
+      );
+    },
+  );
 });

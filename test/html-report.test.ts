@@ -10,7 +10,13 @@ import { escapeHtml } from '../src/report/html-escape.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import type { CheckResult, RecordedExchange, RunReport } from '../src/model/run-report.js';
 import { curlCommand } from '../src/report/reproduce.js';
-import { BASELINE_REASON, HOSTILE_FINDING, SCRIPT_BODY, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
+import {
+  BASELINE_REASON,
+  HOSTILE_FINDING,
+  SCRIPT_BODY,
+  STALE_REASON,
+  makeRunReport,
+} from './fixtures/report/run-report.js';
 import { runAgainst } from './support/harness.js';
 
 function checkOf(report: RunReport, id: string): CheckResult {
@@ -26,11 +32,14 @@ function firstExchange(check: CheckResult): RecordedExchange {
 }
 
 /** Elements that would run script or load something. */
-const ACTIVE_ELEMENTS = /^<(?:script|img|iframe|object|embed|link|base|form|svg|math|video|audio|source|style\s+src)\b/i;
+const ACTIVE_ELEMENTS =
+  /^<(?:script|img|iframe|object|embed|link|base|form|svg|math|video|audio|source|style\s+src)\b/i;
 
 /** Every tag of the markup that would run or load something: an element above, an event handler, a javascript: URL. */
 function activeTags(markup: string): string[] {
-  return (markup.match(/<[a-z][^>]*>/gi) ?? []).filter((tag) => ACTIVE_ELEMENTS.test(tag) || /\son[a-z]+\s*=/i.test(tag) || /javascript:/i.test(tag));
+  return (markup.match(/<[a-z][^>]*>/gi) ?? []).filter(
+    (tag) => ACTIVE_ELEMENTS.test(tag) || /\son[a-z]+\s*=/i.test(tag) || /javascript:/i.test(tag),
+  );
 }
 
 describe('renderHtmlReport (markup)', () => {
@@ -39,18 +48,24 @@ describe('renderHtmlReport (markup)', () => {
 
   it('is one self-contained document that may load nothing', () => {
     expect(page.startsWith('<!DOCTYPE html>\n<html lang="en">')).toBe(true);
-    expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`);
+    expect(page).toContain(
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    );
     expect(activeTags(page)).toEqual([]);
     // The test's own detector finds what it looks for.
     expect(activeTags('<p>x</p><img src=x onerror=alert(2)><a href="javascript:x">')).toHaveLength(2);
     // Links only to anchors of the page itself; no url() or @import in the stylesheet.
-    expect([...page.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]).filter((target) => !target?.startsWith('#'))).toEqual([]);
+    expect(
+      [...page.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1]).filter((target) => !target?.startsWith('#')),
+    ).toEqual([]);
     expect(page).not.toMatch(/url\(|@import/);
   });
 
   it("shows the server's script-injection body as text", () => {
     expect(page).toContain(escapeHtml(SCRIPT_BODY));
-    expect(escapeHtml(SCRIPT_BODY)).toBe('&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(escapeHtml(SCRIPT_BODY)).toBe(
+      '&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;',
+    );
     expect(page).toContain(escapeHtml(HOSTILE_FINDING));
   });
 
@@ -100,11 +115,13 @@ describe('renderHtmlReport (markup)', () => {
     delete passing.baseline;
     passing.verdict = 'conformant';
     passing.exitCode = 0;
-    passing.checks = passing.checks.filter((c) => c.status === 'passed').map((c) => {
-      const copy = { ...c };
-      delete copy.baseline;
-      return copy;
-    });
+    passing.checks = passing.checks
+      .filter((c) => c.status === 'passed')
+      .map((c) => {
+        const copy = { ...c };
+        delete copy.baseline;
+        return copy;
+      });
     const conformant = renderHtmlReport(passing);
     expect(conformant).toContain(
       '<section class="verdict verdict-conformant" aria-label="Verdict">\n<p class="verdict-word"><span aria-hidden="true">✓</span> CONFORMANT</p>\n<ul class="verdict-why"><li>every check of the catalogue was carried out, and every required check passed</li></ul>',
@@ -113,14 +130,28 @@ describe('renderHtmlReport (markup)', () => {
     expect(conformant).not.toContain('Baseline entries that now pass');
     expect(conformant).not.toContain(' open>');
 
-    const incomplete = renderHtmlReport({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'the token endpoint <was> unreachable' });
-    expect(incomplete).toContain('<section class="verdict verdict-incomplete" aria-label="Verdict">\n<p class="verdict-word"><span aria-hidden="true">⚠</span> INCOMPLETE</p>\n<ul class="verdict-why"><li>the token endpoint &lt;was&gt; unreachable</li>');
-    expect(renderHtmlReport({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun', checks: [] })).toContain('<p>No checks were run.</p>');
+    const incomplete = renderHtmlReport({
+      ...makeRunReport(),
+      verdict: 'incomplete',
+      incompleteReason: 'the token endpoint <was> unreachable',
+    });
+    expect(incomplete).toContain(
+      '<section class="verdict verdict-incomplete" aria-label="Verdict">\n<p class="verdict-word"><span aria-hidden="true">⚠</span> INCOMPLETE</p>\n<ul class="verdict-why"><li>the token endpoint &lt;was&gt; unreachable</li>',
+    );
+    expect(
+      renderHtmlReport({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun', checks: [] }),
+    ).toContain('<p>No checks were run.</p>');
   });
 
   it('names the rerun source and the embedded server', () => {
-    const rerun = renderHtmlReport({ ...makeRunReport(), rerunOf: 'reports/old.json', target: { ...makeRunReport().target, embedded: true } });
-    expect(rerun).toContain('<dt>Rerun of</dt><dd><code>reports/old.json</code> (only the checks that did not pass there were run)</dd>');
+    const rerun = renderHtmlReport({
+      ...makeRunReport(),
+      rerunOf: 'reports/old.json',
+      target: { ...makeRunReport().target, embedded: true },
+    });
+    expect(rerun).toContain(
+      '<dt>Rerun of</dt><dd><code>reports/old.json</code> (only the checks that did not pass there were run)</dd>',
+    );
     expect(rerun).toContain('<dt>Server</dt><dd>the embedded reference server, started for this run</dd>');
   });
 
@@ -128,7 +159,8 @@ describe('renderHtmlReport (markup)', () => {
     expect(page).not.toMatch(/<details[^>]* open[ >]/);
     for (const check of report.checks) {
       const anchor = `id="check-${report.checks.indexOf(check) + 1}"`;
-      if (check.status === 'passed' && check.baseline?.stale !== true) expect(page, check.id).toMatch(new RegExp(`<li ${anchor}><code class="id">${check.id}</code>`));
+      if (check.status === 'passed' && check.baseline?.stale !== true)
+        expect(page, check.id).toMatch(new RegExp(`<li ${anchor}><code class="id">${check.id}</code>`));
       else expect(page, check.id).toContain(`<details class="check check-${check.status}" ${anchor}>`);
     }
     expect(page.indexOf('Findings by cause')).toBeLessThan(page.indexOf('Every check, by suite'));
@@ -172,7 +204,15 @@ describe('report.html in Chromium', () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       timeout: BROWSER_TIMEOUT_MS,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, javaScriptEnabled: true });
     page = await context.newPage();
@@ -195,7 +235,10 @@ describe('report.html in Chromium', () => {
   });
 
   it.skipIf(skip)(name, async () => {
-    expect(HAVE_CHROMIUM, `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`).toBe(true);
+    expect(
+      HAVE_CHROMIUM,
+      `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`,
+    ).toBe(true);
     const text = await page.locator('body').innerText();
 
     // The verdict, prominent, in words.
@@ -243,7 +286,8 @@ describe('report.html in Chromium', () => {
 
     // Nothing is wider than the page: long bodies and commands wrap instead of being clipped.
     // (A string: the project's TypeScript has no DOM library.)
-    const overflow = async (): Promise<number> => Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+    const overflow = async (): Promise<number> =>
+      Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.emulateMedia({ media: 'print' });
     expect(await overflow()).toBeLessThanOrEqual(0);
@@ -268,7 +312,9 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
   let failing: RunReport;
   let fileUrl: string;
   const skip = !HAVE_CHROMIUM && !IN_CI;
-  const name = skip ? `groups findings by cause and stays compact (skipped: no Chromium at ${CHROMIUM})` : 'groups findings by cause and stays compact';
+  const name = skip
+    ? `groups findings by cause and stays compact (skipped: no Chromium at ${CHROMIUM})`
+    : 'groups findings by cause and stays compact';
 
   beforeAll(async () => {
     failing = (await runAgainst({ faults: ['legacy-redirect'] }, ['--reporter', 'json'])).report;
@@ -277,7 +323,11 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
     await writeFile(path, renderHtmlReport(failing), 'utf8');
     fileUrl = pathToFileURL(path).href;
     if (!HAVE_CHROMIUM) return;
-    browser = await chromium.launch({ executablePath: CHROMIUM, timeout: BROWSER_TIMEOUT_MS, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      timeout: BROWSER_TIMEOUT_MS,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   }, 2 * BROWSER_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -297,15 +347,25 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
       await page.goto(fileUrl, { waitUntil: 'load' });
       const number = async (js: string): Promise<number> => Number(await page.evaluate(js));
       // Nothing wider than the screen, at either width.
-      expect(await number('document.documentElement.scrollWidth - document.documentElement.clientWidth'), `${width} px`).toBeLessThanOrEqual(0);
+      expect(
+        await number('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+        `${width} px`,
+      ).toBeLessThanOrEqual(0);
       const height = await number('document.documentElement.scrollHeight');
       sizes.push(`${width} px wide: ${height} px high`);
 
       // One cause per redirected endpoint, each with the checks it breaks; every broken check is in one.
       const titles = await page.locator('.cause-title').allInnerTexts();
-      expect(titles.sort()).toEqual(['GET /uaa/userinfo answered 308, a redirect to /users/me', 'POST /uaa/oauth/token answered 308, a redirect to /uaa/oauth2/token']);
+      expect(titles.sort()).toEqual([
+        'GET /uaa/userinfo answered 308, a redirect to /users/me',
+        'POST /uaa/oauth/token answered 308, a redirect to /uaa/oauth2/token',
+      ]);
       const causes = await page.locator('.cause').allInnerTexts();
-      for (const check of broken) expect(causes.some((c) => c.includes(check.id)), check.id).toBe(true);
+      for (const check of broken)
+        expect(
+          causes.some((c) => c.includes(check.id)),
+          check.id,
+        ).toBe(true);
       // The verdict and the first cause are on the first screen of a laptop.
       if (width === 1280) {
         const top = await number(`document.querySelector('.cause').getBoundingClientRect().top`);
@@ -316,19 +376,28 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
       // Every check closed; each failure one line (its summary), its exchange and curl one click away.
       expect(await page.locator('details[open]').count()).toBe(0);
       const legacyToken = page.locator('details.check-failed', { hasText: 'LEGACY-TOKEN ' }).first();
-      if (width === 1280) expect(await number(`document.querySelector('details.check-failed > summary').getBoundingClientRect().height`)).toBeLessThan(60);
+      if (width === 1280)
+        expect(
+          await number(`document.querySelector('details.check-failed > summary').getBoundingClientRect().height`),
+        ).toBeLessThan(60);
       expect(await legacyToken.locator('pre.http').first().isVisible()).toBe(false);
       await legacyToken.locator(':scope > summary').click();
       expect(await legacyToken.locator('pre.http').first().innerText()).toMatch(/< 308/);
       expect(await legacyToken.locator('pre.cmd').first().innerText()).toMatch(/^curl -i -X POST /m);
       // Passed checks: one folded line per suite.
-      expect(await page.locator('.passed-group').count()).toBe(new Set(failing.checks.filter((c) => c.status === 'passed').map((c) => c.suite)).size);
+      expect(await page.locator('.passed-group').count()).toBe(
+        new Set(failing.checks.filter((c) => c.status === 'passed').map((c) => c.suite)).size,
+      );
       // No boilerplate repeated in the commands: the encoding is done by each command itself.
       expect((await page.locator('pre.cmd').allTextContents()).join('\n')).not.toMatch(/^# /m);
 
       await mkdir(join(SCREENSHOT, '..'), { recursive: true });
       await legacyToken.locator(':scope > summary').click();
-      await page.screenshot({ path: join(SCREENSHOT, '..', `report-failing-${width}.png`), fullPage: true, timeout: BROWSER_TIMEOUT_MS });
+      await page.screenshot({
+        path: join(SCREENSHOT, '..', `report-failing-${width}.png`),
+        fullPage: true,
+        timeout: BROWSER_TIMEOUT_MS,
+      });
       await page.close();
     }
     console.log(`report.html of a failing run (legacy-redirect): ${sizes.join('; ')}`);

@@ -8,7 +8,14 @@ import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTheNextTurn } from '../src/battery/walk.js';
 import { encodeBasicCredentials } from '../src/core/basic-credentials.js';
-import { HttpClient, HttpResponse, Recorder, RequestRefusedError, TransportError, type HttpClientOptions } from '../src/http/client.js';
+import {
+  HttpClient,
+  HttpResponse,
+  Recorder,
+  RequestRefusedError,
+  TransportError,
+  type HttpClientOptions,
+} from '../src/http/client.js';
 import { Redactor } from '../src/core/redact.js';
 
 const CLIENT_ID = 'conformance-client';
@@ -105,7 +112,12 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      seen.push({ path, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') });
+      seen.push({
+        path,
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const handler = routes[path];
       if (handler) handler(req, res);
       else res.writeHead(404).end();
@@ -126,15 +138,15 @@ let clients: HttpClient[] = [];
 function makeClient(options: Partial<HttpClientOptions> = {}, dispatcher?: Agent): HttpClient {
   const client = new HttpClient(
     {
-    timeoutMs: 2_000,
-    maxBodyBytes: 1_000_000,
-    recordBodyChars: 4_096,
-    credentialOrigins: [origin],
-    redactor: new Redactor(),
-    userAgent: 'carrier-conformance-test',
-    maxRetries: 0,
-    maxRetryWaitMs: 0,
-    ...options,
+      timeoutMs: 2_000,
+      maxBodyBytes: 1_000_000,
+      recordBodyChars: 4_096,
+      credentialOrigins: [origin],
+      redactor: new Redactor(),
+      userAgent: 'carrier-conformance-test',
+      maxRetries: 0,
+      maxRetryWaitMs: 0,
+      ...options,
     },
     dispatcher,
   );
@@ -202,7 +214,15 @@ describe('HttpClient', { timeout: 10_000 }, () => {
 
     it('redacts Basic credentials it was never told about by the header name', async () => {
       const recorder = new Recorder();
-      await makeClient().send({ method: 'GET', url: `${origin}/ok`, auth: { kind: 'client-basic', clientId: 'other', clientSecret: 'unregistered-secret' }, purpose: 'p' }, recorder);
+      await makeClient().send(
+        {
+          method: 'GET',
+          url: `${origin}/ok`,
+          auth: { kind: 'client-basic', clientId: 'other', clientSecret: 'unregistered-secret' },
+          purpose: 'p',
+        },
+        recorder,
+      );
       expect(headerOf(recorder.exchanges[0]?.request.headers, 'authorization')).toEqual(['Basic [REDACTED]']);
     });
 
@@ -211,10 +231,21 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       const client = makeClient({ redactor });
       const recorder = new Recorder();
 
-      const tokenRes = await client.send({ method: 'POST', url: `${origin}/token`, body: 'grant_type=client_credentials', purpose: 'get a token' }, recorder);
+      const tokenRes = await client.send(
+        { method: 'POST', url: `${origin}/token`, body: 'grant_type=client_credentials', purpose: 'get a token' },
+        recorder,
+      );
       const token = (tokenRes.json() as { ok: true; value: { access_token: string } }).value.access_token;
       expect(token).toBe(issuedToken);
-      await client.send({ method: 'GET', url: `${origin}/echo-auth?access_token=${token}`, auth: { kind: 'bearer', token }, purpose: `use ${token}` }, recorder);
+      await client.send(
+        {
+          method: 'GET',
+          url: `${origin}/echo-auth?access_token=${token}`,
+          auth: { kind: 'bearer', token },
+          purpose: `use ${token}`,
+        },
+        recorder,
+      );
 
       const [tokenExchange, useExchange] = recorder.exchanges;
       expect(tokenExchange?.response?.body).toContain('"access_token":"[REDACTED');
@@ -229,7 +260,10 @@ describe('HttpClient', { timeout: 10_000 }, () => {
 
     it('records a literal credential as sent', async () => {
       const recorder = new Recorder();
-      await makeClient().send({ method: 'GET', url: `${origin}/ok`, auth: { kind: 'literal', value: 'Bearer %not a token%' }, purpose: 'p' }, recorder);
+      await makeClient().send(
+        { method: 'GET', url: `${origin}/ok`, auth: { kind: 'literal', value: 'Bearer %not a token%' }, purpose: 'p' },
+        recorder,
+      );
       expect(seen[0]?.headers.authorization).toBe('Bearer %not a token%');
       expect(headerOf(recorder.exchanges[0]?.request.headers, 'authorization')).toEqual(['Bearer %not a token%']);
       expect(recorder.exchanges[0]?.auth).toBe('literal');
@@ -240,7 +274,10 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       redactor.addClientCredentials(CLIENT_ID, SECRET);
       const recorder = new Recorder();
 
-      const res = await makeClient({ redactor, recordBodyChars: 40 }).send({ method: 'GET', url: `${origin}/secret-at-40`, purpose: 'p' }, recorder);
+      const res = await makeClient({ redactor, recordBodyChars: 40 }).send(
+        { method: 'GET', url: `${origin}/secret-at-40`, purpose: 'p' },
+        recorder,
+      );
 
       expect(res.text).toContain(SECRET); // the check itself sees the real body
       const response = recorder.exchanges[0]?.response;
@@ -265,11 +302,20 @@ describe('HttpClient', { timeout: 10_000 }, () => {
   describe('request headers', () => {
     it('sends the defaults and the user agent', async () => {
       await makeClient().send({ method: 'GET', url: `${origin}/ok`, purpose: 'p' });
-      expect(seen[0]?.headers).toMatchObject({ accept: 'application/json', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'carrier-conformance-test' });
+      expect(seen[0]?.headers).toMatchObject({
+        accept: 'application/json',
+        'accept-encoding': 'gzip, deflate, br',
+        'user-agent': 'carrier-conformance-test',
+      });
     });
 
     it("replaces a default whatever the case of its name, keeps the caller's spelling, and leaves out a null one", async () => {
-      await makeClient().send({ method: 'GET', url: `${origin}/ok`, headers: { ACCEPT: 'text/plain', 'Accept-Encoding': null }, purpose: 'p' });
+      await makeClient().send({
+        method: 'GET',
+        url: `${origin}/ok`,
+        headers: { ACCEPT: 'text/plain', 'Accept-Encoding': null },
+        purpose: 'p',
+      });
       const raw = seen[0]?.rawHeaders ?? [];
       const names = raw.filter((_, i) => i % 2 === 0);
       expect(names).toContain('ACCEPT');
@@ -279,7 +325,12 @@ describe('HttpClient', { timeout: 10_000 }, () => {
     });
 
     it('sends the later of two spellings of one name the caller gives, where it stands, and neither when the later is null', async () => {
-      await makeClient().send({ method: 'GET', url: `${origin}/ok`, headers: { 'X-Twice': 'first', 'accept-version': '1', 'x-twice': 'second', 'X-Gone': 'a', 'x-gone': null }, purpose: 'p' });
+      await makeClient().send({
+        method: 'GET',
+        url: `${origin}/ok`,
+        headers: { 'X-Twice': 'first', 'accept-version': '1', 'x-twice': 'second', 'X-Gone': 'a', 'x-gone': null },
+        purpose: 'p',
+      });
       const raw = seen[0]?.rawHeaders ?? [];
       const names = raw.filter((_, i) => i % 2 === 0);
       expect(names.filter((n) => n.toLowerCase() === 'x-twice')).toEqual(['x-twice']);
@@ -303,7 +354,9 @@ describe('HttpClient', { timeout: 10_000 }, () => {
     });
 
     it('fails on an unsupported content coding', async () => {
-      const err = await transportError(makeClient().send({ method: 'GET', url: `${origin}/unknown-coding`, purpose: 'p' }));
+      const err = await transportError(
+        makeClient().send({ method: 'GET', url: `${origin}/unknown-coding`, purpose: 'p' }),
+      );
       expect(err.message).toMatch(/cannot decode the compress body/);
     });
 
@@ -324,7 +377,9 @@ describe('HttpClient', { timeout: 10_000 }, () => {
   describe('transport errors', () => {
     it('fails a body over maxBodyBytes, naming the cap, and records the error', async () => {
       const recorder = new Recorder();
-      const err = await transportError(makeClient({ maxBodyBytes: 1_000 }).send({ method: 'GET', url: `${origin}/big`, purpose: 'p' }, recorder));
+      const err = await transportError(
+        makeClient({ maxBodyBytes: 1_000 }).send({ method: 'GET', url: `${origin}/big`, purpose: 'p' }, recorder),
+      );
       expect(err.message).toBe('the response body is larger than the 1000-byte cap (--max-body-bytes)');
       expect(err.exchange).toBe(0);
       expect(err.recorder).toBe(recorder);
@@ -335,13 +390,17 @@ describe('HttpClient', { timeout: 10_000 }, () => {
     });
 
     it('applies the cap to the decoded body too', async () => {
-      const err = await transportError(makeClient({ maxBodyBytes: 1_000 }).send({ method: 'GET', url: `${origin}/gzip-bomb`, purpose: 'p' }));
+      const err = await transportError(
+        makeClient({ maxBodyBytes: 1_000 }).send({ method: 'GET', url: `${origin}/gzip-bomb`, purpose: 'p' }),
+      );
       expect(err.message).toMatch(/1000-byte cap/);
     });
 
     it('gives up on a server that never answers within about timeoutMs', async () => {
       const t0 = performance.now();
-      const err = await transportError(makeClient({ timeoutMs: 300 }).send({ method: 'GET', url: `${origin}/hang`, purpose: 'p' }));
+      const err = await transportError(
+        makeClient({ timeoutMs: 300 }).send({ method: 'GET', url: `${origin}/hang`, purpose: 'p' }),
+      );
       const elapsed = performance.now() - t0;
       expect(err.message).toMatch(/within 300 ms \(--timeout\)/);
       expect(elapsed).toBeGreaterThanOrEqual(250);
@@ -351,7 +410,9 @@ describe('HttpClient', { timeout: 10_000 }, () => {
     it('gives up on a body that stalls, and records the status and headers that came', async () => {
       const t0 = performance.now();
       const recorder = new Recorder();
-      const err = await transportError(makeClient({ timeoutMs: 300 }).send({ method: 'GET', url: `${origin}/stall`, purpose: 'p' }, recorder));
+      const err = await transportError(
+        makeClient({ timeoutMs: 300 }).send({ method: 'GET', url: `${origin}/stall`, purpose: 'p' }, recorder),
+      );
       expect(err.message).toMatch(/300 ms \(--timeout\)/);
       expect(performance.now() - t0).toBeLessThan(2_000);
       expect(recorder.exchanges[0]?.response?.status).toBe(200);
@@ -360,7 +421,9 @@ describe('HttpClient', { timeout: 10_000 }, () => {
 
     it('records the status and headers of a response whose connection closes mid-body', async () => {
       const recorder = new Recorder();
-      const err = await transportError(makeClient().send({ method: 'GET', url: `${origin}/cut`, purpose: 'p' }, recorder));
+      const err = await transportError(
+        makeClient().send({ method: 'GET', url: `${origin}/cut`, purpose: 'p' }, recorder),
+      );
       expect(recorder.exchanges[0]?.error).toBe(err.message);
       expect(recorder.exchanges[0]?.response?.status).toBe(200);
       expect(headerOf(recorder.exchanges[0]?.response?.headers, 'x-kept')).toEqual(['yes']);
@@ -374,7 +437,12 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       await new Promise<void>((resolve) => closed.close(() => resolve()));
 
       const recorder = new Recorder();
-      const err = await transportError(makeClient({ credentialOrigins: [] }).send({ method: 'GET', url: `http://127.0.0.1:${port}/`, purpose: 'p' }, recorder));
+      const err = await transportError(
+        makeClient({ credentialOrigins: [] }).send(
+          { method: 'GET', url: `http://127.0.0.1:${port}/`, purpose: 'p' },
+          recorder,
+        ),
+      );
       expect(err.message).toBe(`connection refused by 127.0.0.1:${port}`);
       expect(recorder.exchanges[0]?.error).toBe(err.message);
     });
@@ -397,7 +465,9 @@ describe('HttpClient', { timeout: 10_000 }, () => {
       );
 
       expect(err).toBeInstanceOf(RequestRefusedError);
-      expect((err as Error).message).toBe(`refused to send credentials to ${origin}: only https://api.example.test may receive them`);
+      expect((err as Error).message).toBe(
+        `refused to send credentials to ${origin}: only https://api.example.test may receive them`,
+      );
       expect(seen).toEqual([]);
       expect(recorder.exchanges).toEqual([]);
     });
@@ -454,7 +524,13 @@ describe('a request sent as an answer arrives', () => {
 });
 
 describe('HttpResponse', () => {
-  const res = new HttpResponse('https://x.test/', 200, { link: ['<a>; rel="next"', '<b>; rel="prev"'], 'content-type': ['application/json'] }, '{"a":1}', -1);
+  const res = new HttpResponse(
+    'https://x.test/',
+    200,
+    { link: ['<a>; rel="next"', '<b>; rel="prev"'], 'content-type': ['application/json'] },
+    '{"a":1}',
+    -1,
+  );
 
   it('joins repeated lines with ", " and finds fields whatever the case of the name', () => {
     expect(res.header('Link')).toBe('<a>; rel="next", <b>; rel="prev"');

@@ -6,7 +6,14 @@
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharedTokens, renewAt } from '../src/battery/token.js';
-import { HttpClient, Recorder, SharedTokenExpiredError, TransportError, UnavailableError, type HttpClientOptions } from '../src/http/client.js';
+import {
+  HttpClient,
+  Recorder,
+  SharedTokenExpiredError,
+  TransportError,
+  UnavailableError,
+  type HttpClientOptions,
+} from '../src/http/client.js';
 import { Redactor } from '../src/core/redact.js';
 
 /** What the raw server does with the n-th request (1-based) on a connection. */
@@ -25,7 +32,9 @@ afterEach(async () => {
 });
 
 function ok(socket: Socket, body = 'ok', headers = ''): void {
-  socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}\r\n${body}`);
+  socket.write(
+    `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}\r\n${body}`,
+  );
 }
 
 /** A minimal HTTP/1.1 server: reads request heads (no bodies larger than one read), lets `behaviour` answer. */
@@ -83,7 +92,8 @@ function client(origin: string, options: Partial<HttpClientOptions> = {}): HttpC
 /** Lets the client finish with a connection so that the next request reuses it (undici checks an idle socket before reuse). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
 
-const get = (http: HttpClient, origin: string, recorder?: Recorder, path = '/x') => http.send({ method: 'GET', url: `${origin}${path}`, purpose: `GET ${path}` }, recorder);
+const get = (http: HttpClient, origin: string, recorder?: Recorder, path = '/x') =>
+  http.send({ method: 'GET', url: `${origin}${path}`, purpose: `GET ${path}` }, recorder);
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -106,8 +116,15 @@ describe('a reused keep-alive connection closed by the server', { timeout: 10_00
 
     expect(res.status).toBe(200);
     expect(server.requests.map((r) => r.length)).toEqual([2, 1]);
-    expect(recorder.exchanges.map((e) => e.error ?? e.response?.status)).toEqual([expect.stringMatching(/closed/), 200]);
-    expect(recorder.retries).toEqual([expect.stringMatching(/^GET \/x: the server closed the reused keep-alive connection before answering .*; sent again \(RFC 9112 §9\.3\.1\)$/)]);
+    expect(recorder.exchanges.map((e) => e.error ?? e.response?.status)).toEqual([
+      expect.stringMatching(/closed/),
+      200,
+    ]);
+    expect(recorder.retries).toEqual([
+      expect.stringMatching(
+        /^GET \/x: the server closed the reused keep-alive connection before answering .*; sent again \(RFC 9112 §9\.3\.1\)$/,
+      ),
+    ]);
   });
 
   it('is sent again after a reset (RST) as well', async () => {
@@ -129,7 +146,9 @@ describe('a reused keep-alive connection closed by the server', { timeout: 10_00
   });
 
   it('is never sent again once bytes of the response arrived', async () => {
-    const server = await rawServer(({ n }, socket) => (n === 1 ? ok(socket) : socket.end('HTTP/1.1 200 OK\r\nContent-Le')));
+    const server = await rawServer(({ n }, socket) =>
+      n === 1 ? ok(socket) : socket.end('HTTP/1.1 200 OK\r\nContent-Le'),
+    );
     const http = client(server.origin);
     await get(http, server.origin);
     await settle();
@@ -169,21 +188,30 @@ describe('a reused keep-alive connection closed by the server', { timeout: 10_00
 
 describe('the shared access token', { timeout: 15_000 }, () => {
   /** A token server and API in one: tokens live `ttlMs`; `refuse` decides which valid tokens the API refuses anyway. */
-  async function tokenServer(ttlMs: number, expiresIn: number, refuse: (token: string, age: number) => boolean = () => false) {
+  async function tokenServer(
+    ttlMs: number,
+    expiresIn: number,
+    refuse: (token: string, age: number) => boolean = () => false,
+  ) {
     const issued = new Map<string, number>();
     const server = await rawServer(({ head }, socket) => {
       if (head.startsWith('POST /token')) {
         const token = `t${issued.size + 1}`;
         issued.set(token, Date.now());
         const body = JSON.stringify({ access_token: token, token_type: 'bearer', expires_in: expiresIn });
-        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
         return;
       }
       const token = /authorization: Bearer (\S+)/i.exec(head)?.[1] ?? '';
       const at = issued.get(token);
       const age = at === undefined ? Infinity : Date.now() - at;
       if (age < ttlMs && !refuse(token, age)) ok(socket, token);
-      else socket.write('HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error="invalid_token"\r\nContent-Length: 0\r\n\r\n');
+      else
+        socket.write(
+          'HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error="invalid_token"\r\nContent-Length: 0\r\n\r\n',
+        );
     });
     return { server, issued };
   }
@@ -208,7 +236,14 @@ describe('the shared access token', { timeout: 15_000 }, () => {
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         while (Date.now() < until) {
-          answers.push((await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }, recorder)).status);
+          answers.push(
+            (
+              await http.send(
+                { method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' },
+                recorder,
+              )
+            ).status,
+          );
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }),
@@ -226,11 +261,18 @@ describe('the shared access token', { timeout: 15_000 }, () => {
     const { server } = await tokenServer(60_000, 60, (token) => token === 't1');
     const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
     const recorder = new Recorder();
-    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }, recorder);
+    const res = await http.send(
+      { method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' },
+      recorder,
+    );
 
     expect(res.status).toBe(200);
     expect(res.text).toBe('t2');
-    expect(recorder.retries).toEqual([expect.stringMatching(/^GET \/data was refused \(401\) with the shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a fresh token before judging$/)]);
+    expect(recorder.retries).toEqual([
+      expect.stringMatching(
+        /^GET \/data was refused \(401\) with the shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a fresh token before judging$/,
+      ),
+    ]);
   });
 
   it('refused again with the renewed token, is sent once more with a token of its own, which others cannot have used up', async () => {
@@ -238,21 +280,33 @@ describe('the shared access token', { timeout: 15_000 }, () => {
     const { server, issued } = await tokenServer(60_000, 60, (token) => token === 't1' || token === 't2');
     const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
     const recorder = new Recorder();
-    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }, recorder);
+    const res = await http.send(
+      { method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' },
+      recorder,
+    );
 
     expect(res.status).toBe(200);
     expect(res.text).toBe('t3');
     expect(issued.size).toBe(3);
     expect(recorder.retries).toEqual([
-      expect.stringMatching(/^GET \/data was refused \(401\) with the shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a fresh token before judging$/),
-      expect.stringMatching(/^GET \/data was refused \(401\) again with the renewed shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a token issued for it alone before judging$/),
+      expect.stringMatching(
+        /^GET \/data was refused \(401\) with the shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a fresh token before judging$/,
+      ),
+      expect.stringMatching(
+        /^GET \/data was refused \(401\) again with the renewed shared access token, which its expires_in still declared valid for \d+\.\d s; sent again once with a token issued for it alone before judging$/,
+      ),
     ]);
   });
 
   it('refused even with a token of its own that was surely valid, gives the 401 to the check to judge', async () => {
     const { server, issued } = await tokenServer(60_000, 60, () => true);
     const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
-    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' });
+    const res = await http.send({
+      method: 'GET',
+      url: `${server.origin}/data`,
+      auth: { kind: 'shared-token' },
+      purpose: 'p',
+    });
     expect(res.status).toBe(401);
     expect(issued.size).toBe(3);
   });
@@ -261,22 +315,42 @@ describe('the shared access token', { timeout: 15_000 }, () => {
     // expires_in 1: a whole-second clock may end such a token at once, so no 401 to it is evidence.
     const { server } = await tokenServer(60_000, 1, () => true);
     const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
-    const err = await failure(http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }));
+    const err = await failure(
+      http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }),
+    );
     expect(err).toBeInstanceOf(SharedTokenExpiredError);
-    expect((err as Error).message).toMatch(/^GET \/data was refused \(401\) even with a freshly issued access token, but the answer came \d+\.\d s after it was sent, when the token's expires_in \(whole seconds\) may already have run out: the token stopped working, so the request was not judged$/);
+    expect((err as Error).message).toMatch(
+      /^GET \/data was refused \(401\) even with a freshly issued access token, but the answer came \d+\.\d s after it was sent, when the token's expires_in \(whole seconds\) may already have run out: the token stopped working, so the request was not judged$/,
+    );
   });
 
   it('waiting for a slot of the politeness bound, takes its token when it leaves, not when it queued: it never goes with one that ran out meanwhile', async () => {
     // 1 s tokens (renewed at half their life); a slow request holds the only slot for 1.2 s.
     const { server, issued } = await tokenServer(1_000, 1);
     const slow = await rawServer((_r, socket) => void setTimeout(() => ok(socket), 1_200));
-    const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http), maxInFlight: 1, credentialOrigins: [server.origin, slow.origin] });
+    const http: HttpClient = client(server.origin, {
+      sharedTokens: tokensFor(server.origin, () => http),
+      maxInFlight: 1,
+      credentialOrigins: [server.origin, slow.origin],
+    });
     const recorder = new Recorder();
     // t1, issued now, is used at once; then the slot is held while it runs out.
-    expect((await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'first' })).text).toBe('t1');
+    expect(
+      (
+        await http.send({
+          method: 'GET',
+          url: `${server.origin}/data`,
+          auth: { kind: 'shared-token' },
+          purpose: 'first',
+        })
+      ).text,
+    ).toBe('t1');
     const held = http.send({ method: 'GET', url: `${slow.origin}/slow`, purpose: 'slow' });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' }, recorder);
+    const res = await http.send(
+      { method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token' }, purpose: 'p' },
+      recorder,
+    );
     await held;
 
     expect(res.status).toBe(200);
@@ -291,7 +365,12 @@ describe('the shared access token', { timeout: 15_000 }, () => {
   it('with another spelling of the scheme is never renewed: the spelling is what such a request tests', async () => {
     const { server, issued } = await tokenServer(60_000, 60, () => true);
     const http: HttpClient = client(server.origin, { sharedTokens: tokensFor(server.origin, () => http) });
-    const res = await http.send({ method: 'GET', url: `${server.origin}/data`, auth: { kind: 'shared-token', scheme: 'bearer' }, purpose: 'p' });
+    const res = await http.send({
+      method: 'GET',
+      url: `${server.origin}/data`,
+      auth: { kind: 'shared-token', scheme: 'bearer' },
+      purpose: 'p',
+    });
     expect(res.status).toBe(401);
     expect(issued.size).toBe(1);
   });
@@ -309,7 +388,9 @@ describe('the shared access token', { timeout: 15_000 }, () => {
 describe('429 and 503', { timeout: 10_000 }, () => {
   it('are retried with a back-off even without Retry-After, and noted', async () => {
     let n = 0;
-    const server = await rawServer((_r, socket) => (n++ < 2 ? socket.write('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n') : ok(socket)));
+    const server = await rawServer((_r, socket) =>
+      n++ < 2 ? socket.write('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n') : ok(socket),
+    );
     const recorder = new Recorder();
     const res = await get(client(server.origin, { maxRetries: 2, maxRetryWaitMs: 5_000 }), server.origin, recorder);
     expect(res.status).toBe(200);
@@ -320,11 +401,17 @@ describe('429 and 503', { timeout: 10_000 }, () => {
   });
 
   it('that persist end in an error that says nothing was judged', async () => {
-    const server = await rawServer((_r, socket) => socket.write('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nContent-Length: 0\r\n\r\n'));
+    const server = await rawServer((_r, socket) =>
+      socket.write('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nContent-Length: 0\r\n\r\n'),
+    );
     const recorder = new Recorder();
-    const err = await failure(get(client(server.origin, { maxRetries: 1, maxRetryWaitMs: 100 }), server.origin, recorder));
+    const err = await failure(
+      get(client(server.origin, { maxRetries: 1, maxRetryWaitMs: 100 }), server.origin, recorder),
+    );
     expect(err).toBeInstanceOf(UnavailableError);
-    expect((err as Error).message).toBe('/x answered 429 Too Many Requests (rate limited) 2 times; the target is throttling or unavailable, so nothing was judged (lower --concurrency, or raise --max-retries / --max-retry-wait)');
+    expect((err as Error).message).toBe(
+      '/x answered 429 Too Many Requests (rate limited) 2 times; the target is throttling or unavailable, so nothing was judged (lower --concurrency, or raise --max-retries / --max-retry-wait)',
+    );
     expect(recorder.exchanges).toHaveLength(2);
   });
 });

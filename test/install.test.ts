@@ -64,11 +64,16 @@ let tarball: string;
 const stops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'entry.js'))) throw new Error('dist/ is not built: npm test builds it first (npm run build)');
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'entry.js')))
+    throw new Error('dist/ is not built: npm test builds it first (npm run build)');
   dir = await tempDir('carrier-install-');
   // Without scripts: prepack would build dist/ again, under the test files that read it (npm
   // test has just built it).
-  const pack = await runShell(`npm pack --ignore-scripts --json --pack-destination '${dir}'`, { cwd: ROOT, env: npmEnv(), timeoutMs: 60_000 });
+  const pack = await runShell(`npm pack --ignore-scripts --json --pack-destination '${dir}'`, {
+    cwd: ROOT,
+    env: npmEnv(),
+    timeoutMs: 60_000,
+  });
   expect(pack.status, pack.stderr).toBe(0);
   packed = (JSON.parse(pack.stdout) as Packed[])[0] as Packed;
   tarball = join(dir, packed.filename);
@@ -84,7 +89,10 @@ describe('the package', () => {
     const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Manifest;
     expect(manifest.private, 'a private package cannot be published').toBeUndefined();
     expect(manifest.license).toBe('Apache-2.0');
-    expect(Object.keys(manifest.scripts ?? {}).filter((s) => INSTALL_SCRIPTS.test(s)), 'a script npm would run (or warn about) at install').toEqual([]);
+    expect(
+      Object.keys(manifest.scripts ?? {}).filter((s) => INSTALL_SCRIPTS.test(s)),
+      'a script npm would run (or warn about) at install',
+    ).toEqual([]);
     expect(manifest.scripts?.prepack, 'the tarball is packed from a fresh build').toBe('npm run build');
     const licence = await readFile(join(ROOT, 'LICENSE'), 'utf8');
     expect(licence).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004\s/);
@@ -110,7 +118,9 @@ describe('the package', () => {
     ]) {
       expect(paths, needed).toContain(needed);
     }
-    const unwanted = paths.filter((p) => /^(src|suites|test|benchmarks|reports)\/|^dist\/(bench|test|src\/build)\/|\.map$|\.ts$|^tsconfig/.test(p));
+    const unwanted = paths.filter((p) =>
+      /^(src|suites|test|benchmarks|reports)\/|^dist\/(bench|test|src\/build)\/|\.map$|\.ts$|^tsconfig/.test(p),
+    );
     expect(unwanted).toEqual([]);
     // 188 files, 0.5 MB on 2026-11-26: twice that means something that does not belong got in.
     expect(packed.entryCount).toBeLessThan(400);
@@ -118,9 +128,15 @@ describe('the package', () => {
   });
 
   it('npm publish --dry-run has nothing to say of it but, perhaps, that no one is logged in', async () => {
-    const publish = await runShell(`npm publish --dry-run --offline '${tarball}'`, { cwd: dir, env: npmEnv(), timeoutMs: 60_000 });
+    const publish = await runShell(`npm publish --dry-run --offline '${tarball}'`, {
+      cwd: dir,
+      env: npmEnv(),
+      timeoutMs: 60_000,
+    });
     expect(publish.status, publish.stderr).toBe(0);
-    const warnings = publish.stderr.split('\n').filter((l) => /^npm (warn|error)/i.test(l) && !/requires you to be logged in/.test(l));
+    const warnings = publish.stderr
+      .split('\n')
+      .filter((l) => /^npm (warn|error)/i.test(l) && !/requires you to be logged in/.test(l));
     expect(warnings).toEqual([]);
     const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Manifest;
     expect(publish.stdout).toContain(`+ carrier-conformance@${version}`);
@@ -134,42 +150,59 @@ describe('installed as the README says, into an empty project', () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     const section = /^## Install\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
     const block = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '';
-    commands = block.split('\n').map((l) => l.replace(/(?:^|\s+)#.*$/, '').trim()).filter((l) => l !== '');
+    commands = block
+      .split('\n')
+      .map((l) => l.replace(/(?:^|\s+)#.*$/, '').trim())
+      .filter((l) => l !== '');
     project = join(dir, 'a-vendors-project');
     await mkdir(project);
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'a-vendors-project', private: true }, null, 2));
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'a-vendors-project', private: true }, null, 2),
+    );
     // The release's tarball, downloaded into the project.
     await copyFile(tarball, join(project, packed.filename));
     // The dependencies at this repository's versions, which npm has in its cache: its lockfile's
     // entries that are not development-only.
-    const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+    const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, LockEntry>;
+    };
     const packages: Record<string, LockEntry> = { '': { name: 'a-vendors-project' } };
     for (const [path, { devOptional, ...entry }] of Object.entries(lock.packages)) {
       if (path === '' || entry.dev === true) continue;
       packages[path] = devOptional === true ? { ...entry, optional: true } : entry;
     }
-    await writeFile(join(project, 'package-lock.json'), JSON.stringify({ name: 'a-vendors-project', lockfileVersion: 3, requires: true, packages }, null, 2));
+    await writeFile(
+      join(project, 'package-lock.json'),
+      JSON.stringify({ name: 'a-vendors-project', lockfileVersion: 3, requires: true, packages }, null, 2),
+    );
   });
 
-  it('the README\'s install command: offline, from the tarball, no install script', async () => {
+  it("the README's install command: offline, from the tarball, no install script", async () => {
     expect(commands).toHaveLength(2);
     const [install = ''] = commands;
     expect(install).toMatch(/^npm install --save-dev \.\/carrier-conformance-\d+\.\d+\.\d+\.tgz$/);
     // The README's example version may be older than this one; and no network, no audit.
-    const command = install.replace(/carrier-conformance-[\d.]+\.tgz$/, packed.filename).replace(/^npm install/, 'npm install --offline --no-audit --no-fund --foreground-scripts');
+    const command = install
+      .replace(/carrier-conformance-[\d.]+\.tgz$/, packed.filename)
+      .replace(/^npm install/, 'npm install --offline --no-audit --no-fund --foreground-scripts');
     const result = await runShell(command, { cwd: project, env: npmEnv(), timeoutMs: 120_000 });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     // npm 11 warns of install scripts it did not run; with --foreground-scripts it prints those it runs.
     expect(result.stderr).not.toMatch(/install-scripts|install script/i);
     expect(result.stdout).not.toMatch(/^> carrier-conformance@/m);
     expect(result.stderr.split('\n').filter((l) => /^npm (warn|error)/i.test(l))).toEqual([]);
-    const installed = JSON.parse(await readFile(join(project, 'node_modules', 'carrier-conformance', 'package.json'), 'utf8')) as Manifest;
+    const installed = JSON.parse(
+      await readFile(join(project, 'node_modules', 'carrier-conformance', 'package.json'), 'utf8'),
+    ) as Manifest;
     expect(Object.keys(installed.scripts ?? {}).filter((s) => INSTALL_SCRIPTS.test(s))).toEqual([]);
     expect(existsSync(join(project, 'node_modules', '.bin', 'carrier-conformance'))).toBe(true);
-    expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))).toMatchObject({ devDependencies: { 'carrier-conformance': `file:${packed.filename}` } });
+    expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))).toMatchObject({
+      devDependencies: { 'carrier-conformance': `file:${packed.filename}` },
+    });
   }, 150_000);
 
-  it('the README\'s run: the whole battery against the embedded reference server, conformant', async () => {
+  it("the README's run: the whole battery against the embedded reference server, conformant", async () => {
     const [, run = ''] = commands;
     expect(run).toBe('npx carrier-conformance run --embedded');
     const result = await runShell(run, { cwd: project, timeoutMs: 120_000 });
@@ -183,7 +216,11 @@ describe('installed as the README says, into an empty project', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`serve: prints its URL and the OpenAPI document in the package, answers, and stops on ${signal}`, async () => {
       // Its own process group, as in a terminal: the signal goes to npx and the CLI under it.
-      const serve = spawn('npx', ['carrier-conformance', 'serve', '--port', '0'], { cwd: project, detached: true, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' } });
+      const serve = spawn('npx', ['carrier-conformance', 'serve', '--port', '0'], {
+        cwd: project,
+        detached: true,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' },
+      });
       const exited = new Promise<void>((resolve) => serve.on('close', () => resolve()));
       const stop = async (): Promise<void> => {
         try {
@@ -194,7 +231,8 @@ describe('installed as the README says, into an empty project', () => {
         await exited;
       };
       stops.push(async () => {
-        if (serve.exitCode === null && serve.signalCode === null && serve.pid !== undefined) process.kill(-serve.pid, 'SIGKILL');
+        if (serve.exitCode === null && serve.signalCode === null && serve.pid !== undefined)
+          process.kill(-serve.pid, 'SIGKILL');
         await exited;
       });
       let printed = '';
@@ -217,10 +255,18 @@ describe('installed as the README says, into an empty project', () => {
       expect(url, printed).toBeDefined();
       expect(printed).toContain('OpenAPI:         node_modules/carrier-conformance/docs/openapi.yaml');
       expect(existsSync(join(project, 'node_modules', 'carrier-conformance', 'docs', 'openapi.yaml'))).toBe(true);
-      const response = await fetch(`${url ?? ''}/users/me`, { headers: { 'Accept-Version': '1' }, signal: AbortSignal.timeout(10_000) });
+      const response = await fetch(`${url ?? ''}/users/me`, {
+        headers: { 'Accept-Version': '1' },
+        signal: AbortSignal.timeout(10_000),
+      });
       expect(response.status).toBe(401);
       const stopped = Date.now();
-      await Promise.race([stop(), new Promise((_resolve, reject) => setTimeout(() => reject(new Error(`serve did not stop within 15 s of ${signal}: ${printed}`)), 15_000))]);
+      await Promise.race([
+        stop(),
+        new Promise((_resolve, reject) =>
+          setTimeout(() => reject(new Error(`serve did not stop within 15 s of ${signal}: ${printed}`)), 15_000),
+        ),
+      ]);
       expect(Date.now() - stopped).toBeLessThan(15_000);
       expect(printed).toContain('reference server stopped');
     }, 60_000);
@@ -245,7 +291,9 @@ describe('the release workflow (docs/ci/release.yml)', () => {
     const runs = (build?.steps ?? []).map((s) => s.run).filter((r) => r !== undefined);
     expect(runs.slice(1)).toEqual(['.ci/run', 'npm pack']);
     expect(await readFile(join(ROOT, '.ci', 'run'), 'utf8')).toMatch(/^npm ci --ignore-scripts .*\nnpm test$/m);
-    expect(build?.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({ path: 'carrier-conformance-*.tgz' });
+    expect(build?.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))?.with).toMatchObject({
+      path: 'carrier-conformance-*.tgz',
+    });
     expect(release?.needs).toBe('package');
     expect(release?.permissions).toEqual({ contents: 'write' });
     const attach = release?.steps.map((s) => s.run ?? '').join('\n') ?? '';

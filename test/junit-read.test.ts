@@ -24,15 +24,23 @@ describe('readJUnit on what the harness writes', () => {
     for (const check of report.checks) {
       const found = cases.filter((c) => c.name.startsWith(`${check.id} `));
       expect(found, check.id).toHaveLength(1);
-      expect(found[0]?.outcomes, check.status).toEqual(JUNIT_OUTCOME[check.status] === undefined ? [] : [JUNIT_OUTCOME[check.status]]);
+      expect(found[0]?.outcomes, check.status).toEqual(
+        JUNIT_OUTCOME[check.status] === undefined ? [] : [JUNIT_OUTCOME[check.status]],
+      );
     }
   });
 
   it('does not count an outcome element quoted inside CDATA or a comment', () => {
     const report = reportOf({ 'USER-OK': ['failed', '</system-out><error message="x"/><skipped/>]]><failure/>'] });
     const cases = readJUnit(renderJUnit(report)).flatMap((s) => s.cases);
-    expect(cases.map((c) => [c.classname, c.name.split(' ')[0], c.outcomes])).toEqual([['carrier-conformance.user', 'USER-OK', ['failure']]]);
-    expect(readJUnit('<testsuites><testsuite name="s"><testcase name="A x" classname="c"><!-- <failure/> --></testcase></testsuite></testsuites>')[0]?.cases[0]?.outcomes).toEqual([]);
+    expect(cases.map((c) => [c.classname, c.name.split(' ')[0], c.outcomes])).toEqual([
+      ['carrier-conformance.user', 'USER-OK', ['failure']],
+    ]);
+    expect(
+      readJUnit(
+        '<testsuites><testsuite name="s"><testcase name="A x" classname="c"><!-- <failure/> --></testcase></testsuite></testsuites>',
+      )[0]?.cases[0]?.outcomes,
+    ).toEqual([]);
   });
 
   it('names every disagreement', () => {
@@ -48,14 +56,20 @@ describe('readJUnit on what the harness writes', () => {
       'AUTH-MISSING: no test case in junit.xml',
       'junit.xml has a test case "TOKEN-EXTRA" that report.json does not',
     ]);
-    expect(junitDisagreements(reportOf({ 'TOKEN-ISSUE': 'passed' }), readJUnit('<testsuites><testsuite name="t" tests="3" skipped="1"><testcase classname="carrier-conformance.token" name="TOKEN-ISSUE a"/></testsuite></testsuites>'))).toEqual([
-      'testsuite "t" declares tests="3" but holds 1',
-      'testsuite "t" declares skipped="1" but holds 0',
-    ]);
+    expect(
+      junitDisagreements(
+        reportOf({ 'TOKEN-ISSUE': 'passed' }),
+        readJUnit(
+          '<testsuites><testsuite name="t" tests="3" skipped="1"><testcase classname="carrier-conformance.token" name="TOKEN-ISSUE a"/></testsuite></testsuites>',
+        ),
+      ),
+    ).toEqual(['testsuite "t" declares tests="3" but holds 1', 'testsuite "t" declares skipped="1" but holds 0']);
   });
 
   it('decodes attribute entities', () => {
-    const [suite] = readJUnit(`<testsuite name="a &amp; b &#x3C;&#60;&quot;&apos;"><testcase name='X &lt;y&gt;' classname="c"/></testsuite>`);
+    const [suite] = readJUnit(
+      `<testsuite name="a &amp; b &#x3C;&#60;&quot;&apos;"><testcase name='X &lt;y&gt;' classname="c"/></testsuite>`,
+    );
     expect(suite?.name).toBe(`a & b <<"'`);
     expect(suite?.cases[0]?.name).toBe('X <y>');
   });
@@ -84,7 +98,8 @@ describe('readJUnit refuses what is not well-formed, without guessing', () => {
   });
 
   it('reads a 20 MB file in bounded time', () => {
-    const body = '<testcase classname="c" name="X y"><system-out><![CDATA[' + 'z'.repeat(1000) + ']]></system-out></testcase>';
+    const body =
+      '<testcase classname="c" name="X y"><system-out><![CDATA[' + 'z'.repeat(1000) + ']]></system-out></testcase>';
     const xml = `<testsuites><testsuite name="s">${body.repeat(20_000)}</testsuite></testsuites>`;
     const started = Date.now();
     expect(readJUnit(xml)[0]?.cases).toHaveLength(20_000);

@@ -7,7 +7,13 @@ import { JUNIT_MESSAGE_MAX, renderJUnit } from '../src/report/junit.js';
 import type { CheckResult, RunReport } from '../src/model/run-report.js';
 import { curlCommand } from '../src/report/reproduce.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from '../src/report/xml-text.js';
-import { BASELINE_REASON, NASTY_BODY_XML, NASTY_MESSAGE_XML, STALE_REASON, makeRunReport } from './fixtures/report/run-report.js';
+import {
+  BASELINE_REASON,
+  NASTY_BODY_XML,
+  NASTY_MESSAGE_XML,
+  STALE_REASON,
+  makeRunReport,
+} from './fixtures/report/run-report.js';
 import { XSD_FILES, childElements, loadXsd, parseXml, textOf, validateAgainst } from './fixtures/report/xml.js';
 import type { XmlElement } from './fixtures/report/xml.js';
 
@@ -120,7 +126,10 @@ describe('renderJUnit', () => {
     const visit = (el: XmlElement): void => {
       const allowed = ALLOWED_ATTRS[el.name];
       expect(allowed, `<${el.name}>`).toBeDefined();
-      expect(Object.keys(el.attrs).filter((a) => !allowed?.includes(a)), `<${el.name}>`).toEqual([]);
+      expect(
+        Object.keys(el.attrs).filter((a) => !allowed?.includes(a)),
+        `<${el.name}>`,
+      ).toEqual([]);
       if (el.name === 'testcase') expect(childElements(el, 'properties')).toEqual([]);
       childElements(el).forEach(visit);
     };
@@ -144,7 +153,9 @@ describe('renderJUnit', () => {
       expect(attr(suite, 'failures')).toBe(String(checks.filter((c) => c.status === 'failed').length));
       expect(attr(suite, 'errors')).toBe(String(checks.filter((c) => c.status === 'error').length));
       // An expected failure is written as <skipped>, so it is counted with the skipped ones.
-      expect(attr(suite, 'skipped')).toBe(String(checks.filter((c) => c.status === 'skipped' || c.status === 'expected').length));
+      expect(attr(suite, 'skipped')).toBe(
+        String(checks.filter((c) => c.status === 'skipped' || c.status === 'expected').length),
+      );
       expect(attr(suite, 'skipped')).toBe(String(cases.filter((c) => childElements(c, 'skipped').length > 0).length));
       // The counts also match the elements, which is what most consumers count.
       expect(attr(suite, 'failures')).toBe(String(cases.filter((c) => childElements(c, 'failure').length > 0).length));
@@ -164,7 +175,9 @@ describe('renderJUnit', () => {
     try {
       process.env.TZ = 'America/New_York';
       const other = await parseXml(renderJUnit(makeRunReport()));
-      expect(attr(only(childElements(other, 'testsuite').slice(0, 1), 'suite'), 'timestamp')).toBe('2025-03-01T03:04:05Z');
+      expect(attr(only(childElements(other, 'testsuite').slice(0, 1), 'suite'), 'timestamp')).toBe(
+        '2025-03-01T03:04:05Z',
+      );
     } finally {
       if (tz === undefined) delete process.env.TZ;
       else process.env.TZ = tz;
@@ -174,7 +187,10 @@ describe('renderJUnit', () => {
   it('puts the run metadata in suite properties', () => {
     for (const suite of childElements(root, 'testsuite')) {
       const props = Object.fromEntries(
-        childElements(only(childElements(suite, 'properties'), 'properties'), 'property').map((p) => [attr(p, 'name'), attr(p, 'value')]),
+        childElements(only(childElements(suite, 'properties'), 'properties'), 'property').map((p) => [
+          attr(p, 'name'),
+          attr(p, 'value'),
+        ]),
       );
       expect(props).toMatchObject({
         'target.baseUrl': 'https://api.example.test',
@@ -226,12 +242,17 @@ describe('renderJUnit', () => {
       // Outcome first, then one system-out: the order jenkins-junit.xsd requires.
       expect(childElements(tc).map((c) => c.name)).toEqual([...expected[check.status], 'system-out']);
     }
-    expect(new Set(report.checks.map((c) => c.status))).toEqual(new Set(['passed', 'failed', 'warning', 'error', 'skipped', 'expected']));
+    expect(new Set(report.checks.map((c) => c.status))).toEqual(
+      new Set(['passed', 'failed', 'warning', 'error', 'skipped', 'expected']),
+    );
   });
 
   it('gives every failure and error a one-line message, its type and a text body', () => {
     for (const check of report.checks.filter((c) => c.status === 'failed' || c.status === 'error')) {
-      const outcome = only(childElements(caseOf(root, check.id), check.status === 'failed' ? 'failure' : 'error'), 'outcome');
+      const outcome = only(
+        childElements(caseOf(root, check.id), check.status === 'failed' ? 'failure' : 'error'),
+        'outcome',
+      );
       expect(attr(outcome, 'type')).toBe(check.status === 'failed' ? 'NonConformance' : 'CheckError');
       const message = attr(outcome, 'message');
       expect(message).not.toBe('');
@@ -274,7 +295,9 @@ describe('renderJUnit', () => {
     expect(out).toContain('(1 further exchange of this check is in report.json)');
     expect(out.split('> POST https://auth.example.test/uaa/oauth2/token\n> Authorization')).toHaveLength(2);
     expect(out.split('Exchange #1:')).toHaveLength(2);
-    expect(out).toContain('- failure: status 200, expected 401 [exchange #1: POST https://auth.example.test/uaa/oauth2/token → 200]');
+    expect(out).toContain(
+      '- failure: status 200, expected 401 [exchange #1: POST https://auth.example.test/uaa/oauth2/token → 200]',
+    );
     expect(out).toContain('- failure: the error body is not JSON\n');
   });
 
@@ -304,7 +327,9 @@ describe('renderJUnit', () => {
       expect(skipped.attrs).toEqual({});
       expect(textOf(skipped)).toBe(check.message);
     }
-    expect(textOf(only(childElements(caseOf(root, 'TENANT-ACCESS'), 'skipped'), 'skipped'))).toBe('no --tenant given <]]>&>');
+    expect(textOf(only(childElements(caseOf(root, 'TENANT-ACCESS'), 'skipped'), 'skipped'))).toBe(
+      'no --tenant given <]]>&>',
+    );
   });
 
   it('writes an expected failure as <skipped> with the baseline reason and the message', () => {
@@ -312,7 +337,9 @@ describe('renderJUnit', () => {
     const tc = caseOf(root, check.id);
     const skipped = only(childElements(tc, 'skipped'), 'skipped');
     expect(skipped.attrs).toEqual({});
-    expect(textOf(skipped)).toBe(`expected failure (baseline: ${BASELINE_REASON}): status 401 for the scheme spelled "basic", expected 200`);
+    expect(textOf(skipped)).toBe(
+      `expected failure (baseline: ${BASELINE_REASON}): status 401 for the scheme spelled "basic", expected 200`,
+    );
     // Its evidence stays in system-out, as for a failure.
     const out = textOf(only(childElements(tc, 'system-out'), 'system-out'));
     expect(out).toContain(`Baseline (conformance-baseline.json): ${BASELINE_REASON}\n`);
@@ -325,7 +352,9 @@ describe('renderJUnit', () => {
     expect(out.split('\n')[0]).toBe(`BASELINE ENTRY CAN BE REMOVED: ${STALE_REASON}`);
     expect(childElements(caseOf(root, 'PAGE-HEADERS')).map((c) => c.name)).toEqual(['system-out']);
     for (const check of report.checks.filter((c) => c.id !== 'PAGE-HEADERS')) {
-      expect(textOf(only(childElements(caseOf(root, check.id), 'system-out'), 'system-out')), check.id).not.toContain('BASELINE ENTRY CAN BE REMOVED');
+      expect(textOf(only(childElements(caseOf(root, check.id), 'system-out'), 'system-out')), check.id).not.toContain(
+        'BASELINE ENTRY CAN BE REMOVED',
+      );
     }
   });
 
@@ -349,8 +378,13 @@ describe('renderJUnit', () => {
 
   it('puts the rerun source in the suite properties', async () => {
     const parsed = await parseXml(renderJUnit({ ...makeRunReport(), rerunOf: 'reports/report.json' }));
-    const props = childElements(only(childElements(only(childElements(parsed, 'testsuite').slice(0, 1), 'suite'), 'properties'), 'properties'), 'property');
-    expect(props.filter((p) => attr(p, 'name') === 'run.rerunOf').map((p) => attr(p, 'value'))).toEqual(['reports/report.json']);
+    const props = childElements(
+      only(childElements(only(childElements(parsed, 'testsuite').slice(0, 1), 'suite'), 'properties'), 'properties'),
+      'property',
+    );
+    expect(props.filter((p) => attr(p, 'name') === 'run.rerunOf').map((p) => attr(p, 'value'))).toEqual([
+      'reports/report.json',
+    ]);
   });
 
   it("leaves junit-report-builder's process-wide builder untouched", () => {

@@ -17,8 +17,11 @@ import { notPassed, runScenario, verdictDifferences, type Outcome, type Scenario
 const TOKEN_TTL_SECONDS = 2;
 
 function describeRun(label: string, o: Outcome): string {
-  const proxy = o.proxy ? `, proxy: ${o.proxy.connections} connections, ${o.proxy.idleCloses} idle closes, ${o.proxy.lateChunks} chunks lost to the close race` : '';
-  const transport = o.transportErrors.length > 0 ? `\n  transport errors: ${o.transportErrors.slice(0, 10).join('; ')}` : '';
+  const proxy = o.proxy
+    ? `, proxy: ${o.proxy.connections} connections, ${o.proxy.idleCloses} idle closes, ${o.proxy.lateChunks} chunks lost to the close race`
+    : '';
+  const transport =
+    o.transportErrors.length > 0 ? `\n  transport errors: ${o.transportErrors.slice(0, 10).join('; ')}` : '';
   return `${label}: exit ${o.code} in ${(o.elapsedMs / 1000).toFixed(1)} s, ${o.requests} requests, ${o.tokensIssued} tokens issued${proxy}${transport}`;
 }
 
@@ -41,7 +44,10 @@ function expectSameVerdicts(runs: [string, Outcome][]): void {
   if (!first) return;
   for (const [label, o] of rest) {
     const differences = verdictDifferences(first[1], o, [first[0], label]);
-    expect(differences, `the verdicts differ between ${first[0]} and ${label}:\n  ${differences.join('\n  ')}\n${describeRun(first[0], first[1])}\n${describeRun(label, o)}`).toEqual([]);
+    expect(
+      differences,
+      `the verdicts differ between ${first[0]} and ${label}:\n  ${differences.join('\n  ')}\n${describeRun(first[0], first[1])}\n${describeRun(label, o)}`,
+    ).toEqual([]);
   }
 }
 
@@ -62,7 +68,14 @@ describe('the verdicts do not depend on the network or the pace of the run', () 
     // 150 pages of 1 at 20 ms round trip: at --concurrency 1 the walk outlasts the token.
     const server = { tokenTtlSeconds: TOKEN_TTL_SECONDS, shipmentCount: 150 };
     const proxy = { delayMs: 10 };
-    const runs = await runEach(Object.fromEntries([1, 4, 16].map((c) => [`--concurrency ${c}`, { server, proxy, args: ['--page-size', '1', '--concurrency', String(c)] }])));
+    const runs = await runEach(
+      Object.fromEntries(
+        [1, 4, 16].map((c) => [
+          `--concurrency ${c}`,
+          { server, proxy, args: ['--page-size', '1', '--concurrency', String(c)] },
+        ]),
+      ),
+    );
     expectSameVerdicts(runs);
     for (const [label, o] of runs) expectAllPassed(label, o);
   }, 120_000);
@@ -72,13 +85,22 @@ describe('the verdicts do not depend on the network or the pace of the run', () 
     // A round trip per concurrency that makes each walk last three token lifetimes or more even
     // on a fast machine (3000 / 16 × 20 ms, 3000 / 4 × 6 ms, plus the harness's own time), and
     // no longer than needed: the test's time is the walk's.
-    const walk = (concurrency: number, delayMs: number): Scenario => ({ server, proxy: { delayMs }, args: ['--page-size', '1', '--concurrency', String(concurrency)] });
-    const runs = await runEach({ '--concurrency 16, 20 ms RTT': walk(16, 10), '--concurrency 4, 6 ms RTT': walk(4, 3) });
+    const walk = (concurrency: number, delayMs: number): Scenario => ({
+      server,
+      proxy: { delayMs },
+      args: ['--page-size', '1', '--concurrency', String(concurrency)],
+    });
+    const runs = await runEach({
+      '--concurrency 16, 20 ms RTT': walk(16, 10),
+      '--concurrency 4, 6 ms RTT': walk(4, 3),
+    });
     for (const [label, o] of runs) {
       expectAllPassed(label, o);
       // The premise: the run outlasted the token at least twice; if the harness ever gets this
       // fast, the list must grow for the test to keep its point.
-      expect(o.elapsedMs, `${describeRun(label, o)}: too fast to outlast the token`).toBeGreaterThan(2 * TOKEN_TTL_SECONDS * 1000);
+      expect(o.elapsedMs, `${describeRun(label, o)}: too fast to outlast the token`).toBeGreaterThan(
+        2 * TOKEN_TTL_SECONDS * 1000,
+      );
     }
     expectSameVerdicts(runs);
   }, 180_000);
@@ -87,8 +109,13 @@ describe('the verdicts do not depend on the network or the pace of the run', () 
     // At 100 ms round trip, a request sent onto a connection that the client has seen idle for
     // 200 to 300 ms crosses the gateway's FIN: the connection is closed under it. The run is
     // spaced enough (each exchange takes 100 ms) for many connections to sit idle that long.
-    const o = await runScenario({ server: { tokenTtlSeconds: TOKEN_TTL_SECONDS }, proxy: { delayMs: 50, idleCloseMs: 300 } });
-    const closed = [...o.verdicts].filter(([, v]) => /other side closed|closed unexpectedly/.test(v.message ?? '')).map(([id, v]) => `${id}: ${v.status} (${v.message ?? ''})`);
+    const o = await runScenario({
+      server: { tokenTtlSeconds: TOKEN_TTL_SECONDS },
+      proxy: { delayMs: 50, idleCloseMs: 300 },
+    });
+    const closed = [...o.verdicts]
+      .filter(([, v]) => /other side closed|closed unexpectedly/.test(v.message ?? ''))
+      .map(([id, v]) => `${id}: ${v.status} (${v.message ?? ''})`);
     expect(closed, `${describeRun('idle close 300 ms, 100 ms RTT', o)}\n  ${closed.join('\n  ')}`).toEqual([]);
     expectAllPassed('idle close 300 ms, 100 ms RTT', o);
     // The premise: the gateway did close idle connections during the run.

@@ -37,7 +37,9 @@ describe('parseLinkHeader: well-formed headers', () => {
       { target: 'https://api.github.com/repositories/1300192/issues?page=515', rels: ['last'] },
       { target: 'https://api.github.com/repositories/1300192/issues?page=1', rels: ['first'] },
     ]);
-    expect(linksWithRel(result, 'next').map((l) => l.target)).toEqual(['https://api.github.com/repositories/1300192/issues?page=4']);
+    expect(linksWithRel(result, 'next').map((l) => l.target)).toEqual([
+      'https://api.github.com/repositories/1300192/issues?page=4',
+    ]);
   });
 
   it('parses a GitHub header with per_page and a comma-free query, page 1 (no prev)', () => {
@@ -55,7 +57,7 @@ describe('parseLinkHeader: well-formed headers', () => {
         '<http://example.com/TheBook/chapter2>; rel="previous"; title="previous chapter"',
         '</>; rel="http://example.net/foo"',
         '</terms>; rel="copyright"; anchor="#foo"',
-        "</TheBook/chapter2>; rel=\"previous\"; title*=UTF-8'de'letztes%20Kapitel, </TheBook/chapter4>; rel=\"next\"; title*=UTF-8'de'n%c3%a4chstes%20Kapitel",
+        '</TheBook/chapter2>; rel="previous"; title*=UTF-8\'de\'letztes%20Kapitel, </TheBook/chapter4>; rel="next"; title*=UTF-8\'de\'n%c3%a4chstes%20Kapitel',
         '<http://example.org/>; rel="start http://example.net/relation/other"',
         '<https://example.org/>; rel="start", <https://example.org/index>; rel="index"',
       ],
@@ -115,24 +117,93 @@ describe('parseLinkHeader: the common form read at once', () => {
 describe('parseLinkHeader: pitfalls of common parsers (notes §4)', () => {
   // Each row: header, expected [target, rels][], expected error count.
   const cases: readonly (readonly [string, string, readonly (readonly [string, readonly string[]])[], number])[] = [
-    ['comma in the URL', '<https://x.test/p?sort=name,asc&page=2>; rel="next"', [['https://x.test/p?sort=name,asc&page=2', ['next']]], 0],
+    [
+      'comma in the URL',
+      '<https://x.test/p?sort=name,asc&page=2>; rel="next"',
+      [['https://x.test/p?sort=name,asc&page=2', ['next']]],
+      0,
+    ],
     ['semicolon in the URL', '<https://x.test/p;v=1?a=b;c>; rel=next', [['https://x.test/p;v=1?a=b;c', ['next']]], 0],
     ['upper-case REL=NEXT', '<https://x.test/2>; REL=NEXT', [['https://x.test/2', ['next']]], 0],
     ['mixed case Rel="Next"', '<https://x.test/2>; Rel="Next"', [['https://x.test/2', ['next']]], 0],
     ['BWS rel = "next"', '<https://x.test/2> ; rel = "next"', [['https://x.test/2', ['next']]], 0],
     ['BWS with tabs', '<https://x.test/2>\t;\trel\t=\tnext\t', [['https://x.test/2', ['next']]], 0],
-    ['no OWS at all', '<https://x.test/2>;rel=next,<https://x.test/9>;rel=last', [['https://x.test/2', ['next']], ['https://x.test/9', ['last']]], 0],
-    ['multiple rels in one value', '<https://x.test/1>; rel="prev first"', [['https://x.test/1', ['prev', 'first']]], 0],
+    [
+      'no OWS at all',
+      '<https://x.test/2>;rel=next,<https://x.test/9>;rel=last',
+      [
+        ['https://x.test/2', ['next']],
+        ['https://x.test/9', ['last']],
+      ],
+      0,
+    ],
+    [
+      'multiple rels in one value',
+      '<https://x.test/1>; rel="prev first"',
+      [['https://x.test/1', ['prev', 'first']]],
+      0,
+    ],
     ['repeated rel: first wins', '<https://x.test/2>; rel=next; rel=prev', [['https://x.test/2', ['next']]], 1],
-    ['quoted title with comma and angle brackets', '<https://x.test/2>; title="a, <b>"; rel=next, <https://x.test/1>; rel=prev', [['https://x.test/2', ['next']], ['https://x.test/1', ['prev']]], 0],
-    ['quoted title with semicolon and equals', '<https://x.test/2>; title="x;rel=prev"; rel=next', [['https://x.test/2', ['next']]], 0],
-    ['empty list elements', ', <https://x.test/2>; rel=next, , ,<https://x.test/1>; rel=prev,', [['https://x.test/2', ['next']], ['https://x.test/1', ['prev']]], 0],
-    ['rel parameter before other params', '<https://x.test/2>; rel="next"; type="text/html"', [['https://x.test/2', ['next']]], 0],
-    ['rel after other params', '<https://x.test/2>; title="t"; hreflang=de; rel="next"', [['https://x.test/2', ['next']]], 0],
-    ['rel relation types deduplicated', '<https://x.test/2>; rel="next NEXT Next"', [['https://x.test/2', ['next']]], 0],
-    ['rel with extra whitespace', '<https://x.test/2>; rel="  next \t last  "', [['https://x.test/2', ['next', 'last']]], 0],
-    ['extension relation type lower-cased', '<https://x.test/2>; rel="HTTPS://Example.NET/Rel/X"', [['https://x.test/2', ['https://example.net/rel/x']]], 0],
-    ['lone unquoted rel with two tokens', '<https://x.test/2>; rel=next last', [['https://x.test/2', ['next', 'last']]], 1],
+    [
+      'quoted title with comma and angle brackets',
+      '<https://x.test/2>; title="a, <b>"; rel=next, <https://x.test/1>; rel=prev',
+      [
+        ['https://x.test/2', ['next']],
+        ['https://x.test/1', ['prev']],
+      ],
+      0,
+    ],
+    [
+      'quoted title with semicolon and equals',
+      '<https://x.test/2>; title="x;rel=prev"; rel=next',
+      [['https://x.test/2', ['next']]],
+      0,
+    ],
+    [
+      'empty list elements',
+      ', <https://x.test/2>; rel=next, , ,<https://x.test/1>; rel=prev,',
+      [
+        ['https://x.test/2', ['next']],
+        ['https://x.test/1', ['prev']],
+      ],
+      0,
+    ],
+    [
+      'rel parameter before other params',
+      '<https://x.test/2>; rel="next"; type="text/html"',
+      [['https://x.test/2', ['next']]],
+      0,
+    ],
+    [
+      'rel after other params',
+      '<https://x.test/2>; title="t"; hreflang=de; rel="next"',
+      [['https://x.test/2', ['next']]],
+      0,
+    ],
+    [
+      'rel relation types deduplicated',
+      '<https://x.test/2>; rel="next NEXT Next"',
+      [['https://x.test/2', ['next']]],
+      0,
+    ],
+    [
+      'rel with extra whitespace',
+      '<https://x.test/2>; rel="  next \t last  "',
+      [['https://x.test/2', ['next', 'last']]],
+      0,
+    ],
+    [
+      'extension relation type lower-cased',
+      '<https://x.test/2>; rel="HTTPS://Example.NET/Rel/X"',
+      [['https://x.test/2', ['https://example.net/rel/x']]],
+      0,
+    ],
+    [
+      'lone unquoted rel with two tokens',
+      '<https://x.test/2>; rel=next last',
+      [['https://x.test/2', ['next', 'last']]],
+      1,
+    ],
   ];
 
   it.each(cases)('%s', (_name, header, expected, errorCount) => {
@@ -142,7 +213,11 @@ describe('parseLinkHeader: pitfalls of common parsers (notes §4)', () => {
   });
 
   it('parses a header over 2000 characters (parse-link-header returns null there)', () => {
-    const parts = Array.from({ length: 60 }, (_, i) => `<https://api.example.com/v1/items?page=${i + 1}&sort=name,asc&filter=a;b>; rel="item"; title="Item ${i + 1}, <page>"`);
+    const parts = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `<https://api.example.com/v1/items?page=${i + 1}&sort=name,asc&filter=a;b>; rel="item"; title="Item ${i + 1}, <page>"`,
+    );
     const header = parts.join(', ') + ', <https://api.example.com/v1/items?page=2>; rel="next"';
     expect(header.length).toBeGreaterThan(2000);
     const result = parseLinkHeader(header, BASE);
@@ -153,7 +228,11 @@ describe('parseLinkHeader: pitfalls of common parsers (notes §4)', () => {
   });
 
   it('collects every field line as one list (fetch joins them with ", ")', () => {
-    const lines = ['<https://x.test/?page=1>; rel="first"', '<https://x.test/?page=3>; rel="next"', '<https://x.test/?page=9>; rel="last"'];
+    const lines = [
+      '<https://x.test/?page=1>; rel="first"',
+      '<https://x.test/?page=3>; rel="next"',
+      '<https://x.test/?page=9>; rel="last"',
+    ];
     const fromLines = parseLinkHeader(lines, BASE);
     const fromJoined = parseLinkHeader(lines.join(', '), BASE);
     expect(fromLines).toEqual(fromJoined);
@@ -166,12 +245,18 @@ describe('parseLinkHeader: pitfalls of common parsers (notes §4)', () => {
   });
 
   it('keeps an unterminated quote or "<" on one line from swallowing the next line', () => {
-    const result = parseLinkHeader(['<https://x.test/1>; rel="first', '<https://x.test/2; rel=oops', '<https://x.test/3>; rel=last'], BASE);
+    const result = parseLinkHeader(
+      ['<https://x.test/1>; rel="first', '<https://x.test/2; rel=oops', '<https://x.test/3>; rel=last'],
+      BASE,
+    );
     expect(summary(result)).toEqual([
       { target: 'https://x.test/1', rels: ['first'] },
       { target: 'https://x.test/3', rels: ['last'] },
     ]);
-    expect(result.errors).toEqual(['link 1: unterminated quoted-string in the value of "rel"', 'link 2: unterminated <...>']);
+    expect(result.errors).toEqual([
+      'link 1: unterminated quoted-string in the value of "rel"',
+      'link 2: unterminated <...>',
+    ]);
   });
 });
 
@@ -245,7 +330,9 @@ describe('parseLinkHeader: parameters', () => {
   });
 
   it('keeps title* and other ext-values raw (RFC 8187 not decoded)', () => {
-    const link = only(parseLinkHeader("<a>; rel=next; title*=UTF-8'en'%E2%82%AC%20rates; x-ext*=iso-8859-1''caf%E9", BASE));
+    const link = only(
+      parseLinkHeader("<a>; rel=next; title*=UTF-8'en'%E2%82%AC%20rates; x-ext*=iso-8859-1''caf%E9", BASE),
+    );
     expect(link.params['title*']).toBe("UTF-8'en'%E2%82%AC%20rates");
     expect(link.params['x-ext*']).toBe("iso-8859-1''caf%E9");
   });
@@ -253,7 +340,9 @@ describe('parseLinkHeader: parameters', () => {
   it('keeps an unquoted non-token value (Appendix B) and reports it', () => {
     const result = parseLinkHeader('<a>; rel=next; type=text/html; media=screen', BASE);
     expect(only(result).params).toEqual({ rel: 'next', type: 'text/html', media: 'screen' });
-    expect(result.errors).toEqual(['link 1: value of "type" must be a token or a quoted-string, got "text/html" (RFC 8288 §3)']);
+    expect(result.errors).toEqual([
+      'link 1: value of "type" must be a token or a quoted-string, got "text/html" (RFC 8288 §3)',
+    ]);
   });
 
   it('treats parameter names such as __proto__ and constructor as plain keys', () => {
@@ -267,7 +356,12 @@ describe('parseLinkHeader: parameters', () => {
 describe('parseLinkHeader: grammar errors and recovery', () => {
   it('keeps a link without rel, with rels [], and reports it', () => {
     const result = parseLinkHeader('<https://x.test/1>; rel=first, <https://x.test/2>; title="t"', BASE);
-    expect(result.links[1]).toEqual({ target: 'https://x.test/2', rawTarget: 'https://x.test/2', rels: [], params: { title: 't' } });
+    expect(result.links[1]).toEqual({
+      target: 'https://x.test/2',
+      rawTarget: 'https://x.test/2',
+      rels: [],
+      params: { title: 't' },
+    });
     expect(result.errors).toEqual(['link 2: missing rel (RFC 8288 §3.3)']);
   });
 
@@ -285,16 +379,25 @@ describe('parseLinkHeader: grammar errors and recovery', () => {
       { target: 'https://api.example.com/v1/a', rels: [] },
       { target: 'https://api.example.com/v1/b', rels: ['next'] },
     ]);
-    expect(result.errors).toEqual(['link 1: parameter "rel" has "=" but no value', 'link 1: empty rel (RFC 8288 §3.3)']);
+    expect(result.errors).toEqual([
+      'link 1: parameter "rel" has "=" but no value',
+      'link 1: empty rel (RFC 8288 §3.3)',
+    ]);
   });
 
   it('recovers at the next top-level comma after garbage', () => {
-    const result = parseLinkHeader('garbage "with, comma", <https://x.test/2>; rel=next, ;;, <https://x.test/3>; rel=last', BASE);
+    const result = parseLinkHeader(
+      'garbage "with, comma", <https://x.test/2>; rel=next, ;;, <https://x.test/3>; rel=last',
+      BASE,
+    );
     expect(summary(result)).toEqual([
       { target: 'https://x.test/2', rels: ['next'] },
       { target: 'https://x.test/3', rels: ['last'] },
     ]);
-    expect(result.errors).toEqual(['link 1: expected "<" to start a link-value, found "g"', 'link 3: expected "<" to start a link-value, found ";"']);
+    expect(result.errors).toEqual([
+      'link 1: expected "<" to start a link-value, found "g"',
+      'link 3: expected "<" to start a link-value, found ";"',
+    ]);
   });
 
   it('reports a bare URL without angle brackets', () => {
@@ -336,7 +439,9 @@ describe('parseLinkHeader: grammar errors and recovery', () => {
   it('does not crash on a lone unquoted rel with a second token, and says why it is wrong', () => {
     const result = parseLinkHeader('<https://x.test/2>; rel=next prev', BASE);
     expect(only(result).rels).toEqual(['next', 'prev']);
-    expect(result.errors).toEqual(['link 1: unquoted rel value "next prev" contains whitespace; several relation types must be quoted (RFC 8288 §3.3)']);
+    expect(result.errors).toEqual([
+      'link 1: unquoted rel value "next prev" contains whitespace; several relation types must be quoted (RFC 8288 §3.3)',
+    ]);
   });
 
   it('reports a missing comma between links', () => {
@@ -353,7 +458,10 @@ describe('parseLinkHeader: grammar errors and recovery', () => {
 });
 
 describe('linksWithRel', () => {
-  const result = parseLinkHeader('<https://x.test/1>; rel="First Prev", <https://x.test/5>; rel=LAST, <https://x.test/0>; title=none', BASE);
+  const result = parseLinkHeader(
+    '<https://x.test/1>; rel="First Prev", <https://x.test/5>; rel=LAST, <https://x.test/0>; title=none',
+    BASE,
+  );
 
   it('matches case-insensitively and by any of several relation types', () => {
     expect(linksWithRel(result, 'prev').map((l) => l.target)).toEqual(['https://x.test/1']);
@@ -368,7 +476,29 @@ describe('linksWithRel', () => {
 });
 
 describe('parseLinkHeader: robustness', () => {
-  const alphabet = ['<', '>', ';', ',', '"', '\\', '=', ' ', '\t', 'rel', 'REL', 'next', 'title*', '?', '/', '..', 'a', 'é', '\u0000', "'", '%'];
+  const alphabet = [
+    '<',
+    '>',
+    ';',
+    ',',
+    '"',
+    '\\',
+    '=',
+    ' ',
+    '\t',
+    'rel',
+    'REL',
+    'next',
+    'title*',
+    '?',
+    '/',
+    '..',
+    'a',
+    'é',
+    '\u0000',
+    "'",
+    '%',
+  ];
 
   it('never throws on random input and keeps its invariants', () => {
     const random = prng(8288);

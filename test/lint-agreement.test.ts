@@ -30,7 +30,12 @@ const COMPONENTS = `components:
     token: {type: oauth2, flows: {clientCredentials: {tokenUrl: /uaa/oauth2/token, scopes: {}}}}
 `;
 /** One GET under the tenant, its tenant parameter named `tenant`, returning `schema` (YAML, indented for its place). */
-const get = (path: string, tenant: string, id: string, schema: string): string => `  /tenants/{${tenant}}/${path}/{${id}}:
+const get = (
+  path: string,
+  tenant: string,
+  id: string,
+  schema: string,
+): string => `  /tenants/{${tenant}}/${path}/{${id}}:
     parameters:
       - {name: ${tenant}, in: path, required: true, schema: {type: string, format: uuid}}
       - {name: ${id}, in: path, required: true, schema: {type: string}}
@@ -94,7 +99,10 @@ ${get('parcels', 'tenant_id', 'parcel_id', '                {type: object, requi
   'tenant_id',
   'label_id',
   '                {type: object, required: [id], properties: {id: {type: string}}}',
-).replace('{name: tenant_id, in: path, required: true, schema: {type: string, format: uuid}}', '{name: tenant_id, in: path, required: true, schema: {type: string}}')}${COMPONENTS}`,
+).replace(
+  '{name: tenant_id, in: path, required: true, schema: {type: string, format: uuid}}',
+  '{name: tenant_id, in: path, required: true, schema: {type: string}}',
+)}${COMPONENTS}`,
   // The same cycle among the schemas of a second file: Spectral leaves that `$ref` relative to its own file.
   'cycle-api.yaml': `openapi: 3.0.3
 ${HEAD}paths:
@@ -194,7 +202,8 @@ Invoice:
 let dir: string;
 let theirs: SpectralFinding[];
 const file = (name: keyof typeof DOCUMENTS): string => join(dir, name);
-const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string; message: string }): string => `${f.rule} ${resolve(ROOT, f.file).slice(dir.length + 1)}:${f.line ?? '?'} ${f.pointer} ${f.message}`;
+const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string; message: string }): string =>
+  `${f.rule} ${resolve(ROOT, f.file).slice(dir.length + 1)}:${f.line ?? '?'} ${f.pointer} ${f.message}`;
 const distinct = (list: string[]): string[] => [...new Set(list)].sort();
 
 beforeAll(async () => {
@@ -207,18 +216,22 @@ afterAll(async () => {
 });
 
 /** Spectral's findings on one document, as `key` reads them. */
-const spectralOn = (name: keyof typeof DOCUMENTS): string[] => distinct(theirs.filter((f) => f.file === file(name)).map(key));
+const spectralOn = (name: keyof typeof DOCUMENTS): string[] =>
+  distinct(theirs.filter((f) => f.file === file(name)).map(key));
 
 describe('lint and the Spectral ruleset agree', () => {
   it('on a property reached through a circular $ref: optional and not nullable (OAS-NULLABLE), at the properties object holding it', async () => {
     const ours = (await lint([file('circular.yaml')])).findings;
-    expect(ours.map(key)).toEqual(['OAS-NULLABLE circular.yaml:28 /components/schemas/Payment/properties property "Invoice" is optional (not in required) but does not allow null: without data it is sent as null']);
+    expect(ours.map(key)).toEqual([
+      'OAS-NULLABLE circular.yaml:28 /components/schemas/Payment/properties property "Invoice" is optional (not in required) but does not allow null: without data it is sent as null',
+    ]);
     expect(spectralOn('circular.yaml')).toEqual(distinct(ours.map(key)));
   });
 
   it('on a cycle among the schemas of a second file: the same findings; those inside the schema the cycle closes on are placed by Spectral at the `$ref` that closes it (docs/design.md)', async () => {
     const ours = (await lint([file('cycle-api.yaml')])).findings;
-    const placed = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string => `${f.rule} ${resolve(ROOT, f.file).slice(dir.length + 1)}:${f.line ?? '?'} ${f.pointer}`;
+    const placed = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string =>
+      `${f.rule} ${resolve(ROOT, f.file).slice(dir.length + 1)}:${f.line ?? '?'} ${f.pointer}`;
     expect(ours.map(placed)).toEqual([
       'OAS-NULLABLE cycle-schemas.yaml:4 /Payment/properties',
       'OAS-NULLABLE cycle-schemas.yaml:12 /Invoice/properties/note',
@@ -226,9 +239,15 @@ describe('lint and the Spectral ruleset agree', () => {
     ]);
     const spectral = theirs.filter((f) => f.file.endsWith('cycle-schemas.yaml'));
     // The same rules and messages: the `$ref` is followed (before, "Invoice" allowed null, and nothing inside it was seen).
-    expect(distinct(spectral.map((f) => `${f.rule} ${f.message}`))).toEqual(distinct(ours.map((f) => `${f.rule} ${f.message}`)));
+    expect(distinct(spectral.map((f) => `${f.rule} ${f.message}`))).toEqual(
+      distinct(ours.map((f) => `${f.rule} ${f.message}`)),
+    );
     // Spectral cannot name a place past a `$ref` its resolver left in another file (its ref map has no entry for it): the closest is that `$ref`.
-    expect(distinct(spectral.map(placed))).toEqual(['OAS-NULLABLE cycle-schemas.yaml:4 /Payment/properties', 'OAS-NULLABLE cycle-schemas.yaml:6 /Payment/properties/Invoice', 'OAS-ONEOF-DISTINCT cycle-schemas.yaml:6 /Payment/properties/Invoice']);
+    expect(distinct(spectral.map(placed))).toEqual([
+      'OAS-NULLABLE cycle-schemas.yaml:4 /Payment/properties',
+      'OAS-NULLABLE cycle-schemas.yaml:6 /Payment/properties/Invoice',
+      'OAS-ONEOF-DISTINCT cycle-schemas.yaml:6 /Payment/properties/Invoice',
+    ]);
   });
 
   it("on a schema reached through a $ref into another path's operation: where it is written, never at `paths`", async () => {
@@ -244,7 +263,9 @@ describe('lint and the Spectral ruleset agree', () => {
 describe('schemas no server can satisfy (issue 37 item 8), found by both', () => {
   it('an enum outside its type, a oneOf no branch of which is told apart, a closed schema whose branches it forbids', async () => {
     const ours = (await lint([file('unsatisfiable.yaml')])).findings;
-    expect(ours.filter((f) => !f.rule.startsWith('OAS-NULL')).map((f) => `${f.rule} ${f.line ?? '?'} ${f.pointer}`)).toEqual([
+    expect(
+      ours.filter((f) => !f.rule.startsWith('OAS-NULL')).map((f) => `${f.rule} ${f.line ?? '?'} ${f.pointer}`),
+    ).toEqual([
       'OAS-ENUM-TYPE 29 /components/schemas/Call/properties/direction/enum',
       'OAS-ONEOF-DISTINCT 31 /components/schemas/Call/properties/settings/oneOf',
       'OAS-CLOSED-SCHEMA 40 /components/schemas/ContextVariable/additionalProperties',
@@ -257,7 +278,9 @@ describe('schemas no server can satisfy (issue 37 item 8), found by both', () =>
 describe('the tenant path by another name (issue 38 item 9): /tenants/{tenant_id}/…', () => {
   it('is the tenant path for lint, Spectral and the run alike; its parameter is the one OAS-TENANT-UUID judges', async () => {
     const ours = (await lint([file('tenant-id.yaml')])).findings;
-    expect(ours.map(key)).toEqual(['OAS-TENANT-UUID tenant-id.yaml:22 /paths/~1tenants~1{tenant_id}~1labels~1{label_id}/parameters/0/schema GET /tenants/{tenant_id}/labels/{label_id}: tenant_id is not declared a string of format uuid']);
+    expect(ours.map(key)).toEqual([
+      'OAS-TENANT-UUID tenant-id.yaml:22 /paths/~1tenants~1{tenant_id}~1labels~1{label_id}/parameters/0/schema GET /tenants/{tenant_id}/labels/{label_id}: tenant_id is not declared a string of format uuid',
+    ]);
     expect(spectralOn('tenant-id.yaml')).toEqual(distinct(ours.map(key)));
     // The run takes both paths for tenant endpoints (src/openapi/endpoint-model.ts).
     const model = endpointModel(load(DOCUMENTS['tenant-id.yaml']) as Json);

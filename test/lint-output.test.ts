@@ -26,13 +26,30 @@ const INNER = 12;
 
 /** `Wide` (WIDE optional properties, each an alias of `Inner`, INNER optional strings) as the response of OPERATIONS GETs, by alias. */
 function aliasedDocument(): string {
-  const lines = ['openapi: 3.0.3', "info: {title: aliases, version: '1'}", 'components:', '  schemas:', '    Inner: &inner', '      type: object', '      properties:'];
+  const lines = [
+    'openapi: 3.0.3',
+    "info: {title: aliases, version: '1'}",
+    'components:',
+    '  schemas:',
+    '    Inner: &inner',
+    '      type: object',
+    '      properties:',
+  ];
   for (let i = 0; i < INNER; i += 1) lines.push(`        field_${i}: {type: string}`);
   lines.push('    Wide: &wide', '      type: object', '      properties:');
   for (let i = 0; i < WIDE; i += 1) lines.push(`        part_${i}: *inner`);
   lines.push('paths:');
   for (let i = 0; i < OPERATIONS; i += 1) {
-    lines.push(`  /tenants/{tenantId}/things_${i}/{id}:`, '    get:', '      responses:', "        '200':", '          description: One', '          content:', '            application/json:', '              schema: *wide');
+    lines.push(
+      `  /tenants/{tenantId}/things_${i}/{id}:`,
+      '    get:',
+      '      responses:',
+      "        '200':",
+      '          description: One',
+      '          content:',
+      '            application/json:',
+      '              schema: *wide',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -84,18 +101,26 @@ const countBy = (list: readonly string[]): Map<string, number> => {
   for (const k of list) counts.set(k, (counts.get(k) ?? 0) + 1);
   return counts;
 };
-const notListedOf = (report: LintReport, rule: string): number => (report.notListed ?? []).filter((n) => n.rule === rule).reduce((s, n) => s + n.count, 0);
+const notListedOf = (report: LintReport, rule: string): number =>
+  (report.notListed ?? []).filter((n) => n.rule === rule).reduce((s, n) => s + n.count, 0);
 
 describe('caps: per rule and per place, the rest counted', () => {
   it('lists a rule’s first finding whatever its place, then at most so many of a rule and at one place', () => {
     const findings = [
       ...Array.from({ length: 30 }, (_, i) => ({ rule: 'OAS-NULLABLE' as const, place: 'a.yaml:1', i })),
       { rule: 'OAS-NULL-REQUIRED' as const, place: 'a.yaml:1', i: 30 },
-      ...Array.from({ length: 300 }, (_, i) => ({ rule: 'OAS-NULLABLE' as const, place: `a.yaml:${i + 2}`, i: 31 + i })),
+      ...Array.from({ length: 300 }, (_, i) => ({
+        rule: 'OAS-NULLABLE' as const,
+        place: `a.yaml:${i + 2}`,
+        i: 31 + i,
+      })),
     ];
     const { listed, notListed } = capFindings(findings, 100, 10);
     expect(listed.filter((f) => f.rule === 'OAS-NULLABLE')).toHaveLength(100);
-    expect(listed.filter((f) => f.place === 'a.yaml:1').map((f) => f.rule)).toEqual([...Array.from({ length: 10 }, () => 'OAS-NULLABLE'), 'OAS-NULL-REQUIRED']);
+    expect(listed.filter((f) => f.place === 'a.yaml:1').map((f) => f.rule)).toEqual([
+      ...Array.from({ length: 10 }, () => 'OAS-NULLABLE'),
+      'OAS-NULL-REQUIRED',
+    ]);
     expect(Object.fromEntries(notListed)).toEqual({ 'OAS-NULLABLE': 230 });
   });
 });
@@ -108,40 +133,71 @@ describe('a document of 30 KB whose aliases make 24 000 findings', () => {
   });
 
   it('lint lists at most so many of a rule and at one place, and counts every other', () => {
-    for (const [rule, n] of countBy(report.findings.map((f) => f.rule))) expect(n, rule).toBeLessThanOrEqual(FINDINGS_PER_RULE);
+    for (const [rule, n] of countBy(report.findings.map((f) => f.rule)))
+      expect(n, rule).toBeLessThanOrEqual(FINDINGS_PER_RULE);
     for (const [at, n] of countBy(report.findings.map(place))) expect(n, at).toBeLessThanOrEqual(FINDINGS_PER_PLACE);
     const listedNullable = report.findings.filter((f) => f.rule === 'OAS-NULLABLE').length;
     expect(listedNullable).toBe(FINDINGS_PER_RULE);
     expect(listedNullable + notListedOf(report, 'OAS-NULLABLE')).toBe(nullable);
     expect(nullable).toBeGreaterThan(CANDIDATES_PER_RULE);
     // One per operation: every operation lacks Accept-Version and a bearer token.
-    expect(report.findings.filter((f) => f.rule === 'OAS-VERSION-HEADER').length + notListedOf(report, 'OAS-VERSION-HEADER')).toBe(OPERATIONS);
+    expect(
+      report.findings.filter((f) => f.rule === 'OAS-VERSION-HEADER').length + notListedOf(report, 'OAS-VERSION-HEADER'),
+    ).toBe(OPERATIONS);
   });
 
   it('console: each rule’s list ends with the count of the rest; the summary gives both; the log stays small', async () => {
     const { code, out } = await cli(['lint', aliased]);
     expect(code).toBe(1);
     expect(out.length).toBeLessThan(150_000);
-    expect(out).toContain(`       … and ${nullable - FINDINGS_PER_RULE} more not listed (a document lists at most ${FINDINGS_PER_RULE} findings of a rule and ${FINDINGS_PER_PLACE} at one place; fix those and lint again)\n`);
-    expect(out).toMatch(new RegExp(`aliases\\.yaml: \\d+ rules passed, 5 failed, 1 warned \\((\\d+) findings, (\\d+) listed\\)\\n$`));
+    expect(out).toContain(
+      `       … and ${nullable - FINDINGS_PER_RULE} more not listed (a document lists at most ${FINDINGS_PER_RULE} findings of a rule and ${FINDINGS_PER_PLACE} at one place; fix those and lint again)\n`,
+    );
+    expect(out).toMatch(
+      new RegExp(`aliases\\.yaml: \\d+ rules passed, 5 failed, 1 warned \\((\\d+) findings, (\\d+) listed\\)\\n$`),
+    );
   });
 
   it('JSON, SARIF (valid 2.1.0) and JUnit list the same and count the rest', async () => {
     const { out } = await cli(['lint', '--format', 'json', aliased]);
-    const json = JSON.parse(out) as { findings: unknown[]; notListed: { document: string; rule: string; count: number }[]; limits: unknown };
+    const json = JSON.parse(out) as {
+      findings: unknown[];
+      notListed: { document: string; rule: string; count: number }[];
+      limits: unknown;
+    };
     expect(json.findings).toHaveLength(report.findings.length);
-    expect(json.notListed).toContainEqual({ document: aliased, rule: 'OAS-NULLABLE', count: nullable - FINDINGS_PER_RULE });
+    expect(json.notListed).toContainEqual({
+      document: aliased,
+      rule: 'OAS-NULLABLE',
+      count: nullable - FINDINGS_PER_RULE,
+    });
     expect(json.limits).toEqual({ findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE });
 
     const text = renderSarif(report);
     expect(text.length).toBeLessThan(1_000_000);
-    const schema = JSON.parse(await readFile(join(ROOT, 'test/fixtures/lint/sarif/sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
-    const validate = new ajvDraft04.default({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false }).compile(schema);
-    const sarif = JSON.parse(text) as { runs: { results: unknown[]; invocations: { toolExecutionNotifications: { message: { text: string }; associatedRule: { id: string } }[] }[] }[] };
+    const schema = JSON.parse(
+      await readFile(join(ROOT, 'test/fixtures/lint/sarif/sarif-2.1.0-rtm.5.json'), 'utf8'),
+    ) as object;
+    const validate = new ajvDraft04.default({
+      allErrors: true,
+      strict: false,
+      validateFormats: false,
+      unicodeRegExp: false,
+    }).compile(schema);
+    const sarif = JSON.parse(text) as {
+      runs: {
+        results: unknown[];
+        invocations: { toolExecutionNotifications: { message: { text: string }; associatedRule: { id: string } }[] }[];
+      }[];
+    };
     expect(validate(sarif), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
     expect(sarif.runs[0]?.results).toHaveLength(report.findings.length);
-    const note = sarif.runs[0]?.invocations[0]?.toolExecutionNotifications.find((n) => n.associatedRule.id === 'OAS-NULLABLE');
-    expect(note?.message.text).toMatch(new RegExp(`^${nullable - FINDINGS_PER_RULE} more OAS-NULLABLE findings in .*aliases\\.yaml not listed`));
+    const note = sarif.runs[0]?.invocations[0]?.toolExecutionNotifications.find(
+      (n) => n.associatedRule.id === 'OAS-NULLABLE',
+    );
+    expect(note?.message.text).toMatch(
+      new RegExp(`^${nullable - FINDINGS_PER_RULE} more OAS-NULLABLE findings in .*aliases\\.yaml not listed`),
+    );
 
     const xml = renderJUnit(report);
     expect(xml).toContain(`failure message="${nullable} findings; first:`);
@@ -153,14 +209,19 @@ describe('a document of 30 KB whose aliases make 24 000 findings', () => {
     expect(section.findings).toHaveLength(report.findings.length);
     expect(section.notListed).toContainEqual({ rule: 'OAS-NULLABLE', count: nullable - FINDINGS_PER_RULE });
     const total = section.findings.length + (section.notListed ?? []).reduce((n, r) => n + r.count, 0);
-    expect(documentHeadline(section)).toMatch(new RegExp(`^${total} findings, ${section.findings.length} listed \\(OAS-VERSION-HEADER ×${OPERATIONS}, `));
+    expect(documentHeadline(section)).toMatch(
+      new RegExp(`^${total} findings, ${section.findings.length} listed \\(OAS-VERSION-HEADER ×${OPERATIONS}, `),
+    );
   });
 });
 
 describe("SARIF messages carry the document's text neutralised (GitHub code scanning renders them as Markdown)", () => {
   it('no live link, autolink, HTML or bidirectional override; the console and JSON keep the text as it is', async () => {
     const report = await lint([hostile]);
-    const messages = (JSON.parse(renderSarif(report)) as { runs: { results: { message: { text: string } }[] }[] }).runs[0]?.results.map((r) => r.message.text) ?? [];
+    const messages =
+      (
+        JSON.parse(renderSarif(report)) as { runs: { results: { message: { text: string } }[] }[] }
+      ).runs[0]?.results.map((r) => r.message.text) ?? [];
     const named = messages.filter((m) => /click here|evil\.example|resu|bold/.test(m));
     expect(named.length).toBeGreaterThanOrEqual(4);
     for (const m of named) {

@@ -29,7 +29,10 @@ function reroot(doc: Doc): Doc {
   for (const [template, item] of Object.entries(doc.paths)) {
     const { parameters, ...rest } = item;
     const own = Array.isArray(parameters) ? (parameters as unknown[]) : [];
-    paths[`/tenants/{tenantId}${template}`] = { parameters: [{ name: 'tenantId', in: 'path', required: true, schema: { type: 'string' } }, ...own], ...rest };
+    paths[`/tenants/{tenantId}${template}`] = {
+      parameters: [{ name: 'tenantId', in: 'path', required: true, schema: { type: 'string' } }, ...own],
+      ...rest,
+    };
   }
   return { ...doc, paths };
 }
@@ -39,7 +42,8 @@ const rerooted = (name: string): string => join(dir, name);
 const original = (name: string): string => join(dir, `original-${name}`);
 
 /** The rule, the file (as named in the temp folder), line and pointer: what two tools can agree on. */
-const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string => `${f.rule} ${f.file.startsWith(`${dir}/`) ? f.file.slice(dir.length + 1) : f.file}:${f.line ?? '?'} ${f.pointer}`;
+const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string =>
+  `${f.rule} ${f.file.startsWith(`${dir}/`) ? f.file.slice(dir.length + 1) : f.file}:${f.line ?? '?'} ${f.pointer}`;
 const counts = (findings: LintFinding[]): Record<string, number> => {
   const out: Record<string, number> = {};
   for (const f of findings) out[f.rule] = (out[f.rule] ?? 0) + 1;
@@ -86,7 +90,11 @@ describe('lint: real public documents re-rooted under /tenants/{tenantId}/', () 
       ]),
     );
     // Only GET /pets returns a list (GET /pets/{id} returns one Pet).
-    expect(findings.filter((f) => f.rule.startsWith('OAS-PAGE-')).every((f) => f.pointer.startsWith('/paths/~1tenants~1{tenantId}~1pets/get'))).toBe(true);
+    expect(
+      findings
+        .filter((f) => f.rule.startsWith('OAS-PAGE-'))
+        .every((f) => f.pointer.startsWith('/paths/~1tenants~1{tenantId}~1pets/get')),
+    ).toBe(true);
   });
 
   it('the Train Travel API (3.1): no Accept-Version, tenantId not a UUID, wrapped lists without paging, 45 optional response properties without null (its writeOnly card details aside), an authorization-code flow only', async () => {
@@ -123,16 +131,25 @@ describe('lint: real public documents re-rooted under /tenants/{tenantId}/', () 
       const doc = JSON.parse(await readFile(original(name), 'utf8')) as Doc;
       const { findings } = await lint([original(name)]);
       const tenantPaths = findings.filter((f) => f.rule === 'OAS-TENANT-PATH');
-      expect(tenantPaths.map((f) => f.pointer).sort(), name).toEqual(Object.keys(doc.paths).map((p) => `/paths/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).sort());
+      expect(tenantPaths.map((f) => f.pointer).sort(), name).toEqual(
+        Object.keys(doc.paths)
+          .map((p) => `/paths/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+          .sort(),
+      );
       for (const f of tenantPaths) expect(f.line, key(f)).toBeGreaterThan(0);
-      expect(findings.filter((f) => f.rule === 'OAS-TENANT-UUID'), name).toEqual([]);
+      expect(
+        findings.filter((f) => f.rule === 'OAS-TENANT-UUID'),
+        name,
+      ).toEqual([]);
     }
-    expect((await lint([original(PETSTORE)])).findings.map(key)).toContain(`OAS-TENANT-PATH original-${PETSTORE}:24 /paths/~1pets`);
+    expect((await lint([original(PETSTORE)])).findings.map(key)).toContain(
+      `OAS-TENANT-PATH original-${PETSTORE}:24 /paths/~1pets`,
+    );
   });
 });
 
 describe('the Spectral ruleset (spectral.yaml) on the re-rooted public documents', () => {
-  it('@stoplight/spectral-cli finds what lint finds, at the same file, line and pointer, a $ref\'d property at its properties object', async () => {
+  it("@stoplight/spectral-cli finds what lint finds, at the same file, line and pointer, a $ref'd property at its properties object", async () => {
     const documents = [rerooted(PETSTORE), rerooted(TRAIN)];
     const ours = (await lint(documents)).findings;
     const theirs = await spectralFindings(documents);
@@ -142,7 +159,8 @@ describe('the Spectral ruleset (spectral.yaml) on the re-rooted public documents
     // `links: {$ref: Links-Self}` (and Links-Booking), optional and not nullable, is reported at the
     // properties object holding it, where it is written, with its name: not at Links-Self, which
     // is where Spectral puts a result whose path ends on a $ref (docs/design.md).
-    const properties = (path: string, code: number): string => `/paths/~1tenants~1{tenantId}~1${path}/responses/${code}/content/application~1json/schema/allOf/1/properties`;
+    const properties = (path: string, code: number): string =>
+      `/paths/~1tenants~1{tenantId}~1${path}/responses/${code}/content/application~1json/schema/allOf/1/properties`;
     const atProperties = ours.filter((f) => f.pointer.endsWith('/properties'));
     expect(atProperties.map(key).sort()).toEqual(
       [
@@ -151,7 +169,11 @@ describe('the Spectral ruleset (spectral.yaml) on the re-rooted public documents
         `OAS-NULLABLE ${TRAIN}:860 ${properties('bookings~1{bookingId}~1payment/post', 200)}`,
       ].sort(),
     );
-    expect(atProperties.map((f) => f.message.split(' is ')[0])).toEqual(['property "links"', 'property "links"', 'property "links"']);
+    expect(atProperties.map((f) => f.message.split(' is ')[0])).toEqual([
+      'property "links"',
+      'property "links"',
+      'property "links"',
+    ]);
     expect(theirs.map(key).filter((k) => /\/components\/schemas\/Links-\w+$/.test(k))).toEqual([]);
   });
 });

@@ -33,7 +33,8 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 /** What two tools can agree on: the rule, and the file, line and pointer it was written at. */
-const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string => `${f.rule} ${f.file}:${f.line ?? '?'} ${f.pointer}`;
+const key = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string =>
+  `${f.rule} ${f.file}:${f.line ?? '?'} ${f.pointer}`;
 
 describe('lint: the reference document', () => {
   it('lints clean, --strict included', async () => {
@@ -124,22 +125,41 @@ describe('lint: formats', () => {
 
   it('console: grouped by rule, each finding with file:line:column and pointer', async () => {
     const { out } = await cli(['lint', PUBLIC[0] as string]);
-    expect(out).toMatch(/^FAIL OAS-VERSION-HEADER \(MUST\) .*\[spec §Versioning 1; spec §Endpoints\]\n {7}test\/fixtures\/lint\/public\/petstore\.json:13:\d+ \/paths\/~1tenants~1\{tenantId\}~1pets\/get\n/m);
+    expect(out).toMatch(
+      /^FAIL OAS-VERSION-HEADER \(MUST\) .*\[spec §Versioning 1; spec §Endpoints\]\n {7}test\/fixtures\/lint\/public\/petstore\.json:13:\d+ \/paths\/~1tenants~1\{tenantId\}~1pets\/get\n/m,
+    );
     expect(out).toMatch(/^ok {3}OAS-TENANT-PATH /m);
   });
 
   it('SARIF: valid against the SARIF 2.1.0 JSON schema; every finding at its file and line', async () => {
     const schema = JSON.parse(await readFile(join(ROOT, CORPUS, 'sarif/sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
     // A CommonJS module: its default export is the class, under `default` of what Node imports.
-    const ajv = new ajvDraft04.default({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false });
+    const ajv = new ajvDraft04.default({
+      allErrors: true,
+      strict: false,
+      validateFormats: false,
+      unicodeRegExp: false,
+    });
     // unicodeRegExp off: the schema's language pattern (`^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`) is an ECMA-262 regex only without the u flag.
     const validate = ajv.compile(schema);
-    const sarif = JSON.parse(renderSarif({ documents, findings, strict: false })) as { runs: { results: { ruleId: string; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[]; tool: { driver: { rules: { id: string }[] } } }[] };
+    const sarif = JSON.parse(renderSarif({ documents, findings, strict: false })) as {
+      runs: {
+        results: {
+          ruleId: string;
+          level: string;
+          locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[];
+        }[];
+        tool: { driver: { rules: { id: string }[] } };
+      }[];
+    };
     expect(validate(sarif), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
     const run = sarif.runs[0];
     expect(run?.tool.driver.rules.map((r) => r.id)).toEqual(LINT_RULES.map((r) => r.id));
     expect(run?.results).toHaveLength(findings.length);
-    const metadata = run?.results.find((r) => r.ruleId === 'OAS-NULLABLE' && r.locations[0]?.physicalLocation.artifactLocation.uri.endsWith('schemas.yaml'));
+    const metadata = run?.results.find(
+      (r) =>
+        r.ruleId === 'OAS-NULLABLE' && r.locations[0]?.physicalLocation.artifactLocation.uri.endsWith('schemas.yaml'),
+    );
     expect(metadata?.locations[0]?.physicalLocation.region?.startLine).toBeGreaterThan(0);
     expect(run?.results.find((r) => r.ruleId === 'OAS-VERSION-400')?.level).toBe('warning');
     expect(run?.results.find((r) => r.ruleId === 'OAS-BEARER')?.level).toBe('error');
@@ -180,17 +200,30 @@ describe('lint: untrusted documents, as --openapi reads them', () => {
 
   it('a $ref outside the document folder is refused (exit 2, one line)', async () => {
     const file = join(dir, 'outside.yaml');
-    await writeFile(file, "openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths:\n  /tenants/{tenantId}/x:\n    get:\n      responses:\n        '200': {$ref: '../../etc/passwd'}\n");
+    await writeFile(
+      file,
+      "openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths:\n  /tenants/{tenantId}/x:\n    get:\n      responses:\n        '200': {$ref: '../../etc/passwd'}\n",
+    );
     const { code, err } = await cli(['lint', file]);
     expect(code).toBe(2);
-    expect(err).toMatch(/^carrier-conformance: lint .*outside\.yaml: \$ref "..\/..\/etc\/passwd" is refused: it leads outside /);
+    expect(err).toMatch(
+      /^carrier-conformance: lint .*outside\.yaml: \$ref "..\/..\/etc\/passwd" is refused: it leads outside /,
+    );
   });
 
   it('a billion laughs is refused before anything walks it', async () => {
     const file = join(dir, 'laughs.yaml');
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i < 9; i += 1) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
-    await writeFile(file, `openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths: {}\nx-lol:\n${levels.map((l) => `  ${l}`).join('\n')}\n`);
+    for (let i = 1; i < 9; i += 1)
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
+    await writeFile(
+      file,
+      `openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths: {}\nx-lol:\n${levels.map((l) => `  ${l}`).join('\n')}\n`,
+    );
     const { code, err } = await cli(['lint', file]);
     expect(code).toBe(2);
     expect(err).toMatch(/expands to more than|YAML aliases/);
@@ -199,15 +232,23 @@ describe('lint: untrusted documents, as --openapi reads them', () => {
   it('not Swagger 2.0 nor OpenAPI 3.0, 3.1 or 3.2: exit 2', async () => {
     const file = join(dir, 'swagger.json');
     await writeFile(file, JSON.stringify({ swagger: '1.2', info: { title: 'x', version: '1' }, paths: {} }));
-    expect(await cli(['lint', file])).toMatchObject({ code: 2, err: expect.stringMatching(/Swagger 1\.2 is not supported; give a Swagger 2\.0 or an OpenAPI 3\.0, 3\.1 or 3\.2 document/) as unknown });
+    expect(await cli(['lint', file])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(
+        /Swagger 1\.2 is not supported; give a Swagger 2\.0 or an OpenAPI 3\.0, 3\.1 or 3\.2 document/,
+      ) as unknown,
+    });
   });
 });
 
 describe('the Spectral ruleset (spectral.yaml)', () => {
   it('names the same rules as lint, MUST as error and SHOULD as warn', async () => {
-    const ruleset = load(await readFile(join(ROOT, 'spectral.yaml'), 'utf8')) as { rules: Record<string, { severity: string }> };
+    const ruleset = load(await readFile(join(ROOT, 'spectral.yaml'), 'utf8')) as {
+      rules: Record<string, { severity: string }>;
+    };
     expect(Object.keys(ruleset.rules)).toEqual(LINT_RULES.map((r) => r.id));
-    for (const rule of LINT_RULES) expect(ruleset.rules[rule.id]?.severity, rule.id).toBe(rule.level === 'MUST' ? 'error' : 'warn');
+    for (const rule of LINT_RULES)
+      expect(ruleset.rules[rule.id]?.severity, rule.id).toBe(rule.level === 'MUST' ? 'error' : 'warn');
   });
 
   it('@stoplight/spectral-cli with the ruleset finds what lint finds on the whole corpus, at the same file, line and pointer', async () => {
@@ -215,7 +256,10 @@ describe('the Spectral ruleset (spectral.yaml)', () => {
     // OpenAPI 3.2 (its query operation, additionalOperations, a form querystring: test/openapi-versions.test.ts).
     const documents = ['docs/openapi.yaml', ...PUBLIC, ...ruleDocs, `${CORPUS}/versions/openapi-3.2.yaml`];
     const ours = (await lint(documents)).findings;
-    const theirs = (await spectralFindings(documents)).map((r) => ({ ...r, file: r.file.startsWith(`${ROOT}/`) ? r.file.slice(ROOT.length + 1) : r.file }));
+    const theirs = (await spectralFindings(documents)).map((r) => ({
+      ...r,
+      file: r.file.startsWith(`${ROOT}/`) ? r.file.slice(ROOT.length + 1) : r.file,
+    }));
     // Spectral drops results that share a place and message; lint keeps one per place and message too.
     const distinct = (list: string[]): string[] => [...new Set(list)].sort();
     expect(distinct(theirs.map(key))).toEqual(distinct(ours.map(key)));
@@ -282,8 +326,10 @@ Label: {type: [string, 'null']}
       await writeFile(doc, OPENAPI);
       await writeFile(join(dir, 'refs-schemas.yaml'), SCHEMAS);
       const ours = (await lint([doc])).findings;
-      const named = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string => key({ ...f, file: resolve(ROOT, f.file).slice(dir.length + 1) });
-      const response = '/paths/~1tenants~1{tenantId}~1parcels~1{parcelId}/get/responses/200/content/application~1json/schema/properties';
+      const named = (f: { rule: string; file: string; line?: number | undefined; pointer: string }): string =>
+        key({ ...f, file: resolve(ROOT, f.file).slice(dir.length + 1) });
+      const response =
+        '/paths/~1tenants~1{tenantId}~1parcels~1{parcelId}/get/responses/200/content/application~1json/schema/properties';
       expect(ours.map((f) => `${named(f)} ${/^property "[^"]+"/.exec(f.message)?.[0] ?? ''}`).sort()).toEqual(
         [
           `OAS-NULLABLE refs-openapi.yaml:19 ${response} property "links"`,
@@ -311,15 +357,29 @@ describe('docs/lint.md, run as written (test/readme.test.ts leaves its two block
     const dir = await mkdtemp(join(tmpdir(), 'lint-readme-'));
     try {
       // openapi.yaml of the examples: the reference document; lint.sarif: a file in a fresh folder.
-      const concrete = (command: string): string[] => command.split(' ').slice(2).map((a) => (a === 'openapi.yaml' ? 'docs/openapi.yaml' : a === 'lint.sarif' ? join(dir, 'lint.sarif') : a));
+      const concrete = (command: string): string[] =>
+        command
+          .split(' ')
+          .slice(2)
+          .map((a) => (a === 'openapi.yaml' ? 'docs/openapi.yaml' : a === 'lint.sarif' ? join(dir, 'lint.sarif') : a));
       const commands = (blocks[0]?.text ?? '').trim().split('\n');
-      for (const command of commands.filter((c) => c.startsWith('npx carrier-conformance lint'))) expect((await cli(concrete(command))).code, command).toBe(0);
+      for (const command of commands.filter((c) => c.startsWith('npx carrier-conformance lint')))
+        expect((await cli(concrete(command))).code, command).toBe(0);
       expect(JSON.parse(await readFile(join(dir, 'lint.sarif'), 'utf8'))).toMatchObject({ version: '2.1.0' });
       // The installed package's ruleset is this folder's spectral.yaml.
       const spectral = commands.find((c) => c.startsWith('npx spectral lint'));
       expect(spectral).toContain('--ruleset node_modules/carrier-conformance/spectral.yaml');
       const bin = join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
-      const args = (spectral ?? '').split(' ').slice(2).map((a) => (a === 'node_modules/carrier-conformance/spectral.yaml' ? 'spectral.yaml' : a === 'openapi.yaml' ? 'docs/openapi.yaml' : a));
+      const args = (spectral ?? '')
+        .split(' ')
+        .slice(2)
+        .map((a) =>
+          a === 'node_modules/carrier-conformance/spectral.yaml'
+            ? 'spectral.yaml'
+            : a === 'openapi.yaml'
+              ? 'docs/openapi.yaml'
+              : a,
+        );
       const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: ROOT, timeout: 120_000 });
       // The reference document lints clean with Spectral too (the agreement test above shows the
       // ruleset finding what lint finds on the corpus).
@@ -336,13 +396,19 @@ describe('docs/lint.md, run as written (test/readme.test.ts leaves its two block
 });
 
 describe('a run lints the document it read (issue 40 item 2: it read the file a second time)', () => {
-  it('the same findings as `lint FILE`, from the run\'s own read: none of the files is read again', async () => {
+  it("the same findings as `lint FILE`, from the run's own read: none of the files is read again", async () => {
     const { loadOpenApiAsRead } = await import('../src/openapi/load.js');
     const { lintForRun } = await import('../src/lint/in-run.js');
-    for (const [folder, name] of [['rules', 'OAS-BEARER.bad.yaml'], ['rules', 'OAS-CLOSED-SCHEMA.bad.yaml'], ['versions', 'openapi-3.2.yaml'], ['versions', 'swagger-2.0.yaml']] as const) {
+    for (const [folder, name] of [
+      ['rules', 'OAS-BEARER.bad.yaml'],
+      ['rules', 'OAS-CLOSED-SCHEMA.bad.yaml'],
+      ['versions', 'openapi-3.2.yaml'],
+      ['versions', 'swagger-2.0.yaml'],
+    ] as const) {
       const dir = await mkdtemp(join(tmpdir(), 'lint-one-read-'));
       try {
-        for (const f of await readdir(join(CORPUS, folder))) await writeFile(join(dir, f), await readFile(join(CORPUS, folder, f)));
+        for (const f of await readdir(join(CORPUS, folder)))
+          await writeFile(join(dir, f), await readFile(join(CORPUS, folder, f)));
         const file = join(dir, name);
         const expected = (await lint([file])).findings.map(({ document: _document, ...f }) => f);
         const { read } = await loadOpenApiAsRead(file);

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EndpointSpec } from '../src/api/endpoint-specs.js';
 import { loadOpenApi } from '../src/openapi/load.js';
-import { accuracyOf, ListLabelsSchema, renderAccuracy, scoreDocument, type ListLabel } from '../benchmarks/corpus/list-scoring.js';
+import {
+  accuracyOf,
+  ListLabelsSchema,
+  renderAccuracy,
+  scoreDocument,
+  type ListLabel,
+} from '../benchmarks/corpus/list-scoring.js';
 import { reRoot } from './support/document-mock.js';
 import { tempDir } from './support/harness.js';
 
@@ -13,15 +19,28 @@ import { tempDir } from './support/harness.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
-const label = (path: string, l: ListLabel['label']): ListLabel => ({ document: 'x.json', path, label: l, why: `${l} by reading` });
-const endpoint = (path: string, kind: EndpointSpec['kind'], listBy?: EndpointSpec['listBy']): EndpointSpec => ({ path, kind, source: 'openapi: test', ...(listBy ? { listBy } : {}) });
+const label = (path: string, l: ListLabel['label']): ListLabel => ({
+  document: 'x.json',
+  path,
+  label: l,
+  why: `${l} by reading`,
+});
+const endpoint = (path: string, kind: EndpointSpec['kind'], listBy?: EndpointSpec['listBy']): EndpointSpec => ({
+  path,
+  kind,
+  source: 'openapi: test',
+  ...(listBy ? { listBy } : {}),
+});
 
 describe('the hand labels of list detection', () => {
   it('label every GET of at least ten documents once, sorted, each with its reason', async () => {
-    const labels = ListLabelsSchema.parse(JSON.parse(await readFile(join(ROOT, 'benchmarks/corpus/list-labels.json'), 'utf8')));
+    const labels = ListLabelsSchema.parse(
+      JSON.parse(await readFile(join(ROOT, 'benchmarks/corpus/list-labels.json'), 'utf8')),
+    );
     const documents = new Set(labels.map((l) => l.document));
     expect(documents.size).toBeGreaterThanOrEqual(10);
-    for (const d of documents) expect(labels.filter((l) => l.document === d && l.label === 'list').length, d).toBeGreaterThan(0);
+    for (const d of documents)
+      expect(labels.filter((l) => l.document === d && l.label === 'list').length, d).toBeGreaterThan(0);
   });
 
   it('refuse a file that is unsorted, repeats a GET or leaves a reason out', () => {
@@ -57,7 +76,13 @@ describe('scoring the harness against the labels', () => {
   const score = scoreDocument('x.json', labels, endpoints);
 
   it('counts lists as the positive class, a labelled list the harness has no endpoint for as missed, and leaves ambiguous GETs out', () => {
-    expect({ tp: score.tp, fp: score.fp, fn: score.fn, tn: score.tn, absent: score.absent }).toEqual({ tp: 1, fp: 1, fn: 2, tn: 3, absent: 1 });
+    expect({ tp: score.tp, fp: score.fp, fn: score.fn, tn: score.tn, absent: score.absent }).toEqual({
+      tp: 1,
+      fp: 1,
+      fn: 2,
+      tn: 3,
+      absent: 1,
+    });
     expect(score.labelled).toEqual({ list: 3, single: 4, ambiguous: 1 });
     expect(score.ambiguousAs).toEqual({ list: 1, single: 0 });
     expect(score.precision).toBe(0.5);
@@ -76,18 +101,33 @@ describe('scoring the harness against the labels', () => {
     expect(accuracy.total.meetsTargets).toBe(false);
     const markdown = renderAccuracy(accuracy);
     expect(markdown).toContain('| x.json | 8 | 3 | 4 | 1 | 1 | 1 | 2 | 3 | 1 | 50.0 % | 33.3 % |');
-    expect(markdown).toMatch(/Lists the harness takes for single resources \(FN\) \(2\)[\s\S]*\| x\.json \| \/missed \| list \| single \|/);
-    expect(markdown).toMatch(/Single resources the harness takes for lists \(FP\) \(1\)[\s\S]*\| \/taken \| single \| list \(paging\) \|/);
+    expect(markdown).toMatch(
+      /Lists the harness takes for single resources \(FN\) \(2\)[\s\S]*\| x\.json \| \/missed \| list \| single \|/,
+    );
+    expect(markdown).toMatch(
+      /Single resources the harness takes for lists \(FP\) \(1\)[\s\S]*\| \/taken \| single \| list \(paging\) \|/,
+    );
   });
 
   it('counts every list of a document that could not be read as missed, naming why', () => {
     const unread = scoreDocument('x.json', labels, [], 'cannot read it');
-    expect({ tp: unread.tp, fn: unread.fn, fp: unread.fp, absent: unread.absent }).toEqual({ tp: 0, fn: 3, fp: 0, absent: 8 });
-    expect(renderAccuracy(accuracyOf([unread], { labels: 'l', corpus: 'c' }))).toContain('x.json (not read: cannot read it)');
+    expect({ tp: unread.tp, fn: unread.fn, fp: unread.fp, absent: unread.absent }).toEqual({
+      tp: 0,
+      fn: 3,
+      fp: 0,
+      absent: 8,
+    });
+    expect(renderAccuracy(accuracyOf([unread], { labels: 'l', corpus: 'c' }))).toContain(
+      'x.json (not read: cannot read it)',
+    );
   });
 
-  it('prints a document\'s text as plain Markdown text', () => {
-    const hostile = scoreDocument('x.json', [{ ...label('/a|b', 'list'), why: '[click](https://evil.example) `x`' }], []);
+  it("prints a document's text as plain Markdown text", () => {
+    const hostile = scoreDocument(
+      'x.json',
+      [{ ...label('/a|b', 'list'), why: '[click](https://evil.example) `x`' }],
+      [],
+    );
     const markdown = renderAccuracy(accuracyOf([hostile], { labels: 'l', corpus: 'c' }));
     expect(markdown).toContain('/a\\|b');
     expect(markdown).not.toContain('[click](https://');
@@ -95,14 +135,39 @@ describe('scoring the harness against the labels', () => {
 });
 
 describe('re-rooting a document under the tenant', () => {
-  it('keeps a GET readable whose $ref names an operation left out (DigitalOcean answers with its POST\'s schema)', async () => {
+  it("keeps a GET readable whose $ref names an operation left out (DigitalOcean answers with its POST's schema)", async () => {
     const document = {
       openapi: '3.0.3',
       info: { title: 't', version: '1' },
       paths: {
         '/things': {
-          post: { responses: { '201': { description: 'made', content: { 'application/json': { schema: { type: 'object', properties: { thing: { type: 'object', properties: { id: { type: 'string' } } } } } } } } } },
-          get: { responses: { '200': { description: 'all', content: { 'application/json': { schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } } } } },
+          post: {
+            responses: {
+              '201': {
+                description: 'made',
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: { thing: { type: 'object', properties: { id: { type: 'string' } } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          get: {
+            responses: {
+              '200': {
+                description: 'all',
+                content: {
+                  'application/json': {
+                    schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
+                  },
+                },
+              },
+            },
+          },
         },
         '/things/{id}': {
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],

@@ -25,14 +25,30 @@ async function targets(): Promise<{ dir: string; reports: Record<string, RunRepo
   const expectations = await referenceExpectations(dir);
   const full = ['--expectations', expectations];
   const runs = {
-    acme: await runAgainst({ tokenTtlSeconds: 2 }, [...full, '--target-name', HOSTILE_NAME, '--target-version', '2.4.1', '--operator', 'Acme Ops']),
-    globex: await runAgainst({ tokenTtlSeconds: 2, faults: ['wrong-secret-accepted'] }, [...full, '--target-name', 'Globex']),
+    acme: await runAgainst({ tokenTtlSeconds: 2 }, [
+      ...full,
+      '--target-name',
+      HOSTILE_NAME,
+      '--target-version',
+      '2.4.1',
+      '--operator',
+      'Acme Ops',
+    ]),
+    globex: await runAgainst({ tokenTtlSeconds: 2, faults: ['wrong-secret-accepted'] }, [
+      ...full,
+      '--target-name',
+      'Globex',
+    ]),
     initech: await runAgainst({ tokenTtlSeconds: 2, faults: ['no-pragma'] }, [...full, '--target-name', 'Initech']),
     // No --target-name: named by its base URL's host. Expiry skipped (tokens outlive --max-expiry-wait).
     partial: await runAgainst({}, ['--max-expiry-wait', '0']),
   };
   expect(Object.values(runs).map((r) => r.code)).toEqual([0, 1, 0, 0]);
-  return { dir, reports: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.report])), dirs: Object.values(runs).map((r) => r.reportsDir) };
+  return {
+    dir,
+    reports: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.report])),
+    dirs: Object.values(runs).map((r) => r.reportsDir),
+  };
 }
 
 let fixture: Awaited<ReturnType<typeof targets>>;
@@ -60,7 +76,13 @@ describe('carrier-conformance matrix', () => {
     for (const row of matrix.checks) expect(row.cells).toHaveLength(4);
 
     const [acme, globex, initech, partial] = matrix.targets;
-    expect(acme).toMatchObject({ version: '2.4.1', operator: 'Acme Ops', verdict: 'conformant', must: { total: MUST, passed: MUST }, should: { passed: CHECKS.length - MUST } });
+    expect(acme).toMatchObject({
+      version: '2.4.1',
+      operator: 'Acme Ops',
+      verdict: 'conformant',
+      must: { total: MUST, passed: MUST },
+      should: { passed: CHECKS.length - MUST },
+    });
     expect(globex?.verdict).toBe('non-conformant');
     expect(globex?.must.failed).toBeGreaterThan(0);
     expect(initech?.should.warning).toBe(1);
@@ -79,13 +101,34 @@ describe('carrier-conformance matrix', () => {
   it('writes a shields.io endpoint badge per target, its colour saying what the count cannot', async () => {
     const files = (await readdir(join(out, 'badges'))).sort();
     expect(files).toEqual(matrix.targets.map((t) => `${t.slug}.json`).sort());
-    const badge = async (i: number): Promise<unknown> => JSON.parse(await readFile(join(out, 'badges', `${matrix.targets[i]?.slug ?? ''}.json`), 'utf8'));
+    const badge = async (i: number): Promise<unknown> =>
+      JSON.parse(await readFile(join(out, 'badges', `${matrix.targets[i]?.slug ?? ''}.json`), 'utf8'));
     const failedMust = matrix.targets[1]!.must.passed;
     const skippedMust = matrix.targets[3]!.must.passed;
-    expect(await badge(0)).toEqual({ schemaVersion: 1, label: 'conformance', message: `${MUST}/${MUST} MUST`, color: 'brightgreen' });
-    expect(await badge(1)).toEqual({ schemaVersion: 1, label: 'conformance', message: `${failedMust}/${MUST} MUST`, color: 'red' });
-    expect(await badge(2)).toEqual({ schemaVersion: 1, label: 'conformance', message: `${MUST}/${MUST} MUST`, color: 'green' });
-    expect(await badge(3)).toEqual({ schemaVersion: 1, label: 'conformance', message: `${skippedMust}/${MUST} MUST`, color: 'yellow' });
+    expect(await badge(0)).toEqual({
+      schemaVersion: 1,
+      label: 'conformance',
+      message: `${MUST}/${MUST} MUST`,
+      color: 'brightgreen',
+    });
+    expect(await badge(1)).toEqual({
+      schemaVersion: 1,
+      label: 'conformance',
+      message: `${failedMust}/${MUST} MUST`,
+      color: 'red',
+    });
+    expect(await badge(2)).toEqual({
+      schemaVersion: 1,
+      label: 'conformance',
+      message: `${MUST}/${MUST} MUST`,
+      color: 'green',
+    });
+    expect(await badge(3)).toEqual({
+      schemaVersion: 1,
+      label: 'conformance',
+      message: `${skippedMust}/${MUST} MUST`,
+      color: 'yellow',
+    });
     // The hostile name becomes a plain file name.
     expect(matrix.targets[0]?.slug).toBe('acme-script-alert-1-script-img-src-x-onerror-alert-2-co');
     expect(stdout).toMatch(/Matrix of 4 targets/);
@@ -133,24 +176,36 @@ describe('carrier-conformance matrix refuses what cannot be combined (one line, 
     older.checks = older.checks.filter((c) => c.id !== 'LINK-PREV');
     older.catalogue = { digest: `sha256:${'0'.repeat(64)}`, checks: older.checks.length, must: MUST - 1 };
     const path = await writeReport(fixture.dir, 'older.json', older);
-    await refused([fixture.dirs[0]!, path], /^carrier-conformance: matrix: reports from different catalogue versions cannot be combined: .*report\.json \(catalogue sha256:[0-9a-f]{12}…, carrier-conformance 0\.1\.0\) and .*older\.json \(catalogue sha256:000000000000…, carrier-conformance 0\.0\.9\); run every target with the same harness version$/);
+    await refused(
+      [fixture.dirs[0]!, path],
+      /^carrier-conformance: matrix: reports from different catalogue versions cannot be combined: .*report\.json \(catalogue sha256:[0-9a-f]{12}…, carrier-conformance 0\.1\.0\) and .*older\.json \(catalogue sha256:000000000000…, carrier-conformance 0\.0\.9\); run every target with the same harness version$/,
+    );
   });
 
   it('a report without a catalogue digest (made before it was recorded)', async () => {
     const legacy = structuredClone(fixture.reports.globex!) as Partial<RunReport>;
     delete legacy.catalogue;
-    await refused([fixture.dirs[0]!, await writeReport(fixture.dir, 'legacy.json', legacy)], /legacy\.json records no catalogue digest \(made by carrier-conformance 0\.1\.0\); rerun that target with this harness$/);
+    await refused(
+      [fixture.dirs[0]!, await writeReport(fixture.dir, 'legacy.json', legacy)],
+      /legacy\.json records no catalogue digest \(made by carrier-conformance 0\.1\.0\); rerun that target with this harness$/,
+    );
   });
 
   it('two reports of the same target, however the name is cased', async () => {
     const twin = structuredClone(fixture.reports.globex!);
     twin.target.name = '  GLOBEX ';
-    await refused([fixture.dirs[1]!, await writeReport(fixture.dir, 'twin.json', twin)], /two reports of the same target "GLOBEX": .*report\.json and .*twin\.json; give each run its own --target-name$/);
+    await refused(
+      [fixture.dirs[1]!, await writeReport(fixture.dir, 'twin.json', twin)],
+      /two reports of the same target "GLOBEX": .*report\.json and .*twin\.json; give each run its own --target-name$/,
+    );
     await refused([fixture.dirs[1]!, fixture.dirs[1]!], /two reports of the same target "Globex"/);
   });
 
   it('malformed and huge reports', async () => {
-    await refused([await writeReport(fixture.dir, 'not-a-report.json', { hello: 'world' })], /not-a-report\.json: not a carrier-conformance report\.json/);
+    await refused(
+      [await writeReport(fixture.dir, 'not-a-report.json', { hello: 'world' })],
+      /not-a-report\.json: not a carrier-conformance report\.json/,
+    );
     await refused([join(fixture.dir, 'absent.json')], /absent\.json: cannot read it \(no such file\)/);
     const { truncate } = await import('node:fs/promises');
     const huge = join(fixture.dir, 'huge.json');
@@ -167,7 +222,10 @@ describe('carrier-conformance matrix DIR: the reports in its subfolders, or why 
   it('finds */report.json one level down, regular files in real folders only', async () => {
     const dir = await tempDir('carrier-matrix-dir-');
     const artifacts = join(dir, 'artifacts');
-    for (const [folder, name] of [['reports-globex', 'Globex'], ['reports-acme', 'Acme']] as const) {
+    for (const [folder, name] of [
+      ['reports-globex', 'Globex'],
+      ['reports-acme', 'Acme'],
+    ] as const) {
       await mkdir(join(artifacts, folder), { recursive: true });
       await writeReport(join(artifacts, folder), 'report.json', named(name));
     }
@@ -176,13 +234,28 @@ describe('carrier-conformance matrix DIR: the reports in its subfolders, or why 
     const result = await runMain(['matrix', artifacts, '--out', join(dir, 'm')]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect((JSON.parse(await readFile(join(dir, 'm', 'matrix.json'), 'utf8')) as Matrix).targets.map((t) => t.name).sort()).toEqual(['Acme', 'Globex']);
+    expect(
+      (JSON.parse(await readFile(join(dir, 'm', 'matrix.json'), 'utf8')) as Matrix).targets.map((t) => t.name).sort(),
+    ).toEqual(['Acme', 'Globex']);
   });
 
   it.each([
-    ['no folder in it', (_d: string): Promise<unknown> => Promise.resolve(), /holds no report\.json, and no folder \(looked one level down\): give the report\.json of each target, or the folders holding them$/],
-    ['folders without a report', (d: string): Promise<unknown> => mkdir(join(d, 'logs')), /holds no report\.json, nor does any of its 1 folder \(looked one level down\)/],
-    ['a report.json that is a symbolic link', (d: string): Promise<unknown> => mkdir(join(d, 'linked')).then(() => symlink('/etc/passwd', join(d, 'linked', 'report.json'))), /linked\/report\.json: cannot read it \(a symbolic link, refused\)$/],
+    [
+      'no folder in it',
+      (_d: string): Promise<unknown> => Promise.resolve(),
+      /holds no report\.json, and no folder \(looked one level down\): give the report\.json of each target, or the folders holding them$/,
+    ],
+    [
+      'folders without a report',
+      (d: string): Promise<unknown> => mkdir(join(d, 'logs')),
+      /holds no report\.json, nor does any of its 1 folder \(looked one level down\)/,
+    ],
+    [
+      'a report.json that is a symbolic link',
+      (d: string): Promise<unknown> =>
+        mkdir(join(d, 'linked')).then(() => symlink('/etc/passwd', join(d, 'linked', 'report.json'))),
+      /linked\/report\.json: cannot read it \(a symbolic link, refused\)$/,
+    ],
   ])('says why not: %s', async (_what, arrange, message) => {
     const dir = await tempDir('carrier-matrix-dir-');
     const artifacts = join(dir, 'artifacts');
@@ -225,11 +298,22 @@ describe('matrix.html in Chromium', () => {
   it.skipIf(skip)(
     name,
     async () => {
-      expect(HAVE_CHROMIUM, `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`).toBe(true);
+      expect(
+        HAVE_CHROMIUM,
+        `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`,
+      ).toBe(true);
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         timeout: BROWSER_TIMEOUT_MS,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
       const fileUrl = pathToFileURL(join(out, 'matrix.html')).href;
       await mkdir(SCREENSHOTS, { recursive: true });
@@ -261,17 +345,23 @@ describe('matrix.html in Chromium', () => {
         expect(await rows.first().locator('td.cell').count()).toBe(4);
         // A failed cell: its reason on hover (title) and on expansion.
         const failed = page.locator('table.matrix tr', { hasText: 'TOKEN-WRONG-SECRET' }).locator('td.cell-failed');
-        expect(await failed.getAttribute('title')).toMatch(/^TOKEN-WRONG-SECRET on Globex: failed: .*expected 401, got 200/);
+        expect(await failed.getAttribute('title')).toMatch(
+          /^TOKEN-WRONG-SECRET on Globex: failed: .*expected 401, got 200/,
+        );
         const reason = failed.locator('.reason');
         expect(await reason.isVisible()).toBe(false);
         await failed.locator('summary').click();
         expect(await reason.isVisible()).toBe(true);
         expect(await reason.innerText()).toMatch(/expected 401, got 200/);
         // Per-target totals.
-        expect(await page.locator('table.matrix tfoot tr', { hasText: 'MUST passed' }).innerText()).toContain(`${MUST}/${MUST}`);
+        expect(await page.locator('table.matrix tfoot tr', { hasText: 'MUST passed' }).innerText()).toContain(
+          `${MUST}/${MUST}`,
+        );
 
         // The page itself never scrolls sideways; the matrix scrolls inside its box.
-        const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+        const overflow = Number(
+          await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+        );
         expect(overflow, `page overflow at ${width} px`).toBeLessThanOrEqual(0);
         // Issue 32: at every width, no word of either table is broken across lines (a check id or a
         // verdict, whole; in prose, names, URLs and paths, a run of letters and digits: they may wrap where the

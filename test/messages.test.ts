@@ -27,20 +27,38 @@ describe('help', () => {
 });
 
 describe('serve', () => {
-  it.each([['--fault'], ['--variant']])('%s without a name is exit 2 naming the choices, not a server without it', async (flag) => {
-    const result = await runMain(['serve', '--port', '0', flag]);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(new RegExp(`^carrier-conformance: ${flag} needs the name of a ${flag.slice(2)}; the ${flag.slice(2)}s are: [a-z0-9-]+, `));
-  });
+  it.each([['--fault'], ['--variant']])(
+    '%s without a name is exit 2 naming the choices, not a server without it',
+    async (flag) => {
+      const result = await runMain(['serve', '--port', '0', flag]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^carrier-conformance: ${flag} needs the name of a ${flag.slice(2)}; the ${flag.slice(2)}s are: [a-z0-9-]+, `,
+        ),
+      );
+    },
+  );
 });
 
 describe('the GitHub step summary', () => {
   it('--reporter github-summary without GITHUB_STEP_SUMMARY says that nothing was written', async () => {
     setEnv({ GITHUB_STEP_SUMMARY: undefined });
-    const result = await runMain(['run', '--embedded', '--check', 'USER-OK', '--reporter', 'github-summary', '--reports-dir', await tempDir()]);
+    const result = await runMain([
+      'run',
+      '--embedded',
+      '--check',
+      'USER-OK',
+      '--reporter',
+      'github-summary',
+      '--reports-dir',
+      await tempDir(),
+    ]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('warning: --reporter github-summary: GITHUB_STEP_SUMMARY is not set (GitHub Actions sets it in every job), so no step summary was written\n');
+    expect(result.stderr).toBe(
+      'warning: --reporter github-summary: GITHUB_STEP_SUMMARY is not set (GitHub Actions sets it in every job), so no step summary was written\n',
+    );
   });
 
   it('a step summary that cannot be written is a warning naming it: the console summary, the reports and the exit code stay', async () => {
@@ -50,8 +68,14 @@ describe('the GitHub step summary', () => {
     const result = await runMain(['run', '--embedded', '--check', 'USER-OK', '--reports-dir', reportsDir]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^CONFORMANT ON 1 OF \d+ CHECKS {2}http/m);
-    expect(result.stdout).toContain(`Reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'report.json')}, ${join(reportsDir, 'report.html')}\n`);
-    expect(result.stderr).toMatch(new RegExp(`^warning: cannot append the step summary to GITHUB_STEP_SUMMARY \\(${notAFile}\\): EISDIR: .*; the other reports hold the same\\n$`));
+    expect(result.stdout).toContain(
+      `Reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'report.json')}, ${join(reportsDir, 'report.html')}\n`,
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^warning: cannot append the step summary to GITHUB_STEP_SUMMARY \\(${notAFile}\\): EISDIR: .*; the other reports hold the same\\n$`,
+      ),
+    );
     expect(result.stderr).not.toContain('reports directory');
   });
 });
@@ -66,14 +90,23 @@ describe('a config file', () => {
       await writeFile(join(dir, 'ci', 'secret.txt'), `${server.clientSecret}\n`);
       await writeFile(
         join(dir, 'ci', 'carrier.json'),
-        JSON.stringify({ baseUrl: server.url, clientId: server.clientId, clientSecretFile: 'secret.txt', expectations: 'expectations.json', check: ['USER-EXPECTED-VALUES'], reportsDir: 'reports' }),
+        JSON.stringify({
+          baseUrl: server.url,
+          clientId: server.clientId,
+          clientSecretFile: 'secret.txt',
+          expectations: 'expectations.json',
+          check: ['USER-EXPECTED-VALUES'],
+          reportsDir: 'reports',
+        }),
       );
       const elsewhere = await tempDir();
       const result = await runBin(['run', '--config', join(dir, 'ci', 'carrier.json')], { cwd: elsewhere });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(existsSync(join(dir, 'ci', 'reports', 'report.json'))).toBe(true);
-      expect(JSON.parse(await readFile(join(dir, 'ci', 'reports', 'report.json'), 'utf8'))).toMatchObject({ checks: [{ id: 'USER-EXPECTED-VALUES', status: 'passed' }] });
+      expect(JSON.parse(await readFile(join(dir, 'ci', 'reports', 'report.json'), 'utf8'))).toMatchObject({
+        checks: [{ id: 'USER-EXPECTED-VALUES', status: 'passed' }],
+      });
     } finally {
       await server.close();
     }
@@ -82,10 +115,18 @@ describe('a config file', () => {
 
 describe('a run refused for bad input leaves nothing behind', () => {
   it.each([
-    ['a missing expectations file', ['--embedded', '--expectations', '/nonexistent/expectations.json'], /expectations file/],
+    [
+      'a missing expectations file',
+      ['--embedded', '--expectations', '/nonexistent/expectations.json'],
+      /expectations file/,
+    ],
     ['a missing CA file', ['--embedded', '--ca-file', '/nonexistent/ca.pem'], /--ca-file/],
     ['no base URL in CI', [], /no --base-url in a CI job/],
-    ['a subset with --require-complete', ['--embedded', '--require-complete', '--suite', 'token'], /--require-complete/],
+    [
+      'a subset with --require-complete',
+      ['--embedded', '--require-complete', '--suite', 'token'],
+      /--require-complete/,
+    ],
   ])('%s: exit 2, and no reports directory created', async (_what, args, message) => {
     setEnv({ CI: 'true' });
     const reportsDir = join(await tempDir(), 'new', 'reports');

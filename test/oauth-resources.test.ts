@@ -76,7 +76,19 @@ async function runBattery(stack: GuardedStack): Promise<{ code: number; report: 
   await writeFile(file, JSON.stringify(stack.expectations));
   process.env.CARRIER_CLIENT_SECRET = stack.clientSecret;
   try {
-    const args = ['run', '--base-url', stack.url, '--client-id', stack.clientId, '--openapi', stack.openapiFile, '--foreign-tenant-id', stack.foreignTenantId, '--expectations', file];
+    const args = [
+      'run',
+      '--base-url',
+      stack.url,
+      '--client-id',
+      stack.clientId,
+      '--openapi',
+      stack.openapiFile,
+      '--foreign-tenant-id',
+      stack.foreignTenantId,
+      '--expectations',
+      file,
+    ];
     const { code, stderr } = await runMain([...args, '--reporter', 'json', '--reports-dir', reportsDir]);
     return { code, stderr, report: JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport };
   } finally {
@@ -84,18 +96,23 @@ async function runBattery(stack: GuardedStack): Promise<{ code: number; report: 
   }
 }
 
-
 /** What the guard answers on a tenant's resource, as the verdicts above presume. */
 async function premises(library: GuardedLibrary, stack: GuardedStack): Promise<void> {
   const basic = `Basic ${Buffer.from(`${stack.clientId}:${stack.clientSecret}`, 'utf8').toString('base64')}`;
   const get = async (authorization?: string) => {
-    const res = await request(`${stack.url}/tenants/${stack.tenantId}/shipments`, { headers: { 'accept-version': '1', ...(authorization ? { authorization } : {}) } });
+    const res = await request(`${stack.url}/tenants/${stack.tenantId}/shipments`, {
+      headers: { 'accept-version': '1', ...(authorization ? { authorization } : {}) },
+    });
     await res.body.dump();
     return { status: res.statusCode, challenge: res.headers['www-authenticate'] };
   };
   const tokenRes = await request(`${stack.url}/uaa/oauth2/token`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(stack.clientId)}:${library === 'oidc-jwt' ? new URLSearchParams([['', stack.clientSecret]]).toString().slice(1) : stack.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded', 'accept-version': '1' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(stack.clientId)}:${library === 'oidc-jwt' ? new URLSearchParams([['', stack.clientSecret]]).toString().slice(1) : stack.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      'accept-version': '1',
+    },
     body: 'grant_type=client_credentials',
   });
   const { access_token: token } = (await tokenRes.body.json()) as { access_token: string };
@@ -104,32 +121,55 @@ async function premises(library: GuardedLibrary, stack: GuardedStack): Promise<v
   if (library === 'oauth2-server') {
     expect(await get()).toEqual({ status: 401, challenge: 'Bearer realm="Service"' });
     expect(await get(basic)).toEqual({ status: 400, challenge: 'Bearer realm="Service",error="invalid_request"' });
-    expect(await get(`bearer ${token}`)).toEqual({ status: 400, challenge: 'Bearer realm="Service",error="invalid_request"' });
+    expect(await get(`bearer ${token}`)).toEqual({
+      status: 400,
+      challenge: 'Bearer realm="Service",error="invalid_request"',
+    });
   } else {
     // A token whose signature does not verify against the provider's JWKS.
     const forged = `${token.slice(0, token.lastIndexOf('.') + 1)}${'A'.repeat(token.length - token.lastIndexOf('.') - 1)}`;
-    expect(await get(`Bearer ${forged}`)).toEqual({ status: 401, challenge: 'Bearer realm="carrier-platform", error="invalid_token", error_description="The access token is invalid or expired"' });
+    expect(await get(`Bearer ${forged}`)).toEqual({
+      status: 401,
+      challenge:
+        'Bearer realm="carrier-platform", error="invalid_token", error_description="The access token is invalid or expired"',
+    });
     expect(await get(basic)).toEqual({ status: 401, challenge: 'Bearer realm="carrier-platform"' });
     expect((await get(`bearer ${token}`)).status).toBe(200);
   }
 }
 
 const TARGETS: { name: string; library: GuardedLibrary; secret: string; verdict: Verdict }[] = [
-  { name: "@node-oauth/oauth2-server: its token endpoint, its authenticate() on every resource", library: 'oauth2-server', secret: SECRETS.plain, verdict: OAUTH2_SERVER },
-  { name: 'oidc-provider JWT access tokens, verified with jose by a hand-written guard', library: 'oidc-jwt', secret: SECRETS.special, verdict: OIDC_JWT },
+  {
+    name: '@node-oauth/oauth2-server: its token endpoint, its authenticate() on every resource',
+    library: 'oauth2-server',
+    secret: SECRETS.plain,
+    verdict: OAUTH2_SERVER,
+  },
+  {
+    name: 'oidc-provider JWT access tokens, verified with jose by a hand-written guard',
+    library: 'oidc-jwt',
+    secret: SECRETS.special,
+    verdict: OIDC_JWT,
+  },
 ];
 
 describe('the whole battery against real OAuth libraries guarding the resources', () => {
-  it.each(TARGETS)('$name: the verdict the RFCs call for, check by check', async ({ library, secret, verdict }) => {
-    const stack = await startGuardedStack({ library, clientSecret: secret, tokenTtlSeconds: TOKEN_TTL_SECONDS });
-    try {
-      await premises(library, stack);
-      const run = await runBattery(stack);
-      const diff = differences(verdict, run.report);
-      expect.soft(diff, `${diff.length} checks differ:\n${diff.join('\n')}`).toEqual([]);
-      expect.soft(run.code, `exit code; stderr: ${run.stderr}`).toBe(Object.values(verdict).some((s) => s === 'failed' || s === 'error') ? 1 : 0);
-    } finally {
-      await stack.close();
-    }
-  }, 45_000);
+  it.each(TARGETS)(
+    '$name: the verdict the RFCs call for, check by check',
+    async ({ library, secret, verdict }) => {
+      const stack = await startGuardedStack({ library, clientSecret: secret, tokenTtlSeconds: TOKEN_TTL_SECONDS });
+      try {
+        await premises(library, stack);
+        const run = await runBattery(stack);
+        const diff = differences(verdict, run.report);
+        expect.soft(diff, `${diff.length} checks differ:\n${diff.join('\n')}`).toEqual([]);
+        expect
+          .soft(run.code, `exit code; stderr: ${run.stderr}`)
+          .toBe(Object.values(verdict).some((s) => s === 'failed' || s === 'error') ? 1 : 0);
+      } finally {
+        await stack.close();
+      }
+    },
+    45_000,
+  );
 });

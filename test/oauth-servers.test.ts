@@ -14,7 +14,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checksOfSuite } from '../src/catalogue/index.js';
 import type { CheckStatus, RunReport } from '../src/model/run-report.js';
 import { runBin, runMain, tempDir } from './support/harness.js';
-import { SECRETS, startNodeOAuth2Server, startOidcProvider, type OAuthServerFixture, type SecretKind } from './support/oauth-servers.js';
+import {
+  SECRETS,
+  startNodeOAuth2Server,
+  startOidcProvider,
+  type OAuthServerFixture,
+  type SecretKind,
+} from './support/oauth-servers.js';
 import { differences as statusDifferences } from './support/verdicts.js';
 
 const TTL_SECONDS = 2;
@@ -140,12 +146,22 @@ function runTokenAndExpiry(target: OAuthServerFixture): Promise<{ code: number; 
 }
 
 /** `carrier-conformance run --suite …` against the fixture, in-process, with its JSON report. */
-async function runSuites(target: OAuthServerFixture, suites: readonly string[]): Promise<{ code: number; report: RunReport }> {
+async function runSuites(
+  target: OAuthServerFixture,
+  suites: readonly string[],
+): Promise<{ code: number; report: RunReport }> {
   const reportsDir = await tempDir();
   process.env.CARRIER_CLIENT_SECRET = target.clientSecret;
   try {
     const args = ['run', '--base-url', target.url, '--client-id', target.clientId, '--tenant-id', target.tenantId];
-    const { code } = await runMain([...args, ...suites.flatMap((s) => ['--suite', s]), '--reporter', 'json', '--reports-dir', reportsDir]);
+    const { code } = await runMain([
+      ...args,
+      ...suites.flatMap((s) => ['--suite', s]),
+      '--reporter',
+      'json',
+      '--reports-dir',
+      reportsDir,
+    ]);
     return { code, report: JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport };
   } finally {
     delete process.env.CARRIER_CLIENT_SECRET;
@@ -157,19 +173,23 @@ const differences = (report: RunReport, verdict: Verdict): string => statusDiffe
 
 describe('the token and expiry suites against OAuth 2.0 servers from npm', () => {
   it('judges every check of the two suites', () => {
-    for (const verdict of [OIDC_PROVIDER, OIDC_PROVIDER_SPECIAL, NODE_OAUTH2_SERVER, NODE_OAUTH2_SERVER_SPECIAL]) expect(Object.keys(verdict).sort()).toEqual([...SUITE_CHECKS].sort());
+    for (const verdict of [OIDC_PROVIDER, OIDC_PROVIDER_SPECIAL, NODE_OAUTH2_SERVER, NODE_OAUTH2_SERVER_SPECIAL])
+      expect(Object.keys(verdict).sort()).toEqual([...SUITE_CHECKS].sort());
   });
 
   describe.each(TARGETS)('$name', ({ start, verdict }) => {
-    it.each(['plain', 'special'] as const)('%s client secret: the verdict the RFCs call for, check by check', async (kind) => {
-      fixture = await start(SECRETS[kind]);
-      const { code, report } = await runTokenAndExpiry(fixture);
-      const expected = verdict[kind];
-      const statuses = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
-      expect(statuses, differences(report, expected)).toEqual(expected);
-      // The gate: a failed MUST check (or an error) fails the run; warnings do not.
-      expect(code).toBe(Object.values(expected).some((s) => s === 'failed' || s === 'error') ? 1 : 0);
-    });
+    it.each(['plain', 'special'] as const)(
+      '%s client secret: the verdict the RFCs call for, check by check',
+      async (kind) => {
+        fixture = await start(SECRETS[kind]);
+        const { code, report } = await runTokenAndExpiry(fixture);
+        const expected = verdict[kind];
+        const statuses = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+        expect(statuses, differences(report, expected)).toEqual(expected);
+        // The gate: a failed MUST check (or an error) fails the run; warnings do not.
+        expect(code).toBe(Object.values(expected).some((s) => s === 'failed' || s === 'error') ? 1 : 0);
+      },
+    );
   });
 });
 
@@ -188,7 +208,21 @@ describe('EXPIRY-* against a whole-second JWT issuer, 20 runs', () => {
     const outcomes: string[] = [];
     const one = async (): Promise<void> => {
       const reportsDir = await tempDir();
-      const args = ['run', '--base-url', target.url, '--client-id', target.clientId, '--tenant-id', target.tenantId, '--suite', 'expiry', '--reporter', 'json', '--reports-dir', reportsDir];
+      const args = [
+        'run',
+        '--base-url',
+        target.url,
+        '--client-id',
+        target.clientId,
+        '--tenant-id',
+        target.tenantId,
+        '--suite',
+        'expiry',
+        '--reporter',
+        'json',
+        '--reports-dir',
+        reportsDir,
+      ];
       const { code } = await runBin(args, { env: { CARRIER_CLIENT_SECRET: target.clientSecret }, timeoutMs: 60_000 });
       const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
       const got = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
@@ -196,7 +230,10 @@ describe('EXPIRY-* against a whole-second JWT issuer, 20 runs', () => {
       outcomes.push(same ? 'same' : `exit ${code}: ${differences(report, expected)}`);
     };
     for (let round = 0; round < 5; round += 1) await Promise.all(Array.from({ length: 4 }, one));
-    expect(outcomes.filter((o) => o !== 'same'), 'runs whose verdict differed').toEqual([]);
+    expect(
+      outcomes.filter((o) => o !== 'same'),
+      'runs whose verdict differed',
+    ).toEqual([]);
     expect(outcomes).toHaveLength(20);
   });
 });
@@ -208,9 +245,13 @@ describe('EXPIRY-* against a whole-second JWT issuer, 20 runs', () => {
  */
 describe('RFC 6749 §2.3.1 client credentials encoding, in the libraries', () => {
   const formEncode = (value: string): string => new URLSearchParams([['', value]]).toString().slice(1);
-  const basic = (id: string, secret: string): string => `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`;
+  const basic = (id: string, secret: string): string =>
+    `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`;
 
-  async function tokenRequest(target: OAuthServerFixture, authorization: string): Promise<{ status: number; error?: unknown }> {
+  async function tokenRequest(
+    target: OAuthServerFixture,
+    authorization: string,
+  ): Promise<{ status: number; error?: unknown }> {
     const res = await request(`${target.url}/uaa/oauth2/token`, {
       method: 'POST',
       headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', 'accept-version': '1' },
@@ -224,15 +265,23 @@ describe('RFC 6749 §2.3.1 client credentials encoding, in the libraries', () =>
 
   it('oidc-provider form-decodes them: the encoded secret works, the raw one is malformed', async () => {
     fixture = await startOidcProvider({ format: 'opaque', clientSecret: secret, tokenTtlSeconds: 60 });
-    expect(await tokenRequest(fixture, basic(formEncode(fixture.clientId), formEncode(secret)))).toEqual({ status: 200 });
+    expect(await tokenRequest(fixture, basic(formEncode(fixture.clientId), formEncode(secret)))).toEqual({
+      status: 200,
+    });
     // "%:&" is no valid percent-escape: 400 "client_id and client_secret in the authorization header are not properly encoded".
-    expect(await tokenRequest(fixture, basic(fixture.clientId, secret))).toEqual({ status: 400, error: 'invalid_request' });
+    expect(await tokenRequest(fixture, basic(fixture.clientId, secret))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+    });
   });
 
   it('@node-oauth/oauth2-server does not: the raw secret works, the encoded one is a wrong secret', async () => {
     fixture = await startNodeOAuth2Server({ clientSecret: secret, tokenTtlSeconds: 60 });
     expect(await tokenRequest(fixture, basic(fixture.clientId, secret))).toEqual({ status: 200 });
-    expect(await tokenRequest(fixture, basic(formEncode(fixture.clientId), formEncode(secret)))).toEqual({ status: 401, error: 'invalid_client' });
+    expect(await tokenRequest(fixture, basic(formEncode(fixture.clientId), formEncode(secret)))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
   });
 });
 
@@ -243,7 +292,7 @@ describe('RFC 6749 §2.3.1 client credentials encoding, in the libraries', () =>
  * unknown token, and 400 `Bearer realm="Service",error="invalid_request"` for anything its
  * case-sensitive /^Bearer / does not match: a malformed credential, Basic, and "bearer <token>".
  */
-describe('the auth suite against @node-oauth/oauth2-server\'s authenticate()', () => {
+describe("the auth suite against @node-oauth/oauth2-server's authenticate()", () => {
   const ISSUED_CHALLENGE = 'Bearer realm="Service",error="invalid_request"';
 
   const VERDICT: Verdict = {
@@ -271,14 +320,23 @@ describe('the auth suite against @node-oauth/oauth2-server\'s authenticate()', (
     fixture = await startNodeOAuth2Server({ clientSecret: SECRETS.plain, tokenTtlSeconds: 60 });
     // The premise: the library's answer to Basic credentials, as shipped.
     const basic = `Basic ${Buffer.from(`${fixture.clientId}:${fixture.clientSecret}`, 'utf8').toString('base64')}`;
-    const premise = await request(`${fixture.url}/users/me`, { headers: { authorization: basic, 'accept-version': '1' } });
+    const premise = await request(`${fixture.url}/users/me`, {
+      headers: { authorization: basic, 'accept-version': '1' },
+    });
     await premise.body.dump();
-    expect({ status: premise.statusCode, challenge: premise.headers['www-authenticate'] }).toEqual({ status: 400, challenge: ISSUED_CHALLENGE });
+    expect({ status: premise.statusCode, challenge: premise.headers['www-authenticate'] }).toEqual({
+      status: 400,
+      challenge: ISSUED_CHALLENGE,
+    });
 
     const { code, report } = await runSuites(fixture, ['auth']);
     const statuses = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
     expect(statuses, differences(report, VERDICT)).toEqual(VERDICT);
-    expect(Object.keys(VERDICT).sort()).toEqual(checksOfSuite('auth').map((c) => c.id).sort());
+    expect(Object.keys(VERDICT).sort()).toEqual(
+      checksOfSuite('auth')
+        .map((c) => c.id)
+        .sort(),
+    );
     expect(report.verdict).not.toBe('non-conformant');
     expect(code).toBe(0);
     // Every resource endpoint is judged, and the warning says what came back and what is recommended.
@@ -289,7 +347,10 @@ describe('the auth suite against @node-oauth/oauth2-server\'s authenticate()', (
         'GET /users/me with Basic authentication with the client credentials: the challenge should carry no error code when the client used an unsupported authentication method (RFC 6750 §3.1), got error="invalid_request"',
       ]),
     );
-    expect(report.checks.find((c) => c.id === 'AUTH-NOT-BEARER')?.endpoints?.map((e) => e.status)).toEqual(['passed', 'passed']);
+    expect(report.checks.find((c) => c.id === 'AUTH-NOT-BEARER')?.endpoints?.map((e) => e.status)).toEqual([
+      'passed',
+      'passed',
+    ]);
   });
 });
 
@@ -300,23 +361,36 @@ describe('the auth suite against @node-oauth/oauth2-server\'s authenticate()', (
  * test/deployment-options.test.ts has a front that takes the form body only.)
  */
 describe('issue 38: the token rules against the libraries as their documentation configures them', () => {
-  const message = (report: RunReport, id: string): string[] => report.checks.find((c) => c.id === id)?.findings.map((f) => f.message) ?? [];
+  const message = (report: RunReport, id: string): string[] =>
+    report.checks.find((c) => c.id === id)?.findings.map((f) => f.message) ?? [];
 
-  it('@node-oauth/oauth2-server with password, authorization_code and refresh_token among the client\'s grants: TOKEN-GRANT-OTHERS fails on the password token and the 500s, every other token check as before', async () => {
-    fixture = await startNodeOAuth2Server({ clientSecret: SECRETS.plain, tokenTtlSeconds: 60, extraGrants: ['password', 'authorization_code', 'refresh_token'] });
+  it("@node-oauth/oauth2-server with password, authorization_code and refresh_token among the client's grants: TOKEN-GRANT-OTHERS fails on the password token and the 500s, every other token check as before", async () => {
+    fixture = await startNodeOAuth2Server({
+      clientSecret: SECRETS.plain,
+      tokenTtlSeconds: 60,
+      extraGrants: ['password', 'authorization_code', 'refresh_token'],
+    });
     // The premise, as the issue found it: a password-grant token for any pair, a 500 for the others.
     const basic = `Basic ${Buffer.from(`${fixture.clientId}:${fixture.clientSecret}`).toString('base64')}`;
     const ask = async (body: string): Promise<{ status: number; token: boolean }> => {
-      const res = await request(`${fixture?.url ?? ''}/uaa/oauth2/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', 'accept-version': '1' }, body });
+      const res = await request(`${fixture?.url ?? ''}/uaa/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', 'accept-version': '1' },
+        body,
+      });
       const json = (await res.body.json()) as { access_token?: unknown };
       return { status: res.statusCode, token: typeof json.access_token === 'string' };
     };
     expect(await ask('grant_type=password&username=a&password=b')).toEqual({ status: 200, token: true });
-    expect(await ask('grant_type=authorization_code&code=x&redirect_uri=https%3A%2F%2Fclient.example%2Fcallback')).toEqual({ status: 500, token: false });
+    expect(
+      await ask('grant_type=authorization_code&code=x&redirect_uri=https%3A%2F%2Fclient.example%2Fcallback'),
+    ).toEqual({ status: 500, token: false });
 
     const { code, report } = await runSuites(fixture, ['token']);
     const statuses = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
-    const tokenChecks = Object.fromEntries(Object.entries(NODE_OAUTH2_SERVER).filter(([id]) => id.startsWith('TOKEN-')));
+    const tokenChecks = Object.fromEntries(
+      Object.entries(NODE_OAUTH2_SERVER).filter(([id]) => id.startsWith('TOKEN-')),
+    );
     expect(statuses, differences(report, tokenChecks)).toEqual({ ...tokenChecks, 'TOKEN-GRANT-OTHERS': 'failed' });
     expect(code).toBe(1);
     expect(message(report, 'TOKEN-GRANT-OTHERS')).toEqual([

@@ -8,7 +8,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CASES } from './fixtures/openapi/corpus/cases.js';
-import { DocumentData, invalidBodies, listOperations, problems, runOnDocument, unaccounted } from './support/document-mock.js';
+import {
+  DocumentData,
+  invalidBodies,
+  listOperations,
+  problems,
+  runOnDocument,
+  unaccounted,
+} from './support/document-mock.js';
 
 const SUITES = ['resources', 'tenant', 'versioning', 'pagination', 'nulls'].flatMap((s) => ['--suite', s]);
 
@@ -21,7 +28,10 @@ describe('the document mock serves schema-valid data', () => {
     const c = CASES.find((x) => x.name === 'writeOnly and required');
     const data = new DocumentData(c?.doc ?? {});
     const list = data.operations.find((o) => o.list);
-    expect(list && data.item(list, 0)).toEqual({ id: expect.any(String) as unknown, name: expect.any(String) as unknown });
+    expect(list && data.item(list, 0)).toEqual({
+      id: expect.any(String) as unknown,
+      name: expect.any(String) as unknown,
+    });
   });
 
   it('ends a recursion with null, one level down', () => {
@@ -41,27 +51,46 @@ describe('the document mock serves schema-valid data', () => {
     expect(data.answer(`orders/${first.id}`, new URLSearchParams(), tenant)).toMatchObject({ body: { id: first.id } });
     expect(data.answer('orders/nope', new URLSearchParams(), tenant)).toMatchObject({ refusal: { status: 404 } });
     const required = new DocumentData(CASES[0]?.doc ?? {});
-    expect(required.answer('reports', new URLSearchParams(), tenant)).toMatchObject({ refusal: { status: 400, description: 'required query parameter from is missing' } });
+    expect(required.answer('reports', new URLSearchParams(), tenant)).toMatchObject({
+      refusal: { status: 400, description: 'required query parameter from is missing' },
+    });
     expect(required.answer('reports', new URLSearchParams('from=2026-01-01'), tenant)).toHaveProperty('list');
   });
 });
 
 describe('corpus of constructs (issue 29): CONFORMANT with every endpoint accounted for, and a faulty twin caught', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_, c) => {
-    const clean = await runOnDocument(c.doc, undefined, SUITES, c.style);
-    const lists = listOperations(c.doc);
-    expect(problems(clean.report), 'clean document: checks that did not pass').toEqual([]);
-    expect(['conformant', 'conformant-subset']).toContain(clean.report.verdict);
-    expect(unaccounted(clean.report, clean.operations, lists)).toEqual([]);
-    if (c.skipped) {
-      const skippedIn = clean.report.checks.filter((k) => k.endpoints?.some((e) => e.endpoint === c.skipped?.endpoint && e.status === 'skipped' && c.skipped.reason.test(e.message ?? '')));
-      expect(skippedIn.length, `${c.skipped.endpoint} skipped with a reason matching ${String(c.skipped.reason)}`).toBeGreaterThan(0);
-    }
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s',
+    async (_, c) => {
+      const clean = await runOnDocument(c.doc, undefined, SUITES, c.style);
+      const lists = listOperations(c.doc);
+      expect(problems(clean.report), 'clean document: checks that did not pass').toEqual([]);
+      expect(['conformant', 'conformant-subset']).toContain(clean.report.verdict);
+      expect(unaccounted(clean.report, clean.operations, lists)).toEqual([]);
+      if (c.skipped) {
+        const skippedIn = clean.report.checks.filter((k) =>
+          k.endpoints?.some(
+            (e) =>
+              e.endpoint === c.skipped?.endpoint && e.status === 'skipped' && c.skipped.reason.test(e.message ?? ''),
+          ),
+        );
+        expect(
+          skippedIn.length,
+          `${c.skipped.endpoint} skipped with a reason matching ${String(c.skipped.reason)}`,
+        ).toBeGreaterThan(0);
+      }
 
-    const faulty = await runOnDocument(c.doc, c.fault, SUITES, c.style);
-    const check = faulty.report.checks.find((k) => k.id === c.caughtBy);
-    expect(check?.status, `${c.caughtBy} on the faulty twin (${c.fault.kind} ${c.fault.property ?? ''} on ${c.fault.path}): ${check?.message ?? 'absent'}`).toBe('failed');
-    expect(check?.endpoints?.find((e) => e.endpoint === `GET /tenants/{tenantId}/${c.fault.path}`)?.status).toBe('failed');
-    expect(faulty.report.verdict).toBe('non-conformant');
-  }, 90_000);
+      const faulty = await runOnDocument(c.doc, c.fault, SUITES, c.style);
+      const check = faulty.report.checks.find((k) => k.id === c.caughtBy);
+      expect(
+        check?.status,
+        `${c.caughtBy} on the faulty twin (${c.fault.kind} ${c.fault.property ?? ''} on ${c.fault.path}): ${check?.message ?? 'absent'}`,
+      ).toBe('failed');
+      expect(check?.endpoints?.find((e) => e.endpoint === `GET /tenants/{tenantId}/${c.fault.path}`)?.status).toBe(
+        'failed',
+      );
+      expect(faulty.report.verdict).toBe('non-conformant');
+    },
+    90_000,
+  );
 });

@@ -47,7 +47,12 @@ describe('writeOnly and required (issue 29 item 2)', () => {
       A: {
         type: 'object',
         required: ['id', 'password', 'pin', 'created'],
-        properties: { id: { type: 'string' }, password: { type: 'string', writeOnly: true }, pin: { $ref: '#/components/schemas/Pin' }, created: { type: 'string', readOnly: true } },
+        properties: {
+          id: { type: 'string' },
+          password: { type: 'string', writeOnly: true },
+          pin: { $ref: '#/components/schemas/Pin' },
+          created: { type: 'string', readOnly: true },
+        },
       },
       Pin: { type: 'string', writeOnly: true },
     });
@@ -59,9 +64,17 @@ describe('writeOnly and required (issue 29 item 2)', () => {
     const document = schemas({
       A: {
         required: ['token'],
-        allOf: [{ $ref: '#/components/schemas/Base' }, { properties: { token: { type: 'string', writeOnly: true }, name: { type: ['string', 'null'] } } }, { required: ['secret'] }],
+        allOf: [
+          { $ref: '#/components/schemas/Base' },
+          { properties: { token: { type: 'string', writeOnly: true }, name: { type: ['string', 'null'] } } },
+          { required: ['secret'] },
+        ],
       },
-      Base: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, secret: { allOf: [{ $ref: '#/components/schemas/Secret' }] } } },
+      Base: {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'string' }, secret: { allOf: [{ $ref: '#/components/schemas/Secret' }] } },
+      },
       Secret: { type: 'string', writeOnly: true },
     });
     expect(missing(document, A, { id: 'a' })).toEqual(['name']);
@@ -69,9 +82,27 @@ describe('writeOnly and required (issue 29 item 2)', () => {
   });
 
   it('3.1: writeOnly beside a $ref; a 3.0 document read as 2020-12, nullable and all', () => {
-    const d31 = schemas({ A: { type: 'object', required: ['id', 'key'], properties: { id: { type: 'string' }, key: { $ref: '#/components/schemas/Text', writeOnly: true } } }, Text: { type: 'string' } });
+    const d31 = schemas({
+      A: {
+        type: 'object',
+        required: ['id', 'key'],
+        properties: { id: { type: 'string' }, key: { $ref: '#/components/schemas/Text', writeOnly: true } },
+      },
+      Text: { type: 'string' },
+    });
     expect(missing(d31, A, { id: 'a' })).toEqual([]);
-    const d30 = documentAsJsonSchema(schemas({ A: { type: 'object', required: ['id', 'password'], properties: { id: { type: 'string' }, password: { type: 'string', nullable: true, writeOnly: true } } } }, '3.0.3'));
+    const d30 = documentAsJsonSchema(
+      schemas(
+        {
+          A: {
+            type: 'object',
+            required: ['id', 'password'],
+            properties: { id: { type: 'string' }, password: { type: 'string', nullable: true, writeOnly: true } },
+          },
+        },
+        '3.0.3',
+      ),
+    );
     expect(missing(d30, A, { id: 'a' })).toEqual([]);
   });
 });
@@ -99,17 +130,37 @@ describe('an optional property whose schema does not allow null (issue 37 item 1
   );
 
   it('is demanded like every other: omitted, it is missing, nested ones too; one carried is read for its own properties', () => {
-    expect(missing(document, A, { id: 'a', code: 'c', account: null, note: null, address: null, lines: [] })).toEqual([]);
+    expect(missing(document, A, { id: 'a', code: 'c', account: null, note: null, address: null, lines: [] })).toEqual(
+      [],
+    );
     expect(missing(document, A, { id: 'a', code: 'c', note: null })).toEqual(['account', 'address', 'lines']);
     expect(missing(document, A, { id: 'a' })).toEqual(['code', 'account', 'note', 'address', 'lines']);
-    expect(missing(document, A, { id: 'a', code: 'c', account: null, note: null, address: { city: 'X' }, lines: [{ zip: null }, {}] })).toEqual(['address.zip', 'lines[0].city', 'lines[1].city', 'lines[1].zip']);
+    expect(
+      missing(document, A, {
+        id: 'a',
+        code: 'c',
+        account: null,
+        note: null,
+        address: { city: 'X' },
+        lines: [{ zip: null }, {}],
+      }),
+    ).toEqual(['address.zip', 'lines[0].city', 'lines[1].city', 'lines[1].zip']);
   });
 
   it('sent as null, RESOURCE-SCHEMA accepts it (spec §Generic rules for optional fields 1), nested and behind a $ref too; a required one sent as null still fails', () => {
-    const served = { id: 'a', code: 'c', account: null, note: null, address: { city: null, zip: null }, lines: [{ city: null, zip: 'z' }] };
+    const served = {
+      id: 'a',
+      code: 'c',
+      account: null,
+      note: null,
+      address: { city: null, zip: null },
+      lines: [{ city: null, zip: 'z' }],
+    };
     expect(schemaProblems(document, A, served)).toEqual([]);
     expect(schemaProblems(document, A, { ...served, address: null, lines: null })).toEqual([]);
-    expect(schemaProblems(document, A, { ...served, code: null })).toEqual(['field "code": must be string, got null (a required property: it has data, so never null)']);
+    expect(schemaProblems(document, A, { ...served, code: null })).toEqual([
+      'field "code": must be string, got null (a required property: it has data, so never null)',
+    ]);
     // A null is accepted; another type is not.
     expect(schemaProblems(document, A, { ...served, account: 7 })).toEqual(['field "account": must be string, got 7']);
   });
@@ -121,12 +172,26 @@ describe('an optional property whose schema does not allow null (issue 37 item 1
   });
 
   it('the document findings OAS-NULLABLE name each and where it is', () => {
-    const withPath: Json = { ...document, paths: { '/tenants/{tenantId}/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: A } } } } } } } } };
+    const withPath: Json = {
+      ...document,
+      paths: {
+        '/tenants/{tenantId}/a': {
+          get: {
+            responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: A } } } } },
+          },
+        },
+      },
+    };
     expect(
       lintDocument(withPath)
         .filter((f) => f.rule === 'OAS-NULLABLE')
         .map((f) => f.pointer),
-    ).toEqual(['#/components/schemas/A/properties/account', '#/components/schemas/A/properties/address', '#/components/schemas/Address/properties/city', '#/components/schemas/A/properties/lines']);
+    ).toEqual([
+      '#/components/schemas/A/properties/account',
+      '#/components/schemas/A/properties/address',
+      '#/components/schemas/Address/properties/city',
+      '#/components/schemas/A/properties/lines',
+    ]);
   });
 });
 
@@ -153,21 +218,49 @@ describe('recursive and expandable schemas (issue 29 item 6)', () => {
 
   it('every declared property is demanded however deep, an optional one without null included', () => {
     // Depth first, in declaration order (id, note, label, parent, owner, either).
-    const level = (at: string, depth: number): string[] => [`${at}id`, `${at}label`, ...(depth < 3 ? level(`${at}parent.`, depth + 1) : []), `${at}owner`, `${at}either`];
-    expect(missing(document, A, { note: null, parent: { note: null, parent: { note: null, parent: { note: null, parent: null } } } })).toEqual(level('', 0));
+    const level = (at: string, depth: number): string[] => [
+      `${at}id`,
+      `${at}label`,
+      ...(depth < 3 ? level(`${at}parent.`, depth + 1) : []),
+      `${at}owner`,
+      `${at}either`,
+    ];
+    expect(
+      missing(document, A, {
+        note: null,
+        parent: { note: null, parent: { note: null, parent: { note: null, parent: null } } },
+      }),
+    ).toEqual(level('', 0));
     expect(missing(document, A, node({ ...node({ ...node(null), id: 'p2' }), label: 'l' }))).toEqual([]);
   });
 
   it('an expandable field: a string has nothing to demand; an expanded object is the schema it expands to', () => {
     expect(missing(document, A, { ...node(null), owner: 'acct_1' })).toEqual([]);
-    expect(missing(document, A, { ...node(null), owner: { id: 'o' } })).toEqual(['owner.note', 'owner.label', 'owner.parent', 'owner.owner', 'owner.either']);
-    expect(missing(document, A, { ...node(null), owner: { ...node(null), owner: { note: 'n' } } })).toEqual(['owner.owner.id', 'owner.owner.label', 'owner.owner.parent', 'owner.owner.owner', 'owner.owner.either']);
+    expect(missing(document, A, { ...node(null), owner: { id: 'o' } })).toEqual([
+      'owner.note',
+      'owner.label',
+      'owner.parent',
+      'owner.owner',
+      'owner.either',
+    ]);
+    expect(missing(document, A, { ...node(null), owner: { ...node(null), owner: { note: 'n' } } })).toEqual([
+      'owner.owner.id',
+      'owner.owner.label',
+      'owner.owner.parent',
+      'owner.owner.owner',
+      'owner.owner.either',
+    ]);
   });
 
   it("an expanded object's omitted required id: the advice is its value, never null, which the schema forbids", () => {
-    const listed = missing(document, A, { ...node(null), owner: { note: null, label: null, owner: null, either: null, parent: null } });
+    const listed = missing(document, A, {
+      ...node(null),
+      owner: { note: null, label: null, owner: null, either: null, parent: null },
+    });
     expect(listed).toEqual(['owner.id']);
-    expect(omissionMessage(document, A, listed)).toBe('omits "owner.id", which the schema declares (the schema requires "owner.id" and does not allow null: send the value)');
+    expect(omissionMessage(document, A, listed)).toBe(
+      'omits "owner.id", which the schema declares (the schema requires "owner.id" and does not allow null: send the value)',
+    );
   });
 
   it('a branch not known to apply demands nothing', () => {
@@ -184,13 +277,24 @@ async function run(document: Json, rewrite?: (item: Json) => Json): Promise<RunR
     const front = await startFront(server.url, (req, res) => {
       if (!/\/c001(\/|\?|$)/.test(req.url ?? '')) return false;
       void (async () => {
-        const answer = await fetch(`${server.url}${req.url ?? '/'}`, { headers: Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string' && !['host', 'connection'].includes(e[0]))) });
+        const answer = await fetch(`${server.url}${req.url ?? '/'}`, {
+          headers: Object.fromEntries(
+            Object.entries(req.headers).filter(
+              (e): e is [string, string] => typeof e[1] === 'string' && !['host', 'connection'].includes(e[0]),
+            ),
+          ),
+        });
         const headers: Record<string, string> = {};
         answer.headers.forEach((v, k) => {
-          if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)) headers[k] = v;
+          if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k))
+            headers[k] = v;
         });
-        const body = (await answer.json());
-        const out = Array.isArray(body) ? body.map((i) => rewrite(i as Json)) : answer.ok ? rewrite(body as Json) : body;
+        const body = await answer.json();
+        const out = Array.isArray(body)
+          ? body.map((i) => rewrite(i as Json))
+          : answer.ok
+            ? rewrite(body as Json)
+            : body;
         res.writeHead(answer.status, headers);
         res.end(JSON.stringify(out));
       })().catch(() => {
@@ -207,14 +311,31 @@ async function run(document: Json, rewrite?: (item: Json) => Json): Promise<RunR
   const file = join(dir, 'openapi.json');
   await writeFile(file, JSON.stringify(document));
   setEnv({ CARRIER_CLIENT_SECRET: server.clientSecret });
-  const { code } = await runMain(['run', '--base-url', url, '--client-id', server.clientId, '--openapi', file, '--foreign-tenant-id', server.foreignTenantId, '--suite', 'resources', '--reports-dir', dir]);
+  const { code } = await runMain([
+    'run',
+    '--base-url',
+    url,
+    '--client-id',
+    server.clientId,
+    '--openapi',
+    file,
+    '--foreign-tenant-id',
+    server.foreignTenantId,
+    '--suite',
+    'resources',
+    '--reports-dir',
+    dir,
+  ]);
   const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as RunReport;
   expect(report.exitCode).toBe(code);
   return report;
 }
 
 /** The generated document with its Item schema edited. */
-function generated(edit: (item: { required: string[]; properties: Record<string, unknown> }) => void, extra: Record<string, unknown> = {}): Json {
+function generated(
+  edit: (item: { required: string[]; properties: Record<string, unknown> }) => void,
+  extra: Record<string, unknown> = {},
+): Json {
   const doc = generatedOpenApi(1) as { components: { schemas: Record<string, unknown> } };
   const item = doc.components.schemas.Item as { required: string[]; properties: Record<string, unknown> };
   edit(item);
@@ -225,7 +346,12 @@ function generated(edit: (item: { required: string[]; properties: Record<string,
 const checkOf = (report: RunReport, id: string) => report.checks.find((c) => c.id === id);
 const fieldsPresent = (report: RunReport) => {
   const check = checkOf(report, 'RESOURCE-FIELDS-PRESENT');
-  return { status: check?.status, messages: (check?.findings ?? []).map((f) => f.message), notes: check?.notes ?? [], endpoints: check?.endpoints?.map((e) => `${e.status} ${e.endpoint}`) };
+  return {
+    status: check?.status,
+    messages: (check?.findings ?? []).map((f) => f.message),
+    notes: check?.notes ?? [],
+    endpoints: check?.endpoints?.map((e) => `${e.status} ${e.endpoint}`),
+  };
 };
 
 describe('runs against a server that serves {id, name, value, note}', () => {
@@ -244,7 +370,10 @@ describe('runs against a server that serves {id, name, value, note}', () => {
     const found = fieldsPresent(report);
     expect(found.messages).toEqual([]);
     expect(found.status).toBe('passed');
-    expect(found.endpoints).toEqual(['passed GET /tenants/{tenantId}/c001', 'passed GET /tenants/{tenantId}/c001/{itemId}']);
+    expect(found.endpoints).toEqual([
+      'passed GET /tenants/{tenantId}/c001',
+      'passed GET /tenants/{tenantId}/c001/{itemId}',
+    ]);
     expect(checkOf(report, 'RESOURCE-SCHEMA')?.status).toBe('passed');
   });
 
@@ -259,15 +388,28 @@ describe('runs against a server that serves {id, name, value, note}', () => {
     expect(checkOf(report, 'RESOURCE-SCHEMA')?.findings ?? []).toEqual([]);
     expect(checkOf(report, 'RESOURCE-SCHEMA')?.status).toBe('passed');
     // The document's breach is reported once, on the document, with where it is.
-    expect(report.document?.findings.filter((f) => f.rule === 'OAS-NULLABLE').map((f) => [f.pointer, f.message])).toEqual([['/components/schemas/Item/properties/color', 'property "color" is optional (not in required) but does not allow null: without data it is sent as null']]);
+    expect(
+      report.document?.findings.filter((f) => f.rule === 'OAS-NULLABLE').map((f) => [f.pointer, f.message]),
+    ).toEqual([
+      [
+        '/components/schemas/Item/properties/color',
+        'property "color" is optional (not in required) but does not allow null: without data it is sent as null',
+      ],
+    ]);
   });
 
   it('issue 37 item 1, the faulty twin: the same property omitted fails RESOURCE-FIELDS-PRESENT with "send null" (the spec over the document)', async () => {
     const report = await run(generated((item) => void (item.properties.color = { type: 'string' })));
     const found = fieldsPresent(report);
     expect(found.status).toBe('failed');
-    expect(found.endpoints).toEqual(['failed GET /tenants/{tenantId}/c001', 'failed GET /tenants/{tenantId}/c001/{itemId}']);
-    for (const m of found.messages.filter((x) => !/findings in all/.test(x))) expect(m).toMatch(/omits "color", which the schema declares \(send null for "color" instead: optional, so null without data/);
+    expect(found.endpoints).toEqual([
+      'failed GET /tenants/{tenantId}/c001',
+      'failed GET /tenants/{tenantId}/c001/{itemId}',
+    ]);
+    for (const m of found.messages.filter((x) => !/findings in all/.test(x)))
+      expect(m).toMatch(
+        /omits "color", which the schema declares \(send null for "color" instead: optional, so null without data/,
+      );
     expect(checkOf(report, 'RESOURCE-SCHEMA')?.status).toBe('passed');
   });
 
@@ -282,7 +424,8 @@ describe('runs against a server that serves {id, name, value, note}', () => {
     const found = fieldsPresent(report);
     expect(found.status).toBe('failed');
     expect(found.messages.length).toBeGreaterThan(0);
-    for (const m of found.messages.filter((x) => !/findings in all/.test(x))) expect(m).toMatch(/omits "tag", which the schema declares \(send null instead\)$/);
+    for (const m of found.messages.filter((x) => !/findings in all/.test(x)))
+      expect(m).toMatch(/omits "tag", which the schema declares \(send null instead\)$/);
     expect(found.messages.join('\n')).not.toContain('color');
   });
 
@@ -296,7 +439,12 @@ describe('runs against a server that serves {id, name, value, note}', () => {
     const base = (i: number): Json => ({ ...generatedItem('c001', i), label: null, owner: null, parent: null });
     const chain = (item: Json): Json => {
       const n = Number(String(item.id).split('-')[1]);
-      return { ...item, label: null, parent: { ...base(n), parent: { ...base(n + 1), parent: base(n + 2) } }, owner: n % 2 === 0 ? `c001-${n + 1}` : { ...base(n + 3), owner: 'c001-1' } };
+      return {
+        ...item,
+        label: null,
+        parent: { ...base(n), parent: { ...base(n + 1), parent: base(n + 2) } },
+        owner: n % 2 === 0 ? `c001-${n + 1}` : { ...base(n + 3), owner: 'c001-1' },
+      };
     };
     const clean = fieldsPresent(await run(document, chain));
     expect(clean.messages).toEqual([]);

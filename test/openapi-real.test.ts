@@ -8,11 +8,20 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { invalidBodies, listOperations, problems, reRoot, runOnDocument, unaccounted, type MockFault } from './support/document-mock.js';
+import {
+  invalidBodies,
+  listOperations,
+  problems,
+  reRoot,
+  runOnDocument,
+  unaccounted,
+  type MockFault,
+} from './support/document-mock.js';
 
 type Json = Record<string, unknown>;
 const require = createRequire(import.meta.url);
-const example = (file: string): Json => JSON.parse(readFileSync(require.resolve(`@readme/oas-examples/${file}`), 'utf8')) as Json;
+const example = (file: string): Json =>
+  JSON.parse(readFileSync(require.resolve(`@readme/oas-examples/${file}`), 'utf8')) as Json;
 
 /**
  * A slice of GitHub's REST description (@octokit/openapi): its first `count` GETs under
@@ -63,11 +72,27 @@ interface RealCase {
 }
 
 export const REAL: RealCase[] = [
-  { name: 'Train Travel (3.1)', doc: () => reRoot(example('3.1/json/train-travel.json')), fault: { path: 'bookings', kind: 'wrong-type', property: 'passenger_name' } },
-  { name: 'petstore-expanded (3.0)', doc: () => reRoot(example('3.0/json/petstore-expanded.json')), fault: { path: 'pets', kind: 'wrong-type', property: 'name' } },
+  {
+    name: 'Train Travel (3.1)',
+    doc: () => reRoot(example('3.1/json/train-travel.json')),
+    fault: { path: 'bookings', kind: 'wrong-type', property: 'passenger_name' },
+  },
+  {
+    name: 'petstore-expanded (3.0)',
+    doc: () => reRoot(example('3.0/json/petstore-expanded.json')),
+    fault: { path: 'pets', kind: 'wrong-type', property: 'name' },
+  },
   // Swagger 2.0, as published: converted by the harness (src/openapi/swagger2.ts), read as 2.0 by the mock.
-  { name: 'petstore-expanded (Swagger 2.0)', doc: () => reRoot(example('2.0/json/petstore-expanded.json')), fault: { path: 'pets', kind: 'wrong-type', property: 'name' } },
-  { name: 'petstore (3.1)', doc: () => reRoot(example('3.1/json/petstore.json')), fault: { path: 'pet/findByStatus', kind: 'wrong-type', property: 'name' } },
+  {
+    name: 'petstore-expanded (Swagger 2.0)',
+    doc: () => reRoot(example('2.0/json/petstore-expanded.json')),
+    fault: { path: 'pets', kind: 'wrong-type', property: 'name' },
+  },
+  {
+    name: 'petstore (3.1)',
+    doc: () => reRoot(example('3.1/json/petstore.json')),
+    fault: { path: 'pet/findByStatus', kind: 'wrong-type', property: 'name' },
+  },
   {
     name: 'Star Trek API, its first 12 GETs (3.0)',
     doc: () => {
@@ -89,9 +114,16 @@ describe("a slice of GitHub's REST description (30 GETs) served by the document 
     expect(['conformant', 'conformant-subset']).toContain(clean.report.verdict);
     expect(clean.operations).toHaveLength(30);
     expect(unaccounted(clean.report, clean.operations, listOperations(doc))).toEqual([]);
-    const faulty = await runOnDocument(doc, { path: 'actions/artifacts', kind: 'wrong-type', property: 'name' }, SUITES);
+    const faulty = await runOnDocument(
+      doc,
+      { path: 'actions/artifacts', kind: 'wrong-type', property: 'name' },
+      SUITES,
+    );
     const check = faulty.report.checks.find((k) => k.id === 'RESOURCE-SCHEMA');
-    expect(check?.endpoints?.find((e) => e.endpoint === 'GET /tenants/{tenantId}/actions/artifacts')?.status, check?.message).toBe('failed');
+    expect(
+      check?.endpoints?.find((e) => e.endpoint === 'GET /tenants/{tenantId}/actions/artifacts')?.status,
+      check?.message,
+    ).toBe('failed');
     expect(performance.now() - started).toBeLessThan(40_000);
   }, 60_000);
 });
@@ -101,16 +133,25 @@ describe('real public documents served by the document mock', () => {
     expect(invalidBodies(c.doc())).toEqual([]);
   });
 
-  it.each(REAL.map((c) => [c.name, c] as const))('%s: CONFORMANT with every GET accounted for; its faulty twin caught', async (_, c) => {
-    const doc = c.doc();
-    const clean = await runOnDocument(doc, undefined, SUITES);
-    expect(problems(clean.report), 'clean document: checks that did not pass').toEqual([]);
-    expect(['conformant', 'conformant-subset']).toContain(clean.report.verdict);
-    expect(unaccounted(clean.report, clean.operations, listOperations(doc))).toEqual([]);
+  it.each(REAL.map((c) => [c.name, c] as const))(
+    '%s: CONFORMANT with every GET accounted for; its faulty twin caught',
+    async (_, c) => {
+      const doc = c.doc();
+      const clean = await runOnDocument(doc, undefined, SUITES);
+      expect(problems(clean.report), 'clean document: checks that did not pass').toEqual([]);
+      expect(['conformant', 'conformant-subset']).toContain(clean.report.verdict);
+      expect(unaccounted(clean.report, clean.operations, listOperations(doc))).toEqual([]);
 
-    const faulty = await runOnDocument(doc, c.fault, SUITES);
-    const check = faulty.report.checks.find((k) => k.id === 'RESOURCE-SCHEMA');
-    expect(check?.status, `RESOURCE-SCHEMA on the faulty twin (${c.fault.kind} on ${c.fault.path}): ${check?.message ?? 'absent'}`).toBe('failed');
-    expect(check?.endpoints?.find((e) => e.endpoint === `GET /tenants/{tenantId}/${c.fault.path}`)?.status).toBe('failed');
-  }, 120_000);
+      const faulty = await runOnDocument(doc, c.fault, SUITES);
+      const check = faulty.report.checks.find((k) => k.id === 'RESOURCE-SCHEMA');
+      expect(
+        check?.status,
+        `RESOURCE-SCHEMA on the faulty twin (${c.fault.kind} on ${c.fault.path}): ${check?.message ?? 'absent'}`,
+      ).toBe('failed');
+      expect(check?.endpoints?.find((e) => e.endpoint === `GET /tenants/{tenantId}/${c.fault.path}`)?.status).toBe(
+        'failed',
+      );
+    },
+    120_000,
+  );
 });

@@ -24,7 +24,10 @@ async function referenceRows(): Promise<{ flags: string[]; env: string[] }[]> {
     .filter((l) => l.startsWith('| `'))
     .map((row) => {
       const [, first = '', second = ''] = row.split('|');
-      return { flags: [...first.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1] ?? ''), env: [...second.matchAll(/`(CARRIER_[A-Z_]+)`/g)].map((m) => m[1] ?? '') };
+      return {
+        flags: [...first.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1] ?? ''),
+        env: [...second.matchAll(/`(CARRIER_[A-Z_]+)`/g)].map((m) => m[1] ?? ''),
+      };
     });
 }
 
@@ -42,13 +45,29 @@ describe('the one option table', () => {
   it("docs/reference.md's options table lists exactly the options --help shows, and each variable it names is its option's", async () => {
     const rows = await referenceRows();
     const listed = new Set(rows.flatMap((r) => r.flags));
-    const shown = [...Object.entries(RUN_OPTIONS).filter(([, spec]) => 'describe' in spec).map(([key]) => flagName(key)), ...BESIDES].filter((f) => !NOT_LISTED.includes(f));
-    expect(shown.filter((f) => !listed.has(f)), 'options missing from docs/reference.md').toEqual([]);
-    expect([...listed].filter((f) => !shown.includes(f)), 'options in docs/reference.md that run does not have').toEqual([]);
+    const shown = [
+      ...Object.entries(RUN_OPTIONS)
+        .filter(([, spec]) => 'describe' in spec)
+        .map(([key]) => flagName(key)),
+      ...BESIDES,
+    ].filter((f) => !NOT_LISTED.includes(f));
+    expect(
+      shown.filter((f) => !listed.has(f)),
+      'options missing from docs/reference.md',
+    ).toEqual([]);
+    expect(
+      [...listed].filter((f) => !shown.includes(f)),
+      'options in docs/reference.md that run does not have',
+    ).toEqual([]);
     // An option refused on the command line (the second client's secret) is given by its variable alone, beside its client's row.
-    const hidden = Object.entries(RUN_OPTIONS).filter(([, spec]) => !('describe' in spec)).map(([key]) => envName(key));
+    const hidden = Object.entries(RUN_OPTIONS)
+      .filter(([, spec]) => !('describe' in spec))
+      .map(([key]) => envName(key));
     for (const { flags, env } of rows) {
-      const variables = [...flags.map((f) => envName(f.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()))), ...hidden];
+      const variables = [
+        ...flags.map((f) => envName(f.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()))),
+        ...hidden,
+      ];
       for (const name of env) expect(variables, `${flags.join(', ')}: ${name}`).toContain(name);
     }
   });

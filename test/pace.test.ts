@@ -41,7 +41,8 @@ describe('AdaptiveConcurrency', () => {
     // Once the slower latency has become the norm it grows again, by one at a time (no doubling).
     const regrowth = seen.slice(seen.indexOf(4));
     expect(Math.max(...regrowth)).toBeGreaterThan(4);
-    for (let i = 1; i < regrowth.length; i += 1) expect((regrowth[i] ?? 0) - (regrowth[i - 1] ?? 0)).toBeLessThanOrEqual(1);
+    for (let i = 1; i < regrowth.length; i += 1)
+      expect((regrowth[i] ?? 0) - (regrowth[i - 1] ?? 0)).toBeLessThanOrEqual(1);
   });
 
   it('does not count a millisecond of jitter on loopback as rising latency', () => {
@@ -116,7 +117,9 @@ describe('InFlightGate', () => {
     const run = new AbortController();
     let listeners = 0;
     const add = run.signal.addEventListener.bind(run.signal);
-    Object.assign(run.signal, { addEventListener: (...args: Parameters<typeof add>) => ((listeners += 1), add(...args)) });
+    Object.assign(run.signal, {
+      addEventListener: (...args: Parameters<typeof add>) => ((listeners += 1), add(...args)),
+    });
     const first = gate.acquire('high', run.signal);
     expect(typeof first).toBe('function');
     expect(listeners).toBe(0);
@@ -152,7 +155,8 @@ describe('DigestSet', () => {
   it('grows past its expected size and keeps every key apart (no false duplicates among 300 000 ids)', () => {
     const set = new DigestSet(1000);
     const small = set.bytes;
-    for (let i = 0; i < 300_000; i += 1) expect(set.addIfAbsent(`id:9319db14-b2dc-48bc-b478-${String(i).padStart(12, '0')}`, i >> 7)).toBeUndefined();
+    for (let i = 0; i < 300_000; i += 1)
+      expect(set.addIfAbsent(`id:9319db14-b2dc-48bc-b478-${String(i).padStart(12, '0')}`, i >> 7)).toBeUndefined();
     expect(set.size).toBe(300_000);
     expect(set.bytes).toBeGreaterThan(small);
     // 10.1 bytes a slot at most 80 % full, doubled at most once too far: well under 40 bytes a key.

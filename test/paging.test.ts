@@ -1,9 +1,31 @@
 // The pure helpers of the page walk (src/battery/paging.ts) and of list bodies (src/battery/list-items.ts).
 import { describe, expect, it } from 'vitest';
 import { DigestSet } from '../src/battery/digest-set.js';
-import { extractItems, itemKey, itemLabel, itemLabelAt, KEY_ID, KEY_JSON, keyKindAt, sameItems, summariseItems } from '../src/battery/list-items.js';
+import {
+  extractItems,
+  itemKey,
+  itemLabel,
+  itemLabelAt,
+  KEY_ID,
+  KEY_JSON,
+  keyKindAt,
+  sameItems,
+  summariseItems,
+} from '../src/battery/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
-import { PAGING_HEADERS, exactPageNumber, expectedItemCount, expectedTotalPages, normaliseUrl, pageUrl, pageUrls, pagesToWalk, readPagingHeaders, unfollowableLink, walkPageNumber } from '../src/battery/paging.js';
+import {
+  PAGING_HEADERS,
+  exactPageNumber,
+  expectedItemCount,
+  expectedTotalPages,
+  normaliseUrl,
+  pageUrl,
+  pageUrls,
+  pagesToWalk,
+  readPagingHeaders,
+  unfollowableLink,
+  walkPageNumber,
+} from '../src/battery/paging.js';
 import { HttpResponse } from '../src/http/client.js';
 import { parseLinkHeader } from '../src/http/link.js';
 
@@ -18,11 +40,17 @@ const VALID = { 'total-pages': ['3'], 'page-size': ['10'], 'page-number': ['1'],
 
 describe('readPagingHeaders', () => {
   it('reads the four headers', () => {
-    expect(readPagingHeaders(response(VALID))).toEqual({ values: { 'Total-Pages': 3, 'Page-Size': 10, 'Page-Number': 1, 'Total-Elements': 25 }, problems: [] });
+    expect(readPagingHeaders(response(VALID))).toEqual({
+      values: { 'Total-Pages': 3, 'Page-Size': 10, 'Page-Number': 1, 'Total-Elements': 25 },
+      problems: [],
+    });
   });
 
   it('reports every missing header', () => {
-    expect(readPagingHeaders(response({}))).toEqual({ values: {}, problems: PAGING_HEADERS.map((h) => `${h} is missing`) });
+    expect(readPagingHeaders(response({}))).toEqual({
+      values: {},
+      problems: PAGING_HEADERS.map((h) => `${h} is missing`),
+    });
   });
 
   it('reports a header sent on several lines, and reads the first', () => {
@@ -43,12 +71,15 @@ describe('readPagingHeaders', () => {
     expect(paging.values['Page-Size']).toBe(value);
   });
 
-  it.each(['1.0', '-1', '+3', '3e2', '0x10', '', 'ten', '1 0', '1,2'])('rejects %j as not a non-negative integer', (raw) => {
-    const paging = readPagingHeaders(response({ ...VALID, 'page-size': [raw] }));
-    expect(paging.problems).toEqual([`Page-Size is ${JSON.stringify(raw)}, not a non-negative integer`]);
-    expect(paging.values['Page-Size']).toBeUndefined();
-    expect(paging.values['Total-Pages']).toBe(3);
-  });
+  it.each(['1.0', '-1', '+3', '3e2', '0x10', '', 'ten', '1 0', '1,2'])(
+    'rejects %j as not a non-negative integer',
+    (raw) => {
+      const paging = readPagingHeaders(response({ ...VALID, 'page-size': [raw] }));
+      expect(paging.problems).toEqual([`Page-Size is ${JSON.stringify(raw)}, not a non-negative integer`]);
+      expect(paging.values['Page-Size']).toBeUndefined();
+      expect(paging.values['Total-Pages']).toBe(3);
+    },
+  );
 
   it('rejects a count too large to be exact', () => {
     const paging = readPagingHeaders(response({ ...VALID, 'total-elements': ['99999999999999999999'] }));
@@ -72,7 +103,8 @@ describe('expectedTotalPages', () => {
 });
 
 describe('expectedItemCount: min(Page-Size, Total-Elements − (n − 1) × Page-Size), by the page asked for', () => {
-  const count = (headers: Record<string, string[]>, page: number) => expectedItemCount(readPagingHeaders(response(headers)), page);
+  const count = (headers: Record<string, string[]>, page: number) =>
+    expectedItemCount(readPagingHeaders(response(headers)), page);
 
   it('is a full page before the last, the rest on the last, none past the end', () => {
     expect(count(VALID, 1)).toEqual({ count: 10, size: 10, total: 25 });
@@ -82,7 +114,11 @@ describe('expectedItemCount: min(Page-Size, Total-Elements − (n − 1) × Page
   });
 
   it('holds a Page-Size that echoes a size beyond a silent cap to its word: 1 000 000 a page means all 23', () => {
-    expect(count({ ...VALID, 'page-size': ['1000000'], 'total-pages': ['1'], 'total-elements': ['23'] }, 1)).toEqual({ count: 23, size: 1_000_000, total: 23 });
+    expect(count({ ...VALID, 'page-size': ['1000000'], 'total-pages': ['1'], 'total-elements': ['23'] }, 1)).toEqual({
+      count: 23,
+      size: 1_000_000,
+      total: 23,
+    });
   });
 
   it('is told by the page asked for, not by Page-Number (whose echo is another rule)', () => {
@@ -91,9 +127,15 @@ describe('expectedItemCount: min(Page-Size, Total-Elements − (n − 1) × Page
 
   it('cannot be told without Page-Size or Total-Elements as integers: it names the cause, never guesses', () => {
     expect(count({ ...VALID, 'page-size': [] }, 1)).toEqual({ unknown: 'Page-Size is missing' });
-    expect(count({ 'total-pages': ['3'], 'page-number': ['1'], 'page-size': ['10'] }, 1)).toEqual({ unknown: 'Total-Elements is missing' });
-    expect(count({ ...VALID, 'total-elements': ['23.0'] }, 1)).toEqual({ unknown: 'Total-Elements is "23.0", not a non-negative integer' });
-    expect(count({ ...VALID, 'page-size': ['0'] }, 1)).toEqual({ unknown: 'Page-Size is 0, which no page of items has' });
+    expect(count({ 'total-pages': ['3'], 'page-number': ['1'], 'page-size': ['10'] }, 1)).toEqual({
+      unknown: 'Total-Elements is missing',
+    });
+    expect(count({ ...VALID, 'total-elements': ['23.0'] }, 1)).toEqual({
+      unknown: 'Total-Elements is "23.0", not a non-negative integer',
+    });
+    expect(count({ ...VALID, 'page-size': ['0'] }, 1)).toEqual({
+      unknown: 'Page-Size is 0, which no page of items has',
+    });
   });
 });
 
@@ -124,9 +166,15 @@ describe('normaliseUrl', () => {
 
 describe('pageUrl', () => {
   it("is the page's URL under the base URL's own path, as every request is", () => {
-    expect(pageUrl('https://gw.example/api', '/tenants/t1/shipments', 2, 10).href).toBe('https://gw.example/api/tenants/t1/shipments?page=2&size=10');
-    expect(pageUrl('https://gw.example/api/', '/tenants/t1/shipments', 3, 5).href).toBe('https://gw.example/api/tenants/t1/shipments?page=3&size=5');
-    expect(pageUrl('http://127.0.0.1:8080', '/tenants/t1/shipments', 1, 100).href).toBe('http://127.0.0.1:8080/tenants/t1/shipments?page=1&size=100');
+    expect(pageUrl('https://gw.example/api', '/tenants/t1/shipments', 2, 10).href).toBe(
+      'https://gw.example/api/tenants/t1/shipments?page=2&size=10',
+    );
+    expect(pageUrl('https://gw.example/api/', '/tenants/t1/shipments', 3, 5).href).toBe(
+      'https://gw.example/api/tenants/t1/shipments?page=3&size=5',
+    );
+    expect(pageUrl('http://127.0.0.1:8080', '/tenants/t1/shipments', 1, 100).href).toBe(
+      'http://127.0.0.1:8080/tenants/t1/shipments?page=1&size=100',
+    );
   });
 
   it('pageUrls gives the very URLs pageUrl does, spliced into their template or, without one, built one by one', () => {
@@ -141,7 +189,8 @@ describe('pageUrl', () => {
     ];
     for (const [base, path, size] of cases) {
       const urls = pageUrls(base, path, size);
-      for (const n of [1, 2, 9, 10, 99, 1000, 99_999, 1_000_000_007]) expect(urls(n).href).toBe(pageUrl(base, path, n, size).href);
+      for (const n of [1, 2, 9, 10, 99, 1000, 99_999, 1_000_000_007])
+        expect(urls(n).href).toBe(pageUrl(base, path, n, size).href);
     }
   });
 });
@@ -180,7 +229,7 @@ describe('unfollowableLink', () => {
     expect(problem('../t1/shipments?page=3&size=10')).toBeUndefined();
   });
 
-  it('follows another path on the API\'s origin (where it lands is judged by its answer)', () => {
+  it("follows another path on the API's origin (where it lands is judged by its answer)", () => {
     expect(problem('/tenants/t1/shipments?page=3&size=10')).toBeUndefined();
     expect(problem('https://gw.example.test/elsewhere?page=3')).toBeUndefined();
     expect(problem('HTTPS://GW.EXAMPLE.TEST:443/api/tenants/t1/shipments?page=3&size=10')).toBeUndefined();
@@ -200,7 +249,9 @@ describe('unfollowableLink', () => {
     expect(problem('JavaScript:alert(1)')).toBe(scheme);
     expect(problem('data:text/html,x')).toBe(scheme);
     expect(problem('ftp://gw.example.test/api/tenants/t1/shipments?page=3')).toBe(scheme);
-    expect(unfollowableLink('not a URL', origin)).toBe('cannot be resolved to a URL (RFC 3986 §5): a client cannot follow it with its credentials');
+    expect(unfollowableLink('not a URL', origin)).toBe(
+      'cannot be resolved to a URL (RFC 3986 §5): a client cannot follow it with its credentials',
+    );
   });
 });
 
@@ -208,7 +259,7 @@ describe('exactPageNumber', () => {
   const pageUrl = (n: number): string => `${LIST}?page=${n}&size=10`;
   const exact = exactPageNumber(pageUrl);
 
-  it('tells the page of a target that is the walk\'s own URL of it, and agrees with walkPageNumber there', () => {
+  it("tells the page of a target that is the walk's own URL of it, and agrees with walkPageNumber there", () => {
     for (const n of [1, 2, 37, 10_000]) {
       expect(exact(pageUrl(n))).toBe(n);
       expect(walkPageNumber(pageUrl(n), pageUrl, () => true)).toBe(n);
@@ -216,7 +267,17 @@ describe('exactPageNumber', () => {
   });
 
   it('leaves every other target to walkPageNumber', () => {
-    for (const target of [`${LIST}?size=10&page=2`, `${LIST}?page=02&size=10`, `${LIST}?page=0&size=10`, `${LIST}?page=2&size=100`, `${LIST}?page=&size=10`, `${LIST}?page=2x&size=10`, `${LIST}?page=2&size=10#x`, 'http://other.example/shipments?page=2&size=10', 'not a URL']) {
+    for (const target of [
+      `${LIST}?size=10&page=2`,
+      `${LIST}?page=02&size=10`,
+      `${LIST}?page=0&size=10`,
+      `${LIST}?page=2&size=100`,
+      `${LIST}?page=&size=10`,
+      `${LIST}?page=2x&size=10`,
+      `${LIST}?page=2&size=10#x`,
+      'http://other.example/shipments?page=2&size=10',
+      'not a URL',
+    ]) {
       expect(exact(target)).toBeUndefined();
     }
   });
@@ -224,7 +285,8 @@ describe('exactPageNumber', () => {
   it('has no fast path when the page number is not simply spliced into the URL', () => {
     const paddedUrl = (n: number): string => `${LIST}?page=${String(n).padStart(12, '0')}&size=10`;
     const padded = exactPageNumber(paddedUrl);
-    for (const target of [paddedUrl(2), `${LIST}?page=002&size=10`, `${LIST}?page=2&size=10`]) expect(padded(target)).toBeUndefined();
+    for (const target of [paddedUrl(2), `${LIST}?page=002&size=10`, `${LIST}?page=2&size=10`])
+      expect(padded(target)).toBeUndefined();
   });
 });
 
@@ -232,7 +294,10 @@ describe('mapBounded', () => {
   const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
   /** Runs mapBounded over `count` inputs, measuring how many calls were in flight at once. */
-  async function measure(count: number, limit: number): Promise<{ results: string[]; maxInFlight: number; calls: number }> {
+  async function measure(
+    count: number,
+    limit: number,
+  ): Promise<{ results: string[]; maxInFlight: number; calls: number }> {
     let inFlight = 0;
     let maxInFlight = 0;
     let calls = 0;
@@ -254,19 +319,24 @@ describe('mapBounded', () => {
     [10, 1],
     [5, 5],
     [3, 8],
-  ])('maps %d inputs with limit %d: results in input order, never more than the limit in flight', async (count, limit) => {
-    const { results, maxInFlight, calls } = await measure(count, limit);
-    expect(results).toEqual(Array.from({ length: count }, (_, i) => `r${i}`));
-    expect(calls).toBe(count);
-    expect(maxInFlight).toBe(Math.min(limit, count));
-  });
+  ])(
+    'maps %d inputs with limit %d: results in input order, never more than the limit in flight',
+    async (count, limit) => {
+      const { results, maxInFlight, calls } = await measure(count, limit);
+      expect(results).toEqual(Array.from({ length: count }, (_, i) => `r${i}`));
+      expect(calls).toBe(count);
+      expect(maxInFlight).toBe(Math.min(limit, count));
+    },
+  );
 
   it('maps no inputs to no results', async () => {
     expect(await mapBounded([], 4, () => Promise.resolve(1))).toEqual([]);
   });
 
   it('rejects when a call rejects', async () => {
-    await expect(mapBounded([1, 2, 3], 2, (n) => (n === 2 ? Promise.reject(new Error('page 2 failed')) : Promise.resolve(n)))).rejects.toThrow('page 2 failed');
+    await expect(
+      mapBounded([1, 2, 3], 2, (n) => (n === 2 ? Promise.reject(new Error('page 2 failed')) : Promise.resolve(n))),
+    ).rejects.toThrow('page 2 failed');
   });
 });
 
@@ -282,7 +352,12 @@ describe('extractItems', () => {
 
   it.each([
     // Several arrays may be a list whose items cannot be told; no array at all shows no list (noArray).
-    ['an object with several arrays', { items: [], errors: [] }, 'the list body has several arrays (items, errors); cannot tell which holds the items', undefined],
+    [
+      'an object with several arrays',
+      { items: [], errors: [] },
+      'the list body has several arrays (items, errors); cannot tell which holds the items',
+      undefined,
+    ],
     ['an object without arrays', { total: 0 }, 'the list body is an object without an array of items', true],
     ['null', null, 'the list body is null, not a JSON array of items', true],
     ['a string', 'none', 'the list body is "none", not a JSON array of items', true],
@@ -323,7 +398,12 @@ describe('itemKey and itemLabel', () => {
     expect([0, 1, 2, 3].map((i) => keyKindAt(items, i))).toEqual([KEY_ID, KEY_ID, KEY_JSON, KEY_ID]);
     expect([0, 2, 3].map((i) => itemLabelAt(items, i))).toEqual(['id a', '{"name":"x"}', 'id {"name":"x"}']);
     const seen = new DigestSet();
-    expect(items.keys.map((k, i) => seen.addIfAbsent(k, i + 1, keyKindAt(items, i)))).toEqual([undefined, undefined, undefined, undefined]);
+    expect(items.keys.map((k, i) => seen.addIfAbsent(k, i + 1, keyKindAt(items, i)))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(seen.addIfAbsent('{"name":"x"}', 9, KEY_JSON)).toBe(3);
     expect(summariseItems([{ id: 'a' }], false).jsonKeyed).toBeUndefined();
   });
@@ -341,7 +421,13 @@ describe('itemKey and itemLabel', () => {
 
 describe('paging helpers, for the cases a review found', () => {
   it('takes only spaces and tabs as optional whitespace around a paging header (RFC 9110 §5.6.3)', () => {
-    const res = new HttpResponse('http://x/', 200, { 'total-pages': ['\u00a03'], 'page-size': ['\ufeff10'], 'page-number': ['\t1 '], 'total-elements': ['23'] }, '[]', -1);
+    const res = new HttpResponse(
+      'http://x/',
+      200,
+      { 'total-pages': ['\u00a03'], 'page-size': ['\ufeff10'], 'page-number': ['\t1 '], 'total-elements': ['23'] },
+      '[]',
+      -1,
+    );
     const { values, problems } = readPagingHeaders(res);
     expect(values['Page-Number']).toBe(1);
     expect(values['Total-Pages']).toBeUndefined();

@@ -34,7 +34,7 @@ describe('countCollections', () => {
     expect(Number(/(\d+) young/.exec(said)?.[1])).toBeGreaterThan(0);
   });
 
-  it('counts with the profile off too, where asked to (collectionCounter, as the bench\'s plain walk does)', async () => {
+  it("counts with the profile off too, where asked to (collectionCounter, as the bench's plain walk does)", async () => {
     const { collectionCounter } = await profileModule(false);
     const counter = collectionCounter();
     churn();

@@ -37,10 +37,19 @@ beforeAll(async () => {
   proxy = createServer((req, res) => {
     forwarded += 1;
     const url = new URL(req.url ?? '/');
-    const upstream = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
@@ -143,12 +152,27 @@ describe('a certifying run through a proxy', () => {
   it('run --profile refuses it before anything runs (exit 2, one line)', async () => {
     const server = await startReferenceServer({ tokenTtlSeconds: 2 });
     process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
-    const result = await withProxyEnv({ HTTP_PROXY: proxyUrl }, () => runMain(['run', ...targetArgs(server), '--expectations', expectations, '--profile', profile, '--reports-dir', join(dir, 'refused')])).finally(async () => {
+    const result = await withProxyEnv({ HTTP_PROXY: proxyUrl }, () =>
+      runMain([
+        'run',
+        ...targetArgs(server),
+        '--expectations',
+        expectations,
+        '--profile',
+        profile,
+        '--reports-dir',
+        join(dir, 'refused'),
+      ]),
+    ).finally(async () => {
       delete process.env.CARRIER_CLIENT_SECRET;
       await server.close();
     });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^carrier-conformance: --profile ${profile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the requests to http://127\\.0\\.0\\.1:\\d+ would go through the proxy ${proxyUrl.replace(/\./g, '\\.')} \\(HTTP_PROXY/HTTPS_PROXY\\): a certifying run must reach the target itself, whose addresses the bundle records; unset the proxy for this run, or name the host in NO_PROXY$`));
+    expect(result.stderr.trim()).toMatch(
+      new RegExp(
+        `^carrier-conformance: --profile ${profile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the requests to http://127\\.0\\.0\\.1:\\d+ would go through the proxy ${proxyUrl.replace(/\./g, '\\.')} \\(HTTP_PROXY/HTTPS_PROXY\\): a certifying run must reach the target itself, whose addresses the bundle records; unset the proxy for this run, or name the host in NO_PROXY$`,
+      ),
+    );
   });
 
   it('a bundle made without the profile records the proxy; verify-bundle --profile refuses it', async () => {
@@ -156,7 +180,18 @@ describe('a certifying run through a proxy', () => {
     const before = forwarded;
     const server = await startReferenceServer({ tokenTtlSeconds: 2 });
     process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
-    const run = await withProxyEnv({ HTTP_PROXY: proxyUrl }, () => runMain(['run', ...targetArgs(server), '--expectations', expectations, '--bundle', bundle, '--reports-dir', join(dir, 'proxied-reports')])).finally(async () => {
+    const run = await withProxyEnv({ HTTP_PROXY: proxyUrl }, () =>
+      runMain([
+        'run',
+        ...targetArgs(server),
+        '--expectations',
+        expectations,
+        '--bundle',
+        bundle,
+        '--reports-dir',
+        join(dir, 'proxied-reports'),
+      ]),
+    ).finally(async () => {
       delete process.env.CARRIER_CLIENT_SECRET;
       await server.close();
     });
@@ -166,7 +201,11 @@ describe('a certifying run through a proxy', () => {
     expect(info.target.proxies).toEqual([{ url: info.target.baseUrl, via: proxyUrl }]);
     const verified = await runMain(['verify-bundle', bundle, '--profile', profile]);
     expect(verified.code).toBe(1);
-    expect(verified.stdout).toContain(`  FAIL  target ${info.target.baseUrl}: reached through the proxy ${proxyUrl}: where its requests went is not what the bundle records of its addresses; run without HTTP_PROXY/HTTPS_PROXY for the target`);
-    expect((await runMain(['verify-bundle', bundle])).stdout).toContain(`  note  target.json: the requests to ${info.target.baseUrl} went through the proxy ${proxyUrl}`);
+    expect(verified.stdout).toContain(
+      `  FAIL  target ${info.target.baseUrl}: reached through the proxy ${proxyUrl}: where its requests went is not what the bundle records of its addresses; run without HTTP_PROXY/HTTPS_PROXY for the target`,
+    );
+    expect((await runMain(['verify-bundle', bundle])).stdout).toContain(
+      `  note  target.json: the requests to ${info.target.baseUrl} went through the proxy ${proxyUrl}`,
+    );
   }, 60_000);
 });

@@ -9,7 +9,14 @@ describe('ReadAhead', () => {
     expect(pages.has(0)).toBe(false);
     pages.set(0, 'page 1');
     pages.set(3, 'page 4');
-    expect([pages.has(0), pages.get(0), pages.has(3), pages.get(3), pages.has(1), pages.get(1)]).toEqual([true, 'page 1', true, 'page 4', false, undefined]);
+    expect([pages.has(0), pages.get(0), pages.has(3), pages.get(3), pages.has(1), pages.get(1)]).toEqual([
+      true,
+      'page 1',
+      true,
+      'page 4',
+      false,
+      undefined,
+    ]);
     pages.delete(0);
     expect([pages.has(0), pages.get(0), pages.get(3)]).toEqual([false, undefined, 'page 4']);
     pages.delete(7);

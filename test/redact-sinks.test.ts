@@ -38,7 +38,12 @@ function independentSpellings(value: string): string[] {
     bytes.toString('base64'),
     bytes.toString('base64url'),
     [...value].map((c) => `&#${c.charCodeAt(0)};`).join(''),
-    value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
+    value
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;'),
   ];
 }
 
@@ -65,31 +70,70 @@ beforeAll(async () => {
       basics.add(Buffer.from(basic, 'base64').toString('utf8'));
     }
     const path = req.url ?? '/';
-    void forward(server.url, req, res, (headers) => {
-      if (path.endsWith('/token')) headers['set-cookie'] = `sid=${COOKIE}; Path=/; HttpOnly`;
-      // A same-origin Link target carrying the client secret and the token as they are: the URL
-      // parser normalises them (`S3cr3t+%&=:%20x%22%3C'%3E/`), and the run requests it.
-      if (/\/shipments(\?|$)/.test(path) && !path.includes('s=')) {
-        const token = server.issuedTokens().at(-1) ?? '';
-        headers.link = `<${front.url}${path.split('?')[0] ?? ''}?page=2&size=10&s=${SECRET.replace(/ /g, '%20').replace(/"/g, '%22').replace(/</g, '%3C').replace(/>/g, '%3E')}&t=${token}>; rel="next"`;
-      }
-    }, (body) => (path.endsWith('/token') ? body.replace(/"token_type":"[^"]*"/, `"token_type":${JSON.stringify(echoes())}`) : body));
+    void forward(
+      server.url,
+      req,
+      res,
+      (headers) => {
+        if (path.endsWith('/token')) headers['set-cookie'] = `sid=${COOKIE}; Path=/; HttpOnly`;
+        // A same-origin Link target carrying the client secret and the token as they are: the URL
+        // parser normalises them (`S3cr3t+%&=:%20x%22%3C'%3E/`), and the run requests it.
+        if (/\/shipments(\?|$)/.test(path) && !path.includes('s=')) {
+          const token = server.issuedTokens().at(-1) ?? '';
+          headers.link = `<${front.url}${path.split('?')[0] ?? ''}?page=2&size=10&s=${SECRET.replace(/ /g, '%20').replace(/"/g, '%22').replace(/</g, '%3C').replace(/>/g, '%3E')}&t=${token}>; rel="next"`;
+        }
+      },
+      (body) =>
+        path.endsWith('/token')
+          ? body.replace(/"token_type":"[^"]*"/, `"token_type":${JSON.stringify(echoes())}`)
+          : body,
+    );
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   front = {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
   reportsDir = await tempDir('carrier-sinks-');
   bundleDir = join(reportsDir, 'bundle');
   setEnv({ CARRIER_CLIENT_SECRET: SECRET, CARRIER_SECOND_CLIENT_SECRET: SECOND_SECRET });
   run = await runMain([
-    'run', '--base-url', front.url, '--client-id', server.clientId, '--second-client-id', server.secondClientId, '--paged-path', 'shipments',
-    '--check', 'TOKEN-TYPE', '--check', 'TOKEN-WORKS', '--check', 'LINK-NEXT', '--check', 'LINK-FOLLOW', '--check', 'TENANT-FOREIGN',
-    '--verbose', '--reporter', 'junit', '--reporter', 'json', '--reporter', 'html', '--reporter', 'har', '--reports-dir', reportsDir, '--bundle', bundleDir,
+    'run',
+    '--base-url',
+    front.url,
+    '--client-id',
+    server.clientId,
+    '--second-client-id',
+    server.secondClientId,
+    '--paged-path',
+    'shipments',
+    '--check',
+    'TOKEN-TYPE',
+    '--check',
+    'TOKEN-WORKS',
+    '--check',
+    'LINK-NEXT',
+    '--check',
+    'LINK-FOLLOW',
+    '--check',
+    'TENANT-FOREIGN',
+    '--verbose',
+    '--reporter',
+    'junit',
+    '--reporter',
+    'json',
+    '--reporter',
+    'html',
+    '--reporter',
+    'har',
+    '--reports-dir',
+    reportsDir,
+    '--bundle',
+    bundleDir,
   ]);
   restoreEnv();
 }, 60_000);
@@ -107,7 +151,13 @@ describe('a target that echoes every secret in every spelling', () => {
     }
     // The URL form the issue found printed, and the \u form docs/security.md promises.
     expect(spellingsOf('S3cr3t+%&=: x')).toContain('S3cr3t+%&=:%20x');
-    expect(SPELLINGS.map((s) => s.name)).toEqual(expect.arrayContaining(['every byte percent-encoded', 'every character \\u-escaped (JSON)', 'URL-normalised (WHATWG URL: path, query, fragment, userinfo)']));
+    expect(SPELLINGS.map((s) => s.name)).toEqual(
+      expect.arrayContaining([
+        'every byte percent-encoded',
+        'every character \\u-escaped (JSON)',
+        'URL-normalised (WHATWG URL: path, query, fragment, userinfo)',
+      ]),
+    );
   });
 
   it('was quoted and requested: the sinks hold the echo, redacted', async () => {
@@ -116,23 +166,43 @@ describe('a target that echoes every secret in every spelling', () => {
     expect(report).toContain('[REDACTED:cookie]');
     expect(report).toContain('[REDACTED:access-token]');
     // The Link target was followed: its request is in the --verbose lines, redacted.
-    expect(run.stderr).toMatch(/→ GET http:\/\/127\.0\.0\.1:\d+\/tenants\/[^?]+\/shipments\?page=2&size=10&s=\[REDACTED:client-secret\]&t=\[REDACTED:access-token\]/);
+    expect(run.stderr).toMatch(
+      /→ GET http:\/\/127\.0\.0\.1:\d+\/tenants\/[^?]+\/shipments\?page=2&size=10&s=\[REDACTED:client-secret\]&t=\[REDACTED:access-token\]/,
+    );
     expect(run.stdout).toContain('TOKEN-TYPE');
   });
 
   it('no spelling of any secret reaches the console, --verbose, JUnit, JSON, HTML, the HAR or the bundle', async () => {
-    const sinks: [string, string][] = [['stdout', run.stdout], ['stderr (--verbose)', run.stderr]];
+    const sinks: [string, string][] = [
+      ['stdout', run.stdout],
+      ['stderr (--verbose)', run.stderr],
+    ];
     for (const file of await readdir(reportsDir, { recursive: true, withFileTypes: true })) {
-      if (file.isFile()) sinks.push([join(file.parentPath, file.name), await readFile(join(file.parentPath, file.name), 'utf8')]);
+      if (file.isFile())
+        sinks.push([join(file.parentPath, file.name), await readFile(join(file.parentPath, file.name), 'utf8')]);
     }
-    expect(sinks.map(([name]) => name.replace(reportsDir, '')).sort()).toEqual(['/bundle/exchanges.jsonl', '/bundle/junit.xml', '/bundle/manifest.json', '/bundle/report.html', '/bundle/report.json', '/bundle/target.json', '/junit.xml', '/report.har', '/report.html', '/report.json', 'stderr (--verbose)', 'stdout']);
+    expect(sinks.map(([name]) => name.replace(reportsDir, '')).sort()).toEqual([
+      '/bundle/exchanges.jsonl',
+      '/bundle/junit.xml',
+      '/bundle/manifest.json',
+      '/bundle/report.html',
+      '/bundle/report.json',
+      '/bundle/target.json',
+      '/junit.xml',
+      '/report.har',
+      '/report.html',
+      '/report.json',
+      'stderr (--verbose)',
+      'stdout',
+    ]);
     const secrets = [SECRET, SECOND_SECRET, COOKIE, ...server.issuedTokens(), ...basics];
     expect(secrets.length).toBeGreaterThan(5);
     const leaks: string[] = [];
     for (const secret of secrets) {
       for (const spelling of new Set([...spellingsOf(secret), ...independentSpellings(secret)])) {
         if (spelling.length < 4) continue;
-        for (const [name, text] of sinks) if (text.includes(spelling)) leaks.push(`${name}: ${JSON.stringify(spelling)}`);
+        for (const [name, text] of sinks)
+          if (text.includes(spelling)) leaks.push(`${name}: ${JSON.stringify(spelling)}`);
       }
     }
     expect(leaks).toEqual([]);

@@ -20,13 +20,19 @@ describe('Redactor: the client credentials', () => {
     ['form-encoded', formEncode(SECRET), '[REDACTED:client-secret]'],
     ['JSON-escaped', JSON.stringify(SECRET).slice(1, -1), '[REDACTED:client-secret]'],
     ['Basic credentials (RFC 6749 §2.3.1)', encodeBasicCredentials(CLIENT_ID, SECRET), '[REDACTED:basic-credentials]'],
-    ['naive Basic credentials', Buffer.from(`${CLIENT_ID}:${SECRET}`, 'utf8').toString('base64'), '[REDACTED:basic-credentials]'],
+    [
+      'naive Basic credentials',
+      Buffer.from(`${CLIENT_ID}:${SECRET}`, 'utf8').toString('base64'),
+      '[REDACTED:basic-credentials]',
+    ],
   ];
 
   it('the spellings differ from one another (the cases below test something)', () => {
     expect(new Set(spellings.map(([, s]) => s)).size).toBe(spellings.length - 1); // raw and JSON-escaped coincide for this secret
     expect(formEncode(SECRET)).not.toBe(encodeURIComponent(SECRET));
-    expect(encodeBasicCredentials(CLIENT_ID, SECRET)).not.toBe(Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64'));
+    expect(encodeBasicCredentials(CLIENT_ID, SECRET)).not.toBe(
+      Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64'),
+    );
   });
 
   it.each(spellings)('redacts the %s spelling anywhere in a text', (_what, spelling, marker) => {
@@ -44,12 +50,20 @@ describe('Redactor: the client credentials', () => {
   });
 
   it('leaves text without secrets alone', () => {
-    expect(withClient().redact('grant_type=client_credentials&scope=read')).toBe('grant_type=client_credentials&scope=read');
+    expect(withClient().redact('grant_type=client_credentials&scope=read')).toBe(
+      'grant_type=client_credentials&scope=read',
+    );
   });
 });
 
 describe('Redactor: the client secret echoed in an encoding (hostile targets)', () => {
-  const html = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const html = (text: string): string =>
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;');
   const secret = `${SECRET}<'">`;
   const encodings: readonly (readonly [string, string])[] = [
     ['hex', Buffer.from(secret).toString('hex')],
@@ -57,9 +71,27 @@ describe('Redactor: the client secret echoed in an encoding (hostile targets)', 
     ['Base64', Buffer.from(secret).toString('base64')],
     ['URL-safe Base64', Buffer.from(secret).toString('base64url')],
     ['HTML escapes', html(secret)],
-    ['HTML escapes, numeric', secret.replace(/"/g, '&#34;').replace(/'/g, '&#x27;').replace(/&(?!#)/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')],
-    ['decimal character references', Array.from(secret).map((c) => `&#${c.codePointAt(0) ?? 0};`).join('')],
-    ['hex character references', Array.from(secret).map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`).join('')],
+    [
+      'HTML escapes, numeric',
+      secret
+        .replace(/"/g, '&#34;')
+        .replace(/'/g, '&#x27;')
+        .replace(/&(?!#)/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;'),
+    ],
+    [
+      'decimal character references',
+      Array.from(secret)
+        .map((c) => `&#${c.codePointAt(0) ?? 0};`)
+        .join(''),
+    ],
+    [
+      'hex character references',
+      Array.from(secret)
+        .map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`)
+        .join(''),
+    ],
   ];
 
   it.each(encodings)('%s of the bare secret is redacted', (_what, encoded) => {
@@ -130,7 +162,9 @@ describe('Redactor.redactHeader', () => {
 
   it('keeps the scheme and shows the kind of a known credential', () => {
     const r = withClient();
-    expect(r.redactHeader('Authorization', `Basic ${encodeBasicCredentials(CLIENT_ID, SECRET)}`)).toBe('Basic [REDACTED:basic-credentials]');
+    expect(r.redactHeader('Authorization', `Basic ${encodeBasicCredentials(CLIENT_ID, SECRET)}`)).toBe(
+      'Basic [REDACTED:basic-credentials]',
+    );
     r.addSecret('issued-access-token-1234', 'access-token');
     expect(r.redactHeader('Authorization', 'bearer issued-access-token-1234')).toBe('bearer [REDACTED:access-token]');
   });
@@ -145,26 +179,33 @@ describe('Redactor.redactHeader', () => {
   });
 
   it('redacts known secrets in other header fields by value', () => {
-    expect(withClient().redactHeader('Location', `https://x.test/cb?secret=${encodeURIComponent(SECRET)}`)).toBe('https://x.test/cb?secret=[REDACTED:client-secret]');
+    expect(withClient().redactHeader('Location', `https://x.test/cb?secret=${encodeURIComponent(SECRET)}`)).toBe(
+      'https://x.test/cb?secret=[REDACTED:client-secret]',
+    );
   });
 });
 
 describe('Redactor: credentials derived from the secret', () => {
   // The wrong secret of TOKEN-WRONG-SECRET is the real one with a suffix: its Basic value shares
   // the Base64 of the real one only up to the last whole 3-byte group, whatever the lengths.
-  it.each(['ref secret+%:&=/2026', 'ref secret+%:&=/20267', 'ref secret+%:&=/202678', SECRET])('%j: a Basic value built from it plus a suffix is redacted whole, wherever it appears', (secret) => {
-    const r = new Redactor();
-    r.addClientCredentials('conformance-client', secret);
-    for (const suffix of ['-wrong', 'x', 'xy', 'xyz']) {
-      const derived = encodeBasicCredentials('conformance-client', `${secret}${suffix}`).replace(/^Basic /, '');
-      const naive = Buffer.from(`conformance-client:${secret}${suffix}`, 'utf8').toString('base64');
-      for (const credentials of [derived, naive]) {
-        const echoed = r.redact(`x-echo-authorization: Basic ${credentials}\n{"seen":"basic ${credentials}"}`);
-        // Opaque: not the configured credentials' marker, which a reproduction would fill with them.
-        expect(echoed, `${secret} + ${suffix}`).toBe(`x-echo-authorization: Basic [REDACTED]\n{"seen":"basic [REDACTED]"}`);
+  it.each(['ref secret+%:&=/2026', 'ref secret+%:&=/20267', 'ref secret+%:&=/202678', SECRET])(
+    '%j: a Basic value built from it plus a suffix is redacted whole, wherever it appears',
+    (secret) => {
+      const r = new Redactor();
+      r.addClientCredentials('conformance-client', secret);
+      for (const suffix of ['-wrong', 'x', 'xy', 'xyz']) {
+        const derived = encodeBasicCredentials('conformance-client', `${secret}${suffix}`).replace(/^Basic /, '');
+        const naive = Buffer.from(`conformance-client:${secret}${suffix}`, 'utf8').toString('base64');
+        for (const credentials of [derived, naive]) {
+          const echoed = r.redact(`x-echo-authorization: Basic ${credentials}\n{"seen":"basic ${credentials}"}`);
+          // Opaque: not the configured credentials' marker, which a reproduction would fill with them.
+          expect(echoed, `${secret} + ${suffix}`).toBe(
+            `x-echo-authorization: Basic [REDACTED]\n{"seen":"basic [REDACTED]"}`,
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   it('redacts them whole without the word Basic too (a target echoing only the credentials)', () => {
     for (const secret of ['ref secret+%:&=/2026', 'ref secret+%:&=/20267', 'ref secret+%:&=/202678']) {
@@ -173,7 +214,9 @@ describe('Redactor: credentials derived from the secret', () => {
       for (const suffix of ['-wrong', 'x', 'xy']) {
         const derived = encodeBasicCredentials('conformance-client', `${secret}${suffix}`);
         expect(r.redact(`{"echo":"${derived}"}`), `${secret} + ${suffix}`).toBe('{"echo":"[REDACTED]"}');
-        expect(r.redact(`{"echo":"${encodeBasicCredentials('conformance-client', secret)}"}`)).toBe('{"echo":"[REDACTED:basic-credentials]"}');
+        expect(r.redact(`{"echo":"${encodeBasicCredentials('conformance-client', secret)}"}`)).toBe(
+          '{"echo":"[REDACTED:basic-credentials]"}',
+        );
       }
     }
   });
@@ -185,28 +228,39 @@ describe('Redactor: credentials derived from the secret', () => {
 });
 
 describe('Redactor.redactBody', () => {
-  it.each(['access_token', 'refresh_token', 'client_secret', 'password', 'token', 'id_token', 'api_key'])('redacts the JSON field %s whatever its value', (field) => {
-    const body = `{"${field}": "value-never-seen-1", "other": "kept"}`;
-    expect(new Redactor().redactBody(body)).toBe(`{"${field}": "[REDACTED]", "other": "kept"}`);
-  });
+  it.each(['access_token', 'refresh_token', 'client_secret', 'password', 'token', 'id_token', 'api_key'])(
+    'redacts the JSON field %s whatever its value',
+    (field) => {
+      const body = `{"${field}": "value-never-seen-1", "other": "kept"}`;
+      expect(new Redactor().redactBody(body)).toBe(`{"${field}": "[REDACTED]", "other": "kept"}`);
+    },
+  );
 
   it('keeps token_type, expires_in and other fields', () => {
     const body = '{"access_token":"a-b-c-d-e","token_type":"bearer","expires_in":3600,"scope":"read"}';
-    expect(new Redactor().redactBody(body)).toBe('{"access_token":"[REDACTED]","token_type":"bearer","expires_in":3600,"scope":"read"}');
+    expect(new Redactor().redactBody(body)).toBe(
+      '{"access_token":"[REDACTED]","token_type":"bearer","expires_in":3600,"scope":"read"}',
+    );
   });
 
   it('redacts nested and escaped JSON values without disturbing the rest', () => {
     const body = '{\n  "data": {"password" : "p\\"w\\\\d"},\n  "note": "a \\"quoted\\" text"\n}';
-    expect(new Redactor().redactBody(body)).toBe('{\n  "data": {"password" : "[REDACTED]"},\n  "note": "a \\"quoted\\" text"\n}');
+    expect(new Redactor().redactBody(body)).toBe(
+      '{\n  "data": {"password" : "[REDACTED]"},\n  "note": "a \\"quoted\\" text"\n}',
+    );
   });
 
   it('redacts form fields by name, also a percent-encoded name', () => {
     const body = 'grant_type=client_credentials&client_secret=abc%2Bdef&client%5Fsecret=xyz&scope=read';
-    expect(new Redactor().redactBody(body)).toBe('grant_type=client_credentials&client_secret=[REDACTED]&client%5Fsecret=[REDACTED]&scope=read');
+    expect(new Redactor().redactBody(body)).toBe(
+      'grant_type=client_credentials&client_secret=[REDACTED]&client%5Fsecret=[REDACTED]&scope=read',
+    );
   });
 
   it('redacts known secrets in a body by value, too', () => {
-    expect(withClient().redactBody(`error: the secret ${SECRET} is wrong`)).toBe('error: the secret [REDACTED:client-secret] is wrong');
+    expect(withClient().redactBody(`error: the secret ${SECRET} is wrong`)).toBe(
+      'error: the secret [REDACTED:client-secret] is wrong',
+    );
   });
 
   it('leaves a body without secrets unchanged', () => {
@@ -220,7 +274,9 @@ describe('Redactor.learnFromResponseBody', () => {
   it('registers access_token values, so that later text is redacted', () => {
     const r = new Redactor();
     r.learnFromResponseBody('{"access_token":"eyJhbGciOi.payload.sig","token_type":"bearer","expires_in":60}');
-    expect(r.redact('Authorization: Bearer eyJhbGciOi.payload.sig')).toBe('Authorization: Bearer [REDACTED:access-token]');
+    expect(r.redact('Authorization: Bearer eyJhbGciOi.payload.sig')).toBe(
+      'Authorization: Bearer [REDACTED:access-token]',
+    );
     expect(r.redactHeader('Authorization', 'Bearer eyJhbGciOi.payload.sig')).toBe('Bearer [REDACTED:access-token]');
   });
 
@@ -290,17 +346,27 @@ describe('redaction, for the cases a review found', () => {
   it('finds a sensitive field after an array holding the string ":" (the tokenizer cannot lose sync)', () => {
     const r = new Redactor();
     expect(r.redactBody('{"a":[":"],"password":"hunter22"}')).toBe('{"a":[":"],"password":"[REDACTED]"}');
-    expect(r.redactBody('{"a":"\\":\\"","client_secret":"s3cr3t"}')).toBe('{"a":"\\":\\"","client_secret":"[REDACTED]"}');
+    expect(r.redactBody('{"a":"\\":\\"","client_secret":"s3cr3t"}')).toBe(
+      '{"a":"\\":\\"","client_secret":"[REDACTED]"}',
+    );
   });
 
   it('redacts the value of a sensitive field in a body cut short by the recording limit', () => {
-    expect(new Redactor().redactBody('{"ok":true,"access_token":"eyJhbGciOi')).toBe('{"ok":true,"access_token":"[REDACTED]"');
+    expect(new Redactor().redactBody('{"ok":true,"access_token":"eyJhbGciOi')).toBe(
+      '{"ok":true,"access_token":"[REDACTED]"',
+    );
   });
 
   it('redacts the spellings other JSON writers and encoders use', () => {
     const r = new Redactor();
     r.addSecret('abc/déf+ghi', 'client-secret');
-    for (const spelling of ['abc\\/déf+ghi', 'abc/d\\u00e9f+ghi', 'abc\\/d\\u00e9f+ghi', 'abc%2fd%c3%a9f%2bghi', 'abc%2Fd%C3%A9f%2Bghi']) {
+    for (const spelling of [
+      'abc\\/déf+ghi',
+      'abc/d\\u00e9f+ghi',
+      'abc\\/d\\u00e9f+ghi',
+      'abc%2fd%c3%a9f%2bghi',
+      'abc%2Fd%C3%A9f%2Bghi',
+    ]) {
       expect(r.redact(`x ${spelling} y`), spelling).toBe('x [REDACTED:client-secret] y');
     }
   });
@@ -314,6 +380,8 @@ describe('sensitive headers are never redacted in part', () => {
     const wrong = encodeBasicCredentials('client', 'abcdefghijk-wrong');
     expect(wrong.startsWith(encodeBasicCredentials('client', 'abcdefghijk'))).toBe(true);
     expect(r.redactHeader('Authorization', `Basic ${wrong}`)).toBe('Basic [REDACTED]');
-    expect(r.redactHeader('Authorization', `Basic ${encodeBasicCredentials('client', 'abcdefghijk')}`)).toBe('Basic [REDACTED:basic-credentials]');
+    expect(r.redactHeader('Authorization', `Basic ${encodeBasicCredentials('client', 'abcdefghijk')}`)).toBe(
+      'Basic [REDACTED:basic-credentials]',
+    );
   });
 });

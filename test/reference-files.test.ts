@@ -11,19 +11,30 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256Of } from '../src/certification/bundle-format.js';
 import { loadProfile } from '../src/certification/profile.js';
-import { REFERENCE_CLIENT_SECRET, REFERENCE_SECOND_CLIENT_SECRET, startReferenceServer } from '../src/reference/index.js';
-import { REFERENCE_EXPECTATIONS_FILE, REFERENCE_OPENAPI_FILE, REFERENCE_PROFILE_FILE } from '../src/reference/seeded.js';
+import {
+  REFERENCE_CLIENT_SECRET,
+  REFERENCE_SECOND_CLIENT_SECRET,
+  startReferenceServer,
+} from '../src/reference/index.js';
+import {
+  REFERENCE_EXPECTATIONS_FILE,
+  REFERENCE_OPENAPI_FILE,
+  REFERENCE_PROFILE_FILE,
+} from '../src/reference/seeded.js';
 import { CHECKS } from '../src/catalogue/index.js';
 import { BIN, runMain, tempDir } from './support/harness.js';
 import { keyPair } from './support/keys.js';
 
-const REGENERATE = 'regenerate docs/reference-expectations.json from the reference server\'s `expectations` (JSON, 2 spaces) and the digests in docs/reference-profile.yaml (sha256sum)';
+const REGENERATE =
+  "regenerate docs/reference-expectations.json from the reference server's `expectations` (JSON, 2 spaces) and the digests in docs/reference-profile.yaml (sha256sum)";
 
 describe('docs/reference-expectations.json', () => {
   it("is the reference server's test account, byte for byte", async () => {
     const server = await startReferenceServer();
     try {
-      expect(await readFile(REFERENCE_EXPECTATIONS_FILE, 'utf8'), REGENERATE).toBe(`${JSON.stringify(server.expectations, null, 2)}\n`);
+      expect(await readFile(REFERENCE_EXPECTATIONS_FILE, 'utf8'), REGENERATE).toBe(
+        `${JSON.stringify(server.expectations, null, 2)}\n`,
+      );
     } finally {
       await server.close();
     }
@@ -40,7 +51,10 @@ describe('docs/reference-profile.yaml', () => {
 });
 
 /** `serve` in a child process until `body` is done; the command it printed, as arguments after `run`. */
-async function serving<T>(args: readonly string[], body: (command: string[], stdout: string) => Promise<T>): Promise<T> {
+async function serving<T>(
+  args: readonly string[],
+  body: (command: string[], stdout: string) => Promise<T>,
+): Promise<T> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -67,7 +81,9 @@ async function serving<T>(args: readonly string[], body: (command: string[], std
 describe('serve and the command it prints (before: ENDPOINTS NOT JUDGED, RESOURCE-EXPECTED-VALUES skipped)', () => {
   it('names the shipped expectations, and the command judges every check: CONFORMANT on all of them', async () => {
     await serving(['--token-ttl', '3'], async (command, stdout) => {
-      expect(stdout).toMatch(/^ {2}expectations: {4}\S*docs\/reference-expectations\.json \(the test account's data\)$/m);
+      expect(stdout).toMatch(
+        /^ {2}expectations: {4}\S*docs\/reference-expectations\.json \(the test account's data\)$/m,
+      );
       expect(command).toContain('--expectations');
       process.env.CARRIER_CLIENT_SECRET = REFERENCE_CLIENT_SECRET;
       process.env.CARRIER_SECOND_CLIENT_SECRET = REFERENCE_SECOND_CLIENT_SECRET;
@@ -75,7 +91,9 @@ describe('serve and the command it prints (before: ENDPOINTS NOT JUDGED, RESOURC
         const result = await runMain(['run', ...command, '--reports-dir', await tempDir()]);
         expect(result.code, result.stdout).toBe(0);
         expect(result.stdout).toMatch(/^CONFORMANT {2}http:\/\/127\.0\.0\.1:\d+$/m);
-        expect(result.stdout).toContain(`${CHECKS.length} checks: ${CHECKS.length} passed, 0 failed, 0 warnings, 0 errors, 0 skipped`);
+        expect(result.stdout).toContain(
+          `${CHECKS.length} checks: ${CHECKS.length} passed, 0 failed, 0 warnings, 0 errors, 0 skipped`,
+        );
         expect(result.stdout).not.toContain('ENDPOINTS NOT JUDGED');
       } finally {
         delete process.env.CARRIER_CLIENT_SECRET;
@@ -92,10 +110,33 @@ describe('serve and the command it prints (before: ENDPOINTS NOT JUDGED, RESOURC
       process.env.CARRIER_SECOND_CLIENT_SECRET = REFERENCE_SECOND_CLIENT_SECRET;
       try {
         const bundle = join(dir, 'bundle');
-        const result = await runMain(['run', ...command, '--profile', REFERENCE_PROFILE_FILE, '--deadline', '4000', '--bundle', bundle, '--sign-key', signer.privatePath, '--reports-dir', join(dir, 'reports')]);
+        const result = await runMain([
+          'run',
+          ...command,
+          '--profile',
+          REFERENCE_PROFILE_FILE,
+          '--deadline',
+          '4000',
+          '--bundle',
+          bundle,
+          '--sign-key',
+          signer.privatePath,
+          '--reports-dir',
+          join(dir, 'reports'),
+        ]);
         expect(result.code, result.stdout + result.stderr).toBe(0);
-        const verified = await runMain(['verify-bundle', bundle, '--profile', REFERENCE_PROFILE_FILE, '--public-key', signer.publicPath]);
-        expect([verified.code, verified.stdout.trim().split('\n').at(-1)]).toEqual([0, 'CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant']);
+        const verified = await runMain([
+          'verify-bundle',
+          bundle,
+          '--profile',
+          REFERENCE_PROFILE_FILE,
+          '--public-key',
+          signer.publicPath,
+        ]);
+        expect([verified.code, verified.stdout.trim().split('\n').at(-1)]).toEqual([
+          0,
+          'CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant',
+        ]);
       } finally {
         delete process.env.CARRIER_CLIENT_SECRET;
         delete process.env.CARRIER_SECOND_CLIENT_SECRET;

@@ -235,7 +235,9 @@ describe('token endpoint (RFC 6749 §4.4)', () => {
   });
 
   it('answers 405 with Allow: POST to other methods', async () => {
-    const answer = await call(server.url, '/uaa/oauth2/token', { headers: { Authorization: basic(server.clientId, server.clientSecret) } });
+    const answer = await call(server.url, '/uaa/oauth2/token', {
+      headers: { Authorization: basic(server.clientId, server.clientSecret) },
+    });
     expect(answer.status).toBe(405);
     expect(header(answer, 'allow')).toBe('POST');
     expect((answer.json as { error: unknown }).error).toEqual(expect.any(String));
@@ -263,8 +265,24 @@ describe('client credential decoding (RFC 7617 §2, RFC 6749 §2.3.1)', () => {
 
 describe('Accept-Version (spec §Versioning)', () => {
   const endpoints: [string, (s: ReferenceServer) => CallOptions & { path: string }][] = [
-    ['token', (s) => ({ path: '/uaa/oauth2/token', method: 'POST', body: 'grant_type=client_credentials', headers: { Authorization: basic(s.clientId, s.clientSecret), ...FORM } })],
-    ['legacy token', (s) => ({ path: '/uaa/oauth/token', method: 'POST', body: 'grant_type=client_credentials', headers: { Authorization: basic(s.clientId, s.clientSecret), ...FORM } })],
+    [
+      'token',
+      (s) => ({
+        path: '/uaa/oauth2/token',
+        method: 'POST',
+        body: 'grant_type=client_credentials',
+        headers: { Authorization: basic(s.clientId, s.clientSecret), ...FORM },
+      }),
+    ],
+    [
+      'legacy token',
+      (s) => ({
+        path: '/uaa/oauth/token',
+        method: 'POST',
+        body: 'grant_type=client_credentials',
+        headers: { Authorization: basic(s.clientId, s.clientSecret), ...FORM },
+      }),
+    ],
     ['users/me', () => ({ path: '/users/me', headers: bearer() })],
     ['legacy userinfo', () => ({ path: '/uaa/userinfo', headers: bearer() })],
     ['shipments', () => ({ path: shipments, headers: bearer() })],
@@ -280,7 +298,10 @@ describe('Accept-Version (spec §Versioning)', () => {
 
     it.each(['0', '2', '999999', 'banana', '1.0', ''])('answers 404 to version %j', async (version) => {
       const { path, ...options } = make(server);
-      const answer = await call(server.url, path, { ...options, headers: { ...options.headers, 'Accept-Version': version } });
+      const answer = await call(server.url, path, {
+        ...options,
+        headers: { ...options.headers, 'Accept-Version': version },
+      });
       expect(answer.status).toBe(404);
     });
 
@@ -290,7 +311,11 @@ describe('Accept-Version (spec §Versioning)', () => {
       ['ACCEPT-VERSION', ' 1\t'],
     ])('accepts %s: %j', async (name, version) => {
       const { path, ...options } = make(server);
-      const answer = await call(server.url, path, { ...options, noVersion: true, headers: { ...options.headers, [name]: version } });
+      const answer = await call(server.url, path, {
+        ...options,
+        noVersion: true,
+        headers: { ...options.headers, [name]: version },
+      });
       expect(answer.status).toBe(200);
     });
   });
@@ -308,11 +333,16 @@ describe('legacy paths (gateway rewrite)', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.location).toBeUndefined();
     const legacyToken = (answer.json as { access_token: string }).access_token;
-    expect((await call(server.url, '/users/me', { headers: { Authorization: `Bearer ${legacyToken}` } })).status).toBe(200);
+    expect((await call(server.url, '/users/me', { headers: { Authorization: `Bearer ${legacyToken}` } })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a wrong secret on the legacy token path', async () => {
-    const answer = await tokenRequest(server, { path: '/uaa/oauth/token', headers: { Authorization: basic(server.clientId, 'nope') } });
+    const answer = await tokenRequest(server, {
+      path: '/uaa/oauth/token',
+      headers: { Authorization: basic(server.clientId, 'nope') },
+    });
     expectOAuthError(answer, 401, 'invalid_client');
     expectBasicChallenge(answer);
   });
@@ -345,11 +375,17 @@ describe('legacy paths (gateway rewrite)', () => {
         ['without a token', {}],
       ];
       for (const [how, options] of probes) {
-        for (const [method, path] of [['POST', '/uaa/oauth/token'], ['GET', '/uaa/userinfo?x=1']] as const) {
+        for (const [method, path] of [
+          ['POST', '/uaa/oauth/token'],
+          ['GET', '/uaa/userinfo?x=1'],
+        ] as const) {
           const unknown = await call(backend.url, unknownPath, { ...options, method });
           const legacy = await call(backend.url, path, { ...options, method });
           expect(unknown.status, `${method} ${unknownPath} ${how}`).toBe(how === 'with a token' ? 404 : 401);
-          expect({ status: legacy.status, body: legacy.json, challenge: legacy.headers['www-authenticate'] }, `${method} ${path} ${how}`).toEqual({
+          expect(
+            { status: legacy.status, body: legacy.json, challenge: legacy.headers['www-authenticate'] },
+            `${method} ${path} ${how}`,
+          ).toEqual({
             status: unknown.status,
             body: unknown.json,
             challenge: unknown.headers['www-authenticate'],
@@ -372,7 +408,10 @@ describe('bearer authentication (RFC 6750)', () => {
 
   const withoutBearer: [string, () => Record<string, string>][] = [
     ['no Authorization header', () => ({})],
-    ['the Basic scheme with the client credentials', () => ({ Authorization: basic(server.clientId, server.clientSecret) })],
+    [
+      'the Basic scheme with the client credentials',
+      () => ({ Authorization: basic(server.clientId, server.clientSecret) }),
+    ],
     ['an unknown scheme', () => ({ Authorization: 'Token abc' })],
     ['an empty Authorization header', () => ({ Authorization: '' })],
   ];
@@ -392,7 +431,9 @@ describe('bearer authentication (RFC 6750)', () => {
   ])('answers 401 invalid_token to %s', async (_, authorization) => {
     const answer = await call(server.url, '/users/me', { headers: { Authorization: authorization } });
     expect(answer.status).toBe(401);
-    expect(header(answer, 'www-authenticate')).toMatch(/^Bearer realm="carrier-platform", error="invalid_token", error_description="[^"\\]+"$/);
+    expect(header(answer, 'www-authenticate')).toMatch(
+      /^Bearer realm="carrier-platform", error="invalid_token", error_description="[^"\\]+"$/,
+    );
     expect(answer.json).toEqual({ error: 'invalid_token', message: expect.any(String) as string });
   });
 
@@ -482,7 +523,9 @@ describe('tenants (spec §Tenant-scoped endpoints)', () => {
   });
 
   it('answers 404 to an unknown tenant UUID and 400 to a tenantId that is not a UUID', async () => {
-    const unknown = await call(server.url, '/tenants/00000000-0000-4000-8000-000000000000/shipments', { headers: bearer() });
+    const unknown = await call(server.url, '/tenants/00000000-0000-4000-8000-000000000000/shipments', {
+      headers: bearer(),
+    });
     expect(unknown.status).toBe(404);
     for (const bad of ['not-a-uuid', '12345', '5e0c3b8a1f2d4a6b8c9d0e1f2a3b4c5d', '%7Bid%7D']) {
       const answer = await call(server.url, `/tenants/${bad}/shipments`, { headers: bearer() });
@@ -497,7 +540,13 @@ describe('tenants (spec §Tenant-scoped endpoints)', () => {
   });
 
   it('answers 404 to unknown paths and 405 to other methods', async () => {
-    for (const path of [`/tenants/${server.tenantId}/nothing`, `/tenants/${server.tenantId}`, `${shipments}/`, '/users/me/', '/']) {
+    for (const path of [
+      `/tenants/${server.tenantId}/nothing`,
+      `/tenants/${server.tenantId}`,
+      `${shipments}/`,
+      '/users/me/',
+      '/',
+    ]) {
       const answer = await call(server.url, path, { headers: bearer() });
       expect(answer.status, path).toBe(404);
       expect(header(answer, 'content-type')).toBe('application/json;charset=UTF-8');
@@ -509,7 +558,8 @@ describe('tenants (spec §Tenant-scoped endpoints)', () => {
 });
 
 describe('pagination (spec §Pagination, RFC 8288)', () => {
-  const link = (page: number, size: number, rel: string): string => `<${shipments}?page=${page}&size=${size}>; rel="${rel}"`;
+  const link = (page: number, size: number, rel: string): string =>
+    `<${shipments}?page=${page}&size=${size}>; rel="${rel}"`;
 
   function expectPaging(answer: Answer, totalPages: number, size: number, page: number, totalElements: number): void {
     expect(answer.status).toBe(200);
@@ -543,11 +593,21 @@ describe('pagination (spec §Pagination, RFC 8288)', () => {
   });
 
   it('writes its links under the path a gateway declares in X-Forwarded-Prefix, and ignores a value that is not a plain path', async () => {
-    const under = await call(server.url, `${shipments}?page=3`, { headers: { ...bearer(), 'X-Forwarded-Prefix': '/api/v2/' } });
-    expect(header(under, 'link')).toBe([link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')].map((l) => l.replace('<', '</api/v2')).join(', '));
+    const under = await call(server.url, `${shipments}?page=3`, {
+      headers: { ...bearer(), 'X-Forwarded-Prefix': '/api/v2/' },
+    });
+    expect(header(under, 'link')).toBe(
+      [link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')]
+        .map((l) => l.replace('<', '</api/v2'))
+        .join(', '),
+    );
     for (const value of ['api', 'http://evil.example', '/api;x=1', '/a b', '/api/../x']) {
-      const ignored = await call(server.url, `${shipments}?page=3`, { headers: { ...bearer(), 'X-Forwarded-Prefix': value } });
-      expect(header(ignored, 'link'), value).toBe([link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')].join(', '));
+      const ignored = await call(server.url, `${shipments}?page=3`, {
+        headers: { ...bearer(), 'X-Forwarded-Prefix': value },
+      });
+      expect(header(ignored, 'link'), value).toBe(
+        [link(1, 10, 'first'), link(2, 10, 'prev'), link(3, 10, 'last')].join(', '),
+      );
     }
   });
 
@@ -570,14 +630,26 @@ describe('pagination (spec §Pagination, RFC 8288)', () => {
     expect(header(far, 'link')).not.toContain('rel="prev"');
   });
 
-  it.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'page=1e2', 'page=+1', 'page=1&page=2', 'size=0', 'size=-5', 'size=abc', 'size=2.5', 'size=', 'page=99999999999999999999'])(
-    'answers 400 to %s',
-    async (query) => {
-      const answer = await call(server.url, `${shipments}?${query}`, { headers: bearer() });
-      expect(answer.status).toBe(400);
-      expect(answer.json).toEqual({ error: 'invalid_request', message: expect.any(String) as string });
-    },
-  );
+  it.each([
+    'page=0',
+    'page=-1',
+    'page=abc',
+    'page=1.5',
+    'page=',
+    'page=1e2',
+    'page=+1',
+    'page=1&page=2',
+    'size=0',
+    'size=-5',
+    'size=abc',
+    'size=2.5',
+    'size=',
+    'page=99999999999999999999',
+  ])('answers 400 to %s', async (query) => {
+    const answer = await call(server.url, `${shipments}?${query}`, { headers: bearer() });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({ error: 'invalid_request', message: expect.any(String) as string });
+  });
 
   it('serves the empty tenant as an empty list with zero totals', async () => {
     expect(server.expectations.user.tenants[1]?.id).toBe(REFERENCE_EMPTY_TENANT_ID);
@@ -626,7 +698,9 @@ describe('pagination (spec §Pagination, RFC 8288)', () => {
     try {
       const t = await getToken(big);
       const started = performance.now();
-      const answer = await call(big.url, `/tenants/${big.tenantId}/shipments?page=500&size=100`, { headers: { Authorization: `Bearer ${t}` } });
+      const answer = await call(big.url, `/tenants/${big.tenantId}/shipments?page=500&size=100`, {
+        headers: { Authorization: `Bearer ${t}` },
+      });
       const elapsed = performance.now() - started;
       expectPaging(answer, 1000, 100, 500, 100_000);
       const items = answer.json as { id: string; reference: string }[];

@@ -21,10 +21,23 @@ const document = {
       Shipment: {
         type: 'object',
         required: ['id', 'reference', 'status'],
-        properties: { id: { type: 'string' }, reference: { type: 'string' }, status: { type: 'string', enum: ['created', 'delivered'] }, carrier: { type: ['string', 'null'] } },
+        properties: {
+          id: { type: 'string' },
+          reference: { type: 'string' },
+          status: { type: 'string', enum: ['created', 'delivered'] },
+          carrier: { type: ['string', 'null'] },
+        },
       },
       // A schema that requires nothing: every object is valid against it.
-      Loose: { type: 'object', properties: { id: { type: 'string' }, reference: { type: 'string' }, status: { type: 'string' }, carrier: { type: 'string' } } },
+      Loose: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          reference: { type: 'string' },
+          status: { type: 'string' },
+          carrier: { type: 'string' },
+        },
+      },
     },
   },
 };
@@ -47,10 +60,21 @@ function evidence(options: { schema?: 'Shipment' | 'Loose'; own?: boolean; seede
 
 /** The error bodies of real frameworks, each with an array that holds no data. */
 const ERROR_BODIES: [string, unknown][] = [
-  ['FastAPI 422', { detail: [{ loc: ['path', 'tenant_id'], msg: 'value is not a valid uuid', type: 'type_error.uuid' }] }],
+  [
+    'FastAPI 422',
+    { detail: [{ loc: ['path', 'tenant_id'], msg: 'value is not a valid uuid', type: 'type_error.uuid' }] },
+  ],
   ['JSON:API 403', { errors: [{ status: '403', title: 'Forbidden', detail: 'No access to this tenant' }] }],
   ['Django REST framework 400', { tenant_id: ['Must be a valid UUID.'] }],
-  ['RFC 9457 problem with errors', { type: 'https://example.net/validation-error', title: 'Your request is not valid.', status: 400, errors: [{ detail: 'must be a UUID', pointer: '#/tenantId' }] }],
+  [
+    'RFC 9457 problem with errors',
+    {
+      type: 'https://example.net/validation-error',
+      title: 'Your request is not valid.',
+      status: 400,
+      errors: [{ detail: 'must be a UUID', pointer: '#/tenantId' }],
+    },
+  ],
   ['a bare array of messages', ['tenant not accessible', 'see the docs']],
 ];
 
@@ -67,24 +91,36 @@ describe('an error body is not data', () => {
 
 describe('data in a refusal is known by evidence', () => {
   it("the tenant's own items, by their ids, wherever the body puts them", () => {
-    expect(dataInRefusal({ error: 'invalid_request', data: own }, evidence())).toEqual({ count: 2, first: "id shp-1 is an id of the tenant's own data" });
+    expect(dataInRefusal({ error: 'invalid_request', data: own }, evidence())).toEqual({
+      count: 2,
+      first: "id shp-1 is an id of the tenant's own data",
+    });
     expect(dataInRefusal(own, evidence())?.count).toBe(2);
   });
 
   it('a seeded item, by its id', () => {
-    expect(dataInRefusal({ errors: [{ id: 'shp-7', status: 'created' }] }, evidence({ seeded: ['shp-7'], own: false }))?.first).toBe('id shp-7 is a seeded item (--expectations)');
+    expect(
+      dataInRefusal({ errors: [{ id: 'shp-7', status: 'created' }] }, evidence({ seeded: ['shp-7'], own: false }))
+        ?.first,
+    ).toBe('id shp-7 is a seeded item (--expectations)');
   });
 
   it('but not an error that names the id it was asked for, with nothing else of the item', () => {
-    expect(dataInRefusal({ id: 'shp-1', error: 'not_found', message: 'No such shipment' }, evidence({ seeded: ['shp-1'] }))).toBeUndefined();
+    expect(
+      dataInRefusal({ id: 'shp-1', error: 'not_found', message: 'No such shipment' }, evidence({ seeded: ['shp-1'] })),
+    ).toBeUndefined();
   });
 
   it("another tenant's item, by the endpoint's schema", () => {
-    expect(dataInRefusal([foreign], evidence({ schema: 'Shipment', own: false }))?.first).toBe("id other-9 matches the document's schema of the endpoint's items");
+    expect(dataInRefusal([foreign], evidence({ schema: 'Shipment', own: false }))?.first).toBe(
+      "id other-9 matches the document's schema of the endpoint's items",
+    );
   });
 
   it("another tenant's item without a document, by the shape of the tenant's own items", () => {
-    expect(dataInRefusal({ detail: 'Forbidden', items: [foreign] }, evidence())?.first).toBe("id other-9 has every field of the tenant's own items (id, reference, status, carrier)");
+    expect(dataInRefusal({ detail: 'Forbidden', items: [foreign] }, evidence())?.first).toBe(
+      "id other-9 has every field of the tenant's own items (id, reference, status, carrier)",
+    );
   });
 
   it('with no schema, no item of its own and no seeded item, nothing can be recognised', () => {
@@ -99,7 +135,16 @@ async function tenantSuiteWithoutDocument(options: ReferenceOptions): Promise<Ru
   const reportsDir = await tempDir();
   process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
   try {
-    await runMain(['run', ...listArgs(server, server.pagedPaths), '--suite', 'tenant', '--reporter', 'json', '--reports-dir', reportsDir]);
+    await runMain([
+      'run',
+      ...listArgs(server, server.pagedPaths),
+      '--suite',
+      'tenant',
+      '--reporter',
+      'json',
+      '--reports-dir',
+      reportsDir,
+    ]);
     return JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
   } finally {
     delete process.env.CARRIER_CLIENT_SECRET;
@@ -107,12 +152,18 @@ async function tenantSuiteWithoutDocument(options: ReferenceOptions): Promise<Ru
   }
 }
 
-const tenantChecks = (report: RunReport): Record<string, string> => Object.fromEntries(report.checks.filter((c) => c.id.startsWith('TENANT-')).map((c) => [c.id, c.status]));
+const tenantChecks = (report: RunReport): Record<string, string> =>
+  Object.fromEntries(report.checks.filter((c) => c.id.startsWith('TENANT-')).map((c) => [c.id, c.status]));
 
 describe('the tenant checks without a document (--paged-path)', () => {
   it("pass FastAPI's 422 and a JSON:API 403, and fail a 403 that carries the foreign tenant's items", async () => {
     const errors = await tenantSuiteWithoutDocument({ variants: ['error-bodies-fastapi-jsonapi'] });
-    expect(tenantChecks(errors)).toEqual({ 'TENANT-ACCESS': 'passed', 'TENANT-FOREIGN': 'passed', 'TENANT-INVALID-ID': 'passed', 'TENANT-UNKNOWN': 'passed' });
+    expect(tenantChecks(errors)).toEqual({
+      'TENANT-ACCESS': 'passed',
+      'TENANT-FOREIGN': 'passed',
+      'TENANT-INVALID-ID': 'passed',
+      'TENANT-UNKNOWN': 'passed',
+    });
 
     const leak = await tenantSuiteWithoutDocument({ faults: ['foreign-refusal-with-data'] });
     expect(tenantChecks(leak)['TENANT-FOREIGN']).toBe('failed');

@@ -16,7 +16,9 @@ function named(): RunReport {
 describe('report.html', () => {
   it('is titled and headed with the implementation, its version and operator, and still shows the base URL', () => {
     const page = renderHtmlReport(named());
-    expect(page).toContain('<title>Carrier-Platform API conformance: NON-CONFORMANT, Acme &lt;Carrier&gt; 2.1.0, operated by Acme Ops &amp; Co at https://api.example.test</title>');
+    expect(page).toContain(
+      '<title>Carrier-Platform API conformance: NON-CONFORMANT, Acme &lt;Carrier&gt; 2.1.0, operated by Acme Ops &amp; Co at https://api.example.test</title>',
+    );
     expect(page).toContain('<h1>Acme &lt;Carrier&gt; 2.1.0, operated by Acme Ops &amp; Co</h1>');
     expect(page).toContain('<dt>Base URL</dt><dd><code>https://api.example.test</code></dd>');
   });
@@ -39,17 +41,29 @@ describe('junit.xml', () => {
     const suites = childElements(root, 'testsuite');
     expect(suites.length).toBeGreaterThan(0);
     for (const suite of suites) {
-      const props: Record<string, string | undefined> = Object.fromEntries(childElements(childElements(suite, 'properties')[0] ?? suite, 'property').map((p): [string, string | undefined] => [p.attrs.name ?? '', p.attrs.value]));
-      expect(props).toMatchObject({ 'target.name': 'Acme <Carrier>', 'target.version': '2.1.0', 'target.operator': 'Acme Ops & Co' });
+      const props: Record<string, string | undefined> = Object.fromEntries(
+        childElements(childElements(suite, 'properties')[0] ?? suite, 'property').map(
+          (p): [string, string | undefined] => [p.attrs.name ?? '', p.attrs.value],
+        ),
+      );
+      expect(props).toMatchObject({
+        'target.name': 'Acme <Carrier>',
+        'target.version': '2.1.0',
+        'target.operator': 'Acme Ops & Co',
+      });
     }
-    for (const name of XSD_FILES) expect(await validateAgainst(xml, await loadXsd(name))).toEqual({ valid: true, errors: [] });
+    for (const name of XSD_FILES)
+      expect(await validateAgainst(xml, await loadXsd(name))).toEqual({ valid: true, errors: [] });
   });
 
   it('names the target by its host when the run was told no name, and writes no empty version or operator', async () => {
     const root = await parseXml(renderJUnit(makeRunReport()));
     const suite = childElements(root, 'testsuite')[0];
     if (!suite) throw new Error('no suite');
-    const names = childElements(childElements(suite, 'properties')[0] ?? suite, 'property').map((p) => [p.attrs.name, p.attrs.value]);
+    const names = childElements(childElements(suite, 'properties')[0] ?? suite, 'property').map((p) => [
+      p.attrs.name,
+      p.attrs.value,
+    ]);
     expect(names).toContainEqual(['target.name', 'api.example.test']);
     expect(names.map(([n]) => n)).not.toContain('target.version');
     expect(names.map(([n]) => n)).not.toContain('target.operator');

@@ -30,8 +30,17 @@ const ESC = '\u001b';
 describe('format', () => {
   const base: RecordedExchange = {
     purpose: 'GET /users/me without Accept-Version',
-    request: { method: 'GET', url: 'https://api.example.test/users/me', headers: [['Authorization', 'Bearer [REDACTED]']] },
-    response: { status: 400, headers: [['Content-Type', 'application/json']], body: '{"error":"missing version"}', bodyTruncated: false },
+    request: {
+      method: 'GET',
+      url: 'https://api.example.test/users/me',
+      headers: [['Authorization', 'Bearer [REDACTED]']],
+    },
+    response: {
+      status: 400,
+      headers: [['Content-Type', 'application/json']],
+      body: '{"error":"missing version"}',
+      bodyTruncated: false,
+    },
     startedAt: '2025-03-01T03:04:05.678Z',
     durationMs: 12.4,
     auth: 'bearer',
@@ -54,7 +63,12 @@ describe('format', () => {
   it('shows the request body after a blank line and notes a truncated response body', () => {
     const text = formatExchange({
       ...base,
-      request: { method: 'POST', url: 'https://auth.example.test/uaa/oauth2/token', headers: [['Content-Type', 'application/x-www-form-urlencoded']], body: 'grant_type=client_credentials' },
+      request: {
+        method: 'POST',
+        url: 'https://auth.example.test/uaa/oauth2/token',
+        headers: [['Content-Type', 'application/x-www-form-urlencoded']],
+        body: 'grant_type=client_credentials',
+      },
       response: { status: 401, headers: [], body: 'x'.repeat(5), bodyTruncated: true },
     });
     expect(text).toBe(
@@ -76,9 +90,11 @@ describe('format', () => {
   it('shows a transport error, or that nothing was recorded', () => {
     const noResponse: RecordedExchange = { ...base };
     delete noResponse.response;
-    expect(formatExchange({ ...noResponse, error: 'connect ECONNREFUSED 127.0.0.1:8443' }).split('\n').at(-1)).toBe(
-      '! transport error: connect ECONNREFUSED 127.0.0.1:8443',
-    );
+    expect(
+      formatExchange({ ...noResponse, error: 'connect ECONNREFUSED 127.0.0.1:8443' })
+        .split('\n')
+        .at(-1),
+    ).toBe('! transport error: connect ECONNREFUSED 127.0.0.1:8443');
     expect(formatExchange(noResponse).split('\n').at(-1)).toBe('! no response was recorded');
   });
 
@@ -105,17 +121,35 @@ describe('format', () => {
 
   it('describes a check as labelled lines', () => {
     expect(describeCheck(checkOf(makeRunReport(), 'TOKEN-PRAGMA'))).toBe(
-      ['Check: TOKEN-PRAGMA', 'Level: SHOULD', 'Title: The token response carries Pragma: no-cache', 'Refs: RFC 6749 §5.1'].join('\n'),
+      [
+        'Check: TOKEN-PRAGMA',
+        'Level: SHOULD',
+        'Title: The token response carries Pragma: no-cache',
+        'Refs: RFC 6749 §5.1',
+      ].join('\n'),
     );
   });
 
   it('gives a check one reason, the same in every report: its message, else its first finding with words', () => {
-    const found = { ...checkOf(makeRunReport(), 'USER-OK'), status: 'failed' as const, message: '  ', findings: [{ kind: 'failure' as const, message: ' ' }, { kind: 'failure' as const, message: 'ARRIVAL-NOT-NULL' }] };
+    const found = {
+      ...checkOf(makeRunReport(), 'USER-OK'),
+      status: 'failed' as const,
+      message: '  ',
+      findings: [
+        { kind: 'failure' as const, message: ' ' },
+        { kind: 'failure' as const, message: 'ARRIVAL-NOT-NULL' },
+      ],
+    };
     expect(checkReason(found)).toBe('ARRIVAL-NOT-NULL');
     expect(checkReason({ ...found, message: 'SAID-SO' })).toBe('SAID-SO');
     expect(checkReason({ ...found, findings: [] })).toBeUndefined();
     const report = { ...makeRunReport(), checks: [found] };
-    for (const out of [renderConsoleSummary(report, { color: false }), renderMarkdownSummary(report), renderHtmlReport(report), renderJUnit(report)]) {
+    for (const out of [
+      renderConsoleSummary(report, { color: false }),
+      renderMarkdownSummary(report),
+      renderHtmlReport(report),
+      renderJUnit(report),
+    ]) {
       expect(out).toContain('ARRIVAL-NOT-NULL');
       expect(out).not.toContain('no reason');
     }
@@ -123,18 +157,29 @@ describe('format', () => {
     expect(renderConsoleSummary(silent, { color: false })).toContain('(no reason recorded)');
   });
 
-  it('on the console, a reason too long for its line drops the endpoints\' names before the cause, which the reports keep', () => {
+  it("on the console, a reason too long for its line drops the endpoints' names before the cause, which the reports keep", () => {
     const endpoints = [
       { endpoint: 'GET /tenants/{tenantId}/shipments', status: 'failed' as const },
       { endpoint: 'GET /tenants/{tenantId}/invoices', status: 'failed' as const },
     ];
-    const cause = 'GET shipments?page=1&size=10: rel="next" https://gw.example.com/api/tenants/5e0c3b8a-1f2d-4a6b-8c9d-0e1f2a3b4c5d/shipments?page=3&size=10 leads to page 3, expected page 2';
+    const cause =
+      'GET shipments?page=1&size=10: rel="next" https://gw.example.com/api/tenants/5e0c3b8a-1f2d-4a6b-8c9d-0e1f2a3b4c5d/shipments?page=3&size=10 leads to page 3, expected page 2';
     const message = `2 endpoints, 2 failed: GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/invoices. ${cause}`;
-    const failed = { ...checkOf(makeRunReport(), 'USER-OK'), status: 'failed' as const, message, endpoints, findings: [{ kind: 'failure' as const, message: cause }] };
+    const failed = {
+      ...checkOf(makeRunReport(), 'USER-OK'),
+      status: 'failed' as const,
+      message,
+      endpoints,
+      findings: [{ kind: 'failure' as const, message: cause }],
+    };
     const report = { ...makeRunReport(), checks: [failed] };
     expect(renderConsoleSummary(report, { color: false })).toContain(`2 endpoints, 2 failed. ${cause}`);
-    expect(renderHtmlReport(report)).toMatch(/2 endpoints, 2 failed\. GET shipments\?page=1&amp;size=10: rel=&quot;next&quot; \S+ leads to page 3, expected page 2/);
-    expect(renderJUnit(report)).toContain('2 endpoints, 2 failed: GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/invoices');
+    expect(renderHtmlReport(report)).toMatch(
+      /2 endpoints, 2 failed\. GET shipments\?page=1&amp;size=10: rel=&quot;next&quot; \S+ leads to page 3, expected page 2/,
+    );
+    expect(renderJUnit(report)).toContain(
+      '2 endpoints, 2 failed: GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/invoices',
+    );
     // A short one keeps them.
     const short = { ...failed, message: '2 endpoints, 2 failed: GET /a, GET /b. GET /a: expected 400, got 200' };
     expect(renderConsoleSummary({ ...report, checks: [short] }, { color: false })).toContain(short.message);
@@ -213,7 +258,12 @@ describe('renderConsoleSummary', () => {
     const block = (title: string): string[] => {
       const start = lines.findIndex((l) => l.startsWith(title));
       const end = lines.indexOf('', start);
-      return lines.slice(start + 1, end).map((l) => l.trim().split(/\s{2,}/).join(' | '));
+      return lines.slice(start + 1, end).map((l) =>
+        l
+          .trim()
+          .split(/\s{2,}/)
+          .join(' | '),
+      );
     };
     expect(block('FAILED (3)')).toEqual([
       'TOKEN-WRONG-SECRET | MUST | Expected 401 ]]> but got 200 ]]> with a token[31m and ]]> too second line',
@@ -235,28 +285,38 @@ describe('renderConsoleSummary', () => {
 
   it('lists expected failures with the baseline reason, and the baseline entries that now pass', () => {
     const start = lines.findIndex((l) => l.startsWith('EXPECTED FAILURES (baseline)'));
-    expect(lines[start]).toBe('EXPECTED FAILURES (baseline) (1): known failures listed in conformance-baseline.json; they do not fail the run');
+    expect(lines[start]).toBe(
+      'EXPECTED FAILURES (baseline) (1): known failures listed in conformance-baseline.json; they do not fail the run',
+    );
     expect(lines[start + 1]?.trim().split(/\s{2,}/)).toEqual([
       'TOKEN-BASIC-SCHEME-CASE',
       'MUST',
       `${BASELINE_REASON} | this run: status 401 for the scheme spelled "basic", expected 200`,
     ]);
     const stale = lines.findIndex((l) => l.startsWith('BASELINE ENTRIES THAT NOW PASS'));
-    expect(lines.slice(stale, stale + 3)).toEqual(['BASELINE ENTRIES THAT NOW PASS (remove them from conformance-baseline.json) (1)', `  PAGE-HEADERS  ${STALE_REASON}`, '']);
+    expect(lines.slice(stale, stale + 3)).toEqual([
+      'BASELINE ENTRIES THAT NOW PASS (remove them from conformance-baseline.json) (1)',
+      `  PAGE-HEADERS  ${STALE_REASON}`,
+      '',
+    ]);
   });
 
   it('ends with the totals line, expected failures included', () => {
-    expect(text.endsWith('\n13 checks: 4 passed, 3 failed, 1 warning, 1 error, 3 skipped, 1 expected (11.32 s)\n')).toBe(true);
+    expect(
+      text.endsWith('\n13 checks: 4 passed, 3 failed, 1 warning, 1 error, 3 skipped, 1 expected (11.32 s)\n'),
+    ).toBe(true);
   });
 
   it('leaves the expected column and count out of a run without a baseline', () => {
     const plain = makeRunReport();
     delete plain.baseline;
-    plain.checks = plain.checks.filter((c) => c.status !== 'expected').map((c) => {
-      const copy = { ...c };
-      delete copy.baseline;
-      return copy;
-    });
+    plain.checks = plain.checks
+      .filter((c) => c.status !== 'expected')
+      .map((c) => {
+        const copy = { ...c };
+        delete copy.baseline;
+        return copy;
+      });
     const out = renderConsoleSummary(plain, { color: false });
     expect(out).not.toContain('expected');
     expect(out).not.toContain('BASELINE');
@@ -302,7 +362,12 @@ describe('renderConsoleSummary', () => {
       '  9 of 13 checks were carried out before it stopped; this is no verdict on the rest',
     ]);
     const incomplete = renderConsoleSummary(
-      { ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun: every selected check passed in old.json', checks: [] },
+      {
+        ...makeRunReport(),
+        verdict: 'incomplete',
+        incompleteReason: 'nothing to rerun: every selected check passed in old.json',
+        checks: [],
+      },
       { color: false },
     );
     expect(incomplete.split('\n').slice(0, 4)).toEqual([
@@ -330,7 +395,12 @@ describe('writeReports', () => {
     const dir = join(root, 'nested', 'reports');
     expect(REPORT_FORMATS).toEqual(['junit', 'json', 'html', 'har']);
     const paths = await writeReports(report, dir, REPORT_FORMATS);
-    expect(paths).toEqual([join(dir, 'junit.xml'), join(dir, 'report.json'), join(dir, 'report.html'), join(dir, 'report.har')]);
+    expect(paths).toEqual([
+      join(dir, 'junit.xml'),
+      join(dir, 'report.json'),
+      join(dir, 'report.html'),
+      join(dir, 'report.har'),
+    ]);
     expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.har', 'report.html', 'report.json']);
     expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toBe(renderJUnit(report));
     expect(await readFile(join(dir, 'report.json'), 'utf8')).toBe(renderJsonReport(report));
@@ -355,7 +425,8 @@ describe('writeReports', () => {
   });
 
   it("removes an earlier run's reports of the formats not written, so that none is published as this run's", async () => {
-    for (const name of ['junit.xml', 'report.json', 'report.html', 'other.txt']) await writeFile(join(root, name), 'an earlier run');
+    for (const name of ['junit.xml', 'report.json', 'report.html', 'other.txt'])
+      await writeFile(join(root, name), 'an earlier run');
     await writeReports(makeRunReport(), root, ['har']);
     expect((await readdir(root)).sort()).toEqual(['other.txt', 'report.har']);
   });
@@ -383,7 +454,9 @@ describe('renderMarkdownSummary', () => {
   it('starts with the verdict and what it covers, the target and the tool version', () => {
     expect(lines[0]).toBe('## Carrier-Platform API conformance: ❌ NON-CONFORMANT');
     expect(lines[2]).toBe('- 3 required checks failed: the target does not conform');
-    expect(lines[6]).toBe('- 4 of 13 checks not carried out: 1 skipped: needs --expectations; 2 skipped: no --tenant given &lt;\\]\\]&gt;&amp;&gt;; 1 could not be carried out');
+    expect(lines[6]).toBe(
+      '- 4 of 13 checks not carried out: 1 skipped: needs --expectations; 2 skipped: no --tenant given &lt;\\]\\]&gt;&amp;&gt;; 1 could not be carried out',
+    );
     expect(lines.find((l) => l.startsWith('Target **'))).toBe(
       'Target **https\\://api.example.test** · auth https\\://auth.example.test · tenant 0d9f6b4e-3c51-4c1a-9b0e-8f2f7c7d1a11 · carrier-conformance 0.1.0 · 2025-03-01 03:04:05 UTC, 11.32 s',
     );
@@ -414,16 +487,27 @@ describe('renderMarkdownSummary', () => {
     expect(section('❌ Failed (3)')).toEqual([
       '- **TOKEN-WRONG-SECRET** (MUST, spec §Authentication 2; RFC 6749 §5.2): Expected 401 \\]\\]&gt; but got 200 \\]\\]&gt; with a token\\[31m and \\]\\]&gt; too second line',
       expect.stringMatching(/^- \*\*USER-FIELDS\*\* \(MUST, /),
-      expect.stringMatching(/^- \*\*PAGE-WALK\*\* \(MUST, spec §Pagination\): page 3 repeats items of page 2: a1b2c3d4, .*…$/),
+      expect.stringMatching(
+        /^- \*\*PAGE-WALK\*\* \(MUST, spec §Pagination\): page 3 repeats items of page 2: a1b2c3d4, .*…$/,
+      ),
     ]);
-    expect(section('❌ Errors (1)')).toEqual(['- **AUTH-MISSING** (MUST, spec §Authentication 4; RFC 6750 §3): GET /users/me timed out after 10 s']);
-    expect(section('⚠️ Warnings (1)')).toEqual(['- **TOKEN-PRAGMA** (SHOULD, RFC 6749 §5.1): no Pragma: no-cache on the token response']);
+    expect(section('❌ Errors (1)')).toEqual([
+      '- **AUTH-MISSING** (MUST, spec §Authentication 4; RFC 6750 §3): GET /users/me timed out after 10 s',
+    ]);
+    expect(section('⚠️ Warnings (1)')).toEqual([
+      '- **TOKEN-PRAGMA** (SHOULD, RFC 6749 §5.1): no Pragma: no-cache on the token response',
+    ]);
     expect(section('Expected failures (baseline) (1)')).toEqual([
       '- **TOKEN-BASIC-SCHEME-CASE** (MUST, RFC 7617 §2; RFC 9110 §11.1): baseline: ACME-1234: the gateway only accepts the scheme spelled &quot;Basic&quot;; fix planned; this run: status 401 for the scheme spelled &quot;basic&quot;, expected 200',
     ]);
-    expect(lines.find((l) => l.startsWith('### Baseline entries that now pass'))).toBe('### Baseline entries that now pass (1): remove them from conformance-baseline.json');
+    expect(lines.find((l) => l.startsWith('### Baseline entries that now pass'))).toBe(
+      '### Baseline entries that now pass (1): remove them from conformance-baseline.json',
+    );
     expect(md).toContain(`\n- **PAGE-HEADERS**: ${STALE_REASON}\n`);
-    expect(section('Skipped (3)')).toEqual(['- needs --expectations (1): USER-EXPECTED-VALUES', '- no --tenant given &lt;\\]\\]&gt;&amp;&gt; (2): TENANT-ACCESS, TENANT-FOREIGN']);
+    expect(section('Skipped (3)')).toEqual([
+      '- needs --expectations (1): USER-EXPECTED-VALUES',
+      '- no --tenant given &lt;\\]\\]&gt;&amp;&gt; (2): TENANT-ACCESS, TENANT-FOREIGN',
+    ]);
   });
 
   it('escapes what a server sent so that it renders as text: no HTML, links, code, emphasis or extra table cells', () => {
@@ -436,18 +520,29 @@ describe('renderMarkdownSummary', () => {
     // A hostile value in a table cell (the suite table only holds numbers) and in the header.
     const hostile = makeRunReport();
     hostile.target.baseUrl = 'https://x.test/|</td><script>alert(1)</script> www.evil.test a@b.test';
-    const head = renderMarkdownSummary(hostile).split('\n').find((l) => l.startsWith('Target **')) ?? '';
-    expect(head).toContain('https\\://x.test/\\|&lt;/td&gt;&lt;script&gt;alert\\(1\\)&lt;/script&gt; www\\.evil.test a\\@b.test');
+    const head =
+      renderMarkdownSummary(hostile)
+        .split('\n')
+        .find((l) => l.startsWith('Target **')) ?? '';
+    expect(head).toContain(
+      'https\\://x.test/\\|&lt;/td&gt;&lt;script&gt;alert\\(1\\)&lt;/script&gt; www\\.evil.test a\\@b.test',
+    );
   });
 
   it('stays under the byte budget by cutting whole lines, with a note', () => {
     const big = makeRunReport();
     const failed = checkOf(big, 'TOKEN-WRONG-SECRET');
-    big.checks = Array.from({ length: 5000 }, (_, i) => ({ ...failed, id: `BIG-${i}`, message: `${'é'.repeat(250)} ${i}` }));
+    big.checks = Array.from({ length: 5000 }, (_, i) => ({
+      ...failed,
+      id: `BIG-${i}`,
+      message: `${'é'.repeat(250)} ${i}`,
+    }));
     const cut = renderMarkdownSummary(big, { maxBytes: 200_000 });
     expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(200_000);
     expect(Buffer.byteLength(cut)).toBeGreaterThan(190_000);
-    expect(cut).toMatch(/\n\n> \*\*Truncated:\*\* \d+ more lines did not fit GitHub's step summary limit; every check is in junit.xml, report.json and report.html.\n$/);
+    expect(cut).toMatch(
+      /\n\n> \*\*Truncated:\*\* \d+ more lines did not fit GitHub's step summary limit; every check is in junit.xml, report.json and report.html.\n$/,
+    );
     const items = cut.split('\n').filter((l) => l.startsWith('- **BIG-'));
     expect(items.length).toBeGreaterThan(100);
     // Whole list items only: each one ends with its number.
@@ -461,10 +556,25 @@ describe('renderMarkdownSummary', () => {
   });
 
   it('says why a run is incomplete and when it is a rerun', () => {
-    const md2 = renderMarkdownSummary({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'the token endpoint <broke>', rerunOf: 'old/report.json' });
-    expect(md2.split('\n').slice(0, 3)).toEqual(['## Carrier-Platform API conformance: ⚠️ INCOMPLETE', '', '- the token endpoint &lt;broke&gt;']);
+    const md2 = renderMarkdownSummary({
+      ...makeRunReport(),
+      verdict: 'incomplete',
+      incompleteReason: 'the token endpoint <broke>',
+      rerunOf: 'old/report.json',
+    });
+    expect(md2.split('\n').slice(0, 3)).toEqual([
+      '## Carrier-Platform API conformance: ⚠️ INCOMPLETE',
+      '',
+      '- the token endpoint &lt;broke&gt;',
+    ]);
     expect(md2).toContain('\n\nRerun: only the checks that did not pass in old/report.json.\n');
-    const md3 = renderMarkdownSummary({ ...makeRunReport(), verdict: 'incomplete', incompleteReason: 'nothing to rerun', rerunOf: 'old/report.json', checks: [] });
+    const md3 = renderMarkdownSummary({
+      ...makeRunReport(),
+      verdict: 'incomplete',
+      incompleteReason: 'nothing to rerun',
+      rerunOf: 'old/report.json',
+      checks: [],
+    });
     expect(md3.split('\n')[0]).toBe('## Carrier-Platform API conformance: ⚠️ NOTHING CHECKED');
     expect(md3).toContain('\nNo checks were run.\n');
   });
@@ -488,7 +598,13 @@ function runWithFakeCurl(command: string, env: Record<string, string> = {}): She
   const result = spawnSync('sh', ['-c', `${FAKE_CURL}\n${command}`], {
     encoding: 'utf8',
     timeout: 10_000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C.UTF-8', CARRIER_CLIENT_ID: 'my id', CARRIER_CLIENT_SECRET: "s3cr3t'$x", ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LC_ALL: 'C.UTF-8',
+      CARRIER_CLIENT_ID: 'my id',
+      CARRIER_CLIENT_SECRET: "s3cr3t'$x",
+      ...env,
+    },
   });
   const calls = result.stderr
     .split('\u001e')
@@ -509,7 +625,16 @@ function exchangeOf(report: RunReport, id: string, index = 0): RecordedExchange 
 }
 
 const TOKEN_URL = 'https://auth.example.test/uaa/oauth2/token';
-const TOKEN_CALL = ['-sS', '-u', "my id:s3cr3t'$x", '-H', 'Accept-Version: 1', '-d', 'grant_type=client_credentials', TOKEN_URL];
+const TOKEN_CALL = [
+  '-sS',
+  '-u',
+  "my id:s3cr3t'$x",
+  '-H',
+  'Accept-Version: 1',
+  '-d',
+  'grant_type=client_credentials',
+  TOKEN_URL,
+];
 
 describe('curlCommand', () => {
   const report = makeRunReport();
@@ -565,12 +690,16 @@ describe('curlCommand', () => {
 
   it('keeps a scheme spelled otherwise than "Basic" by building the header itself', () => {
     const command = curlCommand(exchangeOf(report, 'TOKEN-BASIC-SCHEME-CASE'), report);
-    expect(command).toContain(`-H "Authorization: basic $(printf '%s:%s' "$CARRIER_CLIENT_ID" "$CARRIER_CLIENT_SECRET" | base64 | tr -d '\\n')"`);
+    expect(command).toContain(
+      `-H "Authorization: basic $(printf '%s:%s' "$CARRIER_CLIENT_ID" "$CARRIER_CLIENT_SECRET" | base64 | tr -d '\\n')"`,
+    );
     const run = runWithFakeCurl(command, { CARRIER_CLIENT_SECRET: 'a'.repeat(80) });
     expect(run.calls).toHaveLength(1);
     const args = run.calls[0] ?? [];
     // Longer than base64's 76-column wrap: the newline it would insert is removed.
-    expect(args[args.indexOf('-H') + 1]).toBe(`Authorization: basic ${Buffer.from(`my id:${'a'.repeat(80)}`).toString('base64')}`);
+    expect(args[args.indexOf('-H') + 1]).toBe(
+      `Authorization: basic ${Buffer.from(`my id:${'a'.repeat(80)}`).toString('base64')}`,
+    );
     expect(args.at(-1)).toBe(TOKEN_URL);
   });
 
@@ -587,10 +716,23 @@ describe('curlCommand', () => {
     const run = runWithFakeCurl(command);
     expect(run.calls).toEqual([
       TOKEN_CALL,
-      ['-i', '-H', "Authorization: Bearer tok-my id", '-H', 'accept: application/json', '-H', 'Accept-Version: 1', '--compressed', 'https://api.example.test/users/me'],
+      [
+        '-i',
+        '-H',
+        'Authorization: Bearer tok-my id',
+        '-H',
+        'accept: application/json',
+        '-H',
+        'Accept-Version: 1',
+        '--compressed',
+        'https://api.example.test/users/me',
+      ],
     ]);
 
-    const lower: RecordedExchange = { ...ex, request: { ...ex.request, headers: [['authorization', 'bearer [REDACTED:access-token]']] } };
+    const lower: RecordedExchange = {
+      ...ex,
+      request: { ...ex.request, headers: [['authorization', 'bearer [REDACTED:access-token]']] },
+    };
     expect(runWithFakeCurl(curlCommand(lower, report)).calls[1]).toContain('Authorization: bearer tok-my id');
   });
 
@@ -598,24 +740,42 @@ describe('curlCommand', () => {
     const ex = exchangeOf(report, 'USER-FIELDS');
     // A sleep that is recorded among the curl calls, so that their order shows.
     const fakeSleep = `sleep() { printf 'sleep\\0%s\\0\\036' "$1" >&2; }\n`;
-    const run = (e: RecordedExchange, r: RunReport = report): ShellRun => runWithFakeCurl(fakeSleep + curlCommand(e, r));
-    const resource = ['-i', '-H', 'Authorization: Bearer tok-my id', '-H', 'accept: application/json', '-H', 'Accept-Version: 1', '--compressed', 'https://api.example.test/users/me'];
+    const run = (e: RecordedExchange, r: RunReport = report): ShellRun =>
+      runWithFakeCurl(fakeSleep + curlCommand(e, r));
+    const resource = [
+      '-i',
+      '-H',
+      'Authorization: Bearer tok-my id',
+      '-H',
+      'accept: application/json',
+      '-H',
+      'Accept-Version: 1',
+      '--compressed',
+      'https://api.example.test/users/me',
+    ];
 
     // After: the fake token's expires_in (7 s), a second of whole-second rounding, the margin.
     const expired: RecordedExchange = { ...ex, purpose: 'GET /users/me with a token whose expires_in has passed' };
     const command = curlCommand(expired, report);
     expect(shellSyntaxOk(command)).toEqual({ status: 0, stderr: '' });
-    expect(command.split('\n')[0]).toMatch(/^# The check sent its token after the token's expires_in had passed: .*waits expires_in \+ 2 s .*the default: the report does not say/);
+    expect(command.split('\n')[0]).toMatch(
+      /^# The check sent its token after the token's expires_in had passed: .*waits expires_in \+ 2 s .*the default: the report does not say/,
+    );
     expect(run(expired)).toEqual({ status: 0, calls: [TOKEN_CALL, ['sleep', '9'], resource], stdout: '' });
     const margin = { ...report, target: { ...report.target, expiryMargin: 2.5 } };
     expect(run(expired, margin).calls[1]).toEqual(['sleep', '11']);
     expect(curlCommand(expired, margin).split('\n')[0]).toContain("the run's --expiry-margin of 2.5 s");
 
     // Shortly before: with at least the seconds left that the check had; never less than none.
-    const before = (left: string): RecordedExchange => ({ ...ex, purpose: `GET /users/me with a token that has ${left} s left of its expires_in` });
+    const before = (left: string): RecordedExchange => ({
+      ...ex,
+      purpose: `GET /users/me with a token that has ${left} s left of its expires_in`,
+    });
     expect(run(before('1.4')).calls).toEqual([TOKEN_CALL, ['sleep', '5'], resource]);
     expect(run(before('9.2')).calls[1]).toEqual(['sleep', '0']);
-    expect(curlCommand(before('1.4'), report).split('\n')[0]).toMatch(/^# The check sent its token with 1\.4 s of its expires_in left: .*waits expires_in - 2 s /);
+    expect(curlCommand(before('1.4'), report).split('\n')[0]).toMatch(
+      /^# The check sent its token with 1\.4 s of its expires_in left: .*waits expires_in - 2 s /,
+    );
 
     // A token response without a whole-number expires_in: it stops before the request.
     const noExpiry = `curl() { for a in "$@"; do printf '%s\\0' "$a" >&2; done; printf '\\036' >&2; [ "$1" = -sS ] && printf '{"access_token":"t","expires_in":"7"}\\n'; }\n`;
@@ -637,14 +797,25 @@ describe('curlCommand', () => {
     expect(issue.split('\n')[0]).toBe(FORM_ENCODE_FUNCTION);
     expect(shellSyntaxOk(issue)).toEqual({ status: 0, stderr: '' });
     const header = (call: string[] | undefined): string | undefined => call?.[(call.indexOf('-H') ?? -2) + 1];
-    expect(header(runWithFakeCurl(issue, env).calls[0])).toBe(`Authorization: Basic ${encodeBasicCredentials('my id', secret, 'form')}`);
+    expect(header(runWithFakeCurl(issue, env).calls[0])).toBe(
+      `Authorization: Basic ${encodeBasicCredentials('my id', secret, 'form')}`,
+    );
     // The scheme spelled otherwise, and the token request of a bearer reproduction, the same way.
-    expect(header(runWithFakeCurl(curlCommand(exchangeOf(encoded, 'TOKEN-BASIC-SCHEME-CASE'), encoded), env).calls[0])).toBe(`Authorization: basic ${encodeBasicCredentials('my id', secret, 'form')}`);
+    expect(
+      header(runWithFakeCurl(curlCommand(exchangeOf(encoded, 'TOKEN-BASIC-SCHEME-CASE'), encoded), env).calls[0]),
+    ).toBe(`Authorization: basic ${encodeBasicCredentials('my id', secret, 'form')}`);
     const bearer = runWithFakeCurl(curlCommand(exchangeOf(encoded, 'USER-FIELDS'), encoded), env);
-    expect(bearer.calls[0]?.slice(0, 3)).toEqual(['-sS', '-H', `Authorization: Basic ${encodeBasicCredentials('my id', secret, 'form')}`]);
+    expect(bearer.calls[0]?.slice(0, 3)).toEqual([
+      '-sS',
+      '-H',
+      `Authorization: Basic ${encodeBasicCredentials('my id', secret, 'form')}`,
+    ]);
     // A token endpoint that took them only unencoded (basicEncoding raw) got them raw: curl -u.
     const raw = { ...encoded, target: { ...encoded.target, basicEncoding: 'raw' as const } };
-    expect(runWithFakeCurl(curlCommand(exchangeOf(raw, 'TOKEN-ISSUE'), raw), env).calls[0]?.slice(3, 5)).toEqual(['-u', `my id:${secret}`]);
+    expect(runWithFakeCurl(curlCommand(exchangeOf(raw, 'TOKEN-ISSUE'), raw), env).calls[0]?.slice(3, 5)).toEqual([
+      '-u',
+      `my id:${secret}`,
+    ]);
     // Not for a request without credentials, nor when the credentials need no encoding.
     expect(curlCommand(exchangeOf(encoded, 'AUTH-MISSING'), encoded)).not.toContain('carrier_form');
     expect(curlCommand(exchangeOf(report, 'TOKEN-ISSUE'), report)).not.toContain('carrier_form');
@@ -662,14 +833,26 @@ describe('curlCommand', () => {
     };
     const wrong: RecordedExchange = { ...base, basic: { encoding: 'form', secretSuffix: '-wrong' } };
     expect(curlCommand(wrong, encoded)).not.toContain('#');
-    expect(header(wrong, encoded)).toBe(`Authorization: Basic ${encodeBasicCredentials('conformance-client', `${secret}-wrong`, 'form')}`);
-    const unknown: RecordedExchange = { ...base, basic: { encoding: 'form', clientId: 'carrier-conformance-unknown-client-42' } };
-    expect(header(unknown, encoded)).toBe(`Authorization: Basic ${encodeBasicCredentials('carrier-conformance-unknown-client-42', secret, 'form')}`);
+    expect(header(wrong, encoded)).toBe(
+      `Authorization: Basic ${encodeBasicCredentials('conformance-client', `${secret}-wrong`, 'form')}`,
+    );
+    const unknown: RecordedExchange = {
+      ...base,
+      basic: { encoding: 'form', clientId: 'carrier-conformance-unknown-client-42' },
+    };
+    expect(header(unknown, encoded)).toBe(
+      `Authorization: Basic ${encodeBasicCredentials('carrier-conformance-unknown-client-42', secret, 'form')}`,
+    );
     const wrongRaw: RecordedExchange = { ...base, basic: { encoding: 'raw', secretSuffix: '-wrong' } };
     expect(header(wrongRaw, encoded)).toBe(`-u conformance-client:${secret}-wrong`);
     // Credentials that form-encoding leaves as they are: curl -u, with the wrong secret.
     const plain = { ...report, target: { ...report.target, credentialsFormEncoded: false } };
-    expect(runWithFakeCurl(curlCommand(wrong, plain), { CARRIER_CLIENT_ID: 'c', CARRIER_CLIENT_SECRET: 'plain' }).calls[0]?.slice(3, 5)).toEqual(['-u', 'c:plain-wrong']);
+    expect(
+      runWithFakeCurl(curlCommand(wrong, plain), {
+        CARRIER_CLIENT_ID: 'c',
+        CARRIER_CLIENT_SECRET: 'plain',
+      }).calls[0]?.slice(3, 5),
+    ).toEqual(['-u', 'c:plain-wrong']);
   });
 
   it('trusts what the run trusted: --cacert for --ca-file, --insecure for --insecure, the token request too', () => {
@@ -685,9 +868,16 @@ describe('curlCommand', () => {
     expect(userCall?.at(-1)).toBe('https://api.example.test/users/me');
 
     const caOnly = { ...report, target: { ...report.target, caFile } };
-    expect(runWithFakeCurl(curlCommand(exchangeOf(caOnly, 'TOKEN-ISSUE'), caOnly)).calls[0]?.slice(0, 4)).toEqual(['-i', '--cacert', caFile, '-X']);
+    expect(runWithFakeCurl(curlCommand(exchangeOf(caOnly, 'TOKEN-ISSUE'), caOnly)).calls[0]?.slice(0, 4)).toEqual([
+      '-i',
+      '--cacert',
+      caFile,
+      '-X',
+    ]);
     const insecureOnly = { ...report, target: { ...report.target, insecure: true } };
-    expect(runWithFakeCurl(curlCommand(exchangeOf(insecureOnly, 'TOKEN-ISSUE'), insecureOnly)).calls[0]?.slice(0, 3)).toEqual(['-i', '--insecure', '-X']);
+    expect(
+      runWithFakeCurl(curlCommand(exchangeOf(insecureOnly, 'TOKEN-ISSUE'), insecureOnly)).calls[0]?.slice(0, 3),
+    ).toEqual(['-i', '--insecure', '-X']);
     // Neither: curl verifies against its own bundle, as the harness did against the system's.
     expect(curlCommand(exchangeOf(report, 'USER-FIELDS'), report)).not.toMatch(/--cacert|--insecure/);
 
@@ -705,19 +895,47 @@ describe('curlCommand', () => {
     expect(body.split('\n')[0]).toMatch(/^# .*set \$CARRIER_HIDDEN_1 before running this/);
     const run = runWithFakeCurl(body, { CARRIER_HIDDEN_1: 'the-wrong-one' });
     // No Accept or Content-Type was recorded, so curl's own are switched off.
-    expect(run.calls).toEqual([['-i', '-X', 'POST', '-H', 'Accept:', '-H', 'Content-Type:', '--data-raw', 'grant_type=client_credentials&client_secret=the-wrong-one', TOKEN_URL]]);
+    expect(run.calls).toEqual([
+      [
+        '-i',
+        '-X',
+        'POST',
+        '-H',
+        'Accept:',
+        '-H',
+        'Content-Type:',
+        '--data-raw',
+        'grant_type=client_credentials&client_secret=the-wrong-one',
+        TOKEN_URL,
+      ],
+    ]);
   });
 
   it('sends a made-up literal credential as recorded, and an embedded real secret from the environment', () => {
     const literal: RecordedExchange = {
       purpose: 'probe',
-      request: { method: 'GET', url: 'https://api.example.test/users/me', headers: [['authorization', 'Bearer %not a token%']] },
+      request: {
+        method: 'GET',
+        url: 'https://api.example.test/users/me',
+        headers: [['authorization', 'Bearer %not a token%']],
+      },
       startedAt: '2025-03-01T03:04:05.678Z',
       durationMs: 1,
       auth: 'literal',
     };
-    expect(runWithFakeCurl(curlCommand(literal, report)).calls).toEqual([['-i', '-H', 'Authorization: Bearer %not a token%', '-H', 'Accept:', 'https://api.example.test/users/me']]);
-    const embedded = { ...literal, request: { ...literal.request, headers: [['authorization', 'Basic [REDACTED:basic-credentials], Bearer [REDACTED:secret]']] as [string, string][] } };
+    expect(runWithFakeCurl(curlCommand(literal, report)).calls).toEqual([
+      ['-i', '-H', 'Authorization: Bearer %not a token%', '-H', 'Accept:', 'https://api.example.test/users/me'],
+    ]);
+    const embedded = {
+      ...literal,
+      request: {
+        ...literal.request,
+        headers: [['authorization', 'Basic [REDACTED:basic-credentials], Bearer [REDACTED:secret]']] as [
+          string,
+          string,
+        ][],
+      },
+    };
     const command = curlCommand(embedded, report);
     expect(command).not.toContain('REDACTED');
     const args = runWithFakeCurl(command, { CARRIER_HIDDEN_1: 'h1dden' }).calls[0] ?? [];
@@ -752,18 +970,42 @@ describe('curlCommand', () => {
     const run = runWithFakeCurl(command);
     expect(run.status).toBe(0);
     expect(run.calls).toEqual([
-      ['-i', '-g', '-X', 'PUT', '-H', `X-Nasty: ${nasty.replace(/[\r\n]/g, '')}`, '-H', 'X-Empty;', '-H', 'Content-Type: text/plain', '-H', 'accept: */*', '--data-raw', nasty, "https://[::1]:8443/a/{b}?q='x'&r=[1]"],
+      [
+        '-i',
+        '-g',
+        '-X',
+        'PUT',
+        '-H',
+        `X-Nasty: ${nasty.replace(/[\r\n]/g, '')}`,
+        '-H',
+        'X-Empty;',
+        '-H',
+        'Content-Type: text/plain',
+        '-H',
+        'accept: */*',
+        '--data-raw',
+        nasty,
+        "https://[::1]:8443/a/{b}?q='x'&r=[1]",
+      ],
     ]);
-    expect(runWithFakeCurl(curlCommand({ ...ex, request: { method: 'HEAD', url: 'https://api.example.test/', headers: [['accept', '*/*']] } }, report)).calls).toEqual([
-      ['-i', '-I', '-H', 'accept: */*', 'https://api.example.test/'],
-    ]);
+    expect(
+      runWithFakeCurl(
+        curlCommand(
+          { ...ex, request: { method: 'HEAD', url: 'https://api.example.test/', headers: [['accept', '*/*']] } },
+          report,
+        ),
+      ).calls,
+    ).toEqual([['-i', '-I', '-H', 'accept: */*', 'https://api.example.test/']]);
   });
 
   it('survives the trip through junit.xml: the command read back from system-out runs the same argv', async () => {
     const check = checkOf(report, 'USER-FIELDS');
     const hostile: CheckResult = {
       ...check,
-      exchanges: check.exchanges.map((ex) => ({ ...ex, request: { ...ex.request, method: 'POST', body: 'a\r\nb\u0000c]]>d\u0007' } })),
+      exchanges: check.exchanges.map((ex) => ({
+        ...ex,
+        request: { ...ex.request, method: 'POST', body: 'a\r\nb\u0000c]]>d\u0007' },
+      })),
     };
     const root = await parseXml(renderJUnit({ ...report, checks: [hostile] }));
     const testcase = childElements(childElements(root, 'testsuite')[0] ?? root, 'testcase')[0];
@@ -772,6 +1014,10 @@ describe('curlCommand', () => {
     const command = out.slice(out.indexOf('\nReproduce:\n') + '\nReproduce:\n'.length);
     expect(command).toBe(curlCommand(hostile.exchanges[0] ?? exchangeOf(report, 'USER-FIELDS'), report));
     const run = runWithFakeCurl(command);
-    expect(run.calls[1]?.slice(-3)).toEqual(['--data-raw', 'a\r\nb\u0000c]]>d\u0007'.replace('\u0000', ''), 'https://api.example.test/users/me']);
+    expect(run.calls[1]?.slice(-3)).toEqual([
+      '--data-raw',
+      'a\r\nb\u0000c]]>d\u0007'.replace('\u0000', ''),
+      'https://api.example.test/users/me',
+    ]);
   });
 });

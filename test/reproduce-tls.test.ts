@@ -47,7 +47,8 @@ async function reproduceCommandsIn(junitXml: string, id: string): Promise<Map<nu
   for (const section of textOf(out).split('\n\n')) {
     const number = /^Exchange #(\d+):/.exec(section)?.[1];
     if (number !== undefined) exchange = Number(number) - 1;
-    else if (section.startsWith('Reproduce:\n') && exchange !== undefined) commands.set(exchange, section.slice('Reproduce:\n'.length));
+    else if (section.startsWith('Reproduce:\n') && exchange !== undefined)
+      commands.set(exchange, section.slice('Reproduce:\n'.length));
   }
   return commands;
 }
@@ -57,7 +58,12 @@ function runCommand(shellCommand: string): Promise<{ status: number | null; stdo
   return new Promise((resolve, reject) => {
     // Asynchronous: the TLS front and the server run in this process and must answer meanwhile.
     const child = spawn('sh', ['-c', shellCommand], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...NO_PROXY_ENV, CARRIER_CLIENT_ID: server.clientId, CARRIER_CLIENT_SECRET: SECRET },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ...NO_PROXY_ENV,
+        CARRIER_CLIENT_ID: server.clientId,
+        CARRIER_CLIENT_SECRET: SECRET,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -75,9 +81,23 @@ function runCommand(shellCommand: string): Promise<{ status: number | null; stdo
 /** Runs the real CLI against the HTTPS front with `tlsArgs`: it must find the fault (exit 1). */
 async function runHarness(tlsArgs: string[]): Promise<Reproduced> {
   const reportsDir = await tempDir();
-  const result = await runBin(['run', '--base-url', https.url, '--client-id', server.clientId, '--suite', 'versioning', ...tlsArgs, '--reports-dir', reportsDir], {
-    env: { CARRIER_CLIENT_SECRET: SECRET, ...NO_PROXY_ENV },
-  });
+  const result = await runBin(
+    [
+      'run',
+      '--base-url',
+      https.url,
+      '--client-id',
+      server.clientId,
+      '--suite',
+      'versioning',
+      ...tlsArgs,
+      '--reports-dir',
+      reportsDir,
+    ],
+    {
+      env: { CARRIER_CLIENT_SECRET: SECRET, ...NO_PROXY_ENV },
+    },
+  );
   expect(result.code, result.stderr).toBe(1);
   const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
   return { report, commands: await reproduceCommandsIn(await readFile(join(reportsDir, 'junit.xml'), 'utf8'), CHECK) };
@@ -86,7 +106,11 @@ async function runHarness(tlsArgs: string[]): Promise<Reproduced> {
 beforeAll(async () => {
   // Serves a request without Accept-Version (spec §Versioning 2): VERSION-MISSING fails on token
   // requests and on requests that need a token, so some commands obtain one first, over TLS too.
-  server = await startReferenceServer({ faults: ['version-missing-accepted'], clientSecret: SECRET, tokenTtlSeconds: 60 });
+  server = await startReferenceServer({
+    faults: ['version-missing-accepted'],
+    clientSecret: SECRET,
+    tokenTtlSeconds: 60,
+  });
   certificate = await selfSignedCertificate();
   https = await startTlsFront(server.url, certificate);
   withCaFile = await runHarness(['--ca-file', certificate.certFile]);
@@ -114,42 +138,52 @@ describe('curl commands of a run with --ca-file', () => {
       expect(lines.at(-1)?.startsWith(`curl -i ${cacert}`), `exchange ${index}: ${command}`).toBe(true);
       // A bearer request gets its token first (after the guards on its variables), with the same trust.
       const tokenLine = lines.find((line) => line.startsWith('CARRIER_ACCESS_TOKEN='));
-      if (auths[index] === 'bearer') expect(tokenLine?.startsWith(`CARRIER_ACCESS_TOKEN=$(curl -sS ${cacert}-u `), `exchange ${index}: ${command}`).toBe(true);
+      if (auths[index] === 'bearer')
+        expect(
+          tokenLine?.startsWith(`CARRIER_ACCESS_TOKEN=$(curl -sS ${cacert}-u `),
+          `exchange ${index}: ${command}`,
+        ).toBe(true);
       expect(command).not.toContain('--insecure');
     }
   });
 
-  it.skipIf(!HAVE_CURL && !IN_CI)(`get the status the harness recorded, run with curl${HAVE_CURL ? '' : ' (skipped: no curl; `apt-get install curl`)'}`, async () => {
-    const { report, commands } = withCaFile;
-    const check = report.checks.find((c) => c.id === CHECK);
-    for (const [index, command] of commands) {
-      const recorded = check?.exchanges[index]?.response?.status;
-      expect(recorded, `exchange ${index}`).toBeTypeOf('number');
-      const run = await runCommand(command);
-      expect(run.stderr, `exchange ${index}`).not.toMatch(/curl: \(\d+\)/);
-      expect(run.status, `exchange ${index}`).toBe(0);
-      expect(run.stdout, `exchange ${index}`).toMatch(new RegExp(`^HTTP/[\\d.]+ ${recorded}\\b`));
-    }
-    // Without --cacert curl refuses the certificate (exit 60): the option is what reproduces it.
-    const [first] = commands.values();
-    expect((await runCommand((first ?? '').replace(/--cacert '[^']+' /g, ''))).status).toBe(60);
-  });
+  it.skipIf(!HAVE_CURL && !IN_CI)(
+    `get the status the harness recorded, run with curl${HAVE_CURL ? '' : ' (skipped: no curl; `apt-get install curl`)'}`,
+    async () => {
+      const { report, commands } = withCaFile;
+      const check = report.checks.find((c) => c.id === CHECK);
+      for (const [index, command] of commands) {
+        const recorded = check?.exchanges[index]?.response?.status;
+        expect(recorded, `exchange ${index}`).toBeTypeOf('number');
+        const run = await runCommand(command);
+        expect(run.stderr, `exchange ${index}`).not.toMatch(/curl: \(\d+\)/);
+        expect(run.status, `exchange ${index}`).toBe(0);
+        expect(run.stdout, `exchange ${index}`).toMatch(new RegExp(`^HTTP/[\\d.]+ ${recorded}\\b`));
+      }
+      // Without --cacert curl refuses the certificate (exit 60): the option is what reproduces it.
+      const [first] = commands.values();
+      expect((await runCommand((first ?? '').replace(/--cacert '[^']+' /g, ''))).status).toBe(60);
+    },
+  );
 });
 
 describe('curl commands of a run with --insecure', () => {
-  it.skipIf(!HAVE_CURL && !IN_CI)(`skip verification too, and get the status the harness recorded${HAVE_CURL ? '' : ' (skipped: no curl)'}`, async () => {
-    const { report, commands } = await runHarness(['--insecure']);
-    expect(report.target).toMatchObject({ insecure: true });
-    expect(report.target.caFile).toBeUndefined();
-    const check = report.checks.find((c) => c.id === CHECK);
-    const bearer = check?.exchanges.findIndex((ex) => ex.auth === 'bearer') ?? -1;
-    const command = commands.get(bearer) ?? '';
-    const curls = command.split('\n').filter((line) => /\bcurl /.test(line));
-    expect(curls).toHaveLength(2);
-    for (const line of curls) expect(line).toMatch(/curl -\w+ --insecure /);
-    expect(command).not.toContain('--cacert');
-    const run = await runCommand(command);
-    expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^HTTP/[\\d.]+ ${check?.exchanges[bearer]?.response?.status}\\b`));
-  });
+  it.skipIf(!HAVE_CURL && !IN_CI)(
+    `skip verification too, and get the status the harness recorded${HAVE_CURL ? '' : ' (skipped: no curl)'}`,
+    async () => {
+      const { report, commands } = await runHarness(['--insecure']);
+      expect(report.target).toMatchObject({ insecure: true });
+      expect(report.target.caFile).toBeUndefined();
+      const check = report.checks.find((c) => c.id === CHECK);
+      const bearer = check?.exchanges.findIndex((ex) => ex.auth === 'bearer') ?? -1;
+      const command = commands.get(bearer) ?? '';
+      const curls = command.split('\n').filter((line) => /\bcurl /.test(line));
+      expect(curls).toHaveLength(2);
+      for (const line of curls) expect(line).toMatch(/curl -\w+ --insecure /);
+      expect(command).not.toContain('--cacert');
+      const run = await runCommand(command);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^HTTP/[\\d.]+ ${check?.exchanges[bearer]?.response?.status}\\b`));
+    },
+  );
 });

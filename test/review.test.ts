@@ -66,12 +66,18 @@ describe('looksLikeNullAsEmpty', () => {
   it('and on at least half of the items where the schema does not allow null: a required plain string (a document generated from the code), or one left out of required (DRF\'s blank=True, "" on 12 of 60)', () => {
     expect(looksLikeNullAsEmpty({ empty: 3, nulls: 0, carried: 6, why: REQUIRED_PLAIN })).toBe(true);
     expect(looksLikeNullAsEmpty({ empty: 3, nulls: 0, carried: 7, why: REQUIRED_PLAIN })).toBe(false);
-    expect(looksLikeNullAsEmpty({ empty: 12, nulls: 0, carried: 60, why: 'its schema does not require it' })).toBe(false);
+    expect(looksLikeNullAsEmpty({ empty: 12, nulls: 0, carried: 60, why: 'its schema does not require it' })).toBe(
+      false,
+    );
   });
 });
 
 describe('the page tally', () => {
-  const settings = { openapi: document, selected: ['RESOURCE-FIELDS-PRESENT'], endpoints: [] } as unknown as BatteryContext;
+  const settings = {
+    openapi: document,
+    selected: ['RESOURCE-FIELDS-PRESENT'],
+    endpoints: [],
+  } as unknown as BatteryContext;
   const spec = { path: 'invoices', kind: 'list', schema: '#/components/schemas/Invoice' } as unknown as EndpointSpec;
 
   it('counts "", null and the rest of each optional string field', () => {
@@ -103,7 +109,8 @@ const item: ReviewItem = {
   judgedBy: 'RESOURCE-EXPECTED-VALUES',
   endpoint: 'GET /tenants/{tenantId}/invoices',
   field: 'paidAt',
-  message: 'invoices: field "paidAt" is "" on 7 of the 14 items that carry it and null on none, though its schema allows null: <b>',
+  message:
+    'invoices: field "paidAt" is "" on 7 of the 14 items that carry it and null on none, though its schema allows null: <b>',
   advice: 'seed an --expectations file with the real values to judge it',
   refs: ['spec §Generic rules for optional fields 2'],
 };

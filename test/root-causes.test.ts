@@ -45,8 +45,10 @@ async function run(secret: string, args: string[]): Promise<CliResult & { report
   }
 }
 
-const statuses = (report: RunReport | undefined): Record<string, string> => Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status]));
-const message = (report: RunReport | undefined, id: string): string => report?.checks.find((c) => c.id === id)?.message ?? '';
+const statuses = (report: RunReport | undefined): Record<string, string> =>
+  Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status]));
+const message = (report: RunReport | undefined, id: string): string =>
+  report?.checks.find((c) => c.id === id)?.message ?? '';
 
 describe('a refused client credential', () => {
   it('is a configuration error: one line naming the options to check, exit 2, not seven MUST failures', async () => {
@@ -82,22 +84,30 @@ describe('a refused client credential', () => {
 describe('no API at the token endpoint', () => {
   /** A server that answers every request with `status` and a JSON body, as a gateway does. */
   async function answering(status: number): Promise<string> {
-    const s = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"x"}'));
+    const s = createServer((_req, res) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"x"}'),
+    );
     await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise<void>((resolve) => s.close(() => resolve())));
     return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   }
 
-  it('404 (a base URL without the gateway\'s prefix): a configuration error, one line that says where to look, exit 2', async () => {
+  it("404 (a base URL without the gateway's prefix): a configuration error, one line that says where to look, exit 2", async () => {
     const base = await answering(404);
     const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([`carrier-conformance: nothing answers at the token endpoint ${base}/uaa/oauth2/token (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at /uaa/oauth2/token (spec §Obtain an access token)`]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `carrier-conformance: nothing answers at the token endpoint ${base}/uaa/oauth2/token (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at /uaa/oauth2/token (spec §Obtain an access token)`,
+    ]);
     expect(result.report?.exitCode).toBe(2);
   });
 
-  it('401 with a Bearer challenge (a gateway for another API): the base URL\'s path, not the credentials, one line, exit 2', async () => {
-    const s = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="billing-api"' }).end('{"message":"Unauthorized"}'));
+  it("401 with a Bearer challenge (a gateway for another API): the base URL's path, not the credentials, one line, exit 2", async () => {
+    const s = createServer((_req, res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="billing-api"' })
+        .end('{"message":"Unauthorized"}'),
+    );
     await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise<void>((resolve) => s.close(() => resolve())));
     const base = `http://127.0.0.1:${(s.address() as AddressInfo).port}/billing`;
@@ -108,12 +118,27 @@ describe('no API at the token endpoint', () => {
     ]);
   });
 
-  it('GET /users/me 404 while the token endpoint issues tokens: the cause says the base URL\'s path may be wrong', async () => {
+  it("GET /users/me 404 while the token endpoint issues tokens: the cause says the base URL's path may be wrong", async () => {
     const target = await server();
     const base = `${target.url}/gw`;
-    const result = await run(target.clientSecret, ['--base-url', base, '--auth-url', target.url, '--client-id', target.clientId, '--paged-path', 'shipments', '--check', 'USER-OK', '--check', 'TENANT-ACCESS']);
+    const result = await run(target.clientSecret, [
+      '--base-url',
+      base,
+      '--auth-url',
+      target.url,
+      '--client-id',
+      target.clientId,
+      '--paged-path',
+      'shipments',
+      '--check',
+      'USER-OK',
+      '--check',
+      'TENANT-ACCESS',
+    ]);
     const detail = result.report?.causes?.map((c) => c.detail).join('\n') ?? '';
-    expect(detail).toContain(`GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${base}/users/me is not there)`);
+    expect(detail).toContain(
+      `GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${base}/users/me is not there)`,
+    );
   });
 
   it.each([502, 504])('%i (a gateway without its backend): not reachable, one line, exit 3', async (status) => {
@@ -121,7 +146,9 @@ describe('no API at the token endpoint', () => {
     const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
     expect(result.code).toBe(3);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(new RegExp(`cannot reach the token endpoint at ${base}/uaa/oauth2/token: it answered ${status} `));
+    expect(result.stderr).toMatch(
+      new RegExp(`cannot reach the token endpoint at ${base}/uaa/oauth2/token: it answered ${status} `),
+    );
     expect(result.report?.verdict).toBe('incomplete');
   });
 });
@@ -132,12 +159,18 @@ describe('a token endpoint that does not form-decode the Basic credentials (RFC 
     const result = await run(target.clientSecret, [...targetArgs(target), '--max-expiry-wait', '0']);
 
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2\.3\.1 requires and accepted them as they are/);
+    expect(result.stderr).toMatch(
+      /warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2\.3\.1 requires and accepted them as they are/,
+    );
     const got = statuses(result.report);
     expect(got['TOKEN-CREDENTIALS-ENCODING']).toBe('warning');
-    expect(message(result.report, 'TOKEN-CREDENTIALS-ENCODING')).toMatch(/does not form-decode the Basic user-id and password/);
+    expect(message(result.report, 'TOKEN-CREDENTIALS-ENCODING')).toMatch(
+      /does not form-decode the Basic user-id and password/,
+    );
     // Expiry is not waited for here; the *-EXPECTED-VALUES checks need an --expectations file.
-    const others = Object.entries(got).filter(([id]) => id !== 'TOKEN-CREDENTIALS-ENCODING' && !id.endsWith('-EXPECTED-VALUES') && !id.startsWith('EXPIRY-'));
+    const others = Object.entries(got).filter(
+      ([id]) => id !== 'TOKEN-CREDENTIALS-ENCODING' && !id.endsWith('-EXPECTED-VALUES') && !id.startsWith('EXPIRY-'),
+    );
     expect(others.filter(([, s]) => s !== 'passed')).toEqual([]);
     expect(result.report?.target.basicEncoding).toBe('raw');
   });
@@ -146,7 +179,9 @@ describe('a token endpoint that does not form-decode the Basic credentials (RFC 
     const target = await server({ clientSecret: 'plain-Secret-2026' });
     const result = await run(target.clientSecret, [...targetArgs(target), '--check', 'TOKEN-CREDENTIALS-ENCODING']);
     expect(statuses(result.report)['TOKEN-CREDENTIALS-ENCODING']).toBe('skipped');
-    expect(message(result.report, 'TOKEN-CREDENTIALS-ENCODING')).toMatch(/no character that RFC 6749 §2\.3\.1 form-encoding changes/);
+    expect(message(result.report, 'TOKEN-CREDENTIALS-ENCODING')).toMatch(
+      /no character that RFC 6749 §2\.3\.1 form-encoding changes/,
+    );
   });
 });
 
@@ -155,7 +190,23 @@ describe('tokens from a token server the API does not accept (--auth-url elsewhe
   async function mismatched(): Promise<{ args: string[]; secret: string }> {
     const api = await server({ tokenTtlSeconds: 2 });
     const auth = await server({ tokenTtlSeconds: 2 });
-    return { args: ['--base-url', api.url, '--auth-url', auth.url, '--client-id', auth.clientId, '--tenant-id', api.tenantId, '--foreign-tenant-id', api.foreignTenantId, '--paged-path', 'shipments'], secret: auth.clientSecret };
+    return {
+      args: [
+        '--base-url',
+        api.url,
+        '--auth-url',
+        auth.url,
+        '--client-id',
+        auth.clientId,
+        '--tenant-id',
+        api.tenantId,
+        '--foreign-tenant-id',
+        api.foreignTenantId,
+        '--paged-path',
+        'shipments',
+      ],
+      secret: auth.clientSecret,
+    };
   }
 
   it('makes every expiry check an error that names the cause, never a pass: the token never worked', async () => {
@@ -163,9 +214,23 @@ describe('tokens from a token server the API does not accept (--auth-url elsewhe
     const result = await run(secret, [...args, '--suite', 'expiry']);
 
     expect(result.code).toBe(1);
-    expect(statuses(result.report)).toEqual({ 'EXPIRY-VALID-BEFORE': 'error', 'EXPIRY-REFUSED-AFTER': 'error', 'EXPIRY-REFUSED-401': 'error', 'EXPIRY-INVALID-TOKEN-ERROR': 'error', 'EXPIRY-RENEW': 'error' });
-    for (const id of ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW']) {
-      expect(message(result.report, id)).toMatch(/cannot observe expiry: GET \/users\/me refused the token right after it was issued \(401\), so it never worked; see TOKEN-WORKS \(does the API accept tokens from --auth-url http:\/\/127\.0\.0\.1:\d+\?\)/);
+    expect(statuses(result.report)).toEqual({
+      'EXPIRY-VALID-BEFORE': 'error',
+      'EXPIRY-REFUSED-AFTER': 'error',
+      'EXPIRY-REFUSED-401': 'error',
+      'EXPIRY-INVALID-TOKEN-ERROR': 'error',
+      'EXPIRY-RENEW': 'error',
+    });
+    for (const id of [
+      'EXPIRY-VALID-BEFORE',
+      'EXPIRY-REFUSED-AFTER',
+      'EXPIRY-REFUSED-401',
+      'EXPIRY-INVALID-TOKEN-ERROR',
+      'EXPIRY-RENEW',
+    ]) {
+      expect(message(result.report, id)).toMatch(
+        /cannot observe expiry: GET \/users\/me refused the token right after it was issued \(401\), so it never worked; see TOKEN-WORKS \(does the API accept tokens from --auth-url http:\/\/127\.0\.0\.1:\d+\?\)/,
+      );
     }
   });
 
@@ -174,17 +239,39 @@ describe('tokens from a token server the API does not accept (--auth-url elsewhe
     const result = await run(secret, [...args, '--suite', 'tenant']);
 
     expect(result.code).toBe(1);
-    expect(statuses(result.report)).toEqual({ 'TENANT-ACCESS': 'failed', 'TENANT-FOREIGN': 'error', 'TENANT-UNKNOWN': 'error', 'TENANT-INVALID-ID': 'error' });
-    expect(message(result.report, 'TENANT-FOREIGN')).toBe('cannot judge GET /tenants/{tenantId}/shipments: even a valid request gets 401 there (see TENANT-ACCESS)');
+    expect(statuses(result.report)).toEqual({
+      'TENANT-ACCESS': 'failed',
+      'TENANT-FOREIGN': 'error',
+      'TENANT-UNKNOWN': 'error',
+      'TENANT-INVALID-ID': 'error',
+    });
+    expect(message(result.report, 'TENANT-FOREIGN')).toBe(
+      'cannot judge GET /tenants/{tenantId}/shipments: even a valid request gets 401 there (see TENANT-ACCESS)',
+    );
   });
 });
 
 describe('a target that answers the token endpoint but hangs on /users/me', () => {
   it('is reachable and misbehaving: the token checks are judged, what needs /users/me errs with the timeout, exit 1', async () => {
     const target = await server({ tokenTtlSeconds: 60 });
-    const hostile = await startHostile({ upstream: target.url, misbehaviour: 'silent', match: (path) => path === '/users/me' });
+    const hostile = await startHostile({
+      upstream: target.url,
+      misbehaviour: 'silent',
+      match: (path) => path === '/users/me',
+    });
     cleanup.push(() => hostile.close());
-    const result = await run(target.clientSecret, ['--base-url', hostile.url, '--client-id', target.clientId, '--timeout', '1000', '--suite', 'token', '--suite', 'user']);
+    const result = await run(target.clientSecret, [
+      '--base-url',
+      hostile.url,
+      '--client-id',
+      target.clientId,
+      '--timeout',
+      '1000',
+      '--suite',
+      'token',
+      '--suite',
+      'user',
+    ]);
 
     expect(result.code).toBe(1);
     const got = statuses(result.report);
@@ -200,24 +287,38 @@ describe('a target that answers the token endpoint but hangs on /users/me', () =
 
 describe('checks whose rule was not exercised', () => {
   it('TOKEN-ERROR-FORMAT errs when the token endpoint refused none of its bad requests: there was no error response to judge', async () => {
-    const target = await server({ faults: ['wrong-secret-accepted', 'no-credentials-accepted', 'grant-type-optional', 'any-grant-type-accepted'] });
+    const target = await server({
+      faults: ['wrong-secret-accepted', 'no-credentials-accepted', 'grant-type-optional', 'any-grant-type-accepted'],
+    });
     const result = await run(target.clientSecret, [...targetArgs(target), '--check', 'TOKEN-ERROR-FORMAT']);
     expect(statuses(result.report)).toEqual({ 'TOKEN-ERROR-FORMAT': 'error' });
-    expect(message(result.report, 'TOKEN-ERROR-FORMAT')).toMatch(/^no error response to judge: the token endpoint refused none of the four bad requests/);
+    expect(message(result.report, 'TOKEN-ERROR-FORMAT')).toMatch(
+      /^no error response to judge: the token endpoint refused none of the four bad requests/,
+    );
   });
 
   it('PAGE-TOTALS errs when no page carries the totals to check (PAGE-HEADERS fails for it)', async () => {
     const target = await server({ faults: ['no-page-size'] });
-    const result = await run(target.clientSecret, [...listArgs(target, ['shipments']), '--check', 'PAGE-TOTALS', '--check', 'PAGE-HEADERS']);
+    const result = await run(target.clientSecret, [
+      ...listArgs(target, ['shipments']),
+      '--check',
+      'PAGE-TOTALS',
+      '--check',
+      'PAGE-HEADERS',
+    ]);
     expect(statuses(result.report)).toEqual({ 'PAGE-HEADERS': 'failed', 'PAGE-TOTALS': 'error' });
-    expect(message(result.report, 'PAGE-TOTALS')).toMatch(/^cannot check the totals of shipments: no page carries .* \(see PAGE-HEADERS\)$/);
+    expect(message(result.report, 'PAGE-TOTALS')).toMatch(
+      /^cannot check the totals of shipments: no page carries .* \(see PAGE-HEADERS\)$/,
+    );
   });
 
   it('NULLS-SAME-FIELDS is not a pass when no list has two items to compare', async () => {
     const target = await server({ shipmentCount: 1 });
     const result = await run(target.clientSecret, [...listArgs(target, ['shipments']), '--check', 'NULLS-SAME-FIELDS']);
     expect(statuses(result.report)).toEqual({ 'NULLS-SAME-FIELDS': 'skipped' });
-    expect(message(result.report, 'NULLS-SAME-FIELDS')).toMatch(/no list with two or more items to compare \(shipments\): the rule could not be exercised/);
+    expect(message(result.report, 'NULLS-SAME-FIELDS')).toMatch(
+      /no list with two or more items to compare \(shipments\): the rule could not be exercised/,
+    );
   });
 });
 
@@ -227,14 +328,35 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
 
   beforeAll(async () => {
     const target = await server({ tokenTtlSeconds: 60 });
-    const hostile = await startHostile({ upstream: target.url, misbehaviour: 'server-error', match: (path) => path === '/users/me' });
+    const hostile = await startHostile({
+      upstream: target.url,
+      misbehaviour: 'server-error',
+      match: (path) => path === '/users/me',
+    });
     cleanup.push(() => hostile.close());
     const reportsDir = await tempDir();
     process.env.CARRIER_CLIENT_SECRET = target.clientSecret;
     try {
-      const cli = await runMain(['run', '--reports-dir', reportsDir, '--base-url', hostile.url, '--client-id', target.clientId, '--openapi', target.openapiFile, '--foreign-tenant-id', target.foreignTenantId]);
+      const cli = await runMain([
+        'run',
+        '--reports-dir',
+        reportsDir,
+        '--base-url',
+        hostile.url,
+        '--client-id',
+        target.clientId,
+        '--openapi',
+        target.openapiFile,
+        '--foreign-tenant-id',
+        target.foreignTenantId,
+      ]);
       const read = (name: string): Promise<string> => readFile(join(reportsDir, name), 'utf8');
-      result = { ...cli, report: JSON.parse(await read('report.json')) as RunReport, junit: await read('junit.xml'), html: await read('report.html') };
+      result = {
+        ...cli,
+        report: JSON.parse(await read('report.json')) as RunReport,
+        junit: await read('junit.xml'),
+        html: await read('report.html'),
+      };
     } finally {
       delete process.env.CARRIER_CLIENT_SECRET;
     }
@@ -245,13 +367,28 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
     expect(result.code).toBe(1);
     expect(report.causes).toHaveLength(1);
     const cause = report.causes?.[0];
-    expect(cause).toMatchObject({ source: 'preflight', title: 'GET /users/me answered 500', endpoint: 'GET /users/me', status: 500 });
+    expect(cause).toMatchObject({
+      source: 'preflight',
+      title: 'GET /users/me answered 500',
+      endpoint: 'GET /users/me',
+      status: 500,
+    });
     expect(cause?.detail).toMatch(/GET \/users\/me \(500\) lists no tenant with a UUID id/);
     expect(cause?.exchange?.response?.status).toBe(500);
     const ids = cause?.checks ?? [];
     // The tenant checks had no tenant, the user checks no User, the auth checks no valid answer to compare with.
     expect(ids.length).toBeGreaterThanOrEqual(30);
-    expect(ids).toEqual(expect.arrayContaining(['TENANT-ACCESS', 'PAGE-WALK', 'RESOURCE-SCHEMA', 'USER-SCHEMA', 'AUTH-MISSING', 'EXPIRY-RENEW', 'LEGACY-TOKEN-WORKS']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'TENANT-ACCESS',
+        'PAGE-WALK',
+        'RESOURCE-SCHEMA',
+        'USER-SCHEMA',
+        'AUTH-MISSING',
+        'EXPIRY-RENEW',
+        'LEGACY-TOKEN-WORKS',
+      ]),
+    );
     for (const id of ids) {
       const check = report.checks.find((c) => c.id === id);
       expect(check?.status, id).toBe('error');
@@ -270,11 +407,16 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
     const lines = result.stdout.split('\n');
     const errors = lines.findIndex((l) => l.startsWith(`ERRORS (${ids.length})`));
     expect(errors).toBeGreaterThan(-1);
-    expect(lines.slice(errors + 1, errors + 3)).toEqual([`  ${ids.length} checks could not run because GET /users/me answered 500: ${ids.join(', ')}`, '']);
+    expect(lines.slice(errors + 1, errors + 3)).toEqual([
+      `  ${ids.length} checks could not run because GET /users/me answered 500: ${ids.join(', ')}`,
+      '',
+    ]);
     // The preflight's words are not repeated check by check.
     expect(result.stdout).not.toMatch(/lists no tenant with a UUID id/);
     const summary = renderMarkdownSummary(result.report);
-    expect(summary).toContain(`- ${ids.length} checks could not run because GET /users/me answered 500: ${ids.join(', ')}\n`);
+    expect(summary).toContain(
+      `- ${ids.length} checks could not run because GET /users/me answered 500: ${ids.join(', ')}\n`,
+    );
     expect(summary).not.toMatch(/lists no tenant with a UUID id/);
   });
 
@@ -284,7 +426,9 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
     const ids = report.causes?.[0]?.checks ?? [];
     expect(ids.length).toBeGreaterThanOrEqual(30);
     for (const id of ids) {
-      const testCase = new RegExp(`<testcase [^>]*name="${id} [^"]*"[^>]*>\\s*<error message="${POINTER.replace(/[()]/g, '\\$&')}" type="CheckError"><!\\[CDATA\\[[^\\]]*The cause, found by the preflight: GET /users/me answered 500 \\(no tenant was given`);
+      const testCase = new RegExp(
+        `<testcase [^>]*name="${id} [^"]*"[^>]*>\\s*<error message="${POINTER.replace(/[()]/g, '\\$&')}" type="CheckError"><!\\[CDATA\\[[^\\]]*The cause, found by the preflight: GET /users/me answered 500 \\(no tenant was given`,
+      );
       expect(junit, id).toMatch(testCase);
     }
   });
@@ -293,7 +437,9 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
     const { report, html } = result;
     expect(html.match(/<section class="cause /g)).toHaveLength(1);
     expect(html).toContain('<h3 class="cause-title">GET /users/me answered 500</h3>');
-    expect(html).toContain('Found by the preflight, before the checks ran: no tenant was given (--tenant-id) and GET /users/me (500) lists no tenant with a UUID id.');
+    expect(html).toContain(
+      'Found by the preflight, before the checks ran: no tenant was given (--tenant-id) and GET /users/me (500) lists no tenant with a UUID id.',
+    );
     const ids = report.causes?.[0]?.checks ?? [];
     expect(html).toContain(`<li><span class="msg">${ids.length} checks could not run because of it</span>:<br>`);
     // The failures that judged the 500 are on the same card.
@@ -304,27 +450,55 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
 
 describe('findings by cause: one card per wrong behaviour, not per exchange (issue 30, item 7)', () => {
   it('a missing challenge and an ignored Accept-Version are two causes, each with its endpoints and the checks it breaks', async () => {
-    const { report } = await runAgainst({ faults: ['resource-401-no-challenge', 'version-missing-accepted'], tokenTtlSeconds: 2 }, ['--reporter', 'json']);
+    const { report } = await runAgainst(
+      { faults: ['resource-401-no-challenge', 'version-missing-accepted'], tokenTtlSeconds: 2 },
+      ['--reporter', 'json'],
+    );
     const causes = groupByCause(report.checks, report.causes);
-    const summary = causes.map((c) => ({ title: c.title, endpoints: c.endpoints.length, checks: c.checks.map((x) => x.check.id).sort() }));
+    const summary = causes.map((c) => ({
+      title: c.title,
+      endpoints: c.endpoints.length,
+      checks: c.checks.map((x) => x.check.id).sort(),
+    }));
     expect(summary).toEqual([
       {
         // 401 is the right status: the missing challenge is the cause, on every endpoint that refuses.
         title: 'a 401 must carry a WWW-Authenticate challenge (Bearer), got none',
         endpoints: 7,
-        checks: ['AUTH-INVALID-TOKEN-ERROR', 'AUTH-MALFORMED', 'AUTH-MISSING', 'AUTH-MISSING-NO-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-UNKNOWN-TOKEN', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-REFUSED-AFTER'],
+        checks: [
+          'AUTH-INVALID-TOKEN-ERROR',
+          'AUTH-MALFORMED',
+          'AUTH-MISSING',
+          'AUTH-MISSING-NO-ERROR',
+          'AUTH-NOT-BEARER',
+          'AUTH-NOT-BEARER-401',
+          'AUTH-UNKNOWN-TOKEN',
+          'EXPIRY-INVALID-TOKEN-ERROR',
+          'EXPIRY-REFUSED-AFTER',
+        ],
       },
       // Both wrong things about one answer (a 200 where 400 was due, and the token in it) are one cause.
-      { title: 'A request with no Accept-Version header: expected 400, got 200', endpoints: 9, checks: ['VERSION-MISSING'] },
+      {
+        title: 'A request with no Accept-Version header: expected 400, got 200',
+        endpoints: 9,
+        checks: ['VERSION-MISSING'],
+      },
     ]);
     // Every check that did not pass is in one.
-    const broken = report.checks.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id).sort();
+    const broken = report.checks
+      .filter((c) => c.status === 'failed' || c.status === 'error')
+      .map((c) => c.id)
+      .sort();
     expect([...new Set(causes.flatMap((c) => c.checks.map((x) => x.check.id)))].sort()).toEqual(broken);
 
     const html = renderHtmlReport(report);
     expect(html).toContain('Findings by cause (2 causes, 10 checks)');
-    expect(html).toContain('<h3 class="cause-title">a 401 must carry a WWW-Authenticate challenge (Bearer), got none</h3>');
-    expect(html).toMatch(/<p class="cause-reach">On 7 endpoints \(<code>GET \/users\/me<\/code>, .* and 3 more\); breaks 9 checks in 2 suites:<\/p>/);
+    expect(html).toContain(
+      '<h3 class="cause-title">a 401 must carry a WWW-Authenticate challenge (Bearer), got none</h3>',
+    );
+    expect(html).toMatch(
+      /<p class="cause-reach">On 7 endpoints \(<code>GET \/users\/me<\/code>, .* and 3 more\); breaks 9 checks in 2 suites:<\/p>/,
+    );
     expect(html).not.toMatch(/cause-title">[^<]*answered 401/);
   });
 });
@@ -337,15 +511,33 @@ describe('findings by cause: the rule broken and the wrong behaviour, whatever l
     await writeFile(file, JSON.stringify(s.expectations));
     return file;
   }
-  const summary = (report: RunReport) => groupByCause(report.checks, report.causes).map((c) => ({ title: c.title, endpoints: c.endpoints.length, checks: c.checks.map((x) => x.check.id) }));
+  const summary = (report: RunReport) =>
+    groupByCause(report.checks, report.causes).map((c) => ({
+      title: c.title,
+      endpoints: c.endpoints.length,
+      checks: c.checks.map((x) => x.check.id),
+    }));
   /** What a title must never be: a key's placeholders, or a count of other findings. */
   const PLACEHOLDER = /\bN\b|…|findings in all/;
 
   it('nulls dropped by a serialiser are one cause: the fields, every endpoint, the three checks that see it', async () => {
-    const { report } = await runAgainst({ faults: ['item-null-fields-omitted', 'single-null-fields-omitted'], tokenTtlSeconds: 60 }, ['--suite', 'nulls', '--suite', 'resources', '--expectations', await referenceExpectations(), '--reporter', 'json']);
+    const { report } = await runAgainst(
+      { faults: ['item-null-fields-omitted', 'single-null-fields-omitted'], tokenTtlSeconds: 60 },
+      [
+        '--suite',
+        'nulls',
+        '--suite',
+        'resources',
+        '--expectations',
+        await referenceExpectations(),
+        '--reporter',
+        'json',
+      ],
+    );
     expect(summary(report)).toEqual([
       {
-        title: 'fields are omitted that must be sent (null when they have no data): "deliveredAt", "weightKg", "paidAt", "dueDate", "note", …',
+        title:
+          'fields are omitted that must be sent (null when they have no data): "deliveredAt", "weightKg", "paidAt", "dueDate", "note", …',
         endpoints: 4,
         checks: ['NULLS-SAME-FIELDS', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
       },
@@ -356,10 +548,19 @@ describe('findings by cause: the rule broken and the wrong behaviour, whatever l
   }, 60_000);
 
   it("links that name the backend's origin are one cause of the four link checks, titled by a finding's own words", async () => {
-    const { report } = await runAgainst({ faults: ['link-foreign-origin'], tokenTtlSeconds: 60 }, ['--suite', 'pagination', '--reporter', 'json']);
+    const { report } = await runAgainst({ faults: ['link-foreign-origin'], tokenTtlSeconds: 60 }, [
+      '--suite',
+      'pagination',
+      '--reporter',
+      'json',
+    ]);
     const causes = summary(report);
-    expect(causes.map((c) => ({ ...c, title: '' }))).toEqual([{ title: '', endpoints: 2, checks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'] }]);
-    expect(causes[0]?.title).toMatch(/^GET shipments\?page=1&size=10: rel="next" http:\/\/evil\.example\/tenants\/\S+ is not on the API's origin http:\/\/127\.0\.0\.1:\d+: a client cannot follow it with its credentials$/);
+    expect(causes.map((c) => ({ ...c, title: '' }))).toEqual([
+      { title: '', endpoints: 2, checks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'] },
+    ]);
+    expect(causes[0]?.title).toMatch(
+      /^GET shipments\?page=1&size=10: rel="next" http:\/\/evil\.example\/tenants\/\S+ is not on the API's origin http:\/\/127\.0\.0\.1:\d+: a client cannot follow it with its credentials$/,
+    );
   }, 60_000);
 
   it('error pages a gateway puts in place of the JSON errors are one cause, whichever error code each check expected', async () => {
@@ -376,23 +577,48 @@ describe('findings by cause: the rule broken and the wrong behaviour, whatever l
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise<void>((resolve) => front.close(() => resolve())));
     const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-    const result = await run(target.clientSecret, [...targetArgs(target).map((a) => (a === target.url ? url : a)), '--suite', 'token', '--reporter', 'json']);
+    const result = await run(target.clientSecret, [
+      ...targetArgs(target).map((a) => (a === target.url ? url : a)),
+      '--suite',
+      'token',
+      '--reporter',
+      'json',
+    ]);
     const causes = summary(result.report as RunReport);
     expect(causes).toEqual([
       {
         title: 'token request with a wrong client secret: expected error "invalid_client", got a body that is not JSON',
         endpoints: 1,
-        checks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'TOKEN-GRANT-MISSING', 'TOKEN-GRANT-UNSUPPORTED', 'TOKEN-ERROR-FORMAT'],
+        checks: [
+          'TOKEN-WRONG-SECRET',
+          'TOKEN-UNKNOWN-CLIENT',
+          'TOKEN-NO-CREDENTIALS',
+          'TOKEN-GRANT-MISSING',
+          'TOKEN-GRANT-UNSUPPORTED',
+          'TOKEN-ERROR-FORMAT',
+        ],
       },
     ]);
   }, 60_000);
 
   it('a legacy path gone names its endpoint, in the title and where the cause reaches', async () => {
-    const { report } = await runAgainst({ faults: ['legacy-userinfo-gone'], tokenTtlSeconds: 60 }, ['--suite', 'legacy', '--suite', 'versioning', '--reporter', 'json']);
+    const { report } = await runAgainst({ faults: ['legacy-userinfo-gone'], tokenTtlSeconds: 60 }, [
+      '--suite',
+      'legacy',
+      '--suite',
+      'versioning',
+      '--reporter',
+      'json',
+    ]);
     const causes = summary(report);
-    expect(causes.map((c) => c.title)).toEqual(['GET /uaa/userinfo: expected 200, got 404', 'GET /uaa/userinfo (legacy) with Accept-Version: 1: expected a 2xx status, got 404']);
+    expect(causes.map((c) => c.title)).toEqual([
+      'GET /uaa/userinfo: expected 200, got 404',
+      'GET /uaa/userinfo (legacy) with Accept-Version: 1: expected a 2xx status, got 404',
+    ]);
     for (const c of causes) expect(c.title).not.toMatch(PLACEHOLDER);
     const html = renderHtmlReport(report);
-    expect(html).toContain('<p class="cause-reach">On <code>GET /uaa/userinfo (legacy)</code>; breaks 1 check in 1 suite:</p>');
+    expect(html).toContain(
+      '<p class="cause-reach">On <code>GET /uaa/userinfo (legacy)</code>; breaks 1 check in 1 suite:</p>',
+    );
   }, 60_000);
 });

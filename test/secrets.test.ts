@@ -35,7 +35,10 @@ function spellings(secret: string, clientId: string): string[] {
  * secret, and everything it wrote: the console, the step summary and each file of its reports
  * directory, by name.
  */
-async function runWritingEverything(options: ReferenceOptions, args: readonly string[] = []): Promise<{ result: CliResult; server: ReferenceServer; outputs: [string, string][] }> {
+async function runWritingEverything(
+  options: ReferenceOptions,
+  args: readonly string[] = [],
+): Promise<{ result: CliResult; server: ReferenceServer; outputs: [string, string][] }> {
   const server = await startReferenceServer({ ...options, clientSecret: SECRET });
   const reportsDir = await tempDir();
   const summary = join(await tempDir(), 'step-summary.md');
@@ -53,7 +56,11 @@ async function runWritingEverything(options: ReferenceOptions, args: readonly st
   const outputs: [string, string][] = [
     ['console', result.stdout + result.stderr],
     ['step summary', await readFile(summary, 'utf8')],
-    ...(await Promise.all((await readdir(reportsDir)).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')]))),
+    ...(await Promise.all(
+      (
+        await readdir(reportsDir)
+      ).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')]),
+    )),
   ];
   return { result, server, outputs };
 }
@@ -62,7 +69,16 @@ describe('secrets', () => {
   it('never reach the console, the reports or the step summary, even in failing exchanges', async () => {
     const { result, server, outputs } = await runWritingEverything({
       tokenTtlSeconds: 2,
-      faults: ['wrong-secret-accepted', 'refresh-token-issued', 'missing-auth-accepted', 'user-email-omitted', 'pages-lose-items', 'token-type-mac', 'legacy-redirect', 'tokens-never-expire'],
+      faults: [
+        'wrong-secret-accepted',
+        'refresh-token-issued',
+        'missing-auth-accepted',
+        'user-email-omitted',
+        'pages-lose-items',
+        'token-type-mac',
+        'legacy-redirect',
+        'tokens-never-expire',
+      ],
     });
     const tokens = server.issuedTokens();
     const needles = [...spellings(SECRET, server.clientId), ...tokens, REFRESH_TOKEN];
@@ -70,9 +86,19 @@ describe('secrets', () => {
     // The run did fail, and wrote its failing exchanges: the search had something to search.
     expect(result.code).toBe(1);
     expect(tokens.length).toBeGreaterThan(10);
-    expect(outputs.map(([name]) => name).sort()).toEqual(['console', 'junit.xml', 'report.html', 'report.json', 'step summary']);
-    expect(outputs.find(([name]) => name === 'junit.xml')?.[1]).toMatch(/\[REDACTED:(access-token|basic-credentials)\]/);
-    const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
+    expect(outputs.map(([name]) => name).sort()).toEqual([
+      'console',
+      'junit.xml',
+      'report.html',
+      'report.json',
+      'step summary',
+    ]);
+    expect(outputs.find(([name]) => name === 'junit.xml')?.[1]).toMatch(
+      /\[REDACTED:(access-token|basic-credentials)\]/,
+    );
+    const leaks = outputs.flatMap(([name, text]) =>
+      needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`),
+    );
     expect(leaks).toEqual([]);
   });
 });
@@ -81,13 +107,19 @@ describe('client_secret_post found in the preflight (issue 38): the secret in th
   // A token endpoint that ignores HTTP Basic: the run sends the secret in the form body, records
   // that exchange (TOKEN-ISSUE shows it, TOKEN-TYPE cites it), and every output must hold it redacted.
   it('never reaches the console, the reports or the step summary', async () => {
-    const { result, server, outputs } = await runWritingEverything({ faults: ['basic-auth-ignored', 'token-type-mac'] }, ['--suite', 'token', '--suite', 'user', '--verbose']);
+    const { result, server, outputs } = await runWritingEverything(
+      { faults: ['basic-auth-ignored', 'token-type-mac'] },
+      ['--suite', 'token', '--suite', 'user', '--verbose'],
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/warning: the token endpoint refused the client credentials in HTTP Basic/);
     // The form body with the secret was written, redacted, into every report: the search had something to search.
-    for (const name of ['report.json', 'report.html', 'junit.xml']) expect(outputs.find(([n]) => n === name)?.[1], name).toMatch(/client_secret=\[REDACTED/);
+    for (const name of ['report.json', 'report.html', 'junit.xml'])
+      expect(outputs.find(([n]) => n === name)?.[1], name).toMatch(/client_secret=\[REDACTED/);
     const needles = [...spellings(SECRET, server.clientId), ...server.issuedTokens()];
-    const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
+    const leaks = outputs.flatMap(([name, text]) =>
+      needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`),
+    );
     expect(leaks).toEqual([]);
   });
 });
@@ -96,34 +128,66 @@ describe('credentials derived from the secret, echoed back by a target', () => {
   // TOKEN-WRONG-SECRET sends the secret plus "-wrong"; a gateway that echoes Authorization in
   // another field puts its Basic value in the recorded exchange. Two lengths, so that the suffix
   // falls off a 3-byte boundary of the Base64 in at least one of them.
-  it.each(['ref secret+%:&=/20267', 'ref secret+%:&=/202678'])('%j: neither the secret nor the derived Basic value reaches the console or a report', async (secret) => {
-    const server = await startReferenceServer({ clientSecret: secret, faults: ['wrong-secret-accepted'] });
-    const front = createServer((req, res) => {
-      const echo = (headers: ForwardedHeaders): void => void (headers['x-echo-authorization'] = req.headers.authorization ?? '');
-      forward(server.url, req, res, echo).catch(() => res.destroy());
-    });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-    const reportsDir = await tempDir();
-    process.env.CARRIER_CLIENT_SECRET = secret;
-    let result;
-    try {
-      const args = targetArgs(server).map((a) => (a === server.url ? `http://127.0.0.1:${(front.address() as AddressInfo).port}` : a));
-      result = await runMain(['run', ...args, '--suite', 'token', '--reports-dir', reportsDir, '--reporter', 'junit', '--reporter', 'json', '--reporter', 'html']);
-    } finally {
-      delete process.env.CARRIER_CLIENT_SECRET;
-      front.closeAllConnections();
-      front.close();
-      await server.close();
-    }
-    const outputs: [string, string][] = [['console', result.stdout + result.stderr], ...(await Promise.all((await readdir(reportsDir)).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')])))];
-    const wrong = `${secret}-wrong`;
-    const needles = [...spellings(secret, server.clientId), encodeBasicCredentials(server.clientId, wrong), Buffer.from(`${server.clientId}:${wrong}`).toString('base64')];
-    expect(result.code).toBe(1);
-    // The echo is in the report (redacted): the search had something to search.
-    expect(outputs.find(([name]) => name === 'report.json')?.[1]).toContain('x-echo-authorization');
-    const leaks = outputs.flatMap(([name, text]) => needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`));
-    expect(leaks).toEqual([]);
-  });
+  it.each(['ref secret+%:&=/20267', 'ref secret+%:&=/202678'])(
+    '%j: neither the secret nor the derived Basic value reaches the console or a report',
+    async (secret) => {
+      const server = await startReferenceServer({ clientSecret: secret, faults: ['wrong-secret-accepted'] });
+      const front = createServer((req, res) => {
+        const echo = (headers: ForwardedHeaders): void =>
+          void (headers['x-echo-authorization'] = req.headers.authorization ?? '');
+        forward(server.url, req, res, echo).catch(() => res.destroy());
+      });
+      await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+      const reportsDir = await tempDir();
+      process.env.CARRIER_CLIENT_SECRET = secret;
+      let result;
+      try {
+        const args = targetArgs(server).map((a) =>
+          a === server.url ? `http://127.0.0.1:${(front.address() as AddressInfo).port}` : a,
+        );
+        result = await runMain([
+          'run',
+          ...args,
+          '--suite',
+          'token',
+          '--reports-dir',
+          reportsDir,
+          '--reporter',
+          'junit',
+          '--reporter',
+          'json',
+          '--reporter',
+          'html',
+        ]);
+      } finally {
+        delete process.env.CARRIER_CLIENT_SECRET;
+        front.closeAllConnections();
+        front.close();
+        await server.close();
+      }
+      const outputs: [string, string][] = [
+        ['console', result.stdout + result.stderr],
+        ...(await Promise.all(
+          (
+            await readdir(reportsDir)
+          ).map(async (f): Promise<[string, string]> => [f, await readFile(join(reportsDir, f), 'utf8')]),
+        )),
+      ];
+      const wrong = `${secret}-wrong`;
+      const needles = [
+        ...spellings(secret, server.clientId),
+        encodeBasicCredentials(server.clientId, wrong),
+        Buffer.from(`${server.clientId}:${wrong}`).toString('base64'),
+      ];
+      expect(result.code).toBe(1);
+      // The echo is in the report (redacted): the search had something to search.
+      expect(outputs.find(([name]) => name === 'report.json')?.[1]).toContain('x-echo-authorization');
+      const leaks = outputs.flatMap(([name, text]) =>
+        needles.filter((n) => text.includes(n)).map((n) => `${name}: ${n.slice(0, 6)}…`),
+      );
+      expect(leaks).toEqual([]);
+    },
+  );
 });
 
 describe('--client-secret-file', () => {
@@ -132,7 +196,16 @@ describe('--client-secret-file', () => {
     const file = join(await tempDir(), 'secret');
     await writeFile(file, `${server.clientSecret}\n`);
     try {
-      const result = await runMain(['run', ...targetArgs(server), '--client-secret-file', file, '--check', 'TOKEN-ISSUE', '--reports-dir', await tempDir()]);
+      const result = await runMain([
+        'run',
+        ...targetArgs(server),
+        '--client-secret-file',
+        file,
+        '--check',
+        'TOKEN-ISSUE',
+        '--reports-dir',
+        await tempDir(),
+      ]);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
     } finally {
@@ -142,11 +215,27 @@ describe('--client-secret-file', () => {
 
   it.each([
     ['an empty file', '', [] as string[], /--client-secret-file .*: the file is empty; put the client secret in it/],
-    ['a file and --client-secret', 'x', ['--client-secret', 'y'], /--client-secret and --client-secret-file are both given/],
+    [
+      'a file and --client-secret',
+      'x',
+      ['--client-secret', 'y'],
+      /--client-secret and --client-secret-file are both given/,
+    ],
   ])('refuses %s with exit 2', async (_what, content, extra, message) => {
     const file = join(await tempDir(), 'secret');
     await writeFile(file, content);
-    const result = await runMain(['run', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret-file', file, ...extra, '--reports-dir', await tempDir()]);
+    const result = await runMain([
+      'run',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--client-id',
+      'x',
+      '--client-secret-file',
+      file,
+      ...extra,
+      '--reports-dir',
+      await tempDir(),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });

@@ -9,7 +9,13 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { EndpointSpec } from '../src/api/endpoint-specs.js';
-import { COMPILED_SCHEMAS_FILE, OWN_SCHEMAS, OWN_SCHEMA_OPTIONS, compileOwnSchemas, loadBuiltValidators } from '../src/api/schemas.js';
+import {
+  COMPILED_SCHEMAS_FILE,
+  OWN_SCHEMAS,
+  OWN_SCHEMA_OPTIONS,
+  compileOwnSchemas,
+  loadBuiltValidators,
+} from '../src/api/schemas.js';
 import { evaluate } from '../src/api/standalone.js';
 import { loadOpenApiInThread } from '../src/runner/document-thread.js';
 import { canonicalPointer, documentAjv, precompileDocument, schemaAt } from '../src/openapi/document-ajv.js';
@@ -21,7 +27,15 @@ const FIXTURE_3_0 = new URL('./fixtures/openapi/api-3.0.yaml', import.meta.url).
 /** What a validator says of a value: valid, or its errors as a report reads them. */
 function verdict(validate: ValidateFunction, value: unknown): unknown {
   const valid = validate(value);
-  return { valid, errors: (validate.errors ?? []).map(({ instancePath, keyword, params, message }) => ({ instancePath, keyword, params, message })) };
+  return {
+    valid,
+    errors: (validate.errors ?? []).map(({ instancePath, keyword, params, message }) => ({
+      instancePath,
+      keyword,
+      params,
+      message,
+    })),
+  };
 }
 
 /** Values that break schemas in many ways: wrong types, nulls, "", missing and extra fields, nested arrays. */
@@ -31,13 +45,32 @@ const PROBES: unknown[] = [
   42,
   [],
   {},
-  { id: 'not-a-uuid', name: 7, email: null, tenants: [{ id: '5e0c3b8a-1f2d-4a6b-8c9d-0e1f2a3b4c5d', name: null }, { id: 3 }] },
+  {
+    id: 'not-a-uuid',
+    name: 7,
+    email: null,
+    tenants: [{ id: '5e0c3b8a-1f2d-4a6b-8c9d-0e1f2a3b4c5d', name: null }, { id: 3 }],
+  },
   { access_token: '', token_type: 'bearer', expires_in: 0 },
   { access_token: 'x', token_type: 'bearer', expires_in: 1.5 },
   { error: 'invalid"client', error_description: 'a\\b', error_uri: 1 },
   { error: 'invalid_client' },
-  { id: 'SHP-1', reference: null, carrier: 'UPS', status: 'lost', weightKg: '3', deliveredAt: '', createdAt: null, extra: true },
-  { id: '9319db14-b2dc-48bc-b478-000000000191', reference: 'SHP-1', status: 'delivered', lines: [{ amount: 'x' }, null] },
+  {
+    id: 'SHP-1',
+    reference: null,
+    carrier: 'UPS',
+    status: 'lost',
+    weightKg: '3',
+    deliveredAt: '',
+    createdAt: null,
+    extra: true,
+  },
+  {
+    id: '9319db14-b2dc-48bc-b478-000000000191',
+    reference: 'SHP-1',
+    status: 'delivered',
+    lines: [{ amount: 'x' }, null],
+  },
   { amount: -1, currency: 'EUR', lines: [{}, { amount: 1 }], dueDate: 5, note: null, paidAt: false },
 ];
 
@@ -48,7 +81,8 @@ describe('precompiled validators (src/api/standalone.ts)', () => {
     expect([...precompiled.keys()]).toEqual(OWN_SCHEMAS.map((s) => s.$id));
     for (const schema of OWN_SCHEMAS) {
       const runtime = new Ajv(OWN_SCHEMA_OPTIONS).compile(schema);
-      for (const value of PROBES) expect(verdict(precompiled.get(schema.$id) as ValidateFunction, value)).toEqual(verdict(runtime, value));
+      for (const value of PROBES)
+        expect(verdict(precompiled.get(schema.$id) as ValidateFunction, value)).toEqual(verdict(runtime, value));
     }
   });
 
@@ -60,7 +94,10 @@ describe('precompiled validators (src/api/standalone.ts)', () => {
     expect(loadBuiltValidators(COMPILED_SCHEMAS_FILE).size).toBe(0);
     const stale = join(await mkdtemp(join(tmpdir(), 'carrier-standalone-')), 'schema-validators.json');
     const { validators, schemas } = compileOwnSchemas();
-    await writeFile(stale, JSON.stringify({ validators, schemas: { ...schemas, User: '{"$id":"User","type":"string"}' } }));
+    await writeFile(
+      stale,
+      JSON.stringify({ validators, schemas: { ...schemas, User: '{"$id":"User","type":"string"}' } }),
+    );
     expect([...loadBuiltValidators(pathToFileURL(stale)).keys()].sort()).toEqual(['AccessTokenResponse', 'OAuthError']);
   });
 
@@ -92,22 +129,39 @@ describe('precompiled validators (src/api/standalone.ts)', () => {
   }
 
   it('leave out a schema that does not compile, for the battery to compile (and report) as before', () => {
-    const document = { components: { schemas: { Good: { type: 'object', properties: { a: { type: 'string' } } }, Broken: { $ref: '#/components/schemas/Missing' } } } };
+    const document = {
+      components: {
+        schemas: {
+          Good: { type: 'object', properties: { a: { type: 'string' } } },
+          Broken: { $ref: '#/components/schemas/Missing' },
+        },
+      },
+    };
     const precompiled = precompileDocument(document, ['#/components/schemas/Good', '#/components/schemas/Broken']);
     expect(precompiled.keys).toEqual(['#/components/schemas/Good']);
     expect(() => documentAjv(document).compile(schemaAt('#/components/schemas/Broken'))).toThrow();
   });
 
-  it("come with a document read on the OpenAPI thread when the harness runs from its build", async () => {
+  it('come with a document read on the OpenAPI thread when the harness runs from its build', async () => {
     // From the sources there is no thread and nothing is precompiled (document-thread.ts).
     const api = await loadOpenApiInThread(REFERENCE_OPENAPI_FILE);
     expect(api.validators).toBeUndefined();
-    const built = (await import(new URL('../dist/src/runner/document-thread.js', import.meta.url).href)) as { loadOpenApiInThread: typeof loadOpenApiInThread };
+    const built = (await import(new URL('../dist/src/runner/document-thread.js', import.meta.url).href)) as {
+      loadOpenApiInThread: typeof loadOpenApiInThread;
+    };
     const fromThread = await built.loadOpenApiInThread(REFERENCE_OPENAPI_FILE);
     // One validator per schema a lone $ref leads to (canonicalPointer): the invoices list and the invoice share Invoice's.
     const document = fromThread.document ?? {};
-    const pointers = [...new Set(fromThread.endpoints.flatMap((e) => (e.schema === undefined ? [] : [canonicalPointer(document, e.schema)])))];
-    expect(pointers.sort()).toEqual(['#/components/schemas/Invoice', '#/components/schemas/Shipment', '#/components/schemas/TenantSettings']);
+    const pointers = [
+      ...new Set(
+        fromThread.endpoints.flatMap((e) => (e.schema === undefined ? [] : [canonicalPointer(document, e.schema)])),
+      ),
+    ];
+    expect(pointers.sort()).toEqual([
+      '#/components/schemas/Invoice',
+      '#/components/schemas/Shipment',
+      '#/components/schemas/TenantSettings',
+    ]);
     expect(fromThread.validators?.keys.sort()).toEqual(pointers);
     expect(fromThread.document).toEqual(api.document);
   });

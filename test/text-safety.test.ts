@@ -16,9 +16,15 @@ import { isUnsafeCode } from '../src/core/text-safety.js';
 const hex = (code: number): string => `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** One or more of each kind the rule names, and the edges of every range. */
-const UNSAFE = [0x00, 0x07, 0x08, 0x0b, 0x0c, 0x1b, 0x1f, 0x7f, 0x80, 0x85, 0x9b, 0x9f, 0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202e, 0x2060, 0x2066, 0x2069, 0xfeff, 0xfffe, 0xffff, 0xd800, 0xdfff];
+const UNSAFE = [
+  0x00, 0x07, 0x08, 0x0b, 0x0c, 0x1b, 0x1f, 0x7f, 0x80, 0x85, 0x9b, 0x9f, 0x061c, 0x200b, 0x200c, 0x200d, 0x200e,
+  0x200f, 0x2028, 0x2029, 0x202a, 0x202e, 0x2060, 0x2066, 0x2069, 0xfeff, 0xfffe, 0xffff, 0xd800, 0xdfff,
+];
 /** Their neighbours, and what a name may hold: printed as they are. */
-const SAFE = [0x20, 0x7e, 0xa0, 0xe9, 0x061b, 0x061d, 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0x2061, 0x206a, 0x4e2d, 0xfdcf, 0xfefe, 0xfffd, 0x1f600];
+const SAFE = [
+  0x20, 0x7e, 0xa0, 0xe9, 0x061b, 0x061d, 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0x2061, 0x206a, 0x4e2d, 0xfdcf,
+  0xfefe, 0xfffd, 0x1f600,
+];
 
 /** Each sink's text for `text`, with only what its rendering adds. */
 const SINKS: Record<string, (text: string) => string> = {
@@ -66,13 +72,17 @@ describe('every sink', () => {
     expect(printable(text)).toBe('x]0;tid y');
     expect(withoutControls(text, false)).toBe('x]0;tid y');
     expect(neutralised(text)).toBe('x?]0;t??id?y');
-    expect(escapeHtml(text)).toBe('x<span class="ctl">[U+001B]</span>]0;t<span class="ctl">[U+0007]</span><span class="ctl">[U+202E]</span>id<span class="ctl">[U+2028]</span>y');
+    expect(escapeHtml(text)).toBe(
+      'x<span class="ctl">[U+001B]</span>]0;t<span class="ctl">[U+0007]</span><span class="ctl">[U+202E]</span>id<span class="ctl">[U+2028]</span>y',
+    );
     // The shell word is exact: the shell makes the same bytes of it again.
     const word = shellWord(text);
     expect(execFileSync('sh', ['-c', `printf %s ${word}`], { encoding: 'utf8' })).toBe(text);
   });
 
   it('the console keeps its own colour sequences, and drops an ESC that starts anything else', () => {
-    expect(withoutControls('\u001b[31mred\u001b[0m \u001b]8;;http://x\u0007link', true)).toBe('\u001b[31mred\u001b[0m ]8;;http://xlink');
+    expect(withoutControls('\u001b[31mred\u001b[0m \u001b]8;;http://x\u0007link', true)).toBe(
+      '\u001b[31mred\u001b[0m ]8;;http://xlink',
+    );
   });
 });

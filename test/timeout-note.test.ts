@@ -29,7 +29,9 @@ function reportWith(...exchanges: RecordedExchange[]) {
 
 describe('timeoutNote', () => {
   it('is silent when every answer came well within --timeout', () => {
-    expect(timeoutNote(reportWith(exchange('/users/me', 120)), 10_000, [{ request: 'POST /uaa/oauth2/token', ms: 300 }])).toBeUndefined();
+    expect(
+      timeoutNote(reportWith(exchange('/users/me', 120)), 10_000, [{ request: 'POST /uaa/oauth2/token', ms: 300 }]),
+    ).toBeUndefined();
   });
 
   it('names the slowest answer, its share of --timeout, and a larger one', () => {
@@ -39,11 +41,15 @@ describe('timeoutNote', () => {
   });
 
   it('counts the preflight answers, which a green report does not record', () => {
-    expect(timeoutNote(reportWith(), 1_000, [{ request: 'POST /uaa/oauth2/token', ms: 640 }])).toMatch(/^the slowest recorded answer \(POST \/uaa\/oauth2\/token\) took 640 ms, 64 % of --timeout 1000 ms: /);
+    expect(timeoutNote(reportWith(), 1_000, [{ request: 'POST /uaa/oauth2/token', ms: 640 }])).toMatch(
+      /^the slowest recorded answer \(POST \/uaa\/oauth2\/token\) took 640 ms, 64 % of --timeout 1000 ms: /,
+    );
   });
 
   it('says so when recorded requests timed out', () => {
-    expect(timeoutNote(reportWith(exchange('/users/me', 1_000, 'GET /users/me timed out after 1000 ms (--timeout)')), 1_000)).toMatch(/^1 recorded request timed out: .*consider --timeout 2000$/);
+    expect(
+      timeoutNote(reportWith(exchange('/users/me', 1_000, 'GET /users/me timed out after 1000 ms (--timeout)')), 1_000),
+    ).toMatch(/^1 recorded request timed out: .*consider --timeout 2000$/);
   });
 });
 
@@ -55,8 +61,26 @@ describe('run: the note, end to end', () => {
     const previous = process.env.CARRIER_CLIENT_SECRET;
     process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
     try {
-      const result = await runMain(['run', '--base-url', proxy.url, '--client-id', server.clientId, '--paged-path', 'shipments', '--check', 'TOKEN-ISSUE', '--timeout', '350', '--reports-dir', await tempDir(), '--reporter', 'json']);
-      expect(result.stderr).toMatch(/^note: the slowest recorded answer \((POST \/uaa\/oauth2\/token|GET \/users\/me)\) took \d+ ms, \d+ % of --timeout 350 ms: .*consider --timeout 700$/m);
+      const result = await runMain([
+        'run',
+        '--base-url',
+        proxy.url,
+        '--client-id',
+        server.clientId,
+        '--paged-path',
+        'shipments',
+        '--check',
+        'TOKEN-ISSUE',
+        '--timeout',
+        '350',
+        '--reports-dir',
+        await tempDir(),
+        '--reporter',
+        'json',
+      ]);
+      expect(result.stderr).toMatch(
+        /^note: the slowest recorded answer \((POST \/uaa\/oauth2\/token|GET \/users\/me)\) took \d+ ms, \d+ % of --timeout 350 ms: .*consider --timeout 700$/m,
+      );
     } finally {
       if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;
       else process.env.CARRIER_CLIENT_SECRET = previous;
@@ -70,7 +94,21 @@ describe('run: the note, end to end', () => {
     const previous = process.env.CARRIER_CLIENT_SECRET;
     process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
     try {
-      const result = await runMain(['run', '--base-url', server.url, '--client-id', server.clientId, '--paged-path', 'shipments', '--check', 'TOKEN-ISSUE', '--reports-dir', await tempDir(), '--reporter', 'json']);
+      const result = await runMain([
+        'run',
+        '--base-url',
+        server.url,
+        '--client-id',
+        server.clientId,
+        '--paged-path',
+        'shipments',
+        '--check',
+        'TOKEN-ISSUE',
+        '--reports-dir',
+        await tempDir(),
+        '--reporter',
+        'json',
+      ]);
       expect(result.stderr).not.toMatch(/--timeout/);
     } finally {
       if (previous === undefined) delete process.env.CARRIER_CLIENT_SECRET;

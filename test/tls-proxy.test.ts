@@ -24,16 +24,39 @@ afterAll(async () => {
 });
 
 async function runAt(baseUrl: string, args: string[] = [], env: Record<string, string> = {}) {
-  return runBin(['run', '--base-url', baseUrl, '--client-id', server.clientId, '--suite', 'user', '--reports-dir', await tempDir(), ...args], {
-    env: { CARRIER_CLIENT_SECRET: server.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', ...env },
-  });
+  return runBin(
+    [
+      'run',
+      '--base-url',
+      baseUrl,
+      '--client-id',
+      server.clientId,
+      '--suite',
+      'user',
+      '--reports-dir',
+      await tempDir(),
+      ...args,
+    ],
+    {
+      env: {
+        CARRIER_CLIENT_SECRET: server.clientSecret,
+        HTTP_PROXY: '',
+        HTTPS_PROXY: '',
+        http_proxy: '',
+        https_proxy: '',
+        ...env,
+      },
+    },
+  );
 }
 
 describe('TLS', () => {
   it('refuses a self-signed certificate: exit 3 and the way out (--ca-file)', async () => {
     const result = await runAt(https.url);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/cannot reach the token endpoint at https:\/\/127\.0\.0\.1:\d+: TLS: .*self-signed certificate: trust its CA with --ca-file/);
+    expect(result.stderr).toMatch(
+      /cannot reach the token endpoint at https:\/\/127\.0\.0\.1:\d+: TLS: .*self-signed certificate: trust its CA with --ca-file/,
+    );
   });
 
   it('trusts a private CA given with --ca-file', async () => {
@@ -46,7 +69,9 @@ describe('TLS', () => {
   it('skips verification with --insecure, and says loudly that it does', async () => {
     const result = await runAt(https.url, ['--insecure']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/warning: --insecure: TLS certificates of https:\/\/127\.0\.0\.1:\d+ are NOT verified/);
+    expect(result.stderr).toMatch(
+      /warning: --insecure: TLS certificates of https:\/\/127\.0\.0\.1:\d+ are NOT verified/,
+    );
   });
 
   it.each([
@@ -65,7 +90,12 @@ describe('proxies', () => {
     const proxy = await startProxy();
     try {
       // undici reads the lower-case variable first, so both are set.
-      const result = await runAt(server.url, [], { HTTP_PROXY: proxy.url, http_proxy: proxy.url, NO_PROXY: '', no_proxy: '' });
+      const result = await runAt(server.url, [], {
+        HTTP_PROXY: proxy.url,
+        http_proxy: proxy.url,
+        NO_PROXY: '',
+        no_proxy: '',
+      });
       expect(result.code).toBe(0);
       expect(proxy.tunnels.length).toBeGreaterThan(0);
       expect(proxy.tunnels.every((t) => t.endsWith(new URL(server.url).host))).toBe(true);
@@ -77,7 +107,12 @@ describe('proxies', () => {
   it('reaches an HTTPS target with a private CA through HTTPS_PROXY', async () => {
     const proxy = await startProxy();
     try {
-      const result = await runAt(https.url, ['--ca-file', certificate.certFile], { HTTPS_PROXY: proxy.url, https_proxy: proxy.url, NO_PROXY: '', no_proxy: '' });
+      const result = await runAt(https.url, ['--ca-file', certificate.certFile], {
+        HTTPS_PROXY: proxy.url,
+        https_proxy: proxy.url,
+        NO_PROXY: '',
+        no_proxy: '',
+      });
       expect(result.code).toBe(0);
       expect(proxy.tunnels).toContain(new URL(https.url).host);
     } finally {

@@ -38,7 +38,12 @@ async function tokenUsingFront(upstream: string): Promise<Front & Refusals> {
     uses.set(token, n);
     if (n <= USES) return false;
     counts.refused += 1;
-    res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="carrier-platform", error="invalid_token", error_description="The access token expired"', 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.writeHead(401, {
+      'WWW-Authenticate':
+        'Bearer realm="carrier-platform", error="invalid_token", error_description="The access token expired"',
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+    });
     res.end(JSON.stringify({ error: 'invalid_token', error_description: 'The access token expired' }));
     return true;
   });
@@ -56,7 +61,15 @@ async function runBehind(faults: string[]): Promise<{ code: number; report: RunR
   process.env.CARRIER_CLIENT_SECRET = target.clientSecret;
   try {
     const suites = ['tenant', 'resources'].flatMap((s) => ['--suite', s]);
-    const { code } = await runMain(['run', ...targetArgs({ ...target, url: front.url }), '--expectations', expectations, ...suites, '--reports-dir', reportsDir]);
+    const { code } = await runMain([
+      'run',
+      ...targetArgs({ ...target, url: front.url }),
+      '--expectations',
+      expectations,
+      ...suites,
+      '--reports-dir',
+      reportsDir,
+    ]);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     return { code, report, front };
   } finally {
@@ -64,14 +77,25 @@ async function runBehind(faults: string[]): Promise<{ code: number; report: RunR
   }
 }
 
-const verdicts = (report: RunReport): string[] => report.checks.map((c) => `${c.id} ${c.status}${c.status === 'passed' ? '' : `: ${c.message ?? ''}`}`);
+const verdicts = (report: RunReport): string[] =>
+  report.checks.map((c) => `${c.id} ${c.status}${c.status === 'passed' ? '' : `: ${c.message ?? ''}`}`);
 
 describe('a shared token that stops working before its expires_in', { timeout: 60_000 }, () => {
   it('is renewed and the request sent again: the tenant and resource checks pass a conformant server', async () => {
     const { code, report, front } = await runBehind([]);
     // The scenario happened: tokens were refused as used up, again and again.
     expect(front.refused).toBeGreaterThan(10);
-    expect(verdicts(report)).toEqual(['TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-UNKNOWN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'].map((id) => `${id} passed`));
+    expect(verdicts(report)).toEqual(
+      [
+        'TENANT-ACCESS',
+        'TENANT-FOREIGN',
+        'TENANT-UNKNOWN',
+        'TENANT-INVALID-ID',
+        'RESOURCE-SCHEMA',
+        'RESOURCE-FIELDS-PRESENT',
+        'RESOURCE-EXPECTED-VALUES',
+      ].map((id) => `${id} passed`),
+    );
     expect(code).toBe(0);
   });
 
@@ -83,6 +107,15 @@ describe('a shared token that stops working before its expires_in', { timeout: 6
     const messages = foreign?.findings.map((f) => f.message) ?? [];
     expect(messages.length).toBeGreaterThan(0);
     for (const message of messages) expect(message).not.toMatch(/401/);
-    expect(verdicts(report).filter((v) => !v.startsWith('TENANT-FOREIGN'))).toEqual(['TENANT-ACCESS', 'TENANT-UNKNOWN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'].map((id) => `${id} passed`));
+    expect(verdicts(report).filter((v) => !v.startsWith('TENANT-FOREIGN'))).toEqual(
+      [
+        'TENANT-ACCESS',
+        'TENANT-UNKNOWN',
+        'TENANT-INVALID-ID',
+        'RESOURCE-SCHEMA',
+        'RESOURCE-FIELDS-PRESENT',
+        'RESOURCE-EXPECTED-VALUES',
+      ].map((id) => `${id} passed`),
+    );
   });
 });

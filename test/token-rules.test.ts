@@ -26,7 +26,13 @@ describe('numberSource: a top-level number as written', () => {
     expect(numberSource(text, 'expires_in')).toBe(expected);
   });
 
-  it.each(['{"expires_in":"3600"}', '{"expires_in":null}', '{"other":1}', '{"expires_in":3600.0,"expires_in":"x"}', '[{"expires_in":1}]'])('%s → undefined', (text) => {
+  it.each([
+    '{"expires_in":"3600"}',
+    '{"expires_in":null}',
+    '{"other":1}',
+    '{"expires_in":3600.0,"expires_in":"x"}',
+    '[{"expires_in":1}]',
+  ])('%s → undefined', (text) => {
     expect(numberSource(text, 'expires_in')).toBeUndefined();
   });
 
@@ -39,7 +45,8 @@ describe('numberSource: a top-level number as written', () => {
 });
 
 describe('expiresInProblem: TOKEN-EXPIRES-IN and LEGACY-TOKEN', () => {
-  const judge = (text: string): string | undefined => expiresInProblem(JSON.parse(text) as Record<string, unknown>, text);
+  const judge = (text: string): string | undefined =>
+    expiresInProblem(JSON.parse(text) as Record<string, unknown>, text);
 
   it('passes digits only', () => {
     expect(judge('{"expires_in":3600}')).toBeUndefined();
@@ -74,7 +81,9 @@ describe('lifetimeProblem: TOKEN-SHORT-LIVED', () => {
     expect(lifetimeProblem(3_600_000)).toBe(
       'expires_in 3600000 declares a token that lives 41 days 16 h: no short-lived token (spec §What the service does 1) lives longer than a day (86400 s). Read as milliseconds it is 1 h: a lifetime in milliseconds, where spec §Access token response says seconds, is the likely cause',
     );
-    expect(lifetimeProblem(300_000)).toMatch(/lives 3 days 11 h: .* Read as milliseconds it is 5 min: a lifetime in milliseconds/);
+    expect(lifetimeProblem(300_000)).toMatch(
+      /lives 3 days 11 h: .* Read as milliseconds it is 5 min: a lifetime in milliseconds/,
+    );
     expect(lifetimeProblem(120_000)).toMatch(/lives 1 day 9 h: .* Read as milliseconds it is 2 min/);
   });
 
@@ -85,7 +94,17 @@ describe('lifetimeProblem: TOKEN-SHORT-LIVED', () => {
   });
 
   it('describes durations as a reader takes them in', () => {
-    expect([0, 1, 59, 60, 3600, 3661, 86_400, 90_000, 172_800].map(describeDuration)).toEqual(['0 s', '1 s', '59 s', '1 min', '1 h', '1 h 1 min', '1 day', '1 day 1 h', '2 days']);
+    expect([0, 1, 59, 60, 3600, 3661, 86_400, 90_000, 172_800].map(describeDuration)).toEqual([
+      '0 s',
+      '1 s',
+      '59 s',
+      '1 min',
+      '1 h',
+      '1 h 1 min',
+      '1 day',
+      '1 day 1 h',
+      '2 days',
+    ]);
   });
 });
 
@@ -101,15 +120,21 @@ describe('OTHER_GRANTS: the probes of TOKEN-GRANT-OTHERS', () => {
       'urn:ietf:params:oauth:grant-type:device_code',
       'urn:ietf:params:oauth:grant-type:token-exchange',
     ]);
-    for (const grant of OTHER_GRANTS) expect(grant.params('client', target)).not.toEqual(grant.params('client', target));
+    for (const grant of OTHER_GRANTS)
+      expect(grant.params('client', target)).not.toEqual(grant.params('client', target));
   });
 
   it('the JWT bearer assertion carries the claims RFC 7523 §3 requires, for this client and token endpoint', () => {
-    const assertion = OTHER_GRANTS.find((g) => g.grantType.endsWith('jwt-bearer'))?.params('my-client', target).assertion ?? '';
+    const assertion =
+      OTHER_GRANTS.find((g) => g.grantType.endsWith('jwt-bearer'))?.params('my-client', target).assertion ?? '';
     const [header, payload, signature] = assertion.split('.');
     expect(JSON.parse(Buffer.from(header ?? '', 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
-    expect(claims).toMatchObject({ iss: 'my-client', sub: 'my-client', aud: 'https://auth.example/base/uaa/oauth2/token' });
+    expect(claims).toMatchObject({
+      iss: 'my-client',
+      sub: 'my-client',
+      aud: 'https://auth.example/base/uaa/oauth2/token',
+    });
     expect(Number(claims.exp)).toBeGreaterThan(Date.now() / 1000);
     expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });

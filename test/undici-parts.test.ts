@@ -50,13 +50,37 @@ describe("undici's parts (src/http/undici.ts)", () => {
     const agent = new Agent({ keepAliveTimeout: 1000 });
     try {
       const requests = [
-        { url: new URL('/a/b?x=1&y=%20z', base), method: 'GET' as const, headers: { 'accept-version': '1' }, body: null },
-        { url: new URL('/token', base), method: 'POST' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' },
+        {
+          url: new URL('/a/b?x=1&y=%20z', base),
+          method: 'GET' as const,
+          headers: { 'accept-version': '1' },
+          body: null,
+        },
+        {
+          url: new URL('/token', base),
+          method: 'POST' as const,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        },
         { url: new URL('/plain', base), method: 'GET' as const, headers: {}, body: null },
       ];
       for (const r of requests) {
-        const ours = await exchange(r.url, { method: r.method, headers: r.headers, body: r.body, dispatcher: agent, headersTimeout: 5000, bodyTimeout: 5000, maxBodyBytes: 1e6, tooLarge: () => new Error('too large') }).response;
-        const theirs = await undici.request(r.url, { method: r.method, headers: r.headers, body: r.body, dispatcher: agent });
+        const ours = await exchange(r.url, {
+          method: r.method,
+          headers: r.headers,
+          body: r.body,
+          dispatcher: agent,
+          headersTimeout: 5000,
+          bodyTimeout: 5000,
+          maxBodyBytes: 1e6,
+          tooLarge: () => new Error('too large'),
+        }).response;
+        const theirs = await undici.request(r.url, {
+          method: r.method,
+          headers: r.headers,
+          body: r.body,
+          dispatcher: agent,
+        });
         expect(ours.statusCode).toBe(theirs.statusCode);
         // The same fields, as undici parses them (Date may have ticked between the two).
         expect({ ...ours.headers, date: '' }).toEqual({ ...theirs.headers, date: '' });

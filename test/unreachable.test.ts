@@ -29,42 +29,70 @@ afterAll(async () => {
 /** Runs the real executable against `baseUrl`; the one line it printed, and its report. */
 async function unreachable(baseUrl: string, extra: string[] = []): Promise<{ line: string; report: RunReport }> {
   const reportsDir = await tempDir();
-  const result = await runBin(['run', '--base-url', baseUrl, '--client-id', 'someone', '--reports-dir', reportsDir, ...extra], { env: { CARRIER_CLIENT_SECRET: 'not-a-real-secret', HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' } });
+  const result = await runBin(
+    ['run', '--base-url', baseUrl, '--client-id', 'someone', '--reports-dir', reportsDir, ...extra],
+    {
+      env: {
+        CARRIER_CLIENT_SECRET: 'not-a-real-secret',
+        HTTP_PROXY: '',
+        HTTPS_PROXY: '',
+        http_proxy: '',
+        https_proxy: '',
+      },
+    },
+  );
   expect(result.code).toBe(3);
   // The one line is the cause; stdout says where the reports (which replace the last run's) are.
-  expect(result.stdout).toBe(`Reports: ${['junit.xml', 'report.json', 'report.html'].map((f) => join(reportsDir, f)).join(', ')}\n`);
+  expect(result.stdout).toBe(
+    `Reports: ${['junit.xml', 'report.json', 'report.html'].map((f) => join(reportsDir, f)).join(', ')}\n`,
+  );
   const lines = result.stderr.trimEnd().split('\n');
   expect(lines, result.stderr).toHaveLength(1);
   expect(result.stderr).not.toMatch(/ssl3_get_record|openssl|\n\s+at /i);
-  return { line: lines[0] ?? '', report: JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport };
+  return {
+    line: lines[0] ?? '',
+    report: JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport,
+  };
 }
 
 describe('an unreachable target: one line with the cause and the fix, exit 3, the detail in the reports', () => {
   it('https:// to a port that speaks plain HTTP', async () => {
     const port = new URL(plain.url).port;
     const { line, report } = await unreachable(`https://127.0.0.1:${port}`);
-    expect(line).toBe(`carrier-conformance: cannot reach the token endpoint at https://127.0.0.1:${port}: TLS: 127.0.0.1:${port} answered in plain HTTP, not TLS: use http://127.0.0.1:${port} (http://, not https://)`);
+    expect(line).toBe(
+      `carrier-conformance: cannot reach the token endpoint at https://127.0.0.1:${port}: TLS: 127.0.0.1:${port} answered in plain HTTP, not TLS: use http://127.0.0.1:${port} (http://, not https://)`,
+    );
     expect(report.verdict).toBe('incomplete');
-    expect(report.checks.every((c) => c.status === 'error' && c.message === `not run: ${report.incompleteReason ?? ''}`)).toBe(true);
+    expect(
+      report.checks.every((c) => c.status === 'error' && c.message === `not run: ${report.incompleteReason ?? ''}`),
+    ).toBe(true);
   });
 
   it('http:// to a port that speaks TLS', async () => {
     const port = new URL(tls.url).port;
     const { line } = await unreachable(`http://127.0.0.1:${port}`);
-    expect(line).toMatch(new RegExp(`^carrier-conformance: cannot reach the token endpoint at http://127\\.0\\.0\\.1:${port}: .*: if that port serves TLS, use https://127\\.0\\.0\\.1:${port} \\(https://\\)$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^carrier-conformance: cannot reach the token endpoint at http://127\\.0\\.0\\.1:${port}: .*: if that port serves TLS, use https://127\\.0\\.0\\.1:${port} \\(https://\\)$`,
+      ),
+    );
   });
 
   it('http:// to nginx\'s TLS port, which answers "400 The plain HTTP request was sent to HTTPS port"', async () => {
     // What nginx sends on a TLS port to a client speaking plain HTTP (ngx_http_request.c).
     const nginxLike = createHttpServer((_req, res) => {
       res.writeHead(400, { 'Content-Type': 'text/html', Server: 'nginx' });
-      res.end('<html>\r\n<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>The plain HTTP request was sent to HTTPS port</center>\r\n</body>\r\n</html>\r\n');
+      res.end(
+        '<html>\r\n<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>The plain HTTP request was sent to HTTPS port</center>\r\n</body>\r\n</html>\r\n',
+      );
     });
     await new Promise<void>((resolve) => nginxLike.listen(0, '127.0.0.1', resolve));
     const { port } = nginxLike.address() as AddressInfo;
     try {
       const { line } = await unreachable(`http://127.0.0.1:${port}`);
-      expect(line).toBe(`carrier-conformance: cannot reach the token endpoint at http://127.0.0.1:${port}: it answered 400 "The plain HTTP request was sent to HTTPS port": use https://127.0.0.1:${port} (https://)`);
+      expect(line).toBe(
+        `carrier-conformance: cannot reach the token endpoint at http://127.0.0.1:${port}: it answered 400 "The plain HTTP request was sent to HTTPS port": use https://127.0.0.1:${port} (https://)`,
+      );
     } finally {
       await new Promise((resolve) => nginxLike.close(resolve));
     }
@@ -72,12 +100,16 @@ describe('an unreachable target: one line with the cause and the fix, exit 3, th
 
   it('a certificate the system does not trust: --ca-file, or --insecure for a test target', async () => {
     const { line } = await unreachable(tls.url);
-    expect(line).toMatch(/^carrier-conformance: cannot reach the token endpoint at https:\/\/127\.0\.0\.1:\d+: TLS: 127\.0\.0\.1:\d+ presented a self-signed certificate: trust its CA with --ca-file \(or --insecure, for a test target only\)$/);
+    expect(line).toMatch(
+      /^carrier-conformance: cannot reach the token endpoint at https:\/\/127\.0\.0\.1:\d+: TLS: 127\.0\.0\.1:\d+ presented a self-signed certificate: trust its CA with --ca-file \(or --insecure, for a test target only\)$/,
+    );
   });
 
   it('nothing listening', async () => {
     const port = await freePort();
     const { line } = await unreachable(`http://127.0.0.1:${port}`);
-    expect(line).toBe(`carrier-conformance: cannot reach the token endpoint at http://127.0.0.1:${port}: connection refused by 127.0.0.1:${port}: is the target running, and are the host and port right?`);
+    expect(line).toBe(
+      `carrier-conformance: cannot reach the token endpoint at http://127.0.0.1:${port}: connection refused by 127.0.0.1:${port}: is the target running, and are the host and port right?`,
+    );
   });
 });

@@ -12,7 +12,11 @@ import { readUserDocs } from './support/user-docs.js';
 const ROOT = new URL('..', import.meta.url).pathname;
 
 /** GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
-const slug = (heading: string): string => heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+const slug = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 
 async function anchorsOf(file: string): Promise<Set<string>> {
   const text = await readFile(join(ROOT, file), 'utf8');
@@ -24,7 +28,9 @@ describe('the README and its docs pages', () => {
   it('the README is at most about 250 lines, and opens with the two commands', async () => {
     const [readme] = await readUserDocs();
     expect(readme?.text.split('\n').length).toBeLessThanOrEqual(250);
-    expect(readme?.text).toMatch(/^# carrier-conformance\n\n```sh\nnpm ci && npm start {5}#[^\n]*\nnpm test {16}#[^\n]*\n```\n/);
+    expect(readme?.text).toMatch(
+      /^# carrier-conformance\n\n```sh\nnpm ci && npm start {5}#[^\n]*\nnpm test {16}#[^\n]*\n```\n/,
+    );
   });
 
   it('every relative link leads to a file that exists, and to a heading of it when it names one', async () => {
@@ -41,9 +47,15 @@ describe('the README and its docs pages', () => {
           broken.push(`${file}: ${target} (no ${resolved})`);
           continue;
         }
-        if (anchor !== undefined && resolved.endsWith('.md') && !(await anchorsOf(resolved)).has(anchor)) broken.push(`${file}: ${target} (no such heading)`);
+        if (anchor !== undefined && resolved.endsWith('.md') && !(await anchorsOf(resolved)).has(anchor))
+          broken.push(`${file}: ${target} (no such heading)`);
         // What npm shows of the package: the README's links to docs must be in the tarball.
-        if (file === 'README.md' && resolved.startsWith('docs/') && !shipped.some((f) => resolved === f || resolved.startsWith(f))) broken.push(`${file}: ${target} (not in package.json files)`);
+        if (
+          file === 'README.md' &&
+          resolved.startsWith('docs/') &&
+          !shipped.some((f) => resolved === f || resolved.startsWith(f))
+        )
+          broken.push(`${file}: ${target} (not in package.json files)`);
       }
     }
     expect(broken).toEqual([]);

@@ -52,9 +52,18 @@ async function run(args: string[], options: { secret?: string; reportsDir?: stri
   try {
     const result = await runMain(['run', '--reports-dir', reportsDir, ...args]);
     const read = (name: string): Promise<string> => readFile(join(reportsDir, name), 'utf8');
-    return { ...result, report: JSON.parse(await read('report.json')) as RunReport, junit: await read('junit.xml'), html: await read('report.html'), summary: await readFile(summaryFile, 'utf8') };
+    return {
+      ...result,
+      report: JSON.parse(await read('report.json')) as RunReport,
+      junit: await read('junit.xml'),
+      html: await read('report.html'),
+      summary: await readFile(summaryFile, 'utf8'),
+    };
   } finally {
-    for (const [name, value] of [['CARRIER_CLIENT_SECRET', saved.secret], ['GITHUB_STEP_SUMMARY', saved.summary]] as const) {
+    for (const [name, value] of [
+      ['CARRIER_CLIENT_SECRET', saved.secret],
+      ['GITHUB_STEP_SUMMARY', saved.summary],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -62,7 +71,14 @@ async function run(args: string[], options: { secret?: string; reportsDir?: stri
 }
 
 /** The verdict as each output states it: console headline, banner class and word, JUnit summary, step summary heading. */
-function verdictIn(o: Outputs): { console: string; bannerClass: string; banner: string; junit: string; json: string; summary: string } {
+function verdictIn(o: Outputs): {
+  console: string;
+  bannerClass: string;
+  banner: string;
+  junit: string;
+  json: string;
+  summary: string;
+} {
   const property = /<property name="run\.summary" value="([^"]*)"/.exec(o.junit)?.[1] ?? '';
   return {
     console: o.stdout.split('\n').find((l) => /^[A-Z]/.test(l) && !l.startsWith('Testing')) ?? '',
@@ -81,7 +97,14 @@ describe('the verdict of a run that carried out every check', () => {
     const s = await server({ tokenTtlSeconds: 2 });
     const o = await run([...targetArgs(s), '--expectations', expectations], { secret: s.clientSecret });
     expect(o.code).toBe(0);
-    expect(o.report.scope).toMatchObject({ coverage: 'full', catalogue: TOTAL, carriedOut: TOTAL, notSelected: [], skipped: [], baselined: [] });
+    expect(o.report.scope).toMatchObject({
+      coverage: 'full',
+      catalogue: TOTAL,
+      carriedOut: TOTAL,
+      notSelected: [],
+      skipped: [],
+      baselined: [],
+    });
     const v = verdictIn(o);
     expect(v.console).toBe(`CONFORMANT  ${s.url}`);
     expect(v.bannerClass).toBe('verdict-conformant');
@@ -100,13 +123,23 @@ describe('a verdict on part of the catalogue says which part, and is never green
     const tokenChecks = CHECKS.filter((c) => c.suite === 'token').length;
     const v = verdictIn(o);
     expect(v.console).toBe(`CONFORMANT ON ${tokenChecks} OF ${TOTAL} CHECKS  ${s.url}`);
-    expect(o.stdout).toContain(`  ${TOTAL - tokenChecks} of ${TOTAL} checks not carried out: ${TOTAL - tokenChecks} not selected (--suite token)`);
+    expect(o.stdout).toContain(
+      `  ${TOTAL - tokenChecks} of ${TOTAL} checks not carried out: ${TOTAL - tokenChecks} not selected (--suite token)`,
+    );
     expect(v.bannerClass).toBe('verdict-partial');
     expect(v.banner).toBe(`◐ CONFORMANT ON ${tokenChecks} OF ${TOTAL} CHECKS`);
-    expect(v.json).toMatch(new RegExp(`^CONFORMANT ON ${tokenChecks} OF ${TOTAL} CHECKS: every required check that was carried out passed; ${TOTAL - tokenChecks} of ${TOTAL} checks not carried out`));
+    expect(v.json).toMatch(
+      new RegExp(
+        `^CONFORMANT ON ${tokenChecks} OF ${TOTAL} CHECKS: every required check that was carried out passed; ${TOTAL - tokenChecks} of ${TOTAL} checks not carried out`,
+      ),
+    );
     expect(v.junit).toBe(v.json);
     expect(v.summary).toBe(`## Carrier-Platform API conformance: 🟡 CONFORMANT ON ${tokenChecks} OF ${TOTAL} CHECKS`);
-    expect(o.report.scope).toMatchObject({ coverage: 'partial', carriedOut: tokenChecks, selection: { suites: ['token'], checks: [] } });
+    expect(o.report.scope).toMatchObject({
+      coverage: 'partial',
+      carriedOut: tokenChecks,
+      selection: { suites: ['token'], checks: [] },
+    });
     expect(o.report.scope?.notSelected).toEqual(CHECKS.filter((c) => c.suite !== 'token').map((c) => c.id));
     expect(o.junit).toContain('<property name="run.coverage" value="partial"/>');
   });
@@ -117,7 +150,11 @@ describe('a verdict on part of the catalogue says which part, and is never green
     expect(o.code).toBe(0);
     const skipped = o.report.scope?.skipped ?? [];
     const ids = (reason: RegExp): string[] => skipped.filter((g) => reason.test(g.reason)).flatMap((g) => g.checks);
-    expect(ids(/--paged-path/).sort()).toEqual(CHECKS.filter((c) => ['tenant', 'pagination', 'nulls'].includes(c.suite)).map((c) => c.id).sort());
+    expect(ids(/--paged-path/).sort()).toEqual(
+      CHECKS.filter((c) => ['tenant', 'pagination', 'nulls'].includes(c.suite))
+        .map((c) => c.id)
+        .sort(),
+    );
     expect(ids(/--expectations/).sort()).toEqual(['RESOURCE-EXPECTED-VALUES', 'USER-EXPECTED-VALUES']);
     const done = o.report.scope?.carriedOut ?? 0;
     expect(done).toBe(TOTAL - skipped.flatMap((g) => g.checks).length);
@@ -132,7 +169,8 @@ describe('a verdict on part of the catalogue says which part, and is never green
     const s = await server({ tokenTtlSeconds: 120 });
     const o = await run([...targetArgs(s), '--suite', 'expiry', '--suite', 'user'], { secret: s.clientSecret });
     expect(o.code).toBe(0);
-    const reason = 'expires_in is 120 s, longer than --max-expiry-wait 60 s; pass --max-expiry-wait 120 to wait it out, or prove it in a job of its own (run --suite expiry --max-expiry-wait 120)';
+    const reason =
+      'expires_in is 120 s, longer than --max-expiry-wait 60 s; pass --max-expiry-wait 120 to wait it out, or prove it in a job of its own (run --suite expiry --max-expiry-wait 120)';
     // EXPIRY-VALID-BEFORE is judged on the part of the lifetime the run observed (issue 30): the
     // token probed again as the other checks ended. The checks after expiry are skipped.
     const afterExpiry = CHECKS.filter((c) => c.suite === 'expiry' && c.id !== 'EXPIRY-VALID-BEFORE').map((c) => c.id);
@@ -145,28 +183,45 @@ describe('a verdict on part of the catalogue says which part, and is never green
   it('MUST failures that are all baselined: "conformant except 1 baselined MUST failure", never green', async () => {
     const s = await server({ faults: ['wrong-secret-accepted'] });
     const baseline = join(await tempDir(), 'baseline.json');
-    await writeFile(baseline, JSON.stringify({ failures: [{ check: 'TOKEN-WRONG-SECRET', reason: 'PLAT-101: the staging IdP accepts any secret' }] }));
+    await writeFile(
+      baseline,
+      JSON.stringify({
+        failures: [{ check: 'TOKEN-WRONG-SECRET', reason: 'PLAT-101: the staging IdP accepts any secret' }],
+      }),
+    );
     const o = await run([...targetArgs(s), '--suite', 'token', '--baseline', baseline], { secret: s.clientSecret });
     expect(o.code).toBe(0);
     const v = verdictIn(o);
     const tokenChecks = CHECKS.filter((c) => c.suite === 'token').length;
-    expect(v.console).toMatch(new RegExp(`^CONFORMANT ON ${tokenChecks} OF \\d+ CHECKS, EXCEPT 1 BASELINED MUST FAILURE {2}`));
-    expect(o.stdout).toContain(`every required check that was carried out passed, except 1 known failure that ${baseline} accepts: TOKEN-WRONG-SECRET`);
+    expect(v.console).toMatch(
+      new RegExp(`^CONFORMANT ON ${tokenChecks} OF \\d+ CHECKS, EXCEPT 1 BASELINED MUST FAILURE {2}`),
+    );
+    expect(o.stdout).toContain(
+      `every required check that was carried out passed, except 1 known failure that ${baseline} accepts: TOKEN-WRONG-SECRET`,
+    );
     expect(v.bannerClass).toBe('verdict-partial');
-    expect(v.summary).toMatch(new RegExp(`🟡 CONFORMANT ON ${tokenChecks} OF \\d+ CHECKS, EXCEPT 1 BASELINED MUST FAILURE$`));
-    expect(o.report.scope?.baselined).toEqual([{ check: 'TOKEN-WRONG-SECRET', level: 'MUST', reason: 'PLAT-101: the staging IdP accepts any secret' }]);
+    expect(v.summary).toMatch(
+      new RegExp(`🟡 CONFORMANT ON ${tokenChecks} OF \\d+ CHECKS, EXCEPT 1 BASELINED MUST FAILURE$`),
+    );
+    expect(o.report.scope?.baselined).toEqual([
+      { check: 'TOKEN-WRONG-SECRET', level: 'MUST', reason: 'PLAT-101: the staging IdP accepts any secret' },
+    ]);
   });
 
   it('--strict-baseline exiting 1: the banner is red, and says why', async () => {
     const s = await server();
     const baseline = join(await tempDir(), 'baseline.json');
     await writeFile(baseline, JSON.stringify({ failures: [{ check: 'TOKEN-PRAGMA', reason: 'PLAT-412' }] }));
-    const o = await run([...targetArgs(s), '--suite', 'token', '--baseline', baseline, '--strict-baseline'], { secret: s.clientSecret });
+    const o = await run([...targetArgs(s), '--suite', 'token', '--baseline', baseline, '--strict-baseline'], {
+      secret: s.clientSecret,
+    });
     expect(o.code).toBe(1);
     const v = verdictIn(o);
     expect(v.console).toBe(`BASELINE OUT OF DATE  ${s.url}`);
     expect(v.bannerClass).toBe('verdict-non-conformant');
-    expect(v.json).toMatch(/--strict-baseline: 1 known failure of .*baseline\.json now passes \(TOKEN-PRAGMA\); remove it from the file/);
+    expect(v.json).toMatch(
+      /--strict-baseline: 1 known failure of .*baseline\.json now passes \(TOKEN-PRAGMA\); remove it from the file/,
+    );
     expect(v.summary).toMatch(/❌ BASELINE OUT OF DATE$/);
   });
 });
@@ -183,15 +238,23 @@ describe('a run that carried out no check has no verdict', () => {
     expect(v.console).toMatch(/^NOTHING CHECKED {2}/);
     expect(v.bannerClass).toBe('verdict-incomplete');
     expect(v.json).toBe(`NOTHING CHECKED: nothing to rerun: every selected check passed in ${previous}`);
-    expect(o.report).toMatchObject({ verdict: 'nothing-checked', exitCode: 3, scope: { coverage: 'none', carriedOut: 0 } });
+    expect(o.report).toMatchObject({
+      verdict: 'nothing-checked',
+      exitCode: 3,
+      scope: { coverage: 'none', carriedOut: 0 },
+    });
   });
 
   it('every selected check skipped (no --paged-path): NOTHING CHECKED, exit 3, the reason given', async () => {
     const s = await server();
-    const o = await run(['--base-url', s.url, '--client-id', s.clientId, '--suite', 'pagination'], { secret: s.clientSecret });
+    const o = await run(['--base-url', s.url, '--client-id', s.clientId, '--suite', 'pagination'], {
+      secret: s.clientSecret,
+    });
     expect(o.code).toBe(3);
     expect(verdictIn(o).console).toMatch(/^NOTHING CHECKED {2}/);
-    expect(o.report.incompleteReason).toMatch(/^no check was carried out: of the \d+ selected, \d+ skipped \(no list endpoint configured: pass --openapi or --paged-path/);
+    expect(o.report.incompleteReason).toMatch(
+      /^no check was carried out: of the \d+ selected, \d+ skipped \(no list endpoint configured: pass --openapi or --paged-path/,
+    );
   });
 });
 
@@ -204,7 +267,9 @@ describe('skipped required checks and --require-complete', () => {
     expect(lenient.code).toBe(0);
     const strict = await run([...args, '--require-complete'], { secret: s.clientSecret });
     expect(strict.code).toBe(1);
-    const skippedMust = lenient.report.checks.filter((c) => c.status === 'skipped' && c.level === 'MUST').map((c) => c.id);
+    const skippedMust = lenient.report.checks
+      .filter((c) => c.status === 'skipped' && c.level === 'MUST')
+      .map((c) => c.id);
     expect(skippedMust.length).toBeGreaterThan(0);
     for (const id of skippedMust) {
       const check = strict.report.checks.find((c) => c.id === id);
@@ -216,15 +281,28 @@ describe('skipped required checks and --require-complete', () => {
     }
     expect(strict.report.scope).toMatchObject({ requireComplete: true, coverage: 'partial' });
     expect(verdictIn(strict).console).toBe(`NOT PROVEN  ${s.url}`);
-    expect(strict.stdout).toMatch(new RegExp(`  ${skippedMust.length} required checks could not be carried out: nothing was proven either way`));
+    expect(strict.stdout).toMatch(
+      new RegExp(`  ${skippedMust.length} required checks could not be carried out: nothing was proven either way`),
+    );
     expect(strict.junit).toMatch(/<error message="not carried out, and --require-complete requires it: /);
   });
 
   it('refuses a subset: --require-complete with --suite, --check or --rerun-failed is exit 2', async () => {
     for (const subset of [['--suite', 'token'], ['--check', 'USER-OK'], ['--rerun-failed']]) {
-      const result = await runMain(['run', '--embedded', '--require-complete', ...subset, '--reports-dir', await tempDir()]);
+      const result = await runMain([
+        'run',
+        '--embedded',
+        '--require-complete',
+        ...subset,
+        '--reports-dir',
+        await tempDir(),
+      ]);
       expect(result.code, subset.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^carrier-conformance: --require-complete asks for every check of the catalogue, ${subset[0]} for a part of it: drop one\\n$`));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^carrier-conformance: --require-complete asks for every check of the catalogue, ${subset[0]} for a part of it: drop one\\n$`,
+        ),
+      );
     }
   });
 });
@@ -232,14 +310,18 @@ describe('skipped required checks and --require-complete', () => {
 describe('a run stopped by its --deadline', () => {
   it('reports the checks it did not finish as errors, not as skipped by "the user", and JUnit counts them', async () => {
     const s = await server({ tokenTtlSeconds: 30 });
-    const o = await run([...targetArgs(s), '--expectations', expectations, '--deadline', '2'], { secret: s.clientSecret });
+    const o = await run([...targetArgs(s), '--expectations', expectations, '--deadline', '2'], {
+      secret: s.clientSecret,
+    });
     expect(o.code).toBe(3);
     expect(o.stdout + o.stderr).not.toMatch(/aborted by the user/i);
     // The expiry checks wait 30 s for their token (the default --max-expiry-wait is 60 s; one given
     // above the deadline is refused up front): the deadline stops them. Nothing is "skipped".
     const expiry = o.report.checks.filter((c) => c.suite === 'expiry');
     expect(expiry.map((c) => [c.id, c.status])).toEqual(expiry.map((c) => [c.id, 'error']));
-    expect(expiry.find((c) => c.id === 'EXPIRY-RENEW')?.message).toBe('not run: the run exceeded its --deadline of 2 s');
+    expect(expiry.find((c) => c.id === 'EXPIRY-RENEW')?.message).toBe(
+      'not run: the run exceeded its --deadline of 2 s',
+    );
     expect(o.report.checks.filter((c) => c.status === 'skipped')).toEqual([]);
     const errors = [...o.junit.matchAll(/<testsuite [^>]*errors="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0);
     expect(errors).toBe(o.report.counts.error);

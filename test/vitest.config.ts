@@ -10,18 +10,36 @@ const root = new URL('..', import.meta.url).pathname;
  * starts the biggest files first, and these small files that start servers and wait came last,
  * two of them alone at the end (562 s in all; started first, the short files fill in beside them).
  */
-export const LONGEST = ['test/readme.test.ts', 'test/meta/faults-1.test.ts', 'test/meta/variants.test.ts', 'test/meta/faults-2.test.ts', 'test/oauth-servers.test.ts', 'test/openapi-corpus.test.ts', 'test/latency.test.ts', 'test/gateways.test.ts', 'test/python-stacks.test.ts', 'test/openapi-real.test.ts', 'test/combine-bundles.test.ts', 'test/certification.test.ts'];
+export const LONGEST = [
+  'test/readme.test.ts',
+  'test/meta/faults-1.test.ts',
+  'test/meta/variants.test.ts',
+  'test/meta/faults-2.test.ts',
+  'test/oauth-servers.test.ts',
+  'test/openapi-corpus.test.ts',
+  'test/latency.test.ts',
+  'test/gateways.test.ts',
+  'test/python-stacks.test.ts',
+  'test/openapi-real.test.ts',
+  'test/combine-bundles.test.ts',
+  'test/certification.test.ts',
+];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const timed = files.every((f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(root, f.moduleId)}`) !== undefined);
+    const timed = files.every(
+      (f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(root, f.moduleId)}`) !== undefined,
+    );
     if (timed) return sorted;
     const rank = (f: TestSpecification): number => {
       const i = LONGEST.indexOf(relative(root, f.moduleId));
       return i === -1 ? LONGEST.length : i;
     };
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }
 

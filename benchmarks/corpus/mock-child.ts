@@ -45,7 +45,16 @@ export interface DocumentFacts {
 }
 
 export type ChildReply =
-  | { type: 'ready'; url: string; clientId: string; clientSecret: string; foreignTenantId: string; openapiFile: string; facts: DocumentFacts; records: EndpointRecord[] }
+  | {
+      type: 'ready';
+      url: string;
+      clientId: string;
+      clientSecret: string;
+      foreignTenantId: string;
+      openapiFile: string;
+      facts: DocumentFacts;
+      records: EndpointRecord[];
+    }
   | { type: 'failed'; stage: 'read' | 'mock' | 'server'; message: string; facts?: Partial<DocumentFacts> }
   | { type: 'records'; records: EndpointRecord[]; unreadablePatterns: number };
 
@@ -58,7 +67,8 @@ function send(reply: ChildReply): Promise<void> {
   });
 }
 
-const oneLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 300) ?? 'error';
+const oneLine = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 300) ?? 'error';
 
 async function start(message: StartMessage): Promise<{ server: ReferenceServer; mock: MockedDocument } | undefined> {
   const t0 = performance.now();
@@ -68,13 +78,20 @@ async function start(message: StartMessage): Promise<{ server: ReferenceServer; 
     const text = await readFile(message.file, 'utf8');
     facts.bytes = Buffer.byteLength(text);
     const document = JSON.parse(text) as Json;
-    facts.version = typeof document.openapi === 'string' ? document.openapi : typeof document.swagger === 'string' ? `swagger ${document.swagger}` : 'unknown';
+    facts.version =
+      typeof document.openapi === 'string'
+        ? document.openapi
+        : typeof document.swagger === 'string'
+          ? `swagger ${document.swagger}`
+          : 'unknown';
     const paths = isObject(document.paths) ? Object.values(document.paths).filter(isObject) : [];
     facts.operations = paths.reduce((n, item) => n + METHODS.filter((m) => isObject(item[m])).length, 0);
     facts.gets = paths.filter((item) => isObject(item.get)).length;
     // Every operation kept, as a user's document has them (a GET's $ref may lead into a POST); the mock serves the GETs.
     reRooted = reRoot(document, undefined, 'all');
-    facts.tenantGets = Object.values(reRooted.paths as Json).filter((item) => isObject(item) && isObject(item.get)).length;
+    facts.tenantGets = Object.values(reRooted.paths as Json).filter(
+      (item) => isObject(item) && isObject(item.get),
+    ).length;
     facts.readMs = Math.round(performance.now() - t0);
   } catch (err) {
     await send({ type: 'failed', stage: 'read', message: oneLine(err), facts });
@@ -126,7 +143,11 @@ process.on('message', (message: StartMessage | { type: 'stop' }) => {
     void (async () => {
       const r = await running;
       if (r) {
-        await send({ type: 'records', records: [...r.mock.records.values()], unreadablePatterns: r.mock.oracle.unreadablePatterns });
+        await send({
+          type: 'records',
+          records: [...r.mock.records.values()],
+          unreadablePatterns: r.mock.oracle.unreadablePatterns,
+        });
         await r.server.close();
       }
       process.exit(0);

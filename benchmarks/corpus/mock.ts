@@ -45,9 +45,13 @@ export interface MockedDocument {
   precheck(): void;
 }
 
-const line = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 300) ?? 'error';
+const line = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 300) ?? 'error';
 
-export function mockDocument(document: Json, options: { labels?: ReadonlyMap<string, HandLabel>; listSize?: number; fault?: MockFault } = {}): MockedDocument {
+export function mockDocument(
+  document: Json,
+  options: { labels?: ReadonlyMap<string, HandLabel>; listSize?: number; fault?: MockFault } = {},
+): MockedDocument {
   const decisions = new Map<string, Decision>();
   const data = new DocumentData(document, {
     nulls: true,
@@ -63,8 +67,19 @@ export function mockDocument(document: Json, options: { labels?: ReadonlyMap<str
   const oracle = new Oracle(document);
   const records = new Map<string, EndpointRecord>();
   for (const op of data.operations) {
-    const decision = decisions.get(op.template) ?? { label: 'single', why: 'no decision', labelled: false, shape: undefined };
-    records.set(op.template, { template: op.template, decision, hasBody: op.body !== undefined, checked: 0, refused: 0 });
+    const decision = decisions.get(op.template) ?? {
+      label: 'single',
+      why: 'no decision',
+      labelled: false,
+      shape: undefined,
+    };
+    records.set(op.template, {
+      template: op.template,
+      decision,
+      hasBody: op.body !== undefined,
+      checked: 0,
+      refused: 0,
+    });
   }
   const seen = new Set<string>();
 
@@ -84,7 +99,12 @@ export function mockDocument(document: Json, options: { labels?: ReadonlyMap<str
   };
 
   const routes: DocumentRoutes = {
-    answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>>): DocumentAnswer | undefined {
+    answer(
+      subPath: string,
+      query: URLSearchParams,
+      tenant: { readonly id: string; readonly empty: boolean },
+      headers: Readonly<Record<string, string | string[] | undefined>>,
+    ): DocumentAnswer | undefined {
       const endpoint = data.endpointOf(subPath, query);
       const record = endpoint && records.get(endpoint.template);
       let answer: DocumentAnswer | undefined;
@@ -139,20 +159,29 @@ export function mockDocument(document: Json, options: { labels?: ReadonlyMap<str
             if (p.in === 'query' && !query.has(p.name)) query.set(p.name, '1');
             if (p.in === 'header') headers[p.name.toLowerCase()] = '1';
           }
-          const answer = data.endpointOf(subPath, query)?.template === op.template ? routes.answer(subPath, query, tenant, headers) : undefined;
+          const answer =
+            data.endpointOf(subPath, query)?.template === op.template
+              ? routes.answer(subPath, query, tenant, headers)
+              : undefined;
           if (answer && 'list' in answer) {
             const { list } = answer;
             const size = 10;
             const ids = new Set<string>();
             for (let page = 1; (page - 1) * size < list.count; page += 1) {
-              const items = Array.from({ length: Math.min(size, list.count - (page - 1) * size) }, (_, k) => list.item((page - 1) * size + k));
+              const items = Array.from({ length: Math.min(size, list.count - (page - 1) * size) }, (_, k) =>
+                list.item((page - 1) * size + k),
+              );
               list.wrap?.(items, { page, size, totalElements: list.count, totalPages: Math.ceil(list.count / size) });
               // One id twice is one element twice (PAGE-WALK): a schema that allows fewer ids than the
               // mock serves items (Amadeus's id, a number from 1 to 10) is no data a conformant list holds.
               for (const item of items) {
-                const id = typeof item === 'object' && item !== null && !Array.isArray(item) ? idOf((item as Record<string, unknown>).id) : undefined;
+                const id =
+                  typeof item === 'object' && item !== null && !Array.isArray(item)
+                    ? idOf((item as Record<string, unknown>).id)
+                    : undefined;
                 if (id === undefined) continue;
-                if (ids.has(id)) record.mockError ??= `the items' ids repeat (${JSON.stringify(id).slice(0, 60)} twice in ${list.count} items): the schema allows too few distinct ids`;
+                if (ids.has(id))
+                  record.mockError ??= `the items' ids repeat (${JSON.stringify(id).slice(0, 60)} twice in ${list.count} items): the schema allows too few distinct ids`;
                 ids.add(id);
               }
             }

@@ -38,13 +38,36 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Keywords whose value is a schema. */
-const SCHEMA_VALUED = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'contentSchema']);
+const SCHEMA_VALUED = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+  'contentSchema',
+]);
 /** Keywords whose value is an array of schemas. */
 const SCHEMA_ARRAYS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Dropped: annotations or data that a validator would misread (`examples` walked as schemas, `format` asserted). */
-const DROPPED = new Set(['example', 'examples', 'format', 'discriminator', 'xml', 'externalDocs', 'nullable', 'id', '$comment']);
+const DROPPED = new Set([
+  'example',
+  'examples',
+  'format',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'nullable',
+  'id',
+  '$comment',
+]);
 /** Identifiers: JSON Schema's in 3.1; in 3.0 (not keywords there) dropped. */
 const IDENTIFIERS = new Set(['$id', '$schema', '$anchor', '$dynamicAnchor', '$vocabulary']);
 
@@ -57,8 +80,19 @@ export interface OracleVerdict {
 
 /** A pattern JavaScript's unicode mode reads: needless escapes outside classes dropped (`\-` → `-`). */
 const POSIX: Record<string, string> = {
-  Lower: 'a-z', Upper: 'A-Z', ASCII: '\\u0000-\\u007f', Alpha: 'A-Za-z', Digit: '0-9', Alnum: '0-9A-Za-z', Punct: '!-\\/:-@\\[-`{-~',
-  Graph: '!-~', Print: ' -~', Blank: ' \\t', Cntrl: '\\u0000-\\u001f\\u007f', XDigit: 'A-Fa-f0-9', Space: ' \\t\\n\\u000b\\f\\r',
+  Lower: 'a-z',
+  Upper: 'A-Z',
+  ASCII: '\\u0000-\\u007f',
+  Alpha: 'A-Za-z',
+  Digit: '0-9',
+  Alnum: '0-9A-Za-z',
+  Punct: '!-\\/:-@\\[-`{-~',
+  Graph: '!-~',
+  Print: ' -~',
+  Blank: ' \\t',
+  Cntrl: '\\u0000-\\u001f\\u007f',
+  XDigit: 'A-Fa-f0-9',
+  Space: ' \\t\\n\\u000b\\f\\r',
   // Java's `\p{all}`: any character.
   all: '\\u0000-\\u{10ffff}',
 };
@@ -79,7 +113,9 @@ export function unicodePattern(pattern: string): string | undefined {
     const c = pattern.charAt(i);
     if (c === '\\' && i + 1 < pattern.length) {
       // Java's POSIX classes (java.util.regex.Pattern: US-ASCII sets), which unicode mode does not know.
-      const posix = /^\\p\{(Lower|Upper|ASCII|Alpha|Digit|Alnum|Punct|Graph|Print|Blank|Cntrl|XDigit|Space|all)\}/.exec(pattern.slice(i));
+      const posix = /^\\p\{(Lower|Upper|ASCII|Alpha|Digit|Alnum|Punct|Graph|Print|Blank|Cntrl|XDigit|Space|all)\}/.exec(
+        pattern.slice(i),
+      );
       if (posix) {
         const set = POSIX[posix[1] as string] as string;
         out += inClass ? set : `[${set}]`;
@@ -96,7 +132,12 @@ export function unicodePattern(pattern: string): string | undefined {
     if (c === '[' && !inClass) inClass = true;
     else if (c === ']' && inClass) inClass = false;
     // A lone brace is a literal in legacy mode, a syntax error in unicode mode.
-    else if (!inClass && (c === '{' || c === '}') && !/^\{\d+(,\d*)?\}/.test(pattern.slice(i)) && !(c === '}' && /\{\d+(,\d*)?$/.test(out))) {
+    else if (
+      !inClass &&
+      (c === '{' || c === '}') &&
+      !/^\{\d+(,\d*)?\}/.test(pattern.slice(i)) &&
+      !(c === '}' && /\{\d+(,\d*)?$/.test(out))
+    ) {
       out += `\\${c}`;
       continue;
     }
@@ -167,7 +208,11 @@ export class Oracle {
     return second.error !== undefined ? { error: `a declared property is left out: ${second.error}` } : second;
   }
 
-  private run(reading: { root: Json; lookup: Record<string, Schema | boolean> }, pointer: string, value: unknown): OracleVerdict {
+  private run(
+    reading: { root: Json; lookup: Record<string, Schema | boolean> },
+    pointer: string,
+    value: unknown,
+  ): OracleVerdict {
     const schema = at(reading.root, this.canonical(pointer) ?? pointer);
     if (schema === undefined) return { unreadable: `no schema at ${pointer}` };
     try {
@@ -186,7 +231,8 @@ export class Oracle {
     for (const [k, v] of Object.entries(node)) {
       if (k === 'example' || k === 'examples' || k.startsWith('x-') || k === 'id' || IDENTIFIERS.has(k)) continue;
       if (k === 'schema') out[k] = this.schema(v, allRequired);
-      else if (k === 'schemas' && key === 'components' && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, this.schema(s, allRequired)]));
+      else if (k === 'schemas' && key === 'components' && isObject(v))
+        out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, this.schema(s, allRequired)]));
       else out[k] = this.outside(v, allRequired, k);
     }
     return out;
@@ -207,15 +253,22 @@ export class Oracle {
           out.$ref = this.ref(v);
           continue;
         }
-        if (SCHEMA_VALUED.has(k)) out[k] = Array.isArray(v) ? v.map((s) => this.schema(s, allRequired)) : this.schema(v, allRequired);
+        if (SCHEMA_VALUED.has(k))
+          out[k] = Array.isArray(v) ? v.map((s) => this.schema(s, allRequired)) : this.schema(v, allRequired);
         else if (SCHEMA_ARRAYS.has(k)) out[k] = Array.isArray(v) ? v.map((s) => this.schema(s, allRequired)) : v;
-        else if (SCHEMA_MAPS.has(k)) out[k] = isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, this.schema(s, allRequired)])) : v;
+        else if (SCHEMA_MAPS.has(k))
+          out[k] = isObject(v)
+            ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, this.schema(s, allRequired)]))
+            : v;
         // enum, const, default (data, never walked) and the validation keywords: as written.
         else out[k] = v;
       }
       if (this.is30) {
         // 3.0 (JSON Schema Wright-00): the exclusive bounds are booleans on minimum/maximum.
-        for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+        for (const [exclusive, bound] of [
+          ['exclusiveMinimum', 'minimum'],
+          ['exclusiveMaximum', 'maximum'],
+        ] as const) {
           if (typeof out[exclusive] !== 'boolean') continue;
           if (out[exclusive] === true && typeof out[bound] === 'number') {
             out[exclusive] = out[bound];
@@ -255,7 +308,9 @@ export class Oracle {
   private ref(ref: string): string {
     if (!ref.startsWith('#/')) return ref;
     const canonical = this.canonical(ref);
-    return canonical === undefined ? ref : `#${(tokensOf(canonical) ?? []).map((t) => `/${encodeURI(t.replace(/~/g, '~0').replace(/\//g, '~1')).replace(/#/g, '%23')}`).join('')}`;
+    return canonical === undefined
+      ? ref
+      : `#${(tokensOf(canonical) ?? []).map((t) => `/${encodeURI(t.replace(/~/g, '~0').replace(/\//g, '~1')).replace(/#/g, '%23')}`).join('')}`;
   }
 
   /**
@@ -266,14 +321,18 @@ export class Oracle {
     const props = out.properties as Json;
     const rawProps = isObject(raw.properties) ? raw.properties : {};
     const writeOnly = new Set(Object.keys(rawProps).filter((name) => this.writeOnly(rawProps[name])));
-    const declared = Array.isArray(out.required) ? (out.required as unknown[]).filter((r): r is string => typeof r === 'string') : [];
+    const declared = Array.isArray(out.required)
+      ? (out.required as unknown[]).filter((r): r is string => typeof r === 'string')
+      : [];
     const required = new Set(declared.filter((name) => !writeOnly.has(name)));
     for (const name of Object.keys(props)) {
       if (required.has(name) || writeOnly.has(name)) continue;
       if (props[name] === false) props[name] = { type: 'null' };
       else if (isObject(props[name])) acceptNull(props[name]);
     }
-    const names = allRequired ? [...new Set([...required, ...Object.keys(props).filter((n) => !writeOnly.has(n))])] : [...required];
+    const names = allRequired
+      ? [...new Set([...required, ...Object.keys(props).filter((n) => !writeOnly.has(n))])]
+      : [...required];
     if (names.length > 0) out.required = names;
     else delete out.required;
   }
@@ -301,7 +360,8 @@ export class Oracle {
  */
 export function acceptNull(schema: Json): void {
   if (typeof schema.type === 'string') schema.type = schema.type === 'null' ? 'null' : [schema.type, 'null'];
-  else if (Array.isArray(schema.type) && !schema.type.includes('null')) schema.type = [...(schema.type as unknown[]), 'null'];
+  else if (Array.isArray(schema.type) && !schema.type.includes('null'))
+    schema.type = [...(schema.type as unknown[]), 'null'];
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...(schema.enum as unknown[]), null];
   if ('const' in schema && schema.const !== null) {
     schema.enum = [schema.const, null];
@@ -316,12 +376,16 @@ export function acceptNull(schema: Json): void {
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     const list = schema[key];
-    if (Array.isArray(list) && !list.some((b) => isObject(b) && b.type === 'null')) schema[key] = [...(list as unknown[]), { type: 'null' }];
+    if (Array.isArray(list) && !list.some((b) => isObject(b) && b.type === 'null'))
+      schema[key] = [...(list as unknown[]), { type: 'null' }];
   }
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     delete schema.$ref;
-    schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: [{ $ref: ref }, { type: 'null' }] }];
+    schema.allOf = [
+      ...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []),
+      { anyOf: [{ $ref: ref }, { type: 'null' }] },
+    ];
   }
 }
 
@@ -363,6 +427,9 @@ function describe(errors: readonly OutputUnit[]): string {
   const summary = /subschema|did not match|does not match any|Items did not|does not match schema|Expected "null"/;
   const depth = (e: OutputUnit): number => e.instanceLocation.split('/').length;
   const deepest = Math.max(...errors.map(depth));
-  const leaf = errors.find((e) => depth(e) === deepest && !summary.test(e.error)) ?? errors.find((e) => !summary.test(e.error)) ?? errors.at(-1);
+  const leaf =
+    errors.find((e) => depth(e) === deepest && !summary.test(e.error)) ??
+    errors.find((e) => !summary.test(e.error)) ??
+    errors.at(-1);
   return leaf ? `${leaf.instanceLocation.replace(/^#/, '') || '/'}: ${leaf.error}` : 'invalid';
 }

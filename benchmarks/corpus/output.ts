@@ -15,7 +15,10 @@ export interface RunFacts {
   finished: boolean;
 }
 
-export function corpusOutput(list: readonly DocumentResult[], facts: RunFacts): CorpusOutput & { harness: RunFacts['harness'] } {
+export function corpusOutput(
+  list: readonly DocumentResult[],
+  facts: RunFacts,
+): CorpusOutput & { harness: RunFacts['harness'] } {
   const skips = new Map<string, { reason: string; count: number; documents: number }>();
   for (const r of list) {
     for (const [reason, count] of Object.entries(r.skips)) {

@@ -29,14 +29,30 @@ const TOP = 15;
 
 function groupTable(groups: readonly Group[]): string[] {
   if (groups.length === 0) return ['None.', ''];
-  const rows = groups.slice(0, TOP).map((g) => `| ${g.count} | ${g.documents} | ${inline(g.check, 40)} | ${inline(g.message, 200)} | ${inline(g.example.document, 80)} ${inline(g.example.endpoint ?? '', 120)} |`);
+  const rows = groups
+    .slice(0, TOP)
+    .map(
+      (g) =>
+        `| ${g.count} | ${g.documents} | ${inline(g.check, 40)} | ${inline(g.message, 200)} | ${inline(g.example.document, 80)} ${inline(g.example.endpoint ?? '', 120)} |`,
+    );
   const rest = groups.length > TOP ? [`| … | | | ${groups.length - TOP} more groups in corpus.json | |`] : [];
-  return ['| count | documents | check | message (normalised) | example |', '|---:|---:|---|---|---|', ...rows, ...rest, ''];
+  return [
+    '| count | documents | check | message (normalised) | example |',
+    '|---:|---:|---|---|---|',
+    ...rows,
+    ...rest,
+    '',
+  ];
 }
 
 export function renderSummary(out: CorpusOutput): string {
   const t = out.totals;
-  const scope = out.options.sample !== null ? `a sample of ${out.options.sample}` : out.options.only.length > 0 ? `the documents matching ${out.options.only.map((o) => inline(o, 60)).join(', ')}` : 'every document';
+  const scope =
+    out.options.sample !== null
+      ? `a sample of ${out.options.sample}`
+      : out.options.only.length > 0
+        ? `the documents matching ${out.options.only.map((o) => inline(o, 60)).join(', ')}`
+        : 'every document';
   const lines: string[] = [
     `# The harness on ${out.corpus.package}@${out.corpus.version}${out.finished ? '' : ' (in progress)'}`,
     '',
@@ -53,7 +69,12 @@ export function renderSummary(out: CorpusOutput): string {
     `| tenant GETs the harness did not list | ${t.unlisted} |`,
     `| list detection: recall / precision (all certain) | ${pct(t.detection.recall)} / ${pct(t.detection.precision)} |`,
     `| list detection on the hand-labelled: recall / precision | ${pct(t.labelledDetection.recall)} / ${pct(t.labelledDetection.precision)} |`,
-    `| the corpus's rule against the hand labels (label/rule: endpoints) | ${Object.entries(t.ruleAgainstLabels).sort().map(([k, n]) => `${k}: ${n}`).join(', ') || 'n/a'} |`,
+    `| the corpus's rule against the hand labels (label/rule: endpoints) | ${
+      Object.entries(t.ruleAgainstLabels)
+        .sort()
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ') || 'n/a'
+    } |`,
     `| endpoints judged / not judged by any check | ${t.endpointsJudged} / ${t.endpointsNotJudged} |`,
     `| check × endpoint: passed / failed / warning / error / skipped | ${t.pairs.passed} / ${t.pairs.failed} / ${t.pairs.warning} / ${t.pairs.error} / ${t.pairs.skipped} |`,
     `| **false failures** (endpoints, documents) | **${t.falseFailures}** (${t.falseFailureEndpoints}, ${t.falseFailureDocuments}) |`,
@@ -76,18 +97,46 @@ export function renderSummary(out: CorpusOutput): string {
     ...groupTable(out.groups.falseWarnings),
     '## Documents not judged',
     '',
-    ...(out.groups.notJudged.length === 0 ? ['None.', ''] : ['| count | outcome: reason (normalised) | example |', '|---:|---|---|', ...out.groups.notJudged.slice(0, TOP).map((g) => `| ${g.count} | ${inline(g.reason, 200)} | ${inline(g.example, 80)} |`), '']),
+    ...(out.groups.notJudged.length === 0
+      ? ['None.', '']
+      : [
+          '| count | outcome: reason (normalised) | example |',
+          '|---:|---|---|',
+          ...out.groups.notJudged
+            .slice(0, TOP)
+            .map((g) => `| ${g.count} | ${inline(g.reason, 200)} | ${inline(g.example, 80)} |`),
+          '',
+        ]),
     '## Skips, by reason',
     '',
-    ...(out.groups.skips.length === 0 ? ['None.', ''] : ['| count | documents | check: reason (normalised) |', '|---:|---:|---|', ...out.groups.skips.slice(0, TOP).map((s) => `| ${s.count} | ${s.documents} | ${inline(s.reason, 220)} |`), '']),
+    ...(out.groups.skips.length === 0
+      ? ['None.', '']
+      : [
+          '| count | documents | check: reason (normalised) |',
+          '|---:|---:|---|',
+          ...out.groups.skips.slice(0, TOP).map((s) => `| ${s.count} | ${s.documents} | ${inline(s.reason, 220)} |`),
+          '',
+        ]),
     '## Mock could not generate valid data',
     '',
-    ...(out.groups.mockUntrusted.length === 0 ? ['None.', ''] : ['| endpoints | why (normalised) | example |', '|---:|---|---|', ...out.groups.mockUntrusted.slice(0, TOP).map((g) => `| ${g.count} | ${inline(g.why, 200)} | ${inline(g.example, 120)} |`), '']),
+    ...(out.groups.mockUntrusted.length === 0
+      ? ['None.', '']
+      : [
+          '| endpoints | why (normalised) | example |',
+          '|---:|---|---|',
+          ...out.groups.mockUntrusted
+            .slice(0, TOP)
+            .map((g) => `| ${g.count} | ${inline(g.why, 200)} | ${inline(g.example, 120)} |`),
+          '',
+        ]),
     '## Per document',
     '',
     '| document | outcome | GETs | found lists / singles | blind spots | false failures | harness errors | wall s | load ms | RSS MB |',
     '|---|---|---:|---|---:|---:|---:|---:|---:|---:|',
-    ...out.documents.map((r) => `| ${inline(r.document, 80)} | ${r.outcome} | ${r.facts?.tenantGets ?? ''} | ${r.found ? `${r.found.lists} / ${r.found.singles}` : ''} | ${r.blindSpots.length} | ${r.falseFailures.length} | ${r.harnessErrors.length} | ${r.harness ? (r.harness.wallMs / 1000).toFixed(1) : ''} | ${r.harness?.loadMs ?? ''} | ${r.harness?.peakRssMb ?? ''} |`),
+    ...out.documents.map(
+      (r) =>
+        `| ${inline(r.document, 80)} | ${r.outcome} | ${r.facts?.tenantGets ?? ''} | ${r.found ? `${r.found.lists} / ${r.found.singles}` : ''} | ${r.blindSpots.length} | ${r.falseFailures.length} | ${r.harnessErrors.length} | ${r.harness ? (r.harness.wallMs / 1000).toFixed(1) : ''} | ${r.harness?.loadMs ?? ''} | ${r.harness?.peakRssMb ?? ''} |`,
+    ),
     '',
   ];
   return `${lines.join('\n')}\n`;

@@ -54,13 +54,19 @@ const DROPPED_ENV = /^(CARRIER_|GITHUB_|NO_COLOR$|FORCE_COLOR$|CI$|TF_BUILD$|BUI
 export function harnessArgs(target: HarnessTarget, timeoutSeconds: number): string[] {
   return [
     'run',
-    '--base-url', target.url,
-    '--openapi', target.openapiFile,
-    '--client-id', target.clientId,
-    '--foreign-tenant-id', target.foreignTenantId,
+    '--base-url',
+    target.url,
+    '--openapi',
+    target.openapiFile,
+    '--client-id',
+    target.clientId,
+    '--foreign-tenant-id',
+    target.foreignTenantId,
     ...SUITES.flatMap((s) => ['--suite', s]),
-    '--reports-dir', target.reportsDir,
-    '--deadline', String(timeoutSeconds),
+    '--reports-dir',
+    target.reportsDir,
+    '--deadline',
+    String(timeoutSeconds),
   ];
 }
 
@@ -72,7 +78,9 @@ export function runHarness(target: HarnessTarget, timeoutSeconds: number, bin = 
   const args = harnessArgs(target, timeoutSeconds);
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !DROPPED_ENV.test(k)));
   Object.assign(env, { CARRIER_CLIENT_SECRET: target.clientSecret, CARRIER_PROFILE: '1', NO_COLOR: '1' });
-  const [command, commandArgs] = HAS_TIME ? ['/usr/bin/time', ['-f', 'corpus-usage %U %S %M', process.execPath, bin, ...args]] : [process.execPath, [bin, ...args]];
+  const [command, commandArgs] = HAS_TIME
+    ? ['/usr/bin/time', ['-f', 'corpus-usage %U %S %M', process.execPath, bin, ...args]]
+    : [process.execPath, [bin, ...args]];
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     // A process group of its own, so that a kill reaches the CLI and its workers, not only GNU time.
@@ -83,14 +91,17 @@ export function runHarness(target: HarnessTarget, timeoutSeconds: number, bin = 
     child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-KEEP)));
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-KEEP)));
     let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Gone already.
-      }
-    }, timeoutSeconds * 1000 + GRACE_MS);
+    const timer = setTimeout(
+      () => {
+        killed = true;
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      },
+      timeoutSeconds * 1000 + GRACE_MS,
+    );
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
@@ -102,7 +113,11 @@ export function runHarness(target: HarnessTarget, timeoutSeconds: number, bin = 
       const usage = USAGE.exec(stderr);
       const profileRss = /peak RSS (\d+) MB/.exec(stderr)?.[1];
       const load = /document: read in (\d+) ms/.exec(stderr)?.[1];
-      const cleanErr = stderr.replace(USAGE, '').split('\n').filter((l) => !l.startsWith('profile ')).join('\n');
+      const cleanErr = stderr
+        .replace(USAGE, '')
+        .split('\n')
+        .filter((l) => !l.startsWith('profile '))
+        .join('\n');
       void readFile(join(target.reportsDir, 'report.json'), 'utf8')
         .then((text) => JSON.parse(text) as RunReport)
         .catch(() => undefined)
@@ -112,7 +127,11 @@ export function runHarness(target: HarnessTarget, timeoutSeconds: number, bin = 
             killed,
             wallMs: Math.round(wallMs),
             cpuMs: usage ? Math.round((Number(usage[1]) + Number(usage[2])) * 1000) : undefined,
-            peakRssMb: usage ? Math.round(Number(usage[3]) / 1024) : profileRss !== undefined ? Number(profileRss) : undefined,
+            peakRssMb: usage
+              ? Math.round(Number(usage[3]) / 1024)
+              : profileRss !== undefined
+                ? Number(profileRss)
+                : undefined,
             loadMs: load !== undefined ? Number(load) : undefined,
             stderr: cleanErr.slice(-8 * 1024),
             stdout: stdout.slice(-8 * 1024),

@@ -39,7 +39,9 @@ const print = (line: string): void => void process.stderr.write(`${withoutContro
 
 function usage(message: string): never {
   print(`corpus: ${message}`);
-  print('usage: npm run corpus -- [--sample N] [--only SUBSTRING]... [--jobs 1|2] [--timeout SECONDS] [--labels FILE] [--out DIR] [--baseline FILE] [--keep-reports] [--list] [--harness DIR]');
+  print(
+    'usage: npm run corpus -- [--sample N] [--only SUBSTRING]... [--jobs 1|2] [--timeout SECONDS] [--labels FILE] [--out DIR] [--baseline FILE] [--keep-reports] [--list] [--harness DIR]',
+  );
   process.exit(2);
 }
 
@@ -76,8 +78,10 @@ const timeout = positive('timeout', parsed.timeout, 3600) ?? 180;
 const sample = positive('sample', parsed.sample);
 const outDir = resolve(parsed.out ?? 'reports/corpus');
 // Another checkout of the harness, built (its bin/carrier-conformance.js): the "before" of a change, measured by this tool.
-const harnessBin = parsed.harness === undefined ? undefined : join(resolve(parsed.harness), 'bin/carrier-conformance.js');
-if (harnessBin !== undefined && !existsSync(harnessBin)) usage(`--harness ${parsed.harness}: no bin/carrier-conformance.js there`);
+const harnessBin =
+  parsed.harness === undefined ? undefined : join(resolve(parsed.harness), 'bin/carrier-conformance.js');
+if (harnessBin !== undefined && !existsSync(harnessBin))
+  usage(`--harness ${parsed.harness}: no bin/carrier-conformance.js there`);
 
 let api: string;
 try {
@@ -101,16 +105,23 @@ if (documents.length === 0) usage('no document matches');
 
 mkdirSync(outDir, { recursive: true });
 const startedAt = new Date();
-print(`corpus: ${documents.length} documents of ${CORPUS_PACKAGE}@${CORPUS_VERSION}, ${jobs} at a time, ${timeout} s each at most; ${[...labels.values()].reduce((n, m) => n + m.size, 0)} hand labels; reports in ${outDir}`);
+print(
+  `corpus: ${documents.length} documents of ${CORPUS_PACKAGE}@${CORPUS_VERSION}, ${jobs} at a time, ${timeout} s each at most; ${[...labels.values()].reduce((n, m) => n + m.size, 0)} hand labels; reports in ${outDir}`,
+);
 
 /** Waits for the child's next message of a type, or its exit, or the time limit. */
-function nextReply<T extends ChildReply['type']>(child: ChildProcess, types: readonly T[], seconds: number): Promise<Extract<ChildReply, { type: T }> | { type: 'gone'; message: string }> {
+function nextReply<T extends ChildReply['type']>(
+  child: ChildProcess,
+  types: readonly T[],
+  seconds: number,
+): Promise<Extract<ChildReply, { type: T }> | { type: 'gone'; message: string }> {
   return new Promise((done) => {
     const timer = setTimeout(() => finish({ type: 'gone', message: `no answer in ${seconds} s` }), seconds * 1000);
     const onMessage = (m: ChildReply): void => {
       if ((types as readonly string[]).includes(m.type)) finish(m as Extract<ChildReply, { type: T }>);
     };
-    const onExit = (code: number | null, signal: string | null): void => finish({ type: 'gone', message: `the mock process ended (${signal ?? `exit ${code}`})` });
+    const onExit = (code: number | null, signal: string | null): void =>
+      finish({ type: 'gone', message: `the mock process ended (${signal ?? `exit ${code}`})` });
     function finish(r: Extract<ChildReply, { type: T }> | { type: 'gone'; message: string }): void {
       clearTimeout(timer);
       child.off('message', onMessage);
@@ -142,7 +153,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 async function runDocument(document: string): Promise<DocumentResult> {
   const work = await mkdtemp(join(tmpdir(), 'carrier-corpus-'));
   // The mock's own heap: the biggest documents (Microsoft Graph, 47 MB) need more than the default.
-  const child = fork(MOCK_CHILD, [], { execArgv: ['--max-old-space-size=6144'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(MOCK_CHILD, [], {
+    execArgv: ['--max-old-space-size=6144'],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   mocks.add(child);
   child.once('exit', () => mocks.delete(child));
   let childErr = '';
@@ -155,16 +169,31 @@ async function runDocument(document: string): Promise<DocumentResult> {
     if (ready.type !== 'ready') {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       const result = emptyResult(document, 'mock-failed');
-      result.reason = ready.type === 'failed' ? `${ready.stage}: ${ready.message}` : `${ready.message}${childErr ? `: ${childErr.trim().split('\n').at(-1)}` : ''}`;
+      result.reason =
+        ready.type === 'failed'
+          ? `${ready.stage}: ${ready.message}`
+          : `${ready.message}${childErr ? `: ${childErr.trim().split('\n').at(-1)}` : ''}`;
       if (ready.type === 'failed' && ready.facts) result.facts = ready.facts;
       await withoutMock(result, join(work, 'openapi.json'), join(work, 'reports'));
       return result;
     }
     const reportsDir = join(work, 'reports');
-    const run = await runHarness({ url: ready.url, clientId: ready.clientId, clientSecret: ready.clientSecret, foreignTenantId: ready.foreignTenantId, openapiFile: ready.openapiFile, reportsDir }, timeout, harnessBin);
+    const run = await runHarness(
+      {
+        url: ready.url,
+        clientId: ready.clientId,
+        clientSecret: ready.clientSecret,
+        foreignTenantId: ready.foreignTenantId,
+        openapiFile: ready.openapiFile,
+        reportsDir,
+      },
+      timeout,
+      harnessBin,
+    );
     child.send({ type: 'stop' });
     const records = await nextReply(child, ['records'], 60);
-    const final: { records: EndpointRecord[]; unreadablePatterns: number } = records.type === 'records' ? records : { records: ready.records, unreadablePatterns: 0 };
+    const final: { records: EndpointRecord[]; unreadablePatterns: number } =
+      records.type === 'records' ? records : { records: ready.records, unreadablePatterns: 0 };
     const result = tally(document, ready.facts, final.records, run, final.unreadablePatterns);
     if (parsed['keep-reports'] && run.report) {
       const keep = join(outDir, 'runs', document.replace(/[^A-Za-z0-9._-]+/g, '_'));
@@ -187,12 +216,35 @@ async function withoutMock(result: DocumentResult, openapiFile: string, reportsD
   if (!existsSync(openapiFile)) return;
   const server = await startReferenceServer({ tokenTtlSeconds: 300 });
   try {
-    const run = await runHarness({ url: server.url, clientId: server.clientId, clientSecret: server.clientSecret, foreignTenantId: server.foreignTenantId, openapiFile, reportsDir }, timeout, harnessBin);
+    const run = await runHarness(
+      {
+        url: server.url,
+        clientId: server.clientId,
+        clientSecret: server.clientSecret,
+        foreignTenantId: server.foreignTenantId,
+        openapiFile,
+        reportsDir,
+      },
+      timeout,
+      harnessBin,
+    );
     result.exitCode = run.code;
-    result.harness = { wallMs: run.wallMs, loadMs: run.loadMs, cpuMs: run.cpuMs, peakRssMb: run.peakRssMb, ...(run.report ? { verdict: run.report.verdict } : {}) };
+    result.harness = {
+      wallMs: run.wallMs,
+      loadMs: run.loadMs,
+      cpuMs: run.cpuMs,
+      peakRssMb: run.peakRssMb,
+      ...(run.report ? { verdict: run.report.verdict } : {}),
+    };
     if (run.code === 2) {
       result.outcome = 'refused';
-      result.reason = run.stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('Command ')).at(-1)?.slice(0, 400) ?? 'exit 2';
+      result.reason =
+        run.stderr
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '' && !l.startsWith('Command '))
+          .at(-1)
+          ?.slice(0, 400) ?? 'exit 2';
     }
   } finally {
     await server.close();
@@ -208,8 +260,13 @@ function line(r: DocumentResult): string {
   const head = `[${done}/${documents.length}] ${r.document}`;
   if (r.outcome === 'mock-failed') return `${head}: mock could not serve it (${r.reason ?? ''})`;
   const time = h ? `${(h.wallMs / 1000).toFixed(1)} s, load ${h.loadMs ?? '?'} ms, ${h.peakRssMb ?? '?'} MB` : '';
-  const found = r.found ? `${f?.tenantGets ?? '?'} GETs, found ${r.found.lists} lists and ${r.found.singles} singles` : `${f?.tenantGets ?? '?'} GETs`;
-  const what = r.outcome === 'judged' ? `${r.falseFailures.length} false failures, ${r.harnessErrors.length} harness errors, ${r.blindSpots.length} blind spots` : `${r.outcome}: ${r.reason ?? ''}`;
+  const found = r.found
+    ? `${f?.tenantGets ?? '?'} GETs, found ${r.found.lists} lists and ${r.found.singles} singles`
+    : `${f?.tenantGets ?? '?'} GETs`;
+  const what =
+    r.outcome === 'judged'
+      ? `${r.falseFailures.length} false failures, ${r.harnessErrors.length} harness errors, ${r.blindSpots.length} blind spots`
+      : `${r.outcome}: ${r.reason ?? ''}`;
   return `${head}: ${time}; ${found}; ${what}`;
 }
 
@@ -248,7 +305,9 @@ async function worker(): Promise<void> {
 await Promise.all(Array.from({ length: Math.min(jobs, documents.length) }, () => worker()));
 const out = write(true);
 const total = out.totals;
-print(`corpus: ${total.documents} documents in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s: ${total.falseFailures} false failures (${total.falseFailureEndpoints} endpoints, ${total.falseFailureDocuments} documents), ${total.harnessErrors} harness errors, ${total.outcomes.refused} refused, ${total.outcomes.timeout} timed out, ${total.outcomes.crashed} crashed, ${total.blindSpots} blind spots; ${join(outDir, 'summary.md')}`);
+print(
+  `corpus: ${total.documents} documents in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s: ${total.falseFailures} false failures (${total.falseFailureEndpoints} endpoints, ${total.falseFailureDocuments} documents), ${total.harnessErrors} harness errors, ${total.outcomes.refused} refused, ${total.outcomes.timeout} timed out, ${total.outcomes.crashed} crashed, ${total.blindSpots} blind spots; ${join(outDir, 'summary.md')}`,
+);
 
 if (parsed.baseline !== undefined) process.exitCode = compareWithBaseline(parsed.baseline, total);
 
@@ -281,7 +340,8 @@ function compareWithBaseline(file: string, t: Totals): number {
     if (value > limit) {
       worse += 1;
       print(`corpus: ${name} ${value}, above the baseline's ${limit} (${file})`);
-    } else if (value < limit) print(`corpus: ${name} ${value}, below the baseline's ${limit}: lower it in ${file} to keep the gain`);
+    } else if (value < limit)
+      print(`corpus: ${name} ${value}, below the baseline's ${limit}: lower it in ${file} to keep the gain`);
   }
   const broken = t.outcomes.timeout + t.outcomes.crashed + t.outcomes['no-report'];
   if (broken > 0) print(`corpus: ${broken} documents whose run timed out, crashed or wrote no report`);

@@ -47,7 +47,13 @@ export interface DocumentResult {
   /** The harness's one-line reason for exit 2 or 3, or the mock's for mock-failed. */
   reason?: string;
   facts?: Partial<DocumentFacts>;
-  harness?: { wallMs: number; loadMs?: number | undefined; cpuMs?: number | undefined; peakRssMb?: number | undefined; verdict?: string };
+  harness?: {
+    wallMs: number;
+    loadMs?: number | undefined;
+    cpuMs?: number | undefined;
+    peakRssMb?: number | undefined;
+    verdict?: string;
+  };
   /** report.json target: operations and the tenant endpoints the harness found. */
   found?: { operations?: number | undefined; endpoints: number; lists: number; singles: number };
   /** The mock's classification (the ground truth): lists, single resources, ambiguous; hand-labelled among them. */
@@ -95,10 +101,16 @@ const LIST_CAP = 400;
 const MESSAGE_CAP = 400;
 
 /** Paths compared with their parameters unnamed and a `#variant` dropped: the harness may rename or strip. */
-const key = (path: string): string => path.replace(/^GET /, '').replace(/^\/?tenants\/\{[^}]*\}\//, '').replace(/#.*$/s, '').replace(/\{[^}]*\}/g, '{}');
+const key = (path: string): string =>
+  path
+    .replace(/^GET /, '')
+    .replace(/^\/?tenants\/\{[^}]*\}\//, '')
+    .replace(/#.*$/s, '')
+    .replace(/\{[^}]*\}/g, '{}');
 
 const STOPPED = /deadline|run was (stopped|interrupted|aborted)|interrupted|aborted|SIGTERM|SIGINT|not run: the run/i;
-const TRANSPORT = /ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|UND_ERR|other side closed|timed out after|request timed out|Headers Timeout|Body Timeout|connect ETIMEDOUT/i;
+const TRANSPORT =
+  /ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|UND_ERR|other side closed|timed out after|request timed out|Headers Timeout|Body Timeout|connect ETIMEDOUT/i;
 
 export function emptyResult(document: string, outcome: Outcome): DocumentResult {
   return {
@@ -131,27 +143,31 @@ export function emptyResult(document: string, outcome: Outcome): DocumentResult 
  * names, paths, pointers, numbers and ids become placeholders.
  */
 export function normalise(message: string): string {
-  return message
-    .replace(/\s+/g, ' ')
-    // An item quoted as JSON (the harness cuts it): up to what the message says of it.
-    .replace(/\{".*?(?=: field | omits | \(and |$)/g, '{…}')
-    .replace(/ \(and \d+ more like it\)/g, '')
-    .replace(/GET \/tenants\/\{tenantId\}\/\S*/g, 'GET <path>')
-    .replace(/"(?:[^"\\]|\\.){0,200}"/g, '"…"')
-    .replace(/"…"(, "…")+(…|, …)?/g, '"…", …')
-    .replace(/`[^`]{0,200}`/g, '`…`')
-    .replace(/'[^'\s]{1,200}'/g, "'…'")
-    .replace(/#\/[^\s,;)]*/g, '#/…')
-    .replace(/https?:\/\/\S+/g, '<url>')
-    // A path, with or without its leading slash (`v2/apps page 1:`), and an item's id.
-    .replace(/(^|[\s(])\/?[^\s,;()"]*\/[^\s,;)]*/g, '$1<path>')
-    .replace(/\bid [^\s:]+:/g, 'id …:')
-    // A quoted name the harness cut: its opening quote alone.
-    .replace(/,? ?"[^"]*$/, (tail, offset: number, all: string) => ((all.slice(0, offset).match(/"/g)?.length ?? 0) % 2 === 0 ? '' : tail))
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
-    .replace(/\b\d+(\.\d+)?\b/g, 'N')
-    .trim()
-    .slice(0, 200);
+  return (
+    message
+      .replace(/\s+/g, ' ')
+      // An item quoted as JSON (the harness cuts it): up to what the message says of it.
+      .replace(/\{".*?(?=: field | omits | \(and |$)/g, '{…}')
+      .replace(/ \(and \d+ more like it\)/g, '')
+      .replace(/GET \/tenants\/\{tenantId\}\/\S*/g, 'GET <path>')
+      .replace(/"(?:[^"\\]|\\.){0,200}"/g, '"…"')
+      .replace(/"…"(, "…")+(…|, …)?/g, '"…", …')
+      .replace(/`[^`]{0,200}`/g, '`…`')
+      .replace(/'[^'\s]{1,200}'/g, "'…'")
+      .replace(/#\/[^\s,;)]*/g, '#/…')
+      .replace(/https?:\/\/\S+/g, '<url>')
+      // A path, with or without its leading slash (`v2/apps page 1:`), and an item's id.
+      .replace(/(^|[\s(])\/?[^\s,;()"]*\/[^\s,;)]*/g, '$1<path>')
+      .replace(/\bid [^\s:]+:/g, 'id …:')
+      // A quoted name the harness cut: its opening quote alone.
+      .replace(/,? ?"[^"]*$/, (tail, offset: number, all: string) =>
+        (all.slice(0, offset).match(/"/g)?.length ?? 0) % 2 === 0 ? '' : tail,
+      )
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+      .replace(/\b\d+(\.\d+)?\b/g, 'N')
+      .trim()
+      .slice(0, 200)
+  );
 }
 
 const cut = (s: string): string => (s.length > MESSAGE_CAP ? `${s.slice(0, MESSAGE_CAP)}…` : s);
@@ -163,14 +179,38 @@ function messageOf(check: CheckResult, endpoint: string, entryMessage: string | 
   return finding?.message ?? check.message ?? '';
 }
 
-export function tally(document: string, facts: DocumentFacts, records: readonly EndpointRecord[], run: HarnessRun, unreadablePatterns: number): DocumentResult {
+export function tally(
+  document: string,
+  facts: DocumentFacts,
+  records: readonly EndpointRecord[],
+  run: HarnessRun,
+  unreadablePatterns: number,
+): DocumentResult {
   const report = run.report;
-  const outcome: Outcome = run.killed ? 'timeout' : run.code === 2 ? (facts.tenantGets === 0 ? 'nothing-to-test' : 'refused') : report === undefined ? (run.code === null ? 'crashed' : 'no-report') : run.code === 3 && /deadline/i.test(report.incompleteReason ?? '') ? 'timeout' : 'judged';
+  const outcome: Outcome = run.killed
+    ? 'timeout'
+    : run.code === 2
+      ? facts.tenantGets === 0
+        ? 'nothing-to-test'
+        : 'refused'
+      : report === undefined
+        ? run.code === null
+          ? 'crashed'
+          : 'no-report'
+        : run.code === 3 && /deadline/i.test(report.incompleteReason ?? '')
+          ? 'timeout'
+          : 'judged';
   const result = emptyResult(document, outcome);
   result.exitCode = run.code;
   result.facts = facts;
   result.unreadablePatterns = unreadablePatterns;
-  result.harness = { wallMs: run.wallMs, loadMs: run.loadMs, cpuMs: run.cpuMs, peakRssMb: run.peakRssMb, ...(report ? { verdict: report.verdict } : {}) };
+  result.harness = {
+    wallMs: run.wallMs,
+    loadMs: run.loadMs,
+    cpuMs: run.cpuMs,
+    peakRssMb: run.peakRssMb,
+    ...(report ? { verdict: report.verdict } : {}),
+  };
   if (outcome === 'refused' || outcome === 'nothing-to-test' || outcome === 'crashed' || outcome === 'no-report') {
     result.reason = lastLine(run.stderr) ?? `exit ${run.code}`;
   }
@@ -186,12 +226,25 @@ export function tally(document: string, facts: DocumentFacts, records: readonly 
       const k = `${r.decision.label}/${r.decision.rule ?? '?'}`;
       result.ruleAgainstLabels[k] = (result.ruleAgainstLabels[k] ?? 0) + 1;
     }
-    if (!trusted(r)) result.mockUntrusted.push({ endpoint: endpointName(r.template), why: r.mockError ? `generator: ${r.mockError}` : r.unreadable ? `oracle could not read: ${r.unreadable}` : `oracle refused ${r.refused} of ${r.checked} bodies: ${r.refusal ?? ''}` });
+    if (!trusted(r))
+      result.mockUntrusted.push({
+        endpoint: endpointName(r.template),
+        why: r.mockError
+          ? `generator: ${r.mockError}`
+          : r.unreadable
+            ? `oracle could not read: ${r.unreadable}`
+            : `oracle refused ${r.refused} of ${r.checked} bodies: ${r.refusal ?? ''}`,
+      });
   }
   if (!report || !judged) return result;
 
   const endpoints = report.target.endpoints ?? [];
-  result.found = { operations: report.target.operations, endpoints: endpoints.length, lists: endpoints.filter((e) => e.kind === 'list').length, singles: endpoints.filter((e) => e.kind === 'single').length };
+  result.found = {
+    operations: report.target.operations,
+    endpoints: endpoints.length,
+    lists: endpoints.filter((e) => e.kind === 'list').length,
+    singles: endpoints.filter((e) => e.kind === 'single').length,
+  };
   const found = new Map(endpoints.map((e) => [key(e.path), e]));
   for (const r of records) {
     const e = found.get(key(r.template));
@@ -218,28 +271,40 @@ export function tally(document: string, facts: DocumentFacts, records: readonly 
     if (r === undefined) return false;
     // A list check on a GET that may be a list but that the mock could not page (an ambiguous one
     // without an array it can tell, a labelled list without one): nobody knows who is wrong there.
-    const unpaged = r.decision.label !== 'single' && r.decision.shape === undefined && /^(PAGE|LINK|NULLS)-/.test(check);
+    const unpaged =
+      r.decision.label !== 'single' && r.decision.shape === undefined && /^(PAGE|LINK|NULLS)-/.test(check);
     return !trusted(r) || unpaged;
   };
   for (const check of report.checks) {
     for (const entry of check.endpoints ?? []) {
       result.pairs[entry.status] += 1;
-      if (entry.status === 'passed' || entry.status === 'failed' || entry.status === 'warning') judgedEndpoints.add(key(entry.endpoint));
+      if (entry.status === 'passed' || entry.status === 'failed' || entry.status === 'warning')
+        judgedEndpoints.add(key(entry.endpoint));
       const message = messageOf(check, entry.endpoint, entry.message);
       if (entry.status === 'skipped') {
         const reason = `${check.id}: ${normalise(message)}`;
         result.skips[reason] = (result.skips[reason] ?? 0) + 1;
       } else if (entry.status === 'failed' || entry.status === 'warning') {
         if (untrusted(entry.endpoint, check.id)) result.mockFailures += 1;
-        else (entry.status === 'failed' ? result.falseFailures : result.falseWarnings).push({ check: check.id, endpoint: entry.endpoint, message: cut(message) });
+        else
+          (entry.status === 'failed' ? result.falseFailures : result.falseWarnings).push({
+            check: check.id,
+            endpoint: entry.endpoint,
+            message: cut(message),
+          });
       } else if (entry.status === 'error') {
         classifyError(result, check.id, entry.endpoint, message, untrusted(entry.endpoint, check.id));
       }
     }
     // A check that is not about endpoints (or lists none) and did not pass: counted once, without an endpoint.
     if ((check.endpoints ?? []).length === 0) {
-      if (check.status === 'failed' || check.status === 'warning') (check.status === 'failed' ? result.falseFailures : result.falseWarnings).push({ check: check.id, message: cut(check.message ?? check.findings[0]?.message ?? '') });
-      else if (check.status === 'error') classifyError(result, check.id, undefined, check.message ?? check.findings[0]?.message ?? '', false);
+      if (check.status === 'failed' || check.status === 'warning')
+        (check.status === 'failed' ? result.falseFailures : result.falseWarnings).push({
+          check: check.id,
+          message: cut(check.message ?? check.findings[0]?.message ?? ''),
+        });
+      else if (check.status === 'error')
+        classifyError(result, check.id, undefined, check.message ?? check.findings[0]?.message ?? '', false);
     }
   }
   result.endpointsJudged = records.filter((r) => judgedEndpoints.has(key(r.template))).length;
@@ -248,7 +313,13 @@ export function tally(document: string, facts: DocumentFacts, records: readonly 
   return result;
 }
 
-function classifyError(result: DocumentResult, check: string, endpoint: string | undefined, message: string, untrusted: boolean): void {
+function classifyError(
+  result: DocumentResult,
+  check: string,
+  endpoint: string | undefined,
+  message: string,
+  untrusted: boolean,
+): void {
   if (untrusted) result.mockErrors += 1;
   else if (STOPPED.test(message)) result.stopErrors += 1;
   else if (TRANSPORT.test(message)) result.transportErrors += 1;
@@ -280,13 +351,22 @@ export function group(results: readonly DocumentResult[], pick: (r: DocumentResu
   for (const r of results) {
     for (const v of pick(r)) {
       const k = `${v.check}\0${normalise(v.message)}`;
-      const g = groups.get(k) ?? { check: v.check, message: normalise(v.message), count: 0, documents: 0, docs: new Set<string>(), example: { document: r.document, endpoint: v.endpoint, message: v.message } };
+      const g = groups.get(k) ?? {
+        check: v.check,
+        message: normalise(v.message),
+        count: 0,
+        documents: 0,
+        docs: new Set<string>(),
+        example: { document: r.document, endpoint: v.endpoint, message: v.message },
+      };
       g.count += 1;
       g.docs.add(r.document);
       groups.set(k, g);
     }
   }
-  return [...groups.values()].map(({ docs, ...g }) => ({ ...g, documents: docs.size })).sort((a, b) => b.count - a.count || a.check.localeCompare(b.check));
+  return [...groups.values()]
+    .map(({ docs, ...g }) => ({ ...g, documents: docs.size }))
+    .sort((a, b) => b.count - a.count || a.check.localeCompare(b.check));
 }
 
 export interface Totals {
@@ -329,16 +409,31 @@ function quantiles(values: readonly number[]): { median: number; p90: number; ma
   return { median: q(0.5), p90: q(0.9), max: s.at(-1) ?? 0 };
 }
 
-function rates(results: readonly DocumentResult[], pick: (r: DocumentResult) => Detection): Detection & { recall: number | undefined; precision: number | undefined } {
+function rates(
+  results: readonly DocumentResult[],
+  pick: (r: DocumentResult) => Detection,
+): Detection & { recall: number | undefined; precision: number | undefined } {
   const d: Detection = { lists: 0, listsAsList: 0, singles: 0, singlesAsList: 0 };
   for (const r of results) for (const k of Object.keys(d) as (keyof Detection)[]) d[k] += pick(r)[k];
   const predicted = d.listsAsList + d.singlesAsList;
-  return { ...d, recall: d.lists > 0 ? d.listsAsList / d.lists : undefined, precision: predicted > 0 ? d.listsAsList / predicted : undefined };
+  return {
+    ...d,
+    recall: d.lists > 0 ? d.listsAsList / d.lists : undefined,
+    precision: predicted > 0 ? d.listsAsList / predicted : undefined,
+  };
 }
 
 export function totals(results: readonly DocumentResult[]): Totals {
   const sum = (f: (r: DocumentResult) => number): number => results.reduce((n, r) => n + f(r), 0);
-  const outcomes: Record<Outcome, number> = { judged: 0, 'nothing-to-test': 0, refused: 0, timeout: 0, crashed: 0, 'no-report': 0, 'mock-failed': 0 };
+  const outcomes: Record<Outcome, number> = {
+    judged: 0,
+    'nothing-to-test': 0,
+    refused: 0,
+    timeout: 0,
+    crashed: 0,
+    'no-report': 0,
+    'mock-failed': 0,
+  };
   for (const r of results) outcomes[r.outcome] += 1;
   const walls = results.map((r) => r.harness?.wallMs).filter((v): v is number => v !== undefined);
   const wall = quantiles(walls);
@@ -347,8 +442,17 @@ export function totals(results: readonly DocumentResult[]): Totals {
     outcomes,
     operations: sum((r) => r.facts?.operations ?? 0),
     tenantGets: sum((r) => r.facts?.tenantGets ?? 0),
-    found: { endpoints: sum((r) => r.found?.endpoints ?? 0), lists: sum((r) => r.found?.lists ?? 0), singles: sum((r) => r.found?.singles ?? 0) },
-    truth: { list: sum((r) => r.truth.list), single: sum((r) => r.truth.single), ambiguous: sum((r) => r.truth.ambiguous), labelled: sum((r) => r.truth.labelled) },
+    found: {
+      endpoints: sum((r) => r.found?.endpoints ?? 0),
+      lists: sum((r) => r.found?.lists ?? 0),
+      singles: sum((r) => r.found?.singles ?? 0),
+    },
+    truth: {
+      list: sum((r) => r.truth.list),
+      single: sum((r) => r.truth.single),
+      ambiguous: sum((r) => r.truth.ambiguous),
+      labelled: sum((r) => r.truth.labelled),
+    },
     blindSpots: sum((r) => r.blindSpots.length),
     wrongLists: sum((r) => r.wrongLists.length),
     unlisted: sum((r) => r.unlisted.length),

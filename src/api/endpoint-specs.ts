@@ -115,7 +115,11 @@ export function endpointLabel(path: string): string {
 }
 
 /** The endpoints of --paged-path and --endpoint, after those of the OpenAPI document (each path once). */
-export function mergeEndpoints(fromDocument: readonly EndpointSpec[], pagedPaths: readonly string[], singles: readonly string[]): EndpointSpec[] {
+export function mergeEndpoints(
+  fromDocument: readonly EndpointSpec[],
+  pagedPaths: readonly string[],
+  singles: readonly string[],
+): EndpointSpec[] {
   const byPath = new Map<string, EndpointSpec>(fromDocument.map((e) => [e.path, e]));
   // The operator's word settles what the document left uncertain: a resource made a list takes
   // the items its array would be, a list made a resource its whole body.
@@ -153,17 +157,26 @@ export function describeEndpoints(endpoints: readonly EndpointSpec[], operations
   const lists = endpoints.filter((e) => e.kind === 'list').length;
   const singles = endpoints.length - lists;
   const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
-  const of = operations === undefined ? '' : ` (GETs under /tenants/{tenantId}/, of the document's ${n(operations, 'operation', 'operations')})`;
+  const of =
+    operations === undefined
+      ? ''
+      : ` (GETs under /tenants/{tenantId}/, of the document's ${n(operations, 'operation', 'operations')})`;
   const required = (e: EndpointSpec): QueryParameterSpec[] => [...(e.query ?? []), ...(e.headers ?? [])];
   const unfilled = endpoints.filter((e) => required(e).some((p) => p.value === undefined)).length;
   const invented = endpoints.filter((e) => required(e).some((p) => p.from === 'invented')).length;
   const gaps = endpoints.filter((e) => e.schemaGap !== undefined).length;
   const uncertain = endpoints.filter((e) => e.uncertain !== undefined).length;
   const remarks = [
-    ...(unfilled > 0 ? [`${n(unfilled, 'has', 'have')} a required query or header parameter without a value (skipped unless --parameter or --header gives one)`] : []),
+    ...(unfilled > 0
+      ? [
+          `${n(unfilled, 'has', 'have')} a required query or header parameter without a value (skipped unless --parameter or --header gives one)`,
+        ]
+      : []),
     ...(invented > 0 ? [`${n(invented, 'gets', 'get')} a required query or header value made up from its schema`] : []),
     ...(gaps > 0 ? [`${n(gaps, 'has', 'have')} no JSON body schema to judge`] : []),
-    ...(uncertain > 0 ? [`${n(uncertain, 'is', 'are')} of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)`] : []),
+    ...(uncertain > 0
+      ? [`${n(uncertain, 'is', 'are')} of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)`]
+      : []),
   ];
   return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}${of}${remarks.length > 0 ? `; ${remarks.join('; ')}` : ''}`;
 }

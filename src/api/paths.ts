@@ -1,7 +1,14 @@
 /** The paths of the Carrier-Platform API (spec §Endpoints). */
 
 // The spec's constants live at the bottom floor (the reference server and the lint rules use them too).
-export { API_VERSION, LEGACY_TOKEN_PATH, LEGACY_USER_PATH, PAGING_HEADER_NAMES, TOKEN_PATH, USER_PATH } from '../core/carrier-spec.js';
+export {
+  API_VERSION,
+  LEGACY_TOKEN_PATH,
+  LEGACY_USER_PATH,
+  PAGING_HEADER_NAMES,
+  TOKEN_PATH,
+  USER_PATH,
+} from '../core/carrier-spec.js';
 
 /** `{base_url}/tenants/{tenantId}/<endpoint_path>` (spec §Tenant-scoped endpoints). */
 export function tenantPath(tenantId: string, endpointPath: string): string {

@@ -79,7 +79,9 @@ export function requestToken(send: Send, target: Target, opts: TokenRequestOptio
     form.append('client_secret', opts.credentials.clientSecret);
   }
   const auth: RequestAuth =
-    opts.credentials && !post ? { kind: 'client-basic', ...opts.credentials, ...(opts.basicScheme ? { scheme: opts.basicScheme } : {}) } : { kind: 'none' };
+    opts.credentials && !post
+      ? { kind: 'client-basic', ...opts.credentials, ...(opts.basicScheme ? { scheme: opts.basicScheme } : {}) }
+      : { kind: 'none' };
   return send({
     method: 'POST',
     url: apiUrl(target.authUrl, opts.path ?? TOKEN_PATH),
@@ -101,11 +103,23 @@ export interface ResourceRequestOptions extends VersionHeader {
 
 /** `GET {base_url}<path>` with `Accept-Version` and an Authorization (spec §Endpoints). */
 export function getResource(send: Send, target: Target, opts: ResourceRequestOptions): Promise<HttpResponse> {
-  return send({ method: 'GET', url: apiUrl(target.baseUrl, opts.path), headers: { ...opts.headers, ...versionHeaders(opts) }, auth: opts.auth, purpose: opts.purpose });
+  return send({
+    method: 'GET',
+    url: apiUrl(target.baseUrl, opts.path),
+    headers: { ...opts.headers, ...versionHeaders(opts) },
+    auth: opts.auth,
+    purpose: opts.purpose,
+  });
 }
 
 /** `GET` of an absolute URL (a Link target) with a bearer token and the documented version, and the endpoint's own header fields. */
-export function getUrl(send: Send, url: string | URL, auth: RequestAuth, purpose: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+export function getUrl(
+  send: Send,
+  url: string | URL,
+  auth: RequestAuth,
+  purpose: string,
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
   return send({ method: 'GET', url, headers: { ...headers, ...versionHeaders({}) }, auth, purpose });
 }
 
@@ -132,7 +146,10 @@ export function readIssuedToken(res: HttpResponse): IssuedToken | undefined {
 /** The OAuth error code of a response body, if it has one (RFC 6749 §5.2). */
 export function oauthErrorCode(res: HttpResponse): string | undefined {
   const parsed = res.json();
-  const code = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { error?: unknown }).error : undefined;
+  const code =
+    parsed.ok && parsed.value !== null && typeof parsed.value === 'object'
+      ? (parsed.value as { error?: unknown }).error
+      : undefined;
   return typeof code === 'string' ? code : undefined;
 }
 

@@ -78,7 +78,9 @@ export const OWN_SCHEMA_OPTIONS = { allErrors: true, strict: true, validateSchem
  * Where the build writes their compiled validators (src/api/standalone.ts): beside the compiled
  * module, dist/src/api/; from the sources, beside this one, where the build writes none.
  */
-export const COMPILED_SCHEMAS_FILE = FROM_BUILD ? builtFile('src/api/schema-validators.json') : new URL('./schema-validators.json', import.meta.url);
+export const COMPILED_SCHEMAS_FILE = FROM_BUILD
+  ? builtFile('src/api/schema-validators.json')
+  : new URL('./schema-validators.json', import.meta.url);
 
 const require = createRequire(import.meta.url);
 
@@ -93,7 +95,11 @@ export interface CompiledSchemas {
 export function compileOwnSchemas(): CompiledSchemas {
   const { Ajv } = require('ajv') as { Ajv: typeof AjvClass };
   const byId = new Map<string, object>(OWN_SCHEMAS.map((s) => [s.$id, s]));
-  const validators = precompile(new Ajv({ ...OWN_SCHEMA_OPTIONS, code: { source: true } }), [...byId.keys()], (id) => byId.get(id) as object);
+  const validators = precompile(
+    new Ajv({ ...OWN_SCHEMA_OPTIONS, code: { source: true } }),
+    [...byId.keys()],
+    (id) => byId.get(id) as object,
+  );
   return { validators, schemas: Object.fromEntries(OWN_SCHEMAS.map((s) => [s.$id, JSON.stringify(s)])) };
 }
 
@@ -114,7 +120,9 @@ export function loadBuiltValidators(file: URL): Map<string, ValidateFunction> {
   } catch {
     return out;
   }
-  const current = new Set<string>(OWN_SCHEMAS.filter((s) => stored.schemas[s.$id] === JSON.stringify(s)).map((s) => s.$id));
+  const current = new Set<string>(
+    OWN_SCHEMAS.filter((s) => stored.schemas[s.$id] === JSON.stringify(s)).map((s) => s.$id),
+  );
   for (const [id, fn] of evaluate(stored.validators)) if (current.has(id)) out.set(id, fn);
   return out;
 }

@@ -35,7 +35,11 @@ export interface PrecompiledValidators {
  * schema does not compile is left out, with why in `failed`: the one endpoint that uses it is
  * not judged (issue 29 item 3), and every other key is compiled as if it were not there.
  */
-export function precompile(ajv: AjvInstance, keys: readonly string[], schemaOf: (key: string) => object): PrecompiledValidators {
+export function precompile(
+  ajv: AjvInstance,
+  keys: readonly string[],
+  schemaOf: (key: string) => object,
+): PrecompiledValidators {
   const kept: string[] = [];
   const exports: Record<string, string> = {};
   const failed: Record<string, string> = {};
@@ -52,15 +56,25 @@ export function precompile(ajv: AjvInstance, keys: readonly string[], schemaOf: 
     exports[id] = id;
     kept.push(key);
   }
-  const { default: standaloneCode } = require('ajv/dist/standalone/index.js') as { default: (ajv: AjvInstance, refs: Record<string, string>) => string };
-  return { keys: kept, code: kept.length > 0 ? standaloneCode(ajv, exports) : '', ...(Object.keys(failed).length > 0 ? { failed } : {}) };
+  const { default: standaloneCode } = require('ajv/dist/standalone/index.js') as {
+    default: (ajv: AjvInstance, refs: Record<string, string>) => string;
+  };
+  return {
+    keys: kept,
+    code: kept.length > 0 ? standaloneCode(ajv, exports) : '',
+    ...(Object.keys(failed).length > 0 ? { failed } : {}),
+  };
 }
 
 /** The validators of precompiled code, by key. The code's `require`s are ajv's runtime helpers. */
 export function evaluate(validators: PrecompiledValidators): Map<string, ValidateFunction> {
   const module = { exports: {} as Record<string, ValidateFunction> };
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- ajv's own generated code, as ajv itself evaluates it
-  const run = new Function('module', 'exports', 'require', validators.code) as (m: typeof module, e: typeof module.exports, r: NodeJS.Require) => void;
+  const run = new Function('module', 'exports', 'require', validators.code) as (
+    m: typeof module,
+    e: typeof module.exports,
+    r: NodeJS.Require,
+  ) => void;
   run(module, module.exports, require);
   const out = new Map<string, ValidateFunction>();
   validators.keys.forEach((key, i) => {

@@ -1,5 +1,9 @@
 /** Runs `fn` over `inputs` with at most `limit` in flight; results in input order. */
-export async function mapBounded<T, R>(inputs: readonly T[], limit: number, fn: (input: T) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  inputs: readonly T[],
+  limit: number,
+  fn: (input: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(inputs.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -1,7 +1,15 @@
 import { describe, test, type TestContext } from 'vitest';
 import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
 import type { Send, Target, ClientCredentials } from '../api/requests.js';
-import { RequestRefusedError, Recorder, SharedTokenExpiredError, TransportError, type Evidence, type ExchangeRef, type RequestAuth } from '../http/client.js';
+import {
+  RequestRefusedError,
+  Recorder,
+  SharedTokenExpiredError,
+  TransportError,
+  type Evidence,
+  type ExchangeRef,
+  type RequestAuth,
+} from '../http/client.js';
 import { checkWatchdogMs } from './watchdog.js';
 import { redactor } from '../core/redact.js';
 import type { Finding, RecordedExchange, ReviewItem } from '../model/run-report.js';
@@ -216,7 +224,14 @@ export class CheckContext {
    */
   review(item: Omit<ReviewItem, 'check' | 'endpoint'>): void {
     const r = (text: string): string => redactor.redact(text);
-    this.#state.review.push({ ...item, check: this.check.id, endpoint: r(this.endpoint ?? ''), field: r(item.field), message: r(item.message), advice: r(item.advice) });
+    this.#state.review.push({
+      ...item,
+      check: this.check.id,
+      endpoint: r(this.endpoint ?? ''),
+      field: r(item.field),
+      message: r(item.message),
+      advice: r(item.advice),
+    });
   }
 
   /** Skips the check with the reason shown in every report. */
@@ -236,7 +251,9 @@ export class CheckContext {
 
   /** Failures so far (of this endpoint, in an `at` context); lets a check stop early when going on would only repeat them. */
   get failed(): boolean {
-    return this.endpoint === undefined ? this.#state.failures > 0 : (this.#state.tallies.get(this.endpoint)?.failures ?? 0) > 0;
+    return this.endpoint === undefined
+      ? this.#state.failures > 0
+      : (this.#state.tallies.get(this.endpoint)?.failures ?? 0) > 0;
   }
 
   /** Every finding so far, listed or not. */
@@ -340,7 +357,9 @@ export class CheckContext {
       if (tally && tally.errors > 0) return { endpoint, status: 'error', message: tally.first ?? '' };
       if (skipped !== undefined) return { endpoint, status: 'skipped', message: skipped };
       // Begun and never ended: not a pass, whatever else the report says of the check.
-      return this.#state.judging.has(endpoint) ? { endpoint, status: 'error', message: `not judged: ${cause}` } : { endpoint, status: 'passed' };
+      return this.#state.judging.has(endpoint)
+        ? { endpoint, status: 'error', message: `not judged: ${cause}` }
+        : { endpoint, status: 'passed' };
     });
   }
 
@@ -354,13 +373,25 @@ export class CheckContext {
     const recent = findings.length > 0 ? recorder.recent.map((evidence) => this.cite({ exchange: -1, evidence })) : [];
     const order = new Map([...this.#state.endpoints.keys()].map((e, i) => [e, i]));
     const rank = (f: Finding): number => (f.endpoint === undefined ? -1 : (order.get(f.endpoint) ?? -1));
-    const sorted = findings.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
+    const sorted = findings
+      .map((f, i) => ({ f, i, r: rank(f) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map(({ f }) => f);
     const { listed, rest } = capFindings(sorted, FINDINGS_PER_CHECK);
-    const notListed = { failures: this.#state.notListed.failures + rest.failures, errors: this.#state.notListed.errors + rest.errors };
+    const notListed = {
+      failures: this.#state.notListed.failures + rest.failures,
+      errors: this.#state.notListed.errors + rest.errors,
+    };
     // The exchanges the listed findings cite, numbered in the order of the findings (not of the
     // answers' arrival), then the last ones sent.
     const exhibits = findings.length > 0 ? this.#state.exhibits : [];
-    const keep = [...new Set([...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])), ...exhibits, ...recent.filter((i) => i >= 0)])];
+    const keep = [
+      ...new Set([
+        ...listed.flatMap((f) => (f.exchange === undefined ? [] : [f.exchange])),
+        ...exhibits,
+        ...recent.filter((i) => i >= 0),
+      ]),
+    ];
     const renumber = new Map(keep.map((old, i) => [old, i]));
     const endpoints = this.#endpointOutcomes();
     const dropped = notListed.failures + notListed.errors;
@@ -370,7 +401,11 @@ export class CheckContext {
       notes: [
         ...this.#state.notes,
         ...new Set([recorder, ...this.#state.used].flatMap((r) => r.retries).map((r) => redactor.redact(r))),
-        ...(dropped > 0 ? [`${dropped} more finding${dropped === 1 ? '' : 's'} not listed (${notListed.failures} failures, ${notListed.errors} errors): at most ${FINDINGS_PER_ENDPOINT} per endpoint and ${FINDINGS_PER_CHECK} per check are`] : []),
+        ...(dropped > 0
+          ? [
+              `${dropped} more finding${dropped === 1 ? '' : 's'} not listed (${notListed.failures} failures, ${notListed.errors} errors): at most ${FINDINGS_PER_ENDPOINT} per endpoint and ${FINDINGS_PER_CHECK} per check are`,
+            ]
+          : []),
       ],
       exchanges: keep.map((i) => recorder.exchanges[i]).filter((e): e is RecordedExchange => e !== undefined),
       requests: recorder.count,
@@ -390,7 +425,12 @@ export class CheckContext {
  */
 function absorb(c: CheckContext, err: unknown, prefix = ''): void {
   if (err instanceof TransportError) c.error(`${prefix}the exchange failed: ${err.message}`, err);
-  else if (err instanceof PrerequisiteError || err instanceof RequestRefusedError || err instanceof SharedTokenExpiredError) c.error(`${prefix}${err.message}`);
+  else if (
+    err instanceof PrerequisiteError ||
+    err instanceof RequestRefusedError ||
+    err instanceof SharedTokenExpiredError
+  )
+    c.error(`${prefix}${err.message}`);
   else c.error(`${prefix}harness error: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
 }
 
@@ -398,7 +438,11 @@ function absorb(c: CheckContext, err: unknown, prefix = ''): void {
  * Registers the check `id` as a test, if the run selected it. Its title, level and references
  * come from the catalogue (`src/catalogue/checks.ts`).
  */
-export function check(id: string, body: (c: CheckContext) => Promise<void>, options: { timeoutMs?: number } = {}): void {
+export function check(
+  id: string,
+  body: (c: CheckContext) => Promise<void>,
+  options: { timeoutMs?: number } = {},
+): void {
   const def = getCheck(id);
   const { settings } = getBattery();
   if (!settings.selected.includes(id)) return;
@@ -415,13 +459,17 @@ export function check(id: string, body: (c: CheckContext) => Promise<void>, opti
       if (getBattery().stopped.aborted && c.counts.failures === 0) vitest.skip();
       absorb(c, err);
     } finally {
-      vitest.task.meta.carrier = { ...c.toMeta(), ownMs: Math.max(0, performance.now() - started - c.recorder.slotWaitMs) };
+      vitest.task.meta.carrier = {
+        ...c.toMeta(),
+        ownMs: Math.max(0, performance.now() - started - c.recorder.slotWaitMs),
+      };
       // The check's exchanges are on disk before the runner reads the log.
       getBattery().log?.flush();
     }
     const { failures, errors } = c.counts;
     const listedFailures = c.findings.filter((f) => f.kind === 'failure');
-    if (failures > 0) throw new NonConformance(summariseFindings(listedFailures, failures - listedFailures.length) ?? '');
+    if (failures > 0)
+      throw new NonConformance(summariseFindings(listedFailures, failures - listedFailures.length) ?? '');
     if (errors > 0) throw new CheckError(summariseFindings(c.findings, errors - c.findings.length) ?? '');
   });
 }

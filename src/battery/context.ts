@@ -60,7 +60,11 @@ export function getBattery(): Battery {
   return battery;
 }
 
-function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { postMessage(message: unknown): void }): Battery {
+function openBattery(
+  settings: BatteryContext,
+  stopped: AbortSignal,
+  channel: { postMessage(message: unknown): void },
+): Battery {
   // Register every secret before the first request can record anything: the runner's first.
   for (const [value, kind] of settings.secrets ?? []) redactor.addSecret(value, kind);
   // What this worker learns, the runner and the other workers learn too (a closed channel: the run is over).
@@ -81,7 +85,13 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { 
   if (settings.openapi && settings.openapiValidators) usePrecompiled(settings.openapi, settings.openapiValidators);
   // The shared token renews itself through the same client: its requests are recorded with the
   // exchange that needed the token.
-  const sharedTokens = new SharedTokens((recorder) => (req) => http.send(req, recorder), settings.target, settings.credentials, settings.sharedToken, settings.sharedTokenProblem);
+  const sharedTokens = new SharedTokens(
+    (recorder) => (req) => http.send(req, recorder),
+    settings.target,
+    settings.credentials,
+    settings.sharedToken,
+    settings.sharedTokenProblem,
+  );
   // --verbose: each line goes to the runner, which prints it (a closed channel: the run is over).
   const verbose = settings.http.verbose
     ? (line: string): void => {
@@ -92,7 +102,16 @@ function openBattery(settings: BatteryContext, stopped: AbortSignal, channel: { 
         }
       }
     : undefined;
-  const log = settings.exchangeLogDir === undefined ? undefined : new ExchangeLog(settings.exchangeLogDir, `worker${threadId}-${process.pid}`);
-  const http: HttpClient = new HttpClient({ ...clientOptions(settings.http, redactor, stopped), sharedTokens, clientCredentials: settings.credentials, ...(verbose ? { verbose } : {}), ...(log ? { exchangeLog: log } : {}) });
+  const log =
+    settings.exchangeLogDir === undefined
+      ? undefined
+      : new ExchangeLog(settings.exchangeLogDir, `worker${threadId}-${process.pid}`);
+  const http: HttpClient = new HttpClient({
+    ...clientOptions(settings.http, redactor, stopped),
+    sharedTokens,
+    clientCredentials: settings.credentials,
+    ...(verbose ? { verbose } : {}),
+    ...(log ? { exchangeLog: log } : {}),
+  });
   return { settings, http, stopped, ...(log ? { log } : {}) };
 }

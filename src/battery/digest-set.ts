@@ -89,7 +89,8 @@ export class DigestSet {
    * the value it was first added with.
    */
   addIfAbsent(key: string, value: number, kind = 0): number | undefined {
-    if (!(value >= 0 && value <= MAX_DIGEST_VALUE && Number.isInteger(value))) throw new RangeError(`DigestSet value ${value} is not an integer from 0 to ${MAX_DIGEST_VALUE}`);
+    if (!(value >= 0 && value <= MAX_DIGEST_VALUE && Number.isInteger(value)))
+      throw new RangeError(`DigestSet value ${value} is not an integer from 0 to ${MAX_DIGEST_VALUE}`);
     const hi = digestInto(key, SEEDS[kind] ?? 0);
     // (0, 0) is the empty mark: a key with that digest is moved off it.
     const lo = hi === 0 && low === 0 ? 1 : low;

@@ -39,7 +39,12 @@ export interface Endpoint {
   /** The request path (with parameters filled), or why there is none. */
   path(c: CheckContext): Promise<string | { unresolved: string }>;
   /** A request with one variation, sent through `via` (default: the check's own `send`). */
-  send(c: CheckContext, variation: VersionHeader & { auth?: RequestAuth }, purpose: string, via?: Send): Promise<HttpResponse>;
+  send(
+    c: CheckContext,
+    variation: VersionHeader & { auth?: RequestAuth },
+    purpose: string,
+    via?: Send,
+  ): Promise<HttpResponse>;
   /** The valid request, sent through `send` (which records it where the caller wants). */
   sendValid(c: CheckContext, send: Send, purpose: string): Promise<HttpResponse>;
 }
@@ -66,22 +71,47 @@ function tokenEndpoint(path: string, legacy: boolean): Endpoint {
     // that gets a token, so that it is judged even where HTTP Basic is refused (basicRefusedAt).
     send: async (c, v, purpose, via) => {
       const post = await basicRefusedAt(c, endpoint);
-      return requestToken(via ?? c.send, c.target, { path, credentials: c.credentials, ...(post ? { clientAuth: 'post' as const } : {}), ...v, purpose: `${label}: ${purpose}${post ? ' (client_secret_post)' : ''}` });
+      return requestToken(via ?? c.send, c.target, {
+        path,
+        credentials: c.credentials,
+        ...(post ? { clientAuth: 'post' as const } : {}),
+        ...v,
+        purpose: `${label}: ${purpose}${post ? ' (client_secret_post)' : ''}`,
+      });
     },
-    sendValid: (c, send, purpose) => requestToken(send, c.target, { path, credentials: c.credentials, purpose: `${label}: ${purpose}` }),
+    sendValid: (c, send, purpose) =>
+      requestToken(send, c.target, { path, credentials: c.credentials, purpose: `${label}: ${purpose}` }),
   };
   return endpoint;
 }
 
-function resourceEndpoint(label: string, judgedBy: string, path: (c: CheckContext) => Promise<string | { unresolved: string }>, spec?: EndpointSpec): Endpoint {
+function resourceEndpoint(
+  label: string,
+  judgedBy: string,
+  path: (c: CheckContext) => Promise<string | { unresolved: string }>,
+  spec?: EndpointSpec,
+): Endpoint {
   const endpoint: Endpoint = {
     label,
     kind: 'resource',
     judgedBy,
     ...(spec ? { spec } : {}),
     path,
-    send: async (c, v, purpose, via) => getResource(via ?? c.send, c.target, { path: await concrete(c, endpoint), auth: v.auth ?? c.bearer(), ...v, headers: endpointHeaders(spec), purpose: `${label}: ${purpose}` }),
-    sendValid: async (c, send, purpose) => getResource(send, c.target, { path: await concrete(c, endpoint), auth: c.bearer(), headers: endpointHeaders(spec), purpose: `${label}: ${purpose}` }),
+    send: async (c, v, purpose, via) =>
+      getResource(via ?? c.send, c.target, {
+        path: await concrete(c, endpoint),
+        auth: v.auth ?? c.bearer(),
+        ...v,
+        headers: endpointHeaders(spec),
+        purpose: `${label}: ${purpose}`,
+      }),
+    sendValid: async (c, send, purpose) =>
+      getResource(send, c.target, {
+        path: await concrete(c, endpoint),
+        auth: c.bearer(),
+        headers: endpointHeaders(spec),
+        purpose: `${label}: ${purpose}`,
+      }),
   };
   return endpoint;
 }
@@ -89,7 +119,11 @@ function resourceEndpoint(label: string, judgedBy: string, path: (c: CheckContex
 const fixed = (path: string) => () => Promise.resolve(path);
 
 export const USER_ENDPOINT = resourceEndpoint(`GET ${USER_PATH}`, 'USER-OK', fixed(USER_PATH));
-export const LEGACY_USER_ENDPOINT = resourceEndpoint(`GET ${LEGACY_USER_PATH} (legacy)`, 'LEGACY-USERINFO', fixed(LEGACY_USER_PATH));
+export const LEGACY_USER_ENDPOINT = resourceEndpoint(
+  `GET ${LEGACY_USER_PATH} (legacy)`,
+  'LEGACY-USERINFO',
+  fixed(LEGACY_USER_PATH),
+);
 export const TOKEN_ENDPOINT = tokenEndpoint(TOKEN_PATH, false);
 export const LEGACY_TOKEN_ENDPOINT = tokenEndpoint(LEGACY_TOKEN_PATH, true);
 
@@ -100,7 +134,12 @@ export function tenantEndpoint(spec: EndpointSpec): Endpoint {
   let endpoint = tenantEndpointCache.get(spec.path);
   if (!endpoint) {
     let resolved: Promise<string | { unresolved: string }> | undefined;
-    endpoint = resourceEndpoint(endpointLabel(spec.path), 'TENANT-ACCESS', (c) => (resolved ??= resolvePath(c, spec)), spec);
+    endpoint = resourceEndpoint(
+      endpointLabel(spec.path),
+      'TENANT-ACCESS',
+      (c) => (resolved ??= resolvePath(c, spec)),
+      spec,
+    );
     tenantEndpointCache.set(spec.path, endpoint);
   }
   return endpoint;
@@ -118,7 +157,8 @@ export function tenantEndpoint(spec: EndpointSpec): Endpoint {
  */
 async function resolvePath(c: CheckContext, spec: EndpointSpec): Promise<string | { unresolved: string }> {
   const { tenantId, tenantProblem } = c.settings;
-  if (tenantId === undefined) return { unresolved: `no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)` };
+  if (tenantId === undefined)
+    return { unresolved: `no tenant under test: ${tenantProblem ?? 'none given'} (pass --tenant-id)` };
   return resolveInTenant(c, spec, {
     tenantId,
     givenFirst: true,
@@ -143,17 +183,27 @@ export interface TenantView {
 }
 
 /** The request path of a tenant endpoint in `view`'s tenant (see resolvePath). */
-export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view: TenantView): Promise<string | { unresolved: string }> {
+export async function resolveInTenant(
+  c: CheckContext,
+  spec: EndpointSpec,
+  view: TenantView,
+): Promise<string | { unresolved: string }> {
   const { parameters, endpoints } = c.settings;
   // A `#` with more path after it (Mastercard's `send/#env/v1/partners/…`) is no variant suffix: a
   // fragment is never sent (RFC 9110 §7.1), so no request reaches the path as the document writes it.
   const hash = spec.path.indexOf('#');
-  if (hash >= 0 && spec.path.slice(hash).includes('/')) return { unresolved: `its path key has "${spec.path.slice(hash).split('/')[0] ?? '#'}" before more of the path: a fragment is never sent (RFC 9110 §7.1), so no request reaches the path as written; give the real path with --endpoint or --paged-path` };
+  if (hash >= 0 && spec.path.slice(hash).includes('/'))
+    return {
+      unresolved: `its path key has "${spec.path.slice(hash).split('/')[0] ?? '#'}" before more of the path: a fragment is never sent (RFC 9110 §7.1), so no request reaches the path as written; give the real path with --endpoint or --paged-path`,
+    };
   // An empty segment (Clever Cloud's `//openapi`): servers and gateways merge slashes (nginx's
   // merge_slashes) or refuse them, so what a request there reaches is not the document's to say.
   const wire = wirePath(spec.path).split('?')[0] ?? '';
   if (wire.startsWith('/') || wire.includes('//')) {
-    return { unresolved: 'its path key has an empty segment (//): servers and gateways merge such slashes or refuse them, so no request reaches the path as written; give the real path with --endpoint or --paged-path' };
+    return {
+      unresolved:
+        'its path key has an empty segment (//): servers and gateways merge such slashes or refuse them, so no request reaches the path as written; give the real path with --endpoint or --paged-path',
+    };
   }
   const given = (name: string): string | undefined => parameters[`${spec.path}:${name}`] ?? parameters[name];
   const query = new URLSearchParams();
@@ -162,18 +212,25 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
   // OpenAPI 3.2 `in: querystring` values: the whole query string each, as given.
   const whole: string[] = [];
   for (const { name, value, from, problem, whole: isWhole } of spec.query ?? []) {
-    if (value === undefined) return { unresolved: `${problem ?? `required query parameter ${name} has no value`}; give one with --parameter ${name}=VALUE` };
+    if (value === undefined)
+      return {
+        unresolved: `${problem ?? `required query parameter ${name} has no value`}; give one with --parameter ${name}=VALUE`,
+      };
     if (from === 'invented') invented.push(`${name}=${value}`);
     if (isWhole) whole.push(asQueryString(value));
     else query.append(name, value);
   }
   // --header's are sent with every request (src/http/extra-headers.ts) and left out of spec.headers.
   for (const { name, value, from, problem } of spec.headers ?? []) {
-    if (value === undefined) return { unresolved: `${problem ?? `required header parameter ${name} has no value`}; give one with --header '${name}: VALUE'` };
+    if (value === undefined)
+      return {
+        unresolved: `${problem ?? `required header parameter ${name} has no value`}; give one with --header '${name}: VALUE'`,
+      };
     if (from === 'invented') invented.push(`header ${name}: ${value}`);
   }
   if (invented.length > 0 && view.givenFirst) inventedValues.set(spec.path, invented);
-  const fromDocument = (name: string, kinds: readonly string[]): string | undefined => spec.pathValues?.find((p) => p.name === name && p.from !== undefined && kinds.includes(p.from))?.value;
+  const fromDocument = (name: string, kinds: readonly string[]): string | undefined =>
+    spec.pathValues?.find((p) => p.name === name && p.from !== undefined && kinds.includes(p.from))?.value;
   const template = wirePath(spec.path);
   let path = template;
   const fromTheDocument: DocumentValue[] = [];
@@ -184,8 +241,14 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
     const own = given(name);
     const ownFirst = view.givenFirst ? own : undefined;
     const statedValue = ownFirst === undefined ? fromDocument(name, ['enum', 'default']) : undefined;
-    const stated = statedValue === undefined ? undefined : spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default'));
-    const value = ownFirst ?? statedValue ?? (own !== undefined && listAbove(endpoints, template, name) === undefined ? own : undefined);
+    const stated =
+      statedValue === undefined
+        ? undefined
+        : spec.pathValues?.find((p) => p.name === name && (p.from === 'enum' || p.from === 'default'));
+    const value =
+      ownFirst ??
+      statedValue ??
+      (own !== undefined && listAbove(endpoints, template, name) === undefined ? own : undefined);
     if (value !== undefined) {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
       if (stated) fromTheDocument.push({ name, value, from: stated.from === 'enum' ? 'enum' : 'default' });
@@ -211,8 +274,13 @@ export async function resolveInTenant(c: CheckContext, spec: EndpointSpec, view:
     else slashValues.delete(spec.path);
   }
   const [base = '', fixedQuery] = path.split(/\?(.*)/s);
-  const elsewhere = pathParameters(template).some((name) => given(name) !== undefined) ? undefined : otherOperation(endpoints, spec.path, base);
-  if (elsewhere?.literal) return { unresolved: `filled as ${base}, which is the document's own path ${endpointLabel(elsewhere.path)}: a server answers that operation there (OpenAPI: a concrete path matches before a templated one); give another value with --parameter` };
+  const elsewhere = pathParameters(template).some((name) => given(name) !== undefined)
+    ? undefined
+    : otherOperation(endpoints, spec.path, base);
+  if (elsewhere?.literal)
+    return {
+      unresolved: `filled as ${base}, which is the document's own path ${endpointLabel(elsewhere.path)}: a server answers that operation there (OpenAPI: a concrete path matches before a templated one); give another value with --parameter`,
+    };
   if (view.givenFirst) {
     if (elsewhere) alsoMatches.set(spec.path, elsewhere.path);
     else alsoMatches.delete(spec.path);
@@ -233,31 +301,61 @@ function listAbove(endpoints: readonly EndpointSpec[], template: string, name: s
   const parentPath = template.slice(0, at);
   // The list above: `invoices` for `invoices/{invoiceId}`, or with the suffix the API writes its paths with (Twilio's `Calls.json` for `Calls/{Sid}.json`).
   // A router's trailing slash (DRF's `shipments/` above `shipments/{id}/`) is the same list.
-  return endpoints.find((e) => e.kind === 'list' && (e.path === parentPath || e.path === `${parentPath}/`)) ?? endpoints.find((e) => e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath));
+  return (
+    endpoints.find((e) => e.kind === 'list' && (e.path === parentPath || e.path === `${parentPath}/`)) ??
+    endpoints.find(
+      (e) =>
+        e.kind === 'list' && /^\.[A-Za-z0-9]+$/.test(e.path.slice(parentPath.length)) && e.path.startsWith(parentPath),
+    )
+  );
 }
 
 /**
  * The value of path parameter `name` from the first item of the list the endpoint is under, as
  * `view`'s client sees it in its tenant, or why there is none.
  */
-async function fromListAbove(endpoints: readonly EndpointSpec[], template: string, name: string, view: TenantView): Promise<string | { unresolved: string }> {
+async function fromListAbove(
+  endpoints: readonly EndpointSpec[],
+  template: string,
+  name: string,
+  view: TenantView,
+): Promise<string | { unresolved: string }> {
   const at = template.indexOf(`/{${name}}`);
   const whole = at >= 0 && ['/', '?', ''].includes(template.charAt(at + name.length + 3));
-  if (!whole) return { unresolved: `no value for {${name}}: it is part of a path segment (${template.split('/').find((s) => s.includes(`{${name}}`)) ?? template}), which no list gives, and the document gives no example, default or enum for it; give one with --parameter ${name}=VALUE` };
+  if (!whole)
+    return {
+      unresolved: `no value for {${name}}: it is part of a path segment (${template.split('/').find((s) => s.includes(`{${name}}`)) ?? template}), which no list gives, and the document gives no example, default or enum for it; give one with --parameter ${name}=VALUE`,
+    };
   const parentPath = template.slice(0, at);
   const parent = listAbove(endpoints, template, name);
-  if (!parent) return { unresolved: `no value for {${name}}: no list ${endpointLabel(parentPath)} to take an id from; give one with --parameter ${name}=VALUE` };
+  if (!parent)
+    return {
+      unresolved: `no value for {${name}}: no list ${endpointLabel(parentPath)} to take an id from; give one with --parameter ${name}=VALUE`,
+    };
   const res = await view.list(parent);
-  if (res !== undefined && !(res instanceof HttpResponse)) return { unresolved: `no value for {${name}}: ${res.unresolved} (${endpointLabel(parentPath)}); or give one with --parameter ${name}=VALUE` };
+  if (res !== undefined && !(res instanceof HttpResponse))
+    return {
+      unresolved: `no value for {${name}}: ${res.unresolved} (${endpointLabel(parentPath)}); or give one with --parameter ${name}=VALUE`,
+    };
   const parsed = res && res.status >= 200 && res.status < 300 ? res.json() : undefined;
   const extracted = parsed?.ok ? extractItems(parsed.value, parent.itemsProperty) : undefined;
-  const first = extracted && 'items' in extracted ? (extracted.items[0] as Record<string, unknown> | undefined) : undefined;
+  const first =
+    extracted && 'items' in extracted ? (extracted.items[0] as Record<string, unknown> | undefined) : undefined;
   const id = first === undefined ? undefined : idFor(first, name);
   if (typeof id !== 'string' && typeof id !== 'number') {
     const fields = [...new Set([name, 'id', lastWord(name)])].map((f) => `"${f}"`);
-    const named = fields.length === 1 ? (fields[0] as string) : `${fields.slice(0, -1).join(', ')} or ${fields.at(-1) as string}`;
-    const why = !res ? 'it could not be read' : res.status < 200 || res.status > 299 ? `it answered ${res.status}` : first === undefined ? 'it has no items' : `its first item has no ${named} field with a string or number`;
-    return { unresolved: `no value for {${name}}: ${why} (${endpointLabel(parentPath)}); give one with --parameter ${name}=VALUE` };
+    const named =
+      fields.length === 1 ? (fields[0] as string) : `${fields.slice(0, -1).join(', ')} or ${fields.at(-1) as string}`;
+    const why = !res
+      ? 'it could not be read'
+      : res.status < 200 || res.status > 299
+        ? `it answered ${res.status}`
+        : first === undefined
+          ? 'it has no items'
+          : `its first item has no ${named} field with a string or number`;
+    return {
+      unresolved: `no value for {${name}}: ${why} (${endpointLabel(parentPath)}); give one with --parameter ${name}=VALUE`,
+    };
   }
   return String(id);
 }
@@ -314,7 +412,11 @@ const pathIndex = new WeakMap<readonly EndpointSpec[], Map<number, { path: strin
  * (`literal`); or one as specific as this (Xero's `Contacts/{ContactNumber}` beside
  * `Contacts/{ContactID}`), which it may.
  */
-function otherOperation(endpoints: readonly EndpointSpec[], own: string, concrete: string): { path: string; literal: boolean } | undefined {
+function otherOperation(
+  endpoints: readonly EndpointSpec[],
+  own: string,
+  concrete: string,
+): { path: string; literal: boolean } | undefined {
   let index = pathIndex.get(endpoints);
   if (!index) {
     index = new Map();
@@ -358,7 +460,12 @@ function otherOperation(endpoints: readonly EndpointSpec[], own: string, concret
 /** A template segment (`{id}`, `thumbnail.{ext}`) as a pattern of the segments it matches. */
 function segmentPattern(segment: string): RegExp {
   const literal = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${segment.split(/\{[^}]*\}/).map(literal).join('[^/]+')}$`);
+  return new RegExp(
+    `^${segment
+      .split(/\{[^}]*\}/)
+      .map(literal)
+      .join('[^/]+')}$`,
+  );
 }
 
 /**
@@ -397,9 +504,16 @@ export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): strin
   // known to hold: an example proves nothing (a 404 or another refusal there is no evidence); an
   // enum value or a default is a value the server takes, yet the resource it names may be absent
   // (Apicurio's rules/{rule}: 404 for a rule not configured).
-  const unproven = (endpoint.spec ? documentValues.get(endpoint.spec.path) : undefined)?.filter((v) => (v.from === 'example' ? res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403 : res.status === 404));
+  const unproven = (endpoint.spec ? documentValues.get(endpoint.spec.path) : undefined)?.filter((v) =>
+    v.from === 'example'
+      ? res.status >= 400 && res.status <= 499 && res.status !== 401 && res.status !== 403
+      : res.status === 404,
+  );
   if (unproven && unproven.length > 0) {
-    const what = unproven.map((v) => `{${v.name}}=${v.value} (${v.from === 'example' ? 'the document\'s example' : v.from === 'enum' ? 'a value of the document\'s enum' : 'the document\'s default'})`);
+    const what = unproven.map(
+      (v) =>
+        `{${v.name}}=${v.value} (${v.from === 'example' ? "the document's example" : v.from === 'enum' ? "a value of the document's enum" : "the document's default"})`,
+    );
     return `it answered ${res.status} to a path whose ${what.join(', ')} no list above it gave, and which need not exist in this deployment: not judged; give a real one with ${unproven.map((v) => `--parameter ${v.name}=VALUE`).join(' ')}`;
   }
   const slashes = endpoint.spec ? slashValues.get(endpoint.spec.path) : undefined;
@@ -412,7 +526,11 @@ export function notValidByDocument(endpoint: Endpoint, res: HttpResponse): strin
   }
   const invented = endpoint.spec ? inventedValues.get(endpoint.spec.path) : undefined;
   if (!invented || res.status < 400 || res.status > 499 || res.status === 401 || res.status === 403) return undefined;
-  const give = invented.map((v) => (v.startsWith('header ') ? `--header '${v.slice(7, v.indexOf(':'))}: VALUE'` : `--parameter ${v.slice(0, v.indexOf('='))}=VALUE`));
+  const give = invented.map((v) =>
+    v.startsWith('header ')
+      ? `--header '${v.slice(7, v.indexOf(':'))}: VALUE'`
+      : `--parameter ${v.slice(0, v.indexOf('='))}=VALUE`,
+  );
   return `it answered ${res.status} to a request whose ${invented.length === 1 ? 'value' : 'values'} ${invented.join(', ')} the harness made up (the document gives no example, default or enum): not judged; give real ${give.length === 1 ? 'one' : 'ones'} with ${give.join(' ')}`;
 }
 
@@ -445,7 +563,12 @@ export function allEndpoints(c: CheckContext): Endpoint[] {
 type SharedAnswers = Map<string, { answer: Promise<HttpResponse>; recorder: Recorder }>;
 
 /** The answer under `key` in `cache`, sent now (into a recorder of its own) if it is the first ask. */
-function sharedAnswer(cache: SharedAnswers, c: CheckContext, key: string, send: (recorder: Recorder) => Promise<HttpResponse>): Promise<HttpResponse> {
+function sharedAnswer(
+  cache: SharedAnswers,
+  c: CheckContext,
+  key: string,
+  send: (recorder: Recorder) => Promise<HttpResponse>,
+): Promise<HttpResponse> {
   let shared = cache.get(key);
   if (!shared) {
     const recorder = new Recorder(false);
@@ -468,14 +591,28 @@ const validAnswers: SharedAnswers = new Map();
  */
 function preflightAnswer(c: CheckContext, endpoint: Endpoint, recorder: Recorder): HttpResponse | undefined {
   const answers = c.settings.preflight;
-  const answer = endpoint === TOKEN_ENDPOINT ? answers?.token : endpoint === USER_ENDPOINT && answers?.user?.status !== 401 ? answers?.user : undefined;
+  const answer =
+    endpoint === TOKEN_ENDPOINT
+      ? answers?.token
+      : endpoint === USER_ENDPOINT && answers?.user?.status !== 401
+        ? answers?.user
+        : undefined;
   return answer ? responseOf(answer, recorder) : undefined;
 }
 
 /** A preflight answer as the checks' HttpResponse, recorded in `recorder` (and its logged exchange named by the check). */
 function responseOf(answer: PassedResponse, recorder: Recorder): HttpResponse {
   if (answer.logId !== undefined) recorder.ids.push(answer.logId);
-  return new HttpResponse(answer.url, answer.status, answer.headers, answer.text, -1, recorder, answer.receivedAt, Evidence.of(answer.record, answer.logId));
+  return new HttpResponse(
+    answer.url,
+    answer.status,
+    answer.headers,
+    answer.text,
+    -1,
+    recorder,
+    answer.receivedAt,
+    Evidence.of(answer.record, answer.logId),
+  );
 }
 
 /** Sends through the worker's HTTP client into `recorder`; `high`: others wait for the answer. */
@@ -507,7 +644,12 @@ export function postAnswer(c: CheckContext, endpoint: Endpoint = TOKEN_ENDPOINT)
     if (known) return responseOf(known, recorder);
     const path = await endpoint.path(c);
     if (typeof path !== 'string') throw new UnresolvedEndpoint(`${endpoint.label}: ${path.unresolved}`);
-    return requestToken(sender(recorder, 'high'), c.target, { path, credentials: c.credentials, clientAuth: 'post', purpose: `${endpoint.label}: a valid request with the client credentials in the form body (client_secret_post)` });
+    return requestToken(sender(recorder, 'high'), c.target, {
+      path,
+      credentials: c.credentials,
+      clientAuth: 'post',
+      purpose: `${endpoint.label}: a valid request with the client credentials in the form body (client_secret_post)`,
+    });
   });
 }
 
@@ -540,7 +682,11 @@ const sharedProbes: SharedAnswers = new Map();
  * request without credentials, each judging another rule of the answer): sent once per worker,
  * recorded apart, and cited by each; `key` names the request exactly.
  */
-export function sharedProbe(c: CheckContext, key: string, send: (send: Send) => Promise<HttpResponse>): Promise<HttpResponse> {
+export function sharedProbe(
+  c: CheckContext,
+  key: string,
+  send: (send: Send) => Promise<HttpResponse>,
+): Promise<HttpResponse> {
   return sharedAnswer(sharedProbes, c, key, (recorder) => send(sender(recorder)));
 }
 
@@ -560,7 +706,11 @@ export type ProbeBase = 'working' | 'basic';
  * The precondition of every probe on an endpoint: its path can be filled and its valid request
  * succeeds. Otherwise the endpoint is skipped (no path) or errs, pointing at the check judging it.
  */
-export async function requireWorking(c: CheckContext, endpoint: Endpoint, base: ProbeBase = 'working'): Promise<boolean> {
+export async function requireWorking(
+  c: CheckContext,
+  endpoint: Endpoint,
+  base: ProbeBase = 'working',
+): Promise<boolean> {
   const path = await endpoint.path(c);
   if (typeof path !== 'string') {
     c.at(endpoint.label).skipEndpoint(path.unresolved);
@@ -575,10 +725,16 @@ export async function requireWorking(c: CheckContext, endpoint: Endpoint, base: 
   }
   if (base === 'basic' && (await basicRefusedAt(c, endpoint))) {
     // One cause for both token paths, reported by TOKEN-ISSUE; LEGACY-TOKEN judges the legacy path on client_secret_post.
-    c.at(endpoint.label).error(`cannot judge ${endpoint.label}: the valid request in HTTP Basic gets ${res.status} there, and the run goes on with client_secret_post (see TOKEN-ISSUE)`, res);
+    c.at(endpoint.label).error(
+      `cannot judge ${endpoint.label}: the valid request in HTTP Basic gets ${res.status} there, and the run goes on with client_secret_post (see TOKEN-ISSUE)`,
+      res,
+    );
     return false;
   }
-  c.at(endpoint.label).error(`cannot judge ${endpoint.label}: even a valid request gets ${res.status} there (see ${endpoint.judgedBy})`, res);
+  c.at(endpoint.label).error(
+    `cannot judge ${endpoint.label}: even a valid request gets ${res.status} there (see ${endpoint.judgedBy})`,
+    res,
+  );
   return false;
 }
 
@@ -587,7 +743,12 @@ export async function requireWorking(c: CheckContext, endpoint: Endpoint, base: 
  * the valid request instead of after it: one round trip instead of two. Its answer is returned
  * only when the endpoint works; otherwise it is dropped unjudged (and its failure, if it failed).
  */
-export async function probeWhenWorking<T>(c: CheckContext, endpoint: Endpoint, probe: () => Promise<T>, base: ProbeBase = 'working'): Promise<T | undefined> {
+export async function probeWhenWorking<T>(
+  c: CheckContext,
+  endpoint: Endpoint,
+  probe: () => Promise<T>,
+  base: ProbeBase = 'working',
+): Promise<T | undefined> {
   const path = await endpoint.path(c);
   const sent = typeof path === 'string' ? probe() : undefined;
   sent?.catch(() => undefined);
@@ -600,7 +761,11 @@ export async function probeWhenWorking<T>(c: CheckContext, endpoint: Endpoint, p
  * all at once up to ENDPOINT_CONCURRENCY: the HTTP client's politeness bound decides what goes
  * on the wire, so a check over 200 endpoints costs round trips by the bound, not by the 200.
  */
-export async function onEach(c: CheckContext, endpoints: readonly Endpoint[], judge: (e: CheckContext, endpoint: Endpoint) => Promise<void>): Promise<void> {
+export async function onEach(
+  c: CheckContext,
+  endpoints: readonly Endpoint[],
+  judge: (e: CheckContext, endpoint: Endpoint) => Promise<void>,
+): Promise<void> {
   // What escapes one endpoint's judgement is that endpoint's error ("not judged: …"), never a
   // pass, and the others are judged all the same (CheckContext.judgeEndpoint).
   await mapBounded(endpoints, ENDPOINT_CONCURRENCY, (endpoint) => {
@@ -618,6 +783,8 @@ const ENDPOINT_CONCURRENCY = 64;
  */
 export function noteMissingTenantEndpoints(c: CheckContext): void {
   const { endpoints, tenantId, tenantProblem } = c.settings;
-  if (endpoints.length === 0) c.note('no tenant endpoints were checked: none configured (--openapi, --paged-path or --endpoint)');
-  else if (tenantId === undefined) c.error(`the tenant endpoints could not be checked: ${tenantProblem ?? 'no tenant under test'}`);
+  if (endpoints.length === 0)
+    c.note('no tenant endpoints were checked: none configured (--openapi, --paged-path or --endpoint)');
+  else if (tenantId === undefined)
+    c.error(`the tenant endpoints could not be checked: ${tenantProblem ?? 'no tenant under test'}`);
 }

@@ -41,7 +41,10 @@ export function expectStatusClass(c: CheckContext, res: HttpResponse, klass: 2 |
 export function expectJsonBody(c: CheckContext, res: HttpResponse, what: string): unknown {
   const type = res.header('content-type');
   if (!isJsonMediaType(type)) {
-    c.fail(`${what}: expected a JSON body (Content-Type application/json), got Content-Type ${type === undefined ? '(none)' : JSON.stringify(type)}`, res);
+    c.fail(
+      `${what}: expected a JSON body (Content-Type application/json), got Content-Type ${type === undefined ? '(none)' : JSON.stringify(type)}`,
+      res,
+    );
     return undefined;
   }
   const parsed = res.json();
@@ -53,7 +56,11 @@ export function expectJsonBody(c: CheckContext, res: HttpResponse, what: string)
 }
 
 /** Like expectJsonBody, and the JSON is an object (not an array or a scalar). */
-export function expectJsonObject(c: CheckContext, res: HttpResponse, what: string): Record<string, unknown> | undefined {
+export function expectJsonObject(
+  c: CheckContext,
+  res: HttpResponse,
+  what: string,
+): Record<string, unknown> | undefined {
   const body = expectJsonBody(c, res, what);
   if (body === undefined) return undefined;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -69,16 +76,30 @@ export function expectJsonObject(c: CheckContext, res: HttpResponse, what: strin
  * challenge of every refusal of a request without a usable access token, whatever its status.
  * Returns the challenge when found.
  */
-export function expectChallenge(c: CheckContext, res: HttpResponse, scheme: string, what: string, options: { always?: boolean } = {}): Challenge | undefined {
+export function expectChallenge(
+  c: CheckContext,
+  res: HttpResponse,
+  scheme: string,
+  what: string,
+  options: { always?: boolean } = {},
+): Challenge | undefined {
   const required = res.status === 401 || options.always === true;
   const lines = res.headerLines('www-authenticate');
   if (lines.length === 0) {
-    if (required) c.fail(`${what}: ${res.status === 401 ? 'a 401' : `the refusal (${res.status})`} must carry a WWW-Authenticate challenge (${scheme}), got none`, res);
+    if (required)
+      c.fail(
+        `${what}: ${res.status === 401 ? 'a 401' : `the refusal (${res.status})`} must carry a WWW-Authenticate challenge (${scheme}), got none`,
+        res,
+      );
     return undefined;
   }
   const challenge = findChallenge(parseChallenges(lines), scheme);
   if (!challenge) {
-    if (required) c.fail(`${what}: expected a ${scheme} challenge in WWW-Authenticate, got ${JSON.stringify(lines.join(', '))}`, res);
+    if (required)
+      c.fail(
+        `${what}: expected a ${scheme} challenge in WWW-Authenticate, got ${JSON.stringify(lines.join(', '))}`,
+        res,
+      );
     return undefined;
   }
   return challenge;
@@ -122,7 +143,10 @@ export function expectOAuthError(c: CheckContext, res: HttpResponse, codes: read
   const body = expectJsonObject(c, res, what);
   if (!body) return false;
   if (body.error !== undefined && !codes.includes(body.error as string)) {
-    c.fail(`${what}: expected error ${codes.map((x) => `"${x}"`).join(' or ')}, got ${JSON.stringify(body.error)}`, res);
+    c.fail(
+      `${what}: expected error ${codes.map((x) => `"${x}"`).join(' or ')}, got ${JSON.stringify(body.error)}`,
+      res,
+    );
     return false;
   }
   const problems = schemaProblems(oauthErrorSchema, body);

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { USER_PATH } from '../api/paths.js';
 import { getResource, readIssuedToken } from '../api/requests.js';
-import { Evidence, RequestRefusedError, TransportError, UnavailableError, WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
+import {
+  Evidence,
+  RequestRefusedError,
+  TransportError,
+  UnavailableError,
+  WHOLE_SECOND_MS,
+  type HttpResponse,
+} from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { PrerequisiteError } from './errors.js';
 import { requestValidToken } from './token-response.js';
@@ -72,7 +79,10 @@ export function probeBeforeAt(t: Pick<Timeline, 'sentAt' | 'receivedAt' | 'expir
  * time left down, as @node-oauth/oauth2-server does, declares T - 1 for a token that lives T),
  * plus the clock margin of --expiry-margin.
  */
-export function mustBeRefusedFrom(t: Pick<Timeline, 'receivedAt' | 'expiresIn'>, marginSeconds: number): { from: number; deadline: number } {
+export function mustBeRefusedFrom(
+  t: Pick<Timeline, 'receivedAt' | 'expiresIn'>,
+  marginSeconds: number,
+): { from: number; deadline: number } {
   const from = t.receivedAt + t.expiresIn * 1000;
   return { from, deadline: from + WHOLE_SECOND_MS + marginSeconds * 1000 };
 }
@@ -85,7 +95,13 @@ export function getTimeline(c: CheckContext): Promise<Timeline> {
 
 async function buildTimeline(c: CheckContext): Promise<Timeline> {
   const shared = c.settings.sharedToken;
-  const preflighted = shared && { token: shared.accessToken, expiresIn: shared.expiresIn, sentAt: shared.sentAt, receivedAt: shared.receivedAt, roundTripMs: shared.receivedAt - shared.sentAt };
+  const preflighted = shared && {
+    token: shared.accessToken,
+    expiresIn: shared.expiresIn,
+    sentAt: shared.sentAt,
+    receivedAt: shared.receivedAt,
+    roundTripMs: shared.receivedAt - shared.sentAt,
+  };
   // The runner's token, unless it is already too old to probe shortly before its expiry; a slow
   // first probe moves the "before" probe earlier, and past already, the token is too old too. It
   // may also be refused already (a server that ends tokens early): whether the API accepts
@@ -101,7 +117,15 @@ async function buildTimeline(c: CheckContext): Promise<Timeline> {
   // evidence for EXPIRY-VALID-BEFORE if its expires_in still vouched for it (judgeRefusal).
   if (refusedFirst && fresh.first.status === 200) {
     const { first, firstSentAt, sentAt, expiresIn } = refusedFirst;
-    recordRefusal({ request: `GET ${USER_PATH}`, requestedAt: sentAt, declaredValidUntil: sentAt + expiresIn * 1000, sentAt: firstSentAt, receivedAt: first.receivedAt, thenStatus: 200, ...(first.evidence ? { record: first.evidence.record } : {}) });
+    recordRefusal({
+      request: `GET ${USER_PATH}`,
+      requestedAt: sentAt,
+      declaredValidUntil: sentAt + expiresIn * 1000,
+      sentAt: firstSentAt,
+      receivedAt: first.receivedAt,
+      thenStatus: 200,
+      ...(first.evidence ? { record: first.evidence.record } : {}),
+    });
   }
   const again = preflighted && reissuedAfterExpiry(preflighted, fresh, c.settings.expiryMarginSeconds);
   if (again) fresh.reissuedAfterExpiry = again;
@@ -139,8 +163,17 @@ export async function freshTimeline(c: CheckContext): Promise<Timeline> {
 
 async function startTimeline(c: CheckContext, issued: Omit<Timeline, 'first' | 'firstSentAt'>): Promise<Timeline> {
   const probeSent = Date.now();
-  const first = await probe(c, issued.token, 'GET /users/me with the token just issued (does the API accept it at all?)');
-  return { ...issued, first, firstSentAt: probeSent, roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent) };
+  const first = await probe(
+    c,
+    issued.token,
+    'GET /users/me with the token just issued (does the API accept it at all?)',
+  );
+  return {
+    ...issued,
+    first,
+    firstSentAt: probeSent,
+    roundTripMs: Math.max(issued.roundTripMs, Date.now() - probeSent),
+  };
 }
 
 /**
@@ -148,20 +181,34 @@ async function startTimeline(c: CheckContext, issued: Omit<Timeline, 'first' | '
  * surely valid: a failure recorded), or 'inconclusive' (the probe could not be sent in time, or
  * its refusal arrived when a whole-second clock may already have ended the token).
  */
-export async function probeShortlyBefore(c: CheckContext, t: Timeline): Promise<'accepted' | 'judged' | 'inconclusive'> {
+export async function probeShortlyBefore(
+  c: CheckContext,
+  t: Timeline,
+): Promise<'accepted' | 'judged' | 'inconclusive'> {
   const at = probeBeforeAt(t);
   if (at > t.receivedAt && Date.now() > at + TIMER_SLACK_MS) {
-    c.note(`the probe before expiry could not be sent in time (${((Date.now() - at) / 1000).toFixed(1)} s late): a busy moment`);
+    c.note(
+      `the probe before expiry could not be sent in time (${((Date.now() - at) / 1000).toFixed(1)} s late): a busy moment`,
+    );
     return 'inconclusive';
   }
-  if (at === t.receivedAt) c.note(`expires_in (${t.expiresIn} s) is too short to probe closer to its end than right after issue: the probe must lead by a second of clock granularity plus the ${t.roundTripMs} ms round trip`);
+  if (at === t.receivedAt)
+    c.note(
+      `expires_in (${t.expiresIn} s) is too short to probe closer to its end than right after issue: the probe must lead by a second of clock granularity plus the ${t.roundTripMs} ms round trip`,
+    );
   await sleepUntil(at, c.signal);
   const secondsLeft = (t.sentAt + t.expiresIn * 1000 - Date.now()) / 1000;
   const what = `GET /users/me ${secondsLeft.toFixed(1)} s before the token's expires_in (${t.expiresIn} s) runs out`;
-  const res = await probe(c, t.token, `GET /users/me with a token that has ${secondsLeft.toFixed(1)} s left of its expires_in`);
+  const res = await probe(
+    c,
+    t.token,
+    `GET /users/me with a token that has ${secondsLeft.toFixed(1)} s left of its expires_in`,
+  );
   if (res.status === 200) return 'accepted';
   if (res.receivedAt > t.sentAt + t.expiresIn * 1000 - WHOLE_SECOND_MS) {
-    c.note(`${what}: refused, but the answer came ${((res.receivedAt - at) / 1000).toFixed(1)} s after the probe was sent, when a whole-second clock may already have ended the token: not evidence either way`);
+    c.note(
+      `${what}: refused, but the answer came ${((res.receivedAt - at) / 1000).toFixed(1)} s after the probe was sent, when a whole-second clock may already have ended the token: not evidence either way`,
+    );
     return 'inconclusive';
   }
   c.fail(`${what}: expected 200, got ${res.status}`, res);
@@ -173,9 +220,21 @@ async function ownToken(c: CheckContext): Promise<Omit<Timeline, 'first' | 'firs
   const res = await requestValidToken(c);
   const receivedAt = Date.now();
   const issued = readIssuedToken(res);
-  if (!issued) throw new PrerequisiteError(`cannot follow a token to its expiry: the token request answered ${res.status} without a usable token (see ${judgeOfMissingToken(res)})`);
-  if (!Number.isInteger(issued.expiresIn) || issued.expiresIn <= 0) throw new PrerequisiteError(`cannot follow a token to its expiry: expires_in is not a positive integer (see TOKEN-EXPIRES-IN)`);
-  return { token: issued.accessToken, expiresIn: issued.expiresIn, sentAt, receivedAt, roundTripMs: receivedAt - sentAt };
+  if (!issued)
+    throw new PrerequisiteError(
+      `cannot follow a token to its expiry: the token request answered ${res.status} without a usable token (see ${judgeOfMissingToken(res)})`,
+    );
+  if (!Number.isInteger(issued.expiresIn) || issued.expiresIn <= 0)
+    throw new PrerequisiteError(
+      `cannot follow a token to its expiry: expires_in is not a positive integer (see TOKEN-EXPIRES-IN)`,
+    );
+  return {
+    token: issued.accessToken,
+    expiresIn: issued.expiresIn,
+    sentAt,
+    receivedAt,
+    roundTripMs: receivedAt - sentAt,
+  };
 }
 
 /**
@@ -216,7 +275,8 @@ export function waitable(c: CheckContext, t: Pick<Timeline, 'expiresIn'>): boole
 function notWaitedFor(expiresIn: number, max: number): string {
   // --max-expiry-wait 0 is the main job of a two-job proof: not waiting is the design, the expiry job waits (issue 39 item 5).
   const job = `run --suite expiry --max-expiry-wait ${expiresIn}`;
-  if (max === 0) return `expires_in is ${expiresIn} s and --max-expiry-wait is 0: not waited out in this run; the expiry job proves it (${job}, then combine-bundles)`;
+  if (max === 0)
+    return `expires_in is ${expiresIn} s and --max-expiry-wait is 0: not waited out in this run; the expiry job proves it (${job}, then combine-bundles)`;
   return `expires_in is ${expiresIn} s, longer than --max-expiry-wait ${max} s; pass --max-expiry-wait ${expiresIn} to wait it out, or prove it in a job of its own (${job})`;
 }
 
@@ -278,7 +338,10 @@ export function observeExpiry(c: CheckContext, t: Timeline): Promise<ExpiryObser
  * same allowance HttpClient.send makes before it calls a 401 the token's. The one refused
  * earliest in its lifetime, if several.
  */
-export function conclusiveRefusal(refusals: readonly PassedRefusal[], marginSeconds: number): PassedRefusal | undefined {
+export function conclusiveRefusal(
+  refusals: readonly PassedRefusal[],
+  marginSeconds: number,
+): PassedRefusal | undefined {
   const surely = refusals.filter((r) => r.receivedAt < r.declaredValidUntil - WHOLE_SECOND_MS - marginSeconds * 1000);
   return surely.sort((a, b) => share(a.receivedAt - a.requestedAt, a) - share(b.receivedAt - b.requestedAt, b))[0];
 }
@@ -301,7 +364,10 @@ export type ObservedOutcome =
   | { kind: 'skipped'; reason: string };
 
 /** The probe of the timeline's token as the run ends: its answer, or why there is none. */
-export type ObservedProbe = { status: number; sentAt: number; receivedAt: number } | { stopped: string } | { failed: string };
+export type ObservedProbe =
+  | { status: number; sentAt: number; receivedAt: number }
+  | { stopped: string }
+  | { failed: string };
 
 /**
  * The verdict on the observed part of a lifetime too long to wait out (issue 30): a refusal the
@@ -334,14 +400,27 @@ export function judgeObserved(o: {
     };
   }
   const probe = o.probe;
-  if ('stopped' in probe) return { kind: 'skipped', reason: `the token was not probed again: ${probe.stopped}; ${notWaited}` };
+  if ('stopped' in probe)
+    return { kind: 'skipped', reason: `the token was not probed again: ${probe.stopped}; ${notWaited}` };
   // The token was issued by `receivedAt`: an answer to a probe sent later covers at least this much of its life.
   const ageMs = 'failed' in probe ? Date.now() - t.receivedAt : probe.sentAt - t.receivedAt;
   const age = `${(Math.max(0, ageMs) / 1000).toFixed(1)} s after issue (${o.when})`;
-  if ('failed' in probe) return { kind: 'error', message: `cannot judge the observed part of the token's lifetime: GET /users/me with it, ${age}, failed: ${probe.failed}` };
-  if (probe.status === 200) return { kind: 'passed', note: `GET /users/me with the token: accepted ${age}, of the ${t.expiresIn} s declared (${percentOf(ageMs, t.expiresIn)}); ${notWaited}` };
+  if ('failed' in probe)
+    return {
+      kind: 'error',
+      message: `cannot judge the observed part of the token's lifetime: GET /users/me with it, ${age}, failed: ${probe.failed}`,
+    };
+  if (probe.status === 200)
+    return {
+      kind: 'passed',
+      note: `GET /users/me with the token: accepted ${age}, of the ${t.expiresIn} s declared (${percentOf(ageMs, t.expiresIn)}); ${notWaited}`,
+    };
   const surelyValid = probe.receivedAt < t.sentAt + t.expiresIn * 1000 - WHOLE_SECOND_MS - o.marginSeconds * 1000;
-  if (!surelyValid) return { kind: 'error', message: `cannot judge: GET /users/me with the token, ${age}, got ${probe.status}, but the answer came when its expires_in (${t.expiresIn} s, whole seconds) may have run out` };
+  if (!surelyValid)
+    return {
+      kind: 'error',
+      message: `cannot judge: GET /users/me with the token, ${age}, got ${probe.status}, but the answer came when its expires_in (${t.expiresIn} s, whole seconds) may have run out`,
+    };
   return {
     kind: 'failed',
     message: `GET /users/me with the token ${age}: expected 200, got ${probe.status}, when ${percentOf(ageMs, t.expiresIn)} of the ${t.expiresIn} s its expires_in declared had passed: the token stopped working long before expires_in (seconds, spec §Access token response) ran out`,
@@ -377,13 +456,21 @@ export async function judgeObservedPart(c: CheckContext, t: Timeline, budgetEnd:
   let when = 'the expiry suite ran alone';
   if (othersSelected(settings.selected)) {
     const ended = await untilOtherChecksEnd({ until: latest, signal: c.signal, enough });
-    when = ended === 'time' ? (latest === fullAt ? 'shortly before expiry' : "when this check's time ran out, the other checks still running") : ended === 'gone' ? 'the other checks no longer answered' : 'as the other checks ended';
+    when =
+      ended === 'time'
+        ? latest === fullAt
+          ? 'shortly before expiry'
+          : "when this check's time ran out, the other checks still running"
+        : ended === 'gone'
+          ? 'the other checks no longer answered'
+          : 'as the other checks ended';
   }
   // The runner does not say yet whether --max-expiry-wait was given (src/runner/run.ts): until
   // it does, a value other than the default is taken as the user's.
   if (settings.maxExpiryWaitGiven ?? settings.maxExpiryWaitSeconds !== DEFAULT_MAX_EXPIRY_WAIT_SECONDS) {
     const asked = Math.min(t.receivedAt + settings.maxExpiryWaitSeconds * 1000, latest);
-    if (asked > Date.now() && (await untilEvidence({ until: asked, signal: c.signal, enough })) === 'time') when = `--max-expiry-wait ${settings.maxExpiryWaitSeconds} s after issue`;
+    if (asked > Date.now() && (await untilEvidence({ until: asked, signal: c.signal, enough })) === 'time')
+      when = `--max-expiry-wait ${settings.maxExpiryWaitSeconds} s after issue`;
   }
   let seen: ObservedProbe;
   let refused: HttpResponse | undefined;
@@ -392,25 +479,45 @@ export async function judgeObservedPart(c: CheckContext, t: Timeline, budgetEnd:
   else if (Date.now() >= fullAt - POLL_MS) {
     // Waited to the "shortly before" moment: the whole lifetime is judged as usual.
     const before = await probeShortlyBefore(c, t);
-    if (before === 'accepted') c.note(`the token was accepted shortly before its expires_in ran out (${when}); the refusal after expiry was not waited for: ${t.expiresIn} s > --max-expiry-wait ${settings.maxExpiryWaitSeconds}`);
-    if (before === 'inconclusive') c.error('cannot judge: the probe shortly before expiry could not be sent or answered in time');
+    if (before === 'accepted')
+      c.note(
+        `the token was accepted shortly before its expires_in ran out (${when}); the refusal after expiry was not waited for: ${t.expiresIn} s > --max-expiry-wait ${settings.maxExpiryWaitSeconds}`,
+      );
+    if (before === 'inconclusive')
+      c.error('cannot judge: the probe shortly before expiry could not be sent or answered in time');
     return;
   } else {
     const sentAt = Date.now();
     try {
-      const res = await probe(c, t.token, `GET /users/me with the token again, ${((sentAt - t.receivedAt) / 1000).toFixed(1)} s after issue, ${when} (its expires_in, ${t.expiresIn} s, is too long to wait out)`);
+      const res = await probe(
+        c,
+        t.token,
+        `GET /users/me with the token again, ${((sentAt - t.receivedAt) / 1000).toFixed(1)} s after issue, ${when} (its expires_in, ${t.expiresIn} s, is too long to wait out)`,
+      );
       seen = { status: res.status, sentAt, receivedAt: res.receivedAt };
       if (res.status !== 200) refused = res;
     } catch (err) {
       // No answer, no evidence: the cause, as an error (or a skip when the run was stopped).
       if (c.signal.aborted) seen = { stopped: 'the run was stopped while it was sent' };
-      else if (err instanceof TransportError || err instanceof UnavailableError || err instanceof RequestRefusedError) seen = { failed: err.message };
+      else if (err instanceof TransportError || err instanceof UnavailableError || err instanceof RequestRefusedError)
+        seen = { failed: err.message };
       else throw err;
     }
   }
-  const outcome = judgeObserved({ t, maxWaitSeconds: settings.maxExpiryWaitSeconds, marginSeconds: margin, refusals: observedRefusals(), probe: seen, when });
+  const outcome = judgeObserved({
+    t,
+    maxWaitSeconds: settings.maxExpiryWaitSeconds,
+    marginSeconds: margin,
+    refusals: observedRefusals(),
+    probe: seen,
+    when,
+  });
   if (outcome.kind === 'passed') c.note(outcome.note);
   else if (outcome.kind === 'error') c.error(outcome.message);
   else if (outcome.kind === 'skipped') c.skip(outcome.reason);
-  else c.fail(outcome.message, outcome.refusal?.record ? { exchange: -1, evidence: Evidence.of(outcome.refusal.record) } : refused);
+  else
+    c.fail(
+      outcome.message,
+      outcome.refusal?.record ? { exchange: -1, evidence: Evidence.of(outcome.refusal.record) } : refused,
+    );
 }

@@ -56,7 +56,9 @@ const isMap = (document: Json, pointer: string): boolean => {
   if (!isObject(s)) return false;
   // A property named as a placeholder (Mist's `ips: {"{vlan}": …}`) stands for keys that are data.
   const placeholder = isObject(s.properties) && Object.keys(s.properties).some((k) => /^\{[^{}]+\}$/.test(k));
-  return placeholder || isObject(s.additionalProperties) || s.additionalProperties === true || isObject(s.patternProperties);
+  return (
+    placeholder || isObject(s.additionalProperties) || s.additionalProperties === true || isObject(s.patternProperties)
+  );
 };
 
 /**
@@ -79,7 +81,11 @@ export function comparedField(document: Json, pointer: string, path: readonly Se
       known += 1;
       const { all, unions } = certain(document, current);
       if (segment === 0) {
-        next.push(all.filter((p) => isObject(at(document, p)) && isObject((at(document, p) as Json).items)).map((p) => `${p}/items`));
+        next.push(
+          all
+            .filter((p) => isObject(at(document, p)) && isObject((at(document, p) as Json).items))
+            .map((p) => `${p}/items`),
+        );
         declaredBy += 1;
         continue;
       }
@@ -95,7 +101,8 @@ export function comparedField(document: Json, pointer: string, path: readonly Se
         const found = arms.map((arm) => certain(document, [arm]).all.filter((p) => declares(document, p, segment)));
         const some = found.filter((f) => f.length > 0).length;
         if (some > 0 && some < arms.length) return false;
-        if (some === arms.length) for (const f of found) inArms.push(f.map((p) => `${p}/properties/${pointerOf(segment)}`));
+        if (some === arms.length)
+          for (const f of found) inArms.push(f.map((p) => `${p}/properties/${pointerOf(segment)}`));
       }
       if (inArms.length > 0) {
         next.push(...inArms);

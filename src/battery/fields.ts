@@ -41,7 +41,9 @@ export function fieldPaths(value: unknown): Set<string> {
 export function displayPath(encoded: string): string {
   const segments = JSON.parse(encoded) as Segment[];
   return segments
-    .map((s, i) => (s === ELEMENT ? '[]' : /^[A-Za-z_$][\w$-]*$/.test(s) ? `${i === 0 ? '' : '.'}${s}` : `[${JSON.stringify(s)}]`))
+    .map((s, i) =>
+      s === ELEMENT ? '[]' : /^[A-Za-z_$][\w$-]*$/.test(s) ? `${i === 0 ? '' : '.'}${s}` : `[${JSON.stringify(s)}]`,
+    )
     .join('');
 }
 
@@ -51,13 +53,18 @@ export function displayPath(encoded: string): string {
  */
 export function missingFields(value: unknown, union: ReadonlySet<string>): string[] {
   const own = fieldPaths(value);
-  return [...union].filter((path) => !own.has(path) && parentCanHold(value, JSON.parse(path) as Segment[])).map(displayPath);
+  return [...union]
+    .filter((path) => !own.has(path) && parentCanHold(value, JSON.parse(path) as Segment[]))
+    .map(displayPath);
 }
 
 function parentCanHold(value: unknown, path: readonly Segment[]): boolean {
   let nodes: unknown[] = [value];
   for (const segment of path.slice(0, -1)) {
-    nodes = segment === ELEMENT ? nodes.flatMap((n): unknown[] => (Array.isArray(n) ? (n as unknown[]) : [])) : nodes.map((n) => (isObject(n) ? n[segment] : undefined));
+    nodes =
+      segment === ELEMENT
+        ? nodes.flatMap((n): unknown[] => (Array.isArray(n) ? (n as unknown[]) : []))
+        : nodes.map((n) => (isObject(n) ? n[segment] : undefined));
     if (nodes.length === 0) return false;
   }
   const last = path.at(-1);

@@ -29,7 +29,10 @@ export interface Counts {
  * check whose failures all come after `cap` errors would be reported as an error); and a count
  * of the rest.
  */
-export function capFindings<T extends { kind: 'failure' | 'error' }>(ordered: readonly T[], cap: number): { listed: T[]; rest: Counts } {
+export function capFindings<T extends { kind: 'failure' | 'error' }>(
+  ordered: readonly T[],
+  cap: number,
+): { listed: T[]; rest: Counts } {
   const listed = ordered.slice(0, cap);
   const firstFailure = ordered.find((f) => f.kind === 'failure');
   if (firstFailure && !listed.includes(firstFailure)) listed.splice(Math.max(0, cap - 1), listed.length, firstFailure);

@@ -6,20 +6,30 @@ import { fitsSkeleton, shapeOf, skeletonOf, type Skeleton } from './fields.js';
  * object with exactly one array-valued property (`{"items": [...], ...}`), or the one the
  * document names (`property`).
  */
-export function extractItems(body: unknown, property?: string): { items: unknown[] } | { problem: string; noArray?: true } {
+export function extractItems(
+  body: unknown,
+  property?: string,
+): { items: unknown[] } | { problem: string; noArray?: true } {
   if (Array.isArray(body)) return { items: body };
   // The document names the wrapper's property (src/openapi/endpoint-model.ts): that one, whatever other arrays the body has.
   if (property !== undefined && body !== null && typeof body === 'object' && Object.hasOwn(body, property)) {
     const items = (body as Record<string, unknown>)[property];
-    return Array.isArray(items) ? { items } : { problem: `the list body's "${property}" is ${JSON.stringify(items)?.slice(0, 80)}, not an array of items` };
+    return Array.isArray(items)
+      ? { items }
+      : { problem: `the list body's "${property}" is ${JSON.stringify(items)?.slice(0, 80)}, not an array of items` };
   }
   if (body !== null && typeof body === 'object') {
     const arrays = Object.entries(body).filter(([, v]) => Array.isArray(v));
     if (arrays.length === 1) return { items: arrays[0]?.[1] as unknown[] };
     if (arrays.length === 0) return { problem: 'the list body is an object without an array of items', noArray: true };
-    return { problem: `the list body has several arrays (${arrays.map(([k]) => k).join(', ')}); cannot tell which holds the items` };
+    return {
+      problem: `the list body has several arrays (${arrays.map(([k]) => k).join(', ')}); cannot tell which holds the items`,
+    };
   }
-  return { problem: `the list body is ${JSON.stringify(body)?.slice(0, 80)}, not a JSON array of items`, noArray: true };
+  return {
+    problem: `the list body is ${JSON.stringify(body)?.slice(0, 80)}, not a JSON array of items`,
+    noArray: true,
+  };
 }
 
 /**
@@ -95,7 +105,8 @@ export function itemLabelAt(items: PageItems, i: number): string {
 /** Whether two pages hold the same items (by key) in the same order. */
 export function sameItems(a: PageItems, b: PageItems): boolean {
   if (a.keys.length !== b.keys.length) return false;
-  for (let i = 0; i < a.keys.length; i += 1) if (a.keys[i] !== b.keys[i] || keyKindAt(a, i) !== keyKindAt(b, i)) return false;
+  for (let i = 0; i < a.keys.length; i += 1)
+    if (a.keys[i] !== b.keys[i] || keyKindAt(a, i) !== keyKindAt(b, i)) return false;
   return true;
 }
 

@@ -127,7 +127,11 @@ const ASK_EVERY_MS = 5000;
  * run has stopped ('stopped'), `enough()` holds ('enough': evidence in hand), or the other
  * worker did not answer for ANSWER_MS ('gone': ended, its channel closed, or never started).
  */
-export async function untilOtherChecksEnd(o: { until: number; signal: AbortSignal; enough: () => boolean }): Promise<'done' | 'time' | 'stopped' | 'enough' | 'gone'> {
+export async function untilOtherChecksEnd(o: {
+  until: number;
+  signal: AbortSignal;
+  enough: () => boolean;
+}): Promise<'done' | 'time' | 'stopped' | 'enough' | 'gone'> {
   let askedAt = 0;
   for (;;) {
     if (o.signal.aborted) return 'stopped';
@@ -147,7 +151,11 @@ export async function untilOtherChecksEnd(o: { until: number; signal: AbortSigna
 }
 
 /** Waits until `until` ('time'), the run stops ('stopped') or `enough()` holds ('enough'). */
-export async function untilEvidence(o: { until: number; signal: AbortSignal; enough: () => boolean }): Promise<'time' | 'stopped' | 'enough'> {
+export async function untilEvidence(o: {
+  until: number;
+  signal: AbortSignal;
+  enough: () => boolean;
+}): Promise<'time' | 'stopped' | 'enough'> {
   for (;;) {
     if (o.signal.aborted) return 'stopped';
     if (o.enough()) return 'enough';

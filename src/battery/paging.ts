@@ -28,7 +28,8 @@ export function readPagingHeaders(res: HttpResponse): PagingValues {
       out.problems.push(`${name} is missing`);
       continue;
     }
-    if (lines.length > 1) out.problems.push(`${name} is sent ${lines.length} times (${lines.map((l) => JSON.stringify(l)).join(', ')})`);
+    if (lines.length > 1)
+      out.problems.push(`${name} is sent ${lines.length} times (${lines.map((l) => JSON.stringify(l)).join(', ')})`);
     // Only SP and HTAB are optional whitespace around a field value (RFC 9110 §5.6.3).
     const raw = (lines[0] ?? '').replace(/^[ \t]+|[ \t]+$/g, '');
     if (!/^\d+$/.test(raw)) {
@@ -56,7 +57,10 @@ export function expectedTotalPages(totalElements: number, pageSize: number): num
  * past the end. `page` is the page asked for: whether Page-Number echoes it is PAGE-ECHO's rule,
  * not this one's. A missing or unreadable header is named (PAGE-HEADERS judges it), never guessed.
  */
-export function expectedItemCount(paging: PagingValues, page: number): { count: number; size: number; total: number } | { unknown: string } {
+export function expectedItemCount(
+  paging: PagingValues,
+  page: number,
+): { count: number; size: number; total: number } | { unknown: string } {
   const { values, problems } = paging;
   const size = values['Page-Size'];
   const total = values['Total-Elements'];
@@ -94,7 +98,8 @@ export function unfollowableLink(target: string, apiOrigin: string): string | un
   } catch {
     return `cannot be resolved to a URL (RFC 3986 §5): ${cannot}`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `is not an http(s) URL on the API's origin ${apiOrigin}: ${cannot}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `is not an http(s) URL on the API's origin ${apiOrigin}: ${cannot}`;
   return url.origin === apiOrigin ? undefined : `is not on the API's origin ${apiOrigin}: ${cannot}`;
 }
 
@@ -115,7 +120,8 @@ export function outsideBasePath(target: string, baseUrl: string): string | undef
     return undefined;
   }
   const prefix = base.pathname.replace(/\/+$/, '');
-  if (prefix === '' || url.origin !== base.origin || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) return undefined;
+  if (prefix === '' || url.origin !== base.origin || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`))
+    return undefined;
   return `is not under the base URL's path ${prefix}`;
 }
 
@@ -164,10 +170,18 @@ export function pagesToWalk(totalPages: number, maxPages: number | undefined): n
 
 /** Reads what the checks need of a page; the body itself is dropped (the exchange keeps its start). */
 export function readPage(number: number, res: HttpResponse, reader: PageReader): WalkPage {
-  const page: WalkPage = { number, url: res.url, res: res.withoutBody(), paging: readPagingHeaders(res), links: parseLinkHeader([...res.headerLines('link')], res.url) };
+  const page: WalkPage = {
+    number,
+    url: res.url,
+    res: res.withoutBody(),
+    paging: readPagingHeaders(res),
+    links: parseLinkHeader([...res.headerLines('link')], res.url),
+  };
   if (res.status >= 200 && res.status < 300) {
     const parsed = res.json();
-    const extracted = parsed.ok ? extractItems(parsed.value, reader.itemsProperty) : { problem: parsed.error, noArray: true as const };
+    const extracted = parsed.ok
+      ? extractItems(parsed.value, reader.itemsProperty)
+      : { problem: parsed.error, noArray: true as const };
     if (parsed.ok && Array.isArray(parsed.value)) page.bareArray = true;
     if ('items' in extracted) {
       page.items = summariseItems(extracted.items, reader.withShapes);
@@ -209,7 +223,11 @@ export function withQuery(apiPath: string, params: Record<string, string>): stri
  * normalised), or undefined: `pageUrl(n)` is the walk's URL of page n, `inWalk(n)` whether the
  * walk reads page n.
  */
-export function walkPageNumber(target: string, pageUrl: (n: number) => string, inWalk: (n: number) => boolean): number | undefined {
+export function walkPageNumber(
+  target: string,
+  pageUrl: (n: number) => string,
+  inWalk: (n: number) => boolean,
+): number | undefined {
   let url: URL;
   try {
     url = new URL(target);
@@ -260,7 +278,8 @@ export function exactPageNumber(pageUrl: (n: number) => string): (target: string
   if (!template) return () => undefined;
   const { before, after } = template;
   return (target) => {
-    if (target.length <= before.length + after.length || !target.startsWith(before) || !target.endsWith(after)) return undefined;
+    if (target.length <= before.length + after.length || !target.startsWith(before) || !target.endsWith(after))
+      return undefined;
     const number = target.slice(before.length, target.length - after.length);
     return /^[1-9]\d{0,8}$/.test(number) ? Number(number) : undefined;
   };

@@ -99,11 +99,18 @@ function declaredNames(document: Json, pointer: string): Set<string> {
 }
 
 /** Whether `entry` is one of the schema's values by the rule above; false when the schema cannot be judged. */
-function matchesSchema(schema: NonNullable<DataEvidence['schema']>, declared: ReadonlySet<string>, entry: Json): boolean {
+function matchesSchema(
+  schema: NonNullable<DataEvidence['schema']>,
+  declared: ReadonlySet<string>,
+  entry: Json,
+): boolean {
   const carried = Object.keys(entry).filter((k) => declared.has(k)).length;
   if (carried < 2 || carried * 2 < declared.size) return false;
   try {
-    return schemaProblems(schema.document, schema.pointer, entry).length === 0 && hasEveryDeclared(schema.document, schema.pointer, entry);
+    return (
+      schemaProblems(schema.document, schema.pointer, entry).length === 0 &&
+      hasEveryDeclared(schema.document, schema.pointer, entry)
+    );
   } catch {
     // A schema that cannot be compiled is RESOURCE-SCHEMA's error, and no evidence here.
     return false;
@@ -117,15 +124,24 @@ export function carriesMoreThanId(entry: Json, fields: Iterable<string>): boolea
   return false;
 }
 
-function evidenceOf(evidence: DataEvidence, declared: ReadonlySet<string> | undefined, entry: Json, whole: boolean): string | undefined {
+function evidenceOf(
+  evidence: DataEvidence,
+  declared: ReadonlySet<string> | undefined,
+  entry: Json,
+  whole: boolean,
+): string | undefined {
   const id = itemId(entry);
-  if (id !== undefined && evidence.ownIds.has(id) && carriesMoreThanId(entry, evidence.ownFields ?? [])) return `id ${id} is an id of the tenant's own data`;
+  if (id !== undefined && evidence.ownIds.has(id) && carriesMoreThanId(entry, evidence.ownFields ?? []))
+    return `id ${id} is an id of the tenant's own data`;
   const seeded = id === undefined ? undefined : evidence.seeded.get(id);
-  if (seeded && carriesMoreThanId(entry, Object.keys(seeded))) return `id ${id as string} is a seeded item (--expectations)`;
+  if (seeded && carriesMoreThanId(entry, Object.keys(seeded)))
+    return `id ${id as string} is a seeded item (--expectations)`;
   const label = id !== undefined ? `id ${id}` : whole ? 'the body' : 'an entry';
-  if (evidence.schema && declared && matchesSchema(evidence.schema, declared, entry)) return `${label} matches the document's schema of the endpoint's ${evidence.schema.of === 'items' ? 'items' : 'body'}`;
+  if (evidence.schema && declared && matchesSchema(evidence.schema, declared, entry))
+    return `${label} matches the document's schema of the endpoint's ${evidence.schema.of === 'items' ? 'items' : 'body'}`;
   const own = evidence.ownFields;
-  if (own && own.length >= MIN_SHAPE_FIELDS && own.every((k) => Object.hasOwn(entry, k))) return `${label} has every field of the tenant's own items (${own.slice(0, 4).join(', ')}${own.length > 4 ? ', …' : ''})`;
+  if (own && own.length >= MIN_SHAPE_FIELDS && own.every((k) => Object.hasOwn(entry, k)))
+    return `${label} has every field of the tenant's own items (${own.slice(0, 4).join(', ')}${own.length > 4 ? ', …' : ''})`;
   return undefined;
 }
 
@@ -144,5 +160,10 @@ export function dataInRefusal(body: unknown, evidence: DataEvidence): DataFound 
 
 /** Whether anything could show data in a refusal: without a schema, own items or seeded ones, nothing can. */
 export function canRecogniseData(evidence: DataEvidence): boolean {
-  return evidence.schema !== undefined || evidence.ownIds.size > 0 || evidence.seeded.size > 0 || (evidence.ownFields?.length ?? 0) >= MIN_SHAPE_FIELDS;
+  return (
+    evidence.schema !== undefined ||
+    evidence.ownIds.size > 0 ||
+    evidence.seeded.size > 0 ||
+    (evidence.ownFields?.length ?? 0) >= MIN_SHAPE_FIELDS
+  );
 }

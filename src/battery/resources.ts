@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { pathKey, wirePath, type EndpointSpec } from '../api/endpoint-specs.js';
-import { canonicalPointer, compileFailure, documentAjv, precompiledFailure, precompiledValidator, schemaAt, type CompileFailure } from '../openapi/document-ajv.js';
+import {
+  canonicalPointer,
+  compileFailure,
+  documentAjv,
+  precompiledFailure,
+  precompiledValidator,
+  schemaAt,
+  type CompileFailure,
+} from '../openapi/document-ajv.js';
 import { at as target, isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import { at as nodeAt } from '../openapi/pointer.js';
 import { mayBeObject, omissionMessage } from '../lint/omission.js';
@@ -19,7 +27,6 @@ import type { BatteryContext } from './wiring.js';
  *
  * Every judgement returns lines of text for the report; nothing is thrown, nothing is kept.
  */
-
 
 /** What the three checks found in one object (an item of a list, or a resource). */
 export interface ResourceProblems {
@@ -119,12 +126,14 @@ function describeError(e: ErrorObject, value: unknown, base = ''): string {
   if (e.keyword === 'enum') return `${where}: must be one of ${JSON.stringify(e.params.allowedValues)}, got ${got}`;
   if (e.keyword === 'const') return `${where}: must be ${JSON.stringify(e.params.allowedValue)}, got ${got}`;
   if (e.keyword === 'required') return `${where}: must have required property ${String(e.params.missingProperty)}`;
-  if (e.keyword === 'additionalProperties') return `${where}: must not have property ${JSON.stringify(e.params.additionalProperty)}`;
+  if (e.keyword === 'additionalProperties')
+    return `${where}: must not have property ${JSON.stringify(e.params.additionalProperty)}`;
   return `${where}: ${e.message ?? 'is invalid'} (got ${got})`;
 }
 
 /** Whether instance path `path` is `prefix` or inside it. */
-const within = (path: string, prefix: string): boolean => prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+const within = (path: string, prefix: string): boolean =>
+  prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
 
 /**
  * Schemas that apply where these do, outermost first: each, what its $ref leads to, and the
@@ -153,7 +162,12 @@ function applicable(document: Json, pointers: readonly string[]): string[] {
 }
 
 /** The outermost schema with a `keyword` (anyOf/oneOf) that applies at instance path `path` of a value of the schema at `pointer`. */
-function compositeAt(document: Json, pointer: string, path: string, keyword: string): { pointer: string; schema: Json } | undefined {
+function compositeAt(
+  document: Json,
+  pointer: string,
+  path: string,
+  keyword: string,
+): { pointer: string; schema: Json } | undefined {
   for (const p of schemasAt(document, pointer, path)) {
     const s = nodeAt(document, p);
     if (isObject(s) && Array.isArray(s[keyword])) return { pointer: p, schema: s };
@@ -171,8 +185,10 @@ function schemasAt(document: Json, pointer: string, path: string): string[] {
       const s = nodeAt(document, p);
       if (!isObject(s)) continue;
       // A pointer's tokens are URI-decoded (pointer.ts `at`): a `%` in a name is written %25.
-      if (isObject(s.properties) && Object.hasOwn(s.properties, t)) next.push(`${p}/properties/${raw.replace(/%/g, '%25')}`);
-      else if (/^\d+$/.test(t) && Array.isArray(s.prefixItems) && Number(t) < s.prefixItems.length) next.push(`${p}/prefixItems/${t}`);
+      if (isObject(s.properties) && Object.hasOwn(s.properties, t))
+        next.push(`${p}/properties/${raw.replace(/%/g, '%25')}`);
+      else if (/^\d+$/.test(t) && Array.isArray(s.prefixItems) && Number(t) < s.prefixItems.length)
+        next.push(`${p}/prefixItems/${t}`);
       else if (/^\d+$/.test(t) && isObject(s.items)) next.push(`${p}/items`);
       else if (isObject(s.additionalProperties)) next.push(`${p}/additionalProperties`);
     }
@@ -191,7 +207,10 @@ function rulesAt(document: Json, pointer: string): SatisfiableRule[] {
   if (rules === undefined) {
     const s = nodeAt(document, pointer);
     const deref = (v: unknown): unknown => resolve(document, v, '').value;
-    rules = isObject(s) && typeof s.$ref !== 'string' ? [...new Set(satisfiabilityFindings(s, deref).map((f) => f.rule))] : [];
+    rules =
+      isObject(s) && typeof s.$ref !== 'string'
+        ? [...new Set(satisfiabilityFindings(s, deref).map((f) => f.rule))]
+        : [];
     if (byPointer.size < 5000) byPointer.set(pointer, rules);
   }
   return rules;
@@ -203,7 +222,14 @@ function documentCause(document: Json, pointer: string, e: ErrorObject): Satisfi
   // at all (lint's OAS-ONEOF-DISTINCT); where they can, the server sent one that fits two.
   const passing: unknown = e.params.passingSchemas;
   const several = e.keyword === 'oneOf' && Array.isArray(passing) && passing.length > 1;
-  const relevant: Partial<Record<string, SatisfiableRule[]>> = { type: ['OAS-ENUM-TYPE'], enum: ['OAS-ENUM-TYPE'], const: ['OAS-ENUM-TYPE'], oneOf: several ? ['OAS-ONEOF-DISTINCT', 'OAS-CLOSED-SCHEMA'] : ['OAS-CLOSED-SCHEMA'], anyOf: ['OAS-CLOSED-SCHEMA'], additionalProperties: ['OAS-CLOSED-SCHEMA'] };
+  const relevant: Partial<Record<string, SatisfiableRule[]>> = {
+    type: ['OAS-ENUM-TYPE'],
+    enum: ['OAS-ENUM-TYPE'],
+    const: ['OAS-ENUM-TYPE'],
+    oneOf: several ? ['OAS-ONEOF-DISTINCT', 'OAS-CLOSED-SCHEMA'] : ['OAS-CLOSED-SCHEMA'],
+    anyOf: ['OAS-CLOSED-SCHEMA'],
+    additionalProperties: ['OAS-CLOSED-SCHEMA'],
+  };
   const wanted = relevant[e.keyword];
   if (!wanted) return undefined;
   for (const p of schemasAt(document, pointer, e.instancePath)) {
@@ -218,20 +244,36 @@ function documentCause(document: Json, pointer: string, e: ErrorObject): Satisfi
  * it has one and the value names one; failing an exact name, the branch whose property admits
  * the value as its `const` or `enum` (what documents that write names in another case mean).
  */
-function discriminated(document: Json, node: Json, branches: readonly unknown[], value: unknown): { index: number | undefined; text: string } | undefined {
+function discriminated(
+  document: Json,
+  node: Json,
+  branches: readonly unknown[],
+  value: unknown,
+): { index: number | undefined; text: string } | undefined {
   const d = node.discriminator;
   if (!isObject(d) || typeof d.propertyName !== 'string' || !isObject(value)) return undefined;
   const named = value[d.propertyName];
   if (typeof named !== 'string') return undefined;
   const mapped = isObject(d.mapping) ? d.mapping[named] : undefined;
-  const target = typeof mapped === 'string' ? (mapped.startsWith('#') ? mapped : `#/components/schemas/${mapped}`) : `#/components/schemas/${named}`;
+  const target =
+    typeof mapped === 'string'
+      ? mapped.startsWith('#')
+        ? mapped
+        : `#/components/schemas/${mapped}`
+      : `#/components/schemas/${named}`;
   const propertyName = d.propertyName;
   let index = branches.findIndex((b) => isObject(b) && b.$ref === target);
   if (index < 0) {
     index = branches.findIndex((b) => {
       const own = resolve(document, b, '#').value;
-      const property = isObject(own) && isObject(own.properties) ? resolve(document, own.properties[propertyName], '#').value : undefined;
-      return isObject(property) && (property.const === named || (Array.isArray(property.enum) && property.enum.includes(named)));
+      const property =
+        isObject(own) && isObject(own.properties)
+          ? resolve(document, own.properties[propertyName], '#').value
+          : undefined;
+      return (
+        isObject(property) &&
+        (property.const === named || (Array.isArray(property.enum) && property.enum.includes(named)))
+      );
     });
   }
   return { index: index >= 0 ? index : undefined, text: `its ${propertyName} ${JSON.stringify(named)}` };
@@ -251,18 +293,28 @@ interface Scope {
  * schema in anyOf"; ajv reports a union after its branches' errors, which are the ones just
  * before it, inside its path.
  */
-function explain(document: Json, pointer: string, value: unknown, base: string, errors: readonly ErrorObject[], scope: Scope): string[] {
+function explain(
+  document: Json,
+  pointer: string,
+  value: unknown,
+  base: string,
+  errors: readonly ErrorObject[],
+  scope: Scope,
+): string[] {
   const claimed = errors.map(() => false);
   for (let k = errors.length - 1; k >= 0; k -= 1) {
     const e = errors[k] as ErrorObject;
     if (claimed[k] || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf')) continue;
-    for (let j = k - 1; j >= 0 && within((errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1) claimed[j] = true;
+    for (let j = k - 1; j >= 0 && within((errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1)
+      claimed[j] = true;
   }
   const lines: string[] = [];
   errors.forEach((e, k) => {
     if (claimed[k] || e.keyword === 'if') return;
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') lines.push(...explainUnion(document, pointer, value, base, e, scope));
-    else if (e.keyword !== 'required' || scope.keepRequired) lines.push(`${describeError(e, value, base)}${scope.note}`);
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf')
+      lines.push(...explainUnion(document, pointer, value, base, e, scope));
+    else if (e.keyword !== 'required' || scope.keepRequired)
+      lines.push(`${describeError(e, value, base)}${scope.note}`);
   });
   return [...new Set(lines)];
 }
@@ -273,7 +325,14 @@ function explain(document: Json, pointer: string, value: unknown, base: string, 
  * errors), and why that one failed, at the failure's own path. A nullable wrapper (`anyOf: [X,
  * {type: null}]`, as 3.0's nullable reads) is X's failure, never "must be null".
  */
-function explainUnion(document: Json, pointer: string, value: unknown, base: string, e: ErrorObject, scope: Scope): string[] {
+function explainUnion(
+  document: Json,
+  pointer: string,
+  value: unknown,
+  base: string,
+  e: ErrorObject,
+  scope: Scope,
+): string[] {
   const flat = [`${describeError(e, value, base)}${scope.note}`];
   const node = scope.depth < 8 ? compositeAt(document, pointer, e.instancePath, e.keyword) : undefined;
   if (!node) return flat;
@@ -285,12 +344,17 @@ function explainUnion(document: Json, pointer: string, value: unknown, base: str
   const path = fieldOf(base + e.instancePath);
   const where = path === '' ? 'the resource' : `field "${path}"`;
   const passing: unknown = e.params.passingSchemas;
-  if (Array.isArray(passing) && passing.length > 1) return [`${where}: must match exactly one branch of its oneOf, matches ${passing.length}: ${passing.map((i) => name(Number(i))).join(', ')}${scope.note}`];
+  if (Array.isArray(passing) && passing.length > 1)
+    return [
+      `${where}: must match exactly one branch of its oneOf, matches ${passing.length}: ${passing.map((i) => name(Number(i))).join(', ')}${scope.note}`,
+    ];
   const sub = valueAt(value, e.instancePath);
   const results = branches.map((_, i) => {
     const validate = validator(document, `${node.pointer}/${e.keyword}/${i}`);
     if (!validate) return undefined;
-    return validate(sub) ? { errors: [] as ErrorObject[], ok: true } : { errors: [...(validate.errors ?? [])], ok: false };
+    return validate(sub)
+      ? { errors: [] as ErrorObject[], ok: true }
+      : { errors: [...(validate.errors ?? [])], ok: false };
   });
   const nullAt = branches.findIndex((b) => isObject(b) && b.type === 'null' && Object.keys(b).length === 1);
   const wrapper = branches.length === 2 && nullAt >= 0;
@@ -298,7 +362,8 @@ function explainUnion(document: Json, pointer: string, value: unknown, base: str
   let why = '';
   if (wrapper) chosen = 1 - nullAt;
   const d = wrapper ? undefined : discriminated(document, node.schema, branches, sub);
-  if (d && d.index === undefined) return [`${where}: ${d.text} names none of the ${branches.length} branches of its ${e.keyword}${scope.note}`];
+  if (d && d.index === undefined)
+    return [`${where}: ${d.text} names none of the ${branches.length} branches of its ${e.keyword}${scope.note}`];
   if (d) {
     chosen = d.index;
     why = `${d.text} selects`;
@@ -306,7 +371,8 @@ function explainUnion(document: Json, pointer: string, value: unknown, base: str
   if (chosen === undefined) {
     // The closest: a branch of the value's own type first (an expanded object is an object's
     // failure, not "must be string" of the id branch beside it), then the fewest errors.
-    const rank = (r: { errors: ErrorObject[] }): number => (r.errors.some((x) => x.instancePath === '' && x.keyword === 'type') ? 1_000_000 : 0) + r.errors.length;
+    const rank = (r: { errors: ErrorObject[] }): number =>
+      (r.errors.some((x) => x.instancePath === '' && x.keyword === 'type') ? 1_000_000 : 0) + r.errors.length;
     let best = Infinity;
     results.forEach((r, i) => {
       if (r && !r.ok && rank(r) < best) [best, chosen] = [rank(r), i];
@@ -315,8 +381,14 @@ function explainUnion(document: Json, pointer: string, value: unknown, base: str
   }
   const result = chosen === undefined ? undefined : results[chosen];
   if (chosen === undefined || !result || result.ok) return flat;
-  const note = wrapper ? scope.note : ` (${path === '' ? 'the resource' : path} matches none of the ${branches.length} branches of its ${e.keyword}; ${why} ${name(chosen)})${scope.note}`;
-  const lines = explain(document, `${node.pointer}/${e.keyword}/${chosen}`, sub, base + e.instancePath, result.errors, { keepRequired: wrapper ? scope.keepRequired : true, depth: scope.depth + 1, note });
+  const note = wrapper
+    ? scope.note
+    : ` (${path === '' ? 'the resource' : path} matches none of the ${branches.length} branches of its ${e.keyword}; ${why} ${name(chosen)})${scope.note}`;
+  const lines = explain(document, `${node.pointer}/${e.keyword}/${chosen}`, sub, base + e.instancePath, result.errors, {
+    keepRequired: wrapper ? scope.keepRequired : true,
+    depth: scope.depth + 1,
+    note,
+  });
   // Through a nullable wrapper, X's omissions only: RESOURCE-FIELDS-PRESENT's, which follows it.
   return lines.length > 0 || wrapper ? lines : flat;
 }
@@ -370,7 +442,11 @@ function without(value: unknown, paths: readonly string[]): unknown {
  * oneOf and anyOf exactly as the schema composes them. Bounded rounds: a null removed can let a
  * union branch match whose nulls were not reported before.
  */
-function nullsRefused(validate: ValidateFunction, value: unknown, errors: ErrorObject[]): { value: unknown; errors: ErrorObject[]; requiredNulls: ErrorObject[] } {
+function nullsRefused(
+  validate: ValidateFunction,
+  value: unknown,
+  errors: ErrorObject[],
+): { value: unknown; errors: ErrorObject[]; requiredNulls: ErrorObject[] } {
   let current = value;
   let currentErrors = errors;
   const removed = new Map<string, ErrorObject>();
@@ -415,7 +491,9 @@ export function schemaJudgement(document: Json, pointer: string, value: unknown)
   if (!validate) throw new Error(schemaCompileProblem(document, pointer));
   if (validate(value)) return { problems: [], documentFaults: [] };
   const read = nullsRefused(validate, value, [...(validate.errors ?? [])]);
-  const nulls = read.requiredNulls.map((e) => `${describeError(e, value)} (a required property: it has data, so never null)`);
+  const nulls = read.requiredNulls.map(
+    (e) => `${describeError(e, value)} (a required property: it has data, so never null)`,
+  );
   // The document's: each error a self-contradicting schema makes, with the errors of the union it explains.
   const documentFaults: string[] = [];
   const dropped = read.errors.map(() => false);
@@ -427,22 +505,39 @@ export function schemaJudgement(document: Json, pointer: string, value: unknown)
     dropped[k] = true;
     let text = describeError(e, read.value);
     try {
-      if (e.keyword === 'oneOf' || e.keyword === 'anyOf') text = explainUnion(document, pointer, read.value, '', e, { keepRequired: true, depth: 0, note: '' }).join('; ') || text;
+      if (e.keyword === 'oneOf' || e.keyword === 'anyOf')
+        text =
+          explainUnion(document, pointer, read.value, '', e, { keepRequired: true, depth: 0, note: '' }).join('; ') ||
+          text;
     } catch {
       // As below: a hostile document's pointers leave ajv's own words.
     }
     documentFaults.push(`${text} (the document's schema there cannot be met by any server: its finding ${cause})`);
-    if (e.keyword === 'oneOf' || e.keyword === 'anyOf') for (let j = k - 1; j >= 0 && within((read.errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1) dropped[j] = true;
+    if (e.keyword === 'oneOf' || e.keyword === 'anyOf')
+      for (let j = k - 1; j >= 0 && within((read.errors[j] as ErrorObject).instancePath, e.instancePath); j -= 1)
+        dropped[j] = true;
   }
   const errors = read.errors.filter((_, k) => !dropped[k]);
   if (errors.length === 0) return { problems: nulls, documentFaults };
   try {
     // Nothing left when the value's only faults are omissions: RESOURCE-FIELDS-PRESENT reports them.
-    return { problems: [...nulls, ...explain(document, pointer, read.value, '', errors, { keepRequired: false, depth: 0, note: '' })], documentFaults };
+    return {
+      problems: [
+        ...nulls,
+        ...explain(document, pointer, read.value, '', errors, { keepRequired: false, depth: 0, note: '' }),
+      ],
+      documentFaults,
+    };
   } catch {
     // The explanation follows the document's pointers, which a hostile document can make throw:
     // ajv's own errors then, each at its path, rather than no judgement of the item.
-    return { problems: [...nulls, ...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, read.value)))], documentFaults };
+    return {
+      problems: [
+        ...nulls,
+        ...new Set(errors.filter((e) => e.keyword !== 'required').map((e) => describeError(e, read.value))),
+      ],
+      documentFaults,
+    };
   }
 }
 
@@ -479,10 +574,16 @@ interface Declarations {
 function isWriteOnly(document: Json, schema: unknown, depth = 0): boolean {
   if (!isObject(schema) || depth > 16) return false;
   if (schema.writeOnly === true) return true;
-  if (typeof schema.$ref === 'string' && isWriteOnly(document, resolve(document, { $ref: schema.$ref }, schema.$ref).value, depth + 1)) return true;
+  if (
+    typeof schema.$ref === 'string' &&
+    isWriteOnly(document, resolve(document, { $ref: schema.$ref }, schema.$ref).value, depth + 1)
+  )
+    return true;
   if (Array.isArray(schema.allOf) && schema.allOf.some((m) => isWriteOnly(document, m, depth + 1))) return true;
   return (['anyOf', 'oneOf'] as const).some((k) => {
-    const arms = Array.isArray(schema[k]) ? (schema[k] as unknown[]).filter((a) => !(isObject(a) && a.type === 'null')) : [];
+    const arms = Array.isArray(schema[k])
+      ? (schema[k] as unknown[]).filter((a) => !(isObject(a) && a.type === 'null'))
+      : [];
     return arms.length > 0 && arms.every((a) => isWriteOnly(document, a, depth + 1));
   });
 }
@@ -511,11 +612,18 @@ function collectDeclared(document: Json, schema: unknown, pointer: string, depth
     for (const [name, child] of Object.entries(s.properties)) {
       // A writeOnly property is sent by clients, never served (OAS 3.0.3 §4.7.24 readOnly/writeOnly, JSON Schema validation 2020-12 §9.4).
       if (isWriteOnly(document, child)) into.writeOnly.add(name);
-      if (!into.properties.has(name)) into.properties.set(name, { schema: child, pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer });
+      if (!into.properties.has(name))
+        into.properties.set(name, {
+          schema: child,
+          pointer: resolve(document, child, `${at}/properties/${pointerOf(name)}`).pointer,
+        });
     }
   }
-  if (Array.isArray(s.required)) for (const name of s.required) if (typeof name === 'string' && !into.required.has(name)) into.required.set(name, `${at}/required`);
-  if (Array.isArray(s.allOf)) s.allOf.forEach((member, i) => collectDeclared(document, member, `${at}/allOf/${i}`, depth + 1, into));
+  if (Array.isArray(s.required))
+    for (const name of s.required)
+      if (typeof name === 'string' && !into.required.has(name)) into.required.set(name, `${at}/required`);
+  if (Array.isArray(s.allOf))
+    s.allOf.forEach((member, i) => collectDeclared(document, member, `${at}/allOf/${i}`, depth + 1, into));
   for (const key of ['anyOf', 'oneOf'] as const) {
     const arms = s[key];
     if (!Array.isArray(arms)) continue;
@@ -535,9 +643,11 @@ function declaredProperties(document: Json, schema: unknown, pointer: string, de
   const found: Declarations = { properties: new Map(), required: new Map(), writeOnly: new Set(), seen: new Set() };
   collectDeclared(document, schema, pointer, depth, found);
   const out = new Map<string, Declared>();
-  for (const [name, p] of found.properties) if (!found.writeOnly.has(name)) out.set(name, { ...p, required: found.required.has(name) });
+  for (const [name, p] of found.properties)
+    if (!found.writeOnly.has(name)) out.set(name, { ...p, required: found.required.has(name) });
   // Listed in required with no schema: anything, null included.
-  for (const [name, at] of found.required) if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true });
+  for (const [name, at] of found.required)
+    if (!out.has(name) && !found.writeOnly.has(name)) out.set(name, { schema: {}, pointer: at, required: true });
   return out;
 }
 
@@ -561,10 +671,19 @@ function planOf(document: Json, pointer: string): Plan {
   let plan = byPointer.get(pointer);
   if (!plan) {
     const self = resolve(document, { $ref: pointer }, pointer);
-    const items = isObject(self.value) && self.value.items !== undefined ? resolve(document, self.value.items, `${self.pointer}/items`).pointer : undefined;
+    const items =
+      isObject(self.value) && self.value.items !== undefined
+        ? resolve(document, self.value.items, `${self.pointer}/items`).pointer
+        : undefined;
     const properties = declaredProperties(document, { $ref: pointer }, pointer, 0);
     const declared = [...properties.values()];
-    plan = { itemPointer: items, names: [...properties.keys()], pointers: declared.map((p) => p.pointer), children: [], items: undefined };
+    plan = {
+      itemPointer: items,
+      names: [...properties.keys()],
+      pointers: declared.map((p) => p.pointer),
+      children: [],
+      items: undefined,
+    };
     byPointer.set(pointer, plan);
   }
   return plan;
@@ -587,7 +706,8 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
     const itemPointer = plan.itemPointer;
     if (itemPointer === undefined) return [];
     const out: string[] = [];
-    for (let i = 0; i < value.length && out.length < 20; i += 1) out.push(...missingDeclared(document, itemPointer, value[i], `${prefix}[${i}]`, depth + 1));
+    for (let i = 0; i < value.length && out.length < 20; i += 1)
+      out.push(...missingDeclared(document, itemPointer, value[i], `${prefix}[${i}]`, depth + 1));
     return out.slice(0, 20);
   }
   if (!isObject(value)) return [];
@@ -599,7 +719,16 @@ export function missingDeclared(document: Json, pointer: string, value: unknown,
       out.push(prefix === '' ? name : `${prefix}.${name}`);
     } else {
       const v = value[name];
-      if (v !== null && typeof v === 'object') out.push(...missingDeclared(document, plan.pointers[i] as string, v, prefix === '' ? name : `${prefix}.${name}`, depth + 1));
+      if (v !== null && typeof v === 'object')
+        out.push(
+          ...missingDeclared(
+            document,
+            plan.pointers[i] as string,
+            v,
+            prefix === '' ? name : `${prefix}.${name}`,
+            depth + 1,
+          ),
+        );
     }
   });
   return out;
@@ -634,7 +763,12 @@ function presentIn(document: Json, plan: Plan, value: unknown, depth: number): b
     const name = names[i] as string;
     if (!Object.hasOwn(value, name)) return false;
     const v = value[name];
-    if (v !== null && typeof v === 'object' && !presentIn(document, (children[i] ??= planOf(document, pointers[i] as string)), v, depth + 1)) return false;
+    if (
+      v !== null &&
+      typeof v === 'object' &&
+      !presentIn(document, (children[i] ??= planOf(document, pointers[i] as string)), v, depth + 1)
+    )
+      return false;
   }
   return true;
 }
@@ -675,16 +809,32 @@ export function expectedResource(settings: BatteryContext, spec: EndpointSpec): 
  * pydantic writes it, is `2026-02-09T10:00:00.000Z` (RFC 3339 §5.6 allows either offset and
  * fraction; the spec shows no form). Everything else is compared exactly.
  */
-export function expectedValueProblems(expected: Json, actual: unknown, schema?: { document: Json; pointer: string }): string[] {
+export function expectedValueProblems(
+  expected: Json,
+  actual: unknown,
+  schema?: { document: Json; pointer: string },
+): string[] {
   if (!isObject(actual)) return [`expected an object, got ${describeValue(actual)}`];
-  const properties = schema ? declaredProperties(schema.document, { $ref: schema.pointer }, schema.pointer, 0) : undefined;
+  const properties = schema
+    ? declaredProperties(schema.document, { $ref: schema.pointer }, schema.pointer, 0)
+    : undefined;
   const out: string[] = [];
   for (const [field, want] of Object.entries(expected)) {
     const present = Object.hasOwn(actual, field);
     const got = present ? actual[field] : undefined;
     const declared = properties?.get(field);
     if (!present) out.push(`field "${field}": expected ${describeValue(want)}, got no such field`);
-    else if (!sameValue(want, got, schema && declared ? { document: schema.document, schema: declared.schema, pointer: declared.pointer } : undefined, 0)) out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
+    else if (
+      !sameValue(
+        want,
+        got,
+        schema && declared
+          ? { document: schema.document, schema: declared.schema, pointer: declared.pointer }
+          : undefined,
+        0,
+      )
+    )
+      out.push(`field "${field}": expected ${describeValue(want)}, got ${describeValue(got)}`);
   }
   return out;
 }
@@ -700,12 +850,14 @@ interface SchemaAt {
 function sameValue(want: unknown, got: unknown, where: SchemaAt | undefined, depth: number): boolean {
   if (isDeepStrictEqual(want, got)) return true;
   if (!where || depth > 8) return false;
-  if (typeof want === 'string' && typeof got === 'string') return isDateTime(where.document, where.schema, 0) && sameInstant(want, got);
+  if (typeof want === 'string' && typeof got === 'string')
+    return isDateTime(where.document, where.schema, 0) && sameInstant(want, got);
   const { value: node, pointer } = resolve(where.document, where.schema, where.pointer);
   if (Array.isArray(want) && Array.isArray(got)) {
     if (want.length !== got.length) return false;
     const items = isObject(node) ? node.items : undefined;
-    const at = items === undefined ? undefined : { document: where.document, schema: items, pointer: `${pointer}/items` };
+    const at =
+      items === undefined ? undefined : { document: where.document, schema: items, pointer: `${pointer}/items` };
     return want.every((w, i) => sameValue(w, got[i], at, depth + 1));
   }
   if (isObject(want) && isObject(got)) {
@@ -714,7 +866,12 @@ function sameValue(want: unknown, got: unknown, where: SchemaAt | undefined, dep
     const properties = declaredProperties(where.document, where.schema, pointer, 0);
     return keys.every((k) => {
       const declared = properties.get(k);
-      return sameValue(want[k], got[k], declared ? { document: where.document, schema: declared.schema, pointer: declared.pointer } : undefined, depth + 1);
+      return sameValue(
+        want[k],
+        got[k],
+        declared ? { document: where.document, schema: declared.schema, pointer: declared.pointer } : undefined,
+        depth + 1,
+      );
     });
   }
   return false;
@@ -726,7 +883,9 @@ function isDateTime(document: Json, schema: unknown, depth: number): boolean {
   const node = resolve(document, schema, '#').value;
   if (!isObject(node)) return false;
   if (node.format === 'date-time') return true;
-  return (['allOf', 'anyOf', 'oneOf'] as const).some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((arm) => isDateTime(document, arm, depth + 1)));
+  return (['allOf', 'anyOf', 'oneOf'] as const).some(
+    (k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((arm) => isDateTime(document, arm, depth + 1)),
+  );
 }
 
 /** RFC 3339 §5.6 date-time: full-date "T" full-time, the T and Z in either case. */
@@ -736,10 +895,18 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+)
 function instant(text: string): { seconds: number; fraction: string } | undefined {
   const m = DATE_TIME.exec(text);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const offsetHours = Number(m[10] ?? 0);
   const offsetMinutes = Number(m[11] ?? 0);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59)
+    return undefined;
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   if (date.getUTCDate() !== day) return undefined;
@@ -784,15 +951,24 @@ export interface StringTally {
 
 function allowsNull(schema: unknown): boolean {
   if (!isObject(schema)) return false;
-  if (schema.nullable === true || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
-  return (['anyOf', 'oneOf'] as const).some((k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'null'));
+  if (
+    schema.nullable === true ||
+    schema.type === 'null' ||
+    (Array.isArray(schema.type) && schema.type.includes('null'))
+  )
+    return true;
+  return (['anyOf', 'oneOf'] as const).some(
+    (k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'null'),
+  );
 }
 
 function mayBeString(schema: unknown): boolean {
   if (!isObject(schema)) return false;
   const { type } = schema;
   if (type === 'string' || (Array.isArray(type) && type.includes('string'))) return true;
-  return (['anyOf', 'oneOf'] as const).some((k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'string'));
+  return (['anyOf', 'oneOf'] as const).some(
+    (k) => Array.isArray(schema[k]) && schema[k].some((b) => isObject(b) && b.type === 'string'),
+  );
 }
 
 const optionalStrings = new WeakMap<Json, Map<string, Map<string, string>>>();
@@ -856,7 +1032,8 @@ export function addTallies(into: Map<string, StringTally>, page: ReadonlyMap<str
 export const NULL_ALLOWED = 'its schema allows null';
 
 /** Why of a required, non-null string field: "" is a value there unless most items carry it. */
-export const REQUIRED_PLAIN = 'its schema requires it as a plain string, the way a document generated from the code writes a field its serialiser fills with "" for want of data';
+export const REQUIRED_PLAIN =
+  'its schema requires it as a plain string, the way a document generated from the code writes a field its serialiser fills with "" for want of data';
 
 /**
  * Items at least of a field that is "" before it is a review item: fewer are an anecdote (one
@@ -892,17 +1069,22 @@ export function looksLikeNullAsEmpty(t: StringTally): boolean {
  * resource is also described by a list variant's whole body (a server that answers
  * `assetservers?name=a` as it answers `assetservers`, ignoring the parameter its other variant takes).
  */
-export function variantSchemas(endpoints: readonly EndpointSpec[], spec: EndpointSpec): { path: string; schema: string }[] {
+export function variantSchemas(
+  endpoints: readonly EndpointSpec[],
+  spec: EndpointSpec,
+): { path: string; schema: string }[] {
   // Parameters by position, not name: Azure's `/{roleAssignmentId}` and `/{roleDefinitionId}#…` are one template.
   const requestTarget = (path: string): string => wirePath(path).replace(/\{[^}]*\}/g, '{}');
   const target = requestTarget(spec.path);
   const out: { path: string; schema: string }[] = [];
   for (const other of endpoints) {
-    if (other === spec || other.path === spec.path || other.schema === undefined || other.schema === spec.schema) continue;
+    if (other === spec || other.path === spec.path || other.schema === undefined || other.schema === spec.schema)
+      continue;
     if (requestTarget(other.path) !== target) continue;
     if (other.kind === spec.kind) out.push({ path: other.path, schema: other.schema });
     // A resource's variant that is a list (OSIsoft's `assetservers#name` beside `assetservers`): the list's whole body.
-    else if (spec.kind === 'single' && other.asSingle !== undefined) out.push({ path: other.path, schema: other.asSingle.schema });
+    else if (spec.kind === 'single' && other.asSingle !== undefined)
+      out.push({ path: other.path, schema: other.asSingle.schema });
   }
   return out;
 }
@@ -914,7 +1096,11 @@ const LINES_PER_PAGE = 5;
  * The judge of a list's items, for the resource checks this run selected, or undefined when none
  * applies (no schema, no seeded items). Each page is judged as it arrives; only the lines are kept.
  */
-export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (item: unknown) => string): ((items: readonly unknown[]) => PageFindings) | undefined {
+export function itemJudge(
+  settings: BatteryContext,
+  spec: EndpointSpec,
+  label: (item: unknown) => string,
+): ((items: readonly unknown[]) => PageFindings) | undefined {
   const { openapi, selected } = settings;
   const schema = openapi && spec.schema !== undefined ? spec.schema : undefined;
   const wantSchema = schema !== undefined && selected.includes('RESOURCE-SCHEMA');
@@ -924,9 +1110,21 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
   // The review of null written as "" rides on RESOURCE-FIELDS-PRESENT: both are about optional fields without data.
   const strings = wantMissing && openapi && schema ? optionalStringFields(openapi, schema) : undefined;
   // The variants at the same request target that may describe an item (variantSchemas): once a list, not once a page.
-  const variants = openapi && (wantSchema || wantMissing) ? variantSchemas(settings.endpoints, spec).map((v) => ({ valid: validator(openapi, v.schema) ?? (() => false), declared: everyDeclaredIn(openapi, v.schema) })) : [];
+  const variants =
+    openapi && (wantSchema || wantMissing)
+      ? variantSchemas(settings.endpoints, spec).map((v) => ({
+          valid: validator(openapi, v.schema) ?? (() => false),
+          declared: everyDeclaredIn(openapi, v.schema),
+        }))
+      : [];
   return (items) => {
-    const out: PageFindings = { schema: [], missing: [], expected: [], counts: { schema: 0, missing: 0, expected: 0 }, seen: [] };
+    const out: PageFindings = {
+      schema: [],
+      missing: [],
+      expected: [],
+      counts: { schema: 0, missing: 0, expected: 0 },
+      seen: [],
+    };
     if (strings && strings.size > 0) out.strings = new Map();
     const add = (kind: 'schema' | 'missing' | 'expected', line: string): void => {
       out.counts[kind] += 1;
@@ -937,12 +1135,26 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
     const carriesEveryDeclared = wantMissing && openapi && schema ? everyDeclaredIn(openapi, schema) : undefined;
     for (const item of items) {
       if (strings && out.strings) tallyStrings(strings, item, out.strings);
-      if (validate && openapi && schema && !validate(item) && !variants.some((v) => v.valid(item) && v.declared(item))) {
+      if (
+        validate &&
+        openapi &&
+        schema &&
+        !validate(item) &&
+        !variants.some((v) => v.valid(item) && v.declared(item))
+      ) {
         const judged = schemaJudgement(openapi, schema, item);
         for (const p of judged.problems) add('schema', `${label(item)}: ${p}`);
-        for (const d of judged.documentFaults) if ((out.documentFaults ??= []).length < LINES_PER_PAGE && !out.documentFaults.includes(d)) out.documentFaults.push(d);
+        for (const d of judged.documentFaults)
+          if ((out.documentFaults ??= []).length < LINES_PER_PAGE && !out.documentFaults.includes(d))
+            out.documentFaults.push(d);
       }
-      if (carriesEveryDeclared && openapi && schema && !carriesEveryDeclared(item) && !variants.some((v) => v.valid(item) && v.declared(item))) {
+      if (
+        carriesEveryDeclared &&
+        openapi &&
+        schema &&
+        !carriesEveryDeclared(item) &&
+        !variants.some((v) => v.valid(item) && v.declared(item))
+      ) {
         const missing = missingDeclared(openapi, schema, item);
         if (missing.length > 0) add('missing', `${label(item)} ${omissionMessage(openapi, schema, missing)}`);
       }
@@ -951,7 +1163,12 @@ export function itemJudge(settings: BatteryContext, spec: EndpointSpec, label: (
       const want = id === undefined ? undefined : known.get(id);
       if (want && id !== undefined) {
         out.seen.push(id);
-        for (const p of expectedValueProblems(want, item, openapi && schema !== undefined ? { document: openapi, pointer: schema } : undefined)) add('expected', `${label(item)}: ${p}`);
+        for (const p of expectedValueProblems(
+          want,
+          item,
+          openapi && schema !== undefined ? { document: openapi, pointer: schema } : undefined,
+        ))
+          add('expected', `${label(item)}: ${p}`);
       }
     }
     return out;

@@ -22,7 +22,12 @@ export const SHORT_LIVED_MAX_SECONDS = 86_400;
 export function describeDuration(seconds: number): string {
   const parts: string[] = [];
   let left = Math.round(seconds);
-  for (const [unit, size] of [['day', 86_400], ['h', 3600], ['min', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['h', 3600],
+    ['min', 60],
+    ['s', 1],
+  ] as const) {
     const n = Math.floor(left / size);
     left -= n * size;
     if (n > 0) parts.push(unit === 'day' ? `${n} day${n === 1 ? '' : 's'}` : `${n} ${unit}`);
@@ -40,6 +45,7 @@ export function lifetimeProblem(expiresIn: number): string | undefined {
   const asSeconds = `expires_in ${expiresIn} declares a token that lives ${describeDuration(expiresIn)}: no short-lived token (spec §What the service does 1) lives longer than a day (${SHORT_LIVED_MAX_SECONDS} s)`;
   const asMilliseconds = describeDuration(expiresIn / 1000);
   // A whole number of minutes in milliseconds: almost surely a lifetime configured in ms.
-  if (expiresIn % 60_000 === 0) return `${asSeconds}. Read as milliseconds it is ${asMilliseconds}: a lifetime in milliseconds, where spec §Access token response says seconds, is the likely cause`;
+  if (expiresIn % 60_000 === 0)
+    return `${asSeconds}. Read as milliseconds it is ${asMilliseconds}: a lifetime in milliseconds, where spec §Access token response says seconds, is the likely cause`;
   return `${asSeconds}. If it is meant in milliseconds (spec §Access token response says seconds), it is ${asMilliseconds}`;
 }

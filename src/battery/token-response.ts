@@ -1,8 +1,21 @@
 import { LEGACY_TOKEN_PATH, TOKEN_PATH, USER_PATH } from '../api/paths.js';
-import { credentialsRefused, getResource, readIssuedToken, requestToken, type ClientCredentials } from '../api/requests.js';
+import {
+  credentialsRefused,
+  getResource,
+  readIssuedToken,
+  requestToken,
+  type ClientCredentials,
+} from '../api/requests.js';
 import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
-import { LEGACY_TOKEN_ENDPOINT, TOKEN_ENDPOINT, basicRefusedAt, sharedProbe, workingAnswer, type Endpoint } from './endpoints.js';
+import {
+  LEGACY_TOKEN_ENDPOINT,
+  TOKEN_ENDPOINT,
+  basicRefusedAt,
+  sharedProbe,
+  workingAnswer,
+  type Endpoint,
+} from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
 import { numberSource } from '../api/json-source.js';
@@ -34,11 +47,17 @@ export async function requestValidToken(c: CheckContext, path = TOKEN_PATH): Pro
  * judged, and the check says so: what the token response holds does not depend on how the
  * client authenticated.
  */
-export async function issuedTokenBody(c: CheckContext, endpoint: Endpoint = TOKEN_ENDPOINT): Promise<{ res: HttpResponse; body: Record<string, unknown> } | undefined> {
+export async function issuedTokenBody(
+  c: CheckContext,
+  endpoint: Endpoint = TOKEN_ENDPOINT,
+): Promise<{ res: HttpResponse; body: Record<string, unknown> } | undefined> {
   const res = await workingAnswer(c, endpoint);
   if (await basicRefusedAt(c, endpoint)) notePostAnswer(c, endpoint);
   if (res.status !== 200) {
-    c.error(`cannot check: the token request with valid credentials answered ${res.status}, not 200 (see ${endpoint.judgedBy})`, res);
+    c.error(
+      `cannot check: the token request with valid credentials answered ${res.status}, not 200 (see ${endpoint.judgedBy})`,
+      res,
+    );
     return undefined;
   }
   const parsed = res.json();
@@ -51,11 +70,17 @@ export async function issuedTokenBody(c: CheckContext, endpoint: Endpoint = TOKE
 
 /** Says that the check judged the client_secret_post answer, and why. */
 export function notePostAnswer(c: CheckContext, endpoint: Endpoint): void {
-  c.note(`judged on the answer to the client credentials in the form body (client_secret_post): ${endpoint.label} gave no token to the same credentials in HTTP Basic (see ${endpoint.judgedBy})`);
+  c.note(
+    `judged on the answer to the client credentials in the form body (client_secret_post): ${endpoint.label} gave no token to the same credentials in HTTP Basic (see ${endpoint.judgedBy})`,
+  );
 }
 
 /** Judges a token response the check itself is about: 200 and a JSON object, or failures. */
-export function judgeTokenResponse(c: CheckContext, res: HttpResponse, what: string): Record<string, unknown> | undefined {
+export function judgeTokenResponse(
+  c: CheckContext,
+  res: HttpResponse,
+  what: string,
+): Record<string, unknown> | undefined {
   if (!expectStatus(c, res, [200], what)) return undefined;
   return expectJsonObject(c, res, `${what}: the response`);
 }
@@ -78,7 +103,11 @@ export async function freshToken(c: CheckContext, endpoint: Endpoint = TOKEN_END
   const issued = readIssuedToken(res);
   // The legacy path's token is LEGACY-TOKEN's to judge, status and fields alike.
   const judge = endpoint === LEGACY_TOKEN_ENDPOINT ? endpoint.judgedBy : judgeOfMissingToken(res);
-  if (!issued) c.error(`cannot check: the token request with valid credentials answered ${res.status} without an access_token string (see ${judge})`, res);
+  if (!issued)
+    c.error(
+      `cannot check: the token request with valid credentials answered ${res.status} without an access_token string (see ${judge})`,
+      res,
+    );
   return issued ? { res, token: issued.accessToken, sentAt, expiresIn: issued.expiresIn } : undefined;
 }
 
@@ -88,13 +117,23 @@ export async function freshToken(c: CheckContext, endpoint: Endpoint = TOKEN_END
  * for whole-second clocks. Later, a slow moment that outlasted a short-lived token could be the
  * cause: 'inconclusive', noted, for the check to try again with a new token.
  */
-export async function judgeTokenUse(c: CheckContext, issued: IssuedNow, where: string): Promise<'accepted' | 'judged' | 'inconclusive'> {
+export async function judgeTokenUse(
+  c: CheckContext,
+  issued: IssuedNow,
+  where: string,
+): Promise<'accepted' | 'judged' | 'inconclusive'> {
   const what = `GET ${USER_PATH} with the token from ${where}`;
-  const res = await getResource(c.send, c.target, { path: USER_PATH, auth: { kind: 'bearer', token: issued.token }, purpose: what });
+  const res = await getResource(c.send, c.target, {
+    path: USER_PATH,
+    auth: { kind: 'bearer', token: issued.token },
+    purpose: what,
+  });
   if (res.status === 200) return 'accepted';
   const lifetime = Number.isInteger(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn * 1000 : Infinity;
   if (res.status === 401 && res.receivedAt > issued.sentAt + lifetime - WHOLE_SECOND_MS) {
-    c.note(`${what}: refused ${((res.receivedAt - issued.sentAt) / 1000).toFixed(1)} s after the token was asked for, when its expires_in (${issued.expiresIn} s) less a second had run out: not evidence either way`);
+    c.note(
+      `${what}: refused ${((res.receivedAt - issued.sentAt) / 1000).toFixed(1)} s after the token was asked for, when its expires_in (${issued.expiresIn} s) less a second had run out: not evidence either way`,
+    );
     return 'inconclusive';
   }
   expectStatus(c, res, [200], what);
@@ -107,14 +146,18 @@ export async function expectFreshTokenWorks(c: CheckContext, endpoint: Endpoint,
     const issued = await freshToken(c, endpoint);
     if (!issued || (await judgeTokenUse(c, issued, where)) !== 'inconclusive') return;
   }
-  c.error(`cannot judge: twice the token from ${where} was refused only once its expires_in (less a second) had run out; the target answers too slowly for tokens this short-lived`);
+  c.error(
+    `cannot judge: twice the token from ${where} was refused only once its expires_in (less a second) had run out; the target answers too slowly for tokens this short-lived`,
+  );
 }
 
 /** spec §Access token response: the three fields and their types (RFC 6749 §5.1); `text` is the body as received. */
 export function tokenFieldProblems(body: Record<string, unknown>, text: string): string[] {
   const problems: string[] = [];
-  if (typeof body.access_token !== 'string' || body.access_token === '') problems.push(`access_token must be a non-empty string, got ${describeValue(body.access_token)}`);
-  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') problems.push(`token_type must be "bearer", got ${describeValue(body.token_type)}`);
+  if (typeof body.access_token !== 'string' || body.access_token === '')
+    problems.push(`access_token must be a non-empty string, got ${describeValue(body.access_token)}`);
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
+    problems.push(`token_type must be "bearer", got ${describeValue(body.token_type)}`);
   const expiresIn = expiresInProblem(body, text);
   if (expiresIn !== undefined) problems.push(expiresIn);
   return problems;
@@ -152,7 +195,12 @@ export function wrongSecret(credentials: ClientCredentials): ClientCredentials {
 export const UNSUPPORTED_GRANT = 'urn:carrier-conformance:unsupported-grant-type';
 
 /** The bad token requests that several checks judge (each one rule of the answer, TOKEN-ERROR-FORMAT its format). */
-export type BadTokenRequest = 'wrong-secret' | 'unknown-client' | 'no-credentials' | 'no-grant-type' | 'unsupported-grant-type';
+export type BadTokenRequest =
+  | 'wrong-secret'
+  | 'unknown-client'
+  | 'no-credentials'
+  | 'no-grant-type'
+  | 'unsupported-grant-type';
 
 /** What each bad request is, in the words of the report. */
 export const BAD_TOKEN_REQUESTS: Record<BadTokenRequest, string> = {
@@ -176,8 +224,14 @@ export function badTokenRequest(c: CheckContext, which: BadTokenRequest, path = 
   // The grant_type probes vary the request that gets a token; the others test HTTP Basic itself.
   const grantProbe = which === 'no-grant-type' || which === 'unsupported-grant-type';
   return sharedProbe(c, purpose, async (send) => {
-    const post = grantProbe && (await basicRefusedAt(c, path === LEGACY_TOKEN_PATH ? LEGACY_TOKEN_ENDPOINT : TOKEN_ENDPOINT));
-    return requestToken(send, c.target, { path, ...options, ...(post ? { clientAuth: 'post' as const } : {}), purpose: post ? `${purpose} (client_secret_post)` : purpose });
+    const post =
+      grantProbe && (await basicRefusedAt(c, path === LEGACY_TOKEN_PATH ? LEGACY_TOKEN_ENDPOINT : TOKEN_ENDPOINT));
+    return requestToken(send, c.target, {
+      path,
+      ...options,
+      ...(post ? { clientAuth: 'post' as const } : {}),
+      purpose: post ? `${purpose} (client_secret_post)` : purpose,
+    });
   });
 }
 
@@ -205,9 +259,13 @@ export function expectClientRefused(c: CheckContext, res: HttpResponse, what: st
  */
 export function expectErrorCode(c: CheckContext, res: HttpResponse, codes: readonly string[], what: string): boolean {
   const parsed = res.json();
-  const error = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>).error : undefined;
+  const error =
+    parsed.ok && parsed.value !== null && typeof parsed.value === 'object'
+      ? (parsed.value as Record<string, unknown>).error
+      : undefined;
   if (typeof error === 'string' && codes.includes(error)) return true;
-  const got = typeof error === 'string' ? `"${error}"` : parsed.ok ? 'a body without an error code' : 'a body that is not JSON';
+  const got =
+    typeof error === 'string' ? `"${error}"` : parsed.ok ? 'a body without an error code' : 'a body that is not JSON';
   c.fail(`${what}: expected error ${codes.map((x) => `"${x}"`).join(' or ')}, got ${got}`, res);
   return false;
 }
@@ -222,6 +280,9 @@ export async function credentialsRefusedNow(c: CheckContext, res: HttpResponse, 
   if (!credentialsRefused(res)) return false;
   const control = await requestValidToken(c);
   if (control.status === 200) return false;
-  c.error(`${what}: refused (${res.status}), but so is a valid token request now (${control.status}): the configured credentials are refused, so nothing about this rule was learnt (see TOKEN-ISSUE)`, res);
+  c.error(
+    `${what}: refused (${res.status}), but so is a valid token request now (${control.status}): the configured credentials are refused, so nothing about this rule was learnt (see TOKEN-ISSUE)`,
+    res,
+  );
   return true;
 }

@@ -1,5 +1,12 @@
 import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
-import { WHOLE_SECOND_MS, type HttpResponse, type Recorder, type SharedTokenSource, type TokenLease, type TokenRefusal } from '../http/client.js';
+import {
+  WHOLE_SECOND_MS,
+  type HttpResponse,
+  type Recorder,
+  type SharedTokenSource,
+  type TokenLease,
+  type TokenRefusal,
+} from '../http/client.js';
 import { redactor } from '../core/redact.js';
 import type { SharedToken } from './wiring.js';
 import { PrerequisiteError } from './errors.js';
@@ -61,7 +68,13 @@ export class SharedTokens implements SharedTokenSource {
     /** Why the runner has no shared token, for the error of every check that needs one. */
     private readonly problem: string | undefined,
   ) {
-    if (initial) this.#current = leaseOf({ token: initial.accessToken, expiresIn: initial.expiresIn, sentAt: initial.sentAt, receivedAt: initial.receivedAt });
+    if (initial)
+      this.#current = leaseOf({
+        token: initial.accessToken,
+        expiresIn: initial.expiresIn,
+        sentAt: initial.sentAt,
+        receivedAt: initial.receivedAt,
+      });
   }
 
   async lease(recorder?: Recorder): Promise<TokenLease> {
@@ -75,14 +88,18 @@ export class SharedTokens implements SharedTokenSource {
     // fresh only if it was asked for after the refused request went out (one current before
     // then may have stopped working in the same way) and is not yet due for renewal.
     const current = this.#current;
-    if (current && current.token !== refused.token && current.requestedAt >= sentAt && Date.now() < current.renewAt) return current;
+    if (current && current.token !== refused.token && current.requestedAt >= sentAt && Date.now() < current.renewAt)
+      return current;
     if (current !== undefined) this.#current = undefined;
     return this.#renew(recorder);
   }
 
   async own(recorder?: Recorder): Promise<TokenLease> {
     // Not made current: others could use it up before the request it is for is answered.
-    return this.#fetch(recorder, 'obtain an access token for one request alone (refused with the renewed shared one too)');
+    return this.#fetch(
+      recorder,
+      'obtain an access token for one request alone (refused with the renewed shared one too)',
+    );
   }
 
   /** Evidence for EXPIRY-VALID-BEFORE, whichever worker its check runs in (src/battery/observed-tokens.ts). */
@@ -100,7 +117,10 @@ export class SharedTokens implements SharedTokenSource {
     return this.#renewal;
   }
 
-  async #fetch(recorder: Recorder | undefined, purpose = 'obtain an access token for the checks (the shared one is missing or about to expire)'): Promise<TokenLease & { renewAt: number }> {
+  async #fetch(
+    recorder: Recorder | undefined,
+    purpose = 'obtain an access token for the checks (the shared one is missing or about to expire)',
+  ): Promise<TokenLease & { renewAt: number }> {
     const sentAt = Date.now();
     if (recorder) recorder.tokenRequests += 1;
     const send = this.send(recorder);
@@ -113,14 +133,22 @@ export class SharedTokens implements SharedTokenSource {
     });
     const issued = readIssuedToken(res);
     if (!issued) {
-      throw new PrerequisiteError(`no access token to test with: the token endpoint answered ${res.status}${this.problem ? ` (${this.problem})` : ''} (see ${judgeOfMissingToken(res)})`);
+      throw new PrerequisiteError(
+        `no access token to test with: the token endpoint answered ${res.status}${this.problem ? ` (${this.problem})` : ''} (see ${judgeOfMissingToken(res)})`,
+      );
     }
     redactor.addSecret(issued.accessToken, 'access-token');
-    const expiresIn = Number.isFinite(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn : FALLBACK_EXPIRES_IN;
+    const expiresIn =
+      Number.isFinite(issued.expiresIn) && issued.expiresIn > 0 ? issued.expiresIn : FALLBACK_EXPIRES_IN;
     return leaseOf({ token: issued.accessToken, expiresIn, sentAt, receivedAt: Date.now() });
   }
 }
 
 function leaseOf(t: Issued): TokenLease & { renewAt: number } {
-  return { token: t.token, declaredValidUntil: t.sentAt + t.expiresIn * 1000, requestedAt: t.sentAt, renewAt: Math.max(renewAt(t), t.receivedAt) };
+  return {
+    token: t.token,
+    declaredValidUntil: t.sentAt + t.expiresIn * 1000,
+    requestedAt: t.sentAt,
+    renewAt: Math.max(renewAt(t), t.receivedAt),
+  };
 }

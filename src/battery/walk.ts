@@ -6,7 +6,20 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { endpointHeaders, validAnswer, type Endpoint } from './endpoints.js';
 import { itemLabel } from './list-items.js';
-import { exactPageNumber, MAX_WALK_PAGES, normaliseUrl, PAGING_HEADERS, pagesToWalk, pageUrl, pageUrls, readPage, readPagingHeaders, unfollowableLink, walkPageNumber, type WalkPage } from './paging.js';
+import {
+  exactPageNumber,
+  MAX_WALK_PAGES,
+  normaliseUrl,
+  PAGING_HEADERS,
+  pagesToWalk,
+  pageUrl,
+  pageUrls,
+  readPage,
+  readPagingHeaders,
+  unfollowableLink,
+  walkPageNumber,
+  type WalkPage,
+} from './paging.js';
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 import type { ReviewItem } from '../model/run-report.js';
@@ -230,7 +243,10 @@ export interface Walk extends WalkHead {
 
 const walks = new Map<string, { head: Promise<WalkHead>; walk: Promise<Walk>; recorder: Recorder }>();
 
-function walkOf(c: CheckContext, endpoint: Endpoint): { head: Promise<WalkHead>; walk: Promise<Walk>; recorder: Recorder } {
+function walkOf(
+  c: CheckContext,
+  endpoint: Endpoint,
+): { head: Promise<WalkHead>; walk: Promise<Walk>; recorder: Recorder } {
   let entry = walks.get(endpoint.label);
   if (!entry) {
     const recorder = new Recorder(false);
@@ -255,7 +271,8 @@ function walkOf(c: CheckContext, endpoint: Endpoint): { head: Promise<WalkHead>;
  */
 export function notShownAList(spec: EndpointSpec | undefined, first: WalkPage): string | undefined {
   if (spec?.kind !== 'list' || spec.uncertain === undefined) return undefined;
-  if (first.bareArray === true || [...PAGING_HEADERS, 'Link'].some((name) => first.res.headerLines(name).length > 0)) return undefined;
+  if (first.bareArray === true || [...PAGING_HEADERS, 'Link'].some((name) => first.res.headerLines(name).length > 0))
+    return undefined;
   const held = first.noArray === true ? `holds no list (${first.itemsProblem})` : 'holds no bare array';
   return `${spec.uncertain}, and page 1 ${held} and none of the paging headers: not judged as a list; pass --paged-path ${spec.path} if it is one`;
 }
@@ -298,8 +315,20 @@ export function inTheNextTurn(work: () => void): void {
 }
 
 /** Page `n` of the list, requested at `url` (pageUrl's, or the walk's pageUrls'); read by readPage. */
-function requestPage(c: CheckContext, head: Pick<WalkHead, 'size' | 'path' | 'endpoint'>, reader: Reader, n: number, url: URL): Promise<HttpResponse> {
-  return getUrl(reader.send, url, c.bearer(), `GET ${head.path} page ${n} (size ${head.size})`, endpointHeaders(head.endpoint.spec));
+function requestPage(
+  c: CheckContext,
+  head: Pick<WalkHead, 'size' | 'path' | 'endpoint'>,
+  reader: Reader,
+  n: number,
+  url: URL,
+): Promise<HttpResponse> {
+  return getUrl(
+    reader.send,
+    url,
+    c.bearer(),
+    `GET ${head.path} page ${n} (size ${head.size})`,
+    endpointHeaders(head.endpoint.spec),
+  );
 }
 
 async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder): Promise<WalkHead> {
@@ -308,10 +337,28 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
   if (typeof apiPath !== 'string') throw new Error(`${endpoint.label} cannot be walked: ${apiPath.unresolved}`);
   const reader = readerOf(c, endpoint, recorder);
   // Without page and size: the endpoint's valid request, which other checks share.
-  const unparameterised = readPage(1, await validAnswer(c, endpoint), { withShapes: false, judge: undefined, itemsProperty: endpoint.spec?.itemsProperty });
+  const unparameterised = readPage(1, await validAnswer(c, endpoint), {
+    withShapes: false,
+    judge: undefined,
+    itemsProperty: endpoint.spec?.itemsProperty,
+  });
   const size = c.settings.pageSize ?? unparameterised.paging.values['Page-Size'] ?? 10;
-  const first = readPage(1, await requestPage(c, { size, path, endpoint }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size)), reader);
-  const head: WalkHead = { path, endpoint, apiPath, size, unparameterised, first, problems: [], numbers: [1], recorder };
+  const first = readPage(
+    1,
+    await requestPage(c, { size, path, endpoint }, reader, 1, pageUrl(c.target.baseUrl, apiPath, 1, size)),
+    reader,
+  );
+  const head: WalkHead = {
+    path,
+    endpoint,
+    apiPath,
+    size,
+    unparameterised,
+    first,
+    problems: [],
+    numbers: [1],
+    recorder,
+  };
   if (first.res.status < 200 || first.res.status > 299) {
     head.problems.push(`page 1 answered ${first.res.status}`);
     return head;
@@ -319,7 +366,9 @@ async function readHead(c: CheckContext, endpoint: Endpoint, recorder: Recorder)
   const { values } = first.paging;
   if (values['Total-Elements'] !== undefined) head.totalElements = values['Total-Elements'];
   const pageSize = values['Page-Size'] ?? size;
-  const totalPages = values['Total-Pages'] ?? (head.totalElements !== undefined ? Math.ceil(head.totalElements / Math.max(1, pageSize)) : undefined);
+  const totalPages =
+    values['Total-Pages'] ??
+    (head.totalElements !== undefined ? Math.ceil(head.totalElements / Math.max(1, pageSize)) : undefined);
   if (totalPages === undefined) {
     head.problems.push('page 1 gives neither Total-Pages nor Total-Elements, so the number of pages is unknown');
     return head;
@@ -373,7 +422,8 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
   const position = new Map<number, number>();
   const sampled = head.sample !== undefined;
   if (sampled) numbers.forEach((n, i) => position.set(n, i));
-  const indexOf = (n: number): number => (sampled ? (position.get(n) ?? -1) : n >= 1 && n <= numbers.length ? n - 1 : -1);
+  const indexOf = (n: number): number =>
+    sampled ? (position.get(n) ?? -1) : n >= 1 && n <= numbers.length ? n - 1 : -1;
   const ledger = new Ledger(lastNumber);
   const pending: Promise<void>[] = [];
   const waiting = new Map<number, ((l: Landing) => void)[]>();
@@ -402,7 +452,8 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     if (resolved.has(target)) return resolved.get(target);
     if (resolved.size >= RESOLVED_TARGETS) resolved = new Map();
     const e = exact(target);
-    const n = e !== undefined ? (indexOf(e) >= 0 ? e : undefined) : walkPageNumber(target, urlOf, (k) => indexOf(k) >= 0);
+    const n =
+      e !== undefined ? (indexOf(e) >= 0 ? e : undefined) : walkPageNumber(target, urlOf, (k) => indexOf(k) >= 0);
     resolved.set(target, n);
     return n;
   };
@@ -422,9 +473,22 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     let landing = others.get(key);
     if (!landing) {
       const keepExchange = others.size < KEPT_TARGET_EXCHANGES;
-      landing = getUrl(reader.send, target, c.bearer(), `GET a Link target of ${head.path}: ${target}`, endpointHeaders(head.endpoint.spec)).then((res: HttpResponse) => {
-        const page = readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, { withShapes: false, judge: undefined, itemsProperty: head.endpoint.spec?.itemsProperty });
-        return { ...landingOf(page), evidence: keepExchange ? { exchange: -1, evidence: res.evidence && keepRecord(res.evidence) } : undefined };
+      landing = getUrl(
+        reader.send,
+        target,
+        c.bearer(),
+        `GET a Link target of ${head.path}: ${target}`,
+        endpointHeaders(head.endpoint.spec),
+      ).then((res: HttpResponse) => {
+        const page = readPage(readPagingHeaders(res).values['Page-Number'] ?? -1, res, {
+          withShapes: false,
+          judge: undefined,
+          itemsProperty: head.endpoint.spec?.itemsProperty,
+        });
+        return {
+          ...landingOf(page),
+          evidence: keepExchange ? { exchange: -1, evidence: res.evidence && keepRecord(res.evidence) } : undefined,
+        };
       });
       landing.catch(() => undefined);
       others.set(key, landing);
@@ -448,13 +512,23 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
         const unfollowable = unfollowableLink(target, apiOrigin);
         return unfollowable === undefined ? fetchOther(target) : { number: -1, status: 0, unfollowable };
       }
-      const page = (n === current?.number ? current : undefined) ?? kept.get(n) ?? (n === previous?.number ? previous : undefined) ?? arrived.get(indexOf(n));
+      const page =
+        (n === current?.number ? current : undefined) ??
+        kept.get(n) ??
+        (n === previous?.number ? previous : undefined) ??
+        arrived.get(indexOf(n));
       if (page) return landingOf(page);
       if (ledger.status[n] !== 0) {
         const next = ledger.next[n] ?? NO_NEXT;
         const size = ledger.pageSize[n] ?? -1;
         const items = ledger.items[n] ?? -1;
-        return { number: n, status: ledger.status[n] ?? 0, pageSize: size < 0 ? undefined : size, items: items < 0 ? undefined : items, next: next === NO_NEXT ? undefined : next === OTHER_URL ? ledger.otherNext.get(n) : next };
+        return {
+          number: n,
+          status: ledger.status[n] ?? 0,
+          pageSize: size < 0 ? undefined : size,
+          items: items < 0 ? undefined : items,
+          next: next === NO_NEXT ? undefined : next === OTHER_URL ? ledger.otherNext.get(n) : next,
+        };
       }
       // A page still to come: judged when it is.
       return new Promise<Landing>((resolve) => {
@@ -507,7 +581,11 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
     };
     const drain = (): void => {
       // A page is judged once the next has arrived, so that its rel="next" lands on a known page.
-      while (judged < numbers.length && arrived.has(judged) && (judged === numbers.length - 1 || arrived.has(judged + 1))) {
+      while (
+        judged < numbers.length &&
+        arrived.has(judged) &&
+        (judged === numbers.length - 1 || arrived.has(judged + 1))
+      ) {
         const page = arrived.get(judged) as WalkPage;
         arrived.delete(judged);
         judge(page);
@@ -522,40 +600,44 @@ async function judgePages(c: CheckContext, head: WalkHead): Promise<Walk> {
         if (n !== lastNumber && at > judged + window) return;
         issued += 1;
         inFlight += 1;
-        requestPage(c, head, reader, n, urlAt(n)).then(
-          (res) => {
-            inFlight -= 1;
-            pace.observe(res.latencyMs, res.throttled > 0);
-            // The next request goes out before this page is read and judged, so that the target
-            // works on it meanwhile instead of waiting for the harness. undici writes a request on
-            // a reused keep-alive connection in the check phase (setImmediate: its idle-socket
-            // validation, GHSA-35p6-xmwp-9g52), queued as the send reaches it; the page is read
-            // in the check phase after that, one turn of the event loop later.
-            pump();
-            inTheNextTurn(() => {
-              if (failed) return;
-              try {
-                const page = readPage(n, res, reader);
-                if (n === lastNumber) kept.set(n, page);
-                arrived.set(at, page);
-                drain();
-                pump();
-              } catch (err) {
-                fail(err);
-              }
-            });
-          },
-          fail,
-        );
+        requestPage(c, head, reader, n, urlAt(n)).then((res) => {
+          inFlight -= 1;
+          pace.observe(res.latencyMs, res.throttled > 0);
+          // The next request goes out before this page is read and judged, so that the target
+          // works on it meanwhile instead of waiting for the harness. undici writes a request on
+          // a reused keep-alive connection in the check phase (setImmediate: its idle-socket
+          // validation, GHSA-35p6-xmwp-9g52), queued as the send reaches it; the page is read
+          // in the check phase after that, one turn of the event loop later.
+          pump();
+          inTheNextTurn(() => {
+            if (failed) return;
+            try {
+              const page = readPage(n, res, reader);
+              if (n === lastNumber) kept.set(n, page);
+              arrived.set(at, page);
+              drain();
+              pump();
+            } catch (err) {
+              fail(err);
+            }
+          });
+        }, fail);
       }
     };
     drain();
     pump();
   });
   await Promise.all(pending);
-  for (const [i, j] of selected.entries()) await j.end?.(states[i], view, (outs.get(j.check) as WalkResults).at(numbers.length));
+  for (const [i, j] of selected.entries())
+    await j.end?.(states[i], view, (outs.get(j.check) as WalkResults).at(numbers.length));
   mark(`walk of ${head.path}: ${pagesRead} pages, ${collections.stop()}`);
   const empty = new WalkResults();
   const { throttled, backoffs } = pace.stats;
-  return { ...head, findings: (check) => outs.get(check) ?? empty, pagesRead, itemsRead, pace: { start: Math.min(WALK_CONCURRENCY_START, ceiling), peak: pace.peak, ceiling, backoffs, throttled } };
+  return {
+    ...head,
+    findings: (check) => outs.get(check) ?? empty,
+    pagesRead,
+    itemsRead,
+    pace: { start: Math.min(WALK_CONCURRENCY_START, ceiling), peak: pace.peak, ceiling, backoffs, throttled },
+  };
 }

@@ -87,7 +87,6 @@ export interface Isolation {
   };
 }
 
-
 /** A response as plain data, to cross to the workers; `record` is the exchange, redacted. */
 export interface PassedResponse {
   url: string;
@@ -111,7 +110,13 @@ export interface PassedResponse {
  * - `verbose` (--verbose): a worker's line about a request it sent or its answer, for the runner
  *   to print.
  */
-export type RunMessage = { type: 'ready' } | { type: 'context'; context: BatteryContext } | { type: 'stop'; reason: string } | VerboseMessage | ObservedMessage | SecretMessage;
+export type RunMessage =
+  | { type: 'ready' }
+  | { type: 'context'; context: BatteryContext }
+  | { type: 'stop'; reason: string }
+  | VerboseMessage
+  | ObservedMessage
+  | SecretMessage;
 
 /**
  * The runner's memory of the other suites' `checks-done`, for the expiry worker that asks

@@ -23,7 +23,11 @@ import { PACKAGE_ROOT } from '../core/version.js';
 /** Packages the CLI's own code imports that go into the bundle, with whatever they import. */
 const BUNDLED = new Set(['zod', 'yargs']);
 
-const packageOf = (id: string): string => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (id: string): string =>
+  id
+    .split('/')
+    .slice(0, id.startsWith('@') ? 2 : 1)
+    .join('/');
 
 const outDir = join(PACKAGE_ROOT, 'dist', 'cli');
 rmSync(outDir, { recursive: true, force: true });
@@ -38,5 +42,11 @@ const bundle = await rolldown({
     return !BUNDLED.has(packageOf(id));
   },
 });
-await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true });
+await bundle.write({
+  dir: outDir,
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: 'chunks/[name]-[hash].js',
+  sourcemap: true,
+});
 await bundle.close();

@@ -25,8 +25,10 @@ const bundle = await rolldown({
 const { output } = await bundle.generate({ format: 'esm', banner: BANNER, codeSplitting: false });
 await bundle.close();
 const [chunk, ...rest] = output;
-if (chunk === undefined || rest.length > 0 || chunk.type !== 'chunk') throw new Error('the Spectral function did not bundle into one file');
-if (chunk.imports.length > 0) throw new Error(`the Spectral function imports ${chunk.imports.join(', ')}: it must stand alone`);
+if (chunk === undefined || rest.length > 0 || chunk.type !== 'chunk')
+  throw new Error('the Spectral function did not bundle into one file');
+if (chunk.imports.length > 0)
+  throw new Error(`the Spectral function imports ${chunk.imports.join(', ')}: it must stand alone`);
 const previous = (() => {
   try {
     return readFileSync(OUT, 'utf8');

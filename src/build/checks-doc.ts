@@ -24,9 +24,13 @@ export function renderChecksDoc(): string {
   ];
   for (const suite of SUITES) {
     lines.push('', `## ${suite}`, '', '| id | level | what it checks | from | notes |', '|---|---|---|---|---|');
-    for (const c of CHECKS.filter((x) => x.suite === suite)) lines.push(`| \`${c.id}\` | ${c.level} | ${cell(c.title)} | ${cell(c.refs.join('; '))} | ${cell(c.notes ?? '')} |`);
+    for (const c of CHECKS.filter((x) => x.suite === suite))
+      lines.push(
+        `| \`${c.id}\` | ${c.level} | ${cell(c.title)} | ${cell(c.refs.join('; '))} | ${cell(c.notes ?? '')} |`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) writeFileSync(join(PACKAGE_ROOT, 'docs', 'checks.md'), renderChecksDoc());
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  writeFileSync(join(PACKAGE_ROOT, 'docs', 'checks.md'), renderChecksDoc());

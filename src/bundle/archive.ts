@@ -1,4 +1,14 @@
-import { closeSync, constants as fsConstants, createReadStream, fstatSync, lstatSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  createReadStream,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -41,7 +51,9 @@ const PART_DIRS = [PARTS_DIR, ...PART_NAMES.map((part) => `${PARTS_DIR}/${part}`
 const FILE_NAMES = new Set([...BUNDLE_NAMES, ...PART_FILES]);
 
 function limitOf(name: string): number {
-  return name === BUNDLE_FILES.exchanges || name.endsWith(`/${BUNDLE_FILES.exchanges}`) ? EXCHANGES_LIMIT : REPORT_MAX_BYTES;
+  return name === BUNDLE_FILES.exchanges || name.endsWith(`/${BUNDLE_FILES.exchanges}`)
+    ? EXCHANGES_LIMIT
+    : REPORT_MAX_BYTES;
 }
 
 /** Folders to remove when the process ends, whichever way: an archive unpacked must not stay in the temporary folder. */
@@ -95,8 +107,10 @@ class EntryNames {
     }
     if (!name.startsWith(this.#prefix)) return { refused: 'outside the folder the other entries are in' };
     name = name.slice(this.#prefix.length);
-    if (name.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) return { refused: 'not a plain name' };
-    if (directory ? !PART_DIRS.includes(name) : !FILE_NAMES.has(name)) return { refused: `not part of a bundle${directory ? ' (a folder)' : ''}` };
+    if (name.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))
+      return { refused: 'not a plain name' };
+    if (directory ? !PART_DIRS.includes(name) : !FILE_NAMES.has(name))
+      return { refused: `not part of a bundle${directory ? ' (a folder)' : ''}` };
     if (this.#seen.has(name)) return { refused: 'in the archive twice' };
     this.#seen.add(name);
     return { name };
@@ -108,13 +122,16 @@ function openArchive(file: string, what: string): number {
   let fd: number;
   try {
     const stat = lstatSync(file);
-    if (stat.isSymbolicLink()) throw new UsageError(`${what} ${file}: a symbolic link, refused; give the archive itself`);
+    if (stat.isSymbolicLink())
+      throw new UsageError(`${what} ${file}: a symbolic link, refused; give the archive itself`);
     if (!stat.isFile()) throw new UsageError(`${what} ${file}: not a regular file`);
     fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as { code?: string }).code;
-    throw new UsageError(`${what} ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)})`);
+    throw new UsageError(
+      `${what} ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)})`,
+    );
   }
   const stat = fstatSync(fd);
   if (!stat.isFile()) {
@@ -133,7 +150,11 @@ function openArchive(file: string, what: string): number {
  * it (removeUnpacked), and the process does if it ends first. A refusal is a one-line UsageError
  * naming the archive and the entry: `what` begins it ("verify-bundle").
  */
-export async function unpackBundle(file: string, what: string, options: { signal?: AbortSignal; maxUnpackedBytes?: number } = {}): Promise<string> {
+export async function unpackBundle(
+  file: string,
+  what: string,
+  options: { signal?: AbortSignal; maxUnpackedBytes?: number } = {},
+): Promise<string> {
   const fd = openArchive(file, what);
   const dir = await mkdtemp(join(tmpdir(), 'carrier-unpacked-bundle-'));
   removeAtExit(dir);
@@ -146,7 +167,14 @@ export async function unpackBundle(file: string, what: string, options: { signal
   return dir;
 }
 
-async function readEntries(fd: number, file: string, what: string, dir: string, maxUnpackedBytes: number, signal?: AbortSignal): Promise<void> {
+async function readEntries(
+  fd: number,
+  file: string,
+  what: string,
+  dir: string,
+  maxUnpackedBytes: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const names = new EntryNames();
   let refusal: UsageError | undefined;
   const refuse = (message: string): void => {
@@ -160,7 +188,9 @@ async function readEntries(fd: number, file: string, what: string, dir: string, 
       const quoted = JSON.stringify(printable(oneLine(entry.path, 120)));
       const directory = entry.type === 'Directory';
       if (!directory && entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') {
-        refuse(`${quoted} is a ${entry.type === 'SymbolicLink' ? 'symbolic link' : entry.type === 'Link' ? 'hard link' : `${entry.type} entry`}, refused: a bundle holds plain files only`);
+        refuse(
+          `${quoted} is a ${entry.type === 'SymbolicLink' ? 'symbolic link' : entry.type === 'Link' ? 'hard link' : `${entry.type} entry`}, refused: a bundle holds plain files only`,
+        );
         return void entry.resume();
       }
       const taken = names.take(entry.path, directory);
@@ -175,7 +205,9 @@ async function readEntries(fd: number, file: string, what: string, dir: string, 
         return void entry.resume();
       }
       if (entry.size > limitOf(taken.name)) {
-        refuse(`${quoted}: more than the ${limitOf(taken.name)} bytes a bundle's ${taken.name.split('/').at(-1) ?? ''} can be`);
+        refuse(
+          `${quoted}: more than the ${limitOf(taken.name)} bytes a bundle's ${taken.name.split('/').at(-1) ?? ''} can be`,
+        );
         return void entry.resume();
       }
       mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
@@ -200,7 +232,8 @@ async function readEntries(fd: number, file: string, what: string, dir: string, 
     input.on('error', (err) => gunzip.destroy(err));
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       total += chunk.length;
-      if (total > maxUnpackedBytes) throw new UsageError(`${what} ${file}: unpacks to more than the ${maxUnpackedBytes} bytes a bundle can hold`);
+      if (total > maxUnpackedBytes)
+        throw new UsageError(`${what} ${file}: unpacks to more than the ${maxUnpackedBytes} bytes a bundle can hold`);
       parser.write(chunk);
       if (refusal !== undefined) throw refusal;
     }
@@ -208,7 +241,9 @@ async function readEntries(fd: number, file: string, what: string, dir: string, 
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (signal?.aborted) throw new UsageError(`${what} ${file}: stopped (${String(signal.reason)})`);
-    throw new UsageError(`${what} ${file}: not a gzip-compressed tar archive (${oneLine((err as { code?: string }).code ?? (err as Error).message, 120)})`);
+    throw new UsageError(
+      `${what} ${file}: not a gzip-compressed tar archive (${oneLine((err as { code?: string }).code ?? (err as Error).message, 120)})`,
+    );
   } finally {
     signal?.removeEventListener('abort', stop);
     input.destroy();
@@ -221,7 +256,12 @@ async function readEntries(fd: number, file: string, what: string, dir: string, 
  * Runs `use` on the bundle at `path`: a folder as it is; an archive unpacked into a private
  * folder, removed once `use` has settled.
  */
-export async function withBundle<T>(path: string, what: string, use: (dir: string) => T | Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function withBundle<T>(
+  path: string,
+  what: string,
+  use: (dir: string) => T | Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   if (!isArchivePath(path)) return use(path);
   const dir = await unpackBundle(path, what, signal ? { signal } : {});
   try {
@@ -246,7 +286,10 @@ export async function packBundle(dir: string, file: string): Promise<void> {
   });
   const partial = `${file}.partial`;
   try {
-    await createTar({ gzip: { level: 9 }, portable: true, noMtime: true, cwd: dir, file: partial, noDirRecurse: true }, names);
+    await createTar(
+      { gzip: { level: 9 }, portable: true, noMtime: true, cwd: dir, file: partial, noDirRecurse: true },
+      names,
+    );
     await rename(partial, file);
   } catch (err) {
     await rm(partial, { force: true });

@@ -70,7 +70,9 @@ export function combineReports(main: RunReport, expiry: RunReport): RunReport {
   const taken = new Map(expiry.checks.filter((c) => EXPIRY_CHECKS.includes(c.id)).map((c) => [c.id, c]));
   const mainById = new Map(main.checks.map((c) => [c.id, c]));
   const mainScope = scopeOfReport(main);
-  const merged = CHECKS.map((c) => taken.get(c.id) ?? mainById.get(c.id)).filter((c): c is CheckResult => c !== undefined);
+  const merged = CHECKS.map((c) => taken.get(c.id) ?? mainById.get(c.id)).filter(
+    (c): c is CheckResult => c !== undefined,
+  );
   const checks = enforceComplete(merged, { requireComplete: mainScope.requireComplete, strict: main.strict });
   const done = checks.filter(carriedOut).length;
   const scope: Scope = {
@@ -79,26 +81,62 @@ export function combineReports(main: RunReport, expiry: RunReport): RunReport {
     selection: mainScope.selection,
     notSelected: mainScope.notSelected.filter((id) => !taken.has(id)),
     carriedOut: done,
-    skipped: skipGroups([mainScope.skipped, scopeOfReport(expiry).skipped], [(id) => !taken.has(id), (id) => taken.has(id)]),
-    baselined: checks.filter((c) => c.status === 'expected').map((c) => ({ check: c.id, level: c.level, reason: c.baseline?.reason ?? '' })),
+    skipped: skipGroups(
+      [mainScope.skipped, scopeOfReport(expiry).skipped],
+      [(id) => !taken.has(id), (id) => taken.has(id)],
+    ),
+    baselined: checks
+      .filter((c) => c.status === 'expected')
+      .map((c) => ({ check: c.id, level: c.level, reason: c.baseline?.reason ?? '' })),
     requireComplete: mainScope.requireComplete,
   };
   // Either run stopped early: the combination did too (the expiry job's unrun checks are errors anyway).
-  const incompleteReason = main.incompleteReason ?? (expiry.incompleteReason !== undefined && (expiry.verdict === 'incomplete' || expiry.verdict === 'nothing-checked') ? `the expiry job: ${expiry.incompleteReason}` : undefined);
-  const { verdict, exitCode } = verdictOf(checks, { strict: main.strict, strictBaseline: main.baseline?.strict === true }, incompleteReason, scope);
+  const incompleteReason =
+    main.incompleteReason ??
+    (expiry.incompleteReason !== undefined && (expiry.verdict === 'incomplete' || expiry.verdict === 'nothing-checked')
+      ? `the expiry job: ${expiry.incompleteReason}`
+      : undefined);
+  const { verdict, exitCode } = verdictOf(
+    checks,
+    { strict: main.strict, strictBaseline: main.baseline?.strict === true },
+    incompleteReason,
+    scope,
+  );
   const rest: RunReport = { ...main };
   // Both said again below from the combined checks (summary) or the two runs (incompleteReason).
   delete rest.summary;
   delete rest.incompleteReason;
-  const report: RunReport = { ...rest, verdict, scope, ...(incompleteReason !== undefined ? { incompleteReason } : {}), exitCode, counts: countStatuses(checks), suites: suiteCounts(checks), checks };
+  const report: RunReport = {
+    ...rest,
+    verdict,
+    scope,
+    ...(incompleteReason !== undefined ? { incompleteReason } : {}),
+    exitCode,
+    counts: countStatuses(checks),
+    suites: suiteCounts(checks),
+    checks,
+  };
   return { ...report, summary: verdictLine(report) };
 }
 
 /** The combined target.json: the main run's, with the expiry job's wait and when it ran. */
-export function combineTargetInfo(main: TargetInfo, expiry: TargetInfo, combined: RunReport, taken: readonly string[]): TargetInfo {
+export function combineTargetInfo(
+  main: TargetInfo,
+  expiry: TargetInfo,
+  combined: RunReport,
+  taken: readonly string[],
+): TargetInfo {
   return targetInfoSchema.parse({
     ...main,
-    combined: { expiry: { startedAt: expiry.run.startedAt, finishedAt: expiry.run.finishedAt, maxExpiryWait: expiry.options.maxExpiryWait, deadline: expiry.options.deadline, checks: [...taken] } },
+    combined: {
+      expiry: {
+        startedAt: expiry.run.startedAt,
+        finishedAt: expiry.run.finishedAt,
+        maxExpiryWait: expiry.options.maxExpiryWait,
+        deadline: expiry.options.deadline,
+        checks: [...taken],
+      },
+    },
     run: { ...main.run, verdict: combined.verdict },
     // What proved expiry: the expiry job's wait (a profile's minMaxExpiryWait is held to it).
     options: { ...main.options, maxExpiryWait: expiry.options.maxExpiryWait },
@@ -112,7 +150,11 @@ export function deriveCombined(main: PartRun, expiry: PartRun): { report: RunRep
   // As written, then read back: what a verifier parses is what the pages are rendered from.
   const report = parseRunReport(json, BUNDLE_FILES.report);
   const taken = EXPIRY_CHECKS.filter((id) => expiry.report.checks.some((c) => c.id === id));
-  return { report, json, target: `${JSON.stringify(combineTargetInfo(main.info, expiry.info, report, taken), null, 2)}\n` };
+  return {
+    report,
+    json,
+    target: `${JSON.stringify(combineTargetInfo(main.info, expiry.info, report, taken), null, 2)}\n`,
+  };
 }
 
 function time(iso: string): number | undefined {
@@ -128,7 +170,10 @@ function time(iso: string): number | undefined {
 export function combinationProblems(main: PartRun, expiry: PartRun): string[] {
   const problems: string[] = [];
   const same = (what: string, a: unknown, b: unknown): void => {
-    if (JSON.stringify(a) !== JSON.stringify(b)) problems.push(`the two runs differ on the ${what} (main: ${oneLine(printable(JSON.stringify(a) ?? 'none'), 100)}; expiry: ${oneLine(printable(JSON.stringify(b) ?? 'none'), 100)})`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      problems.push(
+        `the two runs differ on the ${what} (main: ${oneLine(printable(JSON.stringify(a) ?? 'none'), 100)}; expiry: ${oneLine(printable(JSON.stringify(b) ?? 'none'), 100)})`,
+      );
   };
   const [m, e] = [main.info, expiry.info];
   same('base URL', m.target.baseUrl, e.target.baseUrl);
@@ -149,26 +194,46 @@ export function combinationProblems(main: PartRun, expiry: PartRun): string[] {
   // the other (a hosts file, a DNS change) names two deployments, whatever the URL says.
   same('kinds of address the hosts resolved to', hostKinds(m), hostKinds(e));
   // One signer vouches for a combined bundle: two parts by two signers would certify what neither signed whole.
-  if (main.signer !== undefined && expiry.signer !== undefined && main.signer !== expiry.signer) problems.push(`the two parts are signed by different keys (main: ${main.signer}; expiry: ${expiry.signer}): a combined bundle speaks for one signer; sign both runs with one key`);
-  if (m.combined !== undefined || e.combined !== undefined) problems.push('a part is itself a combined bundle: combine the two runs\' own bundles');
+  if (main.signer !== undefined && expiry.signer !== undefined && main.signer !== expiry.signer)
+    problems.push(
+      `the two parts are signed by different keys (main: ${main.signer}; expiry: ${expiry.signer}): a combined bundle speaks for one signer; sign both runs with one key`,
+    );
+  if (m.combined !== undefined || e.combined !== undefined)
+    problems.push("a part is itself a combined bundle: combine the two runs' own bundles");
   const missing = EXPIRY_CHECKS.filter((id) => !expiry.report.checks.some((c) => c.id === id));
   // The parts given the wrong way round (the "main" part ran only the expiry suite), or an "expiry" part that proved no expiry.
   const unproven = EXPIRY_CHECKS.filter((id) => expiry.report.checks.some((c) => c.id === id && !carriedOut(c)));
-  const swapped = main.report.checks.length > 0 && main.report.checks.every((c) => EXPIRY_CHECKS.includes(c.id)) && expiry.report.checks.some((c) => !EXPIRY_CHECKS.includes(c.id));
-  if (swapped) problems.push('the parts are the wrong way round: the first ran only the expiry suite, the second the rest; give the main run\'s bundle first: combine-bundles MAIN EXPIRY');
-  else if (missing.length > 0) problems.push(`the expiry job did not run ${missing.join(', ')} (run it with --suite expiry)`);
+  const swapped =
+    main.report.checks.length > 0 &&
+    main.report.checks.every((c) => EXPIRY_CHECKS.includes(c.id)) &&
+    expiry.report.checks.some((c) => !EXPIRY_CHECKS.includes(c.id));
+  if (swapped)
+    problems.push(
+      "the parts are the wrong way round: the first ran only the expiry suite, the second the rest; give the main run's bundle first: combine-bundles MAIN EXPIRY",
+    );
+  else if (missing.length > 0)
+    problems.push(`the expiry job did not run ${missing.join(', ')} (run it with --suite expiry)`);
   else if (unproven.length > 0) {
     // Its checks skipped or in error prove no more than the main run's: the combination would certify nothing new.
     const first = expiry.report.checks.find((c) => c.id === unproven[0]);
-    const why = first ? `${first.id} ${first.status}${first.message !== undefined ? `: ${oneLine(printable(first.message), 100)}` : ''}` : 'not run';
-    problems.push(`the expiry part did not carry out ${unproven.join(', ')} (${why}): it does not prove expiry; give an expiry job's bundle second (run --suite expiry --max-expiry-wait N)`);
+    const why = first
+      ? `${first.id} ${first.status}${first.message !== undefined ? `: ${oneLine(printable(first.message), 100)}` : ''}`
+      : 'not run';
+    problems.push(
+      `the expiry part did not carry out ${unproven.join(', ')} (${why}): it does not prove expiry; give an expiry job's bundle second (run --suite expiry --max-expiry-wait N)`,
+    );
   }
-  const times = [main.report.startedAt, main.report.finishedAt, expiry.report.startedAt, expiry.report.finishedAt].map(time);
+  const times = [main.report.startedAt, main.report.finishedAt, expiry.report.startedAt, expiry.report.finishedAt].map(
+    time,
+  );
   if (times.some((t) => t === undefined)) problems.push('a run records a start or end time that is not a date');
   else {
     const known = times as number[];
     const apart = Math.max(...known) - Math.min(...known);
-    if (apart > MAX_APART_MS) problems.push(`the two runs span ${(apart / 3_600_000).toFixed(1)} h from the first start to the last end, more than ${MAX_APART_MS / 3_600_000} h: the deployment may have changed between them`);
+    if (apart > MAX_APART_MS)
+      problems.push(
+        `the two runs span ${(apart / 3_600_000).toFixed(1)} h from the first start to the last end, more than ${MAX_APART_MS / 3_600_000} h: the deployment may have changed between them`,
+      );
   }
   return problems;
 }

@@ -13,7 +13,14 @@ import { isArchivePath, removeUnpacked, unpackBundle } from './archive.js';
 import { combinationProblems, deriveCombined, EXPIRY_CHECKS, type PartRun } from './combination.js';
 import { BUNDLE_FILES, MANIFESTED, PART_NAMES, PARTS_DIR, type PartName } from '../certification/bundle-format.js';
 import { keyFingerprint, loadSigningKey, trustOf } from './keys.js';
-import { checkArchiveOutput, checkBundleDir, clearEarlierBundle, packInto, privateBundleDir, sealBundle } from './write.js';
+import {
+  checkArchiveOutput,
+  checkBundleDir,
+  clearEarlierBundle,
+  packInto,
+  privateBundleDir,
+  sealBundle,
+} from './write.js';
 import { Findings, verifyContents, type Trust } from './verify.js';
 
 /**
@@ -41,10 +48,18 @@ async function checkPartDir(dir: string, part: PartName): Promise<void> {
     throw new UsageError(`combine-bundles ${dir}: no such ${isArchivePath(dir) ? 'file' : 'directory'}; ${give}`);
   }
   const archive = isArchivePath(dir);
-  if (stat.isSymbolicLink() || (archive ? !stat.isFile() : !stat.isDirectory())) throw new UsageError(`combine-bundles ${dir}: not a ${archive ? 'regular file' : 'directory'} (a link is refused); ${give}`);
+  if (stat.isSymbolicLink() || (archive ? !stat.isFile() : !stat.isDirectory()))
+    throw new UsageError(
+      `combine-bundles ${dir}: not a ${archive ? 'regular file' : 'directory'} (a link is refused); ${give}`,
+    );
 }
 
-export async function combineBundlesCommand(mainPath: string, expiryPath: string, options: CombineOptions, io: CombineIO): Promise<number> {
+export async function combineBundlesCommand(
+  mainPath: string,
+  expiryPath: string,
+  options: CombineOptions,
+  io: CombineIO,
+): Promise<number> {
   const given = trustOf(options.publicKey, options.trustedKeys);
   const key = loadSigningKey(options.signKey);
   // The parts must be signed by a key the combiner trusts: by default the one it signs with.
@@ -58,10 +73,16 @@ export async function combineBundlesCommand(mainPath: string, expiryPath: string
   for (const part of [mainPath, expiryPath]) {
     const inside = relative(resolve(part), resolve(options.output));
     // A directory written into a part would make it a bundle with a file no manifest covers.
-    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw new UsageError(`--output ${options.output}: ${inside === '' && archiveOut ? 'is' : 'inside'} the bundle ${part}; give ${archiveOut ? 'a file' : 'a directory'} of its own`);
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside)))
+      throw new UsageError(
+        `--output ${options.output}: ${inside === '' && archiveOut ? 'is' : 'inside'} the bundle ${part}; give ${archiveOut ? 'a file' : 'a directory'} of its own`,
+      );
     // A part inside the output (an earlier combined bundle's parts/) would be replaced with it.
     const holds = relative(resolve(options.output), resolve(part));
-    if (!archiveOut && !holds.startsWith('..') && !isAbsolute(holds)) throw new UsageError(`--output ${options.output}: holds the bundle ${part}, which writing there would replace; give a directory of its own`);
+    if (!archiveOut && !holds.startsWith('..') && !isAbsolute(holds))
+      throw new UsageError(
+        `--output ${options.output}: holds the bundle ${part}, which writing there would replace; give a directory of its own`,
+      );
   }
   // An archive part is read from a private folder it is unpacked into; messages name the archive.
   const unpacked: string[] = [];
@@ -72,14 +93,23 @@ export async function combineBundlesCommand(mainPath: string, expiryPath: string
       unpacked.push(dir);
       return dir;
     };
-    const parts = { main: { shown: mainPath, dir: await open(mainPath) }, expiry: { shown: expiryPath, dir: await open(expiryPath) } };
+    const parts = {
+      main: { shown: mainPath, dir: await open(mainPath) },
+      expiry: { shown: expiryPath, dir: await open(expiryPath) },
+    };
     return await combineParts(parts, key, trust, options, io);
   } finally {
     for (const dir of unpacked) await removeUnpacked(dir);
   }
 }
 
-async function combineParts(parts: Record<PartName, { shown: string; dir: string }>, key: KeyObject, trust: Trust, options: CombineOptions, io: CombineIO): Promise<number> {
+async function combineParts(
+  parts: Record<PartName, { shown: string; dir: string }>,
+  key: KeyObject,
+  trust: Trust,
+  options: CombineOptions,
+  io: CombineIO,
+): Promise<number> {
   const f = new Findings();
   const runs: Partial<Record<PartName, PartRun>> = {};
   for (const part of PART_NAMES) {
@@ -87,12 +117,24 @@ async function combineParts(parts: Record<PartName, { shown: string; dir: string
     const pf = new Findings();
     const contents = verifyContents(dir, trust, true, pf, false);
     for (const x of pf.list) if (x.level === 'fail') f.fail(`${part} ${shown}: ${x.topic}`, x.message);
-    if (!contents.signerProven && !pf.list.some((x) => x.level === 'fail')) f.fail(`${part} ${shown}: signature`, `not signed by ${options.publicKey !== undefined || options.trustedKeys !== undefined ? 'a key you trust' : `the key of --sign-key (${keyFingerprint(key)})`}`);
-    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info, ...(contents.signer !== undefined ? { signer: contents.signer } : {}) };
+    if (!contents.signerProven && !pf.list.some((x) => x.level === 'fail'))
+      f.fail(
+        `${part} ${shown}: signature`,
+        `not signed by ${options.publicKey !== undefined || options.trustedKeys !== undefined ? 'a key you trust' : `the key of --sign-key (${keyFingerprint(key)})`}`,
+      );
+    if (contents.report !== undefined && contents.info !== undefined)
+      runs[part] = {
+        report: contents.report,
+        info: contents.info,
+        ...(contents.signer !== undefined ? { signer: contents.signer } : {}),
+      };
   }
-  if (runs.main !== undefined && runs.expiry !== undefined) for (const p of combinationProblems(runs.main, runs.expiry)) f.fail('combination', p);
+  if (runs.main !== undefined && runs.expiry !== undefined)
+    for (const p of combinationProblems(runs.main, runs.expiry)) f.fail('combination', p);
   if (f.list.length > 0 || runs.main === undefined || runs.expiry === undefined) {
-    io.out(`${['The bundles do not combine:', ...f.list.map((x) => `  FAIL  ${oneLine(printable(`${x.topic}: ${x.message}`), 400)}`)].join('\n')}\n`);
+    io.out(
+      `${['The bundles do not combine:', ...f.list.map((x) => `  FAIL  ${oneLine(printable(`${x.topic}: ${x.message}`), 400)}`)].join('\n')}\n`,
+    );
     return ExitCode.NonConformant;
   }
 
@@ -111,7 +153,9 @@ async function combineParts(parts: Record<PartName, { shown: string; dir: string
     try {
       await mkdir(join(out, PARTS_DIR, part), { recursive: true });
     } catch (err) {
-      throw new UsageError(`--output ${options.output}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
+      throw new UsageError(
+        `--output ${options.output}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`,
+      );
     }
     for (const name of [...MANIFESTED, BUNDLE_FILES.manifest, BUNDLE_FILES.signature]) {
       // Bundles of earlier versions have no exchanges.jsonl: verify-bundle says so of the part.
@@ -119,7 +163,8 @@ async function combineParts(parts: Record<PartName, { shown: string; dir: string
       // Verified above; copied as they are (a bundle's files are UTF-8 text: the writer makes them so).
       const bytes = readRegularFile(join(dir, name), name, REPORT_LIMIT, { noFollow: true });
       const text = bytes.toString('utf8');
-      if (!Buffer.from(text, 'utf8').equals(bytes)) throw new UsageError(`combine-bundles ${shown}: ${name} is not UTF-8 text`);
+      if (!Buffer.from(text, 'utf8').equals(bytes))
+        throw new UsageError(`combine-bundles ${shown}: ${name} is not UTF-8 text`);
       contents.push([`${PARTS_DIR}/${part}/${name}`, text]);
     }
   }

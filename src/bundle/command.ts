@@ -19,10 +19,16 @@ const LABEL: Record<BundleFinding['level'], string> = { ok: 'ok  ', fail: 'FAIL'
 
 export function renderBundleVerdict(dir: string, verdict: BundleVerdict, color: boolean): string {
   type Style = Parameters<typeof styleText>[0];
-  const paint = (style: Style, text: string): string => (color ? styleText(style, text, { validateStream: false }) : text);
+  const paint = (style: Style, text: string): string =>
+    color ? styleText(style, text, { validateStream: false }) : text;
   const style: Record<BundleFinding['level'], Style> = { ok: 'green', fail: ['bold', 'red'], note: 'yellow' };
   // Messages quote the bundle's content (ids, reasons, file names): printable, one line each.
-  const lines = [`Bundle ${printable(dir)}`, ...verdict.findings.map((x) => `  ${paint(style[x.level], LABEL[x.level])}  ${oneLine(printable(`${x.topic}: ${x.message}`), 400)}`)];
+  const lines = [
+    `Bundle ${printable(dir)}`,
+    ...verdict.findings.map(
+      (x) => `  ${paint(style[x.level], LABEL[x.level])}  ${oneLine(printable(`${x.topic}: ${x.message}`), 400)}`,
+    ),
+  ];
   const fails = verdict.findings.filter((x) => x.level === 'fail').length;
   lines.push(
     '',
@@ -31,7 +37,10 @@ export function renderBundleVerdict(dir: string, verdict: BundleVerdict, color: 
       : verdict.signerProven
         ? paint(['bold', 'green'], 'CERTIFIABLE: complete, untampered (signed by the key you gave) and conformant')
         : // Not green: anyone can make such a bundle, from scratch, unsigned or with a key of their own.
-          paint(['bold', 'yellow'], `SIGNER NOT PROVEN: complete, matching its manifest, and conformant, but no key you trust signed it; give --public-key (exit ${ExitCode.SignerNotProven})`),
+          paint(
+            ['bold', 'yellow'],
+            `SIGNER NOT PROVEN: complete, matching its manifest, and conformant, but no key you trust signed it; give --public-key (exit ${ExitCode.SignerNotProven})`,
+          ),
   );
   return `${lines.join('\n')}\n`;
 }
@@ -51,7 +60,12 @@ export interface VerifyExtras {
   profile?: string | undefined;
 }
 
-export async function verifyBundleCommand(dir: string, publicKey: string | undefined, io: VerifyIO, extras: VerifyExtras = {}): Promise<number> {
+export async function verifyBundleCommand(
+  dir: string,
+  publicKey: string | undefined,
+  io: VerifyIO,
+  extras: VerifyExtras = {},
+): Promise<number> {
   const GIVE = 'give the folder or the .tar.gz `run --bundle` wrote';
   let stat: ReturnType<typeof lstatSync>;
   try {
@@ -60,9 +74,11 @@ export async function verifyBundleCommand(dir: string, publicKey: string | undef
     throw new UsageError(`verify-bundle ${dir}: no such ${isArchivePath(dir) ? 'file' : 'directory'}; ${GIVE}`);
   }
   // A bundle is the submitter's directory as it is: a link to one is refused like a link in one.
-  if (stat.isSymbolicLink()) throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; ${GIVE}, not a link to it`);
+  if (stat.isSymbolicLink())
+    throw new UsageError(`verify-bundle ${dir}: a symbolic link, refused; ${GIVE}, not a link to it`);
   const archive = isArchivePath(dir);
-  if (archive ? !stat.isFile() : !stat.isDirectory()) throw new UsageError(`verify-bundle ${dir}: not a ${archive ? 'regular file' : 'directory'}; ${GIVE}`);
+  if (archive ? !stat.isFile() : !stat.isDirectory())
+    throw new UsageError(`verify-bundle ${dir}: not a ${archive ? 'regular file' : 'directory'}; ${GIVE}`);
   const trust = trustOf(publicKey, extras.trustedKeys);
   const profile = extras.profile === undefined ? undefined : loadProfile(extras.profile);
   const verdict = await withBundle(dir, 'verify-bundle', (unpacked) => verifyBundle(unpacked, trust, profile));

@@ -67,7 +67,14 @@ function facts(line: string): ExchangeFacts | string {
   } catch {
     return 'not JSON';
   }
-  if (entry === null || typeof entry !== 'object' || !Array.isArray(entry._checks) || entry.request === undefined || entry.response === undefined) return 'not a HAR entry with _checks';
+  if (
+    entry === null ||
+    typeof entry !== 'object' ||
+    !Array.isArray(entry._checks) ||
+    entry.request === undefined ||
+    entry.response === undefined
+  )
+    return 'not a HAR entry with _checks';
   const requestHeaders = new Set<string>();
   let authScheme: string | undefined;
   let acceptVersion: string | undefined;
@@ -98,7 +105,10 @@ function facts(line: string): ExchangeFacts | string {
   const keepBody = (status === 403 || status === 404) && typeof text === 'string';
   const bodyCut = /response body cut at the recording limit/.test(comment);
   const key = tenantKey(path);
-  const data = status >= 200 && status < 300 && key !== undefined && typeof text === 'string' && !bodyCut ? dataShown(text) : undefined;
+  const data =
+    status >= 200 && status < 300 && key !== undefined && typeof text === 'string' && !bodyCut
+      ? dataShown(text)
+      : undefined;
   return {
     checks: entry._checks.filter((c): c is string => typeof c === 'string'),
     method: typeof entry.request.method === 'string' ? entry.request.method : '',
@@ -135,7 +145,10 @@ function dataShown(text: string): { ids: string[]; fields: string[] | undefined 
   const extracted = Array.isArray(body) || isObject(body) ? extractItems(body) : undefined;
   const items = extracted !== undefined && 'items' in extracted ? extracted.items : isObject(body) ? [body] : [];
   const all = isObject(body) && !items.includes(body) ? [body, ...items] : items;
-  const ids = all.slice(0, MAX_IDS_PER_ANSWER).map(itemId).filter((id): id is string => id !== undefined);
+  const ids = all
+    .slice(0, MAX_IDS_PER_ANSWER)
+    .map(itemId)
+    .filter((id): id is string => id !== undefined);
   return { ids, fields: commonFields(items) };
 }
 
@@ -198,7 +211,8 @@ function seenData(entries: readonly ExchangeFacts[]): SeenData {
       continue;
     }
     for (const id of data.ids) if (at.ids.size < MAX_IDS_PER_PATH) at.ids.add(id);
-    if (data.fields !== undefined) at.fields = at.fields === undefined ? data.fields : at.fields.filter((k) => data.fields?.includes(k));
+    if (data.fields !== undefined)
+      at.fields = at.fields === undefined ? data.fields : at.fields.filter((k) => data.fields?.includes(k));
   }
   return seen;
 }
@@ -242,17 +256,87 @@ interface Rule {
 const PAGING = ['total-pages', 'page-size', 'page-number', 'total-elements'];
 
 export const EVIDENCE_RULES: readonly Rule[] = [
-  { check: 'TOKEN-ISSUE', what: 'token requests with the configured credentials (a valid request)', select: (f) => isTokenPath(f) && f.authScheme === 'basic' && /a valid request/.test(f.purpose) && f.method === 'POST', holds: (f) => f.status === 200, expected: '200' },
-  { check: 'AUTH-MISSING', what: 'requests without an Authorization header', select: (f) => isResource(f) && !f.requestHeaders.has('authorization'), holds: is4xx, expected: 'a 4xx refusal' },
-  { check: 'AUTH-MISSING-401', what: 'requests without an Authorization header', select: (f) => isResource(f) && !f.requestHeaders.has('authorization'), holds: (f) => f.status === 401, expected: '401' },
-  { check: 'AUTH-NOT-BEARER', what: 'requests with Basic credentials instead of a token', select: (f) => isResource(f) && f.authScheme === 'basic', holds: is4xx, expected: 'a 4xx refusal' },
-  { check: 'VERSION-MISSING', what: 'requests without Accept-Version', select: (f) => !f.requestHeaders.has('accept-version'), holds: (f) => f.status === 400, expected: '400' },
-  { check: 'VERSION-INVALID', what: 'requests with an Accept-Version other than 1', select: (f) => f.acceptVersion !== undefined && f.acceptVersion.trim() !== '1', holds: (f) => f.status === 400 || f.status === 404, expected: '400 or 404' },
-  { check: 'USER-OK', what: 'GET /users/me with a bearer token', select: (f) => f.path.endsWith(USER_PATH) && f.authScheme === 'bearer' && f.acceptVersion === '1', holds: (f) => f.status === 200, expected: '200' },
-  { check: 'TENANT-ACCESS', what: "requests of the tenant endpoints' valid answers", select: (f) => /\/tenants\//.test(f.path) && /: a valid request/.test(f.purpose) && f.authScheme === 'bearer', holds: (f) => f.status >= 200 && f.status < 300, expected: 'a 2xx status' },
-  { check: 'TENANT-FOREIGN', what: 'requests for another tenant than the asking client may access', select: (f) => /tenant this client may not access|the second client's tenant\)|with the second client's token \(the tenant under test\)/.test(f.purpose), holds: (f, seen) => refused(f) && noData(f, seen), expected: '403 or 404 without data' },
-  { check: 'TENANT-UNKNOWN', what: 'requests for a tenant id that names no tenant', select: (f) => /a tenant id that names no tenant/.test(f.purpose), holds: (f, seen) => refused(f) && noData(f, seen), expected: '403 or 404 without data' },
-  { check: 'PAGE-HEADERS', what: 'list pages answered 200', select: (f) => f.status === 200 && /\/tenants\//.test(f.path) && PAGING.some((h) => f.responseHeaders.has(h)), holds: (f) => PAGING.every((h) => /^\d+$/.test((f.responseHeaders.get(h) ?? '').trim())), expected: 'Total-Pages, Page-Size, Page-Number and Total-Elements, once each, as integers' },
+  {
+    check: 'TOKEN-ISSUE',
+    what: 'token requests with the configured credentials (a valid request)',
+    select: (f) =>
+      isTokenPath(f) && f.authScheme === 'basic' && /a valid request/.test(f.purpose) && f.method === 'POST',
+    holds: (f) => f.status === 200,
+    expected: '200',
+  },
+  {
+    check: 'AUTH-MISSING',
+    what: 'requests without an Authorization header',
+    select: (f) => isResource(f) && !f.requestHeaders.has('authorization'),
+    holds: is4xx,
+    expected: 'a 4xx refusal',
+  },
+  {
+    check: 'AUTH-MISSING-401',
+    what: 'requests without an Authorization header',
+    select: (f) => isResource(f) && !f.requestHeaders.has('authorization'),
+    holds: (f) => f.status === 401,
+    expected: '401',
+  },
+  {
+    check: 'AUTH-NOT-BEARER',
+    what: 'requests with Basic credentials instead of a token',
+    select: (f) => isResource(f) && f.authScheme === 'basic',
+    holds: is4xx,
+    expected: 'a 4xx refusal',
+  },
+  {
+    check: 'VERSION-MISSING',
+    what: 'requests without Accept-Version',
+    select: (f) => !f.requestHeaders.has('accept-version'),
+    holds: (f) => f.status === 400,
+    expected: '400',
+  },
+  {
+    check: 'VERSION-INVALID',
+    what: 'requests with an Accept-Version other than 1',
+    select: (f) => f.acceptVersion !== undefined && f.acceptVersion.trim() !== '1',
+    holds: (f) => f.status === 400 || f.status === 404,
+    expected: '400 or 404',
+  },
+  {
+    check: 'USER-OK',
+    what: 'GET /users/me with a bearer token',
+    select: (f) => f.path.endsWith(USER_PATH) && f.authScheme === 'bearer' && f.acceptVersion === '1',
+    holds: (f) => f.status === 200,
+    expected: '200',
+  },
+  {
+    check: 'TENANT-ACCESS',
+    what: "requests of the tenant endpoints' valid answers",
+    select: (f) => /\/tenants\//.test(f.path) && /: a valid request/.test(f.purpose) && f.authScheme === 'bearer',
+    holds: (f) => f.status >= 200 && f.status < 300,
+    expected: 'a 2xx status',
+  },
+  {
+    check: 'TENANT-FOREIGN',
+    what: 'requests for another tenant than the asking client may access',
+    select: (f) =>
+      /tenant this client may not access|the second client's tenant\)|with the second client's token \(the tenant under test\)/.test(
+        f.purpose,
+      ),
+    holds: (f, seen) => refused(f) && noData(f, seen),
+    expected: '403 or 404 without data',
+  },
+  {
+    check: 'TENANT-UNKNOWN',
+    what: 'requests for a tenant id that names no tenant',
+    select: (f) => /a tenant id that names no tenant/.test(f.purpose),
+    holds: (f, seen) => refused(f) && noData(f, seen),
+    expected: '403 or 404 without data',
+  },
+  {
+    check: 'PAGE-HEADERS',
+    what: 'list pages answered 200',
+    select: (f) => f.status === 200 && /\/tenants\//.test(f.path) && PAGING.some((h) => f.responseHeaders.has(h)),
+    holds: (f) => PAGING.every((h) => /^\d+$/.test((f.responseHeaders.get(h) ?? '').trim())),
+    expected: 'Total-Pages, Page-Size, Page-Number and Total-Elements, once each, as integers',
+  },
 ];
 
 export interface EvidenceSink {
@@ -293,14 +377,20 @@ export function checkEvidence(report: RunReport, read: ReadExchanges, f: Evidenc
       const judged = mine.filter((e) => rule.select(e));
       if (judged.length === 0) {
         ok = false;
-        f.fail(`evidence ${check.id}`, `passed, but none of its ${mine.length} exchanges is one of the ${rule.what} the check judges`);
+        f.fail(
+          `evidence ${check.id}`,
+          `passed, but none of its ${mine.length} exchanges is one of the ${rule.what} the check judges`,
+        );
         continue;
       }
       const contrary = judged.filter((e) => !rule.holds(e, seen));
       if (contrary.length > 0) {
         ok = false;
         const first = contrary[0];
-        f.fail(`evidence ${check.id}`, `passed, but ${contrary.length} of its ${judged.length} ${rule.what} did not answer ${rule.expected}${first !== undefined ? ` (${first.method} ${first.path} answered ${first.status})` : ''}: the verdict is not what the exchanges show`);
+        f.fail(
+          `evidence ${check.id}`,
+          `passed, but ${contrary.length} of its ${judged.length} ${rule.what} did not answer ${rule.expected}${first !== undefined ? ` (${first.method} ${first.path} answered ${first.status})` : ''}: the verdict is not what the exchanges show`,
+        );
       }
     }
     if (ok) crossChecked += 1;

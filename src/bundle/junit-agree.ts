@@ -37,7 +37,8 @@ export function junitDisagreements(report: RunReport, suites: readonly JUnitSuit
     }
     for (const key of ['tests', 'failures', 'errors', 'skipped'] as const) {
       const declared = suite.declared[key];
-      if (declared !== undefined && declared !== tally[key]) problems.push(`testsuite ${JSON.stringify(suite.name)} declares ${key}="${declared}" but holds ${tally[key]}`);
+      if (declared !== undefined && declared !== tally[key])
+        problems.push(`testsuite ${JSON.stringify(suite.name)} declares ${key}="${declared}" but holds ${tally[key]}`);
     }
   }
   for (const check of report.checks) {
@@ -50,15 +51,27 @@ export function junitDisagreements(report: RunReport, suites: readonly JUnitSuit
     const [only] = found;
     if (only === undefined) continue;
     const classname = `${JUNIT_NAME_PREFIX}.${check.suite}`;
-    if (only.suite !== classname) problems.push(`${check.id}: classname ${JSON.stringify(only.suite)} in junit.xml, ${classname} expected`);
+    if (only.suite !== classname)
+      problems.push(`${check.id}: classname ${JSON.stringify(only.suite)} in junit.xml, ${classname} expected`);
     const expected = JUNIT_OUTCOME[check.status];
     const actual = only.outcomes;
-    if (actual.length > 1) problems.push(`${check.id}: ${actual.length} outcomes (${actual.join(', ')}) in one test case`);
-    else if (actual[0] !== expected) problems.push(`${check.id}: ${check.status} in report.json, ${actual[0] ?? 'passed'} in junit.xml`);
+    if (actual.length > 1)
+      problems.push(`${check.id}: ${actual.length} outcomes (${actual.join(', ')}) in one test case`);
+    else if (actual[0] !== expected)
+      problems.push(`${check.id}: ${check.status} in report.json, ${actual[0] ?? 'passed'} in junit.xml`);
   }
-  for (const id of cases.keys()) problems.push(`junit.xml has a test case ${JSON.stringify(id)} that report.json does not`);
+  for (const id of cases.keys())
+    problems.push(`junit.xml has a test case ${JSON.stringify(id)} that report.json does not`);
   // As junit.ts orders them: the rules of the findings listed, then those only counted (src/lint/caps.ts).
-  const findingRules = [...new Set([...(report.document?.findings ?? []).map((f) => f.rule), ...(report.document?.notListed ?? []).map((n) => n.rule)])];
-  if (documentRules.join(' ') !== findingRules.join(' ')) problems.push(`the document's lint findings: rules ${JSON.stringify(documentRules.join(' '))} in junit.xml, ${JSON.stringify(findingRules.join(' '))} in report.json`);
+  const findingRules = [
+    ...new Set([
+      ...(report.document?.findings ?? []).map((f) => f.rule),
+      ...(report.document?.notListed ?? []).map((n) => n.rule),
+    ]),
+  ];
+  if (documentRules.join(' ') !== findingRules.join(' '))
+    problems.push(
+      `the document's lint findings: rules ${JSON.stringify(documentRules.join(' '))} in junit.xml, ${JSON.stringify(findingRules.join(' '))} in report.json`,
+    );
   return problems;
 }

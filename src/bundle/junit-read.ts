@@ -18,7 +18,12 @@ export interface JUnitCase {
 export interface JUnitSuite {
   name: string;
   /** The suite's own counts, as its attributes state them (undefined when absent). */
-  declared: { tests: number | undefined; failures: number | undefined; errors: number | undefined; skipped: number | undefined };
+  declared: {
+    tests: number | undefined;
+    failures: number | undefined;
+    errors: number | undefined;
+    skipped: number | undefined;
+  };
   cases: JUnitCase[];
 }
 
@@ -36,7 +41,8 @@ function decodeEntities(text: string, at: number): string {
     if (named !== undefined) return named;
     const numeric = /^#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}))$/.exec(ref);
     const code = numeric ? parseInt(numeric[1] ?? numeric[2] ?? '', numeric[1] !== undefined ? 16 : 10) : NaN;
-    if (!Number.isFinite(code) || code > 0x10ffff) throw new JUnitReadError(`the entity &${ref}; near offset ${at} is not one XML predefines`);
+    if (!Number.isFinite(code) || code > 0x10ffff)
+      throw new JUnitReadError(`the entity &${ref}; near offset ${at} is not one XML predefines`);
     return String.fromCodePoint(code);
   });
 }
@@ -71,7 +77,8 @@ function startTag(xml: string, start: number): { tag: Tag; end: number } {
     i += 1;
     while (/\s/.test(xml[i] ?? '')) i += 1;
     const quote = xml[i];
-    if (quote !== '"' && quote !== "'") throw new JUnitReadError(`attribute ${attr[0]} of <${m[0]}> is not quoted (offset ${i})`);
+    if (quote !== '"' && quote !== "'")
+      throw new JUnitReadError(`attribute ${attr[0]} of <${m[0]}> is not quoted (offset ${i})`);
     const close = xml.indexOf(quote, i + 1);
     if (close < 0) throw new JUnitReadError(`attribute ${attr[0]} of <${m[0]}> is not closed`);
     const raw = xml.slice(i + 1, close);
@@ -106,19 +113,24 @@ export function readJUnit(xml: string): JUnitSuite[] {
       if (xml.slice(i).trim() !== '' && stack.length === 0) throw new JUnitReadError('text after the root element');
       break;
     }
-    if (stack.length === 0 && xml.slice(i, lt).trim() !== '') throw new JUnitReadError(`text outside the root element at offset ${i}`);
+    if (stack.length === 0 && xml.slice(i, lt).trim() !== '')
+      throw new JUnitReadError(`text outside the root element at offset ${i}`);
     if (xml.startsWith('<?', lt)) i = skipPast(xml, lt + 2, '?>', 'a processing instruction');
     else if (xml.startsWith('<!--', lt)) i = skipPast(xml, lt + 4, '-->', 'a comment');
     else if (xml.startsWith('<![CDATA[', lt)) {
       if (stack.length === 0) throw new JUnitReadError(`CDATA outside the root element at offset ${lt}`);
       i = skipPast(xml, lt + 9, ']]>', 'a CDATA section');
-    } else if (xml.startsWith('<!', lt)) throw new JUnitReadError(`a DOCTYPE or other declaration at offset ${lt}: refused (a JUnit file needs none, and entities are not expanded)`);
+    } else if (xml.startsWith('<!', lt))
+      throw new JUnitReadError(
+        `a DOCTYPE or other declaration at offset ${lt}: refused (a JUnit file needs none, and entities are not expanded)`,
+      );
     else if (xml[lt + 1] === '/') {
       NAME.lastIndex = lt + 2;
       const m = NAME.exec(xml);
       const name = m?.[0];
       const gt = m ? NAME.lastIndex : -1;
-      if (name === undefined || !/^\s*>/.test(xml.slice(gt, gt + 64))) throw new JUnitReadError(`a malformed end tag at offset ${lt}`);
+      if (name === undefined || !/^\s*>/.test(xml.slice(gt, gt + 64)))
+        throw new JUnitReadError(`a malformed end tag at offset ${lt}`);
       if (stack.pop() !== name) throw new JUnitReadError(`</${name}> at offset ${lt} does not close the open element`);
       if (name === 'testcase') testCase = undefined;
       if (name === 'testsuite') suite = undefined;
@@ -131,13 +143,31 @@ export function readJUnit(xml: string): JUnitSuite[] {
       if (tag.name === 'testsuite') {
         if (suite !== undefined) throw new JUnitReadError(`a <testsuite> inside another at offset ${lt}`);
         const a = tag.attributes;
-        suite = { name: a.get('name') ?? '', declared: { tests: count(a.get('tests')), failures: count(a.get('failures')), errors: count(a.get('errors')), skipped: count(a.get('skipped')) }, cases: [] };
+        suite = {
+          name: a.get('name') ?? '',
+          declared: {
+            tests: count(a.get('tests')),
+            failures: count(a.get('failures')),
+            errors: count(a.get('errors')),
+            skipped: count(a.get('skipped')),
+          },
+          cases: [],
+        };
         suites.push(suite);
       } else if (tag.name === 'testcase') {
-        if (suite === undefined || parent !== 'testsuite') throw new JUnitReadError(`a <testcase> outside a <testsuite> at offset ${lt}`);
-        testCase = { classname: tag.attributes.get('classname') ?? '', name: tag.attributes.get('name') ?? '', outcomes: [] };
+        if (suite === undefined || parent !== 'testsuite')
+          throw new JUnitReadError(`a <testcase> outside a <testsuite> at offset ${lt}`);
+        testCase = {
+          classname: tag.attributes.get('classname') ?? '',
+          name: tag.attributes.get('name') ?? '',
+          outcomes: [],
+        };
         suite.cases.push(testCase);
-      } else if ((tag.name === 'failure' || tag.name === 'error' || tag.name === 'skipped') && parent === 'testcase' && testCase !== undefined) {
+      } else if (
+        (tag.name === 'failure' || tag.name === 'error' || tag.name === 'skipped') &&
+        parent === 'testcase' &&
+        testCase !== undefined
+      ) {
         testCase.outcomes.push(tag.name);
       }
       if (!tag.selfClosing) {

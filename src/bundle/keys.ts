@@ -17,27 +17,40 @@ function readPem(path: string, what: string): string {
 
 export function loadSigningKey(path: string): KeyObject {
   const pem = readPem(path, '--sign-key');
-  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----/.test(pem)) throw new UsageError(`--sign-key ${path}: the key is encrypted; give an unencrypted PKCS#8 PEM key (keep it in a CI secret)`);
-  if (!/-----BEGIN PRIVATE KEY-----/.test(pem)) throw new UsageError(`--sign-key ${path}: not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----); make one with: openssl genpkey -algorithm ed25519`);
+  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----/.test(pem))
+    throw new UsageError(
+      `--sign-key ${path}: the key is encrypted; give an unencrypted PKCS#8 PEM key (keep it in a CI secret)`,
+    );
+  if (!/-----BEGIN PRIVATE KEY-----/.test(pem))
+    throw new UsageError(
+      `--sign-key ${path}: not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----); make one with: openssl genpkey -algorithm ed25519`,
+    );
   let key: KeyObject;
   try {
     key = createPrivateKey({ key: pem, format: 'pem' });
   } catch {
     throw new UsageError(`--sign-key ${path}: the PEM private key cannot be read`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`--sign-key ${path}: an ${key.asymmetricKeyType ?? 'unknown'} key; bundles are signed with Ed25519 (openssl genpkey -algorithm ed25519)`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new UsageError(
+      `--sign-key ${path}: an ${key.asymmetricKeyType ?? 'unknown'} key; bundles are signed with Ed25519 (openssl genpkey -algorithm ed25519)`,
+    );
   return key;
 }
 
 export function loadPublicKey(path: string): KeyObject {
   const pem = readPem(path, '--public-key');
-  if (/PRIVATE KEY-----/.test(pem)) throw new UsageError(`--public-key ${path}: this is a private key; give the public one (openssl pkey -in KEY -pubout)`);
+  if (/PRIVATE KEY-----/.test(pem))
+    throw new UsageError(
+      `--public-key ${path}: this is a private key; give the public one (openssl pkey -in KEY -pubout)`,
+    );
   return parsePublicKey(pem, (problem) => new UsageError(`--public-key ${path}: ${problem}`));
 }
 
 /** A PEM SPKI Ed25519 public key, or the error `fail` makes of the problem. */
 export function parsePublicKey(pem: string, fail: (problem: string) => Error): KeyObject {
-  if (!/^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\s*$/.test(pem.trim() + '\n')) throw fail('not a PEM public key (-----BEGIN PUBLIC KEY-----)');
+  if (!/^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\s*$/.test(pem.trim() + '\n'))
+    throw fail('not a PEM public key (-----BEGIN PUBLIC KEY-----)');
   let key: KeyObject;
   try {
     key = createPublicKey({ key: pem, format: 'pem' });
@@ -56,7 +69,9 @@ export function publicKeyPem(key: KeyObject): string {
 /** `SHA256:<hex>` of the DER SubjectPublicKeyInfo: how people compare keys. */
 export function keyFingerprint(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return `SHA256:${createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex')}`;
+  return `SHA256:${createHash('sha256')
+    .update(pub.export({ type: 'spki', format: 'der' }))
+    .digest('hex')}`;
 }
 
 export function signBytes(data: Buffer, key: KeyObject): string {
@@ -100,7 +115,8 @@ export interface TrustedKey {
  */
 export function loadTrustedKeys(path: string): TrustedKey[] {
   const text = readTextFile(path, '--trusted-keys', { maxBytes: 1024 * 1024, of: 'a file of public keys' });
-  const fail = (line: number, problem: string): UsageError => new UsageError(`--trusted-keys ${path}: line ${line}: ${problem}`);
+  const fail = (line: number, problem: string): UsageError =>
+    new UsageError(`--trusted-keys ${path}: line ${line}: ${problem}`);
   const keys: TrustedKey[] = [];
   const lines = text.split(/\r?\n/);
   let name: string | undefined;
@@ -112,26 +128,43 @@ export function loadTrustedKeys(path: string): TrustedKey[] {
     if (line === '') continue;
     const bound = /^#\s*signs for:(.*)$/i.exec(line);
     if (bound) {
-      signsFor = (bound[1] ?? '').split(',').map((n) => shown(n.trim())).filter((n) => n !== '');
-      if (signsFor.length === 0) throw fail(i + 1, '"# signs for:" names no operator; give one or more, separated by commas');
+      signsFor = (bound[1] ?? '')
+        .split(',')
+        .map((n) => shown(n.trim()))
+        .filter((n) => n !== '');
+      if (signsFor.length === 0)
+        throw fail(i + 1, '"# signs for:" names no operator; give one or more, separated by commas');
       continue;
     }
     if (line.startsWith('#')) {
       name = line.slice(1).trim() || undefined;
       continue;
     }
-    if (/PRIVATE KEY-----/.test(line)) throw fail(i + 1, 'a private key; give public keys only (openssl pkey -in KEY -pubout)');
-    if (line !== '-----BEGIN PUBLIC KEY-----') throw fail(i + 1, 'neither a "# name" line nor the start of a PEM public key (-----BEGIN PUBLIC KEY-----)');
+    if (/PRIVATE KEY-----/.test(line))
+      throw fail(i + 1, 'a private key; give public keys only (openssl pkey -in KEY -pubout)');
+    if (line !== '-----BEGIN PUBLIC KEY-----')
+      throw fail(i + 1, 'neither a "# name" line nor the start of a PEM public key (-----BEGIN PUBLIC KEY-----)');
     const start = i;
     const end = lines.findIndex((l, j) => j > i && l.trim() === '-----END PUBLIC KEY-----');
     if (end < 0) throw fail(start + 1, 'a PEM public key without its -----END PUBLIC KEY----- line');
-    const key = parsePublicKey(`${lines.slice(start, end + 1).map((l) => l.trim()).join('\n')}\n`, (problem) => fail(start + 1, problem));
-    keys.push({ key, ...(name !== undefined ? { name: shown(name) } : {}), ...(signsFor !== undefined ? { signsFor } : {}) });
+    const key = parsePublicKey(
+      `${lines
+        .slice(start, end + 1)
+        .map((l) => l.trim())
+        .join('\n')}\n`,
+      (problem) => fail(start + 1, problem),
+    );
+    keys.push({
+      key,
+      ...(name !== undefined ? { name: shown(name) } : {}),
+      ...(signsFor !== undefined ? { signsFor } : {}),
+    });
     name = undefined;
     signsFor = undefined;
     i = end;
   }
-  if (keys.length === 0) throw new UsageError(`--trusted-keys ${path}: holds no public key; give one or more PEM Ed25519 public keys`);
+  if (keys.length === 0)
+    throw new UsageError(`--trusted-keys ${path}: holds no public key; give one or more PEM Ed25519 public keys`);
   return keys;
 }
 
@@ -143,7 +176,10 @@ export interface Trust {
 
 /** verify-bundle's, matrix's and combine-bundles' --public-key or --trusted-keys, read; neither given: undefined. */
 export function trustOf(publicKey: string | undefined, trustedKeys: string | undefined): Trust | undefined {
-  if (publicKey !== undefined && trustedKeys !== undefined) throw new UsageError("--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme's signers");
+  if (publicKey !== undefined && trustedKeys !== undefined)
+    throw new UsageError(
+      "--public-key and --trusted-keys are both given; give one: the key you trust, or the file of the programme's signers",
+    );
   if (publicKey !== undefined) return { source: '--public-key', keys: [{ key: loadPublicKey(publicKey) }] };
   return trustedKeys !== undefined ? { source: '--trusted-keys', keys: loadTrustedKeys(trustedKeys) } : undefined;
 }

@@ -14,7 +14,22 @@ import { REPORT_LIMIT, parseRunReport } from '../report/read.js';
 import { expiryNotWaitedOut, scopeOfReport, verdictOf, verdictOfReport } from '../report/verdict.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { checkEvidence, readExchanges, type ReadExchanges } from './evidence.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, COMBINED_TOP, MANIFESTED, PARTS_DIR, PART_FILES, PART_NAMES, isBundleFileName, manifestSchema, sha256Of, signatureSchema, targetInfoSchema, type Manifest, type TargetInfo } from '../certification/bundle-format.js';
+import {
+  BUNDLE_FILES,
+  BUNDLE_NAMES,
+  COMBINED_TOP,
+  MANIFESTED,
+  PARTS_DIR,
+  PART_FILES,
+  PART_NAMES,
+  isBundleFileName,
+  manifestSchema,
+  sha256Of,
+  signatureSchema,
+  targetInfoSchema,
+  type Manifest,
+  type TargetInfo,
+} from '../certification/bundle-format.js';
 import { junitDisagreements } from './junit-agree.js';
 import { JUnitReadError, readJUnit } from './junit-read.js';
 import { keyFingerprint, parsePublicKey, verifyBytes, type Trust, type TrustedKey } from './keys.js';
@@ -92,7 +107,10 @@ class BundleFiles {
     try {
       read = readExchanges(path, name);
     } catch (err) {
-      this.f.fail(name, err instanceof HarnessExit ? err.message.replace(`${name} ${path}: `, '') : (err as Error).message);
+      this.f.fail(
+        name,
+        err instanceof HarnessExit ? err.message.replace(`${name} ${path}: `, '') : (err as Error).message,
+      );
     }
     this.#exchanges.set(name, read);
     return read;
@@ -106,7 +124,10 @@ class BundleFiles {
       // Only the bundle's own plain files: no link out of it, no FIFO or device to block on.
       bytes = readRegularFile(path, name, limit, { noFollow: true });
     } catch (err) {
-      this.f.fail(name, err instanceof HarnessExit ? err.message.replace(`${name} ${path}: `, '') : (err as Error).message);
+      this.f.fail(
+        name,
+        err instanceof HarnessExit ? err.message.replace(`${name} ${path}: `, '') : (err as Error).message,
+      );
     }
     this.#read.set(name, bytes);
     return bytes;
@@ -133,7 +154,8 @@ function parseJson<T>(bytes: Buffer, schema: ZodType<T>, name: string, f: Findin
 /** Only the bundle's own plain files (and a combined bundle's parts/): a link could point anywhere, an extra file is unsigned. */
 function checkListing(dir: string, f: Findings, combined: boolean): void {
   for (const name of readdirSync(dir)) {
-    if (!BUNDLE_NAMES.includes(name) && !(combined && name === PARTS_DIR)) f.fail('bundle', `${JSON.stringify(oneLine(name, 120))} is not part of a bundle and no manifest covers it`);
+    if (!BUNDLE_NAMES.includes(name) && !(combined && name === PARTS_DIR))
+      f.fail('bundle', `${JSON.stringify(oneLine(name, 120))} is not part of a bundle and no manifest covers it`);
   }
 }
 
@@ -154,7 +176,10 @@ function checkPartsLayout(dir: string, f: Findings): boolean {
   let ok = true;
   for (const name of readdirSync(join(dir, PARTS_DIR))) {
     if (!(PART_NAMES as readonly string[]).includes(name)) {
-      f.fail(PARTS_DIR, `${JSON.stringify(oneLine(name, 120))} is not a part of a combined bundle (${PART_NAMES.join(', ')})`);
+      f.fail(
+        PARTS_DIR,
+        `${JSON.stringify(oneLine(name, 120))} is not a part of a combined bundle (${PART_NAMES.join(', ')})`,
+      );
       ok = false;
     }
   }
@@ -168,7 +193,11 @@ function checkPartsLayout(dir: string, f: Findings): boolean {
 }
 
 /** Every manifested file present, once, with its digest; the manifest's bytes for the signature. */
-function checkManifest(files: BundleFiles, f: Findings, combined: boolean): { manifestBytes?: Buffer; intact: Set<string> } {
+function checkManifest(
+  files: BundleFiles,
+  f: Findings,
+  combined: boolean,
+): { manifestBytes?: Buffer; intact: Set<string> } {
   const required = combined ? [...COMBINED_TOP, ...PART_FILES] : MANIFESTED;
   const intact = new Set<string>();
   const manifestBytes = files.get(BUNDLE_FILES.manifest, small(BUNDLE_FILES.manifest));
@@ -178,7 +207,10 @@ function checkManifest(files: BundleFiles, f: Findings, combined: boolean): { ma
   const listed = new Set<string>();
   for (const entry of manifest.files) {
     if (!isBundleFileName(entry.path, combined)) {
-      f.fail(BUNDLE_FILES.manifest, `lists ${JSON.stringify(oneLine(entry.path, 120))}, which is not one of the bundle's files (${MANIFESTED.join(', ')}): not read`);
+      f.fail(
+        BUNDLE_FILES.manifest,
+        `lists ${JSON.stringify(oneLine(entry.path, 120))}, which is not one of the bundle's files (${MANIFESTED.join(', ')}): not read`,
+      );
       continue;
     }
     if (listed.has(entry.path)) {
@@ -192,13 +224,18 @@ function checkManifest(files: BundleFiles, f: Findings, combined: boolean): { ma
     if (bytes === undefined && streamed === undefined) continue;
     const digest = streamed?.sha256 ?? sha256Of(bytes ?? Buffer.alloc(0));
     const size = streamed?.bytes ?? bytes?.length ?? 0;
-    if (digest !== entry.sha256 || size !== entry.bytes) f.fail(entry.path, `does not match the manifest (sha256 ${digest.slice(0, 16)}…, ${size} bytes; the manifest says ${entry.sha256.slice(0, 16)}…, ${entry.bytes} bytes): changed after the bundle was made`);
+    if (digest !== entry.sha256 || size !== entry.bytes)
+      f.fail(
+        entry.path,
+        `does not match the manifest (sha256 ${digest.slice(0, 16)}…, ${size} bytes; the manifest says ${entry.sha256.slice(0, 16)}…, ${entry.bytes} bytes): changed after the bundle was made`,
+      );
     else intact.add(entry.path);
   }
   for (const name of required) {
     if (!listed.has(name)) f.fail(BUNDLE_FILES.manifest, `does not list ${name}`);
   }
-  if (intact.size === required.length) f.ok(BUNDLE_FILES.manifest, `${required.length} files, each matches its SHA-256`);
+  if (intact.size === required.length)
+    f.ok(BUNDLE_FILES.manifest, `${required.length} files, each matches its SHA-256`);
   return { manifestBytes, intact };
 }
 
@@ -214,7 +251,14 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
 export type { Trust } from './keys.js';
 
 /** Whether the signature holds for a key of the trusted keys file; every other outcome is a finding. */
-function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer, signature: string, trust: Trust, f: Findings, seen: { trusted?: TrustedKey }): boolean {
+function checkSignatureByKeysFile(
+  signatureKey: KeyObject,
+  manifestBytes: Buffer,
+  signature: string,
+  trust: Trust,
+  f: Findings,
+  seen: { trusted?: TrustedKey },
+): boolean {
   const topic = 'signature';
   const embedded = keyFingerprint(signatureKey);
   // The bundle's own key only says which trusted key to try: the signature must hold for that one.
@@ -224,10 +268,16 @@ function checkSignatureByKeysFile(signatureKey: KeyObject, manifestBytes: Buffer
     return false;
   }
   if (!verifyBytes(manifestBytes, signer.key, signature)) {
-    f.fail(topic, `the Ed25519 signature of manifest.json does not hold (key ${embedded}): the manifest changed after it was signed`);
+    f.fail(
+      topic,
+      `the Ed25519 signature of manifest.json does not hold (key ${embedded}): the manifest changed after it was signed`,
+    );
     return false;
   }
-  f.ok(topic, `Ed25519 signature of manifest.json holds for ${signer.name !== undefined ? `${JSON.stringify(signer.name)} ` : ''}(${embedded}), a signer of --trusted-keys`);
+  f.ok(
+    topic,
+    `Ed25519 signature of manifest.json holds for ${signer.name !== undefined ? `${JSON.stringify(signer.name)} ` : ''}(${embedded}), a signer of --trusted-keys`,
+  );
   seen.trusted = signer;
   return true;
 }
@@ -242,24 +292,44 @@ function checkSignerBinding(signer: TrustedKey, info: TargetInfo, f: Findings): 
   const allowed = signer.signsFor ?? (signer.name !== undefined ? [signer.name] : undefined);
   const who = signer.name !== undefined ? JSON.stringify(signer.name) : `key ${keyFingerprint(signer.key)}`;
   if (operator === undefined) {
-    if (allowed !== undefined) f.note('signer', `the bundle names no operator (run --operator); ${who} signs for ${allowed.map((n) => JSON.stringify(n)).join(', ')}`);
+    if (allowed !== undefined)
+      f.note(
+        'signer',
+        `the bundle names no operator (run --operator); ${who} signs for ${allowed.map((n) => JSON.stringify(n)).join(', ')}`,
+      );
     return;
   }
   if (allowed === undefined) {
-    f.note('signer', `the bundle names the operator ${JSON.stringify(oneLine(operator, 100))}; --trusted-keys does not say whom ${who} signs for (a "# name" or "# signs for:" line)`);
+    f.note(
+      'signer',
+      `the bundle names the operator ${JSON.stringify(oneLine(operator, 100))}; --trusted-keys does not say whom ${who} signs for (a "# name" or "# signs for:" line)`,
+    );
     return;
   }
-  if (allowed.includes(operator)) f.ok('signer', `${who} signs for ${JSON.stringify(operator)}, the operator the bundle names`);
-  else f.fail('signer', `the bundle names the operator ${JSON.stringify(oneLine(operator, 100))}, but is signed by ${who}, which signs for ${allowed.map((n) => JSON.stringify(n)).join(', ')} only`);
+  if (allowed.includes(operator))
+    f.ok('signer', `${who} signs for ${JSON.stringify(operator)}, the operator the bundle names`);
+  else
+    f.fail(
+      'signer',
+      `the bundle names the operator ${JSON.stringify(oneLine(operator, 100))}, but is signed by ${who}, which signs for ${allowed.map((n) => JSON.stringify(n)).join(', ')} only`,
+    );
 }
 
 /** Whether the signature holds for the trusted key; every other outcome is a finding. `seen.signer`: the key it names. */
-function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, trust: Trust | undefined, f: Findings, seen: { signer?: string; trusted?: TrustedKey } = {}): boolean {
+function checkSignature(
+  files: BundleFiles,
+  manifestBytes: Buffer | undefined,
+  trust: Trust | undefined,
+  f: Findings,
+  seen: { signer?: string; trusted?: TrustedKey } = {},
+): boolean {
   const topic = 'signature';
   const trusted = trust?.source === '--public-key' ? trust.keys[0]?.key : undefined;
   if (!files.exists(BUNDLE_FILES.signature)) {
-    if (trust?.source === '--trusted-keys') f.fail(topic, `the bundle is not signed, but --trusted-keys was given (${trust.keys.length} keys)`);
-    else if (trusted !== undefined) f.fail(topic, `the bundle is not signed, but --public-key was given (key ${keyFingerprint(trusted)})`);
+    if (trust?.source === '--trusted-keys')
+      f.fail(topic, `the bundle is not signed, but --trusted-keys was given (${trust.keys.length} keys)`);
+    else if (trusted !== undefined)
+      f.fail(topic, `the bundle is not signed, but --public-key was given (key ${keyFingerprint(trusted)})`);
     else f.note(topic, 'the bundle is not signed: the manifest proves the files belong together, not who made them');
     return false;
   }
@@ -274,25 +344,33 @@ function checkSignature(files: BundleFiles, manifestBytes: Buffer | undefined, t
     return false;
   }
   seen.signer = keyFingerprint(embedded);
-  if (trust?.source === '--trusted-keys') return checkSignatureByKeysFile(embedded, manifestBytes, signature.signature, trust, f, seen);
+  if (trust?.source === '--trusted-keys')
+    return checkSignatureByKeysFile(embedded, manifestBytes, signature.signature, trust, f, seen);
   const key = trusted ?? embedded;
   if (!verifyBytes(manifestBytes, key, signature.signature)) {
-    f.fail(topic, trusted !== undefined && keyFingerprint(trusted) !== keyFingerprint(embedded)
-      ? `made with key ${keyFingerprint(embedded)}, not with the key you trust (${keyFingerprint(trusted)})`
-      : `the Ed25519 signature of manifest.json does not hold (key ${keyFingerprint(key)}): the manifest changed after it was signed`);
+    f.fail(
+      topic,
+      trusted !== undefined && keyFingerprint(trusted) !== keyFingerprint(embedded)
+        ? `made with key ${keyFingerprint(embedded)}, not with the key you trust (${keyFingerprint(trusted)})`
+        : `the Ed25519 signature of manifest.json does not hold (key ${keyFingerprint(key)}): the manifest changed after it was signed`,
+    );
     return false;
   }
   if (trusted !== undefined) {
     f.ok(topic, `Ed25519 signature of manifest.json holds for the key you gave (${keyFingerprint(trusted)})`);
     return true;
   }
-  f.note(topic, `Ed25519 signature holds for the key the bundle carries (${keyFingerprint(embedded)}); anyone can sign with their own key: give --public-key with the key you trust`);
+  f.note(
+    topic,
+    `Ed25519 signature holds for the key the bundle carries (${keyFingerprint(embedded)}); anyone can sign with their own key: give --public-key with the key you trust`,
+  );
   return false;
 }
 
 function checkTarget(info: TargetInfo, report: RunReport, f: Findings, profiled: boolean): void {
   const mismatches: string[] = [];
-  const same = (what: string, a: unknown, b: unknown): void => void (JSON.stringify(a) !== JSON.stringify(b) && mismatches.push(what));
+  const same = (what: string, a: unknown, b: unknown): void =>
+    void (JSON.stringify(a) !== JSON.stringify(b) && mismatches.push(what));
   same('harness', info.harness, { name: report.tool.name, version: report.tool.version });
   same('catalogue', info.catalogue.digest, report.catalogue?.digest);
   same('base URL', info.target.baseUrl, report.target.baseUrl);
@@ -304,36 +382,67 @@ function checkTarget(info: TargetInfo, report: RunReport, f: Findings, profiled:
   if (mismatches.length > 0) f.fail(BUNDLE_FILES.target, `disagrees with report.json on the ${mismatches.join(', ')}`);
   else {
     const { name, version, operator } = info.implementation;
-    f.ok(BUNDLE_FILES.target, `${name}${version !== undefined ? ` ${version}` : ''}${operator !== undefined ? `, operated by ${operator}` : ''}, at ${info.target.baseUrl}`);
+    f.ok(
+      BUNDLE_FILES.target,
+      `${name}${version !== undefined ? ` ${version}` : ''}${operator !== undefined ? `, operated by ${operator}` : ''}, at ${info.target.baseUrl}`,
+    );
   }
   // Under a profile, the profile decides whether the embedded server may be certified (allowTargets).
-  if (info.target.embedded && !profiled) f.fail(BUNDLE_FILES.target, 'the run tested the embedded reference server that the harness starts itself, not an implementation');
+  if (info.target.embedded && !profiled)
+    f.fail(
+      BUNDLE_FILES.target,
+      'the run tested the embedded reference server that the harness starts itself, not an implementation',
+    );
   if (info.options.insecure) f.note(BUNDLE_FILES.target, 'the run did not verify TLS certificates (--insecure)');
-  for (const { url, via } of info.target.proxies ?? []) f.note(BUNDLE_FILES.target, `the requests to ${url} went through the proxy ${via}`);
-  if (info.options.baseline !== undefined) f.note(BUNDLE_FILES.target, `the run had a baseline of known failures (${info.options.baseline.file}, ${info.options.baseline.entries} entries)`);
-  if (info.options.suites.length > 0 || info.options.checks.length > 0 || info.options.rerunOf !== undefined) f.note(BUNDLE_FILES.target, 'the run selected a subset of the checks (--suite, --check or --rerun-failed)');
+  for (const { url, via } of info.target.proxies ?? [])
+    f.note(BUNDLE_FILES.target, `the requests to ${url} went through the proxy ${via}`);
+  if (info.options.baseline !== undefined)
+    f.note(
+      BUNDLE_FILES.target,
+      `the run had a baseline of known failures (${info.options.baseline.file}, ${info.options.baseline.entries} entries)`,
+    );
+  if (info.options.suites.length > 0 || info.options.checks.length > 0 || info.options.rerunOf !== undefined)
+    f.note(BUNDLE_FILES.target, 'the run selected a subset of the checks (--suite, --check or --rerun-failed)');
 }
 
 function checkCatalogue(report: RunReport, f: Findings): void {
   const current = catalogueDigest();
-  if (report.catalogue === undefined) f.fail('catalogue', `report.json records no catalogue digest (made by ${report.tool.name} ${report.tool.version}); this harness's catalogue is ${current}`);
-  else if (report.catalogue.digest !== current) f.fail('catalogue', `made with catalogue ${report.catalogue.digest} (${report.tool.name} ${report.tool.version}), not the current one ${current} (${TOOL_NAME} ${TOOL_VERSION}): run the current harness`);
+  if (report.catalogue === undefined)
+    f.fail(
+      'catalogue',
+      `report.json records no catalogue digest (made by ${report.tool.name} ${report.tool.version}); this harness's catalogue is ${current}`,
+    );
+  else if (report.catalogue.digest !== current)
+    f.fail(
+      'catalogue',
+      `made with catalogue ${report.catalogue.digest} (${report.tool.name} ${report.tool.version}), not the current one ${current} (${TOOL_NAME} ${TOOL_VERSION}): run the current harness`,
+    );
   else f.ok('catalogue', `the current one (${current.slice(0, 19)}…, ${CHECKS.length} checks)`);
-  if (report.tool.version !== TOOL_VERSION) f.note('harness', `made with ${report.tool.name} ${report.tool.version}; this is ${TOOL_NAME} ${TOOL_VERSION}`);
+  if (report.tool.version !== TOOL_VERSION)
+    f.note('harness', `made with ${report.tool.name} ${report.tool.version}; this is ${TOOL_NAME} ${TOOL_VERSION}`);
 }
 
 /** report.json against itself and the catalogue: counts, verdict, levels. */
 function checkConsistency(report: RunReport, f: Findings): void {
   const problems: string[] = [];
-  if (JSON.stringify(countStatuses(report.checks)) !== JSON.stringify(report.counts)) problems.push('its counts do not add up to its checks');
-  const { verdict } = verdictOf(report.checks, { strict: report.strict }, report.incompleteReason, scopeOfReport(report));
+  if (JSON.stringify(countStatuses(report.checks)) !== JSON.stringify(report.counts))
+    problems.push('its counts do not add up to its checks');
+  const { verdict } = verdictOf(
+    report.checks,
+    { strict: report.strict },
+    report.incompleteReason,
+    scopeOfReport(report),
+  );
   // A report of an earlier harness wrote a coarser vocabulary (conformant for a subset): read as refined.
   const stated = report.tool.version === TOOL_VERSION ? report.verdict : verdictOfReport(report);
   if (verdict !== stated) problems.push(`its verdict is ${report.verdict}, its checks make it ${verdict}`);
   for (const check of report.checks) {
     const known = findCheck(check.id);
     if (known === undefined) problems.push(`${check.id} is not in the catalogue`);
-    else if (known.level !== check.level || known.suite !== check.suite) problems.push(`${check.id} is recorded as ${check.level} in ${check.suite}; the catalogue has it ${known.level} in ${known.suite}`);
+    else if (known.level !== check.level || known.suite !== check.suite)
+      problems.push(
+        `${check.id} is recorded as ${check.level} in ${check.suite}; the catalogue has it ${known.level} in ${known.suite}`,
+      );
   }
   if (problems.length > 0) for (const p of problems) f.fail(BUNDLE_FILES.report, p);
   else f.ok(BUNDLE_FILES.report, `${report.checks.length} checks, counts and verdict consistent`);
@@ -341,7 +450,8 @@ function checkConsistency(report: RunReport, f: Findings): void {
 
 /** Every MUST check of the catalogue passed. SHOULD checks are reported, not required. */
 function checkConformance(report: RunReport, f: Findings): void {
-  if (report.verdict === 'incomplete' || report.verdict === 'nothing-checked') f.fail('run', `${report.verdict}: ${report.incompleteReason ?? 'the run stopped early'}`);
+  if (report.verdict === 'incomplete' || report.verdict === 'nothing-checked')
+    f.fail('run', `${report.verdict}: ${report.incompleteReason ?? 'the run stopped early'}`);
   const byId = new Map(report.checks.map((c) => [c.id, c]));
   const must = CHECKS.filter((c) => c.level === 'MUST');
   let passed = 0;
@@ -351,7 +461,10 @@ function checkConformance(report: RunReport, f: Findings): void {
     else if (result.status === 'passed') passed += 1;
     else {
       const why = checkReason(result) ?? 'no reason recorded';
-      const what = result.status === 'expected' ? `failed, accepted by a baseline (${result.baseline?.reason ?? 'no reason'}): ${why}` : `${result.status}: ${why}`;
+      const what =
+        result.status === 'expected'
+          ? `failed, accepted by a baseline (${result.baseline?.reason ?? 'no reason'}): ${why}`
+          : `${result.status}: ${why}`;
       f.fail(`MUST ${check.id}`, what);
     }
   }
@@ -360,7 +473,10 @@ function checkConformance(report: RunReport, f: Findings): void {
   const should = CHECKS.filter((c) => c.level === 'SHOULD');
   const notPassed = should.filter((c) => byId.get(c.id)?.status !== 'passed');
   const detail = notPassed.map((c) => `${c.id} ${byId.get(c.id)?.status ?? 'not run'}`).join(', ');
-  f.note('SHOULD checks', `${should.length - notPassed.length} of ${should.length} passed${detail ? ` (${detail})` : ''}; they do not decide certification`);
+  f.note(
+    'SHOULD checks',
+    `${should.length - notPassed.length} of ${should.length} passed${detail ? ` (${detail})` : ''}; they do not decide certification`,
+  );
 }
 
 /**
@@ -387,9 +503,16 @@ function checkHtml(files: BundleFiles, report: RunReport, f: Findings): void {
   const expectedLines = expected.split('\n');
   let i = 0;
   while (i < actualLines.length && i < expectedLines.length && actualLines[i] === expectedLines[i]) i += 1;
-  const shown = (line: string | undefined): string => (line === undefined ? 'the end of the file' : JSON.stringify(oneLine(line, 120)));
-  const other = report.tool.version !== TOOL_VERSION ? ` (made with ${report.tool.name} ${report.tool.version}, which may render it differently)` : '';
-  f.fail(BUNDLE_FILES.html, `is not the page report.json renders${other}: line ${i + 1} is ${shown(actualLines[i])}, where it should be ${shown(expectedLines[i])}`);
+  const shown = (line: string | undefined): string =>
+    line === undefined ? 'the end of the file' : JSON.stringify(oneLine(line, 120));
+  const other =
+    report.tool.version !== TOOL_VERSION
+      ? ` (made with ${report.tool.name} ${report.tool.version}, which may render it differently)`
+      : '';
+  f.fail(
+    BUNDLE_FILES.html,
+    `is not the page report.json renders${other}: line ${i + 1} is ${shown(actualLines[i])}, where it should be ${shown(expectedLines[i])}`,
+  );
 }
 
 function checkJUnit(files: BundleFiles, report: RunReport, f: Findings): void {
@@ -403,10 +526,12 @@ function checkJUnit(files: BundleFiles, report: RunReport, f: Findings): void {
     f.fail(BUNDLE_FILES.junit, `not well-formed JUnit XML: ${err.message}`);
     return;
   }
-  if (problems.length === 0) f.ok(BUNDLE_FILES.junit, `agrees with report.json (${report.checks.length} test cases, same outcomes)`);
+  if (problems.length === 0)
+    f.ok(BUNDLE_FILES.junit, `agrees with report.json (${report.checks.length} test cases, same outcomes)`);
   const shown = problems.slice(0, 20);
   for (const p of shown) f.fail(BUNDLE_FILES.junit, p);
-  if (problems.length > shown.length) f.fail(BUNDLE_FILES.junit, `and ${problems.length - shown.length} more disagreements with report.json`);
+  if (problems.length > shown.length)
+    f.fail(BUNDLE_FILES.junit, `and ${problems.length - shown.length} more disagreements with report.json`);
 }
 
 /** What a bundle's own files show: its report and target.json when they can be read, and whether a trusted key signed it. */
@@ -425,7 +550,13 @@ export interface BundleContents {
  * target.json, junit.xml and report.html telling one story. Also how each part of a combined
  * bundle is checked (a part alone proves only its half of the catalogue).
  */
-export function verifyContents(dir: string, trust: Trust | undefined, profiled: boolean, f: Findings, combined: boolean): BundleContents {
+export function verifyContents(
+  dir: string,
+  trust: Trust | undefined,
+  profiled: boolean,
+  f: Findings,
+  combined: boolean,
+): BundleContents {
   const files = new BundleFiles(dir, f);
   checkListing(dir, f, combined);
   const { manifestBytes } = checkManifest(files, f, combined);
@@ -454,7 +585,14 @@ export function verifyContents(dir: string, trust: Trust | undefined, profiled: 
     const exchanges = combined ? undefined : files.exchanges(BUNDLE_FILES.exchanges);
     if (exchanges !== undefined) checkEvidence(report, exchanges, f);
   }
-  return { ...(report ? { report } : {}), ...(info ? { info } : {}), ...(reportBytes ? { reportBytes } : {}), ...(targetBytes ? { targetBytes } : {}), signerProven, ...(seen.signer !== undefined ? { signer: seen.signer } : {}) };
+  return {
+    ...(report ? { report } : {}),
+    ...(info ? { info } : {}),
+    ...(reportBytes ? { reportBytes } : {}),
+    ...(targetBytes ? { targetBytes } : {}),
+    signerProven,
+    ...(seen.signer !== undefined ? { signer: seen.signer } : {}),
+  };
 }
 
 /** Where `actual` first differs from `expected`, for a finding: "line 12 is …, where it should be …". */
@@ -463,7 +601,8 @@ function firstDifference(actual: string, expected: string): string {
   const expectedLines = expected.split('\n');
   let i = 0;
   while (i < actualLines.length && i < expectedLines.length && actualLines[i] === expectedLines[i]) i += 1;
-  const shown = (line: string | undefined): string => (line === undefined ? 'the end of the file' : JSON.stringify(oneLine(line, 120)));
+  const shown = (line: string | undefined): string =>
+    line === undefined ? 'the end of the file' : JSON.stringify(oneLine(line, 120));
   return `line ${i + 1} is ${shown(actualLines[i])}, where it should be ${shown(expectedLines[i])}`;
 }
 
@@ -472,7 +611,13 @@ function firstDifference(actual: string, expected: string): string {
  * two runs combinable (same target, document, profile, within MAX_APART_MS), and report.json and
  * target.json exactly what the parts derive, byte for byte. Whether both parts' signers are proven.
  */
-function checkCombination(dir: string, trust: Trust | undefined, profiled: boolean, top: BundleContents, f: Findings): boolean {
+function checkCombination(
+  dir: string,
+  trust: Trust | undefined,
+  profiled: boolean,
+  top: BundleContents,
+  f: Findings,
+): boolean {
   const runs: Partial<Record<PartName, PartRun>> = {};
   let signersProven = true;
   for (const part of PART_NAMES) {
@@ -481,12 +626,20 @@ function checkCombination(dir: string, trust: Trust | undefined, profiled: boole
     signersProven &&= contents.signerProven;
     for (const x of pf.list) if (x.level !== 'ok') f[x.level](`${PARTS_DIR}/${part}/${x.topic}`, x.message);
     if (!pf.list.some((x) => x.level === 'fail') && contents.report !== undefined) {
-      f.ok(`${PARTS_DIR}/${part}`, `a valid bundle${contents.signerProven ? ', signed by a key you trust' : ''}: ${contents.report.checks.length} checks, ${contents.report.verdict}, started ${contents.report.startedAt}`);
+      f.ok(
+        `${PARTS_DIR}/${part}`,
+        `a valid bundle${contents.signerProven ? ', signed by a key you trust' : ''}: ${contents.report.checks.length} checks, ${contents.report.verdict}, started ${contents.report.startedAt}`,
+      );
     }
-    if (contents.report !== undefined && contents.info !== undefined) runs[part] = { report: contents.report, info: contents.info, ...(contents.signer !== undefined ? { signer: contents.signer } : {}) };
+    if (contents.report !== undefined && contents.info !== undefined)
+      runs[part] = {
+        report: contents.report,
+        info: contents.info,
+        ...(contents.signer !== undefined ? { signer: contents.signer } : {}),
+      };
   }
   if (runs.main === undefined || runs.expiry === undefined) {
-    f.fail('combination', 'not derived: a part\'s report.json or target.json could not be read');
+    f.fail('combination', "not derived: a part's report.json or target.json could not be read");
     return false;
   }
   const problems = combinationProblems(runs.main, runs.expiry);
@@ -499,14 +652,24 @@ function checkCombination(dir: string, trust: Trust | undefined, profiled: boole
     return false;
   }
   let same = true;
-  for (const [name, bytes, expected] of [[BUNDLE_FILES.report, top.reportBytes, derived.json], [BUNDLE_FILES.target, top.targetBytes, derived.target]] as const) {
+  for (const [name, bytes, expected] of [
+    [BUNDLE_FILES.report, top.reportBytes, derived.json],
+    [BUNDLE_FILES.target, top.targetBytes, derived.target],
+  ] as const) {
     if (bytes === undefined) continue;
     if (!bytes.equals(Buffer.from(expected, 'utf8'))) {
       same = false;
-      f.fail(name, `is not what the parts combine to (the main run's, with the expiry job's EXPIRY-* results): ${firstDifference(bytes.toString('utf8'), expected)}`);
+      f.fail(
+        name,
+        `is not what the parts combine to (the main run's, with the expiry job's EXPIRY-* results): ${firstDifference(bytes.toString('utf8'), expected)}`,
+      );
     }
   }
-  if (same && problems.length === 0) f.ok('combination', `report.json and target.json are exactly what parts/ combine to: the expiry job's ${EXPIRY_CHECKS.length} EXPIRY-* results (started ${runs.expiry.report.startedAt}, --max-expiry-wait ${runs.expiry.info.options.maxExpiryWait}), the main run's others`);
+  if (same && problems.length === 0)
+    f.ok(
+      'combination',
+      `report.json and target.json are exactly what parts/ combine to: the expiry job's ${EXPIRY_CHECKS.length} EXPIRY-* results (started ${runs.expiry.report.startedAt}, --max-expiry-wait ${runs.expiry.info.options.maxExpiryWait}), the main run's others`,
+    );
   return signersProven;
 }
 
@@ -524,14 +687,19 @@ export function verifyBundle(dir: string, trust?: Trust, profile?: LoadedProfile
   const top = verifyContents(dir, trust, profile !== undefined, f, layout);
   let signerProven = top.signerProven;
   if (layout) signerProven = checkCombination(dir, trust, profile !== undefined, top, f) && signerProven;
-  else if (top.info?.combined !== undefined) f.fail(BUNDLE_FILES.target, 'records a combination with an expiry job, but the bundle holds no parts/ to prove it');
+  else if (top.info?.combined !== undefined)
+    f.fail(BUNDLE_FILES.target, 'records a combination with an expiry job, but the bundle holds no parts/ to prove it');
   const { report, info } = top;
   if (report !== undefined) {
     checkConformance(report, f);
     if (profile !== undefined) checkProfile(profile, report, info, f);
     // The main job of a two-job proof, verified alone: say what completes it (issue 39 item 5).
     const leftToJob = report.checks.filter(expiryNotWaitedOut);
-    if (leftToJob.length > 0 && info?.combined === undefined) f.note('expiry', `${leftToJob.map((c) => c.id).join(', ')} not waited out in this run: if an expiry job (run --suite expiry) proved them, verify the two combined: combine-bundles THIS-BUNDLE EXPIRY-BUNDLE --output DIR --sign-key KEY`);
+    if (leftToJob.length > 0 && info?.combined === undefined)
+      f.note(
+        'expiry',
+        `${leftToJob.map((c) => c.id).join(', ')} not waited out in this run: if an expiry job (run --suite expiry) proved them, verify the two combined: combine-bundles THIS-BUNDLE EXPIRY-BUNDLE --output DIR --sign-key KEY`,
+      );
   } else {
     f.fail('conformance', 'not judged: report.json could not be read');
     if (profile !== undefined) f.fail('profile', 'not proven: report.json could not be read');

@@ -15,7 +15,18 @@ import { parseRunReport } from '../report/read.js';
 import { targetName } from '../report/target-name.js';
 import { writeAtomically } from '../report/write.js';
 import { writeExchangesJsonl, type RunExchanges } from '../report/exchanges.js';
-import { BUNDLE_FILES, BUNDLE_NAMES, MANIFEST_FORMAT, PARTS_DIR, SIGNATURE_FORMAT, TARGET_FORMAT, sha256Of, type Manifest, type Signature, type TargetInfo } from '../certification/bundle-format.js';
+import {
+  BUNDLE_FILES,
+  BUNDLE_NAMES,
+  MANIFEST_FORMAT,
+  PARTS_DIR,
+  SIGNATURE_FORMAT,
+  TARGET_FORMAT,
+  sha256Of,
+  type Manifest,
+  type Signature,
+  type TargetInfo,
+} from '../certification/bundle-format.js';
 import { keyFingerprint, loadSigningKey, publicKeyPem, signBytes } from './keys.js';
 import { isArchivePath, packBundle, removeAtExit, removeUnpacked, unpackBundle } from './archive.js';
 import type { AppliedProfile } from '../certification/apply.js';
@@ -47,22 +58,31 @@ export async function checkBundleDir(dir: string, flag: '--bundle' | '--output',
   let entries: string[];
   try {
     const stat = await lstat(dir);
-    if (!stat.isDirectory()) throw new UsageError(`${flag} ${dir}: exists and is not a directory; give a new directory`);
+    if (!stat.isDirectory())
+      throw new UsageError(`${flag} ${dir}: exists and is not a directory; give a new directory`);
     entries = await readdir(dir);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if ((err as { code?: string }).code === 'ENOENT') entries = [];
-    else throw new UsageError(`${flag} ${dir}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
+    else
+      throw new UsageError(
+        `${flag} ${dir}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`,
+      );
   }
   const foreign = entries.filter((name) => !BUNDLE_NAMES.includes(name) && name !== PARTS_DIR);
-  if (foreign.length > 0) throw new UsageError(`${flag} ${dir}: holds files that are not a bundle's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); give a new or empty directory, or an earlier bundle (which is replaced)`);
+  if (foreign.length > 0)
+    throw new UsageError(
+      `${flag} ${dir}: holds files that are not a bundle's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); give a new or empty directory, or an earlier bundle (which is replaced)`,
+    );
   // Made now where the bundle is written an hour later (run --bundle): a directory it cannot write is said before the run.
   if (!create) return;
   try {
     await mkdir(dir, { recursive: true });
     await access(dir, fsConstants.W_OK);
   } catch (err) {
-    throw new UsageError(`${flag} ${dir}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `${flag} ${dir}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -73,7 +93,8 @@ export async function clearEarlierBundle(dir: string): Promise<void> {
 
 export async function prepareBundle(options: RunOptions, profile?: AppliedProfile): Promise<BundlePlan | undefined> {
   if (options.bundle === undefined) {
-    if (options.signKey !== undefined) throw new UsageError('--sign-key needs --bundle DIR: it signs a certification bundle');
+    if (options.signKey !== undefined)
+      throw new UsageError('--sign-key needs --bundle DIR: it signs a certification bundle');
     return undefined;
   }
   const key = options.signKey === undefined ? undefined : loadSigningKey(options.signKey);
@@ -93,13 +114,19 @@ function fileDigest(path: string, what: string, limit: FileLimit): { file: strin
 }
 
 /** target.json, from an allow-list of the report and options: nothing secret can reach it. */
-export function targetInfo(report: RunReport, options: RunOptions, extra: { hosts?: HostRecord[]; profile?: AppliedProfile } = {}): TargetInfo {
+export function targetInfo(
+  report: RunReport,
+  options: RunOptions,
+  extra: { hosts?: HostRecord[]; profile?: AppliedProfile } = {},
+): TargetInfo {
   const { target } = report;
   // The proxy each of the target's URLs was reached through, if any (src/http/dispatcher.ts).
-  const proxies = target.embedded ? [] : [...new Set([target.baseUrl, target.authUrl])].flatMap((url) => {
-    const via = proxyFor(url);
-    return via === undefined ? [] : [{ url, via }];
-  });
+  const proxies = target.embedded
+    ? []
+    : [...new Set([target.baseUrl, target.authUrl])].flatMap((url) => {
+        const via = proxyFor(url);
+        return via === undefined ? [] : [{ url, via }];
+      });
   return {
     format: TARGET_FORMAT,
     implementation: {
@@ -119,10 +146,29 @@ export function targetInfo(report: RunReport, options: RunOptions, extra: { host
       ...(extra.hosts !== undefined ? { hosts: extra.hosts } : {}),
       ...(proxies.length > 0 ? { proxies } : {}),
       ...(target.isolation !== undefined
-        ? { isolation: { ...target.isolation, ...(target.isolation.method === 'second-client' && options.secondClientId !== undefined && !target.embedded ? { secondClientIdSha256: sha256Of(options.secondClientId) } : {}) } }
+        ? {
+            isolation: {
+              ...target.isolation,
+              ...(target.isolation.method === 'second-client' &&
+              options.secondClientId !== undefined &&
+              !target.embedded
+                ? { secondClientIdSha256: sha256Of(options.secondClientId) }
+                : {}),
+            },
+          }
         : {}),
     },
-    ...(extra.profile !== undefined ? { certification: { profile: { file: basename(extra.profile.file), sha256: extra.profile.sha256, ...(extra.profile.name !== undefined ? { name: extra.profile.name } : {}) } } } : {}),
+    ...(extra.profile !== undefined
+      ? {
+          certification: {
+            profile: {
+              file: basename(extra.profile.file),
+              sha256: extra.profile.sha256,
+              ...(extra.profile.name !== undefined ? { name: extra.profile.name } : {}),
+            },
+          },
+        }
+      : {}),
     harness: { name: report.tool.name, version: report.tool.version },
     catalogue: report.catalogue ?? { digest: 'unknown', checks: 0, must: 0 },
     run: { startedAt: report.startedAt, finishedAt: report.finishedAt, verdict: report.verdict },
@@ -131,9 +177,26 @@ export function targetInfo(report: RunReport, options: RunOptions, extra: { host
       suites: [...options.suite],
       checks: [...options.check],
       ...(report.rerunOf !== undefined ? { rerunOf: report.rerunOf } : {}),
-      ...(options.baseline !== undefined ? { baseline: { ...fileDigest(options.baseline, 'baseline file', FILE_LIMITS.baseline), entries: report.baseline?.entries ?? 0, strict: options.strictBaseline } } : {}),
-      ...(options.expectations !== undefined ? { expectations: fileDigest(options.expectations, 'expectations file', FILE_LIMITS.expectations) } : {}),
-      ...(options.openapi !== undefined ? { openapi: { ...fileDigest(options.openapi, '--openapi', FILE_LIMITS.openapi), ...(report.target.openapiFiles !== undefined ? { files: report.target.openapiFiles } : {}) } } : {}),
+      ...(options.baseline !== undefined
+        ? {
+            baseline: {
+              ...fileDigest(options.baseline, 'baseline file', FILE_LIMITS.baseline),
+              entries: report.baseline?.entries ?? 0,
+              strict: options.strictBaseline,
+            },
+          }
+        : {}),
+      ...(options.expectations !== undefined
+        ? { expectations: fileDigest(options.expectations, 'expectations file', FILE_LIMITS.expectations) }
+        : {}),
+      ...(options.openapi !== undefined
+        ? {
+            openapi: {
+              ...fileDigest(options.openapi, '--openapi', FILE_LIMITS.openapi),
+              ...(report.target.openapiFiles !== undefined ? { files: report.target.openapiFiles } : {}),
+            },
+          }
+        : {}),
       endpoints: [...options.endpoint],
       parameters: parameterValues(options),
       ...(options.caFile !== undefined ? { caFile: fileDigest(options.caFile, '--ca-file', FILE_LIMITS.ca) } : {}),
@@ -160,7 +223,12 @@ export interface WrittenBundle {
 }
 
 /** Writes the bundle (sealBundle); `exchanges`: the run's exchange log, streamed into exchanges.jsonl (none: the run made no request). */
-export async function writeBundle(plan: BundlePlan, report: RunReport, options: RunOptions, exchanges?: RunExchanges): Promise<WrittenBundle> {
+export async function writeBundle(
+  plan: BundlePlan,
+  report: RunReport,
+  options: RunOptions,
+  exchanges?: RunExchanges,
+): Promise<WrittenBundle> {
   const json = renderJsonReport(report);
   await clearEarlierBundle(plan.dir);
   // Where the target was, for a profile that refuses loopback and private addresses (issue 31).
@@ -171,14 +239,23 @@ export async function writeBundle(plan: BundlePlan, report: RunReport, options: 
     // From report.json as written, as the verifier renders it (src/bundle/verify.ts checkHtml):
     // the page must be byte for byte what report.json alone makes.
     [BUNDLE_FILES.html, renderHtmlReport(parseRunReport(json, BUNDLE_FILES.report))],
-    [BUNDLE_FILES.target, `${JSON.stringify(targetInfo(report, options, { ...(hosts ? { hosts } : {}), ...(plan.profile ? { profile: plan.profile } : {}) }), null, 2)}\n`],
+    [
+      BUNDLE_FILES.target,
+      `${JSON.stringify(targetInfo(report, options, { ...(hosts ? { hosts } : {}), ...(plan.profile ? { profile: plan.profile } : {}) }), null, 2)}\n`,
+    ],
   ];
   // Every exchange of the run, streamed from the log: a walk of a million items is never in memory.
   await rm(join(plan.dir, BUNDLE_FILES.signature), { force: true });
   await rm(join(plan.dir, BUNDLE_FILES.manifest), { force: true });
-  const written = exchanges !== undefined ? await writeExchangesJsonl(exchanges, join(plan.dir, BUNDLE_FILES.exchanges)) : undefined;
+  const written =
+    exchanges !== undefined ? await writeExchangesJsonl(exchanges, join(plan.dir, BUNDLE_FILES.exchanges)) : undefined;
   if (written === undefined) contents.push([BUNDLE_FILES.exchanges, '']);
-  const sealed = await sealBundle(plan.dir, contents, plan.key, written ? [{ path: BUNDLE_FILES.exchanges, ...written }] : []);
+  const sealed = await sealBundle(
+    plan.dir,
+    contents,
+    plan.key,
+    written ? [{ path: BUNDLE_FILES.exchanges, ...written }] : [],
+  );
   return plan.archive === undefined ? sealed : packInto(plan.dir, plan.archive, sealed);
 }
 
@@ -209,21 +286,28 @@ export async function checkArchiveOutput(file: string, flag: '--bundle' | '--out
   try {
     stat = await lstat(file);
   } catch (err) {
-    if ((err as { code?: string }).code !== 'ENOENT') throw new UsageError(`${flag} ${file}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`);
+    if ((err as { code?: string }).code !== 'ENOENT')
+      throw new UsageError(
+        `${flag} ${file}: cannot use it (${(err as { code?: string }).code ?? (err as Error).message})`,
+      );
   }
   if (stat !== undefined) {
     if (!stat.isFile()) throw new UsageError(`${flag} ${file}: exists and is not a regular file; give a new file name`);
     try {
       await removeUnpacked(await unpackBundle(file, flag));
     } catch {
-      throw new UsageError(`${flag} ${file}: exists and is not a bundle archive; give a new file name, or an earlier bundle archive (which is replaced)`);
+      throw new UsageError(
+        `${flag} ${file}: exists and is not a bundle archive; give a new file name, or an earlier bundle archive (which is replaced)`,
+      );
     }
   }
   try {
     await mkdir(dirname(resolve(file)), { recursive: true });
     await access(dirname(resolve(file)), fsConstants.W_OK);
   } catch (err) {
-    throw new UsageError(`${flag} ${file}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `${flag} ${file}: cannot write there (${(err as { code?: string }).code ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -233,7 +317,12 @@ export async function checkArchiveOutput(file: string, flag: '--bundle' | '--out
  * never pairs a valid-looking manifest with other files; each file is written atomically.
  * combine-bundles (src/bundle/combine.ts) seals a combined bundle the same way.
  */
-export async function sealBundle(dir: string, contents: readonly (readonly [string, string])[], key: KeyObject | undefined, prewritten: readonly { path: string; sha256: string; bytes: number }[] = []): Promise<WrittenBundle> {
+export async function sealBundle(
+  dir: string,
+  contents: readonly (readonly [string, string])[],
+  key: KeyObject | undefined,
+  prewritten: readonly { path: string; sha256: string; bytes: number }[] = [],
+): Promise<WrittenBundle> {
   await rm(join(dir, BUNDLE_FILES.signature), { force: true });
   await rm(join(dir, BUNDLE_FILES.manifest), { force: true });
   for (const [name, text] of contents) await writeAtomically(join(dir, name), text);
@@ -242,7 +331,10 @@ export async function sealBundle(dir: string, contents: readonly (readonly [stri
     format: MANIFEST_FORMAT,
     algorithm: 'sha256',
     // Files written already (streamed, with their digest): listed after the others, in the order of MANIFESTED.
-    files: [...contents.map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text, 'utf8') })), ...prewritten.map(({ path, sha256, bytes }) => ({ path, sha256, bytes }))],
+    files: [
+      ...contents.map(([path, text]) => ({ path, sha256: sha256Of(text), bytes: Buffer.byteLength(text, 'utf8') })),
+      ...prewritten.map(({ path, sha256, bytes }) => ({ path, sha256, bytes })),
+    ],
   };
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
   await writeAtomically(join(dir, BUNDLE_FILES.manifest), manifestText);

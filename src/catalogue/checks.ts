@@ -52,12 +52,13 @@ export const CHECKS: readonly Check[] = [
     id: 'TOKEN-EXPIRES-IN',
     suite: 'token',
     level: 'MUST',
-    title: 'expires_in is a positive integer written as digits (a JSON number, not a string, a fraction, 3600.0 or 3.6e3)',
+    title:
+      'expires_in is a positive integer written as digits (a JSON number, not a string, a fraction, 3600.0 or 3.6e3)',
     refs: ['spec §Access token response', 'spec §Authentication 3', 'RFC 6749 §5.1', 'RFC 6749 §A.14'],
     notes:
       'RFC 6749 §5.1 makes expires_in only RECOMMENDED; the spec makes it part of every token response ("The response carries token_type of bearer and expires_in in seconds", spec §Authentication 3), hence MUST. ' +
       'The number is judged as written in the body, not as JSON.parse reads it: the spec says integer, RFC 6749 §A.14 gives its syntax as ' +
-      '`expires-in = 1*DIGIT`, and `3600.0` (Python\'s timedelta.total_seconds()) or `3.6e3`, which JSON.parse reads as 3600, ' +
+      "`expires-in = 1*DIGIT`, and `3600.0` (Python's timedelta.total_seconds()) or `3.6e3`, which JSON.parse reads as 3600, " +
       "are refused by typed clients (Go's encoding/json into an int).",
   },
   {
@@ -120,20 +121,22 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'An unknown client id is refused with 401 invalid_client, a challenge and no token',
     refs: ['spec §Authentication 2', 'RFC 6749 §5.2'],
-    notes: 'RFC 6749 §5.2 names "unknown client" as an invalid_client case; sent with Basic, it MUST get 401 and a Basic challenge, as TOKEN-WRONG-SECRET.',
+    notes:
+      'RFC 6749 §5.2 names "unknown client" as an invalid_client case; sent with Basic, it MUST get 401 and a Basic challenge, as TOKEN-WRONG-SECRET.',
   },
   {
     id: 'TOKEN-NO-CREDENTIALS',
     suite: 'token',
     level: 'MUST',
-    title: 'A token request without client credentials is refused with invalid_client (or invalid_request) and no token',
+    title:
+      'A token request without client credentials is refused with invalid_client (or invalid_request) and no token',
     refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
     notes:
       'RFC 6749 §5.2 lets the server answer 400 or 401 when no client authentication was attempted; ' +
       'both pass, and a 401 must carry a WWW-Authenticate challenge (RFC 9110 §11.6.1). The error code may be ' +
       'invalid_client, which §5.2 illustrates with "no client authentication included", or invalid_request, ' +
       'which §5.2 defines for a request missing a required part and which oidc-provider (OpenID Certified) sends; ' +
-      "§5.2's list is examples (\"e.g.\"), so neither reading can be failed.",
+      '§5.2\'s list is examples ("e.g."), so neither reading can be failed.',
   },
   {
     id: 'TOKEN-GRANT-MISSING',
@@ -148,13 +151,15 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'An unsupported grant_type gets 400 unsupported_grant_type and no token',
     refs: ['spec §Obtain an access token', 'RFC 6749 §5.2'],
-    notes: 'The probe uses a made-up grant type URN, so no server can support it. The grants that servers do ship are TOKEN-GRANT-OTHERS\'s.',
+    notes:
+      "The probe uses a made-up grant type URN, so no server can support it. The grants that servers do ship are TOKEN-GRANT-OTHERS's.",
   },
   {
     id: 'TOKEN-GRANT-OTHERS',
     suite: 'token',
     level: 'MUST',
-    title: 'The grants OAuth libraries ship besides client_credentials (password, authorization_code, refresh_token, JWT bearer, device code, token exchange) get a 4xx and no token',
+    title:
+      'The grants OAuth libraries ship besides client_credentials (password, authorization_code, refresh_token, JWT bearer, device code, token exchange) get a 4xx and no token',
     refs: ['spec §Obtain an access token', 'spec §Authentication 1', 'RFC 6749 §5.2'],
     notes:
       'spec §Obtain an access token: grant_type "must be `client_credentials`". Each grant is sent with made-up but well-formed material ' +
@@ -163,10 +168,10 @@ export const CHECKS: readonly Check[] = [
       '(RFC 6749 §4.1.3, §4.3.2, §6; RFC 7523 §3; RFC 8628 §3.5; RFC 8693 §2.2.2). It fails on a token, or on an answer that is no ' +
       'refusal (2xx, 3xx, 5xx). Any 4xx passes, whatever its error code: which RFC 6749 §5.2 code is true depends on the order a server ' +
       'validates in, and each can be. unsupported_grant_type (the grant is unknown), unauthorized_client (known, not for this client: ' +
-      'the vendors\' authorization code flow of spec §Authentication 6 may well be served here), invalid_grant (the material checked ' +
+      "the vendors' authorization code flow of spec §Authentication 6 may well be served here), invalid_grant (the material checked " +
       'first: an unknown code, user or assertion), invalid_request (a parameter checked first: redirect_uri, code_verifier), ' +
       'invalid_scope (no scope and no default, RFC 6749 §3.3), invalid_client with 401 (some servers answer a client not allowed the ' +
-      'grant so), and RFC 8628 §3.5\'s codes for the device code. The format of error responses is TOKEN-ERROR-FORMAT\'s. A 503 that ' +
+      "grant so), and RFC 8628 §3.5's codes for the device code. The format of error responses is TOKEN-ERROR-FORMAT's. A 503 that " +
       'persists after the retries is an error, as everywhere (the target unavailable proves nothing).',
   },
   {
@@ -241,7 +246,8 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The refusal of an expired token is 401 Unauthorized',
     refs: ['RFC 6750 §3.1'],
-    notes: 'RFC 6750 §3.1, invalid_token ("The access token provided is expired, revoked, malformed, or invalid"): "The resource SHOULD respond with the HTTP 401 (Unauthorized) status code". A SHOULD, so another 4xx with the Bearer challenge only warns.',
+    notes:
+      'RFC 6750 §3.1, invalid_token ("The access token provided is expired, revoked, malformed, or invalid"): "The resource SHOULD respond with the HTTP 401 (Unauthorized) status code". A SHOULD, so another 4xx with the Bearer challenge only warns.',
   },
   {
     id: 'EXPIRY-INVALID-TOKEN-ERROR',
@@ -249,7 +255,8 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The challenge for an expired token carries error="invalid_token"',
     refs: ['RFC 6750 §3', 'RFC 6750 §3.1'],
-    notes: 'RFC 6750 §3: "If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute"; §3.1 names invalid_token for an expired one. Judged on any refusal with a Bearer challenge, whatever its status.',
+    notes:
+      'RFC 6750 §3: "If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute"; §3.1 names invalid_token for an expired one. Judged on any refusal with a Bearer challenge, whatever its status.',
   },
   {
     id: 'EXPIRY-RENEW',
@@ -273,7 +280,8 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Without an Authorization header: refused (a 4xx, never data) with a Bearer challenge',
     refs: ['spec §Authentication 4', 'RFC 6750 §3'],
-    notes: 'spec §Authentication 4: every request "must carry the header Authorization: Bearer <ACCESS_TOKEN>"; RFC 6750 §3: the challenge MUST be there, whatever the status. 401 is AUTH-MISSING-401\'s SHOULD.',
+    notes:
+      'spec §Authentication 4: every request "must carry the header Authorization: Bearer <ACCESS_TOKEN>"; RFC 6750 §3: the challenge MUST be there, whatever the status. 401 is AUTH-MISSING-401\'s SHOULD.',
   },
   {
     id: 'AUTH-MISSING-401',
@@ -292,7 +300,8 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The challenge to a request without credentials carries no error code',
     refs: ['RFC 6750 §3.1'],
-    notes: 'RFC 6750 §3.1: "If the request lacks any authentication information ..., the resource server SHOULD NOT include an error code or other error information." Judged on any refusal with a Bearer challenge, whatever its status.',
+    notes:
+      'RFC 6750 §3.1: "If the request lacks any authentication information ..., the resource server SHOULD NOT include an error code or other error information." Judged on any refusal with a Bearer challenge, whatever its status.',
   },
   {
     id: 'AUTH-MALFORMED',
@@ -300,7 +309,8 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A malformed Bearer credential: refused (a 4xx, never data) with a Bearer challenge',
     refs: ['spec §Authentication 4', 'RFC 6750 §2.1', 'RFC 6750 §3'],
-    notes: 'No b64token (RFC 6750 §2.1) is no access token that enables access, so RFC 6750 §3 asks the challenge of the refusal, a 400 included. Which status is AUTH-MALFORMED-STATUS\'s SHOULD.',
+    notes:
+      "No b64token (RFC 6750 §2.1) is no access token that enables access, so RFC 6750 §3 asks the challenge of the refusal, a 400 included. Which status is AUTH-MALFORMED-STATUS's SHOULD.",
   },
   {
     id: 'AUTH-MALFORMED-STATUS',
@@ -319,7 +329,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'An unknown access token: refused (a 4xx, never data) with a Bearer challenge',
     refs: ['spec §Authentication 4', 'RFC 6750 §3'],
-    notes: 'RFC 6750 §3: the challenge MUST be there, whatever the status. 401 is AUTH-UNKNOWN-TOKEN-401\'s SHOULD.',
+    notes: "RFC 6750 §3: the challenge MUST be there, whatever the status. 401 is AUTH-UNKNOWN-TOKEN-401's SHOULD.",
   },
   {
     id: 'AUTH-UNKNOWN-TOKEN-401',
@@ -327,7 +337,8 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'An unknown access token: the refusal is 401 Unauthorized',
     refs: ['RFC 6750 §3.1'],
-    notes: 'RFC 6750 §3.1, invalid_token ("expired, revoked, malformed, or invalid for other reasons"): "The resource SHOULD respond with the HTTP 401 (Unauthorized) status code". Another 4xx only warns.',
+    notes:
+      'RFC 6750 §3.1, invalid_token ("expired, revoked, malformed, or invalid for other reasons"): "The resource SHOULD respond with the HTTP 401 (Unauthorized) status code". Another 4xx only warns.',
   },
   {
     id: 'AUTH-INVALID-TOKEN-ERROR',
@@ -335,7 +346,8 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The challenge to an unknown token carries error="invalid_token"',
     refs: ['RFC 6750 §3', 'RFC 6750 §3.1'],
-    notes: 'RFC 6750 §3: "If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute". Judged on any refusal with a Bearer challenge, whatever its status.',
+    notes:
+      'RFC 6750 §3: "If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute". Judged on any refusal with a Bearer challenge, whatever its status.',
   },
   {
     id: 'AUTH-NOT-BEARER',
@@ -343,7 +355,8 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Another scheme (Basic with the client credentials): refused (a 4xx, never data) with a Bearer challenge',
     refs: ['spec §Authentication 4', 'RFC 6750 §3'],
-    notes: 'Basic credentials carry no access token, so RFC 6750 §3 asks the Bearer challenge of the refusal, whatever its status. 401 without an error code is AUTH-NOT-BEARER-401\'s SHOULD: a 400 with error="invalid_request", as @node-oauth/oauth2-server answers, passes here.',
+    notes:
+      'Basic credentials carry no access token, so RFC 6750 §3 asks the Bearer challenge of the refusal, whatever its status. 401 without an error code is AUTH-NOT-BEARER-401\'s SHOULD: a 400 with error="invalid_request", as @node-oauth/oauth2-server answers, passes here.',
   },
   {
     id: 'AUTH-NOT-BEARER-401',
@@ -363,7 +376,8 @@ export const CHECKS: readonly Check[] = [
     level: 'SHOULD',
     title: 'The Bearer scheme name is accepted in lower case',
     refs: ['RFC 6750 §2.1', 'RFC 9110 §11.1'],
-    notes: 'Clients that echo token_type send "bearer <token>". RFC 9110 §11.1 makes scheme names case-insensitive, but RFC 6750 §2.1 spells the credentials "Bearer", and clients that send it so work: deliberately a SHOULD.',
+    notes:
+      'Clients that echo token_type send "bearer <token>". RFC 9110 §11.1 makes scheme names case-insensitive, but RFC 6750 §2.1 spells the credentials "Bearer", and clients that send it so work: deliberately a SHOULD.',
   },
 
   // ── versioning: Accept-Version on every endpoint ────────────────────────────────────────
@@ -489,7 +503,8 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A tenantId that names no tenant gets 403 or 404 and no data',
     refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
-    notes: 'The tenant id is a UUID made up at random for the run: it says nothing of isolation between tenants that exist (TENANT-FOREIGN).',
+    notes:
+      'The tenant id is a UUID made up at random for the run: it says nothing of isolation between tenants that exist (TENANT-FOREIGN).',
   },
   {
     id: 'TENANT-INVALID-ID',
@@ -518,7 +533,8 @@ export const CHECKS: readonly Check[] = [
     id: 'PAGE-ECHO',
     suite: 'pagination',
     level: 'MUST',
-    title: 'Page-Number and Page-Size echo the request (Page-Size may state a cap), and the page holds the items they promise',
+    title:
+      'Page-Number and Page-Size echo the request (Page-Size may state a cap), and the page holds the items they promise',
     refs: ['spec §Pagination'],
     notes:
       'Page-Size is the number of elements per page, so page n of a probe holds min(Page-Size, Total-Elements − (n − 1) × Page-Size) ' +
@@ -610,17 +626,19 @@ export const CHECKS: readonly Check[] = [
     refs: ['spec §Tenant-scoped endpoints', 'spec §Generic rules for optional fields 1'],
     notes:
       'Needs --openapi. OpenAPI 3.1 schemas are JSON Schema 2020-12; 3.0 `nullable` is read as a type that also allows null. ' +
-      'null is accepted for every optional property, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document; a schema that forbids it is the document\'s OAS-NULLABLE finding); ' +
+      "null is accepted for every optional property, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document; a schema that forbids it is the document's OAS-NULLABLE finding); " +
       'a null for a required property that does not allow it, or a value of the wrong type, is a finding that names the item and the field. ' +
-      'Formats are annotations (JSON Schema 2020-12 §7.2) and are not asserted; omitted properties are RESOURCE-FIELDS-PRESENT\'s.',
+      "Formats are annotations (JSON Schema 2020-12 §7.2) and are not asserted; omitted properties are RESOURCE-FIELDS-PRESENT's.",
   },
   {
     id: 'RESOURCE-FIELDS-PRESENT',
     suite: 'resources',
     level: 'MUST',
-    title: 'Every property the schema declares is present in every item and resource: a field without data is null, never omitted',
+    title:
+      'Every property the schema declares is present in every item and resource: a field without data is null, never omitted',
     refs: ['spec §Generic rules for optional fields 1'],
-    notes: 'Needs --openapi. Every declared property, required or optional, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document); writeOnly properties are exempt, even when required; properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
+    notes:
+      'Needs --openapi. Every declared property, required or optional, whatever its schema says of null (spec §Generic rules for optional fields 1 over the document); writeOnly properties are exempt, even when required; properties that only some oneOf/anyOf branches declare are not required unless only one branch admits an object.',
   },
   {
     id: 'RESOURCE-EXPECTED-VALUES',
@@ -628,6 +646,7 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'Seeded items are served exactly as known, wherever they appear (null, "" and absent told apart)',
     refs: ['spec §Generic rules for optional fields 1', 'spec §Generic rules for optional fields 2'],
-    notes: 'Needs an --expectations file with "resources": known items per endpoint, matched by id in every page of the list and in the single resource under it.',
+    notes:
+      'Needs an --expectations file with "resources": known items per endpoint, matched by id in every page of the list and in the single resource under it.',
   },
 ];

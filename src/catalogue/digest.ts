@@ -16,7 +16,9 @@ const DIGEST_SCHEME = 'carrier-conformance-catalogue/1';
 
 export function catalogueDigest(checks: readonly Check[] = CHECKS): string {
   const normative = checks.map((c) => [c.id, c.suite, c.level, c.title, c.refs]);
-  return `sha256:${createHash('sha256').update(JSON.stringify([DIGEST_SCHEME, normative])).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify([DIGEST_SCHEME, normative]))
+    .digest('hex')}`;
 }
 
 /** The catalogue of this harness, as report.json records it. */

@@ -39,21 +39,24 @@ export const LINT_RULES = [
     level: 'MUST',
     title: 'Every operation but the token endpoint requires a bearer token (and nothing else instead)',
     refs: ['spec §Authentication 4', 'spec §Endpoints', 'RFC 6750 §2.1'],
-    sentence: 'Every API request other than the token request must carry the header `Authorization: Bearer <ACCESS_TOKEN>` (RFC 6750).',
+    sentence:
+      'Every API request other than the token request must carry the header `Authorization: Bearer <ACCESS_TOKEN>` (RFC 6750).',
   },
   {
     id: 'OAS-TOKEN-ENDPOINT',
     level: 'MUST',
     title: 'Tokens come from the client credentials grant at /uaa/oauth2/token',
     refs: ['spec §Obtain an access token', 'spec §Authentication 1'],
-    sentence: 'Method and path: `POST {auth_url}/uaa/oauth2/token`; the client credentials grant (RFC 6749) is used to obtain an access token.',
+    sentence:
+      'Method and path: `POST {auth_url}/uaa/oauth2/token`; the client credentials grant (RFC 6749) is used to obtain an access token.',
   },
   {
     id: 'OAS-TENANT-PATH',
     level: 'MUST',
     title: 'Every path but authentication is under /tenants/{tenantId}/ (the parameter by any name)',
     refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5'],
-    sentence: 'All endpoints except authentication are within a tenant context; path shape `{base_url}/tenants/{tenantId}/<endpoint_path>`.',
+    sentence:
+      'All endpoints except authentication are within a tenant context; path shape `{base_url}/tenants/{tenantId}/<endpoint_path>`.',
   },
   {
     id: 'OAS-TENANT-UUID',
@@ -100,21 +103,25 @@ export const LINT_RULES = [
     level: 'MUST',
     title: "Every enum and const value of a response schema is of the schema's own type",
     refs: ['JSON Schema validation 2020-12 §6.1.1–6.1.3', 'OAS 3.1 §4.8.24'],
-    sentence: 'An instance validates successfully against [enum] if its value is equal to one of the elements in this keyword\'s array value; [type]: if its JSON type matches the type represented by the value of the string.',
+    sentence:
+      "An instance validates successfully against [enum] if its value is equal to one of the elements in this keyword's array value; [type]: if its JSON type matches the type represented by the value of the string.",
   },
   {
     id: 'OAS-ONEOF-DISTINCT',
     level: 'MUST',
     title: 'The branches of every oneOf in a response schema can be told apart (a value of one does not match another)',
     refs: ['JSON Schema core 2020-12 §10.2.1.3', 'OAS 3.1 §4.8.24, §4.8.25'],
-    sentence: 'An instance validates successfully against [oneOf] if it validates successfully against exactly one schema defined by this keyword\'s value.',
+    sentence:
+      "An instance validates successfully against [oneOf] if it validates successfully against exactly one schema defined by this keyword's value.",
   },
   {
     id: 'OAS-CLOSED-SCHEMA',
     level: 'MUST',
-    title: 'additionalProperties: false does not forbid what its own schema or its allOf/anyOf/oneOf branches require or declare',
+    title:
+      'additionalProperties: false does not forbid what its own schema or its allOf/anyOf/oneOf branches require or declare',
     refs: ['JSON Schema core 2020-12 §10.3.2.3', 'OAS 3.1 §4.8.24'],
-    sentence: 'Validation with "additionalProperties" applies only to the child values of instance names that do not appear in the annotation results of either "properties" or "patternProperties".',
+    sentence:
+      'Validation with "additionalProperties" applies only to the child values of instance names that do not appear in the annotation results of either "properties" or "patternProperties".',
   },
 ] as const satisfies readonly LintRule[];
 

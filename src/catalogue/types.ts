@@ -1,7 +1,18 @@
 // Plain types, no zod: the battery's workers load this, and every millisecond of start-up counts.
 
 /** The suites of the battery, in report order; each is one file `suites/<name>.test.ts`. */
-export const SUITES = ['token', 'expiry', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'] as const;
+export const SUITES = [
+  'token',
+  'expiry',
+  'auth',
+  'versioning',
+  'user',
+  'legacy',
+  'tenant',
+  'pagination',
+  'nulls',
+  'resources',
+] as const;
 export type SuiteName = (typeof SUITES)[number];
 
 /**

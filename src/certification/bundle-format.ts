@@ -30,7 +30,13 @@ export const BUNDLE_FILES = {
 } as const;
 
 /** The files the manifest must list, in this order. */
-export const MANIFESTED: readonly string[] = [BUNDLE_FILES.report, BUNDLE_FILES.junit, BUNDLE_FILES.html, BUNDLE_FILES.target, BUNDLE_FILES.exchanges];
+export const MANIFESTED: readonly string[] = [
+  BUNDLE_FILES.report,
+  BUNDLE_FILES.junit,
+  BUNDLE_FILES.html,
+  BUNDLE_FILES.target,
+  BUNDLE_FILES.exchanges,
+];
 
 /** What a combined bundle's manifest lists at its top: its exchanges are its parts' (PART_FILES). */
 export const COMBINED_TOP: readonly string[] = MANIFESTED.filter((name) => name !== BUNDLE_FILES.exchanges);
@@ -44,7 +50,9 @@ export const PART_NAMES = ['main', 'expiry'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
 /** Every file of a combined bundle's parts, as its manifest lists them: each part is a whole, signed bundle. */
-export const PART_FILES: readonly string[] = PART_NAMES.flatMap((part) => [...MANIFESTED, BUNDLE_FILES.manifest, BUNDLE_FILES.signature].map((name) => `${PARTS_DIR}/${part}/${name}`));
+export const PART_FILES: readonly string[] = PART_NAMES.flatMap((part) =>
+  [...MANIFESTED, BUNDLE_FILES.manifest, BUNDLE_FILES.signature].map((name) => `${PARTS_DIR}/${part}/${name}`),
+);
 
 export const MANIFEST_FORMAT = 'carrier-conformance-bundle/1';
 export const TARGET_FORMAT = 'carrier-conformance-target/1';
@@ -56,7 +64,9 @@ export const manifestSchema = z
   .object({
     format: z.literal(MANIFEST_FORMAT),
     algorithm: z.literal('sha256'),
-    files: z.array(z.object({ path: z.string(), sha256: sha256Hex, bytes: z.number().int().nonnegative() }).strict()).max(64),
+    files: z
+      .array(z.object({ path: z.string(), sha256: sha256Hex, bytes: z.number().int().nonnegative() }).strict())
+      .max(64),
   })
   .strict();
 export type Manifest = z.infer<typeof manifestSchema>;
@@ -83,7 +93,9 @@ const fileDigest = z.object({ file: z.string(), sha256: sha256Hex }).strict();
 export const targetInfoSchema = z
   .object({
     format: z.literal(TARGET_FORMAT),
-    implementation: z.object({ name: z.string(), version: z.string().optional(), operator: z.string().optional() }).strict(),
+    implementation: z
+      .object({ name: z.string(), version: z.string().optional(), operator: z.string().optional() })
+      .strict(),
     target: z
       .object({
         baseUrl: z.string(),
@@ -108,7 +120,9 @@ export const targetInfoSchema = z
             z
               .object({
                 host: z.string(),
-                addresses: z.array(z.object({ address: z.string(), kind: z.enum(['loopback', 'private', 'public']) }).strict()).max(64),
+                addresses: z
+                  .array(z.object({ address: z.string(), kind: z.enum(['loopback', 'private', 'public']) }).strict())
+                  .max(64),
                 unresolved: z.string().optional(),
               })
               .strict(),
@@ -120,25 +134,46 @@ export const targetInfoSchema = z
          * NO_PROXY), by origin without credentials, for the base and the auth URL: `hosts` then
          * says where the proxy was asked to go, not where the requests went (issue 39).
          */
-        proxies: z.array(z.object({ url: z.string(), via: z.string() }).strict()).max(2).optional(),
+        proxies: z
+          .array(z.object({ url: z.string(), via: z.string() }).strict())
+          .max(2)
+          .optional(),
         /**
          * How tenant isolation was proven (TENANT-FOREIGN, report.json's target.isolation): with a
          * second client (its id by SHA-256, its tenant), a named foreign tenant, or not at all.
          */
         isolation: z
-          .object({ method: z.enum(ISOLATION_METHODS), secondClientIdSha256: sha256Hex.optional(), secondTenantId: z.string().optional(), foreignTenantId: z.string().optional() })
+          .object({
+            method: z.enum(ISOLATION_METHODS),
+            secondClientIdSha256: sha256Hex.optional(),
+            secondTenantId: z.string().optional(),
+            foreignTenantId: z.string().optional(),
+          })
           .strict()
           .optional(),
       })
       .strict(),
     /** The certification profile the run was made under (`run --profile`), by SHA-256 of its bytes. */
-    certification: z.object({ profile: z.object({ file: z.string(), sha256: sha256Hex, name: z.string().optional() }).strict() }).strict().optional(),
+    certification: z
+      .object({ profile: z.object({ file: z.string(), sha256: sha256Hex, name: z.string().optional() }).strict() })
+      .strict()
+      .optional(),
     /**
      * A combined bundle (`combine-bundles`): its EXPIRY-* results come from a separate expiry job,
      * run as recorded here; everything else is the main run's (parts/main/target.json).
      */
     combined: z
-      .object({ expiry: z.object({ startedAt: z.string(), finishedAt: z.string(), maxExpiryWait: z.number(), deadline: z.number(), checks: z.array(z.string()) }).strict() })
+      .object({
+        expiry: z
+          .object({
+            startedAt: z.string(),
+            finishedAt: z.string(),
+            maxExpiryWait: z.number(),
+            deadline: z.number(),
+            checks: z.array(z.string()),
+          })
+          .strict(),
+      })
       .strict()
       .optional(),
     harness: z.object({ name: z.string(), version: z.string() }).strict(),

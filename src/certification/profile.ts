@@ -34,8 +34,15 @@ const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be a SHA-256
 const endpoint = z
   .string()
   .min(1, { error: 'must not be empty' })
-  .transform((p) => p.replace(/^GET\s+/, '').replace(/^\/?tenants\/\{[^}/]+\}\//, '').replace(/^\/+/, ''))
-  .refine((p) => p !== '' && !/[?#\s]/.test(p), { error: (issue) => `${JSON.stringify(issue.input)} is not a tenant endpoint; give e.g. invoices/{invoiceId}` });
+  .transform((p) =>
+    p
+      .replace(/^GET\s+/, '')
+      .replace(/^\/?tenants\/\{[^}/]+\}\//, '')
+      .replace(/^\/+/, ''),
+  )
+  .refine((p) => p !== '' && !/[?#\s]/.test(p), {
+    error: (issue) => `${JSON.stringify(issue.input)} is not a tenant endpoint; give e.g. invoices/{invoiceId}`,
+  });
 
 export const profileSchema = z
   .object({
@@ -43,13 +50,24 @@ export const profileSchema = z
     /** Shown in findings: which programme this is. */
     name: z.string().min(1).max(200).optional(),
     /** The platform's OpenAPI document, by the SHA-256 of its bytes; `file` (relative to the profile) is used when the run gives no --openapi. */
-    openapi: z.object({ sha256: sha256Hex, file: z.string().min(1).optional(), files: z.record(z.string().min(1), sha256Hex).optional() }).strict(),
+    openapi: z
+      .object({
+        sha256: sha256Hex,
+        file: z.string().min(1).optional(),
+        files: z.record(z.string().min(1), sha256Hex).optional(),
+      })
+      .strict(),
     /** Every tenant endpoint that must be judged: in the run, and no check skipping it. */
     endpoints: z.array(endpoint).min(1, { error: 'must name at least one endpoint' }),
     /** The test account's known data (--expectations), by SHA-256. */
     expectations: z.object({ sha256: sha256Hex }).strict().optional(),
     /** The catalogue version: the digest report.json records (`carrier-conformance list` runs with it). */
-    catalogue: z.string().regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be a catalogue digest, sha256:<64 hex digits>, as report.json records it' }).optional(),
+    catalogue: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, {
+        error: 'must be a catalogue digest, sha256:<64 hex digits>, as report.json records it',
+      })
+      .optional(),
     /** --require-complete: a skipped MUST check fails the run. */
     requireComplete: z.boolean().default(true),
     /** --strict: SHOULD checks fail the run too. Absent: either is accepted. */
@@ -71,9 +89,19 @@ export const profileSchema = z
      * asking for a tenant the vendor named (--foreign-tenant-id), or with a second client. Absent:
      * any proof TENANT-FOREIGN passes with (it is a MUST check: never none).
      */
-    isolation: z.enum(['second-client', 'foreign-tenant'], { error: (issue) => `${JSON.stringify(issue.input)} is neither second-client nor foreign-tenant` }).optional(),
+    isolation: z
+      .enum(['second-client', 'foreign-tenant'], {
+        error: (issue) => `${JSON.stringify(issue.input)} is neither second-client nor foreign-tenant`,
+      })
+      .optional(),
     /** Targets a certifying run may test besides public addresses; none by default. */
-    allowTargets: z.array(z.enum(TARGET_KINDS, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${TARGET_KINDS.join(', ')}` })).default([]),
+    allowTargets: z
+      .array(
+        z.enum(TARGET_KINDS, {
+          error: (issue) => `${JSON.stringify(issue.input)} is not one of ${TARGET_KINDS.join(', ')}`,
+        }),
+      )
+      .default([]),
   })
   .strict();
 
@@ -99,7 +127,9 @@ function parseText(path: string, text: string): unknown {
       return load(text, { schema: CORE_SCHEMA, ...PROFILE_YAML_LIMITS });
     } catch (err) {
       if (!(err instanceof YAMLException)) throw err;
-      throw new UsageError(`--profile ${path}: not valid YAML (${oneLine(printable(`${err.reason}${err.mark ? ` at line ${err.mark.line + 1}` : ''}`), 160)})`);
+      throw new UsageError(
+        `--profile ${path}: not valid YAML (${oneLine(printable(`${err.reason}${err.mark ? ` at line ${err.mark.line + 1}` : ''}`), 160)})`,
+      );
     }
   }
   try {
@@ -116,10 +146,18 @@ export function loadProfile(path: string): LoadedProfile {
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    const problem = issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : (issue?.message ?? 'invalid');
+    const problem =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
+        : (issue?.message ?? 'invalid');
     throw new UsageError(`--profile ${path}: ${where}: ${oneLine(printable(problem), 200)}`);
   }
   const profile = result.data;
   const file = profile.openapi.file;
-  return { path, sha256: sha256Of(bytes), profile, ...(file !== undefined ? { openapiFile: isAbsolute(file) ? file : resolve(dirname(path), file) } : {}) };
+  return {
+    path,
+    sha256: sha256Of(bytes),
+    profile,
+    ...(file !== undefined ? { openapiFile: isAbsolute(file) ? file : resolve(dirname(path), file) } : {}),
+  };
 }

@@ -22,7 +22,8 @@ function ipv4Kind(address: string): AddressKind {
   // RFC 1122 §3.2.1.3: 127/8 is loopback, 0/8 "this host" (0.0.0.0 reaches the host itself).
   if (a === 127 || a === 0) return 'loopback';
   // RFC 1918 §3: 10/8, 172.16/12, 192.168/16; RFC 3927: 169.254/16 link-local.
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)) return 'private';
+  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254))
+    return 'private';
   return 'public';
 }
 
@@ -80,7 +81,11 @@ export async function recordHosts(urls: readonly string[]): Promise<HostRecord[]
         // A name under localhost is loopback even if a resolver says otherwise.
         return { host, addresses: kind === undefined ? addresses : addresses.map((a) => ({ ...a, kind })) };
       } catch (err) {
-        return { host, addresses: kind === undefined ? [] : [{ address: literal, kind }], unresolved: (err as { code?: string }).code ?? (err as Error).message };
+        return {
+          host,
+          addresses: kind === undefined ? [] : [{ address: literal, kind }],
+          unresolved: (err as { code?: string }).code ?? (err as Error).message,
+        };
       }
     }),
   );

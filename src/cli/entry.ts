@@ -21,7 +21,10 @@ const outputStreams = [process.stdout, process.stderr];
 for (const stream of outputStreams) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE' || stream !== process.stdout) return;
-    writeTo(process.stderr, `carrier-conformance: standard output failed (${err.code ?? err.message}); the run goes on without it\n`);
+    writeTo(
+      process.stderr,
+      `carrier-conformance: standard output failed (${err.code ?? err.message}); the run goes on without it\n`,
+    );
   });
 }
 
@@ -45,7 +48,9 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 // battery's worker thread boots meanwhile on the other core (src/runner/early-worker.ts). The
 // other commands (list, diff, matrix, verify-bundle, serve) need neither.
 const command = process.argv[2];
-const runsBattery = (command === undefined || command === 'run' || command.startsWith('-')) && !process.argv.some((a) => ['--help', '-h', '--version'].includes(a));
+const runsBattery =
+  (command === undefined || command === 'run' || command.startsWith('-')) &&
+  !process.argv.some((a) => ['--help', '-h', '--version'].includes(a));
 if (runsBattery) {
   startEarlyWorker();
   void import('vitest/node').catch(() => undefined);

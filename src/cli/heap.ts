@@ -20,5 +20,6 @@ import { setFlagsFromString } from 'node:v8';
  * NODE_OPTIONS or a shebang's arguments do not reach `node bin/carrier-conformance.js`).
  */
 export function keepHeapsNearWhatTheyHold(): void {
-  for (const flag of ['--min-semi-space-size=4', '--max-semi-space-size=4', '--heap-growing-percent=20']) setFlagsFromString(flag);
+  for (const flag of ['--min-semi-space-size=4', '--max-semi-space-size=4', '--heap-growing-percent=20'])
+    setFlagsFromString(flag);
 }

@@ -59,22 +59,29 @@ type ServeKey = keyof typeof SERVE_OPTION_KINDS;
 export function resolveServeOptions(argv: Record<string, unknown>, env: Record<string, unknown>): ServeOptions {
   const value = (key: ServeKey): unknown => argv[key] ?? env[key];
   // A problem is named as the user wrote it: the flag, or the variable.
-  const name = (key: ServeKey): string => (argv[key] !== undefined ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : envName(key));
+  const name = (key: ServeKey): string =>
+    argv[key] !== undefined ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : envName(key);
   const integer = (key: ServeKey, fallback: number, min: number, max: number, what: string): number => {
     const v = value(key) ?? fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new UsageError(`${name(key)}: ${JSON.stringify(v)} is not ${what}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      throw new UsageError(`${name(key)}: ${JSON.stringify(v)} is not ${what}`);
     return v;
   };
   const names = (key: 'fault' | 'variant', known: readonly { name: string }[]): string[] => {
     const v = value(key);
-    const list = v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((n) => (typeof n === 'string' ? n : JSON.stringify(n)));
+    const list =
+      v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((n) => (typeof n === 'string' ? n : JSON.stringify(n)));
     // `--fault` without a name must not start a server with no fault, as if one had been asked for.
     if ((v !== undefined && list.length === 0) || list.some((n) => n.trim() === '')) {
-      throw new UsageError(`${name(key)} needs the name of a ${key}; the ${key}s are: ${known.map((k) => k.name).join(', ')}`);
+      throw new UsageError(
+        `${name(key)} needs the name of a ${key}; the ${key}s are: ${known.map((k) => k.name).join(', ')}`,
+      );
     }
     return list;
   };
-  const text = (key: 'host' | 'clientId' | 'clientSecret' | 'secondClientId' | 'secondClientSecret'): string | undefined => {
+  const text = (
+    key: 'host' | 'clientId' | 'clientSecret' | 'secondClientId' | 'secondClientSecret',
+  ): string | undefined => {
     const v = value(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'string' || v === '') throw new UsageError(`${name(key)}: must not be empty`);
@@ -84,7 +91,10 @@ export function resolveServeOptions(argv: Record<string, unknown>, env: Record<s
   const clientSecret = text('clientSecret');
   const secondClientId = text('secondClientId');
   const secondClientSecret = text('secondClientSecret');
-  const shipments = value('shipments') === undefined ? undefined : integer('shipments', 0, 0, 1_000_000, 'a number of shipments (0 to 1000000)');
+  const shipments =
+    value('shipments') === undefined
+      ? undefined
+      : integer('shipments', 0, 0, 1_000_000, 'a number of shipments (0 to 1000000)');
   return {
     port: integer('port', 8080, 0, 65535, 'a port number (0-65535)'),
     host: text('host') ?? '127.0.0.1',
@@ -133,8 +143,10 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message);
     const code = (err as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`--port ${options.port}: the port is in use; pick another or 0 for any free port`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${options.host}: not an address of this machine`);
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`--port ${options.port}: the port is in use; pick another or 0 for any free port`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new UsageError(`--host ${options.host}: not an address of this machine`);
     throw err;
   }
   const documented = options.clientSecret === undefined;
@@ -142,8 +154,24 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
   const openapi = typedPath(server.openapiFile);
   // The second client proves tenant isolation both ways (TENANT-FOREIGN): its tenant is the foreign one.
   // The test account's data, where the server holds the default one: every check then judges (RESOURCE-/USER-EXPECTED-VALUES too).
-  const expectations = options.shipments === undefined && options.variants.length === 0 ? typedPath(REFERENCE_EXPECTATIONS_FILE) : undefined;
-  const run = ['npx', 'carrier-conformance', 'run', '--base-url', server.url, '--client-id', server.clientId, '--second-client-id', server.secondClientId, '--openapi', openapi, ...(expectations !== undefined ? ['--expectations', expectations] : [])];
+  const expectations =
+    options.shipments === undefined && options.variants.length === 0
+      ? typedPath(REFERENCE_EXPECTATIONS_FILE)
+      : undefined;
+  const run = [
+    'npx',
+    'carrier-conformance',
+    'run',
+    '--base-url',
+    server.url,
+    '--client-id',
+    server.clientId,
+    '--second-client-id',
+    server.secondClientId,
+    '--openapi',
+    openapi,
+    ...(expectations !== undefined ? ['--expectations', expectations] : []),
+  ];
   io.out(
     [
       `Carrier-Platform reference server listening at ${server.url}`,
@@ -161,8 +189,12 @@ export async function serve(options: ServeOptions, io: CliIO, stop: AbortSignal)
       '',
       'Run the battery against it (the client secret in the environment, not on the command line):',
       '',
-      documented ? `  export CARRIER_CLIENT_SECRET=${shellWord(REFERENCE_CLIENT_SECRET)}` : '  # CARRIER_CLIENT_SECRET: the secret this server was started with',
-      secondDocumented ? `  export CARRIER_SECOND_CLIENT_SECRET=${shellWord(REFERENCE_SECOND_CLIENT_SECRET)}` : '  # CARRIER_SECOND_CLIENT_SECRET: the second secret this server was started with',
+      documented
+        ? `  export CARRIER_CLIENT_SECRET=${shellWord(REFERENCE_CLIENT_SECRET)}`
+        : '  # CARRIER_CLIENT_SECRET: the secret this server was started with',
+      secondDocumented
+        ? `  export CARRIER_SECOND_CLIENT_SECRET=${shellWord(REFERENCE_SECOND_CLIENT_SECRET)}`
+        : '  # CARRIER_SECOND_CLIENT_SECRET: the second secret this server was started with',
       `  ${run.map(shellWord).join(' ')}`,
       '',
       'Ctrl-C stops it.',

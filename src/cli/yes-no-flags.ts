@@ -23,7 +23,10 @@ export function normalizeYesNoFlags(args: readonly string[], flags: readonly str
     if (withValue?.[1] !== undefined && names.has(withValue[1])) {
       const [, name, value = ''] = withValue;
       const yes = parseBooleanWord(value);
-      if (yes === undefined) throw new UsageError(`--${name}=${value}: ${JSON.stringify(value)} is not a yes/no value; write --${name} or --no-${name}, or a value among ${BOOLEAN_SPELLINGS}`);
+      if (yes === undefined)
+        throw new UsageError(
+          `--${name}=${value}: ${JSON.stringify(value)} is not a yes/no value; write --${name} or --no-${name}, or a value among ${BOOLEAN_SPELLINGS}`,
+        );
       out.push(yes ? `--${name}` : `--no-${name}`);
       continue;
     }

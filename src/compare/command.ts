@@ -34,18 +34,27 @@ export async function publishDiff(diff: ReportDiff, io: DiffIO, outputs: DiffOut
   io.out(`\n${renderDiffConsole(diff, { color: io.color })}`);
   const summary = process.env.GITHUB_STEP_SUMMARY;
   if (outputs.stepSummary && summary) {
-    await appendFile(summary, `\n${renderDiffMarkdown(diff)}`, 'utf8').catch((err: unknown) => io.err(`warning: cannot append the diff to GITHUB_STEP_SUMMARY (${summary}): ${(err as Error).message}`));
+    await appendFile(summary, `\n${renderDiffMarkdown(diff)}`, 'utf8').catch((err: unknown) =>
+      io.err(`warning: cannot append the diff to GITHUB_STEP_SUMMARY (${summary}): ${(err as Error).message}`),
+    );
   }
   if (outputs.markdownFile !== undefined) {
     try {
       await writeFile(outputs.markdownFile, renderDiffMarkdown(diff), 'utf8');
     } catch (err) {
-      throw new UsageError(`--markdown ${outputs.markdownFile}: cannot write it (${(err as { code?: string }).code ?? (err as Error).message})`);
+      throw new UsageError(
+        `--markdown ${outputs.markdownFile}: cannot write it (${(err as { code?: string }).code ?? (err as Error).message})`,
+      );
     }
   }
 }
 
-export async function diffCommand(oldPath: string, newPath: string, io: DiffIO, markdownFile?: string): Promise<number> {
+export async function diffCommand(
+  oldPath: string,
+  newPath: string,
+  io: DiffIO,
+  markdownFile?: string,
+): Promise<number> {
   const previous = readRunReport(oldPath, { what: 'OLD report' });
   const current = readRunReport(newPath, { what: 'NEW report' });
   const diff = diffReports(previous.report, current.report, { old: previous.path, new: current.path });
@@ -63,9 +72,19 @@ export function loadPrevious(path: string): { report: RunReport; path: string } 
  * regressed, else 0), so that a gate fails only on what got worse; a run that could not be carried
  * out keeps its exit code (3). The verdict still says whether the target conforms.
  */
-export function compareRun(previous: { report: RunReport; path: string }, report: RunReport): { report: RunReport; diff: ReportDiff } {
+export function compareRun(
+  previous: { report: RunReport; path: string },
+  report: RunReport,
+): { report: RunReport; diff: ReportDiff } {
   const diff = diffReports(previous.report, report, { old: previous.path, new: 'this run' });
   const ids = (kind: 'regression' | 'fix'): string[] => diff.changes.filter((c) => c.kind === kind).map((c) => c.id);
   const exitCode = VERDICT_EXIT_CODE[report.verdict] === ExitCode.Incomplete ? report.exitCode : exitCodeOf(diff);
-  return { report: { ...report, exitCode, comparison: { with: previous.path, regressions: ids('regression'), fixes: ids('fix') } }, diff };
+  return {
+    report: {
+      ...report,
+      exitCode,
+      comparison: { with: previous.path, regressions: ids('regression'), fixes: ids('fix') },
+    },
+    diff,
+  };
 }

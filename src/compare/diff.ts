@@ -23,7 +23,17 @@ import { verdictOfReport } from '../report/verdict.js';
  * A pure function of the two reports and this harness's catalogue.
  */
 
-export type ChangeKind = 'regression' | 'fix' | 'unverified' | 'status' | 'message' | 'added' | 'removed' | 'now-run' | 'not-run' | 'level';
+export type ChangeKind =
+  | 'regression'
+  | 'fix'
+  | 'unverified'
+  | 'status'
+  | 'message'
+  | 'added'
+  | 'removed'
+  | 'now-run'
+  | 'not-run'
+  | 'level';
 
 export interface Side {
   status: CheckStatus;
@@ -137,10 +147,16 @@ function onlyInOld(check: CheckResult, newReport: RunReport, sameCatalogue: bool
   const hadResult = !NO_VERDICT.includes(check.status);
   // --rerun-failed runs only what did not pass last time: a check that passed was left out on purpose.
   if (newReport.rerunOf !== undefined && (check.status === 'passed' || check.status === 'warning')) {
-    return { ...base, kind: 'not-run', note: `not rerun: NEW repeats only the checks that did not pass in ${newReport.rerunOf}` };
+    return {
+      ...base,
+      kind: 'not-run',
+      note: `not rerun: NEW repeats only the checks that did not pass in ${newReport.rerunOf}`,
+    };
   }
   const known = sameCatalogue || current;
-  const note = known ? 'not run in NEW' : "not in NEW: removed from NEW's catalogue, or not run (the reports do not say which)";
+  const note = known
+    ? 'not run in NEW'
+    : "not in NEW: removed from NEW's catalogue, or not run (the reports do not say which)";
   if (check.level === 'MUST' && hadResult) return { ...base, kind: 'regression', note };
   return { ...base, kind: 'not-run', note };
 }
@@ -149,25 +165,47 @@ function onlyInNew(check: CheckResult, oldReport: RunReport, sameCatalogue: bool
   const base = { id: check.id, title: check.title, level: check.level, new: side(check) };
   if (isFullRun(oldReport) && !sameCatalogue) return { ...base, kind: 'added', note: 'new in the catalogue' };
   if (BAD.includes(check.status)) return { ...base, kind: 'unverified', note: 'not run in OLD' };
-  return { ...base, kind: 'now-run', note: sameCatalogue ? 'not run in OLD' : "not in OLD: new in the catalogue, or not run (the reports do not say which)" };
+  return {
+    ...base,
+    kind: 'now-run',
+    note: sameCatalogue
+      ? 'not run in OLD'
+      : 'not in OLD: new in the catalogue, or not run (the reports do not say which)',
+  };
 }
 
-function inBoth(oldCheck: CheckResult, newCheck: CheckResult, oldReport: RunReport, newReport: RunReport): CheckChange[] {
-  const base = { id: newCheck.id, title: newCheck.title, level: newCheck.level, old: side(oldCheck), new: side(newCheck) };
+function inBoth(
+  oldCheck: CheckResult,
+  newCheck: CheckResult,
+  oldReport: RunReport,
+  newReport: RunReport,
+): CheckChange[] {
+  const base = {
+    id: newCheck.id,
+    title: newCheck.title,
+    level: newCheck.level,
+    old: side(oldCheck),
+    new: side(newCheck),
+  };
   const changes: CheckChange[] = [];
-  if (oldCheck.level !== newCheck.level) changes.push({ ...base, kind: 'level', note: `level ${oldCheck.level} → ${newCheck.level}` });
+  if (oldCheck.level !== newCheck.level)
+    changes.push({ ...base, kind: 'level', note: `level ${oldCheck.level} → ${newCheck.level}` });
   const [o, n] = [oldCheck.status, newCheck.status];
   if (GOOD.includes(o) && BAD.includes(n)) changes.push({ ...base, kind: 'regression' });
-  else if (newCheck.level === 'MUST' && n === 'skipped' && o !== 'skipped') changes.push({ ...base, kind: 'regression' });
+  else if (newCheck.level === 'MUST' && n === 'skipped' && o !== 'skipped')
+    changes.push({ ...base, kind: 'regression' });
   else if ((BAD.includes(o) || o === 'expected') && GOOD.includes(n)) changes.push({ ...base, kind: 'fix' });
-  else if (NO_VERDICT.includes(o) && BAD.includes(n)) changes.push({ ...base, kind: 'unverified', note: 'skipped in OLD' });
+  else if (NO_VERDICT.includes(o) && BAD.includes(n))
+    changes.push({ ...base, kind: 'unverified', note: 'skipped in OLD' });
   else if (o !== n) changes.push({ ...base, kind: 'status' });
-  else if (o !== 'passed' && normalisedReason(oldCheck, oldReport) !== normalisedReason(newCheck, newReport)) changes.push({ ...base, kind: 'message' });
+  else if (o !== 'passed' && normalisedReason(oldCheck, oldReport) !== normalisedReason(newCheck, newReport))
+    changes.push({ ...base, kind: 'message' });
   const dropped = droppedEndpoints(oldCheck, newCheck);
   if (dropped !== undefined) {
     const last = changes[changes.length - 1];
     // On the change it may explain (a fix, a new reason); else a change of its own: what a check covers shrank.
-    if (last !== undefined && last.kind !== 'level') changes[changes.length - 1] = { ...last, note: last.note === undefined ? dropped : `${last.note}; ${dropped}` };
+    if (last !== undefined && last.kind !== 'level')
+      changes[changes.length - 1] = { ...last, note: last.note === undefined ? dropped : `${last.note}; ${dropped}` };
     else changes.push({ ...base, kind: 'message', note: dropped });
   }
   return changes;
@@ -178,29 +216,46 @@ function notesOf(oldReport: RunReport, newReport: RunReport): string[] {
   const [o, n] = [summarise(oldReport, ''), summarise(newReport, '')];
   if (o.target !== n.target) notes.push(`the runs tested different targets: ${o.target} (OLD) and ${n.target} (NEW)`);
   if (oldReport.catalogue === undefined || newReport.catalogue === undefined) {
-    notes.push(`${oldReport.catalogue === undefined ? 'OLD' : 'NEW'} records no catalogue digest (an older harness): checks are matched by id alone`);
+    notes.push(
+      `${oldReport.catalogue === undefined ? 'OLD' : 'NEW'} records no catalogue digest (an older harness): checks are matched by id alone`,
+    );
   } else if (oldReport.catalogue.digest !== newReport.catalogue.digest) {
-    notes.push(`the check catalogue changed between the runs (${o.harness} → ${n.harness}): added and removed checks are listed apart, not as regressions`);
+    notes.push(
+      `the check catalogue changed between the runs (${o.harness} → ${n.harness}): added and removed checks are listed apart, not as regressions`,
+    );
   }
   const [oldEndpoints, newEndpoints] = [oldReport.target.endpoints, newReport.target.endpoints];
   if (oldEndpoints !== undefined && newEndpoints !== undefined) {
     const kept = new Set(newEndpoints.map((e) => e.path));
     const gone = oldEndpoints.map((e) => e.path).filter((p) => !kept.has(p));
     // Checks that pass now may pass only because they no longer meet these.
-    if (gone.length > 0) notes.push(`${gone.length === 1 ? 'endpoint' : `${gone.length} endpoints`} no longer tested: ${gone.slice(0, 5).join(', ')}${gone.length > 5 ? ` and ${gone.length - 5} more` : ''} (in OLD, not in NEW)`);
+    if (gone.length > 0)
+      notes.push(
+        `${gone.length === 1 ? 'endpoint' : `${gone.length} endpoints`} no longer tested: ${gone.slice(0, 5).join(', ')}${gone.length > 5 ? ` and ${gone.length - 5} more` : ''} (in OLD, not in NEW)`,
+      );
   }
-  if (oldReport.strict !== newReport.strict) notes.push(`only ${newReport.strict ? 'NEW' : 'OLD'} ran with --strict: SHOULD checks fail there instead of warning`);
+  if (oldReport.strict !== newReport.strict)
+    notes.push(
+      `only ${newReport.strict ? 'NEW' : 'OLD'} ran with --strict: SHOULD checks fail there instead of warning`,
+    );
   for (const [label, report] of [
     ['OLD', oldReport],
     ['NEW', newReport],
   ] as const) {
     const verdict = verdictOfReport(report);
-    if (verdict === 'incomplete' || verdict === 'nothing-checked') notes.push(`${label} is ${verdict === 'incomplete' ? 'incomplete' : 'a run that checked nothing'}: ${report.incompleteReason ?? 'the run stopped early'}`);
+    if (verdict === 'incomplete' || verdict === 'nothing-checked')
+      notes.push(
+        `${label} is ${verdict === 'incomplete' ? 'incomplete' : 'a run that checked nothing'}: ${report.incompleteReason ?? 'the run stopped early'}`,
+      );
   }
   return notes;
 }
 
-export function diffReports(oldReport: RunReport, newReport: RunReport, files: { old: string; new: string } = { old: 'OLD', new: 'NEW' }): ReportDiff {
+export function diffReports(
+  oldReport: RunReport,
+  newReport: RunReport,
+  files: { old: string; new: string } = { old: 'OLD', new: 'NEW' },
+): ReportDiff {
   const sameCatalogue = oldReport.catalogue !== undefined && oldReport.catalogue.digest === newReport.catalogue?.digest;
   const oldById = new Map(oldReport.checks.map((c) => [c.id, c]));
   const newIds = new Set(newReport.checks.map((c) => c.id));
@@ -216,6 +271,13 @@ export function diffReports(oldReport: RunReport, newReport: RunReport, files: {
     if (found.length === 0) unchanged += 1;
     changes.push(...found);
   }
-  for (const oldCheck of oldReport.checks) if (!newIds.has(oldCheck.id)) changes.push(onlyInOld(oldCheck, newReport, sameCatalogue));
-  return { changes, unchanged, notes: notesOf(oldReport, newReport), old: summarise(oldReport, files.old), new: summarise(newReport, files.new) };
+  for (const oldCheck of oldReport.checks)
+    if (!newIds.has(oldCheck.id)) changes.push(onlyInOld(oldCheck, newReport, sameCatalogue));
+  return {
+    changes,
+    unchanged,
+    notes: notesOf(oldReport, newReport),
+    old: summarise(oldReport, files.old),
+    new: summarise(newReport, files.new),
+  };
 }

@@ -16,14 +16,26 @@ interface Section {
 }
 
 const SECTIONS: readonly Section[] = [
-  { kind: 'regression', title: 'REGRESSED', explain: 'passed or warning before, failed or error now; or a MUST check that had a result and now has none' },
-  { kind: 'unverified', title: 'FAILING WITHOUT AN EARLIER VERDICT', explain: 'skipped or not run before, so not counted as a regression' },
+  {
+    kind: 'regression',
+    title: 'REGRESSED',
+    explain: 'passed or warning before, failed or error now; or a MUST check that had a result and now has none',
+  },
+  {
+    kind: 'unverified',
+    title: 'FAILING WITHOUT AN EARLIER VERDICT',
+    explain: 'skipped or not run before, so not counted as a regression',
+  },
   { kind: 'fix', title: 'FIXED', explain: 'failed, error or a known failure before; passed or warning now' },
   { kind: 'status', title: 'OTHER STATUS CHANGES', explain: '' },
   { kind: 'message', title: 'REASON CHANGED', explain: 'same status, another reason' },
   { kind: 'level', title: 'LEVEL CHANGED', explain: 'the catalogue changed the level of these checks' },
   { kind: 'added', title: 'ADDED TO THE CATALOGUE', explain: 'not a regression: the harness checks more' },
-  { kind: 'removed', title: 'REMOVED FROM THE CATALOGUE', explain: 'not a regression: the harness no longer has these checks' },
+  {
+    kind: 'removed',
+    title: 'REMOVED FROM THE CATALOGUE',
+    explain: 'not a regression: the harness no longer has these checks',
+  },
   { kind: 'now-run', title: 'RUN IN NEW ONLY', explain: '' },
   { kind: 'not-run', title: 'NOT RUN IN NEW', explain: 'SHOULD checks, or checks without a result before' },
 ];
@@ -60,12 +72,15 @@ function countsLine(diff: ReportDiff): string {
 
 export function renderDiffConsole(diff: ReportDiff, options: { color: boolean }): string {
   type Style = Parameters<typeof styleText>[0];
-  const paint = (style: Style, text: string): string => (options.color ? styleText(style, text, { validateStream: false }) : text);
+  const paint = (style: Style, text: string): string =>
+    options.color ? styleText(style, text, { validateStream: false }) : text;
   const line = (text: string): string => oneLine(printable(text), REASON_MAX);
   const regressed = regressions(diff);
   const blocks: string[] = [
     [
-      regressed.length > 0 ? paint(['bold', 'red'], `REGRESSED: ${plural(regressed.length, 'check')} got worse`) : paint(['bold', 'green'], 'NO REGRESSION'),
+      regressed.length > 0
+        ? paint(['bold', 'red'], `REGRESSED: ${plural(regressed.length, 'check')} got worse`)
+        : paint(['bold', 'green'], 'NO REGRESSION'),
       paint('dim', line(describeRun('OLD', diff.old))),
       paint('dim', line(describeRun('NEW', diff.new))),
       ...diff.notes.map((n) => paint('yellow', `Note: ${line(n)}`)),
@@ -74,15 +89,26 @@ export function renderDiffConsole(diff: ReportDiff, options: { color: boolean })
   for (const section of SECTIONS) {
     const changes = diff.changes.filter((c) => c.kind === section.kind);
     if (changes.length === 0) continue;
-    const style: Style = section.kind === 'regression' ? ['bold', 'red'] : section.kind === 'fix' ? ['bold', 'green'] : 'bold';
+    const style: Style =
+      section.kind === 'regression' ? ['bold', 'red'] : section.kind === 'fix' ? ['bold', 'green'] : 'bold';
     const idWidth = Math.max(...changes.map((c) => printable(c.id).length));
     const rows = changes.map((c) => {
       const head = `  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${transition(c)}${c.note !== undefined ? ` (${c.note})` : ''}`;
-      if (c.kind === 'message') return [head, `  ${''.padEnd(idWidth)}          was: ${line(c.old?.reason ?? '(no reason recorded)')}`, `  ${''.padEnd(idWidth)}          now: ${line(c.new?.reason ?? '(no reason recorded)')}`].join('\n');
+      if (c.kind === 'message')
+        return [
+          head,
+          `  ${''.padEnd(idWidth)}          was: ${line(c.old?.reason ?? '(no reason recorded)')}`,
+          `  ${''.padEnd(idWidth)}          now: ${line(c.new?.reason ?? '(no reason recorded)')}`,
+        ].join('\n');
       const reason = reasonOf(c);
       return reason === undefined || c.kind === 'level' ? head : `${head}: ${line(reason)}`;
     });
-    blocks.push([`${paint(style, `${section.title} (${changes.length})`)}${section.explain ? `: ${section.explain}` : ''}`, ...rows].join('\n'));
+    blocks.push(
+      [
+        `${paint(style, `${section.title} (${changes.length})`)}${section.explain ? `: ${section.explain}` : ''}`,
+        ...rows,
+      ].join('\n'),
+    );
   }
   blocks.push(countsLine(diff));
   return `${blocks.join('\n\n')}\n`;
@@ -101,17 +127,27 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
         ['OLD', diff.old],
         ['NEW', diff.new],
       ] as const
-    ).map(([label, r]) => `| ${label} | ${inline(r.file)} | ${inline(r.target)} | ${inline(r.harness)} | ${inline(formatUtc(r.startedAt))} | ${r.verdict} | ${r.checks} |`),
+    ).map(
+      ([label, r]) =>
+        `| ${label} | ${inline(r.file)} | ${inline(r.target)} | ${inline(r.harness)} | ${inline(formatUtc(r.startedAt))} | ${r.verdict} | ${r.checks} |`,
+    ),
   ];
   for (const note of diff.notes) lines.push('', `> **Note:** ${inline(note)}`);
   for (const section of SECTIONS) {
     const changes = diff.changes.filter((c) => c.kind === section.kind);
     if (changes.length === 0) continue;
     const title = section.title.charAt(0) + section.title.slice(1).toLowerCase();
-    lines.push('', `### ${section.kind === 'regression' ? '❌ ' : section.kind === 'fix' ? '✅ ' : ''}${title} (${changes.length})${section.explain ? `: ${section.explain}` : ''}`, '');
+    lines.push(
+      '',
+      `### ${section.kind === 'regression' ? '❌ ' : section.kind === 'fix' ? '✅ ' : ''}${title} (${changes.length})${section.explain ? `: ${section.explain}` : ''}`,
+      '',
+    );
     for (const c of changes) {
       const head = `- **${inline(c.id)}** (${c.level}) ${inline(transition(c))}${c.note !== undefined ? ` (${inline(c.note)})` : ''}`;
-      if (c.kind === 'message') lines.push(`${head}: was ${inline(c.old?.reason ?? '(no reason recorded)')}; now ${inline(c.new?.reason ?? '(no reason recorded)')}`);
+      if (c.kind === 'message')
+        lines.push(
+          `${head}: was ${inline(c.old?.reason ?? '(no reason recorded)')}; now ${inline(c.new?.reason ?? '(no reason recorded)')}`,
+        );
       else {
         const reason = reasonOf(c);
         lines.push(reason === undefined || c.kind === 'level' ? head : `${head}: ${inline(reason)}`);

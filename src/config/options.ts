@@ -36,28 +36,41 @@ const httpUrl = z
       if (/\s/.test(value) || [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return false;
       try {
         const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+        return (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          url.search === '' &&
+          url.hash === '' &&
+          url.username === '' &&
+          url.password === ''
+        );
       } catch {
         return false;
       }
     },
-    { error: (issue) => `${JSON.stringify(issue.input)} is not an http(s) URL without spaces, credentials, query or fragment; give e.g. https://api.example.com` },
+    {
+      error: (issue) =>
+        `${JSON.stringify(issue.input)} is not an http(s) URL without spaces, credentials, query or fragment; give e.g. https://api.example.com`,
+    },
   )
   .transform((value) => new URL(value).href.replace(/\/+$/, ''));
 
-const uuid = z.string().regex(UUID_RE, { error: (issue) => `${JSON.stringify(issue.input)} is not a UUID; give e.g. 0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f` });
+const uuid = z.string().regex(UUID_RE, {
+  error: (issue) => `${JSON.stringify(issue.input)} is not a UUID; give e.g. 0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f`,
+});
 
 /** A tenant-relative path such as `shipments` (spec §Tenant-scoped endpoints). */
 const pagedPath = z
   .string()
   .refine((p) => /^\/*[^/?#\s]/.test(p) && !/[?#\s]/.test(p) && !/^https?:/i.test(p), {
-    error: (issue) => `${JSON.stringify(issue.input)} is not a tenant-relative path; give e.g. shipments (meaning {base}/tenants/{tenantId}/shipments)`,
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not a tenant-relative path; give e.g. shipments (meaning {base}/tenants/{tenantId}/shipments)`,
   })
   .transform((p) => p.replace(/^\/+/, ''));
 
 /** A tenant-relative path that may hold parameters, such as `settings` or `invoices/{invoiceId}`. */
 const endpointPath = pagedPath.refine((p) => !/[{}]/.test(p.replace(/\{[A-Za-z_][A-Za-z0-9_.-]*\}/g, '')), {
-  error: (issue) => `${JSON.stringify(issue.input)} has unbalanced braces; parameters are written {name}, e.g. invoices/{invoiceId}`,
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} has unbalanced braces; parameters are written {name}, e.g. invoices/{invoiceId}`,
 });
 
 /**
@@ -65,9 +78,10 @@ const endpointPath = pagedPath.refine((p) => !/[{}]/.test(p.replace(/\{[A-Za-z_]
  * or `PATH:NAME=VALUE` for one endpoint only (`--parameter trips:origin=efdb…`), PATH as the
  * tenant-relative path template. Names may hold brackets (`filter[status]`).
  */
-const parameterAssignment = z
-  .string()
-  .regex(/^(?:[^=\s]+:)?[A-Za-z_][A-Za-z0-9_.[\]-]*=.+$/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE or PATH:NAME=VALUE; give e.g. invoiceId=8f2c… or trips:origin=efdb…` });
+const parameterAssignment = z.string().regex(/^(?:[^=\s]+:)?[A-Za-z_][A-Za-z0-9_.[\]-]*=.+$/, {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not NAME=VALUE or PATH:NAME=VALUE; give e.g. invoiceId=8f2c… or trips:origin=efdb…`,
+});
 
 /** `Name: value`, a header field sent with every request (src/http/extra-headers.ts); the value is never echoed. */
 const headerLine = z.string().superRefine((line, ctx) => {
@@ -82,13 +96,21 @@ const headerLine = z.string().superRefine((line, ctx) => {
  */
 const tokenParam = z
   .string()
-  .regex(/^[A-Za-z0-9_.~-]+=/, { error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE; give e.g. audience=https://api.example.com` })
+  .regex(/^[A-Za-z0-9_.~-]+=/, {
+    error: (issue) => `${JSON.stringify(issue.input)} is not NAME=VALUE; give e.g. audience=https://api.example.com`,
+  })
   .refine((p) => !['grant_type', 'client_id', 'client_secret'].includes(p.slice(0, p.indexOf('='))), {
-    error: (issue) => `${JSON.stringify(String(issue.input).split('=')[0])} is set by the harness itself; --client-auth post sends client_id and client_secret in the form`,
+    error: (issue) =>
+      `${JSON.stringify(String(issue.input).split('=')[0])} is set by the harness itself; --client-auth post sends client_id and client_secret in the form`,
   });
 
-const positiveInt = (what: string) => z.number({ error: `must be a number (${what})` }).int({ error: `must be a whole number (${what})` }).positive({ error: `must be greater than 0 (${what})` });
-const nonNegative = (what: string) => z.number({ error: `must be a number (${what})` }).nonnegative({ error: `must not be negative (${what})` });
+const positiveInt = (what: string) =>
+  z
+    .number({ error: `must be a number (${what})` })
+    .int({ error: `must be a whole number (${what})` })
+    .positive({ error: `must be greater than 0 (${what})` });
+const nonNegative = (what: string) =>
+  z.number({ error: `must be a number (${what})` }).nonnegative({ error: `must not be negative (${what})` });
 
 /** A name shown in matrices, badges and bundles: one line, no control character, not too long to show. */
 const label = (max: number) =>
@@ -97,7 +119,10 @@ const label = (max: number) =>
     .trim()
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` })
-    .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)), { error: 'must be one line without control characters' });
+    .refine(
+      (v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)),
+      { error: 'must be one line without control characters' },
+    );
 
 /** A yes/no setting: a JSON boolean, or one of the words every source accepts (src/core/environment.ts). */
 const yesNo = z.preprocess(
@@ -105,14 +130,18 @@ const yesNo = z.preprocess(
   z.boolean({ error: (issue) => `${JSON.stringify(issue.input)} is not a yes/no value; use ${BOOLEAN_SPELLINGS}` }),
 );
 
-const list = <T extends z.ZodType>(item: T) => z.preprocess((v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(item));
-
+const list = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v]),
+    z.array(item),
+  );
 
 /**
  * An empty secret is most often a CI secret that is not there: GitHub Actions and GitLab pass an
  * unset secret as an empty string, and pass none to a pull request from a fork (issue 39 item 11).
  */
-const EMPTY_SECRET = 'must not be empty: an unset CI secret is passed as an empty string (GitHub Actions and GitLab give none to pull requests from forks); give the secret, or run the job only where it has one';
+const EMPTY_SECRET =
+  'must not be empty: an unset CI secret is passed as an empty string (GitHub Actions and GitLab give none to pull requests from forks); give the secret, or run the job only where it has one';
 
 export const runOptionsSchema = z
   .object({
@@ -145,17 +174,30 @@ export const runOptionsSchema = z
     /** Path parameter values by name (config file); `parameter` entries win. */
     parameters: z.record(z.string(), z.string({ error: 'each parameter value must be a string' })).default({}),
     expectations: z.string().min(1).optional(),
-    suite: list(z.enum(SUITES, { error: (issue) => `unknown suite ${JSON.stringify(issue.input)}; the suites are ${SUITES.join(', ')}` })),
+    suite: list(
+      z.enum(SUITES, {
+        error: (issue) => `unknown suite ${JSON.stringify(issue.input)}; the suites are ${SUITES.join(', ')}`,
+      }),
+    ),
     check: list(
-      z.string().refine((id) => findCheck(id.toUpperCase()) !== undefined, {
-        error: (issue) => `unknown check id ${JSON.stringify(issue.input)}; \`carrier-conformance list\` prints the ${CHECKS.length} ids`,
-      }).transform((id) => id.toUpperCase()),
+      z
+        .string()
+        .refine((id) => findCheck(id.toUpperCase()) !== undefined, {
+          error: (issue) =>
+            `unknown check id ${JSON.stringify(issue.input)}; \`carrier-conformance list\` prints the ${CHECKS.length} ids`,
+        })
+        .transform((id) => id.toUpperCase()),
     ),
     maxExpiryWait: nonNegative('seconds').default(DEFAULT_MAX_EXPIRY_WAIT_SECONDS),
     expiryMargin: nonNegative('seconds').max(30, { error: 'must be at most 30 seconds' }).default(1),
     timeout: positiveInt('milliseconds').default(10_000),
     deadline: positiveInt('seconds for the whole run').default(600),
-    maxRetries: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).max(10, { error: 'must be at most 10' }).default(2),
+    maxRetries: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(0, { error: 'must not be negative' })
+      .max(10, { error: 'must be at most 10' })
+      .default(2),
     maxRetryWait: nonNegative('seconds').max(120, { error: 'must be at most 120 seconds' }).default(10),
     caFile: z.string().min(1, { error: 'must name a PEM file' }).optional(),
     /** A client certificate and its key for mutual TLS (PEM files), and the key's passphrase. */
@@ -168,7 +210,12 @@ export const runOptionsSchema = z
     /** The `scope` of every token request (RFC 6749 §3.3): the same as --token-param scope=…. */
     scope: z.string().min(1, { error: 'must not be empty' }).optional(),
     /** How the run's own token requests authenticate: HTTP Basic (the spec's), or client_secret_post. */
-    clientAuth: z.enum(['basic', 'post'], { error: (issue) => `${JSON.stringify(issue.input)} is neither basic (HTTP Basic, the spec's) nor post (client_secret_post)` }).default('basic'),
+    clientAuth: z
+      .enum(['basic', 'post'], {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} is neither basic (HTTP Basic, the spec's) nor post (client_secret_post)`,
+      })
+      .default('basic'),
     /** Header fields sent with every request to the target, e.g. a gateway's API key (secrets: redacted). */
     header: list(headerLine),
     insecure: yesNo.default(false),
@@ -176,10 +223,16 @@ export const runOptionsSchema = z
     verbose: yesNo.default(false),
     maxBodyBytes: positiveInt('bytes').default(8 * 1024 * 1024),
     pageSize: positiveInt('items per page').optional(),
-    maxPages: positiveInt('pages a walk requests').min(2, { error: 'must be at least 2 (the first and the last page)' }).optional(),
+    maxPages: positiveInt('pages a walk requests')
+      .min(2, { error: 'must be at least 2 (the first and the last page)' })
+      .optional(),
     concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).optional(),
     reportsDir: z.string().min(1, { error: 'must not be empty' }).default('reports'),
-    reporter: list(z.enum(REPORTERS, { error: (issue) => `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')}` })),
+    reporter: list(
+      z.enum(REPORTERS, {
+        error: (issue) => `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')}`,
+      }),
+    ),
     strict: yesNo.default(false),
     baseline: z.string().min(1, { error: 'must name a file' }).optional(),
     strictBaseline: yesNo.default(false),
@@ -221,69 +274,273 @@ export interface RunOptionSpec {
  */
 export const RUN_OPTIONS = {
   baseUrl: { kind: 'string', group: 'Target:', describe: 'The API under test (CARRIER_BASE_URL)' },
-  embedded: { kind: 'boolean', group: 'Target:', describe: 'Test the embedded reference server, started on loopback (implied without --base-url, except in CI or with client credentials)' },
+  embedded: {
+    kind: 'boolean',
+    group: 'Target:',
+    describe:
+      'Test the embedded reference server, started on loopback (implied without --base-url, except in CI or with client credentials)',
+  },
   authUrl: { kind: 'string', group: 'Target:', describe: 'Host serving the token endpoint (default: the base URL)' },
   clientId: { kind: 'string', group: 'Target:', describe: 'API client id (CARRIER_CLIENT_ID)' },
-  clientSecret: { kind: 'string', group: 'Target:', describe: 'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users' },
-  clientSecretFile: { kind: 'string', group: 'Target:', describe: 'File holding the client secret (a trailing newline is ignored)' },
-  tokenParam: { kind: 'lines', group: 'Target:', describe: 'Form field of every token request, NAME=VALUE (repeatable): audience (Auth0), resource (RFC 8707, Azure AD v1)…' },
-  scope: { kind: 'string', group: 'Target:', describe: 'The scope of every token request (RFC 6749 §3.3), e.g. "api://carrier/.default"' },
-  clientAuth: { kind: 'string', group: 'Target:', describe: "How the run's own token requests authenticate: basic (HTTP Basic, the spec's) or post (client_secret_post, reported as a deviation; the token checks still test Basic) [default: basic]" },
-  caFile: { kind: 'string', group: 'Target:', describe: 'PEM file of certificate authorities to trust besides the system ones (a private CA)' },
-  header: { kind: 'lines', group: 'Target:', describe: "Header field sent with every request to the target, 'Name: value' (repeatable): a gateway's API key beside OAuth. Values are secrets: redacted everywhere" },
-  cert: { kind: 'string', group: 'Target:', describe: 'Client certificate (PEM, with its chain) for mutual TLS, sent when the server asks for one' },
+  clientSecret: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      'API client secret; prefer CARRIER_CLIENT_SECRET or --client-secret-file: the command line is visible to other users',
+  },
+  clientSecretFile: {
+    kind: 'string',
+    group: 'Target:',
+    describe: 'File holding the client secret (a trailing newline is ignored)',
+  },
+  tokenParam: {
+    kind: 'lines',
+    group: 'Target:',
+    describe:
+      'Form field of every token request, NAME=VALUE (repeatable): audience (Auth0), resource (RFC 8707, Azure AD v1)…',
+  },
+  scope: {
+    kind: 'string',
+    group: 'Target:',
+    describe: 'The scope of every token request (RFC 6749 §3.3), e.g. "api://carrier/.default"',
+  },
+  clientAuth: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      "How the run's own token requests authenticate: basic (HTTP Basic, the spec's) or post (client_secret_post, reported as a deviation; the token checks still test Basic) [default: basic]",
+  },
+  caFile: {
+    kind: 'string',
+    group: 'Target:',
+    describe: 'PEM file of certificate authorities to trust besides the system ones (a private CA)',
+  },
+  header: {
+    kind: 'lines',
+    group: 'Target:',
+    describe:
+      "Header field sent with every request to the target, 'Name: value' (repeatable): a gateway's API key beside OAuth. Values are secrets: redacted everywhere",
+  },
+  cert: {
+    kind: 'string',
+    group: 'Target:',
+    describe: 'Client certificate (PEM, with its chain) for mutual TLS, sent when the server asks for one',
+  },
   key: { kind: 'string', group: 'Target:', describe: "The client certificate's private key (PEM; may be encrypted)" },
-  keyPassphrase: { kind: 'string', group: 'Target:', describe: "The key's passphrase; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file: the command line is visible to other users" },
-  keyPassphraseFile: { kind: 'string', group: 'Target:', describe: "File holding the key's passphrase (a trailing newline is ignored)" },
-  insecure: { kind: 'boolean', group: 'Target:', describe: 'Do not verify TLS certificates (test targets only; warned about)' },
-  tenantId: { kind: 'string', group: 'Target:', describe: 'Tenant to test (default: the first tenant /users/me lists)' },
-  foreignTenantId: { kind: 'string', group: 'Target:', describe: 'A tenant that exists but this client may not access: TENANT-FOREIGN asks for it (a second client proves more)' },
-  secondClientId: { kind: 'string', group: 'Target:', describe: "A second API client, of another tenant with data: TENANT-FOREIGN proves isolation with it both ways (its secret: CARRIER_SECOND_CLIENT_SECRET or --second-client-secret-file)" },
-  secondClientSecretFile: { kind: 'string', group: 'Target:', describe: "File holding the second client's secret (a trailing newline is ignored)" },
+  keyPassphrase: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      "The key's passphrase; prefer CARRIER_KEY_PASSPHRASE or --key-passphrase-file: the command line is visible to other users",
+  },
+  keyPassphraseFile: {
+    kind: 'string',
+    group: 'Target:',
+    describe: "File holding the key's passphrase (a trailing newline is ignored)",
+  },
+  insecure: {
+    kind: 'boolean',
+    group: 'Target:',
+    describe: 'Do not verify TLS certificates (test targets only; warned about)',
+  },
+  tenantId: {
+    kind: 'string',
+    group: 'Target:',
+    describe: 'Tenant to test (default: the first tenant /users/me lists)',
+  },
+  foreignTenantId: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      'A tenant that exists but this client may not access: TENANT-FOREIGN asks for it (a second client proves more)',
+  },
+  secondClientId: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      'A second API client, of another tenant with data: TENANT-FOREIGN proves isolation with it both ways (its secret: CARRIER_SECOND_CLIENT_SECRET or --second-client-secret-file)',
+  },
+  secondClientSecretFile: {
+    kind: 'string',
+    group: 'Target:',
+    describe: "File holding the second client's secret (a trailing newline is ignored)",
+  },
   // Declared so that it is refused with a reason, not as an unknown option: a secret never goes on the command line.
   secondClientSecret: { kind: 'string', hidden: true },
-  secondTenantId: { kind: 'string', group: 'Target:', describe: "The second client's tenant (default: the first its /users/me lists)" },
-  pagedPath: { kind: 'list', group: 'Target:', describe: 'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped' },
-  openapi: { kind: 'string', group: 'Target:', describe: 'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas' },
-  openapiRoot: { kind: 'string', group: 'Target:', describe: "The folder the document's $refs may read files in (default: the document's own folder)" },
-  endpoint: { kind: 'list', group: 'Target:', describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)' },
-  parameter: { kind: 'list', group: 'Target:', describe: 'Value of a path or required query parameter, NAME=VALUE, or PATH:NAME=VALUE for one endpoint (repeatable); by default ids come from the list the endpoint is under, query values from the document' },
+  secondTenantId: {
+    kind: 'string',
+    group: 'Target:',
+    describe: "The second client's tenant (default: the first its /users/me lists)",
+  },
+  pagedPath: {
+    kind: 'list',
+    group: 'Target:',
+    describe:
+      'Tenant-relative list endpoint, e.g. shipments (repeatable). None: tenant and pagination checks are skipped',
+  },
+  openapi: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas',
+  },
+  openapiRoot: {
+    kind: 'string',
+    group: 'Target:',
+    describe: "The folder the document's $refs may read files in (default: the document's own folder)",
+  },
+  endpoint: {
+    kind: 'list',
+    group: 'Target:',
+    describe: 'Tenant-relative single-resource endpoint, e.g. settings or invoices/{invoiceId} (repeatable)',
+  },
+  parameter: {
+    kind: 'list',
+    group: 'Target:',
+    describe:
+      'Value of a path or required query parameter, NAME=VALUE, or PATH:NAME=VALUE for one endpoint (repeatable); by default ids come from the list the endpoint is under, query values from the document',
+  },
   // A config file's {"parameters": {NAME: VALUE}}: declared so that strict parsing accepts it.
   parameters: { kind: 'map', hidden: true },
-  expectations: { kind: 'string', group: 'Target:', describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}' },
+  expectations: {
+    kind: 'string',
+    group: 'Target:',
+    describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}',
+  },
   suite: { kind: 'list', group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` },
   check: { kind: 'list', group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' },
   strict: { kind: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' },
-  maxExpiryWait: { kind: 'number', group: 'Timing:', describe: 'Wait out expires_in for the expiry checks when it is at most this many seconds; else skip those after expiry and judge EXPIRY-VALID-BEFORE on the part of the lifetime the run observes [default: 60]' },
-  expiryMargin: { kind: 'number', group: 'Timing:', describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]' },
+  maxExpiryWait: {
+    kind: 'number',
+    group: 'Timing:',
+    describe:
+      'Wait out expires_in for the expiry checks when it is at most this many seconds; else skip those after expiry and judge EXPIRY-VALID-BEFORE on the part of the lifetime the run observes [default: 60]',
+  },
+  expiryMargin: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'Seconds of clock margin a server gets after expires_in before a token must be refused [default: 1]',
+  },
   timeout: { kind: 'number', group: 'Timing:', describe: 'Per-request timeout in milliseconds [default: 10000]' },
-  deadline: { kind: 'number', group: 'Timing:', describe: 'The whole run ends after this many seconds, with a partial report and exit 3 [default: 600]' },
-  maxRetries: { kind: 'number', group: 'Timing:', describe: 'Retries of a 429 or 503 that carries Retry-After [default: 2]' },
-  maxRetryWait: { kind: 'number', group: 'Timing:', describe: 'Longest wait before such a retry, in seconds [default: 10]' },
-  maxBodyBytes: { kind: 'number', group: 'Timing:', describe: 'Largest response body accepted, in bytes [default: 8388608]' },
+  deadline: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'The whole run ends after this many seconds, with a partial report and exit 3 [default: 600]',
+  },
+  maxRetries: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'Retries of a 429 or 503 that carries Retry-After [default: 2]',
+  },
+  maxRetryWait: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'Longest wait before such a retry, in seconds [default: 10]',
+  },
+  maxBodyBytes: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'Largest response body accepted, in bytes [default: 8388608]',
+  },
   pageSize: { kind: 'number', group: 'Timing:', describe: "Page size for walking lists (default: the endpoint's own)" },
-  concurrency: { kind: 'number', group: 'Timing:', describe: 'Most page requests of a walk in flight at once [default: adaptive, 4 to 16]' },
-  maxPages: { kind: 'number', group: 'Timing:', describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)' },
-  verbose: { kind: 'boolean', group: 'Output:', describe: 'Print each request and its answer to stderr as it happens, one line each, redacted (CARRIER_VERBOSE)' },
+  concurrency: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'Most page requests of a walk in flight at once [default: adaptive, 4 to 16]',
+  },
+  maxPages: {
+    kind: 'number',
+    group: 'Timing:',
+    describe: 'Walk at most this many pages of a list: the first, the last and some between (default: every page)',
+  },
+  verbose: {
+    kind: 'boolean',
+    group: 'Output:',
+    describe: 'Print each request and its answer to stderr as it happens, one line each, redacted (CARRIER_VERBOSE)',
+  },
   reportsDir: { kind: 'string', group: 'Output:', describe: 'Where reports are written [default: reports]' },
-  reporter: { kind: 'list', group: 'Output:', describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]` },
-  baseline: { kind: 'string', group: 'Gating:', describe: 'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run' },
-  strictBaseline: { kind: 'boolean', group: 'Gating:', describe: 'A baselined check that now passes fails the run (trim the baseline)' },
-  requireComplete: { kind: 'boolean', group: 'Gating:', describe: 'Every required check must be carried out: a skipped MUST check (SHOULD too with --strict) fails the run' },
-  rerunFailed: { kind: 'string', group: 'Gating:', describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]' },
-  compareWith: { kind: 'string', group: 'Gating:', describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did" },
-  targetName: { kind: 'string', group: 'Certification:', describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]" },
-  targetVersion: { kind: 'string', group: 'Certification:', describe: "The implementation's version, kept in the reports and bundle" },
-  operator: { kind: 'string', group: 'Certification:', describe: 'Who operates the target, recorded in the reports and the bundle' },
-  bundle: { kind: 'string', group: 'Certification:', describe: 'Also write a certification bundle to this new directory (or, for a name ending .tar.gz, as one archive to send): the reports, target.json, every exchange and a SHA-256 manifest' },
-  signKey: { kind: 'string', group: 'Certification:', describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)' },
+  reporter: {
+    kind: 'list',
+    group: 'Output:',
+    describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]`,
+  },
+  baseline: {
+    kind: 'string',
+    group: 'Gating:',
+    describe:
+      'JSON file of known failures, {"failures": [{"check": ID, "reason": ...}]}: reported as expected, they do not fail the run',
+  },
+  strictBaseline: {
+    kind: 'boolean',
+    group: 'Gating:',
+    describe: 'A baselined check that now passes fails the run (trim the baseline)',
+  },
+  requireComplete: {
+    kind: 'boolean',
+    group: 'Gating:',
+    describe: 'Every required check must be carried out: a skipped MUST check (SHOULD too with --strict) fails the run',
+  },
+  rerunFailed: {
+    kind: 'string',
+    group: 'Gating:',
+    describe: 'Run only the checks that did not pass in this report.json [default: <reports-dir>/report.json]',
+  },
+  compareWith: {
+    kind: 'string',
+    group: 'Gating:',
+    describe: "An earlier report.json (the last release's): print what regressed and exit 1 only if something did",
+  },
+  targetName: {
+    kind: 'string',
+    group: 'Certification:',
+    describe: "The target's name in reports, matrices, badges and bundles [default: the base URL's host]",
+  },
+  targetVersion: {
+    kind: 'string',
+    group: 'Certification:',
+    describe: "The implementation's version, kept in the reports and bundle",
+  },
+  operator: {
+    kind: 'string',
+    group: 'Certification:',
+    describe: 'Who operates the target, recorded in the reports and the bundle',
+  },
+  bundle: {
+    kind: 'string',
+    group: 'Certification:',
+    describe:
+      'Also write a certification bundle to this new directory (or, for a name ending .tar.gz, as one archive to send): the reports, target.json, every exchange and a SHA-256 manifest',
+  },
+  signKey: {
+    kind: 'string',
+    group: 'Certification:',
+    describe: 'Sign the bundle with this Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519)',
+  },
 } as const satisfies Record<keyof RunOptions, RunOptionSpec>;
 
 /** How the environment and a config file give each option (src/core/environment.ts). */
-export const RUN_OPTION_KINDS = Object.fromEntries(Object.entries(RUN_OPTIONS).map(([key, spec]) => [key, spec.kind])) as { [K in keyof typeof RUN_OPTIONS]: (typeof RUN_OPTIONS)[K]['kind'] };
+export const RUN_OPTION_KINDS = Object.fromEntries(
+  Object.entries(RUN_OPTIONS).map(([key, spec]) => [key, spec.kind]),
+) as { [K in keyof typeof RUN_OPTIONS]: (typeof RUN_OPTIONS)[K]['kind'] };
 
 /** Options whose value is a file or directory: in a config file, relative to the file itself. */
-const PATH_OPTIONS: readonly (keyof RunOptions)[] = ['clientSecretFile', 'secondClientSecretFile', 'openapi', 'openapiRoot', 'expectations', 'caFile', 'cert', 'key', 'keyPassphraseFile', 'baseline', 'reportsDir', 'rerunFailed', 'compareWith', 'bundle', 'signKey'];
+const PATH_OPTIONS: readonly (keyof RunOptions)[] = [
+  'clientSecretFile',
+  'secondClientSecretFile',
+  'openapi',
+  'openapiRoot',
+  'expectations',
+  'caFile',
+  'cert',
+  'key',
+  'keyPassphraseFile',
+  'baseline',
+  'reportsDir',
+  'rerunFailed',
+  'compareWith',
+  'bundle',
+  'signKey',
+];
 
 /** The option as the user spells it on the command line. */
 export function flagName(key: PropertyKey): string {
@@ -293,21 +550,24 @@ export function flagName(key: PropertyKey): string {
 function firstProblem(error: z.ZodError, where: (path: PropertyKey[]) => string): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid options';
-  if (issue.code === 'unrecognized_keys') return `${where([])}: unknown option ${issue.keys.map((k) => flagName(k)).join(', ')}; \`carrier-conformance run --help\` lists them`;
+  if (issue.code === 'unrecognized_keys')
+    return `${where([])}: unknown option ${issue.keys.map((k) => flagName(k)).join(', ')}; \`carrier-conformance run --help\` lists them`;
   return `${where(issue.path)}: ${issue.message}`;
 }
 
 /** Validates options gathered from argv, environment and config file, naming each as a flag. */
 export function parseRunOptions(raw: Record<string, unknown>): RunOptions {
   const result = runOptionsSchema.safeParse(raw);
-  if (!result.success) throw new UsageError(firstProblem(result.error, (path) => (path.length ? flagName(path[0] ?? '') : 'options')));
+  if (!result.success)
+    throw new UsageError(firstProblem(result.error, (path) => (path.length ? flagName(path[0] ?? '') : 'options')));
   return result.data;
 }
 
 /** Checks the options of one source on their own, so that a problem is named as that source writes it. */
 function checkSource(raw: Record<string, unknown>, name: (key: string) => string): void {
   const result = runOptionsSchema.partial().safeParse(raw);
-  if (!result.success) throw new UsageError(firstProblem(result.error, (path) => (path.length ? name(String(path[0])) : 'options')));
+  if (!result.success)
+    throw new UsageError(firstProblem(result.error, (path) => (path.length ? name(String(path[0])) : 'options')));
 }
 
 /** Where the run options come from, highest precedence first: argv, environment, config file. */
@@ -331,7 +591,12 @@ const SECRET_PAIRS = [
   ['keyPassphrase', 'keyPassphraseFile'],
 ] as const;
 
-function conflictingSecrets(keys: (typeof SECRET_PAIRS)[number], argv: Record<string, unknown>, env: Record<string, unknown>, config: Record<string, unknown>): Record<string, unknown>[] {
+function conflictingSecrets(
+  keys: (typeof SECRET_PAIRS)[number],
+  argv: Record<string, unknown>,
+  env: Record<string, unknown>,
+  config: Record<string, unknown>,
+): Record<string, unknown>[] {
   const [value, file] = keys;
   const sources: [Record<string, unknown>, string][] = [
     [argv, `${flagName(value)} and ${flagName(file)} are both given; keep one (the file is safer)`],
@@ -355,10 +620,16 @@ export function resolveRunOptions(sources: RunOptionSources): RunOptions {
   const config = { ...(sources.config ?? {}) };
   checkSource(env, envName);
   // An option of one value given twice on the command line (yargs makes it a list).
-  const twice = Object.keys(argv).find((k) => Array.isArray(argv[k]) && k in RUN_OPTION_KINDS && !['list', 'lines', 'map'].includes(RUN_OPTION_KINDS[k as keyof RunOptions]));
+  const twice = Object.keys(argv).find(
+    (k) =>
+      Array.isArray(argv[k]) &&
+      k in RUN_OPTION_KINDS &&
+      !['list', 'lines', 'map'].includes(RUN_OPTION_KINDS[k as keyof RunOptions]),
+  );
   if (twice !== undefined) throw new UsageError(`${flagName(twice)} is given more than once; give it once`);
   checkSource(argv, flagName);
-  for (const keys of SECRET_PAIRS) for (const lower of conflictingSecrets(keys, argv, env, config)) for (const key of keys) delete lower[key];
+  for (const keys of SECRET_PAIRS)
+    for (const lower of conflictingSecrets(keys, argv, env, config)) for (const key of keys) delete lower[key];
   const options = parseRunOptions({ ...config, ...env, ...argv });
   refuseExpiryWaitPastDeadline(options, [
     [argv, flagName],
@@ -374,12 +645,17 @@ export function resolveRunOptions(sources: RunOptionSources): RunOptions {
  * as its source writes it. Only a wait the user gave: the default (60 s) with a short --deadline
  * is not a choice to refuse, and a run that needs no expiry wait keeps running as before.
  */
-function refuseExpiryWaitPastDeadline(options: RunOptions, sources: readonly [Record<string, unknown>, (key: string) => string][]): void {
+function refuseExpiryWaitPastDeadline(
+  options: RunOptions,
+  sources: readonly [Record<string, unknown>, (key: string) => string][],
+): void {
   const given = sources.find(([values]) => values.maxExpiryWait !== undefined);
   if (given === undefined || options.maxExpiryWait < options.deadline) return;
   const deadline = sources.find(([values]) => values.deadline !== undefined);
   const deadlineName = deadline === undefined ? '--deadline (default)' : deadline[1]('deadline');
-  throw new UsageError(`${given[1]('maxExpiryWait')} ${options.maxExpiryWait} is not below ${deadlineName} ${options.deadline}: the run would wait out its deadline for a token to expire and end incomplete; lower the wait (expiry checks whose expires_in exceeds it are skipped) or raise the deadline`);
+  throw new UsageError(
+    `${given[1]('maxExpiryWait')} ${options.maxExpiryWait} is not below ${deadlineName} ${options.deadline}: the run would wait out its deadline for a token to expire and end incomplete; lower the wait (expiry checks whose expires_in exceeds it are skipped) or raise the deadline`,
+  );
 }
 
 /**
@@ -399,7 +675,9 @@ function readYamlConfig(path: string): unknown {
   } catch (err) {
     if (!(err instanceof YAMLException)) throw err;
     // The reason quotes a piece of the file: made printable and one line, as for JSON (src/core/files.ts).
-    throw new UsageError(`config file ${path}: not valid YAML (${oneLine(printable(`${err.reason}${err.mark ? ` at line ${err.mark.line + 1}` : ''}`), 160)})`);
+    throw new UsageError(
+      `config file ${path}: not valid YAML (${oneLine(printable(`${err.reason}${err.mark ? ` at line ${err.mark.line + 1}` : ''}`), 160)})`,
+    );
   }
 }
 
@@ -425,7 +703,9 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     // Said in plain words, with what the file holds instead: not zod's "expected object, received array".
     const kind = yaml && Array.isArray(raw) ? 'a list' : jsonKind(raw);
-    throw new UsageError(`config file ${path}: ${yaml ? 'must be a YAML mapping of options, e.g. "baseUrl: https://api.example.com"' : 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}'}, not ${kind}`);
+    throw new UsageError(
+      `config file ${path}: ${yaml ? 'must be a YAML mapping of options, e.g. "baseUrl: https://api.example.com"' : 'must be a JSON object of options, e.g. {"baseUrl": "https://api.example.com"}'}, not ${kind}`,
+    );
   }
   const config: Record<string, unknown> = {};
   const written = new Map<string, string>();
@@ -452,7 +732,9 @@ export function loadConfigFile(path: string): Record<string, unknown> {
 
 /** spec §User, partially: the known data of the test account. Tenants are matched by `id`. */
 const expectedTenant = z.looseObject({ id: z.string({ error: 'each expected tenant needs an "id" string' }) });
-const expectedItem = z.looseObject({ id: z.union([z.string(), z.number()], { error: 'each expected item needs an "id" (a string or a number)' }) });
+const expectedItem = z.looseObject({
+  id: z.union([z.string(), z.number()], { error: 'each expected item needs an "id" (a string or a number)' }),
+});
 const expectationsSchema = z
   .object({
     user: z.looseObject({ tenants: z.array(expectedTenant).optional() }).optional(),
@@ -462,7 +744,12 @@ const expectationsSchema = z
      * single resource without an id, the resource itself. Partial: only the fields given are compared.
      */
     resources: z
-      .record(z.string().transform((p) => p.replace(/^\/?tenants\/\{[^}]+\}\//, '').replace(/^\/+/, '')), z.union([z.array(expectedItem), z.looseObject({})], { error: 'must be an array of items with an "id", or one object' }))
+      .record(
+        z.string().transform((p) => p.replace(/^\/?tenants\/\{[^}]+\}\//, '').replace(/^\/+/, '')),
+        z.union([z.array(expectedItem), z.looseObject({})], {
+          error: 'must be an array of items with an "id", or one object',
+        }),
+      )
       .optional(),
   })
   .strict();
@@ -474,7 +761,9 @@ export function loadExpectations(path: string): Expectations {
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    throw new UsageError(`expectations file ${path}: ${where}: ${issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}; "user" and "resources" are known` : (issue?.message ?? 'invalid')}`);
+    throw new UsageError(
+      `expectations file ${path}: ${where}: ${issue?.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}; "user" and "resources" are known` : (issue?.message ?? 'invalid')}`,
+    );
   }
   return result.data;
 }

@@ -20,8 +20,13 @@ export function formEncode(value: string): string {
 export type BasicEncoding = 'form' | 'raw';
 
 /** The credentials part of `Authorization: Basic <credentials>`. */
-export function encodeBasicCredentials(clientId: string, clientSecret: string, encoding: BasicEncoding = 'form'): string {
-  const [id, secret] = encoding === 'form' ? [formEncode(clientId), formEncode(clientSecret)] : [clientId, clientSecret];
+export function encodeBasicCredentials(
+  clientId: string,
+  clientSecret: string,
+  encoding: BasicEncoding = 'form',
+): string {
+  const [id, secret] =
+    encoding === 'form' ? [formEncode(clientId), formEncode(clientSecret)] : [clientId, clientSecret];
   return Buffer.from(`${id}:${secret}`, 'utf8').toString('base64');
 }
 

@@ -125,9 +125,15 @@ export class SafeStream {
 }
 
 /** The CLI's two output functions, each through its own SafeStream. */
-export function safeOutput<T extends { out: (text: string) => void; err: (text: string) => void; color: boolean }>(io: T): T {
+export function safeOutput<T extends { out: (text: string) => void; err: (text: string) => void; color: boolean }>(
+  io: T,
+): T {
   const out = new SafeStream(io.out, io.color);
   const err = new SafeStream(io.err, io.color);
   // `err` is given one line at a time and ends it itself: the stream must know the line ended.
-  return { ...io, out: (text: string) => out.write(text), err: (text: string) => err.write(text.endsWith('\n') ? text : `${text}\n`) };
+  return {
+    ...io,
+    out: (text: string) => out.write(text),
+    err: (text: string) => err.write(text.endsWith('\n') ? text : `${text}\n`),
+  };
 }

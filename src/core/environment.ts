@@ -65,7 +65,10 @@ export function envName(key: string): string {
  * none of its business. A value that is not of the option's kind is passed on as it is, for the
  * option's validation to refuse it, naming the variable.
  */
-export function optionsFromEnv(kinds: Readonly<Record<string, OptionKind>>, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
+export function optionsFromEnv(
+  kinds: Readonly<Record<string, OptionKind>>,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const [key, kind] of Object.entries(kinds)) {
     const value = env[envName(key)];

@@ -1,4 +1,13 @@
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  statSync,
+  type BigIntStats,
+} from 'node:fs';
 import { UsageError } from './errors.js';
 import { jsonParseProblem } from './json-problem.js';
 
@@ -96,7 +105,12 @@ function reasonOf(err: unknown, noFollow: boolean): string {
  * block either), and the descriptor must be the very file that was checked (same device and
  * inode): whatever was swapped in between is refused, not read.
  */
-export function readRegularFile(path: string, what: string, limit: FileLimit, options: RegularFileOptions = {}): Buffer {
+export function readRegularFile(
+  path: string,
+  what: string,
+  limit: FileLimit,
+  options: RegularFileOptions = {},
+): Buffer {
   const { fd, size, fail } = openRegularFile(path, what, limit, options);
   const { maxBytes } = limit;
   try {
@@ -106,7 +120,8 @@ export function readRegularFile(path: string, what: string, limit: FileLimit, op
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
-        if (length > maxBytes) throw new UsageError(`${what} ${path}: more than the ${maxBytes} bytes ${limit.of} can be`);
+        if (length > maxBytes)
+          throw new UsageError(`${what} ${path}: more than the ${maxBytes} bytes ${limit.of} can be`);
         const grown = Buffer.alloc(Math.min(buffer.length * 2, maxBytes + 1));
         buffer.copy(grown);
         buffer = grown;
@@ -129,7 +144,13 @@ export function readRegularFile(path: string, what: string, limit: FileLimit, op
  * Reads a regular file as `readRegularFile` does, a chunk at a time into `take` (for a file too
  * large to hold: a bundle's exchanges), never more than `limit.maxBytes`.
  */
-export function readRegularFileChunks(path: string, what: string, limit: FileLimit, take: (chunk: Buffer) => void, options: RegularFileOptions = {}): void {
+export function readRegularFileChunks(
+  path: string,
+  what: string,
+  limit: FileLimit,
+  take: (chunk: Buffer) => void,
+  options: RegularFileOptions = {},
+): void {
   const { fd, fail } = openRegularFile(path, what, limit, options);
   try {
     const buffer = Buffer.alloc(1024 * 1024);
@@ -143,7 +164,8 @@ export function readRegularFileChunks(path: string, what: string, limit: FileLim
       }
       if (n === 0) return;
       total += n;
-      if (total > limit.maxBytes) throw new UsageError(`${what} ${path}: more than the ${limit.maxBytes} bytes ${limit.of} can be`);
+      if (total > limit.maxBytes)
+        throw new UsageError(`${what} ${path}: more than the ${limit.maxBytes} bytes ${limit.of} can be`);
       take(buffer.subarray(0, n));
     }
   } finally {
@@ -152,10 +174,17 @@ export function readRegularFileChunks(path: string, what: string, limit: FileLim
 }
 
 /** Opens a regular file checked as `readRegularFile` describes; the caller closes `fd`. */
-function openRegularFile(path: string, what: string, limit: FileLimit, options: RegularFileOptions): { fd: number; size: number; fail: (reason: unknown) => never } {
+function openRegularFile(
+  path: string,
+  what: string,
+  limit: FileLimit,
+  options: RegularFileOptions,
+): { fd: number; size: number; fail: (reason: unknown) => never } {
   const noFollow = options.noFollow === true;
   const fail = (reason: unknown): never => {
-    throw new UsageError(`${what} ${path}: cannot read it (${typeof reason === 'string' ? reason : reasonOf(reason, noFollow)})`);
+    throw new UsageError(
+      `${what} ${path}: cannot read it (${typeof reason === 'string' ? reason : reasonOf(reason, noFollow)})`,
+    );
   };
   let checked: BigIntStats;
   try {
@@ -177,7 +206,10 @@ function openRegularFile(path: string, what: string, limit: FileLimit, options: 
     const swapped = notRegular(opened);
     if (swapped !== undefined) return fail(swapped);
     if (opened.dev !== checked.dev || opened.ino !== checked.ino) return fail('it was replaced while being opened');
-    if (opened.size > BigInt(limit.maxBytes)) throw new UsageError(`${what} ${path}: ${opened.size} bytes, more than the ${limit.maxBytes} ${limit.of} can be; is it the right file?`);
+    if (opened.size > BigInt(limit.maxBytes))
+      throw new UsageError(
+        `${what} ${path}: ${opened.size} bytes, more than the ${limit.maxBytes} ${limit.of} can be; is it the right file?`,
+      );
     return { fd, size: Number(opened.size), fail };
   } catch (err) {
     closeSync(fd);
@@ -186,7 +218,12 @@ function openRegularFile(path: string, what: string, limit: FileLimit, options: 
 }
 
 /** A text file (UTF-8), read as `readRegularFile` reads. */
-export function readTextFile(path: string, what: string, limit: FileLimit = DEFAULT_LIMIT, options: RegularFileOptions = {}): string {
+export function readTextFile(
+  path: string,
+  what: string,
+  limit: FileLimit = DEFAULT_LIMIT,
+  options: RegularFileOptions = {},
+): string {
   return readRegularFile(path, what, limit, options).toString('utf8');
 }
 

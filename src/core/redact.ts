@@ -17,7 +17,14 @@ import { LiteralMatcher } from './text-matcher.js';
 
 export type SecretKind = 'client-secret' | 'basic-credentials' | 'access-token' | 'cookie' | 'secret';
 
-const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'set-cookie2', 'x-api-key']);
+const SENSITIVE_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'set-cookie2',
+  'x-api-key',
+]);
 /** JSON or form field names whose values are secrets (`access_token`, `client_secret`, `password`...). */
 const SENSITIVE_FIELD = /(?:^|[_-])(?:secret|password|passwd|token|api[_-]?key)$/i;
 /** A body without any of these words (in any spelling a field name can take) has no sensitive field. */
@@ -37,7 +44,11 @@ export function redactedMarker(kind: SecretKind): string {
 const UTF8 = new TextEncoder();
 
 /** `%XX` for each UTF-8 byte of the code points `encode` selects (a lone surrogate as U+FFFD's bytes, as a UTF-8 encoder writes it). */
-function percentEncode(value: string, encode: (codePoint: number) => boolean, hex: 'upper' | 'lower' = 'upper'): string {
+function percentEncode(
+  value: string,
+  encode: (codePoint: number) => boolean,
+  hex: 'upper' | 'lower' = 'upper',
+): string {
   let out = '';
   for (const char of value) {
     const cp = char.codePointAt(0) ?? 0;
@@ -60,13 +71,23 @@ function percentEncode(value: string, encode: (codePoint: number) => boolean, he
 
 /** WHATWG URL §1.3 percent-encode sets, as the URL parser applies them to each part of a URL. */
 const C0_CONTROL = (c: number): boolean => c < 0x20 || c > 0x7e;
-const FRAGMENT_SET = (c: number): boolean => C0_CONTROL(c) || c === 0x20 || c === 0x22 || c === 0x3c || c === 0x3e || c === 0x60;
-const QUERY_SET = (c: number): boolean => C0_CONTROL(c) || c === 0x20 || c === 0x22 || c === 0x23 || c === 0x3c || c === 0x3e;
+const FRAGMENT_SET = (c: number): boolean =>
+  C0_CONTROL(c) || c === 0x20 || c === 0x22 || c === 0x3c || c === 0x3e || c === 0x60;
+const QUERY_SET = (c: number): boolean =>
+  C0_CONTROL(c) || c === 0x20 || c === 0x22 || c === 0x23 || c === 0x3c || c === 0x3e;
 const SPECIAL_QUERY_SET = (c: number): boolean => QUERY_SET(c) || c === 0x27;
 /** Without and with `^`, which the standard added to the path set later than some parsers follow. */
 const PATH_SET = (c: number): boolean => QUERY_SET(c) || c === 0x3f || c === 0x60 || c === 0x7b || c === 0x7d;
 const PATH_SET_CARET = (c: number): boolean => PATH_SET(c) || c === 0x5e;
-const USERINFO_SET = (c: number): boolean => PATH_SET_CARET(c) || c === 0x2f || c === 0x3a || c === 0x3b || c === 0x3d || c === 0x40 || (c >= 0x5b && c <= 0x5d) || c === 0x7c;
+const USERINFO_SET = (c: number): boolean =>
+  PATH_SET_CARET(c) ||
+  c === 0x2f ||
+  c === 0x3a ||
+  c === 0x3b ||
+  c === 0x3d ||
+  c === 0x40 ||
+  (c >= 0x5b && c <= 0x5d) ||
+  c === 0x7c;
 /** encodeURIComponent's: everything but ALPHA DIGIT - _ . ! ~ * ' ( ). */
 const COMPONENT_SET = (c: number): boolean => !/[A-Za-z0-9\-_.!~*'()]/.test(String.fromCodePoint(c));
 /** RFC 6749 Appendix B (application/x-www-form-urlencoded): everything but ALPHA DIGIT * - . _, a space as `+`. */
@@ -88,14 +109,23 @@ export interface Spelling {
  */
 export const SPELLINGS: readonly Spelling[] = [
   { name: 'as it is', spell: (v) => [v] },
-  { name: 'percent-encoded (encodeURIComponent)', spell: (v) => bothCases((hex) => percentEncode(v, COMPONENT_SET, hex)) },
-  { name: 'form-encoded (RFC 6749 Appendix B)', spell: (v) => bothCases((hex) => percentEncode(v, FORM_SET, hex).replace(/ /g, '+')) },
+  {
+    name: 'percent-encoded (encodeURIComponent)',
+    spell: (v) => bothCases((hex) => percentEncode(v, COMPONENT_SET, hex)),
+  },
+  {
+    name: 'form-encoded (RFC 6749 Appendix B)',
+    spell: (v) => bothCases((hex) => percentEncode(v, FORM_SET, hex).replace(/ /g, '+')),
+  },
   { name: 'every byte percent-encoded', spell: (v) => bothCases((hex) => percentEncode(v, () => true, hex)) },
   {
     // What the URL parser makes of it in each part of a URL: a secret echoed in a Link target is
     // printed so (`S3cr3t+%&=:%20x`), neither raw nor encoded as a whole.
     name: 'URL-normalised (WHATWG URL: path, query, fragment, userinfo)',
-    spell: (v) => [PATH_SET, PATH_SET_CARET, QUERY_SET, SPECIAL_QUERY_SET, FRAGMENT_SET, USERINFO_SET].map((set) => percentEncode(v, set)),
+    spell: (v) =>
+      [PATH_SET, PATH_SET_CARET, QUERY_SET, SPECIAL_QUERY_SET, FRAGMENT_SET, USERINFO_SET].map((set) =>
+        percentEncode(v, set),
+      ),
   },
   {
     // JSON writers that escape every non-ASCII character (Python's json.dumps), `/` as well (PHP).
@@ -113,7 +143,11 @@ export const SPELLINGS: readonly Spelling[] = [
       return [units.map((h) => `\\u${h}`).join(''), units.map((h) => `\\u${h.toUpperCase()}`).join('')];
     },
   },
-  { name: 'hex', spell: (v) => bothCases((hex) => Buffer.from(v, 'utf8').toString('hex')[hex === 'upper' ? 'toUpperCase' : 'toLowerCase']()) },
+  {
+    name: 'hex',
+    spell: (v) =>
+      bothCases((hex) => Buffer.from(v, 'utf8').toString('hex')[hex === 'upper' ? 'toUpperCase' : 'toLowerCase']()),
+  },
   {
     name: 'Base64 (standard, unpadded, URL-safe)',
     spell: (v) => {
@@ -125,7 +159,8 @@ export const SPELLINGS: readonly Spelling[] = [
     name: 'HTML character references',
     spell: (v) => {
       const chars = Array.from(v);
-      const html = (quote: string, apostrophe: string): string => v.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quote, "'": apostrophe })[c] ?? c);
+      const html = (quote: string, apostrophe: string): string =>
+        v.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quote, "'": apostrophe })[c] ?? c);
       return [
         html('&quot;', '&#39;'),
         html('&#34;', '&#x27;'),
@@ -181,7 +216,10 @@ export class Redactor {
   addClientCredentials(clientId: string, clientSecret: string): void {
     this.addSecret(clientSecret, 'client-secret');
     // A client that skipped the RFC 6749 §2.3.1 form-encoding would send the second spelling.
-    for (const [id, secret] of [[formEncode(clientId), formEncode(clientSecret)], [clientId, clientSecret]] as const) {
+    for (const [id, secret] of [
+      [formEncode(clientId), formEncode(clientSecret)],
+      [clientId, clientSecret],
+    ] as const) {
       const plain = `${id}:${secret}`;
       const b64 = Buffer.from(plain, 'utf8').toString('base64');
       // The credentials and what they decode to, each in every spelling (a target may echo either).
@@ -190,7 +228,8 @@ export class Redactor {
       // Credentials derived by appending to the secret begin with the Base64 of its whole 3-byte
       // groups: a run of Base64 that begins so is replaced whole (below), with or without `Basic`.
       const stem = b64.slice(0, Math.floor(Buffer.byteLength(plain) / 3) * 4);
-      if (stem.length >= 8 && !this.#stems.some((s) => s.stem === stem)) this.#stems.push({ stem, run: new RegExp(`${stem.replace(/[+/]/g, '\\$&')}[A-Za-z0-9+/_-]*={0,2}`, 'g') });
+      if (stem.length >= 8 && !this.#stems.some((s) => s.stem === stem))
+        this.#stems.push({ stem, run: new RegExp(`${stem.replace(/[+/]/g, '\\$&')}[A-Za-z0-9+/_-]*={0,2}`, 'g') });
     }
   }
 
@@ -205,7 +244,10 @@ export class Redactor {
     // Derived credentials become an opaque `[REDACTED]`, not the configured credentials' marker:
     // a reproduction (src/report/reproduce.ts) must not send the real ones in their place.
     const derived = (b64: string): string => this.#markerOf(b64) ?? '[REDACTED]';
-    if (out.length >= 6 && BASIC_WORD.test(out)) out = out.replace(BASIC_CREDENTIALS, (whole, scheme: string, b64: string) => (this.#holdsSecret(b64) ? `${scheme}${derived(b64)}` : whole));
+    if (out.length >= 6 && BASIC_WORD.test(out))
+      out = out.replace(BASIC_CREDENTIALS, (whole, scheme: string, b64: string) =>
+        this.#holdsSecret(b64) ? `${scheme}${derived(b64)}` : whole,
+      );
     for (const { stem, run } of this.#stems) if (out.includes(stem)) out = out.replace(run, derived);
     const found = this.#matcher.find(out);
     if (found.length === 0) return out;
@@ -222,7 +264,9 @@ export class Redactor {
   #markerOf(text: string): string | undefined {
     const found = this.#matcher.find(text);
     const only = found[0];
-    return found.length === 1 && only !== undefined && only.start === 0 && only.end === text.length ? this.#markers[only.pattern] : undefined;
+    return found.length === 1 && only !== undefined && only.start === 0 && only.end === text.length
+      ? this.#markers[only.pattern]
+      : undefined;
   }
 
   /** Whether Base64 (standard or URL-safe) decodes to text that holds a registered secret. */
@@ -274,7 +318,13 @@ export class Redactor {
         const pair = line.split(';')[0] ?? '';
         const eq = pair.indexOf('=');
         if (eq < 0) continue;
-        this.addSecret(pair.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'), 'cookie');
+        this.addSecret(
+          pair
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1'),
+          'cookie',
+        );
       }
     }
   }
@@ -290,7 +340,8 @@ export class Redactor {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return;
     for (const [key, value] of Object.entries(parsed)) {
-      if (typeof value === 'string' && SENSITIVE_FIELD.test(key)) this.addSecret(value, key === 'access_token' ? 'access-token' : 'secret');
+      if (typeof value === 'string' && SENSITIVE_FIELD.test(key))
+        this.addSecret(value, key === 'access_token' ? 'access-token' : 'secret');
     }
   }
 }
@@ -303,7 +354,8 @@ export function redactStrings<T>(value: T, r: Redactor = redactor): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return r.redact(v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [r.redact(k), walk(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [r.redact(k), walk(x)]));
     return v;
   };
   return walk(value) as T;

@@ -27,7 +27,11 @@ export function closest(typed: string, known: readonly string[]): string | undef
 }
 
 /** ` (did you mean X?)` for a mistyped name with a near known one, else nothing: to append to a message. */
-export function didYouMean(typed: string, known: readonly string[], show: (name: string) => string = (name) => name): string {
+export function didYouMean(
+  typed: string,
+  known: readonly string[],
+  show: (name: string) => string = (name) => name,
+): string {
   const near = closest(typed, known);
   return near === undefined ? '' : ` (did you mean ${show(near)}?)`;
 }
@@ -43,7 +47,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j += 1) {
       const up = rows[i - 1] as number[];
       let d = Math.min((up[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (up[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, ((rows[i - 2] as number[])[j - 2] ?? 0) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, ((rows[i - 2] as number[])[j - 2] ?? 0) + 1);
       row[j] = d;
     }
     rows.push(row);

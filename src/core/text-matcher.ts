@@ -81,7 +81,9 @@ export class LiteralMatcher {
     let hash = anchorHash(text, 0);
     let open: Found | undefined;
     for (let at = 0; at + ANCHOR <= text.length; at += 1) {
-      if (at > 0) hash = (Math.imul(hash - Math.imul(text.charCodeAt(at - 1), LEAVING), BASE) + text.charCodeAt(at + ANCHOR - 1)) | 0;
+      if (at > 0)
+        hash =
+          (Math.imul(hash - Math.imul(text.charCodeAt(at - 1), LEAVING), BASE) + text.charCodeAt(at + ANCHOR - 1)) | 0;
       if (open !== undefined && at >= open.end) {
         found.push(open);
         open = undefined;

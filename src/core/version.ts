@@ -35,4 +35,6 @@ export function builtFile(path: string): URL {
 
 export const TOOL_NAME = 'carrier-conformance';
 
-export const TOOL_VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const TOOL_VERSION: string = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -24,7 +24,10 @@ export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   if (flat.length <= max) return flat;
   const chars = Array.from(flat);
   if (chars.length <= max) return flat;
-  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, Math.max(0, max - 1))
+    .join('')
+    .trimEnd()}…`;
 }
 
 /** "1 exchange", "2 exchanges". */

@@ -193,7 +193,18 @@ export class HttpResponse {
 
   /** The same response, noting that `n` answers of 429 or 503 were retried before it. */
   afterThrottling(n: number): HttpResponse {
-    return new HttpResponse(this.url, this.status, this.headers, this.text, this.exchange, this.recorder, this.receivedAt, this.evidence, this.latencyMs, n);
+    return new HttpResponse(
+      this.url,
+      this.status,
+      this.headers,
+      this.text,
+      this.exchange,
+      this.recorder,
+      this.receivedAt,
+      this.evidence,
+      this.latencyMs,
+      n,
+    );
   }
 
   /** The field value, lines combined with ", " as RFC 9110 §5.3 defines; undefined when absent. */
@@ -209,7 +220,18 @@ export class HttpResponse {
 
   /** The same response without its body text: for keeping many of them (a walk of 1000 pages). */
   withoutBody(): HttpResponse {
-    return new HttpResponse(this.url, this.status, this.headers, '', this.exchange, this.recorder, this.receivedAt, this.evidence, this.latencyMs, this.throttled);
+    return new HttpResponse(
+      this.url,
+      this.status,
+      this.headers,
+      '',
+      this.exchange,
+      this.recorder,
+      this.receivedAt,
+      this.evidence,
+      this.latencyMs,
+      this.throttled,
+    );
   }
 
   /** The body parsed as JSON; a parse failure is returned, not thrown, so checks can report it. */
@@ -289,7 +311,10 @@ export class TransportError extends Error {
  * says nothing about conformance, so the check that needed the answer errs instead of judging it.
  */
 export class UnavailableError extends TransportError {
-  constructor(readonly response: HttpResponse, retries: number) {
+  constructor(
+    readonly response: HttpResponse,
+    retries: number,
+  ) {
     const what = response.status === 429 ? '429 Too Many Requests (rate limited)' : '503 Service Unavailable';
     super(
       `${new URL(response.url).pathname} answered ${what}${retries > 0 ? ` ${retries + 1} times` : ''}; the target is throttling or unavailable, so nothing was judged (lower --concurrency, or raise --max-retries / --max-retry-wait)`,
@@ -427,7 +452,11 @@ export class HttpClient {
     // Every request waiting for a slot listens to the run's signal (Ctrl-C must end its wait).
     if (options.signal) setMaxListeners(0, options.signal);
     if (options.maxInFlight !== undefined) {
-      const pace = new AdaptiveConcurrency({ initial: options.maxInFlight, ceiling: options.maxInFlight, watchLatency: false });
+      const pace = new AdaptiveConcurrency({
+        initial: options.maxInFlight,
+        ceiling: options.maxInFlight,
+        watchLatency: false,
+      });
       this.#pace = pace;
       this.#gate = new InFlightGate(() => pace.limit);
     }
@@ -481,14 +510,24 @@ export class HttpClient {
       return { kind: 'bearer', token: lease.token, ...(shared?.scheme ? { scheme: shared.scheme } : {}) };
     };
     for (;;) {
-      const purpose = reuseRetries === 0 && tokenRetries === 0 && throttled === 0 ? req.purpose : this.#againPurpose(req.purpose, reuseRetries, tokenRetries > 0, throttled);
+      const purpose =
+        reuseRetries === 0 && tokenRetries === 0 && throttled === 0
+          ? req.purpose
+          : this.#againPurpose(req.purpose, reuseRetries, tokenRetries > 0, throttled);
       let res: HttpResponse;
       try {
         res = await this.#sendOnce({ ...req, purpose }, signal, recorder, shared ? tokenAuth : undefined);
       } catch (err) {
-        if (err instanceof TransportError && err.closedReusedConnection && reuseRetries < MAX_REUSE_RETRIES && !signal.aborted) {
+        if (
+          err instanceof TransportError &&
+          err.closedReusedConnection &&
+          reuseRetries < MAX_REUSE_RETRIES &&
+          !signal.aborted
+        ) {
           reuseRetries += 1;
-          recorder?.retries.push(`${path()}: the server closed the reused keep-alive connection before answering (${err.message}); sent again (RFC 9112 §9.3.1)`);
+          recorder?.retries.push(
+            `${path()}: the server closed the reused keep-alive connection before answering (${err.message}); sent again (RFC 9112 §9.3.1)`,
+          );
           continue;
         }
         throw err;
@@ -502,29 +541,49 @@ export class HttpClient {
       // while its expires_in still vouched for it, stopped working early (spec §Authentication 3
       // makes it invalid only after expires_in). Reported, not judged here: EXPIRY-VALID-BEFORE
       // judges it, with its clock margin. A 429 or 503 says nothing yet: the retry decides.
-      if (refusal && lease && lease.token !== refusal.token && res.status !== 401 && res.status !== 429 && res.status !== 503) {
+      if (
+        refusal &&
+        lease &&
+        lease.token !== refusal.token &&
+        res.status !== 401 &&
+        res.status !== 429 &&
+        res.status !== 503
+      ) {
         this.#tokens().refusedBeforeExpiry?.({ ...refusal.seen, thenStatus: res.status });
         refusal = undefined;
       }
       if (res.status === 401 && lease && shared?.scheme === undefined && !maybeExpired) {
-        const seen = { request: path(), requestedAt: lease.requestedAt, declaredValidUntil: lease.declaredValidUntil, sentAt, receivedAt: res.receivedAt };
+        const seen = {
+          request: path(),
+          requestedAt: lease.requestedAt,
+          declaredValidUntil: lease.declaredValidUntil,
+          sentAt,
+          receivedAt: res.receivedAt,
+        };
         refusal = { token: lease.token, seen: res.evidence ? { ...seen, record: res.evidence.record } : seen };
       } else if (res.status === 401) refusal = undefined;
       if (res.status === 401 && lease && (shared?.scheme === undefined || maybeExpired) && tokenRetries < 2) {
         const refused = lease;
         const refusedSentAt = sentAt;
         const leftMs = refused.declaredValidUntil - refusedSentAt;
-        const declared = leftMs > 0 ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s` : 'whose expires_in had run out';
+        const declared =
+          leftMs > 0
+            ? `which its expires_in still declared valid for ${(leftMs / 1000).toFixed(1)} s`
+            : 'whose expires_in had run out';
         tokenRetries += 1;
         if (tokenRetries === 1) {
           nextToken = () => this.#tokens().renewAfterRefusal(refused, refusedSentAt, recorder);
-          recorder?.retries.push(`${path()} was refused (401) with the shared access token, ${declared}; sent again once with a fresh token before judging`);
+          recorder?.retries.push(
+            `${path()} was refused (401) with the shared access token, ${declared}; sent again once with a fresh token before judging`,
+          );
         } else {
           // The renewed shared token may have stopped working too (used up by other requests,
           // or ended early): "would a freshly issued token get this 401?" is asked with a token
           // no other request uses.
           nextToken = () => this.#tokens().own(recorder);
-          recorder?.retries.push(`${path()} was refused (401) again with the renewed shared access token, ${declared}; sent again once with a token issued for it alone before judging`);
+          recorder?.retries.push(
+            `${path()} was refused (401) again with the renewed shared access token, ${declared}; sent again once with a token issued for it alone before judging`,
+          );
         }
         continue;
       }
@@ -536,8 +595,12 @@ export class HttpClient {
       if (res.status !== 429 && res.status !== 503) return throttled === 0 ? res : res.afterThrottling(throttled);
       if (throttled >= this.#options.maxRetries || signal.aborted) throw new UnavailableError(res, throttled);
       throttled += 1;
-      const wait = retryDelay(res, this.#options.maxRetryWaitMs) ?? Math.min(500 * 2 ** (throttled - 1), this.#options.maxRetryWaitMs);
-      recorder?.retries.push(`${path()} answered ${res.status}${res.header('retry-after') === undefined ? '' : ` with Retry-After: ${res.header('retry-after') ?? ''}`}; retried after ${(wait / 1000).toFixed(1)} s (retry ${throttled} of ${this.#options.maxRetries})`);
+      const wait =
+        retryDelay(res, this.#options.maxRetryWaitMs) ??
+        Math.min(500 * 2 ** (throttled - 1), this.#options.maxRetryWaitMs);
+      recorder?.retries.push(
+        `${path()} answered ${res.status}${res.header('retry-after') === undefined ? '' : ` with Retry-After: ${res.header('retry-after') ?? ''}`}; retried after ${(wait / 1000).toFixed(1)} s (retry ${throttled} of ${this.#options.maxRetries})`,
+      );
       await sleep(wait, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) throw new UnavailableError(res, throttled - 1);
     }
@@ -545,13 +608,20 @@ export class HttpClient {
 
   /** The purpose of a request sent again, saying why. */
   #againPurpose(purpose: string, reuseRetries: number, tokenRetried: boolean, throttled: number): string {
-    const again = [reuseRetries > 0 ? 'after a closed connection' : '', tokenRetried ? 'with a fresh token' : '', throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : ''].filter(Boolean);
+    const again = [
+      reuseRetries > 0 ? 'after a closed connection' : '',
+      tokenRetried ? 'with a fresh token' : '',
+      throttled > 0 ? `retry ${throttled} of ${this.#options.maxRetries}` : '',
+    ].filter(Boolean);
     return `${purpose} (${again.join(', ')})`;
   }
 
   #tokens(): SharedTokenSource {
     const tokens = this.#options.sharedTokens;
-    if (!tokens) throw new RequestRefusedError('no shared access token source: this HTTP client cannot send shared-token requests');
+    if (!tokens)
+      throw new RequestRefusedError(
+        'no shared access token source: this HTTP client cannot send shared-token requests',
+      );
     return tokens;
   }
 
@@ -570,7 +640,12 @@ export class HttpClient {
    * One attempt. `authAtSend` gives the request's credentials once it has its slot (the shared
    * token, taken right before the request is written); `req.auth` says where they may go.
    */
-  async #sendOnce(given: HttpRequest, signal: AbortSignal, recorder?: Recorder, authAtSend?: () => Promise<RequestAuth>): Promise<HttpResponse> {
+  async #sendOnce(
+    given: HttpRequest,
+    signal: AbortSignal,
+    recorder?: Recorder,
+    authAtSend?: () => Promise<RequestAuth>,
+  ): Promise<HttpResponse> {
     // A URL object is used as given (apiUrl builds a new one per request), not parsed again.
     const url = given.url instanceof URL ? given.url : new URL(given.url);
     // Credentials bound elsewhere are refused before the request waits for anything.
@@ -610,8 +685,13 @@ export class HttpClient {
     const startedAt = new Date();
     const t0 = performance.now();
     /** The exchange's evidence, built (and redacted) only when a report needs it. */
-    const record = (response?: { status: number; headers: Record<string, readonly string[]>; text: string }, error?: string, durationMs = performance.now() - t0): { index: number; evidence: Evidence } => {
-      const build = (): RecordedExchange => this.#toRecord(req, url, sentHeaders, startedAt, durationMs, response, error);
+    const record = (
+      response?: { status: number; headers: Record<string, readonly string[]>; text: string },
+      error?: string,
+      durationMs = performance.now() - t0,
+    ): { index: number; evidence: Evidence } => {
+      const build = (): RecordedExchange =>
+        this.#toRecord(req, url, sentHeaders, startedAt, durationMs, response, error);
       // Logged now, built apart from the evidence: a walk keeps its pages' evidence, and a record
       // built for the log must not stay in memory with each of them.
       const logId = this.#options.exchangeLog?.append(build());
@@ -657,13 +737,26 @@ export class HttpClient {
         status = sent.head.statusCode;
         responseHeaders = normaliseHeaders(sent.head.headers);
       }
-      const message = describeTransportError(err, { timeoutMs: this.#options.timeoutMs, maxBodyBytes: this.#options.maxBodyBytes, url, aborted: signal.aborted });
+      const message = describeTransportError(err, {
+        timeoutMs: this.#options.timeoutMs,
+        maxBodyBytes: this.#options.maxBodyBytes,
+        url,
+        aborted: signal.aborted,
+      });
       // A response that began and then broke is recorded with what came of it.
       const partial = status === undefined ? undefined : { status, headers: responseHeaders, text: '' };
       const reusedClosed = status === undefined && closedBeforeResponseOnReusedConnection(err);
       if (announced) this.#verbose(() => `← error ${req.method} ${url.href} : ${message}`);
       const { index, evidence } = record(partial, message);
-      throw new TransportError(message, index, recorder, status === undefined, reusedClosed, transportErrorCode(err), evidence);
+      throw new TransportError(
+        message,
+        index,
+        recorder,
+        status === undefined,
+        reusedClosed,
+        transportErrorCode(err),
+        evidence,
+      );
     } finally {
       this.#deadlines.end(deadline);
       unlisten?.();
@@ -692,8 +785,16 @@ export class HttpClient {
 
   /** Credentials go to the configured origins only (a made-up literal is no credential). */
   #refuseForeignCredentials(auth: RequestAuth | undefined, url: URL): void {
-    if (auth === undefined || auth.kind === 'none' || auth.kind === 'literal' || this.#options.credentialOrigins.includes(url.origin)) return;
-    throw new RequestRefusedError(`refused to send credentials to ${url.origin}: only ${this.#options.credentialOrigins.join(' and ')} may receive them`);
+    if (
+      auth === undefined ||
+      auth.kind === 'none' ||
+      auth.kind === 'literal' ||
+      this.#options.credentialOrigins.includes(url.origin)
+    )
+      return;
+    throw new RequestRefusedError(
+      `refused to send credentials to ${url.origin}: only ${this.#options.credentialOrigins.join(' and ')} may receive them`,
+    );
   }
 
   #buildHeaders(req: HttpRequest, url: URL): Record<string, string> {
@@ -705,7 +806,8 @@ export class HttpClient {
     for (const [name, value] of DEFAULT_HEADER_FIELDS) if (!lastOf.has(name)) headers[name] = value;
     if (!lastOf.has('user-agent')) headers['user-agent'] = this.#options.userAgent;
     if (this.#options.extraHeaders && this.#options.credentialOrigins.includes(url.origin)) {
-      for (const [name, value] of this.#options.extraHeaders) if (!lastOf.has(name.toLowerCase())) headers[name] = value;
+      for (const [name, value] of this.#options.extraHeaders)
+        if (!lastOf.has(name.toLowerCase())) headers[name] = value;
     }
     own.forEach(([name, value], i) => {
       if (value !== null && lastOf.get(name.toLowerCase()) === i) headers[name] = value;
@@ -713,7 +815,10 @@ export class HttpClient {
     const auth = req.auth ?? { kind: 'none' };
     if (auth.kind === 'none') return headers;
     this.#refuseForeignCredentials(auth, url);
-    if (auth.kind === 'shared-token') throw new RequestRefusedError('a shared-token request reached the wire without its token (HttpClient.send resolves it)');
+    if (auth.kind === 'shared-token')
+      throw new RequestRefusedError(
+        'a shared-token request reached the wire without its token (HttpClient.send resolves it)',
+      );
     headers.authorization =
       auth.kind === 'client-basic'
         ? `${auth.scheme ?? 'Basic'} ${encodeBasicCredentials(auth.clientId, auth.clientSecret, auth.encoding)}`
@@ -735,7 +840,9 @@ export class HttpClient {
       basic.clientId = auth.clientId;
     }
     if (auth.clientSecret !== configured.clientSecret) {
-      const suffix = auth.clientSecret.startsWith(configured.clientSecret) ? auth.clientSecret.slice(configured.clientSecret.length) : undefined;
+      const suffix = auth.clientSecret.startsWith(configured.clientSecret)
+        ? auth.clientSecret.slice(configured.clientSecret.length)
+        : undefined;
       if (suffix === undefined || suffix.length > MAX_SECRET_SUFFIX || r.redact(suffix) !== suffix) return undefined;
       basic.secretSuffix = suffix;
     }
@@ -776,7 +883,9 @@ export class HttpClient {
       const body = r.redactBody(response.text);
       exchange.response = {
         status: response.status,
-        headers: Object.entries(response.headers).flatMap(([n, lines]) => lines.map((v): [string, string] => [n, r.redactHeader(n, v)])),
+        headers: Object.entries(response.headers).flatMap(([n, lines]) =>
+          lines.map((v): [string, string] => [n, r.redactHeader(n, v)]),
+        ),
         body: cutAt(body, limit),
         bodyTruncated: body.length > limit,
       };

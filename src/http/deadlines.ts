@@ -40,7 +40,14 @@ export class Deadlines {
    * `onAbort` is not called.
    */
   start(onAbort: (reason: unknown) => void = () => undefined): Deadline {
-    const d: Deadline = { reason: undefined, onAbort, due: performance.now() + this.#timeoutMs, prev: this.#newest, next: undefined, ended: false };
+    const d: Deadline = {
+      reason: undefined,
+      onAbort,
+      due: performance.now() + this.#timeoutMs,
+      prev: this.#newest,
+      next: undefined,
+      ended: false,
+    };
     const run = this.#runSignal;
     if (run?.aborted) {
       d.ended = true;

@@ -22,18 +22,28 @@ export interface TlsSettings {
   clientCertificate?: { certPem: string; keyPem: string; passphrase?: string };
 }
 
-
 export function createDispatcher(timeoutMs: number, tls: TlsSettings): Dispatcher {
   // The trust store is built once: passing `ca` instead would make every new TLS connection parse
   // the ~140 system roots again (about 50 ms of blocked event loop each, measured), which behind a
   // gateway that closes idle connections quickly stalls a run for seconds.
   // The client certificate goes in the same context; without --ca-file it keeps the default roots.
   const client = tls.clientCertificate;
-  const identity = client ? { cert: client.certPem, key: client.keyPem, ...(client.passphrase !== undefined ? { passphrase: client.passphrase } : {}) } : {};
-  const secureContext = tls.caPem || client ? createSecureContext({ ...(tls.caPem ? { ca: [...rootCertificates, tls.caPem] } : {}), ...identity }) : undefined;
+  const identity = client
+    ? {
+        cert: client.certPem,
+        key: client.keyPem,
+        ...(client.passphrase !== undefined ? { passphrase: client.passphrase } : {}),
+      }
+    : {};
+  const secureContext =
+    tls.caPem || client
+      ? createSecureContext({ ...(tls.caPem ? { ca: [...rootCertificates, tls.caPem] } : {}), ...identity })
+      : undefined;
   const trust = { rejectUnauthorized: !tls.insecure, ...(secureContext ? { secureContext } : {}) };
   const base = { keepAliveTimeout: 4_000, connect: { timeout: timeoutMs, ...trust } };
   // The proxy's own TLS (an https:// proxy) gets the same trust as the target's.
   // The settings given explicitly, so that what proxyFor says of a URL is what the agent does.
-  return proxyConfigured() ? new EnvHttpProxyAgent({ ...base, ...proxySettings(), requestTls: trust, proxyTls: trust }) : new Agent(base);
+  return proxyConfigured()
+    ? new EnvHttpProxyAgent({ ...base, ...proxySettings(), requestTls: trust, proxyTls: trust })
+    : new Agent(base);
 }

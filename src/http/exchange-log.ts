@@ -69,5 +69,7 @@ export function logFiles(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.sort((a, b) => (a.startsWith('runner') ? -1 : b.startsWith('runner') ? 1 : a.localeCompare(b))).map((n) => join(dir, n));
+  return names
+    .sort((a, b) => (a.startsWith('runner') ? -1 : b.startsWith('runner') ? 1 : a.localeCompare(b)))
+    .map((n) => join(dir, n));
 }

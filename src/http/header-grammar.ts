@@ -40,7 +40,8 @@ function isAlphaNum(code: number): boolean {
 
 function buildTable(punctuation: string): readonly boolean[] {
   const table: boolean[] = [];
-  for (let code = 0; code < 128; code++) table.push(isAlphaNum(code) || punctuation.includes(String.fromCharCode(code)));
+  for (let code = 0; code < 128; code++)
+    table.push(isAlphaNum(code) || punctuation.includes(String.fromCharCode(code)));
   return table;
 }
 

@@ -140,7 +140,12 @@ export class InFlightGate {
    * nobody waits (no promise, no listener: most requests of a walk), else once one is.
    */
   acquire(priority: 'high' | 'normal', signal?: AbortSignal): (() => void) | Promise<() => void> {
-    if (!signal?.aborted && this.#inFlight < this.limit() && this.#waiting.high.length === 0 && this.#waiting.normal.length === 0) {
+    if (
+      !signal?.aborted &&
+      this.#inFlight < this.limit() &&
+      this.#waiting.high.length === 0 &&
+      this.#waiting.normal.length === 0
+    ) {
       this.#inFlight += 1;
       return this.#release();
     }

@@ -237,7 +237,14 @@ function relationTypes(relValue: string | undefined, report: Report): string[] {
     report('missing rel (RFC 8288 §3.3)');
     return [];
   }
-  const rels = [...new Set(relValue.toLowerCase().split(/[ \t]+/).filter((rel) => rel !== ''))];
+  const rels = [
+    ...new Set(
+      relValue
+        .toLowerCase()
+        .split(/[ \t]+/)
+        .filter((rel) => rel !== ''),
+    ),
+  ];
   if (rels.length === 0) report('empty rel (RFC 8288 §3.3)');
   return rels;
 }

@@ -5,11 +5,19 @@
  */
 
 /** The proxy variables as undici's EnvHttpProxyAgent reads them (lower case first), given to it explicitly. */
-export function proxySettings(env: NodeJS.ProcessEnv = process.env): { httpProxy?: string; httpsProxy?: string; noProxy: string } {
+export function proxySettings(env: NodeJS.ProcessEnv = process.env): {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy: string;
+} {
   const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
   // An empty HTTPS proxy falls back to the HTTP one, as the agent's does.
   const httpsProxy = (env.https_proxy ?? env.HTTPS_PROXY) || httpProxy;
-  return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
+  return {
+    ...(httpProxy ? { httpProxy } : {}),
+    ...(httpsProxy ? { httpsProxy } : {}),
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+  };
 }
 
 /**

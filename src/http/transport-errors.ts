@@ -68,7 +68,9 @@ export function reachAdvice(code: string | undefined, url: URL): string | undefi
     case 'ECONNRESET':
     case 'HPE_INVALID_CONSTANT':
       // A TLS port closes (or sends a TLS alert to) a client that speaks plain HTTP to it.
-      return https ? 'is this an HTTP(S) server, and is the port right?' : `if that port serves TLS, use ${otherScheme(url, 'https:')} (https://)`;
+      return https
+        ? 'is this an HTTP(S) server, and is the port right?'
+        : `if that port serves TLS, use ${otherScheme(url, 'https:')} (https://)`;
     case 'ECONNREFUSED':
       return 'is the target running, and are the host and port right?';
     case 'ENOTFOUND':
@@ -92,10 +94,13 @@ export function reachAdvice(code: string | undefined, url: URL): string | undefi
 
 export function describeTransportError(err: unknown, context: Context): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
-  if (e?.name === 'BodyTooLargeError') return `the response body is larger than the ${context.maxBodyBytes}-byte cap (--max-body-bytes)`;
+  if (e?.name === 'BodyTooLargeError')
+    return `the response body is larger than the ${context.maxBodyBytes}-byte cap (--max-body-bytes)`;
   if (e?.name === 'TimeoutError') return `no complete response within ${context.timeoutMs} ms (--timeout)`;
   if (e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED') {
-    return context.aborted ? 'the run was aborted while the request was in flight' : `no complete response within ${context.timeoutMs} ms (--timeout)`;
+    return context.aborted
+      ? 'the run was aborted while the request was in flight'
+      : `no complete response within ${context.timeoutMs} ms (--timeout)`;
   }
   for (const candidate of [e, e?.cause as typeof e]) {
     const code = candidate?.code;

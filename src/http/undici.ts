@@ -16,7 +16,10 @@ const require = createRequire(import.meta.url);
 
 // What undici's entry does first: every dispatcher gets the API methods (request, connect…); the
 // proxy agents use `connect` to open their tunnels.
-Object.assign((require('undici/lib/dispatcher/dispatcher') as { prototype: object }).prototype, require('undici/lib/api'));
+Object.assign(
+  (require('undici/lib/dispatcher/dispatcher') as { prototype: object }).prototype,
+  require('undici/lib/api'),
+);
 
 export const Agent = require('undici/lib/dispatcher/agent') as typeof AgentClass;
 export const EnvHttpProxyAgent = require('undici/lib/dispatcher/env-http-proxy-agent') as typeof EnvHttpProxyAgentClass;
@@ -137,7 +140,9 @@ class PendingExchange implements Exchange, Dispatcher.DispatchHandler {
     // Most bodies arrive in one chunk: no copy then.
     const body = chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, this.#size);
     const head = this.head;
-    this.#resolve(head ? { statusCode: head.statusCode, headers: head.headers, body } : { statusCode: 0, headers: {}, body });
+    this.#resolve(
+      head ? { statusCode: head.statusCode, headers: head.headers, body } : { statusCode: 0, headers: {}, body },
+    );
   }
 
   onResponseError(_c: Dispatcher.DispatchController | undefined, err: Error): void {

@@ -52,7 +52,11 @@ export interface Placed {
  * The findings to list, out of `ordered` (the order the rules found them in, which depends on the
  * document only), and how many of each rule are not listed.
  */
-export function capFindings<T extends Placed>(ordered: readonly T[], perRule = FINDINGS_PER_RULE, perPlace = FINDINGS_PER_PLACE): { listed: T[]; notListed: Map<LintRuleId, number> } {
+export function capFindings<T extends Placed>(
+  ordered: readonly T[],
+  perRule = FINDINGS_PER_RULE,
+  perPlace = FINDINGS_PER_PLACE,
+): { listed: T[]; notListed: Map<LintRuleId, number> } {
   const listed: T[] = [];
   const byRule = new Map<LintRuleId, number>();
   const byPlace = new Map<string, number>();

@@ -3,7 +3,17 @@ import { UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { LINT_RULES } from './rules.js';
 import { capFindings, FindingSink, type Placed } from './caps.js';
-import { failsAny, LINT_FORMATS, render, renderConsole, shownPath, type LintFinding, type LintFormat, type LintReport, type NotListed } from './format.js';
+import {
+  failsAny,
+  LINT_FORMATS,
+  render,
+  renderConsole,
+  shownPath,
+  type LintFinding,
+  type LintFormat,
+  type LintReport,
+  type NotListed,
+} from './format.js';
 import { Locator } from './locate.js';
 import { readForLint, type ReadDocument, type ReadOptions } from './read.js';
 import { lintDocument } from './rules.js';
@@ -62,7 +72,9 @@ export function lintRead(document: ReadDocument): { findings: LintFinding[]; not
       // A converted Swagger 2.0 document: the finding where the 2.0 document wrote it, or, for a
       // place the conversion made, its closest one, said in the message.
       const source = document.sourcePointer(f.pointer);
-      const message = source.exact ? f.message : `${f.message} (located at the closest place the Swagger 2.0 document has)`;
+      const message = source.exact
+        ? f.message
+        : `${f.message} (located at the closest place the Swagger 2.0 document has)`;
       return { ...f, message, at: locator.trace(source.pointer) };
     });
     for (const f of traced) locator.request(f.at);
@@ -102,7 +114,8 @@ export function lintRead(document: ReadDocument): { findings: LintFinding[]; not
 
 export async function lintCommand(files: readonly string[], options: LintOptions, io: IO): Promise<number> {
   const format = options.format ?? 'console';
-  if (!(LINT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format ${String(format)}: give one of ${LINT_FORMATS.join(', ')}`);
+  if (!(LINT_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format ${String(format)}: give one of ${LINT_FORMATS.join(', ')}`);
   if (files.length === 0) throw new UsageError('lint: give one or more OpenAPI documents');
   const report = await lint(files, options);
   const text = render(report, format);
@@ -110,7 +123,9 @@ export async function lintCommand(files: readonly string[], options: LintOptions
     try {
       writeFileSync(options.output, text);
     } catch (err) {
-      throw new UsageError(`--output ${options.output}: cannot write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new UsageError(
+        `--output ${options.output}: cannot write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
     // The log still shows what was found; the file is for the tool that reads it.
     if (format !== 'console') io.out(renderConsole(report));

@@ -60,15 +60,16 @@ export const fails = (finding: { level: Level }, strict: boolean): boolean => fi
 
 /** Whether the lint fails: a finding that fails, listed or only counted. */
 export const failsAny = (report: LintReport): boolean =>
-  report.findings.some((f) => fails(f, report.strict)) || (report.notListed ?? []).some((n) => fails({ level: rulesById.get(n.rule)?.level ?? 'MUST' }, report.strict));
+  report.findings.some((f) => fails(f, report.strict)) ||
+  (report.notListed ?? []).some((n) => fails({ level: rulesById.get(n.rule)?.level ?? 'MUST' }, report.strict));
 
 /** How many findings of `rule` are not listed, in `document` or in all the documents. */
 function notListedOf(report: LintReport, rule: string, document?: string): number {
   let n = 0;
-  for (const entry of report.notListed ?? []) if (entry.rule === rule && (document === undefined || entry.document === document)) n += entry.count;
+  for (const entry of report.notListed ?? [])
+    if (entry.rule === rule && (document === undefined || entry.document === document)) n += entry.count;
   return n;
 }
-
 
 const more = (n: number): string => `… and ${n} more not listed (${CAPS_NOTE})`;
 
@@ -78,7 +79,8 @@ export function shownPath(path: string, cwd = process.cwd()): string {
   return rel === '' || rel.startsWith('..') || /^[a-zA-Z]:|^\//.test(rel) ? path : rel.split(sep).join('/');
 }
 
-const where = (f: LintFinding): string => `${f.file}${f.line === undefined ? '' : `:${f.line}${f.column === undefined ? '' : `:${f.column}`}`} ${f.pointer === '' ? '/' : f.pointer}`;
+const where = (f: LintFinding): string =>
+  `${f.file}${f.line === undefined ? '' : `:${f.line}${f.column === undefined ? '' : `:${f.column}`}`} ${f.pointer === '' ? '/' : f.pointer}`;
 
 export function renderConsole(report: LintReport): string {
   const lines: string[] = [];
@@ -97,9 +99,12 @@ export function renderConsole(report: LintReport): string {
     total += own.length + rest;
   }
   const passed = LINT_RULES.length - failed - warned;
-  const docs = report.documents.length === 1 ? report.documents[0] ?? '' : `${report.documents.length} documents`;
+  const docs = report.documents.length === 1 ? (report.documents[0] ?? '') : `${report.documents.length} documents`;
   const listed = total === report.findings.length ? '' : `, ${report.findings.length} listed`;
-  lines.push('', `${docs}: ${passed} rules passed, ${failed} failed, ${warned} warned (${total} finding${total === 1 ? '' : 's'}${listed})`);
+  lines.push(
+    '',
+    `${docs}: ${passed} rules passed, ${failed} failed, ${warned} warned (${total} finding${total === 1 ? '' : 's'}${listed})`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -146,10 +151,20 @@ export function renderJUnit(report: LintReport): string {
       const first = own[0];
       if (count > 0 && fails(rule, report.strict)) {
         const head = first ? `; first: ${where(first)}: ${first.message}` : '';
-        testCase.failure(xml(`${count} finding${count === 1 ? '' : 's'}${head}`).replace(/\s+/g, ' ').slice(0, 300), 'NonConformance');
+        testCase.failure(
+          xml(`${count} finding${count === 1 ? '' : 's'}${head}`)
+            .replace(/\s+/g, ' ')
+            .slice(0, 300),
+          'NonConformance',
+        );
         testCase.stacktrace(xml(`${about}\n\n${listing}`));
       }
-      const out = count > 0 && !fails(rule, report.strict) ? `WARNING (${rule.level}): ${count} finding${count === 1 ? '' : 's'}\n${listing}\n\n${about}` : count > 0 ? about : `${about}\n\nNo findings.`;
+      const out =
+        count > 0 && !fails(rule, report.strict)
+          ? `WARNING (${rule.level}): ${count} finding${count === 1 ? '' : 's'}\n${listing}\n\n${about}`
+          : count > 0
+            ? about
+            : `${about}\n\nNo findings.`;
       testCase.standardOutput(xml(out));
     }
   }
@@ -201,12 +216,20 @@ export function renderSarif(report: LintReport, cwd = process.cwd()): string {
             executionSuccessful: true,
             toolExecutionNotifications: (report.notListed ?? []).map((n) => ({
               level: 'note',
-              message: { text: inline(`${n.count} more ${n.rule} finding${n.count === 1 ? '' : 's'} in ${n.document} not listed (${CAPS_NOTE})`, SARIF_MESSAGE_MAX) },
+              message: {
+                text: inline(
+                  `${n.count} more ${n.rule} finding${n.count === 1 ? '' : 's'} in ${n.document} not listed (${CAPS_NOTE})`,
+                  SARIF_MESSAGE_MAX,
+                ),
+              },
               associatedRule: { id: n.rule, index: index.get(n.rule) ?? 0 },
             })),
           },
         ],
-        properties: { limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE }, notListed: report.notListed ?? [] },
+        properties: {
+          limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE },
+          notListed: report.notListed ?? [],
+        },
         results: report.findings.map((f) => ({
           ruleId: f.rule,
           ruleIndex: index.get(f.rule) ?? 0,
@@ -218,7 +241,9 @@ export function renderSarif(report: LintReport, cwd = process.cwd()): string {
             {
               physicalLocation: {
                 artifactLocation: artifactLocation(f.file),
-                ...(f.line === undefined ? {} : { region: { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) } }),
+                ...(f.line === undefined
+                  ? {}
+                  : { region: { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) } }),
               },
               logicalLocations: [{ fullyQualifiedName: f.pointer === '' ? '/' : f.pointer, kind: 'object' }],
             },

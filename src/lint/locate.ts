@@ -38,7 +38,10 @@ function tokensOf(pointer: string): string[] {
 const join = (tokens: readonly string[]): string => tokens.map((t) => `/${pointerOf(t)}`).join('');
 
 function child(node: unknown, token: string): { found: boolean; value: unknown } {
-  if (Array.isArray(node)) return /^\d+$/.test(token) && Number(token) < node.length ? { found: true, value: node[Number(token)] } : { found: false, value: undefined };
+  if (Array.isArray(node))
+    return /^\d+$/.test(token) && Number(token) < node.length
+      ? { found: true, value: node[Number(token)] }
+      : { found: false, value: undefined };
   if (isObject(node) && Object.hasOwn(node, token)) return { found: true, value: node[token] };
   return { found: false, value: undefined };
 }
@@ -97,7 +100,11 @@ export class Locator {
       at = [...at, token];
       walked += 1;
     }
-    const property = walked === tokens.length && tokens.length >= 2 && tokens[tokens.length - 2] === 'properties' && at[at.length - 2] === 'properties';
+    const property =
+      walked === tokens.length &&
+      tokens.length >= 2 &&
+      tokens[tokens.length - 2] === 'properties' &&
+      at[at.length - 2] === 'properties';
     if (property && isObject(node) && typeof node.$ref === 'string') at = at.slice(0, -1);
     return { path, pointer: join(at) };
   }
@@ -138,7 +145,12 @@ export class Locator {
     let events: Event[];
     try {
       // The text as it was read for the document; read again only when none was kept.
-      text = this.document.texts?.get(path) ?? readRegularFile(path, 'lint', { maxBytes: this.document.limits.fileBytes, of: 'a file of the document' }).toString('utf8');
+      text =
+        this.document.texts?.get(path) ??
+        readRegularFile(path, 'lint', {
+          maxBytes: this.document.limits.fileBytes,
+          of: 'a file of the document',
+        }).toString('utf8');
       events = parseEvents(text, { maxDepth: this.document.limits.depth });
     } catch {
       return;
@@ -171,7 +183,14 @@ export function positionsFromEvents(text: string, events: readonly Event[], want
     }
     return { line: lo + 1, column: offset - (lineStarts[lo] ?? 0) + 1 };
   };
-  const frame = (kind: Frame['kind'], node: PointerTree | undefined): Frame => ({ kind: node === undefined ? 'skip' : kind, node, index: 0, expectKey: kind === 'map', key: '', keyStart: 0 });
+  const frame = (kind: Frame['kind'], node: PointerTree | undefined): Frame => ({
+    kind: node === undefined ? 'skip' : kind,
+    node,
+    index: 0,
+    expectKey: kind === 'map',
+    key: '',
+    keyStart: 0,
+  });
   const stack: Frame[] = [];
   let documents = 0;
   for (const event of events) {

@@ -17,20 +17,21 @@ import { allowsNull } from './rules.js';
 
 type Kind = 'null' | 'document' | 'value';
 
-
 /** Whether a value that is an object may meet a schema: false only where its `type`, `const` or `enum` rule objects out. */
 export function mayBeObject(document: Json, schema: unknown, depth = 0): boolean {
   if (schema === false) return false;
   if (!isObject(schema) || depth > 16) return true;
   // 3.1: a type beside a $ref applies with it (JSON Schema 2020-12 core §8.2.3.1).
-  if (!('type' in schema) && typeof schema.$ref === 'string') return mayBeObject(document, resolve(document, { $ref: schema.$ref }, schema.$ref).value, depth + 1);
+  if (!('type' in schema) && typeof schema.$ref === 'string')
+    return mayBeObject(document, resolve(document, { $ref: schema.$ref }, schema.$ref).value, depth + 1);
   const { type } = schema;
   if (typeof type === 'string') return type === 'object';
   if (Array.isArray(type)) return type.includes('object');
   if ('const' in schema) return isObject(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.some(isObject);
   if (Array.isArray(schema.allOf) && !schema.allOf.every((m) => mayBeObject(document, m, depth + 1))) return false;
-  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(schema[k]) && !schema[k].some((a) => mayBeObject(document, a, depth + 1))) return false;
+  for (const k of ['anyOf', 'oneOf'] as const)
+    if (Array.isArray(schema[k]) && !schema[k].some((a) => mayBeObject(document, a, depth + 1))) return false;
   return true;
 }
 
@@ -39,7 +40,12 @@ export function mayBeObject(document: Json, schema: unknown, depth = 0): boolean
  * anyOf/oneOf arm that admits an object: the X of "X or null", an expanded object), and whether it is required there; `declared` is false for a name that is only
  * listed in `required`, which another `allOf` member may declare.
  */
-function propertyOf(document: Json, schema: unknown, name: string, depth = 0): { schema: unknown; required: boolean; declared: boolean } | undefined {
+function propertyOf(
+  document: Json,
+  schema: unknown,
+  name: string,
+  depth = 0,
+): { schema: unknown; required: boolean; declared: boolean } | undefined {
   const s = resolve(document, schema, '').value;
   if (!isObject(s) || depth > 16) return undefined;
   const listed = (v: unknown): boolean => Array.isArray(v) && v.includes(name);
@@ -50,7 +56,8 @@ function propertyOf(document: Json, schema: unknown, name: string, depth = 0): {
       const v = resolve(document, m, '').value;
       return isObject(v) && listed(v.required);
     });
-  if (isObject(s.properties) && Object.hasOwn(s.properties, name)) return { schema: s.properties[name], required, declared: true };
+  if (isObject(s.properties) && Object.hasOwn(s.properties, name))
+    return { schema: s.properties[name], required, declared: true };
   for (const member of allOf) {
     const found = propertyOf(document, member, name, depth + 1);
     if (found?.declared) return { ...found, required: found.required || required };
@@ -97,7 +104,11 @@ export function omissionMessage(document: Json, pointer: string, missing: readon
   if (by.document.length === 0 && by.value.length === 0) return `${head} (send null instead)`;
   const remedies: string[] = [];
   if (by.null.length > 0) remedies.push(`send null for ${quoted(by.null)} instead`);
-  if (by.document.length > 0) remedies.push(`send null for ${quoted(by.document)} instead: optional, so null without data (spec §Generic rules for optional fields 1), though the document's schema does not say null (its finding OAS-NULLABLE, in the report's document findings)`);
-  if (by.value.length > 0) remedies.push(`the schema requires ${quoted(by.value)} and does not allow null: send the value`);
+  if (by.document.length > 0)
+    remedies.push(
+      `send null for ${quoted(by.document)} instead: optional, so null without data (spec §Generic rules for optional fields 1), though the document's schema does not say null (its finding OAS-NULLABLE, in the report's document findings)`,
+    );
+  if (by.value.length > 0)
+    remedies.push(`the schema requires ${quoted(by.value)} and does not allow null: send the value`);
   return `${head} (${remedies.join('; ')})`;
 }

@@ -44,7 +44,13 @@ export async function readForLint(file: string, options: ReadOptions = {}): Prom
   let bundled: Json;
   try {
     // A copy of each file: the parser bundles in place, replacing the `$ref`s of these very values.
-    bundled = await bundleDocument(file, { root: options.root, limits, label: 'lint', onFile: (path, value) => read.set(path, structuredClone(value)), texts });
+    bundled = await bundleDocument(file, {
+      root: options.root,
+      limits,
+      label: 'lint',
+      onFile: (path, value) => read.set(path, structuredClone(value)),
+      texts,
+    });
   } catch (err) {
     throw err instanceof UsageError ? asLint(err) : err;
   }

@@ -2,7 +2,13 @@ import { itemsOf } from '../openapi/endpoint-model.js';
 import { operationsOf as pathOperations } from '../openapi/oas32.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { LintRuleId } from '../catalogue/lint-rules.js';
-import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, PAGING_HEADER_NAMES, TOKEN_PATH, USER_PATH } from '../core/carrier-spec.js';
+import {
+  LEGACY_TOKEN_PATH,
+  LEGACY_USER_PATH,
+  PAGING_HEADER_NAMES,
+  TOKEN_PATH,
+  USER_PATH,
+} from '../core/carrier-spec.js';
 import { coveringFor, satisfiabilityFindings } from './satisfiable.js';
 
 /**
@@ -81,7 +87,11 @@ function operationsOf(document: Json): Operation[] {
       const add = (list: unknown, at: string): void =>
         listOf(list).forEach((p, i) => {
           const found = resolveIn(document, p, `${at}/${i}`);
-          if (isObject(found.value)) byKey.set(`${String(found.value.in)}:${String(found.value.name).toLowerCase()}`, { value: found.value, pointer: found.pointer });
+          if (isObject(found.value))
+            byKey.set(`${String(found.value.in)}:${String(found.value.name).toLowerCase()}`, {
+              value: found.value,
+              pointer: found.pointer,
+            });
         });
       add(pathItem.parameters, `${item.pointer}/parameters`);
       add(operation.parameters, `${pointer}/parameters`);
@@ -94,7 +104,12 @@ function operationsOf(document: Json): Operation[] {
 /** The first 2xx response (200 first), resolved, with where it lives. */
 function successResponse(document: Json, operation: Operation): { value: Json; pointer: string } | undefined {
   const responses = isObject(operation.value.responses) ? operation.value.responses : {};
-  const code = ['200', ...Object.keys(responses).filter((k) => /^2(\d\d|XX)$/i.test(k)).sort()].find((k) => k in responses);
+  const code = [
+    '200',
+    ...Object.keys(responses)
+      .filter((k) => /^2(\d\d|XX)$/i.test(k))
+      .sort(),
+  ].find((k) => k in responses);
   if (code === undefined) return undefined;
   const found = resolveIn(document, responses[code], `${operation.pointer}/responses/${pointerOf(code)}`);
   return isObject(found.value) ? { value: found.value, pointer: found.pointer } : undefined;
@@ -117,7 +132,10 @@ function bodySchemas(document: Json, response: { value: Json; pointer: string })
   return schemas;
 }
 
-const typesOf = (schema: Json): string[] => (typeof schema.type === 'string' ? [schema.type] : listOf(schema.type).filter((t): t is string => typeof t === 'string'));
+const typesOf = (schema: Json): string[] =>
+  typeof schema.type === 'string'
+    ? [schema.type]
+    : listOf(schema.type).filter((t): t is string => typeof t === 'string');
 
 /**
  * An operation returns multiple elements when its success body is a JSON array (spec §Pagination:
@@ -127,15 +145,23 @@ const typesOf = (schema: Json): string[] => (typeof schema.type === 'string' ? [
  * parameter, a paging header): the rest is then due too. Any other object holding an array is
  * not taken for a list: a User has its tenants.
  */
-function returnsMany(document: Json, operation: Operation, response: { value: Json; pointer: string } | undefined): boolean {
+function returnsMany(
+  document: Json,
+  operation: Operation,
+  response: { value: Json; pointer: string } | undefined,
+): boolean {
   if (operation.method !== 'get') return false;
-  if (operation.parameters.some((p) => p.value.in === 'query' && (p.value.name === 'page' || p.value.name === 'size'))) return true;
-  const headers = response && isObject(response.value.headers) ? Object.keys(response.value.headers).map((h) => h.toLowerCase()) : [];
+  if (operation.parameters.some((p) => p.value.in === 'query' && (p.value.name === 'page' || p.value.name === 'size')))
+    return true;
+  const headers =
+    response && isObject(response.value.headers) ? Object.keys(response.value.headers).map((h) => h.toLowerCase()) : [];
   if (PAGING_HEADERS.slice(0, 4).some((h) => headers.includes(h.toLowerCase()))) return true;
   if (!response) return false;
   // What the run takes for a list (src/openapi/endpoint-model.ts): an array body, or a wrapper around one.
   const query = operation.parameters.filter((p) => p.value.in === 'query').map((p) => String(p.value.name));
-  return bodySchemas(document, { value: response.value, pointer: response.pointer }).some((s) => itemsOf(document, { pointer: s.pointer }, operation.template, query) !== undefined);
+  return bodySchemas(document, { value: response.value, pointer: response.pointer }).some(
+    (s) => itemsOf(document, { pointer: s.pointer }, operation.template, query) !== undefined,
+  );
 }
 
 /** Whether a schema admits null: 3.1 `type: [T, "null"]`, `const`/`enum` with null, an `anyOf`/`oneOf` arm that does; 3.0 `nullable: true`; no type at all. */
@@ -163,7 +189,13 @@ export function allowsNull(document: Json, schema: unknown, seen = new Set<unkno
  * points at the property; one whose schema is written as a `$ref` is located at its `properties`
  * object (locate.ts's trace), where the Spectral ruleset can report it too.
  */
-function checkNulls(document: Json, root: { value: Json; pointer: string }, visited: Set<unknown>, schemaKey: SchemaKey, findings: FindingCollector): void {
+function checkNulls(
+  document: Json,
+  root: { value: Json; pointer: string },
+  visited: Set<unknown>,
+  schemaKey: SchemaKey,
+  findings: FindingCollector,
+): void {
   const deref = (v: unknown): unknown => resolveIn(document, v, '').value;
   const covering = coveringFor(deref);
   const visit = (schema: unknown, at: string, inherited: ReadonlySet<string>): void => {
@@ -174,8 +206,12 @@ function checkNulls(document: Json, root: { value: Json; pointer: string }, visi
     visited.add(key);
     const value = found.value;
     // OAS-ENUM-TYPE, OAS-ONEOF-DISTINCT and OAS-CLOSED-SCHEMA: on every schema visited, once.
-    for (const f of satisfiabilityFindings(value, deref, covering)) findings.add({ rule: f.rule, pointer: `${found.pointer}/${f.keyword}`, message: f.message });
-    const required = new Set([...inherited, ...listOf(value.required).filter((r): r is string => typeof r === 'string')]);
+    for (const f of satisfiabilityFindings(value, deref, covering))
+      findings.add({ rule: f.rule, pointer: `${found.pointer}/${f.keyword}`, message: f.message });
+    const required = new Set([
+      ...inherited,
+      ...listOf(value.required).filter((r): r is string => typeof r === 'string'),
+    ]);
     listOf(value.allOf).forEach((arm) => {
       const armValue = resolveIn(document, arm, '').value;
       if (isObject(armValue)) for (const r of listOf(armValue.required)) if (typeof r === 'string') required.add(r);
@@ -188,16 +224,26 @@ function checkNulls(document: Json, root: { value: Json; pointer: string }, visi
       if (isObject(own) && own.writeOnly === true) continue;
       const nullable = allowsNull(document, property);
       if (!required.has(name) && !nullable) {
-        findings.add({ rule: 'OAS-NULLABLE', pointer, message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null` });
+        findings.add({
+          rule: 'OAS-NULLABLE',
+          pointer,
+          message: `property "${name}" is optional (not in required) but does not allow null: without data it is sent as null`,
+        });
       } else if (!required.has(name) && nullable) {
-        findings.add({ rule: 'OAS-NULL-REQUIRED', pointer, message: `property "${name}" allows null but is not in required: it is never omitted` });
+        findings.add({
+          rule: 'OAS-NULL-REQUIRED',
+          pointer,
+          message: `property "${name}" allows null but is not in required: it is never omitted`,
+        });
       }
       visit(property, pointer, new Set());
     }
     listOf(value.allOf).forEach((arm, i) => visit(arm, `${found.pointer}/allOf/${i}`, required));
-    for (const key of ['anyOf', 'oneOf', 'prefixItems'] as const) listOf(value[key]).forEach((arm, i) => visit(arm, `${found.pointer}/${key}/${i}`, new Set()));
+    for (const key of ['anyOf', 'oneOf', 'prefixItems'] as const)
+      listOf(value[key]).forEach((arm, i) => visit(arm, `${found.pointer}/${key}/${i}`, new Set()));
     if ('items' in value) visit(value.items, `${found.pointer}/items`, new Set());
-    if (isObject(value.additionalProperties)) visit(value.additionalProperties, `${found.pointer}/additionalProperties`, new Set());
+    if (isObject(value.additionalProperties))
+      visit(value.additionalProperties, `${found.pointer}/additionalProperties`, new Set());
   };
   visit(root.value, root.pointer, new Set());
 }
@@ -250,14 +296,21 @@ type OperationRule = (view: OperationView, add: (pointer: string, message: strin
 const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
   // spec §Versioning 1: every endpoint, the token one too.
   'OAS-VERSION-HEADER': ({ op, label }, add) => {
-    const version = op.parameters.find((p) => p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version');
+    const version = op.parameters.find(
+      (p) =>
+        p.value.in === 'header' && typeof p.value.name === 'string' && p.value.name.toLowerCase() === 'accept-version',
+    );
     if (!version) add(op.pointer, `${label} does not declare the Accept-Version header parameter`);
-    else if (version.value.required !== true) add(version.pointer, `${label}: the Accept-Version header is not required: true`);
+    else if (version.value.required !== true)
+      add(version.pointer, `${label}: the Accept-Version header is not required: true`);
   },
   // spec §Versioning 2.
   'OAS-VERSION-400': ({ op, label, responses }, add) => {
     if ('400' in responses || Object.keys(responses).some((k) => k.toUpperCase() === '4XX')) return;
-    add(isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer, `${label} does not document 400, the answer to a missing or invalid Accept-Version`);
+    add(
+      isObject(op.value.responses) ? `${op.pointer}/responses` : op.pointer,
+      `${label} does not document 400, the answer to a missing or invalid Accept-Version`,
+    );
   },
   // spec §Authentication 4: the operation's security, else the document's.
   'OAS-BEARER': ({ document, op, label, token, schemeOf }, add) => {
@@ -265,17 +318,29 @@ const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
     const own = Array.isArray(op.value.security);
     const security = listOf(own ? op.value.security : document.security);
     const where = own ? `${op.pointer}/security` : Array.isArray(document.security) ? '#/security' : op.pointer;
-    if (security.length === 0) return add(where, `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}`);
+    if (security.length === 0)
+      return add(where, `${label} requires no authentication${own ? '' : ' (no security here nor at the top level)'}`);
     const alternatives = security.map((r) => (isObject(r) ? Object.keys(r) : []));
     const without = alternatives.findIndex((names) => !names.some((n) => isBearerScheme(schemeOf(n))));
     if (without === -1) return;
     const names = alternatives[without] ?? [];
-    add(`${where}/${without}`, `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token`);
+    add(
+      `${where}/${without}`,
+      `${label} can be called ${names.length === 0 ? 'without authentication' : `with ${names.join(' + ')}`}, not a bearer token`,
+    );
   },
   // spec §Authentication 5, once per path.
   'OAS-TENANT-PATH': ({ op, operations }, add) => {
-    if (AUTH_PATHS.has(op.template) || tenantParameterOf(op.template) !== undefined || op !== operations.find((o) => o.template === op.template)) return;
-    add(`#/paths/${pointerOf(op.template)}`, `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)`);
+    if (
+      AUTH_PATHS.has(op.template) ||
+      tenantParameterOf(op.template) !== undefined ||
+      op !== operations.find((o) => o.template === op.template)
+    )
+      return;
+    add(
+      `#/paths/${pointerOf(op.template)}`,
+      `path ${op.template} is not under ${TENANT_PREFIX} (only the authentication endpoints are outside a tenant)`,
+    );
   },
   // spec §Tenant identifier: the parameter the tenant segment names.
   'OAS-TENANT-UUID': ({ document, op, label }, add) => {
@@ -284,7 +349,11 @@ const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
     const tenant = op.parameters.find((p) => p.value.in === 'path' && p.value.name === tenantName);
     if (!tenant) return add(op.pointer, `${label} does not declare the ${tenantName} path parameter`);
     const schema = resolveIn(document, tenant.value.schema, `${tenant.pointer}/schema`);
-    if (!isObject(schema.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid') add(isObject(schema.value) ? schema.pointer : tenant.pointer, `${label}: ${tenantName} is not declared a string of format uuid`);
+    if (!isObject(schema.value) || !typesOf(schema.value).includes('string') || schema.value.format !== 'uuid')
+      add(
+        isObject(schema.value) ? schema.pointer : tenant.pointer,
+        `${label}: ${tenantName} is not declared a string of format uuid`,
+      );
   },
   // spec §Pagination.
   'OAS-PAGE-PARAMS': ({ document, op, label, many }, add) => {
@@ -294,14 +363,23 @@ const OPERATION_RULES: Partial<Record<LintRuleId, OperationRule>> = {
       const schema = p && resolveIn(document, p.value.schema, '').value;
       return !isObject(schema) || !typesOf(schema).includes('integer');
     });
-    if (missing.length > 0) add(op.pointer, `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}`);
+    if (missing.length > 0)
+      add(
+        op.pointer,
+        `${label} returns a list but does not declare ${missing.map((m) => `"${m}"`).join(' and ')} as integer query parameter${missing.length > 1 ? 's' : ''}`,
+      );
   },
   // spec §Pagination.
   'OAS-PAGE-HEADERS': ({ op, label, success, many }, add) => {
     if (!many) return;
-    const declared = success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
+    const declared =
+      success && isObject(success.value.headers) ? Object.keys(success.value.headers).map((h) => h.toLowerCase()) : [];
     const absent = PAGING_HEADERS.filter((h) => !declared.includes(h.toLowerCase()));
-    if (absent.length > 0) add(success?.pointer ?? op.pointer, `${label} returns a list but its success response does not declare ${absent.join(', ')}`);
+    if (absent.length > 0)
+      add(
+        success?.pointer ?? op.pointer,
+        `${label} returns a list but its success response does not declare ${absent.join(', ')}`,
+      );
   },
 };
 
@@ -312,7 +390,11 @@ export type SchemaKey = (schema: Json, pointer: string) => unknown;
  * Every rule, on a bundled OpenAPI 3.0 or 3.1 document: its findings, in the order found, or,
  * given a collector, into it (and none returned).
  */
-export function lintDocument(document: Json, collector?: FindingCollector, options: { schemaKey?: SchemaKey; resolve?: Resolver } = {}): RawFinding[] {
+export function lintDocument(
+  document: Json,
+  collector?: FindingCollector,
+  options: { schemaKey?: SchemaKey; resolve?: Resolver } = {},
+): RawFinding[] {
   if (options.resolve) resolvers.set(document, options.resolve);
   try {
     return lintWith(document, options.schemaKey ?? ((_, pointer) => pointer), collector);
@@ -325,15 +407,30 @@ function lintWith(document: Json, schemaKey: SchemaKey, collector: FindingCollec
   const all: RawFinding[] = [];
   const findings: FindingCollector = { add: (f) => (collector ? collector.add(f) : all.push(f)) };
   const operations = operationsOf(document);
-  const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
-  const schemeOf = (name: string): unknown => resolveIn(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
+  const schemes =
+    isObject(document.components) && isObject(document.components.securitySchemes)
+      ? document.components.securitySchemes
+      : {};
+  const schemeOf = (name: string): unknown =>
+    resolveIn(document, schemes[name], `#/components/securitySchemes/${pointerOf(name)}`).value;
   const visitedSchemas = new Set<unknown>();
 
   for (const op of operations) {
     const success = successResponse(document, op);
     const responses = isObject(op.value.responses) ? op.value.responses : {};
-    const view: OperationView = { document, operations, op, label: `${op.method.toUpperCase()} ${op.template}`, token: isTokenPath(op.template), responses, schemeOf, success, many: returnsMany(document, op, success) };
-    for (const [rule, judge] of Object.entries(OPERATION_RULES) as [LintRuleId, OperationRule][]) judge(view, (pointer, message) => findings.add({ rule, pointer, message }));
+    const view: OperationView = {
+      document,
+      operations,
+      op,
+      label: `${op.method.toUpperCase()} ${op.template}`,
+      token: isTokenPath(op.template),
+      responses,
+      schemeOf,
+      success,
+      many: returnsMany(document, op, success),
+    };
+    for (const [rule, judge] of Object.entries(OPERATION_RULES) as [LintRuleId, OperationRule][])
+      judge(view, (pointer, message) => findings.add({ rule, pointer, message }));
     // OAS-NULLABLE, OAS-NULL-REQUIRED and the other schema rules (spec §Generic rules for optional
     // fields), one walk of each body: the token endpoint's bodies are RFC 6749's (§5.1, §5.2), whose
     // optional members are omitted.
@@ -341,11 +438,14 @@ function lintWith(document: Json, schemaKey: SchemaKey, collector: FindingCollec
       for (const [code, raw] of Object.entries(responses)) {
         const response = resolveIn(document, raw, `${op.pointer}/responses/${pointerOf(code)}`);
         if (!isObject(response.value)) continue;
-        for (const body of bodySchemas(document, { value: response.value, pointer: response.pointer })) checkNulls(document, body, visitedSchemas, schemaKey, findings);
+        for (const body of bodySchemas(document, { value: response.value, pointer: response.pointer }))
+          checkNulls(document, body, visitedSchemas, schemaKey, findings);
       }
     }
   }
-  tokenEndpointRule(document, operations, schemes, (pointer, message) => findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer, message }));
+  tokenEndpointRule(document, operations, schemes, (pointer, message) =>
+    findings.add({ rule: 'OAS-TOKEN-ENDPOINT', pointer, message }),
+  );
   return all;
 }
 
@@ -354,7 +454,12 @@ function lintWith(document: Json, schemaKey: SchemaKey, collector: FindingCollec
  * credentials flow is at /uaa/oauth2/token, and the document says where tokens come from, as a
  * flow or the path.
  */
-function tokenEndpointRule(document: Json, operations: readonly Operation[], schemes: Json, add: (pointer: string, message: string) => void): void {
+function tokenEndpointRule(
+  document: Json,
+  operations: readonly Operation[],
+  schemes: Json,
+  add: (pointer: string, message: string) => void,
+): void {
   let described = operations.some((o) => o.template === TOKEN_PATH && o.method === 'post');
   let found = false;
   for (const [name, raw] of Object.entries(schemes)) {
@@ -366,10 +471,18 @@ function tokenEndpointRule(document: Json, operations: readonly Operation[], sch
     if (urlPath(tokenUrl).replace(/\/$/, '') === TOKEN_PATH) described = true;
     else {
       found = true;
-      add(`${scheme.pointer}/flows/clientCredentials/tokenUrl`, `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}`);
+      add(
+        `${scheme.pointer}/flows/clientCredentials/tokenUrl`,
+        `security scheme "${name}": the client credentials tokenUrl ${JSON.stringify(tokenUrl)} is not ${TOKEN_PATH}`,
+      );
     }
   }
   if (!described && !found) {
-    add(isObject(document.components) && isObject(document.components.securitySchemes) ? '#/components/securitySchemes' : '#', `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl`);
+    add(
+      isObject(document.components) && isObject(document.components.securitySchemes)
+        ? '#/components/securitySchemes'
+        : '#',
+      `the document does not say where tokens come from: neither POST ${TOKEN_PATH} nor an OAuth 2.0 client credentials flow with that tokenUrl`,
+    );
   }
 }

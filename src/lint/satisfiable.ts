@@ -38,12 +38,67 @@ export interface SchemaFinding {
 export type Deref = (value: unknown) => unknown;
 
 /** Keywords that assert nothing (JSON Schema's annotations, OAS's additions), and extensions. */
-const ANNOTATIONS = new Set(['title', 'description', 'example', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', 'externalDocs', 'xml', 'discriminator', '$comment', '$id', '$anchor', '$dynamicAnchor', '$schema', '$vocabulary', '$defs', 'definitions', 'contentMediaType', 'contentEncoding', 'contentSchema']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'example',
+  'examples',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'externalDocs',
+  'xml',
+  'discriminator',
+  '$comment',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$schema',
+  '$vocabulary',
+  '$defs',
+  'definitions',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+]);
 const isAnnotation = (key: string): boolean => ANNOTATIONS.has(key) || key.startsWith('x-');
 /** Keywords whose meaning depends on others or adds properties beyond `properties`: a schema with one is not judged by `covers`. */
-const NOT_JUDGED = new Set(['$ref', '$dynamicRef', '$recursiveRef', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems', 'patternProperties', 'propertyNames', 'contains', 'minContains', 'maxContains', 'additionalItems']);
+const NOT_JUDGED = new Set([
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependentRequired',
+  'dependencies',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'patternProperties',
+  'propertyNames',
+  'contains',
+  'minContains',
+  'maxContains',
+  'additionalItems',
+]);
 /** Handled by their own rule in `covers`. */
-const OBJECT_KEYWORDS = new Set(['type', 'nullable', 'properties', 'required', 'additionalProperties', 'enum', 'const', 'items', 'prefixItems']);
+const OBJECT_KEYWORDS = new Set([
+  'type',
+  'nullable',
+  'properties',
+  'required',
+  'additionalProperties',
+  'enum',
+  'const',
+  'items',
+  'prefixItems',
+]);
 
 const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
 const stringsOf = (v: unknown): string[] => listOf(v).filter((s): s is string => typeof s === 'string');
@@ -75,8 +130,10 @@ function typesOf(s: Json): Set<string> | undefined {
   return types;
 }
 
-const fitsTypes = (types: ReadonlySet<string>, type: string): boolean => types.has(type) || (type === 'integer' && types.has('number'));
-const typeText = (s: Json): string => `type ${Array.isArray(s.type) ? `[${stringsOf(s.type).join(', ')}]` : String(s.type)}${s.nullable === true ? ' (nullable)' : ''}`;
+const fitsTypes = (types: ReadonlySet<string>, type: string): boolean =>
+  types.has(type) || (type === 'integer' && types.has('number'));
+const typeText = (s: Json): string =>
+  `type ${Array.isArray(s.type) ? `[${stringsOf(s.type).join(', ')}]` : String(s.type)}${s.nullable === true ? ' (nullable)' : ''}`;
 
 /** At most five values, as JSON, each cut short. */
 function valuesText(values: readonly unknown[]): string {
@@ -93,14 +150,26 @@ function enumFindings(s: Json): SchemaFinding[] {
   if (types === undefined) return [];
   const findings: SchemaFinding[] = [];
   if ('const' in s && !fitsTypes(types, jsonType(s.const))) {
-    findings.push({ rule: 'OAS-ENUM-TYPE', keyword: 'const', message: `const ${valuesText([s.const])} is not of the schema's ${typeText(s)}: no value passes this schema` });
+    findings.push({
+      rule: 'OAS-ENUM-TYPE',
+      keyword: 'const',
+      message: `const ${valuesText([s.const])} is not of the schema's ${typeText(s)}: no value passes this schema`,
+    });
   }
   const values = listOf(s.enum);
   const off = values.filter((v) => !fitsTypes(types, jsonType(v)));
   if (off.length > 0 && off.length === values.length) {
-    findings.push({ rule: 'OAS-ENUM-TYPE', keyword: 'enum', message: `enum ${valuesText(off)}: no value is of the schema's ${typeText(s)}, so no value passes this schema` });
+    findings.push({
+      rule: 'OAS-ENUM-TYPE',
+      keyword: 'enum',
+      message: `enum ${valuesText(off)}: no value is of the schema's ${typeText(s)}, so no value passes this schema`,
+    });
   } else if (off.length > 0) {
-    findings.push({ rule: 'OAS-ENUM-TYPE', keyword: 'enum', message: `enum value${off.length === 1 ? '' : 's'} ${valuesText(off)} ${off.length === 1 ? 'is' : 'are'} not of the schema's ${typeText(s)}: a server that sends ${off.length === 1 ? 'it' : 'one of them'} breaks the schema` });
+    findings.push({
+      rule: 'OAS-ENUM-TYPE',
+      keyword: 'enum',
+      message: `enum value${off.length === 1 ? '' : 's'} ${valuesText(off)} ${off.length === 1 ? 'is' : 'are'} not of the schema's ${typeText(s)}: a server that sends ${off.length === 1 ? 'it' : 'one of them'} breaks the schema`,
+    });
   }
   return findings;
 }
@@ -111,7 +180,9 @@ const branchName = (key: string, index: number): string => `${key}/${index}`;
 /** Whether values of `s` may be objects, as far as `covers` reasons: its type says so, or it has none and constrains objects. */
 function describesObjects(s: Json): boolean {
   const types = typesOf(s);
-  return types === undefined ? 'properties' in s || 'required' in s || 'additionalProperties' in s : types.has('object');
+  return types === undefined
+    ? 'properties' in s || 'required' in s || 'additionalProperties' in s
+    : types.has('object');
 }
 
 /** The schema holding a oneOf, as far as its branches' values are concerned: what it declares, requires and allows. */
@@ -160,11 +231,19 @@ class Covering {
     const typesA = typesOf(a) ?? (describesObjects(a) ? new Set(['object']) : undefined);
     if (typesB !== undefined && (typesA === undefined || [...typesA].some((t) => !fitsTypes(typesB, t)))) return false;
     const valuesA = Array.isArray(a.enum) ? (a.enum as unknown[]) : 'const' in a ? [a.const] : undefined;
-    if (Array.isArray(b.enum) && (valuesA === undefined || !valuesA.every((v) => (b.enum as unknown[]).some((w) => deepEqual(v, w))))) return false;
+    if (
+      Array.isArray(b.enum) &&
+      (valuesA === undefined || !valuesA.every((v) => (b.enum as unknown[]).some((w) => deepEqual(v, w))))
+    )
+      return false;
     if ('const' in b && (valuesA === undefined || !valuesA.every((v) => deepEqual(v, b.const)))) return false;
     if ('prefixItems' in a || 'prefixItems' in b) {
       if (!deepEqual(a.prefixItems, b.prefixItems) || !deepEqual(a.items, b.items)) return false;
-    } else if ('items' in b && !('items' in a && (deepEqual(a.items, b.items) || this.covers(a.items, b.items, NO_HOLDER, depth + 1)))) return false;
+    } else if (
+      'items' in b &&
+      !('items' in a && (deepEqual(a.items, b.items) || this.covers(a.items, b.items, NO_HOLDER, depth + 1)))
+    )
+      return false;
     if (!['properties', 'required', 'additionalProperties'].some((k) => k in b)) return true;
     // `b` constrains objects: `a`'s values must be known, objects with known properties or no objects at all.
     if (typesA === undefined) return false;
@@ -224,12 +303,22 @@ function closedFindings(s: Json, deref: Deref): SchemaFinding[] {
         parts.push(`${name} declares ${quoted(forbidden.declared)}, which no object may carry`);
       }
     });
-    if ((key === 'allOf' && dead > 0) || (key !== 'allOf' && branches.length > 0 && dead === branches.length)) none = true;
+    if ((key === 'allOf' && dead > 0) || (key !== 'allOf' && branches.length > 0 && dead === branches.length))
+      none = true;
   }
   if (parts.length === 0) return [];
-  const allowedText = allowed.size === 0 ? 'no property (this schema\'s own properties declares none)' : `only the names in this schema's own properties (${quoted([...allowed])})`;
+  const allowedText =
+    allowed.size === 0
+      ? "no property (this schema's own properties declares none)"
+      : `only the names in this schema's own properties (${quoted([...allowed])})`;
   const shown = parts.length > 6 ? [...parts.slice(0, 5), `and ${parts.length - 5} more`] : parts;
-  return [{ rule: 'OAS-CLOSED-SCHEMA', keyword: 'additionalProperties', message: `additionalProperties: false allows ${allowedText}: ${shown.join('; ')}${none ? ': no object passes this schema' : ''}` }];
+  return [
+    {
+      rule: 'OAS-CLOSED-SCHEMA',
+      keyword: 'additionalProperties',
+      message: `additionalProperties: false allows ${allowedText}: ${shown.join('; ')}${none ? ': no object passes this schema' : ''}`,
+    },
+  ];
 }
 
 /** OAS-ONEOF-DISTINCT: branches whose values match another branch too. */
@@ -237,10 +326,16 @@ function oneOfFindings(s: Json, deref: Deref, covering: Covering): SchemaFinding
   const raws = listOf(s.oneOf);
   if (raws.length < 2) return [];
   const closed = s.additionalProperties === false && !('patternProperties' in s);
-  const holder: Holder = { properties: propertiesOf(s), required: new Set(stringsOf(s.required)), allowed: closed ? new Set(Object.keys(propertiesOf(s))) : undefined };
+  const holder: Holder = {
+    properties: propertiesOf(s),
+    required: new Set(stringsOf(s.required)),
+    allowed: closed ? new Set(Object.keys(propertiesOf(s))) : undefined,
+  };
   const branches = raws.map((raw) => deref(raw));
   // A branch no object of this schema can match (OAS-CLOSED-SCHEMA says why) has no values to compare.
-  const live = branches.map((b) => !(isObject(b) && holder.allowed !== undefined && forbiddenBy(holder.allowed, b).required.length > 0));
+  const live = branches.map(
+    (b) => !(isObject(b) && holder.allowed !== undefined && forbiddenBy(holder.allowed, b).required.length > 0),
+  );
   const pairs: string[] = [];
   let shadowed = 0;
   branches.forEach((branch, i) => {
@@ -253,10 +348,18 @@ function oneOfFindings(s: Json, deref: Deref, covering: Covering): SchemaFinding
   });
   if (shadowed === 0) return [];
   const all = shadowed === live.filter(Boolean).length;
-  const tag = isObject(s.discriminator) && typeof s.discriminator.propertyName === 'string' ? s.discriminator.propertyName : undefined;
-  const hint = tag === undefined ? '' : `; the discriminator "${tag}" does not tell them apart for validation (OAS 3.1 §4.8.25): give each branch's "${tag}" a const`;
+  const tag =
+    isObject(s.discriminator) && typeof s.discriminator.propertyName === 'string'
+      ? s.discriminator.propertyName
+      : undefined;
+  const hint =
+    tag === undefined
+      ? ''
+      : `; the discriminator "${tag}" does not tell them apart for validation (OAS 3.1 §4.8.25): give each branch's "${tag}" a const`;
   const listed = (pairs.length > 6 ? [...pairs.slice(0, 5), `and ${pairs.length - 5} more`] : pairs).join('; ');
-  const message = all ? `no value its branches describe passes this oneOf (exactly one branch must match): ${listed}${hint}` : `${listed}: this oneOf rejects those values (exactly one branch must match)${hint}`;
+  const message = all
+    ? `no value its branches describe passes this oneOf (exactly one branch must match): ${listed}${hint}`
+    : `${listed}: this oneOf rejects those values (exactly one branch must match)${hint}`;
   return [{ rule: 'OAS-ONEOF-DISTINCT', keyword: 'oneOf', message }];
 }
 

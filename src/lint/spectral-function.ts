@@ -33,7 +33,10 @@ interface Inventory {
   unresolved?: unknown;
   /** The other files, as Spectral read them, by their absolute path. */
   referencedDocuments?: unknown;
-  findAssociatedItemForPath?: (path: Segment[], resolved: boolean) => { document?: { data?: unknown }; path: Segment[] } | null;
+  findAssociatedItemForPath?: (
+    path: Segment[],
+    resolved: boolean,
+  ) => { document?: { data?: unknown }; path: Segment[] } | null;
 }
 
 function valueAt(root: unknown, tokens: readonly Segment[]): unknown {
@@ -76,7 +79,12 @@ function writtenAt(unresolved: unknown, path: readonly Segment[]): { path: Segme
   for (const segment of path) {
     if (!follow()) return undefined;
     const key = String(segment);
-    if (Array.isArray(node) ? !(/^\d+$/.test(key) && Number(key) < node.length) : !(isObject(node) && Object.hasOwn(node, key))) return undefined;
+    if (
+      Array.isArray(node)
+        ? !(/^\d+$/.test(key) && Number(key) < node.length)
+        : !(isObject(node) && Object.hasOwn(node, key))
+    )
+      return undefined;
     node = Array.isArray(node) ? (node as unknown[])[Number(key)] : (node as Json)[key];
     written = [...written, segment];
   }
@@ -84,7 +92,10 @@ function writtenAt(unresolved: unknown, path: readonly Segment[]): { path: Segme
 }
 
 /** The root document as written. */
-const unresolvedOf = (inventory: Inventory | undefined): unknown => (inventory && (isObject(inventory.unresolved) || Array.isArray(inventory.unresolved)) ? inventory.unresolved : undefined);
+const unresolvedOf = (inventory: Inventory | undefined): unknown =>
+  inventory && (isObject(inventory.unresolved) || Array.isArray(inventory.unresolved))
+    ? inventory.unresolved
+    : undefined;
 
 /**
  * Whether property `name` of the `properties` object at `propertiesPath` (a path in the resolved
@@ -174,7 +185,11 @@ interface Result {
 function placed(finding: RawFinding, inventory: Inventory | undefined): { rule: string; result: Result } {
   let path: Segment[] = tokensOf(finding.pointer) ?? [];
   const name = path[path.length - 1];
-  if ((finding.rule === 'OAS-NULLABLE' || finding.rule === 'OAS-NULL-REQUIRED') && path[path.length - 2] === 'properties' && writtenAsRef(inventory, path.slice(0, -1), String(name))) {
+  if (
+    (finding.rule === 'OAS-NULLABLE' || finding.rule === 'OAS-NULL-REQUIRED') &&
+    path[path.length - 2] === 'properties' &&
+    writtenAsRef(inventory, path.slice(0, -1), String(name))
+  ) {
     path = path.slice(0, -1);
   }
   const unresolved = unresolvedOf(inventory);
@@ -186,13 +201,20 @@ function placed(finding: RawFinding, inventory: Inventory | undefined): { rule: 
 // out once per document and handed to each rule by its id.
 const cache = new WeakMap<object, { rule: string; result: Result }[]>();
 
-export default function carrierConventions(targetVal: unknown, options: { rule?: string } | null, context?: { documentInventory?: Inventory }): Result[] {
+export default function carrierConventions(
+  targetVal: unknown,
+  options: { rule?: string } | null,
+  context?: { documentInventory?: Inventory },
+): Result[] {
   if (!isObject(targetVal)) return [];
   let findings = cache.get(targetVal);
   if (!findings) {
     const inventory = context?.documentInventory;
     const document = isOpenApi32(targetVal) ? normalise(targetVal) : targetVal;
-    findings = lintDocument(document, undefined, { schemaKey: (value) => value, resolve: followRefs(document, inventory) }).map((f) => placed(f, inventory));
+    findings = lintDocument(document, undefined, {
+      schemaKey: (value) => value,
+      resolve: followRefs(document, inventory),
+    }).map((f) => placed(f, inventory));
     cache.set(targetVal, findings);
   }
   return findings.filter((f) => f.rule === options?.rule).map((f) => f.result);

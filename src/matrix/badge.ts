@@ -39,7 +39,12 @@ export interface Badge {
 }
 
 export function badgeOf(standing: Standing, must: Tally, should: Tally): Badge {
-  const badge = (message: string, color: Badge['color']): Badge => ({ schemaVersion: 1, label: 'conformance', message, color });
+  const badge = (message: string, color: Badge['color']): Badge => ({
+    schemaVersion: 1,
+    label: 'conformance',
+    message,
+    color,
+  });
   const message = `${must.passed}/${must.total} MUST`;
   switch (standing) {
     case 'incomplete':

@@ -44,7 +44,12 @@ export interface Certification {
 /** The badge of a bundle verify-bundle did not certify: never green, whatever its checks say. */
 function certificationBadge(c: Certification, fallback: Badge): Badge {
   if (c.standing === 'certified') return fallback;
-  return { schemaVersion: 1, label: 'conformance', message: c.standing === 'not-certified' ? 'not certified' : 'signer not proven', color: c.standing === 'not-certified' ? 'red' : 'lightgrey' };
+  return {
+    schemaVersion: 1,
+    label: 'conformance',
+    message: c.standing === 'not-certified' ? 'not certified' : 'signer not proven',
+    color: c.standing === 'not-certified' ? 'red' : 'lightgrey',
+  };
 }
 
 /** `verdict` in today's vocabulary (src/report/verdict.ts verdictOfReport). */
@@ -107,7 +112,11 @@ function sameTargetKey(name: string): string {
 }
 
 function slugOf(name: string, taken: Set<string>): string {
-  const base = sameTargetKey(name).replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 60) || 'target';
+  const base =
+    sameTargetKey(name)
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .slice(0, 60) || 'target';
   let slug = base;
   for (let n = 2; taken.has(slug); n += 1) slug = `${base}-${n}`;
   taken.add(slug);
@@ -119,19 +128,28 @@ function refuseMixtures(reports: readonly LoadedReport[]): string {
   const first = reports[0];
   if (first === undefined) throw new UsageError('matrix: give at least one report.json');
   for (const { path, report } of reports) {
-    if (report.catalogue === undefined) throw new UsageError(`matrix: ${path} records no catalogue digest (made by ${report.tool.name} ${report.tool.version}); rerun that target with this harness`);
+    if (report.catalogue === undefined)
+      throw new UsageError(
+        `matrix: ${path} records no catalogue digest (made by ${report.tool.name} ${report.tool.version}); rerun that target with this harness`,
+      );
   }
   const digest = first.report.catalogue?.digest ?? '';
   const other = reports.find((r) => r.report.catalogue?.digest !== digest);
   if (other !== undefined) {
-    const describe = (r: LoadedReport): string => `${r.path} (catalogue ${r.report.catalogue?.digest.slice(0, 19) ?? '?'}…, ${r.report.tool.name} ${r.report.tool.version})`;
-    throw new UsageError(`matrix: reports from different catalogue versions cannot be combined: ${describe(first)} and ${describe(other)}; run every target with the same harness version`);
+    const describe = (r: LoadedReport): string =>
+      `${r.path} (catalogue ${r.report.catalogue?.digest.slice(0, 19) ?? '?'}…, ${r.report.tool.name} ${r.report.tool.version})`;
+    throw new UsageError(
+      `matrix: reports from different catalogue versions cannot be combined: ${describe(first)} and ${describe(other)}; run every target with the same harness version`,
+    );
   }
   const seen = new Map<string, string>();
   for (const { path, report } of reports) {
     const key = sameTargetKey(targetName(report));
     const earlier = seen.get(key);
-    if (earlier !== undefined) throw new UsageError(`matrix: two reports of the same target ${JSON.stringify(oneLine(targetName(report), 100))}: ${earlier} and ${path}; give each run its own --target-name`);
+    if (earlier !== undefined)
+      throw new UsageError(
+        `matrix: two reports of the same target ${JSON.stringify(oneLine(targetName(report), 100))}: ${earlier} and ${path}; give each run its own --target-name`,
+      );
     seen.set(key, path);
   }
   return digest;
@@ -141,7 +159,9 @@ function rowsOf(reports: readonly LoadedReport[], current: boolean): Omit<Matrix
   // The current catalogue lists every check, also those no target ran; otherwise the union, in order.
   if (current) return CHECKS.map((c) => ({ id: c.id, suite: c.suite, level: c.level, title: c.title }));
   const rows = new Map<string, Omit<MatrixRow, 'cells'>>();
-  for (const { report } of reports) for (const c of report.checks) if (!rows.has(c.id)) rows.set(c.id, { id: c.id, suite: c.suite, level: c.level, title: c.title });
+  for (const { report } of reports)
+    for (const c of report.checks)
+      if (!rows.has(c.id)) rows.set(c.id, { id: c.id, suite: c.suite, level: c.level, title: c.title });
   return [...rows.values()];
 }
 
@@ -165,7 +185,10 @@ export function combineReports(reports: readonly LoadedReport[], generatedAt = n
     const cells = new Map<string, MatrixCell>();
     for (const c of report.checks) {
       const reason = checkReason(c);
-      cells.set(c.id, { status: c.status, ...(reason !== undefined && c.status !== 'passed' ? { reason: oneLine(reason, REASON_MAX) } : {}) });
+      cells.set(c.id, {
+        status: c.status,
+        ...(reason !== undefined && c.status !== 'passed' ? { reason: oneLine(reason, REASON_MAX) } : {}),
+      });
     }
     columns.push(cells);
     const must = emptyTally(first.must);
@@ -192,12 +215,23 @@ export function combineReports(reports: readonly LoadedReport[], generatedAt = n
       startedAt: report.startedAt,
       verdict,
       standing,
-      ...(report.incompleteReason !== undefined ? { incompleteReason: oneLine(report.incompleteReason, REASON_MAX) } : {}),
+      ...(report.incompleteReason !== undefined
+        ? { incompleteReason: oneLine(report.incompleteReason, REASON_MAX) }
+        : {}),
       strict: report.strict,
       must,
       should,
-      badge: certification ? certificationBadge(certification, badgeOf(standing, must, should)) : badgeOf(standing, must, should),
-      ...(certification ? { certification: { ...certification, ...(certification.reason !== undefined ? { reason: oneLine(certification.reason, REASON_MAX) } : {}) } } : {}),
+      badge: certification
+        ? certificationBadge(certification, badgeOf(standing, must, should))
+        : badgeOf(standing, must, should),
+      ...(certification
+        ? {
+            certification: {
+              ...certification,
+              ...(certification.reason !== undefined ? { reason: oneLine(certification.reason, REASON_MAX) } : {}),
+            },
+          }
+        : {}),
     });
   }
   return {

@@ -5,7 +5,15 @@ import { pageHead } from '../report/html-page.js';
 import { STATUS } from '../report/html.js';
 import type { CheckStatus } from '../model/run-report.js';
 import { HTML_STYLE } from '../report/html-style.js';
-import type { CellStatus, CertificationStanding, Matrix, MatrixCell, MatrixTarget, Standing, Tally } from './combine.js';
+import type {
+  CellStatus,
+  CertificationStanding,
+  Matrix,
+  MatrixCell,
+  MatrixTarget,
+  Standing,
+  Tally,
+} from './combine.js';
 
 /**
  * matrix.html: checks down, targets across, one self-contained page like report.html (inline CSS,
@@ -16,13 +24,25 @@ import type { CellStatus, CertificationStanding, Matrix, MatrixCell, MatrixTarge
 
 /** The symbols and words of report.html, so that a status reads the same on both pages. */
 const LOOK: Record<CellStatus, { symbol: string; word: string }> = {
-  ...(Object.fromEntries(Object.entries(STATUS).map(([status, look]) => [status, { symbol: look.symbol, word: look.label.toLowerCase() }])) as Record<CheckStatus, { symbol: string; word: string }>),
+  ...(Object.fromEntries(
+    Object.entries(STATUS).map(([status, look]) => [status, { symbol: look.symbol, word: look.label.toLowerCase() }]),
+  ) as Record<CheckStatus, { symbol: string; word: string }>),
   'not-run': { symbol: '·', word: 'not run' },
 };
 
-export const STANDING: Record<Standing, string> = { conformant: 'CONFORMANT', partial: 'PARTIAL', 'non-conformant': 'NON-CONFORMANT', 'not-proven': 'NOT PROVEN', incomplete: 'INCOMPLETE' };
+export const STANDING: Record<Standing, string> = {
+  conformant: 'CONFORMANT',
+  partial: 'PARTIAL',
+  'non-conformant': 'NON-CONFORMANT',
+  'not-proven': 'NOT PROVEN',
+  incomplete: 'INCOMPLETE',
+};
 /** A bundle's standing as verify-bundle gives it (issue 39 item 3). */
-export const CERTIFICATION: Record<CertificationStanding, string> = { certified: 'CERTIFIED', 'not-certified': 'NOT CERTIFIED', 'signer-not-proven': 'SIGNER NOT PROVEN' };
+export const CERTIFICATION: Record<CertificationStanding, string> = {
+  certified: 'CERTIFIED',
+  'not-certified': 'NOT CERTIFIED',
+  'signer-not-proven': 'SIGNER NOT PROVEN',
+};
 
 const MATRIX_STYLE = `
 main { max-width: none; }
@@ -97,7 +117,8 @@ function targetsTable(matrix: Matrix): Html {
 <thead><tr><th scope="col">Target</th><th scope="col">Verdict</th><th scope="col">MUST</th><th scope="col">SHOULD</th><th scope="col">Version</th><th scope="col">Operator</th><th scope="col">Base URL</th><th scope="col">Harness</th><th scope="col">Run started</th><th scope="col">Report</th></tr></thead>
 <tbody>
 ${matrix.targets.map(
-  (t) => html`<tr><th scope="row">${t.name}${t.certification !== undefined ? html`<br><span class="verdict-tag ${t.certification.standing === 'certified' ? 'conformant' : t.certification.standing === 'not-certified' ? 'non-conformant' : 'incomplete'}">${CERTIFICATION[t.certification.standing]}</span>${t.certification.reason !== undefined ? html`: ${t.certification.reason}` : ''}` : ''}</th><td><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span>${t.standing === 'partial' ? ': MUST checks not run' : ''}${t.strict ? ' (strict)' : ''}${t.incompleteReason !== undefined ? html`<br>${t.incompleteReason}` : ''}</td><td>${tallyText(t.must, 'MUST')}</td><td>${tallyText(t.should, 'SHOULD')}</td><td>${t.version ?? ''}</td><td>${t.operator ?? ''}</td><td><code>${t.baseUrl}</code></td><td>${t.harness}</td><td>${formatUtc(t.startedAt)}</td><td><code>${t.report}</code></td></tr>`,
+  (t) =>
+    html`<tr><th scope="row">${t.name}${t.certification !== undefined ? html`<br><span class="verdict-tag ${t.certification.standing === 'certified' ? 'conformant' : t.certification.standing === 'not-certified' ? 'non-conformant' : 'incomplete'}">${CERTIFICATION[t.certification.standing]}</span>${t.certification.reason !== undefined ? html`: ${t.certification.reason}` : ''}` : ''}</th><td><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span>${t.standing === 'partial' ? ': MUST checks not run' : ''}${t.strict ? ' (strict)' : ''}${t.incompleteReason !== undefined ? html`<br>${t.incompleteReason}` : ''}</td><td>${tallyText(t.must, 'MUST')}</td><td>${tallyText(t.should, 'SHOULD')}</td><td>${t.version ?? ''}</td><td>${t.operator ?? ''}</td><td><code>${t.baseUrl}</code></td><td>${t.harness}</td><td>${formatUtc(t.startedAt)}</td><td><code>${t.report}</code></td></tr>`,
 )}
 </tbody>
 </table></div>`;
@@ -115,17 +136,23 @@ function matrixTable(matrix: Matrix): Html {
   ];
   return html`<div class="matrix-scroll"><table class="matrix">
 <thead><tr><th scope="col" class="check-col">Check</th><th scope="col">Level</th>${matrix.targets.map(
-    (t) => html`<th scope="col">${t.name}<br><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span><br>${t.must.passed}/${t.must.total} MUST</th>`,
+    (t) =>
+      html`<th scope="col">${t.name}<br><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span><br>${t.must.passed}/${t.must.total} MUST</th>`,
   )}</tr></thead>
 <tbody>
 ${suites.map(
   (suite) => html`<tr class="suite-row"><th scope="rowgroup" colspan="${width}" class="check-col">${suite}</th></tr>
 ${matrix.checks
   .filter((c) => c.suite === suite)
-  .map((row) => html`<tr><th scope="row" class="check-col" title="${attr(row.title)}"><code>${row.id}</code><span class="check-title">${row.title}</span></th><td class="lvl">${row.level}</td>${row.cells.map((c, i) => {
-    const target = matrix.targets[i];
-    return target === undefined ? '' : cell(c, target, row.id);
-  })}</tr>`)}`,
+  .map(
+    (row) =>
+      html`<tr><th scope="row" class="check-col" title="${attr(row.title)}"><code>${row.id}</code><span class="check-title">${row.title}</span></th><td class="lvl">${row.level}</td>${row.cells.map(
+        (c, i) => {
+          const target = matrix.targets[i];
+          return target === undefined ? '' : cell(c, target, row.id);
+        },
+      )}</tr>`,
+  )}`,
 )}
 </tbody>
 <tfoot>

@@ -44,7 +44,9 @@ export const recordedExchangeSchema = z.object({
    * configured one (an unknown client); `secretSuffix`: appended to the configured secret (a
    * wrong secret). Absent in reports of earlier versions.
    */
-  basic: z.object({ encoding: z.enum(['form', 'raw']), clientId: z.string().optional(), secretSuffix: z.string().optional() }).optional(),
+  basic: z
+    .object({ encoding: z.enum(['form', 'raw']), clientId: z.string().optional(), secretSuffix: z.string().optional() })
+    .optional(),
 });
 export type RecordedExchange = z.infer<typeof recordedExchangeSchema>;
 
@@ -85,7 +87,13 @@ export const checkResultSchema = z.object({
    * warning, as for the check). Absent for checks that are not about endpoints.
    */
   endpoints: z
-    .array(z.object({ endpoint: z.string(), status: z.enum(['passed', 'failed', 'warning', 'error', 'skipped']), message: z.string().optional() }))
+    .array(
+      z.object({
+        endpoint: z.string(),
+        status: z.enum(['passed', 'failed', 'warning', 'error', 'skipped']),
+        message: z.string().optional(),
+      }),
+    )
     .optional(),
   /** Informational remarks, e.g. "size capped at 100 by the server". */
   notes: z.array(z.string()),
@@ -106,7 +114,15 @@ export const countsSchema = z.object({
 export type Counts = z.infer<typeof countsSchema>;
 
 /** Every value of report.json's `verdict` (see runReportSchema), best first. */
-export const VERDICTS = ['conformant', 'conformant-subset', 'conformant-baselined', 'non-conformant', 'not-proven', 'incomplete', 'nothing-checked'] as const;
+export const VERDICTS = [
+  'conformant',
+  'conformant-subset',
+  'conformant-baselined',
+  'non-conformant',
+  'not-proven',
+  'incomplete',
+  'nothing-checked',
+] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /**
@@ -242,9 +258,27 @@ export const runReportSchema = z.object({
           /** The wrapper property holding a list's items (`data` of `{"data": [...]}`). */
           itemsProperty: z.string().optional(),
           /** Its required query parameters: the value sent and where it came from, or why there is none (the endpoint is then skipped). --parameter values are not shown here. */
-          query: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
+          query: z
+            .array(
+              z.object({
+                name: z.string(),
+                value: z.string().optional(),
+                from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(),
+                problem: z.string().optional(),
+              }),
+            )
+            .optional(),
           /** Its required header parameters, as `query` (issue 37 item 4); those --header sends are not listed. */
-          headers: z.array(z.object({ name: z.string(), value: z.string().optional(), from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(), problem: z.string().optional() })).optional(),
+          headers: z
+            .array(
+              z.object({
+                name: z.string(),
+                value: z.string().optional(),
+                from: z.enum(['example', 'default', 'enum', 'invented', 'parameter']).optional(),
+                problem: z.string().optional(),
+              }),
+            )
+            .optional(),
           /** Why its body is not held to a schema (RESOURCE-SCHEMA and RESOURCE-FIELDS-PRESENT skip it, saying so). */
           schemaGap: z.string().optional(),
           /** Why its kind (list or single resource) is not certain, and so may be wrong (issue 37 item 3): the console lists it with the option that overrides it. */
@@ -288,7 +322,13 @@ export const runReportSchema = z.object({
      * tenant (`secondTenantId`) with both clients' tokens; `foreign-tenant`, asking for a tenant the
      * user named; `none`, not at all (the check is skipped). Absent in reports of earlier versions.
      */
-    isolation: z.object({ method: z.enum(ISOLATION_METHODS), secondTenantId: z.string().optional(), foreignTenantId: z.string().optional() }).optional(),
+    isolation: z
+      .object({
+        method: z.enum(ISOLATION_METHODS),
+        secondTenantId: z.string().optional(),
+        foreignTenantId: z.string().optional(),
+      })
+      .optional(),
     /** What matrices, badges and bundles call the target: --target-name, else the base URL's host. */
     name: z.string().optional(),
     /** The implementation's version (--target-version) and who runs it (--operator), as the run was told. */
@@ -306,7 +346,9 @@ export const runReportSchema = z.object({
   durationMs: z.number().nonnegative(),
   strict: z.boolean(),
   /** The --baseline file, when one was given; `stale` lists the entries whose check now passes. */
-  baseline: z.object({ file: z.string(), entries: z.number().int(), stale: z.array(z.string()), strict: z.boolean() }).optional(),
+  baseline: z
+    .object({ file: z.string(), entries: z.number().int(), stale: z.array(z.string()), strict: z.boolean() })
+    .optional(),
   /** The report.json whose failed checks this run repeats (--rerun-failed). */
   rerunOf: z.string().optional(),
   /**

@@ -54,8 +54,19 @@ function withAnchors(pattern: string): string {
  */
 export function javaPosixClasses(pattern: string): string {
   const posix: Record<string, string> = {
-    Lower: 'a-z', Upper: 'A-Z', ASCII: '\\x00-\\x7F', Alpha: 'a-zA-Z', Digit: '0-9', Alnum: 'a-zA-Z0-9',
-    Punct: '!-\\/:-@\\[-`{-~', Graph: '!-~', Print: ' -~', Blank: ' \\t', Cntrl: '\\x00-\\x1F\\x7F', XDigit: '0-9a-fA-F', Space: ' \\t\\n\\x0B\\f\\r',
+    Lower: 'a-z',
+    Upper: 'A-Z',
+    ASCII: '\\x00-\\x7F',
+    Alpha: 'a-zA-Z',
+    Digit: '0-9',
+    Alnum: 'a-zA-Z0-9',
+    Punct: '!-\\/:-@\\[-`{-~',
+    Graph: '!-~',
+    Print: ' -~',
+    Blank: ' \\t',
+    Cntrl: '\\x00-\\x1F\\x7F',
+    XDigit: '0-9a-fA-F',
+    Space: ' \\t\\n\\x0B\\f\\r',
     // Java's `\p{all}`, any character (java.util.regex.CharPredicates: AWS DLM's `[\p{all}]*`).
     all: '\\s\\S',
   };
@@ -95,11 +106,14 @@ export const dialectRegExp: RegExpEngine = Object.assign(
       }
       try {
         // The legacy mode reads `\p{…}` as a "p": not what any author meant, so not read there.
-        if (flags.includes('u') && !/(?<!\\)(?:\\\\)*\\[pP]\{/.test(pattern)) return new RegExp(pattern, flags.replace('u', ''));
+        if (flags.includes('u') && !/(?<!\\)(?:\\\\)*\\[pP]\{/.test(pattern))
+          return new RegExp(pattern, flags.replace('u', ''));
       } catch {
         // Reported with the unicode mode's reason below: the mode the pattern was read in first.
       }
-      throw new Error(`pattern ${JSON.stringify(pattern)} is not a regular expression: ${(unicode as Error).message}`, { cause: unicode });
+      throw new Error(`pattern ${JSON.stringify(pattern)} is not a regular expression: ${(unicode as Error).message}`, {
+        cause: unicode,
+      });
     }
   },
   {
@@ -119,13 +133,40 @@ export function documentAjv(document: object, forStandaloneCode = false): Ajv202
   // inlined into each schema that refers to it; a document whose endpoints share their component
   // schemas (all real ones) compiles a third quicker (Stripe's 212 endpoint validators: 2.0 s →
   // 1.3 s of CPU), and validates the same.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false, inlineRefs: false, code });
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateFormats: false,
+    validateSchema: false,
+    inlineRefs: false,
+    code,
+  });
   ajv.addSchema(withoutData(document) as object, DOCUMENT_ID);
   return ajv;
 }
 
 /** Objects whose keys are names (of properties, schemas, responses, media types, headers…), not keywords. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'paths', 'webhooks', 'content', 'encoding', 'variables']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'schemas',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'paths',
+  'webhooks',
+  'content',
+  'encoding',
+  'variables',
+]);
 /** Keywords whose values are data that ajv reads as data (json-schema-traverse skips them): kept as they are. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'required']);
 
@@ -162,7 +203,20 @@ export interface CompileFailure {
   reason: string;
 }
 
-const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema', 'additionalItems'];
+const SUBSCHEMA = [
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+  'additionalItems',
+];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
@@ -173,7 +227,12 @@ const token = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~
  * [pointer, schema], until `visit` returns a value, which is returned. Bounded: a document is
  * within DOCUMENT_LIMITS, and this visits at most `max` schemas.
  */
-function eachSchema<T>(document: object, pointer: string, visit: (at: string, schema: Record<string, unknown>) => T | undefined, max = 50_000): T | undefined {
+function eachSchema<T>(
+  document: object,
+  pointer: string,
+  visit: (at: string, schema: Record<string, unknown>) => T | undefined,
+  max = 50_000,
+): T | undefined {
   const seen = new Set<string>();
   const stack = [pointer];
   while (stack.length > 0 && seen.size < max) {
@@ -204,7 +263,10 @@ function eachSchema<T>(document: object, pointer: string, visit: (at: string, sc
 
 /** What is wrong with one schema object itself, whatever its subschemas: what ajv refuses to compile. */
 function ownProblem(document: object, schema: Record<string, unknown>): string | undefined {
-  const patterns = [...(typeof schema.pattern === 'string' ? [schema.pattern] : []), ...(isObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : [])];
+  const patterns = [
+    ...(typeof schema.pattern === 'string' ? [schema.pattern] : []),
+    ...(isObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : []),
+  ];
   for (const pattern of patterns) {
     try {
       dialectRegExp(pattern, 'u');
@@ -259,11 +321,24 @@ export function referencedSchemas(document: object, pointers: readonly string[],
 
 /** The validators of these schema pointers of the document, as code (on the document's thread). */
 export function precompileDocument(document: object, pointers: readonly string[]): PrecompiledValidators {
-  return precompile(documentAjv(document, true), [...new Set(pointers.map((p) => canonicalPointer(document, p)))], schemaAt);
+  return precompile(
+    documentAjv(document, true),
+    [...new Set(pointers.map((p) => canonicalPointer(document, p)))],
+    schemaAt,
+  );
 }
 
 /** Keywords that do not validate (JSON Schema 2020-12 §9 meta-data, core §8.3 `$comment`): beside a lone `$ref` they change nothing ajv checks. */
-const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'example',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
 
 /**
  * The pointer a validator of the schema at `pointer` is compiled for: where its `$ref` leads when
@@ -299,7 +374,10 @@ export function precompileIfFew(document: object, pointers: readonly string[]): 
   return precompileDocument(document, pointers);
 }
 
-const received = new WeakMap<object, { validators: PrecompiledValidators; evaluated?: Map<string, ValidateFunction> }>();
+const received = new WeakMap<
+  object,
+  { validators: PrecompiledValidators; evaluated?: Map<string, ValidateFunction> }
+>();
 
 /** The battery received `document` with these precompiled validators (src/battery/context.ts). */
 export function usePrecompiled(document: object, validators: PrecompiledValidators): void {

@@ -3,7 +3,17 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORE_SCHEMA, binaryTag, load, mergeTag, omapTag, pairsTag, setTag, timestampTag, YAMLException } from 'js-yaml';
+import {
+  CORE_SCHEMA,
+  binaryTag,
+  load,
+  mergeTag,
+  omapTag,
+  pairsTag,
+  setTag,
+  timestampTag,
+  YAMLException,
+} from 'js-yaml';
 import { UsageError } from '../core/errors.js';
 import { renderUnsafe } from '../core/text-safety.js';
 
@@ -45,7 +55,13 @@ export interface DocumentLimits {
 
 const MiB = 1024 * 1024;
 
-export const DOCUMENT_LIMITS: Readonly<DocumentLimits> = { fileBytes: 32 * MiB, totalBytes: 64 * MiB, aliases: 10_000, depth: 256, idMatching: 4e9 };
+export const DOCUMENT_LIMITS: Readonly<DocumentLimits> = {
+  fileBytes: 32 * MiB,
+  totalBytes: 64 * MiB,
+  aliases: 10_000,
+  depth: 256,
+  idMatching: 4e9,
+};
 
 /** What the fix is, in a refusal that --openapi-root would allow. */
 const WIDEN = '--openapi-root DIR names a wider folder $refs may reach';
@@ -92,7 +108,13 @@ function inside(root: string, child: string): boolean {
 }
 
 /** The kind of a file that is not a regular one, for messages. */
-function kindOf(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function kindOf(info: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (info.isDirectory()) return 'a directory';
   if (info.isFIFO()) return 'a FIFO';
   if (info.isSocket()) return 'a socket';
@@ -139,17 +161,22 @@ export function measure(value: unknown, maxWeight: number, maxDepth: number, ref
     if (depth > maxDepth) throw new LimitExceeded(`it nests objects and arrays more than ${maxDepth} deep`);
     const known = done.get(node);
     if (known) {
-      if (depth - 1 + known.height > maxDepth) throw new LimitExceeded(`it nests objects and arrays more than ${maxDepth} deep with its YAML aliases followed`);
+      if (depth - 1 + known.height > maxDepth)
+        throw new LimitExceeded(
+          `it nests objects and arrays more than ${maxDepth} deep with its YAML aliases followed`,
+        );
       return known;
     }
-    if (inProgress.has(node)) throw new LimitExceeded('a YAML alias refers to a node that contains it (an endless value)');
+    if (inProgress.has(node))
+      throw new LimitExceeded('a YAML alias refers to a node that contains it (an endless value)');
     inProgress.add(node);
     const measured: Measure = { weight: 1, height: 0, ids: 0 };
     const add = (child: Measure, extra: number): void => {
       measured.weight += extra + child.weight;
       measured.height = Math.max(measured.height, child.height);
       measured.ids += child.ids;
-      if (measured.weight > maxWeight) throw new LimitExceeded(`it expands to more than ${mib(maxWeight)} with its YAML aliases followed`);
+      if (measured.weight > maxWeight)
+        throw new LimitExceeded(`it expands to more than ${mib(maxWeight)} with its YAML aliases followed`);
     };
     if (Array.isArray(node)) {
       for (const item of node as unknown[]) add(visit(item, depth + 1), 0);
@@ -220,7 +247,12 @@ export class DocumentFiles {
     };
     // The ref-parser's http resolver is kept from every URL: remote $refs are never fetched
     // (@readme/openapi-parser merges these into its http options, which it cannot switch off).
-    const http = { canRead: () => false, read: () => Promise.reject(new Error('remote $refs are never fetched')), redirects: 0, timeout: 1 };
+    const http = {
+      canRead: () => false,
+      read: () => Promise.reject(new Error('remote $refs are never fetched')),
+      redirects: 0,
+      timeout: 1,
+    };
     return { resolve: { external: true, file, http } };
   }
 
@@ -237,8 +269,12 @@ export class DocumentFiles {
     const shown = `$ref "${neutralised(ref.reference ?? ref.url)}"`;
     // Refused: what the document may not read. Unreadable: what it may, but is not there or not YAML.
     const refuse = (why: string): never => this.fail(isDocument ? why : `${shown} is refused: ${why}`);
-    const unreadable = (why: string): never => this.fail(`cannot read it as an OpenAPI document: ${isDocument ? '' : `${shown}: `}${why}`);
-    if (path === undefined) return refuse(`it is a URL, and remote $refs are never fetched; save what it points to inside ${neutralised(this.root, 200)} (${this.rootSource}; ${WIDEN})`);
+    const unreadable = (why: string): never =>
+      this.fail(`cannot read it as an OpenAPI document: ${isDocument ? '' : `${shown}: `}${why}`);
+    if (path === undefined)
+      return refuse(
+        `it is a URL, and remote $refs are never fetched; save what it points to inside ${neutralised(this.root, 200)} (${this.rootSource}; ${WIDEN})`,
+      );
     const realRoot = await this.realRootOf(unreadable);
     const outside = `it leads outside ${neutralised(this.root, 200)} (${this.rootSource}); ${WIDEN}`;
     // The path first, with nothing outside touched; then where its links really lead.
@@ -250,14 +286,21 @@ export class DocumentFiles {
       return unreadable(messageOf(err));
     }
     if (isDocument ? !inside(this.root, path) && !inside(realRoot, real) : !inside(realRoot, real)) {
-      refuse(isDocument ? `it is not inside --openapi-root ${neutralised(this.root, 200)}; give a folder that holds the document and its $refs` : `it is a symbolic link, or goes through one, that ${outside}`);
+      refuse(
+        isDocument
+          ? `it is not inside --openapi-root ${neutralised(this.root, 200)}; give a folder that holds the document and its $refs`
+          : `it is a symbolic link, or goes through one, that ${outside}`,
+      );
     }
     let bytes: Buffer;
     try {
       // stat, not open: opening a FIFO waits for a writer. Never a pseudo-file, even inside the root.
       const info = await stat(real);
       if (!info.isFile()) refuse(`it is ${kindOf(info)}, not a regular file`);
-      if (PSEUDO_ROOTS.some((p) => inside(p, real))) refuse(`${neutralised(real, 200)} is a kernel pseudo-file, not a document; no --openapi-root allows /proc, /sys or /dev`);
+      if (PSEUDO_ROOTS.some((p) => inside(p, real)))
+        refuse(
+          `${neutralised(real, 200)} is a kernel pseudo-file, not a document; no --openapi-root allows /proc, /sys or /dev`,
+        );
       bytes = await this.bytesOf(real, info, refuse);
       this.digests.set(path, createHash('sha256').update(bytes).digest('hex'));
     } catch (err) {
@@ -281,7 +324,9 @@ export class DocumentFiles {
         // Said below.
       }
       // Without --openapi-root, the root is the folder the document is in: it is the document that is not there.
-      return this.rootSource === '--openapi-root' ? this.fail(`--openapi-root ${neutralised(this.root, 200)} is not a folder`) : unreadable('no such file or folder');
+      return this.rootSource === '--openapi-root'
+        ? this.fail(`--openapi-root ${neutralised(this.root, 200)} is not a folder`)
+        : unreadable('no such file or folder');
     })();
     return this.realRoot;
   }
@@ -295,7 +340,8 @@ export class DocumentFiles {
   private async bytesOf(real: string, checked: Stats, refuse: (why: string) => never): Promise<Buffer> {
     const { fileBytes, totalBytes } = this.limits;
     const size = checked.size;
-    if (size > fileBytes) refuse(`it is ${size} bytes, more than the ${mib(fileBytes)} a file of the document may have`);
+    if (size > fileBytes)
+      refuse(`it is ${size} bytes, more than the ${mib(fileBytes)} a file of the document may have`);
     const room = totalBytes - this.bytes;
     if (size > room) refuse(`the document's files come to more than ${mib(totalBytes)} with it`);
     // Reserved before the first await: the parser reads a document's files concurrently.
@@ -329,7 +375,13 @@ export class DocumentFiles {
   }
 
   /** JSON or YAML, as the ref-parser would read it (JSON first but for .yaml/.yml), within the limits. */
-  private parse(text: string, url: string, isDocument: boolean, refuse: (why: string) => never, unreadable: (why: string) => never): unknown {
+  private parse(
+    text: string,
+    url: string,
+    isDocument: boolean,
+    refuse: (why: string) => never,
+    unreadable: (why: string) => never,
+  ): unknown {
     const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     if (body.trim() === '') return undefined;
     let value: unknown;
@@ -355,7 +407,9 @@ export class DocumentFiles {
     this.expanded += measured.weight;
     // The parser compares $ids with $refs in the document file only (its `$ref`d files are not stripped).
     if (isDocument && idMatching(measured.ids, refs) > this.limits.idMatching) {
-      refuse(`it has ${measured.ids} $id keywords and ${refs.size} distinct $refs, which @readme/openapi-parser would compare pairwise (more than ${this.limits.idMatching.toExponential()} characters to match: minutes); keep $id to the schemas that need one`);
+      refuse(
+        `it has ${measured.ids} $id keywords and ${refs.size} distinct $refs, which @readme/openapi-parser would compare pairwise (more than ${this.limits.idMatching.toExponential()} characters to match: minutes); keep $id to the schemas that need one`,
+      );
     }
     return value;
   }

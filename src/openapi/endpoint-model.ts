@@ -58,9 +58,20 @@ function jsonRank(type: string): number | undefined {
 }
 
 /** The first 2xx response of an operation (200, then 2XX, then any 2nn), with where it lives. */
-function successResponse(document: Json, operationPointer: string, operation: Json): { code: string; value: Json; pointer: string } | undefined {
+function successResponse(
+  document: Json,
+  operationPointer: string,
+  operation: Json,
+): { code: string; value: Json; pointer: string } | undefined {
   const responses = isObject(operation.responses) ? operation.responses : {};
-  const code = ['200', '2XX', '2xx', ...Object.keys(responses).filter((k) => /^2\d\d$/.test(k)).sort()].find((k) => k in responses);
+  const code = [
+    '200',
+    '2XX',
+    '2xx',
+    ...Object.keys(responses)
+      .filter((k) => /^2\d\d$/.test(k))
+      .sort(),
+  ].find((k) => k in responses);
   if (code === undefined) return undefined;
   const found = resolve(document, responses[code], `${operationPointer}/responses/${pointerOf(code)}`);
   return isObject(found.value) ? { code, value: found.value, pointer: found.pointer } : undefined;
@@ -71,11 +82,21 @@ function bodyOf(response: { code: string; value: Json; pointer: string }): Body 
   const content = isObject(response.value.content) ? response.value.content : {};
   const types = Object.keys(content);
   if (types.length === 0) return { gap: `its ${response.code} response declares no body` };
-  const ranked = types.map((t) => ({ t, rank: jsonRank(t) })).filter((x): x is { t: string; rank: number } => x.rank !== undefined);
+  const ranked = types
+    .map((t) => ({ t, rank: jsonRank(t) }))
+    .filter((x): x is { t: string; rank: number } => x.rank !== undefined);
   const best = ranked.sort((a, b) => a.rank - b.rank)[0];
-  if (!best) return { gap: streamGap(response.code, content) ?? `its ${response.code} response declares no JSON body (${types.join(', ')})` };
+  if (!best)
+    return {
+      gap:
+        streamGap(response.code, content) ??
+        `its ${response.code} response declares no JSON body (${types.join(', ')})`,
+    };
   const media = content[best.t];
-  if (!isObject(media) || !('schema' in media)) return { gap: streamGap(response.code, content) ?? `its ${response.code} response declares ${best.t} without a schema` };
+  if (!isObject(media) || !('schema' in media))
+    return {
+      gap: streamGap(response.code, content) ?? `its ${response.code} response declares ${best.t} without a schema`,
+    };
   return { mediaType: best.t, pointer: `${response.pointer}/content/${pointerOf(best.t)}/schema` };
 }
 
@@ -84,7 +105,12 @@ function bodyOf(response: { code: string; value: Json; pointer: string }): Body 
  * `lint` asks the same of a document (OAS-PAGE-PARAMS, OAS-PAGE-HEADERS), and so does its Spectral
  * function, which is built from lint's rules (src/lint/spectral-function.ts).
  */
-export function itemsOf(document: Json, body: Pick<Body, 'pointer'>, path: string, queryNames: readonly string[] = []): ItemsAt | undefined {
+export function itemsOf(
+  document: Json,
+  body: Pick<Body, 'pointer'>,
+  path: string,
+  queryNames: readonly string[] = [],
+): ItemsAt | undefined {
   return listShapeOf(document, body, path, queryNames).items;
 }
 
@@ -94,7 +120,12 @@ function inventedValue(schema: Json): string | undefined {
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   if (type === 'boolean') return 'true';
   if (type === 'integer' || type === 'number') {
-    const min = typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : 1;
+    const min =
+      typeof schema.minimum === 'number'
+        ? Math.ceil(schema.minimum)
+        : typeof schema.exclusiveMinimum === 'number'
+          ? Math.floor(schema.exclusiveMinimum) + 1
+          : 1;
     const max = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
     return min <= max ? String(min) : undefined;
   }
@@ -105,7 +136,9 @@ function inventedValue(schema: Json): string | undefined {
   if (format === 'uuid') return '00000000-0000-4000-8000-000000000000';
   if (format !== undefined && format !== '') return undefined;
   const length = typeof schema.minLength === 'number' ? Math.max(1, schema.minLength) : 1;
-  return typeof schema.maxLength === 'number' && schema.maxLength < length ? undefined : 'a'.repeat(Math.min(length, 64));
+  return typeof schema.maxLength === 'number' && schema.maxLength < length
+    ? undefined
+    : 'a'.repeat(Math.min(length, 64));
 }
 
 /** A query value as the URL carries it: a scalar in its JSON text, an array as its first element. */
@@ -129,7 +162,11 @@ export function fillQueryParameter(document: Json, parameter: Json): QueryParame
     const resolved = resolve(document, first, '').value;
     return isObject(resolved) ? resolved.value : undefined;
   };
-  const enumValues = Array.isArray(s.enum) ? s.enum : isObject(s.items) && Array.isArray(s.items.enum) ? s.items.enum : undefined;
+  const enumValues = Array.isArray(s.enum)
+    ? s.enum
+    : isObject(s.items) && Array.isArray(s.items.enum)
+      ? s.items.enum
+      : undefined;
   const candidates: [NonNullable<QueryParameterSpec['from']>, unknown][] = [
     ['example', parameter.example],
     ['example', firstExample(parameter.examples)],
@@ -149,8 +186,16 @@ export function fillQueryParameter(document: Json, parameter: Json): QueryParame
   const itemSchema = s.type === 'array' && isObject(s.items) ? (resolve(document, s.items, '').value as Json) : s;
   const invented = isObject(itemSchema) ? inventedValue(itemSchema) : undefined;
   if (invented !== undefined) return { name, value: invented, from: 'invented' };
-  const what = typeof s.pattern === 'string' ? `a pattern (${s.pattern.slice(0, 60)})` : s.type === undefined ? 'no type' : `type ${JSON.stringify(s.type)}${typeof s.format === 'string' ? ` and format ${s.format}` : ''}`;
-  return { name, problem: `required ${where} parameter ${name} has no example, default or enum, and its schema (${what}) gives no value to make up` };
+  const what =
+    typeof s.pattern === 'string'
+      ? `a pattern (${s.pattern.slice(0, 60)})`
+      : s.type === undefined
+        ? 'no type'
+        : `type ${JSON.stringify(s.type)}${typeof s.format === 'string' ? ` and format ${s.format}` : ''}`;
+  return {
+    name,
+    problem: `required ${where} parameter ${name} has no example, default or enum, and its schema (${what}) gives no value to make up`,
+  };
 }
 
 /** An OpenAPI parameter's identity: a path item's parameter is overridden by the operation's of the same name and location (OAS 3.1 §4.8.9.1). */
@@ -159,7 +204,8 @@ function parametersOf(document: Json, pathItem: Json, operation: Json): Json[] {
   const byKey = new Map<string, Json>();
   for (const p of [...listOf(pathItem.parameters), ...listOf(operation.parameters)]) {
     const value = resolve(document, p, '').value;
-    if (isObject(value) && typeof value.name === 'string' && typeof value.in === 'string') byKey.set(`${value.in}:${value.name}`, value);
+    if (isObject(value) && typeof value.name === 'string' && typeof value.in === 'string')
+      byKey.set(`${value.in}:${value.name}`, value);
   }
   return [...byKey.values()];
 }
@@ -181,15 +227,25 @@ export function endpointModel(document: Json): EndpointModel {
   for (const [template, item] of Object.entries(paths)) {
     const pathItem = resolve(document, item, `#/paths/${pointerOf(template)}`);
     if (!isObject(pathItem.value)) continue;
-    operations += METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length + operationsBeyond31(pathItem.value);
+    operations +=
+      METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length + operationsBeyond31(pathItem.value);
     const relative = TENANT_PATH.exec(template)?.[1];
     if (relative === undefined || !isObject(pathItem.value.get)) continue;
-    endpoints.push(endpointOf(document, relative, template, pathItem.value, pathItem.value.get, `${pathItem.pointer}/get`));
+    endpoints.push(
+      endpointOf(document, relative, template, pathItem.value, pathItem.value.get, `${pathItem.pointer}/get`),
+    );
   }
   return { endpoints, operations };
 }
 
-function endpointOf(document: Json, path: string, template: string, pathItem: Json, operation: Json, operationPointer: string): EndpointSpec {
+function endpointOf(
+  document: Json,
+  path: string,
+  template: string,
+  pathItem: Json,
+  operation: Json,
+  operationPointer: string,
+): EndpointSpec {
   const parameters = parametersOf(document, pathItem, operation);
   const tenantName = /^\/tenants\/\{([^}/]+)\}/.exec(template)?.[1];
   const query = parameters.filter((p) => p.in === 'query');
@@ -201,13 +257,18 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
   let schemaGap: string | undefined;
   if (!('pointer' in body)) schemaGap = body.gap;
   else if (kind === 'single') schema = body.pointer;
-  else if (items === undefined) schemaGap = `it is a list (it declares page, size or paging headers), but its ${response?.code ?? '2xx'} body is neither an array nor a wrapper with one array of items`;
+  else if (items === undefined)
+    schemaGap = `it is a list (it declares page, size or paging headers), but its ${response?.code ?? '2xx'} body is neither an array nor a wrapper with one array of items`;
   else if (items.schema === undefined) schemaGap = 'its list body declares no schema for its items';
   else schema = items.schema;
   // Required header parameters (Xero's `xero-tenant-id`, Box's `boxapi`) are filled as query
   // parameters are (issue 37 item 4); those the harness sets check by check (Accept-Version,
   // Authorization…) are its own to send.
-  const headers = parameters.filter((p) => p.in === 'header' && p.required === true && !RESERVED_HEADER_NAMES.includes(String(p.name).toLowerCase())).map((p) => headerValue(document, p));
+  const headers = parameters
+    .filter(
+      (p) => p.in === 'header' && p.required === true && !RESERVED_HEADER_NAMES.includes(String(p.name).toLowerCase()),
+    )
+    .map((p) => headerValue(document, p));
   // Path parameters the document gives a value for, never invented: an id is better taken from the list above.
   const pathValues = parameters
     .filter((p) => p.in === 'path' && typeof p.name === 'string' && p.name !== tenantName)
@@ -215,8 +276,15 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
     .filter((p) => p.value !== undefined && p.from !== 'invented');
   // page and size are the walk's to set (spec §Pagination: page defaults to 1); a document that
   // requires them gets the spec's first page and the walk's size in the valid request.
-  const required = [...query.filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size').map((p) => fillQueryParameter(document, p)), ...querystringSpecs(document, parameters)];
-  const requiredPaging = query.filter((p) => p.required === true && (p.name === 'page' || p.name === 'size')).map((p) => fillQueryParameter(document, p));
+  const required = [
+    ...query
+      .filter((p) => p.required === true && p.name !== 'page' && p.name !== 'size')
+      .map((p) => fillQueryParameter(document, p)),
+    ...querystringSpecs(document, parameters),
+  ];
+  const requiredPaging = query
+    .filter((p) => p.required === true && (p.name === 'page' || p.name === 'size'))
+    .map((p) => fillQueryParameter(document, p));
   for (const p of requiredPaging) required.push(p.name === 'page' ? { name: 'page', value: '1', from: 'default' } : p);
   const source = `openapi: ${typeof operation.operationId === 'string' ? operation.operationId : `GET ${template}`}`;
   return {
@@ -229,7 +297,14 @@ function endpointOf(document: Json, path: string, template: string, pathItem: Js
     ...(items?.property !== undefined ? { itemsProperty: items.property } : {}),
     ...(required.length > 0 ? { query: required } : {}),
     ...(classified.uncertain !== undefined ? { uncertain: classified.uncertain } : {}),
-    ...(classified.candidate ? { asList: { ...(classified.candidate.schema !== undefined ? { schema: classified.candidate.schema } : {}), ...(classified.candidate.property !== undefined ? { itemsProperty: classified.candidate.property } : {}) } } : {}),
+    ...(classified.candidate
+      ? {
+          asList: {
+            ...(classified.candidate.schema !== undefined ? { schema: classified.candidate.schema } : {}),
+            ...(classified.candidate.property !== undefined ? { itemsProperty: classified.candidate.property } : {}),
+          },
+        }
+      : {}),
     ...(kind === 'list' && 'pointer' in body ? { asSingle: { schema: body.pointer } } : {}),
     ...(headers.length > 0 ? { headers } : {}),
     ...(pathValues.length > 0 ? { pathValues } : {}),
@@ -245,5 +320,10 @@ function headerValue(document: Json, parameter: Json): QueryParameterSpec {
   const filled = fillQueryParameter(document, parameter);
   if (filled.value === undefined) return filled;
   const parsed = parseHeaderLine(`${filled.name}: ${filled.value}`);
-  return Array.isArray(parsed) ? filled : { name: filled.name, problem: `required header parameter ${filled.name}: the document's value cannot be sent (${parsed.problem})` };
+  return Array.isArray(parsed)
+    ? filled
+    : {
+        name: filled.name,
+        problem: `required header parameter ${filled.name}: the document's value cannot be sent (${parsed.problem})`,
+      };
 }

@@ -19,7 +19,20 @@
 import { isObject, type Json } from './pointer.js';
 
 /** Schema keywords whose value is a schema, and those whose value is a map or list of schemas. */
-const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema', 'additionalItems'];
+const SUBSCHEMA = [
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+  'additionalItems',
+];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
@@ -52,7 +65,10 @@ function rewriteSchema(schema: unknown, v30: boolean): unknown {
   }
   // 3.1's exclusiveMinimum/Maximum are numbers already (JSON Schema 2020-12 validation §6.2).
   if (v30) {
-    for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    for (const [exclusive, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
       if (typeof out[exclusive] !== 'boolean') continue;
       if (out[exclusive] === true && typeof out[bound] === 'number') {
         out[exclusive] = out[bound];
@@ -70,14 +86,17 @@ function rewriteSchema(schema: unknown, v30: boolean): unknown {
   // string}` is a Contact (issue 37 item 7). `nullable` (above) and readOnly/writeOnly are kept, as
   // their authors mean them (issue 29 item 3).
   if (v30 && typeof out.$ref === 'string') {
-    for (const key of Object.keys(out)) if (key !== '$ref' && key !== 'readOnly' && key !== 'writeOnly') delete out[key];
+    for (const key of Object.keys(out))
+      if (key !== '$ref' && key !== 'readOnly' && key !== 'writeOnly') delete out[key];
   }
   if (!nullable) return nullMemberAsBranch(out);
   if (typeof out.$ref === 'string') {
     // A $ref's siblings are ignored in 3.0 (OAS 3.0.3 §4.7.25), but `nullable` beside one is
     // common and means what it says; in 3.1 they apply with it (JSON Schema 2020-12 core §8.2.3.1).
     // readOnly/writeOnly stay on the wrapper: authors write them beside the $ref, and the harness reads them there (a writeOnly property is never served).
-    const access = Object.fromEntries((['readOnly', 'writeOnly'] as const).filter((k) => out[k] === true).map((k) => [k, true]));
+    const access = Object.fromEntries(
+      (['readOnly', 'writeOnly'] as const).filter((k) => out[k] === true).map((k) => [k, true]),
+    );
     return { anyOf: [v30 ? { $ref: out.$ref } : out, { type: 'null' }], ...access };
   }
   // `const` admits one value: null needs a branch of its own.
@@ -94,7 +113,11 @@ function rewriteSchema(schema: unknown, v30: boolean): unknown {
 
 /** A schema that says only "null" (`{type: "null"}`, perhaps with a description). */
 function isBareNull(schema: unknown): boolean {
-  return isObject(schema) && schema.type === 'null' && Object.keys(schema).every((k) => k === 'type' || k === 'description' || k === 'title');
+  return (
+    isObject(schema) &&
+    schema.type === 'null' &&
+    Object.keys(schema).every((k) => k === 'type' || k === 'description' || k === 'title')
+  );
 }
 
 /**
@@ -131,7 +154,10 @@ export function documentAsJsonSchema(document: Json): Json {
   const out = rewrite(document) as Json;
   const components = out.components;
   if (isObject(components) && isObject(components.schemas)) {
-    out.components = { ...components, schemas: Object.fromEntries(Object.entries(components.schemas).map(([k, v]) => [k, rewriteOne(v)])) };
+    out.components = {
+      ...components,
+      schemas: Object.fromEntries(Object.entries(components.schemas).map(([k, v]) => [k, rewriteOne(v)])),
+    };
   }
   return out;
 }

@@ -27,15 +27,136 @@ import { isObject, pointerOf, resolve, type Json } from './pointer.js';
  */
 
 /** Names a list's array goes by in wrappers of real APIs. */
-const COLLECTION_NAMES = new Set(['data', 'items', 'results', 'content', 'records', 'elements', 'values', 'value', 'entries', 'list', 'rows', 'hits', 'nodes', 'edges', 'objects', 'resources', 'collection', 'members', 'embedded', '_embedded']);
+const COLLECTION_NAMES = new Set([
+  'data',
+  'items',
+  'results',
+  'content',
+  'records',
+  'elements',
+  'values',
+  'value',
+  'entries',
+  'list',
+  'rows',
+  'hits',
+  'nodes',
+  'edges',
+  'objects',
+  'resources',
+  'collection',
+  'members',
+  'embedded',
+  '_embedded',
+]);
 /** Words of the properties a wrapper has beside its items: paging, totals and hypermedia (`next_page_uri`, `totalCount`, `has_more`, `startAt`, `maxResults`). */
 const METADATA_WORDS = new Set([
-  'sort', 'order', 'page', 'pages', 'total', 'totals', 'next', 'prev', 'previous', 'first', 'last', 'cursor', 'cursors', 'continuation', 'token', 'count', 'offset', 'limit', 'skip', 'start', 'end', 'at', 'size', 'number', 'more', 'has', 'is', 'links', 'link', 'meta', 'metadata', 'paging', 'pagination', 'info', 'self', 'uri', 'url', 'href', 'object', 'kind', 'type', 'truncated', 'elements', 'results', 'result', 'items', 'records', 'max', 'estimate', 'expand', 'marker', 'markers', 'after', 'before', 'since', 'per', 'remaining', 'available', 'returned', 'nextlink', 'odata', 'context', 'etag', 'warnings', 'warning', 'messages', 'errors', 'with',
+  'sort',
+  'order',
+  'page',
+  'pages',
+  'total',
+  'totals',
+  'next',
+  'prev',
+  'previous',
+  'first',
+  'last',
+  'cursor',
+  'cursors',
+  'continuation',
+  'token',
+  'count',
+  'offset',
+  'limit',
+  'skip',
+  'start',
+  'end',
+  'at',
+  'size',
+  'number',
+  'more',
+  'has',
+  'is',
+  'links',
+  'link',
+  'meta',
+  'metadata',
+  'paging',
+  'pagination',
+  'info',
+  'self',
+  'uri',
+  'url',
+  'href',
+  'object',
+  'kind',
+  'type',
+  'truncated',
+  'elements',
+  'results',
+  'result',
+  'items',
+  'records',
+  'max',
+  'estimate',
+  'expand',
+  'marker',
+  'markers',
+  'after',
+  'before',
+  'since',
+  'per',
+  'remaining',
+  'available',
+  'returned',
+  'nextlink',
+  'odata',
+  'context',
+  'etag',
+  'warnings',
+  'warning',
+  'messages',
+  'errors',
+  'with',
   // Ranges and streams a page of a list reports (Zoom's `from`/`to`, Jira's `since`/`until`, Box's `next_stream_position`, Asana's `sync`), and search results' flags.
-  'from', 'to', 'since', 'until', 'date', 'sync', 'stream', 'position', 'chunk', 'incomplete', 'header', 'site',
+  'from',
+  'to',
+  'since',
+  'until',
+  'date',
+  'sync',
+  'stream',
+  'position',
+  'chunk',
+  'incomplete',
+  'header',
+  'site',
 ]);
 /** Of those, the words only paging or a collection's totals use: one must be there, or `{total, lines: [...]}` (a cart) would pass for a list. */
-const PAGING_WORDS = new Set(['page', 'pages', 'next', 'prev', 'previous', 'cursor', 'cursors', 'continuation', 'offset', 'limit', 'more', 'paging', 'pagination', 'marker', 'nextlink', 'records', 'max', 'estimate', 'truncated', 'after', 'before']);
+const PAGING_WORDS = new Set([
+  'page',
+  'pages',
+  'next',
+  'prev',
+  'previous',
+  'cursor',
+  'cursors',
+  'continuation',
+  'offset',
+  'limit',
+  'more',
+  'paging',
+  'pagination',
+  'marker',
+  'nextlink',
+  'records',
+  'max',
+  'estimate',
+  'truncated',
+  'after',
+  'before',
+]);
 
 /** A property name's words, lower case: `next_page_uri`, `nextPageUri` and `next-page-uri` are [next, page, uri]. */
 export function wordsOf(name: string): string[] {
@@ -55,7 +176,8 @@ function allMetadata(others: readonly string[]): boolean {
   });
 }
 
-const hasPagingWord = (others: readonly string[]): boolean => others.some((name) => wordsOf(name).some((w) => PAGING_WORDS.has(w)));
+const hasPagingWord = (others: readonly string[]): boolean =>
+  others.some((name) => wordsOf(name).some((w) => PAGING_WORDS.has(w)));
 
 /** Whether one of the fields is wholly paging metadata (Adyen's `pagesTotal`, `itemsTotal`), not a field that merely has a paging word (`cacheTimeLimit`). */
 const hasPagingField = (others: readonly string[]): boolean =>
@@ -74,7 +196,11 @@ export function pagedByQuery(names: readonly string[]): boolean {
   // paging word and bounds the alternatives of one route, not a page of a list.
   return names.some((n) => {
     const words = wordsOf(n);
-    return words.length > 0 && words.every((w) => METADATA_WORDS.has(w) || w === 'per') && words.some((w) => PAGING_WORDS.has(w) || w === 'per');
+    return (
+      words.length > 0 &&
+      words.every((w) => METADATA_WORDS.has(w) || w === 'per') &&
+      words.some((w) => PAGING_WORDS.has(w) || w === 'per')
+    );
   });
 }
 
@@ -82,7 +208,9 @@ export function pagedByQuery(names: readonly string[]): boolean {
 export function isArraySchema(schema: unknown): schema is Json {
   if (!isObject(schema)) return false;
   const { type } = schema;
-  return type === 'array' || (Array.isArray(type) && type.includes('array')) || ('items' in schema && type === undefined);
+  return (
+    type === 'array' || (Array.isArray(type) && type.includes('array')) || ('items' in schema && type === undefined)
+  );
 }
 
 /**
@@ -90,7 +218,12 @@ export function isArraySchema(schema: unknown): schema is Json {
  * name wins: a member refining a base, as Train Travel's lists refine `Wrapper-Collection`'s
  * `data`), each with the pointer of its schema, resolved.
  */
-function propertiesOf(document: Json, schema: unknown, pointer: string, depth = 0): Map<string, { value: unknown; pointer: string }> {
+function propertiesOf(
+  document: Json,
+  schema: unknown,
+  pointer: string,
+  depth = 0,
+): Map<string, { value: unknown; pointer: string }> {
   const out = new Map<string, { value: unknown; pointer: string }>();
   const s = resolve(document, schema, pointer);
   if (!isObject(s.value) || depth > 16) return out;
@@ -99,7 +232,8 @@ function propertiesOf(document: Json, schema: unknown, pointer: string, depth = 
     for (const [k, v] of propertiesOf(document, m, `${s.pointer}/allOf/${i}`, depth + 1)) out.set(k, v);
   });
   if (isObject(s.value.properties)) {
-    for (const [name, child] of Object.entries(s.value.properties)) out.set(name, resolve(document, child, `${s.pointer}/properties/${pointerOf(name)}`));
+    for (const [name, child] of Object.entries(s.value.properties))
+      out.set(name, resolve(document, child, `${s.pointer}/properties/${pointerOf(name)}`));
   }
   return out;
 }
@@ -149,8 +283,10 @@ const ONE_THING_PLURALS = new Set(['settings', 'preferences', 'details']);
 function oneThingNamed(name: string, path: string): string | undefined {
   const own = wordsOf(name).at(-1) ?? '';
   const last = lastNamed(path).at(-1) ?? '';
-  if (last !== '' && last !== own && singular(own) === last) return `its body is only an array ${name}, and its path names one ${last}: the one in a list's envelope, or a list`;
-  if (ONE_THING_PLURALS.has(own)) return `its body is only an array ${name}, whose name means one thing (${own}): the one in a list's envelope, or a list`;
+  if (last !== '' && last !== own && singular(own) === last)
+    return `its body is only an array ${name}, and its path names one ${last}: the one in a list's envelope, or a list`;
+  if (ONE_THING_PLURALS.has(own))
+    return `its body is only an array ${name}, whose name means one thing (${own}): the one in a list's envelope, or a list`;
   return undefined;
 }
 
@@ -163,7 +299,10 @@ function oneThingNamed(name: string, path: string): string | undefined {
 function operationSaysList(operation: Json): boolean {
   const id = typeof operation.operationId === 'string' ? wordsOf(operation.operationId) : [];
   const summary = typeof operation.summary === 'string' ? operation.summary.trim().toLowerCase() : '';
-  return id.includes('list') || /^(lists?|get all|retrieve all|returns? all|returns? a list|gets? a list|search|find)\b/.test(summary);
+  return (
+    id.includes('list') ||
+    /^(lists?|get all|retrieve all|returns? all|returns? a list|gets? a list|search|find)\b/.test(summary)
+  );
 }
 
 /** How the body of a GET reads as a list: its items, or why it reads as a resource, and how sure that is. */
@@ -181,21 +320,42 @@ export interface ListShape {
  * array it might be a list of when the evidence is not certain. `lint` asks the same of a
  * document (OAS-PAGE-PARAMS, OAS-PAGE-HEADERS).
  */
-export function listShapeOf(document: Json, body: { pointer: string }, path: string, queryNames: readonly string[] = [], operation: Json = {}): ListShape {
+export function listShapeOf(
+  document: Json,
+  body: { pointer: string },
+  path: string,
+  queryNames: readonly string[] = [],
+  operation: Json = {},
+): ListShape {
   const saysList = operationSaysList(operation);
   const resolved = resolve(document, { $ref: body.pointer }, body.pointer);
-  const items = (array: Json, at: string, property?: string): ItemsAt => ({ ...('items' in array ? { schema: `${at}/items` } : {}), ...(property !== undefined ? { property } : {}) });
+  const items = (array: Json, at: string, property?: string): ItemsAt => ({
+    ...('items' in array ? { schema: `${at}/items` } : {}),
+    ...(property !== undefined ? { property } : {}),
+  });
   if (isArraySchema(resolved.value)) return { items: items(resolved.value, resolved.pointer) };
   const properties = propertiesOf(document, { $ref: body.pointer }, body.pointer);
   const arrays = [...properties].filter(([, p]) => isArraySchema(p.value));
   if (arrays.length === 0) return {};
   const byId = /\}$/.test(path);
   // A collection's name, or one ending in it (Xero's `HistoryRecords`).
-  const collection = arrays.filter(([name]) => COLLECTION_NAMES.has(name.toLowerCase()) || COLLECTION_NAMES.has(wordsOf(name).at(-1) ?? ''));
+  const collection = arrays.filter(
+    ([name]) => COLLECTION_NAMES.has(name.toLowerCase()) || COLLECTION_NAMES.has(wordsOf(name).at(-1) ?? ''),
+  );
   const named = arrays.filter(([name]) => namedByPath(name, path));
   // The items: the one array under a collection's name, else the one the path names, else the only array.
-  const chosen = collection.length === 1 ? collection[0] : collection.length === 0 && named.length === 1 ? named[0] : arrays.length === 1 ? arrays[0] : undefined;
-  if (!chosen) return { uncertain: `its body holds ${arrays.length} arrays (${arrays.map(([n]) => n).join(', ')}) and none is certainly its items` };
+  const chosen =
+    collection.length === 1
+      ? collection[0]
+      : collection.length === 0 && named.length === 1
+        ? named[0]
+        : arrays.length === 1
+          ? arrays[0]
+          : undefined;
+  if (!chosen)
+    return {
+      uncertain: `its body holds ${arrays.length} arrays (${arrays.map(([n]) => n).join(', ')}) and none is certainly its items`,
+    };
   const [name, array] = chosen;
   const candidate = items(array.value as Json, array.pointer, name);
   const others = [...properties.keys()].filter((k) => k !== name);
@@ -207,8 +367,19 @@ export function listShapeOf(document: Json, body: { pointer: string }, path: str
     // metadata beside it (LaunchDarkly's `/segments/{projectKey}/{environmentKey}` `{_links, items}`):
     // Xero's resource by id answers its list's envelope, `{Accounts: [the one]}`, under another name.
     // Not the envelope the path's own collection answers with (Xero's `/Items/{ItemID}` `{Items: [the one]}`).
-    if (collection.length === 1 && metadata && others.length > 0 && !namedByPath(name, path.replace(/\/\{[^}]*\}$/, ''))) return { items: candidate };
-    return metadata && others.length > 0 && paging ? { candidate, uncertain: `its path ends in a parameter, but its body is ${name} beside paging metadata (${others.join(', ')})` } : {};
+    if (
+      collection.length === 1 &&
+      metadata &&
+      others.length > 0 &&
+      !namedByPath(name, path.replace(/\/\{[^}]*\}$/, ''))
+    )
+      return { items: candidate };
+    return metadata && others.length > 0 && paging
+      ? {
+          candidate,
+          uncertain: `its path ends in a parameter, but its body is ${name} beside paging metadata (${others.join(', ')})`,
+        }
+      : {};
   }
   // A collection beside metadata, or beside a paging field among others (Adyen's `{data, pagesTotal,
   // accountReference}`); a paging word inside another field's name (autodealerdata's
@@ -218,10 +389,21 @@ export function listShapeOf(document: Json, body: { pointer: string }, path: str
     // schema, totalRowCount, truncated}`: a table's preview, its rows beside its columns): a page of
     // the items, or one resource holding both; a list only where the answer shows paging.
     // An array whose name speaks of the page (Adyen's `typesWithErrors` beside its `data`) is about the page.
-    const arraysBeside = metadata ? [] : others.filter((k) => isArraySchema(properties.get(k)?.value) && !wordsOf(k).some((w) => METADATA_WORDS.has(w)));
-    return arraysBeside.length === 0 ? { items: candidate } : { items: candidate, uncertain: `its body has an array ${name} beside paging fields and another array (${arraysBeside.slice(0, 4).join(', ')}): a page of ${name}, or one resource holding both` };
+    const arraysBeside = metadata
+      ? []
+      : others.filter((k) => isArraySchema(properties.get(k)?.value) && !wordsOf(k).some((w) => METADATA_WORDS.has(w)));
+    return arraysBeside.length === 0
+      ? { items: candidate }
+      : {
+          items: candidate,
+          uncertain: `its body has an array ${name} beside paging fields and another array (${arraysBeside.slice(0, 4).join(', ')}): a page of ${name}, or one resource holding both`,
+        };
   }
-  if (collection.length === 1 && hasPagingWord(others)) return { candidate, uncertain: `its body has an array ${name} beside fields that are not all paging metadata (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''})` };
+  if (collection.length === 1 && hasPagingWord(others))
+    return {
+      candidate,
+      uncertain: `its body has an array ${name} beside fields that are not all paging metadata (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''})`,
+    };
   if (others.length === 0) {
     // An array alone is the list the path names (`/v2/databases` `{databases}`, `/Accounts`
     // `{Accounts}`), or the operation says it lists; under another name it may be one thing in an
@@ -230,13 +412,20 @@ export function listShapeOf(document: Json, body: { pointer: string }, path: str
       const one = saysList ? undefined : oneThingNamed(name, path);
       return one === undefined ? { items: candidate } : { items: candidate, uncertain: one };
     }
-    return { candidate, uncertain: `its body is only an array ${name}, which its path does not name: one resource in an envelope, or a list` };
+    return {
+      candidate,
+      uncertain: `its body is only an array ${name}, which its path does not name: one resource in an envelope, or a list`,
+    };
   }
   if (metadata && (paging || named.length === 1)) return { items: candidate };
   // The array the path names, beside other scalar fields, in an operation that says it lists (Zoom's "List billing invoices" `{currency, invoices}`).
-  if (saysList && named.length === 1 && others.every((k) => !isArraySchema(properties.get(k)?.value))) return { items: candidate };
+  if (saysList && named.length === 1 && others.every((k) => !isArraySchema(properties.get(k)?.value)))
+    return { items: candidate };
   if (named.length === 1 && others.every((k) => !isArraySchema(properties.get(k)?.value))) {
-    return { candidate, uncertain: `its body has an array ${name}, named as its path is, beside ${others.length} other ${others.length === 1 ? 'field' : 'fields'} (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''}) that are not all paging metadata` };
+    return {
+      candidate,
+      uncertain: `its body has an array ${name}, named as its path is, beside ${others.length} other ${others.length === 1 ? 'field' : 'fields'} (${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''}) that are not all paging metadata`,
+    };
   }
   return {};
 }
@@ -274,14 +463,34 @@ export interface Classification {
  * fields (GitHub's combined status pages its `statuses`), it is the resource's own array the
  * query pages, and the endpoint stays a resource, said to be uncertain.
  */
-export function classify(document: Json, body: { pointer: string } | undefined, path: string, query: readonly Json[], response: { value: Json } | undefined, operation: Json = {}): Classification {
-  const shape = body ? listShapeOf(document, body, path, query.map((p) => String(p.name)), operation) : {};
+export function classify(
+  document: Json,
+  body: { pointer: string } | undefined,
+  path: string,
+  query: readonly Json[],
+  response: { value: Json } | undefined,
+  operation: Json = {},
+): Classification {
+  const shape = body
+    ? listShapeOf(
+        document,
+        body,
+        path,
+        query.map((p) => String(p.name)),
+        operation,
+      )
+    : {};
   const headers = pagingHeaders(response);
   const params = query.some((p) => isPagingParameter(document, p));
   if (shape.items) {
     // Paging declared settles what the body's shape left uncertain.
     const listBy = headers || params ? 'paging' : shape.items.property !== undefined ? 'wrapped-array' : 'array';
-    return { kind: 'list', listBy, items: shape.items, ...(shape.uncertain !== undefined && listBy !== 'paging' ? { uncertain: shape.uncertain } : {}) };
+    return {
+      kind: 'list',
+      listBy,
+      items: shape.items,
+      ...(shape.uncertain !== undefined && listBy !== 'paging' ? { uncertain: shape.uncertain } : {}),
+    };
   }
   if (headers) return { kind: 'list', listBy: 'paging', ...(shape.candidate ? { items: shape.candidate } : {}) };
   const byId = /\}$/.test(path);
@@ -292,15 +501,44 @@ export function classify(document: Json, body: { pointer: string } | undefined, 
     // `size` alone on a body the document does not describe is as often an image's (Appwrite's QR code) as a page's.
     // A list by its parameters alone, the body unsaid: uncertain, and judged as a list only where
     // the answer shows one (suites/pagination.test.ts: an array, or the spec's paging headers).
-    if (!declaresObject(document, body) && (body !== undefined || query.some((p) => p.name === 'page' && isPagingParameter(document, p)))) {
-      const names = query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ');
-      return { kind: 'list', listBy: 'paging', uncertain: `it takes ${names}, but the document ${body === undefined ? 'declares no JSON body' : 'does not say what its body holds'}` };
+    if (
+      !declaresObject(document, body) &&
+      (body !== undefined || query.some((p) => p.name === 'page' && isPagingParameter(document, p)))
+    ) {
+      const names = query
+        .filter((p) => isPagingParameter(document, p))
+        .map((p) => String(p.name))
+        .join(' and ');
+      return {
+        kind: 'list',
+        listBy: 'paging',
+        uncertain: `it takes ${names}, but the document ${body === undefined ? 'declares no JSON body' : 'does not say what its body holds'}`,
+      };
     }
-    if (!declaresObject(document, body)) return { kind: 'single', uncertain: `it takes size, but the document declares no JSON body: an image's size or a page's` };
-    return { kind: 'single', uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but its body is one object with no array, nothing a page could hold` };
+    if (!declaresObject(document, body))
+      return {
+        kind: 'single',
+        uncertain: `it takes size, but the document declares no JSON body: an image's size or a page's`,
+      };
+    return {
+      kind: 'single',
+      uncertain: `it takes ${query
+        .filter((p) => isPagingParameter(document, p))
+        .map((p) => String(p.name))
+        .join(' and ')}, but its body is one object with no array, nothing a page could hold`,
+    };
   }
   const single: Classification = { kind: 'single', ...(shape.candidate ? { candidate: shape.candidate } : {}) };
-  if (params) return { ...single, uncertain: `it takes ${query.filter((p) => isPagingParameter(document, p)).map((p) => String(p.name)).join(' and ')}, but ${byId ? 'its path ends in a parameter (one resource)' : 'its body is a resource whose own array the query may page'}${shape.uncertain ? `; ${shape.uncertain}` : ''}` };
+  if (params)
+    return {
+      ...single,
+      uncertain: `it takes ${query
+        .filter((p) => isPagingParameter(document, p))
+        .map((p) => String(p.name))
+        .join(
+          ' and ',
+        )}, but ${byId ? 'its path ends in a parameter (one resource)' : 'its body is a resource whose own array the query may page'}${shape.uncertain ? `; ${shape.uncertain}` : ''}`,
+    };
   return shape.uncertain ? { ...single, uncertain: shape.uncertain } : single;
 }
 

@@ -2,7 +2,15 @@ import { dirname, relative, resolve } from 'node:path';
 import { bundle } from '@readme/openapi-parser';
 import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
 import { UsageError } from '../core/errors.js';
-import { DOCUMENT_LIMITS, DocumentFiles, LimitExceeded, measure, pathOf, type DocumentLimits, type Resolver } from './document-files.js';
+import {
+  DOCUMENT_LIMITS,
+  DocumentFiles,
+  LimitExceeded,
+  measure,
+  pathOf,
+  type DocumentLimits,
+  type Resolver,
+} from './document-files.js';
 import { documentAsJsonSchema } from './json-schema.js';
 import { endpointModel } from './endpoint-model.js';
 import { rebaseOnSelf } from './self.js';
@@ -25,7 +33,6 @@ import { readVersion } from './versions.js';
  * endpoints), as the endpoint model (endpoint-model.ts) describes it: list or single resource,
  * how its required query parameters are filled, which schema its body is judged against.
  */
-
 
 /** Where a document's `$ref`s may lead (--openapi-root; default: the document's folder), and the limits it is read within. */
 export interface LoadOptions {
@@ -86,12 +93,18 @@ export async function bundleDocument(file: string, options: BundleOptions = {}):
     if (selfFailure) throw selfFailure;
     // The parser's walks recurse, into each $ref as they meet it: a chain of $refs thousands long,
     // or files nested in files, can take it past the stack (each file is within the limits).
-    if (err instanceof RangeError) throw new UsageError(`${label} ${file}: the parser ran out of stack following the document's $refs (a chain of $refs thousands long, or $ref'd files nested in one another)`);
+    if (err instanceof RangeError)
+      throw new UsageError(
+        `${label} ${file}: the parser ran out of stack following the document's $refs (a chain of $refs thousands long, or $ref'd files nested in one another)`,
+      );
     throw new UsageError(`${label} ${file}: cannot read it as an OpenAPI document: ${oneLine((err as Error).message)}`);
   }
   // Should a version of the parser ever ignore the resolver, its own would have read the files
   // unconfined: refuse rather than use them.
-  if (!files.documentRead) throw new Error(`@readme/openapi-parser did not read ${file} through the harness's resolver; the document is not used`);
+  if (!files.documentRead)
+    throw new Error(
+      `@readme/openapi-parser did not read ${file} through the harness's resolver; the document is not used`,
+    );
   // External $refs are inlined by the bundle: bounded again as one document, for the harness and
   // the battery's workers, which walk it whole.
   try {
@@ -132,20 +145,39 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
 }
 
 /** loadOpenApi, and the document as read (DocumentAsRead; its files kept only with `keepFiles`). */
-export async function loadOpenApiAsRead(file: string, options: LoadOptions = {}, keepFiles = true): Promise<{ api: ApiDescription; read: DocumentAsRead }> {
+export async function loadOpenApiAsRead(
+  file: string,
+  options: LoadOptions = {},
+  keepFiles = true,
+): Promise<{ api: ApiDescription; read: DocumentAsRead }> {
   const digests = new Map<string, string>();
   const files = new Map<string, unknown>();
   const texts = new Map<string, string>();
   // A copy of each file: the parser bundles in place, replacing the `$ref`s of these very values.
-  const bundled = await bundleDocument(file, { ...options, digests, ...(keepFiles ? { onFile: (path: string, value: unknown) => void files.set(path, structuredClone(value)), texts } : {}) });
+  const bundled = await bundleDocument(file, {
+    ...options,
+    digests,
+    ...(keepFiles
+      ? { onFile: (path: string, value: unknown) => void files.set(path, structuredClone(value)), texts }
+      : {}),
+  });
   if (!isObject(bundled)) throw new UsageError(`--openapi ${file}: not an OpenAPI document (not an object)`);
   const version = readVersion(bundled, '--openapi', file, options.limits);
   const raw = version.document;
   if (!isObject(raw.paths)) throw new UsageError(`--openapi ${file}: the document has no "paths" object`);
   const document = documentAsJsonSchema(raw);
   const { endpoints, operations } = endpointModel(document);
-  if (endpoints.length === 0) throw new UsageError(`--openapi ${file}: no GET operation under /tenants/{tenantId}/ in the document: nothing to test (the spec's tenant-scoped pattern)`);
+  if (endpoints.length === 0)
+    throw new UsageError(
+      `--openapi ${file}: no GET operation under /tenants/{tenantId}/ in the document: nothing to test (the spec's tenant-scoped pattern)`,
+    );
   // The files it read beside itself, named from its folder, each by SHA-256: what a profile pins (issue 39 item 8).
-  const pinned = [...digests].filter(([path]) => path !== resolve(file)).map(([path, sha256]) => ({ file: relative(dirname(resolve(file)), path), sha256 })).sort((a, b) => a.file.localeCompare(b.file));
-  return { api: { endpoints, operations, document, file, ...(pinned.length > 0 ? { files: pinned } : {}) }, read: { bundled: raw, sourcePointer: version.sourcePointer, files, texts } };
+  const pinned = [...digests]
+    .filter(([path]) => path !== resolve(file))
+    .map(([path, sha256]) => ({ file: relative(dirname(resolve(file)), path), sha256 }))
+    .sort((a, b) => a.file.localeCompare(b.file));
+  return {
+    api: { endpoints, operations, document, file, ...(pinned.length > 0 ? { files: pinned } : {}) },
+    read: { bundled: raw, sourcePointer: version.sourcePointer, files, texts },
+  };
 }

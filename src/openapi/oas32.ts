@@ -53,7 +53,8 @@ export function operationsOf(pathItem: Json): PathOperation[] {
     if (isObject(value)) out.push({ method, at: [method], value });
   }
   if (isObject(pathItem.additionalOperations)) {
-    for (const [method, value] of Object.entries(pathItem.additionalOperations)) if (isObject(value)) out.push({ method, at: ['additionalOperations', method], value });
+    for (const [method, value] of Object.entries(pathItem.additionalOperations))
+      if (isObject(value)) out.push({ method, at: ['additionalOperations', method], value });
   }
   return out;
 }
@@ -71,7 +72,11 @@ const FORM = 'application/x-www-form-urlencoded';
  * A querystring parameter's one media type and its object schema's properties (each by the
  * pointer of its schema), when it is a form; undefined otherwise. `at`: the parameter's pointer.
  */
-function formOf(document: Json, parameter: Json, at: string): { media: Json; properties: Json; required: Set<string> } | undefined {
+function formOf(
+  document: Json,
+  parameter: Json,
+  at: string,
+): { media: Json; properties: Json; required: Set<string> } | undefined {
   const content = isObject(parameter.content) ? parameter.content : {};
   const types = Object.keys(content);
   if (types.length !== 1 || types[0]?.split(';')[0]?.trim().toLowerCase() !== FORM) return undefined;
@@ -89,8 +94,10 @@ function formOf(document: Json, parameter: Json, at: string): { media: Json; pro
       const m = resolve(document, member, `${at}/allOf/${i}`);
       if (isObject(m.value)) merge(m.value, m.pointer, depth + 1);
     });
-    if (isObject(s.properties)) for (const name of Object.keys(s.properties)) properties[name] = `${at}/properties/${pointerOf(name)}`;
-    for (const r of Array.isArray(s.required) ? (s.required as unknown[]) : []) if (typeof r === 'string') required.add(r);
+    if (isObject(s.properties))
+      for (const name of Object.keys(s.properties)) properties[name] = `${at}/properties/${pointerOf(name)}`;
+    for (const r of Array.isArray(s.required) ? (s.required as unknown[]) : [])
+      if (typeof r === 'string') required.add(r);
   };
   merge(schema.value, schema.pointer, 0);
   if (Object.keys(properties).length === 0) return undefined;
@@ -105,7 +112,8 @@ function formExample(document: Json, media: Json): Json | undefined {
   if (!isObject(first)) return undefined;
   if (isObject(first.dataValue)) return first.dataValue;
   if (isObject(first.value)) return first.value;
-  if (typeof first.serializedValue === 'string') return Object.fromEntries(new URLSearchParams(first.serializedValue.replace(/^\?/, '')));
+  if (typeof first.serializedValue === 'string')
+    return Object.fromEntries(new URLSearchParams(first.serializedValue.replace(/^\?/, '')));
   return undefined;
 }
 
@@ -158,7 +166,8 @@ export function normalise(document: Json): Json {
       const copy: Json = { ...op.value };
       expand(copy, `${itemPointer}${op.at.map((t) => `/${pointerOf(t)}`).join('')}`);
       if (copy.parameters === op.value.parameters) continue;
-      if (op.at[0] === 'additionalOperations') item.additionalOperations = { ...(item.additionalOperations as Json), [op.method]: copy };
+      if (op.at[0] === 'additionalOperations')
+        item.additionalOperations = { ...(item.additionalOperations as Json), [op.method]: copy };
       else item[op.method] = copy;
     }
     paths[template] = itemChanged ? item : raw;
@@ -181,7 +190,14 @@ function inlineMediaTypes(document: Json, node: unknown): unknown {
       let copy: Json | undefined;
       for (const [key, child] of Object.entries(value as Json)) {
         let next: unknown;
-        if (names && media && isObject(child) && typeof child.$ref === 'string' && child.$ref.startsWith('#/components/mediaTypes/')) next = walk(resolve(document, child, '').value, false, false);
+        if (
+          names &&
+          media &&
+          isObject(child) &&
+          typeof child.$ref === 'string' &&
+          child.$ref.startsWith('#/components/mediaTypes/')
+        )
+          next = walk(resolve(document, child, '').value, false, false);
         else if (names) next = walk(child, false, false);
         else if (isDataKey(key, child)) continue;
         else next = walk(child, isObject(child) && isNameMap(key), key === 'content');
@@ -211,10 +227,21 @@ export function querystringSpecs(document: Json, parameters: readonly Json[]): Q
     const content = isObject(parameter.content) ? parameter.content : {};
     const type = (Object.keys(content)[0] ?? '(no content)').slice(0, 60);
     const media = resolve(document, content[type], '').value;
-    const examples = [...(isObject(parameter.examples) ? Object.values(parameter.examples) : []), ...(isObject(media) && isObject(media.examples) ? Object.values(media.examples) : [])];
-    const serialised = examples.map((e) => resolve(document, e, '').value).find((e): e is Json => isObject(e) && typeof e.serializedValue === 'string');
-    if (serialised) out.push({ name, value: String(serialised.serializedValue).replace(/^\?/, ''), from: 'example', whole: true });
-    else out.push({ name, whole: true, problem: `required querystring parameter ${name} is the whole query string as ${type}, and no example gives its serializedValue (the harness does not serialise ${type} itself; the value --parameter gives is sent as the whole query string)` });
+    const examples = [
+      ...(isObject(parameter.examples) ? Object.values(parameter.examples) : []),
+      ...(isObject(media) && isObject(media.examples) ? Object.values(media.examples) : []),
+    ];
+    const serialised = examples
+      .map((e) => resolve(document, e, '').value)
+      .find((e): e is Json => isObject(e) && typeof e.serializedValue === 'string');
+    if (serialised)
+      out.push({ name, value: String(serialised.serializedValue).replace(/^\?/, ''), from: 'example', whole: true });
+    else
+      out.push({
+        name,
+        whole: true,
+        problem: `required querystring parameter ${name} is the whole query string as ${type}, and no example gives its serializedValue (the harness does not serialise ${type} itself; the value --parameter gives is sent as the whole query string)`,
+      });
   }
   return out;
 }
@@ -224,7 +251,10 @@ const SEQUENTIAL = /^(application\/(jsonl|x-ndjson|json-seq|x-jsonlines)|text\/e
 
 /** Why a response is not judged when what it declares is a stream (an `itemSchema`, or a sequential media type); undefined otherwise. */
 export function streamGap(code: string, content: Json): string | undefined {
-  const streams = Object.entries(content).filter(([type, media]) => (isObject(media) && 'itemSchema' in media) || SEQUENTIAL.test(type.split(';')[0]?.trim().toLowerCase() ?? ''));
+  const streams = Object.entries(content).filter(
+    ([type, media]) =>
+      (isObject(media) && 'itemSchema' in media) || SEQUENTIAL.test(type.split(';')[0]?.trim().toLowerCase() ?? ''),
+  );
   if (streams.length === 0) return undefined;
   return `its ${code} response is a stream (${streams.map(([t]) => t).join(', ')}${streams.some(([, m]) => isObject(m) && 'itemSchema' in m) ? ', itemSchema' : ''}), whose items the harness does not judge`;
 }

@@ -56,7 +56,11 @@ export function at(document: unknown, pointer: string): unknown {
 export function resolve(document: unknown, value: unknown, atPointer: string): { value: unknown; pointer: string } {
   let current = value;
   let pointer = atPointer;
-  for (let depth = 0; depth < 32 && isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#'); depth += 1) {
+  for (
+    let depth = 0;
+    depth < 32 && isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#');
+    depth += 1
+  ) {
     pointer = current.$ref;
     current = at(document, pointer);
   }

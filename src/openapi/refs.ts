@@ -13,7 +13,29 @@ import { isObject, type Json } from './pointer.js';
 const DATA = new Set(['example', 'default', 'enum', 'const', 'dataValue', 'serializedValue', 'value']);
 
 /** Keys whose values are maps from names (property names, status codes, media types, component names…) to objects. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'schemas', 'parameters', 'responses', 'headers', 'securitySchemes', 'securityDefinitions', 'requestBodies', 'links', 'callbacks', 'pathItems', 'mediaTypes', 'paths', 'webhooks', 'content', 'encoding', 'additionalOperations']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'schemas',
+  'parameters',
+  'responses',
+  'headers',
+  'securitySchemes',
+  'securityDefinitions',
+  'requestBodies',
+  'links',
+  'callbacks',
+  'pathItems',
+  'mediaTypes',
+  'paths',
+  'webhooks',
+  'content',
+  'encoding',
+  'additionalOperations',
+]);
 
 /** Whether the value at `key` of an object (not a map of names) is data, never walked: see DATA; `examples` as a schema's list (a map of Example Objects is walked); extensions. */
 export function isDataKey(key: string, value: unknown): boolean {

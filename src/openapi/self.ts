@@ -38,7 +38,9 @@ export function rebaseOnSelf(value: unknown, documentPath: string, label: string
   try {
     base = new URL(self, file);
   } catch {
-    throw new UsageError(`${label} ${neutralised(documentPath, 300)}: $self "${neutralised(self)}" is not a URI reference`);
+    throw new UsageError(
+      `${label} ${neutralised(documentPath, 300)}: $self "${neutralised(self)}" is not a URI reference`,
+    );
   }
   const documentFolder = posix.dirname(file.pathname);
   const rebase = (ref: string): string => {
@@ -49,7 +51,9 @@ export function rebaseOnSelf(value: unknown, documentPath: string, label: string
       target = new URL(ref, base);
       folder = new URL('.', base);
     } catch {
-      throw new UsageError(`${label} ${neutralised(documentPath, 300)}: $ref "${neutralised(ref)}" cannot be resolved against $self "${neutralised(self)}"`);
+      throw new UsageError(
+        `${label} ${neutralised(documentPath, 300)}: $ref "${neutralised(ref)}" cannot be resolved against $self "${neutralised(self)}"`,
+      );
     }
     const fragment = target.hash;
     target.hash = '';
@@ -57,7 +61,12 @@ export function rebaseOnSelf(value: unknown, documentPath: string, label: string
     if (target.href === new URL(base.href.split('#')[0] ?? base.href).href) return fragment === '' ? '#' : fragment;
     if (target.protocol === 'file:') return `${relativeUrlPath(documentFolder, target.pathname)}${fragment}`;
     // A URL under $self's folder: the same place under the document's folder. Any other stays a URL (refused: never fetched).
-    if (target.origin === folder.origin && target.protocol === folder.protocol && target.search === '' && target.origin !== 'null') {
+    if (
+      target.origin === folder.origin &&
+      target.protocol === folder.protocol &&
+      target.search === '' &&
+      target.origin !== 'null'
+    ) {
       return `${relativeUrlPath(folder.pathname.replace(/\/$/, '') || '/', target.pathname)}${fragment}`;
     }
     return `${target.href}${fragment}`;

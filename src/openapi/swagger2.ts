@@ -51,7 +51,25 @@ function serialisation(where: string, format: unknown): Json {
 }
 
 /** The schema keywords a 2.0 non-body parameter or header carries beside its own fields. */
-const PARAMETER_SCHEMA_KEYS = ['type', 'format', 'items', 'default', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'enum', 'multipleOf', 'x-nullable'];
+const PARAMETER_SCHEMA_KEYS = [
+  'type',
+  'format',
+  'items',
+  'default',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'enum',
+  'multipleOf',
+  'x-nullable',
+];
 
 function pointerText(tokens: Tokens): string {
   // A fragment may not hold every character a name may: those are percent-encoded (RFC 3986 §3.5).
@@ -104,7 +122,12 @@ class Moves {
       const move = index.get(keyOf(tokens.slice(0, length)));
       if (!move) continue;
       const rest = tokens.slice(length);
-      if (from === 'source') return [...move.target, ...(move.schema && PARAMETER_SCHEMA_KEYS.includes(rest[0] ?? '') ? ['schema'] : []), ...rest];
+      if (from === 'source')
+        return [
+          ...move.target,
+          ...(move.schema && PARAMETER_SCHEMA_KEYS.includes(rest[0] ?? '') ? ['schema'] : []),
+          ...rest,
+        ];
       return [...move.source, ...(move.schema && rest[0] === 'schema' ? rest.slice(1) : rest)];
     }
     return undefined;
@@ -143,7 +166,9 @@ export function fromSwagger2(swagger: Json): Converted {
 
   const components: Json = {};
   if (isObject(swagger.definitions)) {
-    components.schemas = Object.fromEntries(Object.entries(swagger.definitions).map(([name, schema]) => [name, convertSchema(schema)]));
+    components.schemas = Object.fromEntries(
+      Object.entries(swagger.definitions).map(([name, schema]) => [name, convertSchema(schema)]),
+    );
     moves.add(['components', 'schemas'], ['definitions']);
   }
   if (isObject(swagger.parameters)) {
@@ -152,7 +177,13 @@ export function fromSwagger2(swagger: Json): Converted {
     for (const [name, raw] of Object.entries(swagger.parameters)) {
       if (!isObject(raw)) continue;
       if (raw.in === 'body') {
-        bodies[name] = requestBodyOf(raw, globalConsumes, ['components', 'requestBodies', name], ['parameters', name], moves);
+        bodies[name] = requestBodyOf(
+          raw,
+          globalConsumes,
+          ['components', 'requestBodies', name],
+          ['parameters', name],
+          moves,
+        );
       } else if (raw.in !== 'formData') {
         parameters[name] = parameterOf(raw, ['components', 'parameters', name], ['parameters', name], moves);
       }
@@ -161,10 +192,20 @@ export function fromSwagger2(swagger: Json): Converted {
     if (Object.keys(bodies).length > 0) components.requestBodies = bodies;
   }
   if (isObject(swagger.responses)) {
-    components.responses = Object.fromEntries(Object.entries(swagger.responses).map(([name, r]) => [name, responseOf(r, globalProduces, ['components', 'responses', name], ['responses', name], moves)]));
+    components.responses = Object.fromEntries(
+      Object.entries(swagger.responses).map(([name, r]) => [
+        name,
+        responseOf(r, globalProduces, ['components', 'responses', name], ['responses', name], moves),
+      ]),
+    );
   }
   if (isObject(swagger.securityDefinitions)) {
-    components.securitySchemes = Object.fromEntries(Object.entries(swagger.securityDefinitions).map(([name, s]) => [name, securitySchemeOf(s, ['components', 'securitySchemes', name], ['securityDefinitions', name], moves)]));
+    components.securitySchemes = Object.fromEntries(
+      Object.entries(swagger.securityDefinitions).map(([name, s]) => [
+        name,
+        securitySchemeOf(s, ['components', 'securitySchemes', name], ['securityDefinitions', name], moves),
+      ]),
+    );
     moves.add(['components', 'securitySchemes'], ['securityDefinitions']);
   }
 
@@ -184,7 +225,15 @@ export function fromSwagger2(swagger: Json): Converted {
           const { parameters } = convertParameters(swagger, itemParameters, [...place, 'parameters'], moves);
           if (parameters.length > 0) item.parameters = parameters;
         } else if (METHODS.includes(key) && isObject(value)) {
-          item[key] = operationOf(swagger, value, itemParameters, [...place, key], [...place, 'parameters'], { produces: globalProduces, consumes: globalConsumes }, moves);
+          item[key] = operationOf(
+            swagger,
+            value,
+            itemParameters,
+            [...place, key],
+            [...place, 'parameters'],
+            { produces: globalProduces, consumes: globalConsumes },
+            moves,
+          );
         } else {
           item[key] = value;
         }
@@ -233,7 +282,9 @@ function serversOf(swagger: Json): Json[] | undefined {
   const basePath = typeof swagger.basePath === 'string' ? swagger.basePath : '';
   if (typeof swagger.host !== 'string') return basePath === '' ? undefined : [{ url: basePath }];
   const schemes = stringsOf(swagger.schemes) ?? [];
-  return (schemes.length > 0 ? schemes : ['http']).map((scheme) => ({ url: `${scheme}://${swagger.host as string}${basePath}` }));
+  return (schemes.length > 0 ? schemes : ['http']).map((scheme) => ({
+    url: `${scheme}://${swagger.host as string}${basePath}`,
+  }));
 }
 
 /** Schemas converted already: a schema used in several places (YAML aliases, several `produces` types) is converted once and shared, not copied. */
@@ -257,8 +308,12 @@ function convertObject(schema: Json): Json {
       continue;
     }
     if (isDataKey(key, value)) out[key] = value;
-    else if (key === 'properties' || key === 'patternProperties' || key === 'definitions') out[key] = isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convertSchema(v)])) : value;
-    else if (['items', 'additionalProperties', 'not', 'allOf', 'anyOf', 'oneOf'].includes(key)) out[key] = convertSchema(value);
+    else if (key === 'properties' || key === 'patternProperties' || key === 'definitions')
+      out[key] = isObject(value)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convertSchema(v)]))
+        : value;
+    else if (['items', 'additionalProperties', 'not', 'allOf', 'anyOf', 'oneOf'].includes(key))
+      out[key] = convertSchema(value);
     else out[key] = value;
   }
   if (out.type === 'file') {
@@ -282,8 +337,10 @@ function parameterOf(raw: Json, target: Tokens, source: Tokens, moves: Moves): J
     return { $ref: raw.$ref };
   }
   const out: Json = {};
-  for (const key of ['name', 'in', 'description', 'required', 'allowEmptyValue', 'deprecated']) if (key in raw) out[key] = raw[key];
-  for (const [key, value] of Object.entries(raw)) if (key.startsWith('x-') && key !== 'x-example' && key !== 'x-nullable') out[key] = value;
+  for (const key of ['name', 'in', 'description', 'required', 'allowEmptyValue', 'deprecated'])
+    if (key in raw) out[key] = raw[key];
+  for (const [key, value] of Object.entries(raw))
+    if (key.startsWith('x-') && key !== 'x-example' && key !== 'x-nullable') out[key] = value;
   out.schema = inlineSchemaOf(raw);
   if (raw.type === 'array') Object.assign(out, serialisation(String(raw.in), raw.collectionFormat));
   if ('x-example' in raw) out.example = raw['x-example'];
@@ -291,7 +348,13 @@ function parameterOf(raw: Json, target: Tokens, source: Tokens, moves: Moves): J
   return out;
 }
 
-function requestBodyOf(raw: Json, consumes: readonly string[] | undefined, target: Tokens, source: Tokens, moves: Moves): Json {
+function requestBodyOf(
+  raw: Json,
+  consumes: readonly string[] | undefined,
+  target: Tokens,
+  source: Tokens,
+  moves: Moves,
+): Json {
   const types = consumes && consumes.length > 0 ? consumes : ['application/json'];
   const schema = convertSchema(raw.schema);
   const out: Json = { content: Object.fromEntries(types.map((t) => [t, { schema }])) };
@@ -306,27 +369,47 @@ function requestBodyOf(raw: Json, consumes: readonly string[] | undefined, targe
 }
 
 /** A 2.0 form (`formData` parameters) as one request body: an object with a property per field. */
-function formBodyOf(fields: { value: Json; source: Tokens }[], consumes: readonly string[] | undefined, target: Tokens, moves: Moves): Json {
+function formBodyOf(
+  fields: { value: Json; source: Tokens }[],
+  consumes: readonly string[] | undefined,
+  target: Tokens,
+  moves: Moves,
+): Json {
   const hasFile = fields.some((f) => f.value.type === 'file');
-  const declared = (consumes ?? []).filter((t) => /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(t));
-  const types = declared.length > 0 ? declared : [hasFile ? 'multipart/form-data' : 'application/x-www-form-urlencoded'];
+  const declared = (consumes ?? []).filter((t) =>
+    /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(t),
+  );
+  const types =
+    declared.length > 0 ? declared : [hasFile ? 'multipart/form-data' : 'application/x-www-form-urlencoded'];
   const properties: Json = {};
   const required: string[] = [];
   for (const { value } of fields) {
     const name = String(value.name);
-    properties[name] = { ...inlineSchemaOf(value), ...(typeof value.description === 'string' ? { description: value.description } : {}) };
+    properties[name] = {
+      ...inlineSchemaOf(value),
+      ...(typeof value.description === 'string' ? { description: value.description } : {}),
+    };
     if (value.required === true) required.push(name);
   }
   const schema: Json = { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
   moves.add(target, fields[0]?.source ?? target);
   for (const t of types) {
-    for (const { value, source } of fields) moves.add([...target, 'content', t, 'schema', 'properties', String(value.name)], source);
+    for (const { value, source } of fields)
+      moves.add([...target, 'content', t, 'schema', 'properties', String(value.name)], source);
   }
-  return { content: Object.fromEntries(types.map((t) => [t, { schema }])), ...(required.length > 0 ? { required: true } : {}) };
+  return {
+    content: Object.fromEntries(types.map((t) => [t, { schema }])),
+    ...(required.length > 0 ? { required: true } : {}),
+  };
 }
 
 /** A parameter list without its body and form fields (3.0 has them in `requestBody`), each parameter where it went. */
-function convertParameters(swagger: Json, raw: readonly unknown[], at: Tokens, moves: Moves): { parameters: Json[]; body?: { value: Json; source: Tokens }; form: { value: Json; source: Tokens }[] } {
+function convertParameters(
+  swagger: Json,
+  raw: readonly unknown[],
+  at: Tokens,
+  moves: Moves,
+): { parameters: Json[]; body?: { value: Json; source: Tokens }; form: { value: Json; source: Tokens }[] } {
   const parameters: Json[] = [];
   let body: { value: Json; source: Tokens } | undefined;
   const form: { value: Json; source: Tokens }[] = [];
@@ -334,7 +417,11 @@ function convertParameters(swagger: Json, raw: readonly unknown[], at: Tokens, m
     const source = [...at, String(i)];
     const resolved = resolveParameter(swagger, p, source);
     if (!resolved) return;
-    if (resolved.value.in === 'body') body = { value: isObject(p) && typeof p.$ref === 'string' ? { $ref: p.$ref } : resolved.value, source: isObject(p) && typeof p.$ref === 'string' ? source : resolved.source };
+    if (resolved.value.in === 'body')
+      body = {
+        value: isObject(p) && typeof p.$ref === 'string' ? { $ref: p.$ref } : resolved.value,
+        source: isObject(p) && typeof p.$ref === 'string' ? source : resolved.source,
+      };
     else if (resolved.value.in === 'formData') form.push(resolved);
     else parameters.push(parameterOf(isObject(p) ? p : {}, [...at, String(parameters.length)], source, moves));
   });
@@ -354,7 +441,15 @@ function resolveParameter(swagger: Json, p: unknown, source: Tokens): { value: J
   return isObject(value) ? { value, source: where } : undefined;
 }
 
-function operationOf(swagger: Json, raw: Json, itemParameters: readonly unknown[], at: Tokens, itemAt: Tokens, inherited: { produces: string[] | undefined; consumes: string[] | undefined }, moves: Moves): Json {
+function operationOf(
+  swagger: Json,
+  raw: Json,
+  itemParameters: readonly unknown[],
+  at: Tokens,
+  itemAt: Tokens,
+  inherited: { produces: string[] | undefined; consumes: string[] | undefined },
+  moves: Moves,
+): Json {
   const produces = stringsOf(raw.produces) ?? inherited.produces;
   const consumes = stringsOf(raw.consumes) ?? inherited.consumes;
   const out: Json = {};
@@ -365,7 +460,8 @@ function operationOf(swagger: Json, raw: Json, itemParameters: readonly unknown[
   const own = convertParameters(swagger, listOf(raw.parameters), [...at, 'parameters'], moves);
   if (own.parameters.length > 0) out.parameters = own.parameters;
   // The path's body or form fields apply to its operations (OAS 2.0 §Path Item Object), the operation's own first.
-  const fromItem = own.body || own.form.length > 0 ? undefined : convertParameters(swagger, itemParameters, itemAt, new Moves());
+  const fromItem =
+    own.body || own.form.length > 0 ? undefined : convertParameters(swagger, itemParameters, itemAt, new Moves());
   const body = own.body ?? fromItem?.body;
   const form = own.form.length > 0 ? own.form : (fromItem?.form ?? []);
   if (body) {
@@ -379,16 +475,28 @@ function operationOf(swagger: Json, raw: Json, itemParameters: readonly unknown[
     out.requestBody = formBodyOf(form, consumes, [...at, 'requestBody'], moves);
   }
   if (isObject(raw.responses)) {
-    out.responses = Object.fromEntries(Object.entries(raw.responses).map(([code, r]) => [code, responseOf(r, produces, [...at, 'responses', code], [...at, 'responses', code], moves)]));
+    out.responses = Object.fromEntries(
+      Object.entries(raw.responses).map(([code, r]) => [
+        code,
+        responseOf(r, produces, [...at, 'responses', code], [...at, 'responses', code], moves),
+      ]),
+    );
   }
   return out;
 }
 
-function responseOf(raw: unknown, produces: readonly string[] | undefined, target: Tokens, source: Tokens, moves: Moves): unknown {
+function responseOf(
+  raw: unknown,
+  produces: readonly string[] | undefined,
+  target: Tokens,
+  source: Tokens,
+  moves: Moves,
+): unknown {
   moves.add(target, source);
   if (!isObject(raw) || typeof raw.$ref === 'string') return raw;
   const out: Json = {};
-  for (const [key, value] of Object.entries(raw)) if (!['schema', 'headers', 'examples'].includes(key)) out[key] = value;
+  for (const [key, value] of Object.entries(raw))
+    if (!['schema', 'headers', 'examples'].includes(key)) out[key] = value;
   if (typeof out.description !== 'string') out.description = '';
   const types = produces && produces.length > 0 ? produces : ['application/json'];
   if ('schema' in raw || isObject(raw.examples)) {
@@ -409,7 +517,10 @@ function responseOf(raw: unknown, produces: readonly string[] | undefined, targe
     const headers: Json = {};
     for (const [name, header] of Object.entries(raw.headers)) {
       if (!isObject(header)) continue;
-      headers[name] = { ...(typeof header.description === 'string' ? { description: header.description } : {}), schema: inlineSchemaOf(header) };
+      headers[name] = {
+        ...(typeof header.description === 'string' ? { description: header.description } : {}),
+        schema: inlineSchemaOf(header),
+      };
       moves.add([...target, 'headers', name], [...source, 'headers', name], undefined, true);
     }
     out.headers = headers;
@@ -426,7 +537,12 @@ function securitySchemeOf(raw: unknown, target: Tokens, source: Tokens, moves: M
   if (raw.type === 'basic') return { type: 'http', scheme: 'basic', ...description, ...extensions };
   if (raw.type === 'apiKey') return { type: 'apiKey', name: raw.name, in: raw.in, ...description, ...extensions };
   if (raw.type !== 'oauth2') return raw;
-  const names: Record<string, string> = { implicit: 'implicit', password: 'password', application: 'clientCredentials', accessCode: 'authorizationCode' };
+  const names: Record<string, string> = {
+    implicit: 'implicit',
+    password: 'password',
+    application: 'clientCredentials',
+    accessCode: 'authorizationCode',
+  };
   const flow = names[String(raw.flow)] ?? String(raw.flow);
   const body: Json = {};
   for (const key of ['authorizationUrl', 'tokenUrl', 'scopes']) {

@@ -36,7 +36,12 @@ export function versionOf(bundled: Json, label: string, file: string): OpenApiVe
   const version = typeof declared === 'string' ? declared : '';
   if (/^3\.0\./.test(version)) return '3.0';
   if (/^3\.1\./.test(version)) return '3.1';
-  const shown = typeof declared === 'string' ? neutralised(declared, 40) : declared === undefined ? '(no version)' : neutralised(JSON.stringify(declared) ?? '', 40);
+  const shown =
+    typeof declared === 'string'
+      ? neutralised(declared, 40)
+      : declared === undefined
+        ? '(no version)'
+        : neutralised(JSON.stringify(declared) ?? '', 40);
   const name = bundled.openapi === undefined && bundled.swagger !== undefined ? 'Swagger' : 'OpenAPI';
   throw new UsageError(`${label} ${neutralised(file, 300)}: ${name} ${shown} is not supported; ${SUPPORTED}`);
 }
@@ -47,7 +52,12 @@ export function versionOf(bundled: Json, label: string, file: string): OpenApiVe
  * thousand `produces` types is one schema, shared, but every reader after this one walks it a
  * thousand times).
  */
-export function readVersion(bundled: Json, label: string, file: string, limits: Readonly<DocumentLimits> = DOCUMENT_LIMITS): VersionedDocument {
+export function readVersion(
+  bundled: Json,
+  label: string,
+  file: string,
+  limits: Readonly<DocumentLimits> = DOCUMENT_LIMITS,
+): VersionedDocument {
   const version = versionOf(bundled, label, file);
   const same = (pointer: string): { pointer: string; exact: boolean } => ({ pointer, exact: true });
   let read: VersionedDocument;
@@ -64,7 +74,9 @@ export function readVersion(bundled: Json, label: string, file: string, limits: 
       measure(read.document, limits.totalBytes, limits.depth);
     } catch (err) {
       if (!(err instanceof LimitExceeded)) throw err;
-      throw new UsageError(`${label} ${neutralised(file, 300)}: read as OpenAPI 3 (from ${version === '2.0' ? 'Swagger' : 'OpenAPI'} ${version}), ${err.message}`);
+      throw new UsageError(
+        `${label} ${neutralised(file, 300)}: read as OpenAPI 3 (from ${version === '2.0' ? 'Swagger' : 'OpenAPI'} ${version}), ${err.message}`,
+      );
     }
   }
   return read;

@@ -84,7 +84,14 @@ export function withBody(reply: Reply, edit: (body: Record<string, unknown>) => 
 /** Applies `edit` to a copy of every item of a JSON array body. */
 export function withItems(reply: Reply, edit: (item: Record<string, unknown>, index: number) => void): Reply {
   if (!Array.isArray(reply.body)) return reply;
-  return { ...reply, body: (reply.body as Record<string, unknown>[]).map((item, i) => { const copy = { ...item }; edit(copy, i); return copy; }) };
+  return {
+    ...reply,
+    body: (reply.body as Record<string, unknown>[]).map((item, i) => {
+      const copy = { ...item };
+      edit(copy, i);
+      return copy;
+    }),
+  };
 }
 
 export function errorCode(reply: Reply): string | undefined {
@@ -95,7 +102,11 @@ export function errorCode(reply: Reply): string | undefined {
 /** A successful token response, as the token endpoint gives it (RFC 6749 §5.1). */
 export function issuedToken(ctx: ReferenceContext): Reply {
   const { token, expiresIn } = ctx.tokens.issue();
-  return json(200, { access_token: token, token_type: 'bearer', expires_in: expiresIn }, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  return json(
+    200,
+    { access_token: token, token_type: 'bearer', expires_in: expiresIn },
+    { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+  );
 }
 
 /** Replaces the request's Authorization with a currently valid bearer token. */

@@ -79,7 +79,10 @@ export function authenticateClient(header: string | undefined, behaviour: Refere
 }
 
 /** The client the Basic credentials authenticate (the first or the second), or the refusal. */
-export function identifyClient(header: string | undefined, behaviour: ReferenceBehaviour): Refusal | { client: 'first' | 'second' } {
+export function identifyClient(
+  header: string | undefined,
+  behaviour: ReferenceBehaviour,
+): Refusal | { client: 'first' | 'second' } {
   const challenge = { 'WWW-Authenticate': `Basic realm="${behaviour.realm}", charset="UTF-8"` };
   const presented = decodeBasicCredentials(header);
   if (presented === null) {

@@ -41,12 +41,22 @@ export function authenticateBearer(
   if (token === '') {
     // RFC 6750 §3.1: "missing a required parameter" is invalid_request, which SHOULD be 400.
     const description = 'The Bearer scheme carries no access token';
-    return { status: 400, error: 'invalid_request', description, headers: challenge(realm, 'invalid_request', description) };
+    return {
+      status: 400,
+      error: 'invalid_request',
+      description,
+      headers: challenge(realm, 'invalid_request', description),
+    };
   }
   if (query.has('access_token')) {
     // RFC 6750 §2 / §3.1: more than one method for including an access token is invalid_request.
     const description = 'The access token must be sent in the Authorization header only';
-    return { status: 400, error: 'invalid_request', description, headers: challenge(realm, 'invalid_request', description) };
+    return {
+      status: 400,
+      error: 'invalid_request',
+      description,
+      headers: challenge(realm, 'invalid_request', description),
+    };
   }
   let description: string | null = null;
   if (!B64TOKEN.test(token)) description = 'The access token is malformed';
@@ -57,7 +67,12 @@ export function authenticateBearer(
   }
   if (description !== null) {
     // RFC 6750 §3.1: expired, revoked, malformed or otherwise invalid → 401 invalid_token.
-    return { status: 401, error: 'invalid_token', description, headers: challenge(realm, 'invalid_token', description) };
+    return {
+      status: 401,
+      error: 'invalid_token',
+      description,
+      headers: challenge(realm, 'invalid_token', description),
+    };
   }
   return null;
 }

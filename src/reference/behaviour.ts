@@ -84,13 +84,33 @@ export interface ReferenceOptions {
  * list body is an object around the items), one body, or a refusal. Undefined: not described.
  */
 export type DocumentAnswer =
-  | { readonly list: { readonly count: number; item(index: number): unknown; wrap?(items: unknown[], page: { readonly page: number; readonly size: number; readonly totalElements: number; readonly totalPages: number }): unknown }; readonly contentType?: string }
+  | {
+      readonly list: {
+        readonly count: number;
+        item(index: number): unknown;
+        wrap?(
+          items: unknown[],
+          page: {
+            readonly page: number;
+            readonly size: number;
+            readonly totalElements: number;
+            readonly totalPages: number;
+          },
+        ): unknown;
+      };
+      readonly contentType?: string;
+    }
   | { readonly body: unknown; readonly status?: number; readonly contentType?: string }
   | { readonly refusal: { readonly status: number; readonly error: string; readonly description: string } };
 
 export interface DocumentRoutes {
   /** `subPath`: percent-encoded, without the leading slash. `tenant.empty`: the tenant with no data. `headers`: the request's, names in lower case. */
-  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>>): DocumentAnswer | undefined;
+  answer(
+    subPath: string,
+    query: URLSearchParams,
+    tenant: { readonly id: string; readonly empty: boolean },
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): DocumentAnswer | undefined;
 }
 
 export interface ReferenceBehaviour {
@@ -135,8 +155,14 @@ export function resolveBehaviour(options: ReferenceOptions = {}): ReferenceBehav
   const secondClientSecret = options.secondClientSecret ?? REFERENCE_SECOND_CLIENT_SECRET;
   if (clientId === '' || secondClientId === '') throw new RangeError('clientId must not be empty');
   if (secondClientId === clientId) throw new RangeError('the second client id must differ from the client id');
-  for (const [name, value] of [['client id', clientId], ['client secret', clientSecret], ['second client id', secondClientId], ['second client secret', secondClientSecret]] as const) {
-    if (!VSCHARS.test(value)) throw new RangeError(`the ${name} must be printable ASCII (RFC 6749 Appendix A: *VSCHAR, %x20-7E)`);
+  for (const [name, value] of [
+    ['client id', clientId],
+    ['client secret', clientSecret],
+    ['second client id', secondClientId],
+    ['second client secret', secondClientSecret],
+  ] as const) {
+    if (!VSCHARS.test(value))
+      throw new RangeError(`the ${name} must be printable ASCII (RFC 6749 Appendix A: *VSCHAR, %x20-7E)`);
   }
   return {
     host: options.host ?? '127.0.0.1',

@@ -15,10 +15,16 @@ export function findVariant(name: string): Variant | undefined {
 
 /** The alterations to apply, faults first; an unknown name is a RangeError naming the known ones. */
 export function resolveAlterations(faults: readonly string[], variants: readonly string[]): Alteration[] {
-  const resolve = <T extends Alteration>(names: readonly string[], kind: string, find: (n: string) => T | undefined, all: readonly T[]): T[] =>
+  const resolve = <T extends Alteration>(
+    names: readonly string[],
+    kind: string,
+    find: (n: string) => T | undefined,
+    all: readonly T[],
+  ): T[] =>
     names.map((name) => {
       const found = find(name);
-      if (!found) throw new RangeError(`unknown ${kind} "${name}"; the ${kind}s are: ${all.map((a) => a.name).join(', ')}`);
+      if (!found)
+        throw new RangeError(`unknown ${kind} "${name}"; the ${kind}s are: ${all.map((a) => a.name).join(', ')}`);
       return found;
     });
   return [...resolve(faults, 'fault', findFault, FAULTS), ...resolve(variants, 'variant', findVariant, VARIANTS)];

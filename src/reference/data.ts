@@ -85,10 +85,24 @@ export const FOREIGN_INVOICE_COUNT = 3;
 
 export function buildTenants(mainShipmentCount: number): ReadonlyMap<string, TenantRecord> {
   const tenants: TenantRecord[] = [
-    { id: MAIN_TENANT_ID, name: 'Acme Freight', shipmentCount: mainShipmentCount, invoiceCount: MAIN_INVOICE_COUNT, accessible: true, secondClient: false },
+    {
+      id: MAIN_TENANT_ID,
+      name: 'Acme Freight',
+      shipmentCount: mainShipmentCount,
+      invoiceCount: MAIN_INVOICE_COUNT,
+      accessible: true,
+      secondClient: false,
+    },
     // The empty string is a valid name, not a stand-in for null (spec §Generic rules 2).
     { id: EMPTY_TENANT_ID, name: '', shipmentCount: 0, invoiceCount: 0, accessible: true, secondClient: false },
-    { id: FOREIGN_TENANT_ID, name: 'Rival Logistics', shipmentCount: FOREIGN_SHIPMENT_COUNT, invoiceCount: FOREIGN_INVOICE_COUNT, accessible: false, secondClient: true },
+    {
+      id: FOREIGN_TENANT_ID,
+      name: 'Rival Logistics',
+      shipmentCount: FOREIGN_SHIPMENT_COUNT,
+      invoiceCount: FOREIGN_INVOICE_COUNT,
+      accessible: false,
+      secondClient: true,
+    },
   ];
   return new Map(tenants.map((t) => [t.id, t]));
 }
@@ -104,7 +118,10 @@ export function mayAccess(tenant: TenantRecord, client: 'first' | 'second'): boo
  * The User that /users/me returns: the tenants the client may access, in order (for the first
  * client the main tenant first; for the second, its own tenant alone).
  */
-export function buildUser(tenants: ReadonlyMap<string, TenantRecord>, client: 'first' | 'second' = 'first'): ReferenceUser {
+export function buildUser(
+  tenants: ReadonlyMap<string, TenantRecord>,
+  client: 'first' | 'second' = 'first',
+): ReferenceUser {
   return {
     id: client === 'second' ? SECOND_USER_ID : USER_ID,
     name: client === 'second' ? 'Rival Integration' : 'Ada Reference',
@@ -131,7 +148,9 @@ function idPrefix(tenantId: string, kind: string): string {
   let prefix = idPrefixes.get(key);
   if (prefix === undefined) {
     // Shipments keep the plain tenant hash their ids always had.
-    const h = createHash('sha256').update(kind === 'shipment' ? tenantId : key).digest('hex');
+    const h = createHash('sha256')
+      .update(kind === 'shipment' ? tenantId : key)
+      .digest('hex');
     const variant = ((parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
     prefix = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}`;
     idPrefixes.set(key, prefix);
@@ -144,7 +163,12 @@ function itemId(tenantId: string, kind: string, index: number): string {
 }
 
 /** The index of the item an id names, when it is one of this tenant's ids of this kind; else undefined. */
-export function indexOfId(tenantId: string, kind: 'shipment' | 'invoice', id: string, count: number): number | undefined {
+export function indexOfId(
+  tenantId: string,
+  kind: 'shipment' | 'invoice',
+  id: string,
+  count: number,
+): number | undefined {
   const prefix = idPrefix(tenantId, kind);
   const m = /^([0-9a-f-]{23})-([0-9a-f]{12})$/i.exec(id);
   if (m?.[1]?.toLowerCase() !== prefix) return undefined;
@@ -204,13 +228,21 @@ export function invoiceAt(tenantId: string, index: number, shipmentCount: number
 /** Items [from, to) of a tenant's invoices. */
 export function invoicesSlice(tenant: TenantRecord, from: number, to: number): Invoice[] {
   const items: Invoice[] = [];
-  for (let i = Math.max(0, from); i < Math.min(to, tenant.invoiceCount); i++) items.push(invoiceAt(tenant.id, i, tenant.shipmentCount));
+  for (let i = Math.max(0, from); i < Math.min(to, tenant.invoiceCount); i++)
+    items.push(invoiceAt(tenant.id, i, tenant.shipmentCount));
   return items;
 }
 
 /** A tenant's settings. */
 export function settingsOf(tenant: TenantRecord): TenantSettings {
-  return { tenantId: tenant.id, timezone: 'Europe/Amsterdam', locale: 'nl-NL', defaultCarrier: null, invoiceEmail: '', webhookUrl: null };
+  return {
+    tenantId: tenant.id,
+    timezone: 'Europe/Amsterdam',
+    locale: 'nl-NL',
+    defaultCarrier: null,
+    invoiceEmail: '',
+    webhookUrl: null,
+  };
 }
 
 /** The paged lists of a tenant, by path segment. */

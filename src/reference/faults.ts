@@ -50,14 +50,44 @@ export interface Fault extends Alteration {
 
 /** Every check that needs a valid access token errs when no token can be had. */
 const NEEDS_TOKEN = [
-  'TOKEN-ACCESS-TOKEN', 'TOKEN-TYPE', 'TOKEN-TYPE-CASE', 'TOKEN-EXPIRES-IN', 'TOKEN-SHORT-LIVED', 'TOKEN-NO-REFRESH', 'TOKEN-WORKS',
-  'EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW',
-  'AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-MALFORMED', 'AUTH-MALFORMED-STATUS', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401',
-  'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE',
-  'VERSION-MISSING', 'VERSION-INVALID', 'VERSION-ONE', 'VERSION-HEADER-CASE',
-  'USER-OK', 'USER-SCHEMA', 'USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES',
-  'LEGACY-TOKEN-WORKS', 'LEGACY-USERINFO', 'LEGACY-NO-REDIRECT',
-  'TENANT-ACCESS', 'TENANT-FOREIGN', 'TENANT-UNKNOWN', 'TENANT-INVALID-ID',
+  'TOKEN-ACCESS-TOKEN',
+  'TOKEN-TYPE',
+  'TOKEN-TYPE-CASE',
+  'TOKEN-EXPIRES-IN',
+  'TOKEN-SHORT-LIVED',
+  'TOKEN-NO-REFRESH',
+  'TOKEN-WORKS',
+  'EXPIRY-VALID-BEFORE',
+  'EXPIRY-REFUSED-AFTER',
+  'EXPIRY-REFUSED-401',
+  'EXPIRY-INVALID-TOKEN-ERROR',
+  'EXPIRY-RENEW',
+  'AUTH-MISSING',
+  'AUTH-MISSING-401',
+  'AUTH-MISSING-NO-ERROR',
+  'AUTH-MALFORMED',
+  'AUTH-MALFORMED-STATUS',
+  'AUTH-UNKNOWN-TOKEN',
+  'AUTH-UNKNOWN-TOKEN-401',
+  'AUTH-INVALID-TOKEN-ERROR',
+  'AUTH-NOT-BEARER',
+  'AUTH-NOT-BEARER-401',
+  'AUTH-SCHEME-CASE',
+  'VERSION-MISSING',
+  'VERSION-INVALID',
+  'VERSION-ONE',
+  'VERSION-HEADER-CASE',
+  'USER-OK',
+  'USER-SCHEMA',
+  'USER-FIELDS-PRESENT',
+  'USER-EXPECTED-VALUES',
+  'LEGACY-TOKEN-WORKS',
+  'LEGACY-USERINFO',
+  'LEGACY-NO-REDIRECT',
+  'TENANT-ACCESS',
+  'TENANT-FOREIGN',
+  'TENANT-UNKNOWN',
+  'TENANT-INVALID-ID',
   ...['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS'],
   ...['LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'],
   ...['RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
@@ -65,15 +95,44 @@ const NEEDS_TOKEN = [
 /** The checks that vary one thing of a request to an endpoint: they err where its valid request fails. */
 const VERSION_PROBES = ['VERSION-MISSING', 'VERSION-INVALID', 'VERSION-HEADER-CASE'];
 const AUTH_PROBES = [
-  'AUTH-MISSING', 'AUTH-MISSING-401', 'AUTH-MISSING-NO-ERROR', 'AUTH-MALFORMED', 'AUTH-MALFORMED-STATUS', 'AUTH-UNKNOWN-TOKEN', 'AUTH-UNKNOWN-TOKEN-401',
-  'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER', 'AUTH-NOT-BEARER-401', 'AUTH-SCHEME-CASE',
+  'AUTH-MISSING',
+  'AUTH-MISSING-401',
+  'AUTH-MISSING-NO-ERROR',
+  'AUTH-MALFORMED',
+  'AUTH-MALFORMED-STATUS',
+  'AUTH-UNKNOWN-TOKEN',
+  'AUTH-UNKNOWN-TOKEN-401',
+  'AUTH-INVALID-TOKEN-ERROR',
+  'AUTH-NOT-BEARER',
+  'AUTH-NOT-BEARER-401',
+  'AUTH-SCHEME-CASE',
 ];
 /** The SHOULD checks that judge what a refusal's Bearer challenge says: they err, pointing at the MUST, when it has none. */
 const CHALLENGE_SHOULDS = ['AUTH-MISSING-NO-ERROR', 'AUTH-INVALID-TOKEN-ERROR', 'AUTH-NOT-BEARER-401'];
 /** The expiry checks after the wait; the timeline's own prerequisite failures make them all fail or err. */
-const AFTER_EXPIRY = ['EXPIRY-VALID-BEFORE', 'EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'];
+const AFTER_EXPIRY = [
+  'EXPIRY-VALID-BEFORE',
+  'EXPIRY-REFUSED-AFTER',
+  'EXPIRY-REFUSED-401',
+  'EXPIRY-INVALID-TOKEN-ERROR',
+  'EXPIRY-RENEW',
+];
 /** The checks that walk or page through the list, which err when the list cannot be read. */
-const LIST_CHECKS = ['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS', 'LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'];
+const LIST_CHECKS = [
+  'PAGE-HEADERS',
+  'PAGE-DEFAULT',
+  'PAGE-ECHO',
+  'PAGE-TOTALS',
+  'PAGE-WALK',
+  'PAGE-PAST-END',
+  'PAGE-INVALID-PARAMS',
+  'LINK-SYNTAX',
+  'LINK-NEXT',
+  'LINK-PREV',
+  'LINK-FIRST-LAST',
+  'LINK-FOLLOW',
+  'NULLS-SAME-FIELDS',
+];
 
 const isSuccessfulToken = (reply: Reply, req: Req): boolean => isTokenRequest(req) && reply.status === 200;
 const isTokenError = (reply: Reply, req: Req): boolean => isTokenRequest(req) && reply.status >= 400;
@@ -81,7 +140,10 @@ const isResource401 = (reply: Reply, req: Req): boolean => isResourceRequest(req
 const isList = (reply: Reply, req: Req): boolean => isListRequest(req) && reply.status === 200;
 
 /** The page a list request asks for, as the server computes it (without alterations). */
-function listWindow(req: Req, ctx: ReferenceContext): (PageWindow & { tenantId: string; collection: Collection }) | undefined {
+function listWindow(
+  req: Req,
+  ctx: ReferenceContext,
+): (PageWindow & { tenantId: string; collection: Collection }) | undefined {
   const tenantId = tenantSegment(req)?.toLowerCase();
   const tenant = tenantId === undefined ? undefined : ctx.tenants.get(tenantId);
   const collection = /\/(shipments|invoices)$/.exec(req.path)?.[1] as Collection | undefined;
@@ -108,10 +170,13 @@ function withLinks(reply: Reply, req: Req, edit: (link: string, req: Req) => str
 
 /** Replaces the target of the link with relation `rel`. */
 function retarget(link: string, rel: string, page: (current: number) => number): string {
-  return link.replace(new RegExp(`<([^>]*)[?&]page=(\\d+)([^>]*)>; rel="${rel}"`), (_m, before: string, n: string, after: string) => {
-    const sep = before.includes('?') ? '&' : '?';
-    return `<${before}${sep}page=${page(Number(n))}${after}>; rel="${rel}"`;
-  });
+  return link.replace(
+    new RegExp(`<([^>]*)[?&]page=(\\d+)([^>]*)>; rel="${rel}"`),
+    (_m, before: string, n: string, after: string) => {
+      const sep = before.includes('?') ? '&' : '?';
+      return `<${before}${sep}page=${page(Number(n))}${after}>; rel="${rel}"`;
+    },
+  );
 }
 
 const tokenFaults: Fault[] = [
@@ -155,7 +220,8 @@ const tokenFaults: Fault[] = [
     description: 'expires_in is a fraction (4.5) instead of an integer (RFC 6749 §5.1)',
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
     alsoBreaks: AFTER_EXPIRY,
-    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) - 0.5)) : r),
+    reply: (r, req) =>
+      isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) - 0.5)) : r,
   },
   {
     name: 'expires-in-missing',
@@ -169,13 +235,24 @@ const tokenFaults: Fault[] = [
     // Issue 38: `timedelta.total_seconds()` in a JSONResponse. JSON.parse reads 60, typed clients
     // (Go's encoding/json into an int) refuse it.
     name: 'expires-in-decimal-point',
-    description: 'expires_in is written with a decimal point (60.0), as Python\'s timedelta.total_seconds() gives it (spec §Access token response: integer; RFC 6749 §A.14: 1*DIGIT)',
+    description:
+      "expires_in is written with a decimal point (60.0), as Python's timedelta.total_seconds() gives it (spec §Access token response: integer; RFC 6749 §A.14: 1*DIGIT)",
     breaks: ['TOKEN-EXPIRES-IN', 'LEGACY-TOKEN'],
-    reply: (r, req) => (isSuccessfulToken(r, req) ? { ...r, raw: { contentType: JSON_CONTENT_TYPE, text: JSON.stringify(r.body).replace(/"expires_in":([0-9]+)/, '"expires_in":$1.0') } } : r),
+    reply: (r, req) =>
+      isSuccessfulToken(r, req)
+        ? {
+            ...r,
+            raw: {
+              contentType: JSON_CONTENT_TYPE,
+              text: JSON.stringify(r.body).replace(/"expires_in":([0-9]+)/, '"expires_in":$1.0'),
+            },
+          }
+        : r,
   },
   {
     name: 'expires-in-an-hour-in-milliseconds',
-    description: 'expires_in is 3600000, an hour in milliseconds where the spec says seconds: 41 days, which no short-lived token lives (spec §What the service does 1; a warning)',
+    description:
+      'expires_in is 3600000, an hour in milliseconds where the spec says seconds: 41 days, which no short-lived token lives (spec §What the service does 1; a warning)',
     breaks: ['TOKEN-SHORT-LIVED'],
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = 3_600_000)) : r),
   },
@@ -195,14 +272,16 @@ const tokenFaults: Fault[] = [
     name: 'refresh-token-issued',
     description: 'A refresh_token is issued for the client credentials grant (RFC 6749 §4.4.3; a warning)',
     breaks: ['TOKEN-NO-REFRESH'],
-    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.refresh_token = 'rt-a9f3c1e07b2d4e6f')) : r),
+    reply: (r, req) =>
+      isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.refresh_token = 'rt-a9f3c1e07b2d4e6f')) : r,
   },
   {
     name: 'wrong-secret-accepted',
     description: 'The token endpoint accepts any secret for a known client id (spec §Authentication 2)',
     breaks: ['TOKEN-WRONG-SECRET', 'LEGACY-TOKEN-REFUSES'],
     request: (req, ctx) => {
-      if (isTokenRequest(req) && basicClientId(req) === ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+      if (isTokenRequest(req) && basicClientId(req) === ctx.behaviour.clientId)
+        req.headers.authorization = validBasic(ctx);
     },
   },
   {
@@ -211,7 +290,13 @@ const tokenFaults: Fault[] = [
     breaks: ['TOKEN-UNKNOWN-CLIENT'],
     request: (req, ctx) => {
       const id = basicClientId(req);
-      if (isTokenRequest(req) && id !== undefined && id !== ctx.behaviour.clientId && id !== ctx.behaviour.secondClientId) req.headers.authorization = validBasic(ctx);
+      if (
+        isTokenRequest(req) &&
+        id !== undefined &&
+        id !== ctx.behaviour.clientId &&
+        id !== ctx.behaviour.secondClientId
+      )
+        req.headers.authorization = validBasic(ctx);
     },
   },
   {
@@ -219,18 +304,23 @@ const tokenFaults: Fault[] = [
     description: 'The token endpoint issues tokens without client authentication (RFC 6749 §3.2.1, §5.2)',
     breaks: ['TOKEN-NO-CREDENTIALS'],
     request: (req, ctx) => {
-      if (isTokenRequest(req) && header(req, 'authorization') === undefined) req.headers.authorization = validBasic(ctx);
+      if (isTokenRequest(req) && header(req, 'authorization') === undefined)
+        req.headers.authorization = validBasic(ctx);
     },
   },
   {
     name: 'bad-credentials-400',
     description: 'Failed Basic client authentication answers 400 instead of the 401 RFC 6749 §5.2 requires',
     breaks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'LEGACY-TOKEN-REFUSES'],
-    reply: (r, req) => (isTokenError(r, req) && r.status === 401 && header(req, 'authorization') !== undefined ? withHeader({ ...r, status: 400 }, 'WWW-Authenticate', undefined) : r),
+    reply: (r, req) =>
+      isTokenError(r, req) && r.status === 401 && header(req, 'authorization') !== undefined
+        ? withHeader({ ...r, status: 400 }, 'WWW-Authenticate', undefined)
+        : r,
   },
   {
     name: 'token-401-no-challenge',
-    description: 'The token endpoint answers 401 without a WWW-Authenticate challenge (RFC 6749 §5.2, RFC 9110 §15.5.2)',
+    description:
+      'The token endpoint answers 401 without a WWW-Authenticate challenge (RFC 6749 §5.2, RFC 9110 §15.5.2)',
     breaks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'LEGACY-TOKEN-REFUSES'],
     reply: (r, req) => (isTokenError(r, req) && r.status === 401 ? withHeader(r, 'WWW-Authenticate', undefined) : r),
   },
@@ -239,14 +329,18 @@ const tokenFaults: Fault[] = [
     description: 'Failed client authentication says error "unauthorized" instead of "invalid_client" (RFC 6749 §5.2)',
     breaks: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'LEGACY-TOKEN-REFUSES'],
     alsoBreaks: ['TOKEN-ERROR-FORMAT'],
-    reply: (r, req) => (isTokenError(r, req) && errorCode(r) === 'invalid_client' ? withBody(r, (b) => void (b.error = 'unauthorized')) : r),
+    reply: (r, req) =>
+      isTokenError(r, req) && errorCode(r) === 'invalid_client'
+        ? withBody(r, (b) => void (b.error = 'unauthorized'))
+        : r,
   },
   {
     name: 'grant-type-optional',
     description: 'A token request without grant_type gets a token (RFC 6749 §4.4.2: grant_type is required)',
     breaks: ['TOKEN-GRANT-MISSING'],
     request: (req) => {
-      if (isTokenRequest(req) && req.body && !new URLSearchParams(req.body.toString('utf8')).has('grant_type')) req.body = Buffer.from(`${req.body.toString('utf8')}&grant_type=client_credentials`);
+      if (isTokenRequest(req) && req.body && !new URLSearchParams(req.body.toString('utf8')).has('grant_type'))
+        req.body = Buffer.from(`${req.body.toString('utf8')}&grant_type=client_credentials`);
     },
   },
   {
@@ -262,18 +356,30 @@ const tokenFaults: Fault[] = [
   },
   {
     name: 'unsupported-grant-wrong-code',
-    description: 'An unsupported grant_type gets error "invalid_grant" instead of "unsupported_grant_type" (RFC 6749 §5.2)',
+    description:
+      'An unsupported grant_type gets error "invalid_grant" instead of "unsupported_grant_type" (RFC 6749 §5.2)',
     breaks: ['TOKEN-GRANT-UNSUPPORTED'],
-    reply: (r, req) => (isTokenError(r, req) && errorCode(r) === 'unsupported_grant_type' ? withBody(r, (b) => void (b.error = 'invalid_grant')) : r),
+    reply: (r, req) =>
+      isTokenError(r, req) && errorCode(r) === 'unsupported_grant_type'
+        ? withBody(r, (b) => void (b.error = 'invalid_grant'))
+        : r,
   },
   {
     // Issue 38: Express + @node-oauth/oauth2-server with the password grant enabled, and a model
     // whose getUser returns a user for any pair, as stub models do.
     name: 'password-grant-accepted',
-    description: 'The token endpoint also serves the password grant and issues a token for any username and password (spec §Obtain an access token: grant_type must be client_credentials)',
+    description:
+      'The token endpoint also serves the password grant and issues a token for any username and password (spec §Obtain an access token: grant_type must be client_credentials)',
     breaks: ['TOKEN-GRANT-OTHERS'],
     request: (req) => {
-      if (!isTokenRequest(req) || formParam(req, 'grant_type') !== 'password' || !formParam(req, 'username') || !formParam(req, 'password') || !req.body) return;
+      if (
+        !isTokenRequest(req) ||
+        formParam(req, 'grant_type') !== 'password' ||
+        !formParam(req, 'username') ||
+        !formParam(req, 'password') ||
+        !req.body
+      )
+        return;
       const form = new URLSearchParams(req.body.toString('utf8'));
       form.set('grant_type', 'client_credentials');
       form.delete('username');
@@ -285,24 +391,40 @@ const tokenFaults: Fault[] = [
     // Issue 38: the same library with authorization_code and refresh_token among the client's
     // grants and a model that does not implement them: its InvalidArgumentError is a 500.
     name: 'unserved-grants-server-error',
-    description: 'grant_type authorization_code and refresh_token get 500, as @node-oauth/oauth2-server answers when they are among the client\'s grants and its model lacks getAuthorizationCode and getRefreshToken (RFC 6749 §5.2: a 400 refusal)',
+    description:
+      "grant_type authorization_code and refresh_token get 500, as @node-oauth/oauth2-server answers when they are among the client's grants and its model lacks getAuthorizationCode and getRefreshToken (RFC 6749 §5.2: a 400 refusal)",
     breaks: ['TOKEN-GRANT-OTHERS'],
     reply: (r, req) => {
       const grant = formParam(req, 'grant_type');
       if (!isTokenError(r, req) || (grant !== 'authorization_code' && grant !== 'refresh_token')) return r;
       const method = grant === 'authorization_code' ? 'getAuthorizationCode' : 'getRefreshToken';
-      return { status: 500, headers: {}, body: { error: 'invalid_argument', error_description: `Invalid argument: model does not implement ${method}()` } };
+      return {
+        status: 500,
+        headers: {},
+        body: {
+          error: 'invalid_argument',
+          error_description: `Invalid argument: model does not implement ${method}()`,
+        },
+      };
     },
   },
   {
     // Issue 38: FastAPI's OAuth2PasswordRequestForm pattern, client_id and client_secret as Form
     // fields: Basic is never looked at, so the run used to stop with "check --client-id".
     name: 'basic-auth-ignored',
-    description: 'The token endpoint ignores HTTP Basic and reads client_id and client_secret from the form body only (spec §Obtain an access token: HTTP Basic; §Authentication 2)',
+    description:
+      'The token endpoint ignores HTTP Basic and reads client_id and client_secret from the form body only (spec §Obtain an access token: HTTP Basic; §Authentication 2)',
     // Once: the run goes on with client_secret_post, and every other rule is judged on it.
     breaks: ['TOKEN-ISSUE'],
     // The checks that vary the HTTP Basic request cannot judge their rule: they point at the cause.
-    errs: ['TOKEN-WRONG-SECRET', 'TOKEN-UNKNOWN-CLIENT', 'TOKEN-NO-CREDENTIALS', 'TOKEN-BASIC-CASE', 'TOKEN-CREDENTIALS-ENCODING', 'LEGACY-TOKEN-REFUSES'],
+    errs: [
+      'TOKEN-WRONG-SECRET',
+      'TOKEN-UNKNOWN-CLIENT',
+      'TOKEN-NO-CREDENTIALS',
+      'TOKEN-BASIC-CASE',
+      'TOKEN-CREDENTIALS-ENCODING',
+      'LEGACY-TOKEN-REFUSES',
+    ],
     request: (req) => {
       if (!isTokenRequest(req) || !req.body) return;
       const form = new URLSearchParams(req.body.toString('utf8'));
@@ -326,36 +448,52 @@ const tokenFaults: Fault[] = [
     name: 'token-error-description-quotes',
     description: 'error_description contains `"`, which RFC 6749 §5.2 excludes from its character set',
     breaks: ['TOKEN-ERROR-FORMAT'],
-    reply: (r, req) => (isTokenError(r, req) ? withBody(r, (b) => void (b.error_description = 'Client "authentication" failed')) : r),
+    reply: (r, req) =>
+      isTokenError(r, req) ? withBody(r, (b) => void (b.error_description = 'Client "authentication" failed')) : r,
   },
   {
     name: 'extra-param-rejected',
     description: 'An unknown request parameter is refused (RFC 6749 §3.2: it MUST be ignored)',
     breaks: ['TOKEN-EXTRA-PARAM'],
     request: (req) => {
-      if (isTokenRequest(req) && req.body && [...new URLSearchParams(req.body.toString('utf8')).keys()].some((k) => k !== 'grant_type')) req.body = Buffer.from('');
+      if (
+        isTokenRequest(req) &&
+        req.body &&
+        [...new URLSearchParams(req.body.toString('utf8')).keys()].some((k) => k !== 'grant_type')
+      )
+        req.body = Buffer.from('');
     },
   },
   {
     name: 'new-tokens-rejected',
-    description: 'Only the first token issued is accepted; later ones are refused, as after a signing-key rotation the API missed (spec §Authentication 4)',
+    description:
+      'Only the first token issued is accepted; later ones are refused, as after a signing-key rotation the API missed (spec §Authentication 4)',
     breaks: ['TOKEN-WORKS', 'LEGACY-TOKEN-WORKS'],
     alsoBreaks: ['EXPIRY-RENEW'],
     // The first token of each client: a second client's is no "new" token of the first's.
     reply: (r, req, ctx) => {
       const key = `new-tokens-rejected:${basicClientId(req) === ctx.behaviour.secondClientId ? 'second' : 'first'}`;
-      if (isSuccessfulToken(r, req) && !ctx.scratch.has(key)) ctx.scratch.set(key, (r.body as { access_token: string }).access_token);
+      if (isSuccessfulToken(r, req) && !ctx.scratch.has(key))
+        ctx.scratch.set(key, (r.body as { access_token: string }).access_token);
       return r;
     },
     request: (req, ctx) => {
       const token = bearerToken(req);
       const first = ctx.scratch.get(`new-tokens-rejected:${ctx.tokens.clientOf(token)}`);
-      if (isResourceRequest(req) && token !== undefined && first !== undefined && token !== first && ctx.tokens.check(token) === 'valid') req.headers.authorization = 'Bearer rejected-by-the-api';
+      if (
+        isResourceRequest(req) &&
+        token !== undefined &&
+        first !== undefined &&
+        token !== first &&
+        ctx.tokens.check(token) === 'valid'
+      )
+        req.headers.authorization = 'Bearer rejected-by-the-api';
     },
   },
   {
     name: 'basic-credentials-not-form-decoded',
-    description: 'The token endpoint takes the Basic user-id and password as they are, without the form-decoding RFC 6749 §2.3.1 requires (a warning); a secret with + % : & = or a space works only unencoded',
+    description:
+      'The token endpoint takes the Basic user-id and password as they are, without the form-decoding RFC 6749 §2.3.1 requires (a warning); a secret with + % : & = or a space works only unencoded',
     breaks: ['TOKEN-CREDENTIALS-ENCODING'],
     request: (req, ctx) => {
       const m = /^basic +([A-Za-z0-9+/=]+)$/i.exec(header(req, 'authorization') ?? '');
@@ -399,7 +537,8 @@ const expiryFaults: Fault[] = [
     request: (req, ctx) => {
       const token = bearerToken(req);
       const left = token === undefined ? undefined : ctx.tokens.millisecondsLeft(token);
-      if (left !== undefined && left < (ctx.behaviour.tokenTtlSeconds * 1000 * 3) / 4) req.headers.authorization = 'Bearer expired-early';
+      if (left !== undefined && left < (ctx.behaviour.tokenTtlSeconds * 1000 * 3) / 4)
+        req.headers.authorization = 'Bearer expired-early';
     },
   },
   {
@@ -407,29 +546,37 @@ const expiryFaults: Fault[] = [
     // conformant, its expiry checks skipped (4000 > --max-expiry-wait). The run sees the token
     // die all the same: the shared token refused mid-run, the first one refused as the run ends.
     name: 'expires-in-milliseconds',
-    description: 'expires_in is given in milliseconds: a token that lives 2 s declares 2000 (spec §Access token response: seconds)',
+    description:
+      'expires_in is given in milliseconds: a token that lives 2 s declares 2000 (spec §Access token response: seconds)',
     breaks: ['EXPIRY-VALID-BEFORE'],
     // Too long to wait out (2000 s > --max-expiry-wait): skipped with their reason, as before.
     alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401', 'EXPIRY-INVALID-TOKEN-ERROR', 'EXPIRY-RENEW'],
-    reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) * 1000)) : r),
+    reply: (r, req) =>
+      isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.expires_in = Number(b.expires_in) * 1000)) : r,
   },
   {
     name: 'expired-token-403',
-    description: 'An expired token gets 403 without a challenge (RFC 6750 §3: the Bearer challenge is a MUST; §3.1: 401 a SHOULD)',
+    description:
+      'An expired token gets 403 without a challenge (RFC 6750 §3: the Bearer challenge is a MUST; §3.1: 401 a SHOULD)',
     breaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-REFUSED-401'],
     errs: ['EXPIRY-INVALID-TOKEN-ERROR'],
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
-      return r.status === 401 && token !== undefined && ctx.tokens.check(token) === 'expired' ? withHeader({ ...r, status: 403 }, 'WWW-Authenticate', undefined) : r;
+      return r.status === 401 && token !== undefined && ctx.tokens.check(token) === 'expired'
+        ? withHeader({ ...r, status: 403 }, 'WWW-Authenticate', undefined)
+        : r;
     },
   },
   {
     name: 'expired-token-403-challenged',
-    description: 'An expired token gets 403 with its Bearer challenge, error="invalid_token" (RFC 6750 §3.1 SHOULD respond with 401; a warning)',
+    description:
+      'An expired token gets 403 with its Bearer challenge, error="invalid_token" (RFC 6750 §3.1 SHOULD respond with 401; a warning)',
     breaks: ['EXPIRY-REFUSED-401'],
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
-      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'expired' ? { ...r, status: 403 } : r;
+      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'expired'
+        ? { ...r, status: 403 }
+        : r;
     },
   },
   {
@@ -449,7 +596,9 @@ const expiryFaults: Fault[] = [
     breaks: ['EXPIRY-INVALID-TOKEN-ERROR'],
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
-      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'expired' ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"') : r;
+      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'expired'
+        ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"')
+        : r;
     },
   },
 ];
@@ -477,12 +626,13 @@ const authFaults: Fault[] = [
     errs: ['AUTH-UNKNOWN-TOKEN-401', 'AUTH-INVALID-TOKEN-ERROR'],
     request: (req, ctx) => {
       const token = bearerToken(req);
-      if (isResourceRequest(req) && token !== undefined && ctx.tokens.check(token) === 'unknown') authoriseWithFreshToken(req, ctx);
+      if (isResourceRequest(req) && token !== undefined && ctx.tokens.check(token) === 'unknown')
+        authoriseWithFreshToken(req, ctx);
     },
   },
   {
     name: 'basic-accepted-on-resources',
-    description: 'Resources are served for the client\'s Basic credentials (spec §Authentication 4: Bearer)',
+    description: "Resources are served for the client's Basic credentials (spec §Authentication 4: Bearer)",
     breaks: ['AUTH-NOT-BEARER'],
     errs: ['AUTH-NOT-BEARER-401'],
     request: (req, ctx) => {
@@ -495,7 +645,10 @@ const authFaults: Fault[] = [
     breaks: ['AUTH-MALFORMED'],
     errs: ['AUTH-MALFORMED-STATUS'],
     // Only a Bearer credential that is not a b64token (RFC 6750 §2.1), or none at all.
-    reply: (r, req) => (isResourceRequest(req) && MALFORMED_BEARER.test(header(req, 'authorization') ?? '') ? json(500, { error: 'server_error' }) : r),
+    reply: (r, req) =>
+      isResourceRequest(req) && MALFORMED_BEARER.test(header(req, 'authorization') ?? '')
+        ? json(500, { error: 'server_error' })
+        : r,
   },
   {
     name: 'resource-401-no-challenge',
@@ -510,9 +663,13 @@ const authFaults: Fault[] = [
     // RFC 6750 §3 asks the challenge of every refusal of a request without a usable token, not
     // only of a 401 (RFC 9110 §11.6.1): a 400 for "Bearer" with no token needs one too.
     name: 'resource-400-no-challenge',
-    description: 'A resource\'s 400 for a Bearer scheme with no token carries no WWW-Authenticate challenge (RFC 6750 §3: MUST, whatever the status)',
+    description:
+      "A resource's 400 for a Bearer scheme with no token carries no WWW-Authenticate challenge (RFC 6750 §3: MUST, whatever the status)",
     breaks: ['AUTH-MALFORMED'],
-    reply: (r, req) => (isResourceRequest(req) && r.status === 400 && replyHeader(r, 'WWW-Authenticate') !== undefined ? withHeader(r, 'WWW-Authenticate', undefined) : r),
+    reply: (r, req) =>
+      isResourceRequest(req) && r.status === 400 && replyHeader(r, 'WWW-Authenticate') !== undefined
+        ? withHeader(r, 'WWW-Authenticate', undefined)
+        : r,
   },
   {
     name: 'resource-challenge-basic',
@@ -520,13 +677,20 @@ const authFaults: Fault[] = [
     breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER'],
     errs: CHALLENGE_SHOULDS,
     alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
-    reply: (r, req) => (isResourceRequest(req) && replyHeader(r, 'WWW-Authenticate') !== undefined ? withHeader(r, 'WWW-Authenticate', 'Basic realm="carrier-platform"') : r),
+    reply: (r, req) =>
+      isResourceRequest(req) && replyHeader(r, 'WWW-Authenticate') !== undefined
+        ? withHeader(r, 'WWW-Authenticate', 'Basic realm="carrier-platform"')
+        : r,
   },
   {
     name: 'missing-auth-error-code',
-    description: 'A request without credentials gets error="invalid_token" in its challenge (RFC 6750 §3.1 SHOULD NOT; a warning)',
+    description:
+      'A request without credentials gets error="invalid_token" in its challenge (RFC 6750 §3.1 SHOULD NOT; a warning)',
     breaks: ['AUTH-MISSING-NO-ERROR'],
-    reply: (r, req) => (isResource401(r, req) && header(req, 'authorization') === undefined ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform", error="invalid_token"') : r),
+    reply: (r, req) =>
+      isResource401(r, req) && header(req, 'authorization') === undefined
+        ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform", error="invalid_token"')
+        : r,
   },
   {
     name: 'unknown-token-no-error-code',
@@ -534,7 +698,9 @@ const authFaults: Fault[] = [
     breaks: ['AUTH-INVALID-TOKEN-ERROR'],
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
-      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'unknown' ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"') : r;
+      return isResource401(r, req) && token !== undefined && ctx.tokens.check(token) === 'unknown'
+        ? withHeader(r, 'WWW-Authenticate', 'Bearer realm="carrier-platform"')
+        : r;
     },
   },
   // The statuses of refusals are SHOULDs (RFC 6750 §3.1, RFC 9110 §15.5.2): each fault below keeps
@@ -548,29 +714,48 @@ const authFaults: Fault[] = [
     reply: (r, req) => {
       const scheme = /^\s*([^\s]+)/.exec(header(req, 'authorization') ?? '')?.[1]?.toLowerCase();
       if (!isResource401(r, req) || scheme === undefined || scheme === 'bearer') return r;
-      const refused = withBody({ ...r, status: 400 }, (b) => Object.assign(b, { error: 'invalid_request', error_description: 'Invalid request: malformed authorization header' }));
+      const refused = withBody({ ...r, status: 400 }, (b) =>
+        Object.assign(b, {
+          error: 'invalid_request',
+          error_description: 'Invalid request: malformed authorization header',
+        }),
+      );
       return withHeader(refused, 'WWW-Authenticate', 'Bearer realm="Service",error="invalid_request"');
     },
   },
   {
     name: 'missing-auth-403',
-    description: 'A resource request without an Authorization header gets 403 with the Bearer challenge instead of 401 (RFC 9110 §15.5.2; a warning)',
+    description:
+      'A resource request without an Authorization header gets 403 with the Bearer challenge instead of 401 (RFC 9110 §15.5.2; a warning)',
     breaks: ['AUTH-MISSING-401'],
-    reply: (r, req) => (isResource401(r, req) && header(req, 'authorization') === undefined ? { ...r, status: 403 } : r),
+    reply: (r, req) =>
+      isResource401(r, req) && header(req, 'authorization') === undefined ? { ...r, status: 403 } : r,
   },
   {
     name: 'malformed-token-403',
-    description: 'A malformed Bearer credential gets 403 with the Bearer challenge instead of 400 or 401 (RFC 6750 §3.1; a warning)',
+    description:
+      'A malformed Bearer credential gets 403 with the Bearer challenge instead of 400 or 401 (RFC 6750 §3.1; a warning)',
     breaks: ['AUTH-MALFORMED-STATUS'],
-    reply: (r, req) => (isResourceRequest(req) && (r.status === 400 || r.status === 401) && MALFORMED_BEARER.test(header(req, 'authorization') ?? '') ? { ...r, status: 403 } : r),
+    reply: (r, req) =>
+      isResourceRequest(req) &&
+      (r.status === 400 || r.status === 401) &&
+      MALFORMED_BEARER.test(header(req, 'authorization') ?? '')
+        ? { ...r, status: 403 }
+        : r,
   },
   {
     name: 'unknown-token-403',
-    description: 'An unknown access token gets 403 with its Bearer challenge, error="invalid_token", instead of 401 (RFC 6750 §3.1; a warning)',
+    description:
+      'An unknown access token gets 403 with its Bearer challenge, error="invalid_token", instead of 401 (RFC 6750 §3.1; a warning)',
     breaks: ['AUTH-UNKNOWN-TOKEN-401'],
     reply: (r, req, ctx) => {
       const token = bearerToken(req);
-      return isResource401(r, req) && token !== undefined && B64TOKEN.test(token) && ctx.tokens.check(token) === 'unknown' ? { ...r, status: 403 } : r;
+      return isResource401(r, req) &&
+        token !== undefined &&
+        B64TOKEN.test(token) &&
+        ctx.tokens.check(token) === 'unknown'
+        ? { ...r, status: 403 }
+        : r;
     },
   },
   {
@@ -619,7 +804,10 @@ const versionFaults: Fault[] = [
     name: 'invalid-version-500-on-shipments',
     description: 'The list endpoint alone crashes on an invalid Accept-Version: 500 (spec §Versioning 2: 400 or 404)',
     breaks: ['VERSION-INVALID'],
-    reply: (r, req) => (isListRequest(req) && r.status === 404 && header(req, 'accept-version') !== '1' ? json(500, { error: 'server_error' }) : r),
+    reply: (r, req) =>
+      isListRequest(req) && r.status === 404 && header(req, 'accept-version') !== '1'
+        ? json(500, { error: 'server_error' })
+        : r,
   },
   {
     name: 'version-header-case-sensitive',
@@ -652,11 +840,17 @@ const userFaults: Fault[] = [
   },
   {
     name: 'user-tenant-name-omitted',
-    description: 'The User\'s tenants omit name when it is empty (spec §User, §Generic rules for optional fields)',
+    description: "The User's tenants omit name when it is empty (spec §User, §Generic rules for optional fields)",
     breaks: ['USER-FIELDS-PRESENT', 'USER-EXPECTED-VALUES'],
     reply: (r, req) =>
       isUserRequest(req) && r.status === 200
-        ? withBody(r, (b) => void (b.tenants = (b.tenants as { id: string; name: string }[]).map((t) => (t.name === '' ? { id: t.id } : t))))
+        ? withBody(
+            r,
+            (b) =>
+              void (b.tenants = (b.tenants as { id: string; name: string }[]).map((t) =>
+                t.name === '' ? { id: t.id } : t,
+              )),
+          )
         : r,
   },
   {
@@ -673,11 +867,13 @@ const legacyFaults: Fault[] = [
     description: 'POST /uaa/oauth/token is no longer rewritten: 404 (spec §Obtain an access token, legacy path)',
     breaks: ['LEGACY-TOKEN', 'VERSION-ONE'],
     errs: ['LEGACY-TOKEN-REFUSES', 'LEGACY-TOKEN-WORKS', ...VERSION_PROBES],
-    reply: (r, req) => (req.rawPath === LEGACY_TOKEN_PATH ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
+    reply: (r, req) =>
+      req.rawPath === LEGACY_TOKEN_PATH ? json(404, { error: 'not_found', message: 'No such resource' }) : r,
   },
   {
     name: 'legacy-tokens-rejected',
-    description: 'Tokens from the legacy token path are not accepted by the API (spec §Obtain an access token: the legacy path is the token endpoint)',
+    description:
+      'Tokens from the legacy token path are not accepted by the API (spec §Obtain an access token: the legacy path is the token endpoint)',
     breaks: ['LEGACY-TOKEN-WORKS'],
     reply: (r, req, ctx) => {
       if (isSuccessfulToken(r, req) && isLegacyRequest(req)) {
@@ -695,21 +891,27 @@ const legacyFaults: Fault[] = [
   },
   {
     name: 'legacy-token-refuses-version-1',
-    description: 'The legacy token path answers 404 to Accept-Version: 1, as an old service that knows only its own versions (spec §Versioning 1: every endpoint)',
+    description:
+      'The legacy token path answers 404 to Accept-Version: 1, as an old service that knows only its own versions (spec §Versioning 1: every endpoint)',
     breaks: ['VERSION-ONE', 'LEGACY-TOKEN'],
     errs: ['LEGACY-TOKEN-WORKS', 'LEGACY-TOKEN-REFUSES', ...VERSION_PROBES],
-    reply: (r, req) => (req.rawPath === LEGACY_TOKEN_PATH && header(req, 'accept-version')?.trim() === '1' ? json(404, { error: 'unsupported_version', error_description: 'Unknown version' }) : r),
+    reply: (r, req) =>
+      req.rawPath === LEGACY_TOKEN_PATH && header(req, 'accept-version')?.trim() === '1'
+        ? json(404, { error: 'unsupported_version', error_description: 'Unknown version' })
+        : r,
   },
   {
     name: 'legacy-userinfo-gone',
     description: 'GET /uaa/userinfo is no longer rewritten: 404 (spec §Get the current user, legacy path)',
     breaks: ['LEGACY-USERINFO', 'VERSION-ONE'],
     errs: [...VERSION_PROBES, ...AUTH_PROBES],
-    reply: (r, req) => (req.rawPath === LEGACY_USER_PATH ? json(404, { error: 'not_found', message: 'No such resource' }) : r),
+    reply: (r, req) =>
+      req.rawPath === LEGACY_USER_PATH ? json(404, { error: 'not_found', message: 'No such resource' }) : r,
   },
   {
     name: 'legacy-redirect',
-    description: 'The legacy paths answer 308 redirects instead of being rewritten by the gateway (spec: "the gateway rewrites it")',
+    description:
+      'The legacy paths answer 308 redirects instead of being rewritten by the gateway (spec: "the gateway rewrites it")',
     breaks: ['LEGACY-NO-REDIRECT', 'LEGACY-TOKEN', 'LEGACY-USERINFO', 'VERSION-ONE'],
     errs: ['LEGACY-TOKEN-REFUSES', 'LEGACY-TOKEN-WORKS', ...VERSION_PROBES, ...AUTH_PROBES],
     reply: (r, req) => (isLegacyRequest(req) ? json(308, {}, { Location: req.path }) : r),
@@ -718,14 +920,16 @@ const legacyFaults: Fault[] = [
     name: 'legacy-userinfo-differs',
     description: 'GET /uaa/userinfo returns a different User than /users/me (an old shape without tenants)',
     breaks: ['LEGACY-USERINFO'],
-    reply: (r, req) => (isLegacyRequest(req) && isUserRequest(req) && r.status === 200 ? withBody(r, (b) => void delete b.tenants) : r),
+    reply: (r, req) =>
+      isLegacyRequest(req) && isUserRequest(req) && r.status === 200 ? withBody(r, (b) => void delete b.tenants) : r,
   },
   {
     name: 'legacy-token-accepts-wrong-secret',
     description: 'The legacy token path accepts a wrong secret (spec §Authentication 2)',
     breaks: ['LEGACY-TOKEN-REFUSES'],
     request: (req, ctx) => {
-      if (req.rawPath === LEGACY_TOKEN_PATH && basicClientId(req) === ctx.behaviour.clientId) req.headers.authorization = validBasic(ctx);
+      if (req.rawPath === LEGACY_TOKEN_PATH && basicClientId(req) === ctx.behaviour.clientId)
+        req.headers.authorization = validBasic(ctx);
     },
   },
 ];
@@ -751,24 +955,34 @@ function tenantData(req: Req, tenant: TenantRecord): unknown {
 const tenantFaults: Fault[] = [
   {
     name: 'cross-tenant-data',
-    description: "A tenant the client may not access is served, another client's tenant data included (spec §Authentication 5, tenant isolation)",
+    description:
+      "A tenant the client may not access is served, another client's tenant data included (spec §Authentication 5, tenant isolation)",
     breaks: ['TENANT-FOREIGN'],
     reply: asTenantOwner,
   },
   {
     name: 'unknown-tenant-served',
-    description: 'A tenantId that names no tenant gets 200 and an empty list instead of 403 or 404 (spec §Tenant-scoped endpoints, §Authentication 5)',
+    description:
+      'A tenantId that names no tenant gets 200 and an empty list instead of 403 or 404 (spec §Tenant-scoped endpoints, §Authentication 5)',
     breaks: ['TENANT-UNKNOWN'],
     reply: (r, req, ctx) => {
       const id = tenantSegment(req) ?? '';
       const request = parsePageRequest(req.query, ctx.behaviour);
-      if (r.status !== 404 || !isListRequest(req) || !UUID_SEGMENT.test(id) || ctx.tenants.has(id.toLowerCase()) || isRefusal(request)) return r;
+      if (
+        r.status !== 404 ||
+        !isListRequest(req) ||
+        !UUID_SEGMENT.test(id) ||
+        ctx.tenants.has(id.toLowerCase()) ||
+        isRefusal(request)
+      )
+        return r;
       return json(200, [], pagingHeaders(pageWindow(request, 0), req.path));
     },
   },
   {
     name: 'foreign-refusal-with-data',
-    description: 'The 403 for a foreign tenant carries the data asked for anyway: its items, its settings (spec §Authentication 5)',
+    description:
+      'The 403 for a foreign tenant carries the data asked for anyway: its items, its settings (spec §Authentication 5)',
     breaks: ['TENANT-FOREIGN'],
     reply: (r, req, ctx) => {
       const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
@@ -779,29 +993,53 @@ const tenantFaults: Fault[] = [
     // An array in an error body is no evidence of data (issue 38 item 2): these are the tenant's
     // own items, known by their ids.
     name: 'invalid-id-refusal-with-data',
-    description: "The 400 for a tenantId that is not a UUID falls back to the client's own tenant and carries its data beside the error, {\"error\": …, \"data\": [...]} (spec §Tenant identifier)",
+    description:
+      'The 400 for a tenantId that is not a UUID falls back to the client\'s own tenant and carries its data beside the error, {"error": …, "data": [...]} (spec §Tenant identifier)',
     breaks: ['TENANT-INVALID-ID'],
     reply: (r, req, ctx) => {
       const own = ctx.tenants.get(MAIN_TENANT_ID);
-      return tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && own ? { ...r, body: { ...(r.body as object), data: tenantData(req, own) } } : r;
+      return tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && own
+        ? { ...r, body: { ...(r.body as object), data: tenantData(req, own) } }
+        : r;
     },
   },
   {
     name: 'invalid-tenant-id-500',
     description: 'A tenantId that is not a UUID crashes the server: 500 (spec §Tenant identifier)',
     breaks: ['TENANT-INVALID-ID'],
-    reply: (r, req) => (tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) ? json(500, { error: 'server_error' }) : r),
+    reply: (r, req) =>
+      tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body))
+        ? json(500, { error: 'server_error' })
+        : r,
   },
   {
     name: 'tenant-access-denied',
     description: 'The tenant the user may access answers 403 (spec §Tenant-scoped endpoints)',
     breaks: ['TENANT-ACCESS', 'VERSION-ONE'],
-    errs: [...LIST_CHECKS, ...VERSION_PROBES, ...AUTH_PROBES, 'TENANT-FOREIGN', 'TENANT-UNKNOWN', 'TENANT-INVALID-ID', 'RESOURCE-SCHEMA', 'RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
-    reply: (r, req) => (tenantSegment(req)?.toLowerCase() === MAIN_TENANT_ID && r.status === 200 ? apiError({ status: 403, error: 'forbidden', description: 'Denied' }) : r),
+    errs: [
+      ...LIST_CHECKS,
+      ...VERSION_PROBES,
+      ...AUTH_PROBES,
+      'TENANT-FOREIGN',
+      'TENANT-UNKNOWN',
+      'TENANT-INVALID-ID',
+      'RESOURCE-SCHEMA',
+      'RESOURCE-FIELDS-PRESENT',
+      'RESOURCE-EXPECTED-VALUES',
+    ],
+    reply: (r, req) =>
+      tenantSegment(req)?.toLowerCase() === MAIN_TENANT_ID && r.status === 200
+        ? apiError({ status: 403, error: 'forbidden', description: 'Denied' })
+        : r,
   },
 ];
 
-const pagingHeaderFault = (name: string, headerName: string, alsoBreaks: readonly string[], errs: readonly string[] = []): Fault => ({
+const pagingHeaderFault = (
+  name: string,
+  headerName: string,
+  alsoBreaks: readonly string[],
+  errs: readonly string[] = [],
+): Fault => ({
   name,
   description: `List pages omit the ${headerName} header (spec §Pagination)`,
   breaks: ['PAGE-HEADERS'],
@@ -821,20 +1059,33 @@ const paginationFaults: Fault[] = [
   // (n − 1) × Page-Size) items): PAGE-WALK errs, and so does PAGE-ECHO where its own rule holds.
   pagingHeaderFault('no-total-pages', 'Total-Pages', [], ['PAGE-TOTALS']),
   pagingHeaderFault('no-page-size', 'Page-Size', ['PAGE-ECHO'], ['PAGE-TOTALS', 'PAGE-WALK']),
-  pagingHeaderFault('no-page-number', 'Page-Number', ['PAGE-ECHO', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW']),
+  pagingHeaderFault('no-page-number', 'Page-Number', [
+    'PAGE-ECHO',
+    'LINK-NEXT',
+    'LINK-PREV',
+    'LINK-FIRST-LAST',
+    'LINK-FOLLOW',
+  ]),
   pagingHeaderFault('no-total-elements', 'Total-Elements', [], ['PAGE-TOTALS', 'PAGE-ECHO', 'PAGE-WALK']),
   {
     name: 'paging-header-repeated',
     description: 'Total-Elements is sent on two field lines (spec §Pagination: one number)',
     breaks: ['PAGE-HEADERS'],
-    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', [replyHeader(r, 'Total-Elements') ?? '0', replyHeader(r, 'Total-Elements') ?? '0']) : r),
+    reply: (r, req) =>
+      isList(r, req)
+        ? withHeader(r, 'Total-Elements', [
+            replyHeader(r, 'Total-Elements') ?? '0',
+            replyHeader(r, 'Total-Elements') ?? '0',
+          ])
+        : r,
   },
   {
     name: 'paging-header-not-integer',
     description: 'Total-Elements is "23.0", not an integer (spec §Pagination)',
     breaks: ['PAGE-HEADERS'],
     errs: ['PAGE-TOTALS', 'PAGE-ECHO', 'PAGE-WALK'],
-    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', `${replyHeader(r, 'Total-Elements') ?? '0'}.0`) : r),
+    reply: (r, req) =>
+      isList(r, req) ? withHeader(r, 'Total-Elements', `${replyHeader(r, 'Total-Elements') ?? '0'}.0`) : r,
   },
   {
     name: 'page-number-always-1',
@@ -848,14 +1099,18 @@ const paginationFaults: Fault[] = [
     description: 'Page-Size states the default size, not the size asked for (spec §Pagination)',
     breaks: ['PAGE-ECHO'],
     alsoBreaks: ['PAGE-TOTALS', 'PAGE-WALK', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST'],
-    reply: (r, req, ctx) => (isList(r, req) && req.query.has('size') ? withHeader(r, 'Page-Size', String(ctx.behaviour.pageSizeDefault * 2)) : r),
+    reply: (r, req, ctx) =>
+      isList(r, req) && req.query.has('size')
+        ? withHeader(r, 'Page-Size', String(ctx.behaviour.pageSizeDefault * 2))
+        : r,
   },
   {
     name: 'total-pages-off-by-one',
     description: 'Total-Pages is one more than ceil(Total-Elements / Page-Size) (spec §Pagination)',
     breaks: ['PAGE-TOTALS'],
     alsoBreaks: ['PAGE-WALK', 'PAGE-PAST-END', 'LINK-NEXT', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'LINK-PREV'],
-    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Pages', String(Number(replyHeader(r, 'Total-Pages') ?? '0') + 1)) : r),
+    reply: (r, req) =>
+      isList(r, req) ? withHeader(r, 'Total-Pages', String(Number(replyHeader(r, 'Total-Pages') ?? '0') + 1)) : r,
   },
   {
     name: 'total-elements-off-by-one',
@@ -863,7 +1118,8 @@ const paginationFaults: Fault[] = [
     breaks: ['PAGE-WALK', 'LINK-FOLLOW'],
     // PAGE-ECHO's probes count their pages by the same headers.
     alsoBreaks: ['PAGE-ECHO'],
-    reply: (r, req) => (isList(r, req) ? withHeader(r, 'Total-Elements', String(Number(replyHeader(r, 'Total-Elements') ?? '0') + 1)) : r),
+    reply: (r, req) =>
+      isList(r, req) ? withHeader(r, 'Total-Elements', String(Number(replyHeader(r, 'Total-Elements') ?? '0') + 1)) : r,
   },
   {
     name: 'default-page-is-last',
@@ -876,10 +1132,14 @@ const paginationFaults: Fault[] = [
   },
   {
     name: 'pages-overlap',
-    description: 'Every page after the first starts one item early, repeating the previous page\'s last item (spec §Pagination)',
+    description:
+      "Every page after the first starts one item early, repeating the previous page's last item (spec §Pagination)",
     breaks: ['PAGE-WALK'],
     alsoBreaks: ['LINK-FOLLOW'],
-    reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > 1 && w.from < w.to ? [w.from - 1, w.to - 1] : [w.from, w.to])) : r),
+    reply: (r, req, ctx) =>
+      isList(r, req)
+        ? withSlice(r, req, ctx, (w) => (w.page > 1 && w.from < w.to ? [w.from - 1, w.to - 1] : [w.from, w.to]))
+        : r,
   },
   {
     name: 'pages-lose-items',
@@ -887,7 +1147,8 @@ const paginationFaults: Fault[] = [
     breaks: ['PAGE-WALK', 'LINK-FOLLOW'],
     // PAGE-ECHO's probe of page 2 counts one item short too.
     alsoBreaks: ['PAGE-ECHO'],
-    reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > 1 ? [w.from + 1, w.to] : [w.from, w.to])) : r),
+    reply: (r, req, ctx) =>
+      isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > 1 ? [w.from + 1, w.to] : [w.from, w.to])) : r,
   },
   {
     name: 'page-past-end-500',
@@ -900,15 +1161,26 @@ const paginationFaults: Fault[] = [
   },
   {
     name: 'page-past-end-repeats-last',
-    description: 'A page past the end repeats the last page\'s items (spec §Pagination)',
+    description: "A page past the end repeats the last page's items (spec §Pagination)",
     breaks: ['PAGE-PAST-END'],
-    reply: (r, req, ctx) => (isList(r, req) ? withSlice(r, req, ctx, (w) => (w.page > w.totalPages && w.totalPages > 0 ? [(w.totalPages - 1) * w.size, w.totalElements] : [w.from, w.to])) : r),
+    reply: (r, req, ctx) =>
+      isList(r, req)
+        ? withSlice(r, req, ctx, (w) =>
+            w.page > w.totalPages && w.totalPages > 0 ? [(w.totalPages - 1) * w.size, w.totalElements] : [w.from, w.to],
+          )
+        : r,
   },
   {
     name: 'invalid-page-500',
     description: 'A page parameter that is not a number crashes the server: 500 (spec §Pagination)',
     breaks: ['PAGE-INVALID-PARAMS'],
-    reply: (r, req) => (isListRequest(req) && r.status === 400 && /page/.test(JSON.stringify(r.body)) && !/^\d*$/.test(req.query.get('page') ?? '') ? json(500, { error: 'server_error' }) : r),
+    reply: (r, req) =>
+      isListRequest(req) &&
+      r.status === 400 &&
+      /page/.test(JSON.stringify(r.body)) &&
+      !/^\d*$/.test(req.query.get('page') ?? '')
+        ? json(500, { error: 'server_error' })
+        : r,
   },
   {
     name: 'size-zero-served',
@@ -917,7 +1189,12 @@ const paginationFaults: Fault[] = [
     reply: (r, req, ctx) => {
       if (!isListRequest(req) || req.query.get('size') !== '0') return r;
       const tenant = ctx.tenants.get(tenantSegment(req)?.toLowerCase() ?? '');
-      return json(200, [], { 'Total-Pages': '0', 'Page-Size': '0', 'Page-Number': req.query.get('page') ?? '1', 'Total-Elements': String(tenant?.shipmentCount ?? 0) });
+      return json(200, [], {
+        'Total-Pages': '0',
+        'Page-Size': '0',
+        'Page-Number': req.query.get('page') ?? '1',
+        'Total-Elements': String(tenant?.shipmentCount ?? 0),
+      });
     },
   },
   {
@@ -930,13 +1207,26 @@ const paginationFaults: Fault[] = [
     breaks: ['PAGE-ECHO'],
     reply: (r, req, ctx) => {
       const asked = Number(req.query.get('size'));
-      if (isList(r, req) && Number.isSafeInteger(asked) && asked > SIZE_VALIDATION_MAX) return json(422, { detail: [{ loc: ['query', 'size'], msg: `ensure this value is less than or equal to ${SIZE_VALIDATION_MAX}`, type: 'value_error.number.not_le', ctx: { limit_value: SIZE_VALIDATION_MAX } }] });
+      if (isList(r, req) && Number.isSafeInteger(asked) && asked > SIZE_VALIDATION_MAX)
+        return json(422, {
+          detail: [
+            {
+              loc: ['query', 'size'],
+              msg: `ensure this value is less than or equal to ${SIZE_VALIDATION_MAX}`,
+              type: 'value_error.number.not_le',
+              ctx: { limit_value: SIZE_VALIDATION_MAX },
+            },
+          ],
+        });
       const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       const tenant = w && ctx.tenants.get(w.tenantId);
       if (!w || !tenant || !Number.isSafeInteger(asked) || asked <= SILENT_SIZE_CAP) return r;
       const echoed = pageWindow({ page: w.page, size: asked }, w.totalElements);
       const headers = pagingHeaders(echoed, `${forwardedPrefix(req.headers)}${req.path}`);
-      let reply: Reply = { ...r, body: listSlice(tenant, w.collection, echoed.from, Math.min(echoed.to, echoed.from + SILENT_SIZE_CAP)) };
+      let reply: Reply = {
+        ...r,
+        body: listSlice(tenant, w.collection, echoed.from, Math.min(echoed.to, echoed.from + SILENT_SIZE_CAP)),
+      };
       for (const [name, value] of Object.entries(headers)) reply = withHeader(reply, name, value);
       return reply;
     },
@@ -969,12 +1259,17 @@ const paginationFaults: Fault[] = [
   },
   {
     name: 'next-links-disagree',
-    description: 'Pages before the last carry a second rel="next", two pages ahead, after the right one (spec §Pagination: one next page)',
+    description:
+      'Pages before the last carry a second rel="next", two pages ahead, after the right one (spec §Pagination: one next page)',
     breaks: ['LINK-NEXT'],
     reply: (r, req, ctx) => {
       const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       if (!w || w.page >= w.totalPages) return r;
-      return withLinks(r, req, (link) => `${link}, <${forwardedPrefix(req.headers)}${req.path}?page=${w.page + 2}&size=${w.size}>; rel="next"`);
+      return withLinks(
+        r,
+        req,
+        (link) => `${link}, <${forwardedPrefix(req.headers)}${req.path}?page=${w.page + 2}&size=${w.size}>; rel="next"`,
+      );
     },
   },
   {
@@ -999,7 +1294,9 @@ const paginationFaults: Fault[] = [
     breaks: ['LINK-PREV'],
     reply: (r, req, ctx) => {
       const w = isList(r, req) ? listWindow(req, ctx) : undefined;
-      return w?.page === 1 ? withLinks(r, req, (link) => `${link}, <${req.path}?page=0&size=${w.size}>; rel="prev"`) : r;
+      return w?.page === 1
+        ? withLinks(r, req, (link) => `${link}, <${req.path}?page=0&size=${w.size}>; rel="prev"`)
+        : r;
     },
   },
   {
@@ -1018,7 +1315,8 @@ const paginationFaults: Fault[] = [
     // Issue 38 item 3: the walk pages at the default size, where `?page=2` is the same page as
     // `?page=2&size=10`; only a page read at another size shows the links lose the client's size.
     name: 'links-drop-size',
-    description: "Link targets keep only the page, `?page=3`, dropping the size asked for, as Starlette's `request.url.replace_query_params(page=n)` builds them (spec §Pagination: links to the other pages of the same list)",
+    description:
+      "Link targets keep only the page, `?page=3`, dropping the size asked for, as Starlette's `request.url.replace_query_params(page=n)` builds them (spec §Pagination: links to the other pages of the same list)",
     breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
     reply: (r, req) => withLinks(r, req, (link) => link.replace(/([?&]page=\d+)&size=\d+/g, '$1')),
   },
@@ -1030,7 +1328,10 @@ const paginationFaults: Fault[] = [
     reply: (r, req, ctx) => {
       const w = isList(r, req) ? listWindow(req, ctx) : undefined;
       if (!w) return r;
-      const stale = pagingHeaders({ ...pageWindow({ page: w.page, size: ctx.behaviour.pageSizeDefault + 1 }, w.totalElements) }, `${forwardedPrefix(req.headers)}${req.path}`).Link;
+      const stale = pagingHeaders(
+        { ...pageWindow({ page: w.page, size: ctx.behaviour.pageSizeDefault + 1 }, w.totalElements) },
+        `${forwardedPrefix(req.headers)}${req.path}`,
+      ).Link;
       return withHeader(r, 'Link', stale);
     },
   },
@@ -1039,13 +1340,18 @@ const paginationFaults: Fault[] = [
   // fail, and the checks that page by number (the walk's own requests) keep their verdict.
   {
     name: 'link-javascript',
-    description: 'rel="next" targets are javascript: URIs, not pages of the API (spec §Pagination: links to other pages)',
+    description:
+      'rel="next" targets are javascript: URIs, not pages of the API (spec §Pagination: links to other pages)',
     breaks: ['LINK-NEXT', 'LINK-FOLLOW'],
-    reply: (r, req) => withLinks(r, req, (link) => link.replace(/<[^>]*>; rel="next"/, '<javascript:alert(document.domain)>; rel="next"')),
+    reply: (r, req) =>
+      withLinks(r, req, (link) =>
+        link.replace(/<[^>]*>; rel="next"/, '<javascript:alert(document.domain)>; rel="next"'),
+      ),
   },
   {
     name: 'link-foreign-origin',
-    description: 'Link targets are the right paths on another origin, http://evil.example (spec §Pagination: links to other pages of the API)',
+    description:
+      'Link targets are the right paths on another origin, http://evil.example (spec §Pagination: links to other pages of the API)',
     breaks: ['LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW'],
     reply: (r, req) => withLinks(r, req, (link) => link.replace(/<\//g, '<http://evil.example/')),
   },
@@ -1058,7 +1364,8 @@ const isInvoiceList = (reply: Reply, req: Req): boolean => isList(reply, req) &&
 
 /** Edits the object of a successful single-resource reply. */
 function withResource(reply: Reply, edit: (resource: Record<string, unknown>) => void): Reply {
-  if (reply.status !== 200 || reply.body === null || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
+  if (reply.status !== 200 || reply.body === null || typeof reply.body !== 'object' || Array.isArray(reply.body))
+    return reply;
   const copy = { ...(reply.body as Record<string, unknown>) };
   edit(copy);
   return { ...reply, body: copy };
@@ -1067,7 +1374,8 @@ function withResource(reply: Reply, edit: (resource: Record<string, unknown>) =>
 const resourceFaults: Fault[] = [
   {
     name: 'invoice-amount-as-string',
-    description: 'Invoices carry amountCents as a string ("12345"): a wrong type that only the declared schema reveals (every item still has every field)',
+    description:
+      'Invoices carry amountCents as a string ("12345"): a wrong type that only the declared schema reveals (every item still has every field)',
     breaks: ['RESOURCE-SCHEMA'],
     // The seeded invoices' amounts are numbers: the ground truth sees the string too.
     alsoBreaks: ['RESOURCE-EXPECTED-VALUES'],
@@ -1079,27 +1387,36 @@ const resourceFaults: Fault[] = [
   },
   {
     name: 'single-null-fields-omitted',
-    description: 'A shipment or invoice fetched by id omits its fields without data instead of sending null (spec §Generic rules for optional fields 1); the lists are right',
+    description:
+      'A shipment or invoice fetched by id omits its fields without data instead of sending null (spec §Generic rules for optional fields 1); the lists are right',
     breaks: ['RESOURCE-FIELDS-PRESENT'],
     // The first shipment is seeded with deliveredAt null: the ground truth sees it missing too.
     alsoBreaks: ['RESOURCE-EXPECTED-VALUES'],
-    reply: (r, req) => (isSingleItemRequest(req) ? withResource(r, (item) => Object.keys(item).forEach((k) => item[k] === null && delete item[k])) : r),
+    reply: (r, req) =>
+      isSingleItemRequest(req)
+        ? withResource(r, (item) => Object.keys(item).forEach((k) => item[k] === null && delete item[k]))
+        : r,
   },
   {
     name: 'seeded-null-as-empty-string',
-    description: 'Invoice list items send "" where the note is null (spec §Generic rules for optional fields 2): allowed by the schema, wrong against the seeded data',
+    description:
+      'Invoice list items send "" where the note is null (spec §Generic rules for optional fields 2): allowed by the schema, wrong against the seeded data',
     breaks: ['RESOURCE-EXPECTED-VALUES'],
-    reply: (r, req) => (isInvoiceList(r, req) ? withItems(r, (item) => void (item.note === null && (item.note = ''))) : r),
+    reply: (r, req) =>
+      isInvoiceList(r, req) ? withItems(r, (item) => void (item.note === null && (item.note = ''))) : r,
   },
   {
     name: 'seeded-empty-string-as-null',
-    description: 'Invoice list items send null where the note is "" (spec §Generic rules for optional fields 2): "" is a value, not a stand-in for null',
+    description:
+      'Invoice list items send null where the note is "" (spec §Generic rules for optional fields 2): "" is a value, not a stand-in for null',
     breaks: ['RESOURCE-EXPECTED-VALUES'],
-    reply: (r, req) => (isInvoiceList(r, req) ? withItems(r, (item) => void (item.note === '' && (item.note = null))) : r),
+    reply: (r, req) =>
+      isInvoiceList(r, req) ? withItems(r, (item) => void (item.note === '' && (item.note = null))) : r,
   },
   {
     name: 'version-ignored-on-single-invoice',
-    description: 'GET /tenants/{tenantId}/invoices/{invoiceId} alone serves requests without or with an invalid Accept-Version (spec §Versioning 1: every endpoint)',
+    description:
+      'GET /tenants/{tenantId}/invoices/{invoiceId} alone serves requests without or with an invalid Accept-Version (spec §Versioning 1: every endpoint)',
     breaks: ['VERSION-MISSING', 'VERSION-INVALID'],
     request: (req) => {
       if (/^\/tenants\/[^/]+\/invoices\/[^/]+$/.test(req.path)) req.headers['accept-version'] = '1';
@@ -1107,7 +1424,8 @@ const resourceFaults: Fault[] = [
   },
   {
     name: 'single-resource-cross-tenant',
-    description: 'A shipment or invoice by id is served to a client that may not access its tenant (spec §Authentication 5); the lists are isolated',
+    description:
+      'A shipment or invoice by id is served to a client that may not access its tenant (spec §Authentication 5); the lists are isolated',
     breaks: ['TENANT-FOREIGN'],
     reply: (r, req, ctx) => (isSingleItemRequest(req) ? asTenantOwner(r, req, ctx) : r),
   },
@@ -1116,7 +1434,8 @@ const resourceFaults: Fault[] = [
 const nullFaults: Fault[] = [
   {
     name: 'item-null-fields-omitted',
-    description: 'List items omit fields without data instead of sending null (spec §Generic rules for optional fields 1)',
+    description:
+      'List items omit fields without data instead of sending null (spec §Generic rules for optional fields 1)',
     breaks: ['NULLS-SAME-FIELDS'],
     // The same omission, against the declared properties and against the seeded items.
     alsoBreaks: ['RESOURCE-FIELDS-PRESENT', 'RESOURCE-EXPECTED-VALUES'],
@@ -1129,4 +1448,15 @@ const nullFaults: Fault[] = [
   },
 ];
 
-export const FAULTS: readonly Fault[] = [...tokenFaults, ...expiryFaults, ...authFaults, ...versionFaults, ...userFaults, ...legacyFaults, ...tenantFaults, ...paginationFaults, ...nullFaults, ...resourceFaults];
+export const FAULTS: readonly Fault[] = [
+  ...tokenFaults,
+  ...expiryFaults,
+  ...authFaults,
+  ...versionFaults,
+  ...userFaults,
+  ...legacyFaults,
+  ...tenantFaults,
+  ...paginationFaults,
+  ...nullFaults,
+  ...resourceFaults,
+];

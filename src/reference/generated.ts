@@ -43,8 +43,18 @@ export function generatedOpenApi(collections: number): Record<string, unknown> {
     paths[`/tenants/{tenantId}/${c}`] = {
       get: {
         operationId: `list_${c}`,
-        parameters: [tenant, version, { name: 'page', in: 'query', schema: { type: 'integer' } }, { name: 'size', in: 'query', schema: { type: 'integer' } }],
-        responses: { '200': { description: 'A page', content: json({ type: 'array', items: { $ref: '#/components/schemas/Item' } }) } },
+        parameters: [
+          tenant,
+          version,
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+          { name: 'size', in: 'query', schema: { type: 'integer' } },
+        ],
+        responses: {
+          '200': {
+            description: 'A page',
+            content: json({ type: 'array', items: { $ref: '#/components/schemas/Item' } }),
+          },
+        },
       },
     };
     paths[`/tenants/{tenantId}/${c}/{itemId}`] = {
@@ -64,7 +74,12 @@ export function generatedOpenApi(collections: number): Record<string, unknown> {
         Item: {
           type: 'object',
           required: ['id', 'name', 'value', 'note'],
-          properties: { id: { type: 'string' }, name: { type: 'string' }, value: { type: ['integer', 'null'] }, note: { type: ['string', 'null'] } },
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            value: { type: ['integer', 'null'] },
+            note: { type: ['string', 'null'] },
+          },
         },
       },
     },

@@ -28,7 +28,9 @@ type Parsed = { value: number | undefined } | { refusal: Refusal };
 function positiveInteger(query: URLSearchParams, name: string): Parsed {
   const values = query.getAll(name);
   if (values.length === 0) return { value: undefined };
-  const bad = (why: string): Parsed => ({ refusal: { status: 400, error: 'invalid_request', description: `${name} ${why}` } });
+  const bad = (why: string): Parsed => ({
+    refusal: { status: 400, error: 'invalid_request', description: `${name} ${why}` },
+  });
   if (values.length > 1) return bad('must be given at most once');
   const raw = values[0] ?? '';
   if (!DIGITS.test(raw)) return bad('must be a positive integer');
@@ -83,7 +85,8 @@ export function pagingHeaders(window: PageWindow, path: string, query?: URLSearc
   // The request's other parameters (a filter, a required query parameter) stay: each link is a page of the same list.
   const kept = [...(query ?? [])].filter(([name]) => name !== 'page' && name !== 'size');
   const others = kept.length === 0 ? '' : `${new URLSearchParams(kept).toString()}&`;
-  const link = (page: number, rel: string): string => `<${path}?${others}page=${page}&size=${window.size}>; rel="${rel}"`;
+  const link = (page: number, rel: string): string =>
+    `<${path}?${others}page=${page}&size=${window.size}>; rel="${rel}"`;
   const links: string[] = [];
   if (window.totalPages >= 1) links.push(link(1, 'first'));
   // prev only when the previous page exists: not on page 1, nor far past the end.

@@ -33,7 +33,13 @@ export interface WireOptions {
   keepAliveTimeoutMs: number;
 }
 
-export const DEFAULT_WIRE: WireOptions = { compress: false, chunked: false, closeConnections: false, delayMs: 0, keepAliveTimeoutMs: 5000 };
+export const DEFAULT_WIRE: WireOptions = {
+  compress: false,
+  chunked: false,
+  closeConnections: false,
+  delayMs: 0,
+  keepAliveTimeoutMs: 5000,
+};
 
 /** A refusal decided by a module (versioning, auth, paging…) before the endpoint's error style is applied. */
 export interface Refusal {
@@ -75,7 +81,12 @@ export function oauthError(refusal: Refusal): Reply {
   );
 }
 
-export function writeReply(res: ServerResponse, reply: Reply, wire: WireOptions = DEFAULT_WIRE, acceptEncoding = ''): void {
+export function writeReply(
+  res: ServerResponse,
+  reply: Reply,
+  wire: WireOptions = DEFAULT_WIRE,
+  acceptEncoding = '',
+): void {
   let payload = Buffer.from(reply.raw ? reply.raw.text : JSON.stringify(reply.body), 'utf8');
   res.statusCode = reply.status;
   const contentType = reply.raw ? reply.raw.contentType : (reply.contentType ?? JSON_CONTENT_TYPE);

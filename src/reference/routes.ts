@@ -8,7 +8,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DocumentAnswer } from './behaviour.js';
 import type { ReferenceContext } from './context.js';
-import { indexOfId, invoiceAt, listCount, listSlice, mayAccess, settingsOf, shipmentAt, type Collection, type TenantRecord } from './data.js';
+import {
+  indexOfId,
+  invoiceAt,
+  listCount,
+  listSlice,
+  mayAccess,
+  settingsOf,
+  shipmentAt,
+  type Collection,
+  type TenantRecord,
+} from './data.js';
 import { forwardedPrefix, type RequestTarget } from './gateway.js';
 import { generatedItem } from './generated.js';
 import { isRefusal, pageWindow, pagingHeaders, parsePageRequest } from './paging.js';
@@ -26,7 +36,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TENANT_PATH = /^\/tenants\/([^/]+)(\/.*)$/;
 
 /** What a list's answer reads of the request: its query, and the gateway's X-Forwarded-Prefix for its links. */
-type ListTarget = Pick<RequestTarget, 'query'> & { readonly headers: IncomingHttpHeaders; readonly client?: 'first' | 'second' };
+type ListTarget = Pick<RequestTarget, 'query'> & {
+  readonly headers: IncomingHttpHeaders;
+  readonly client?: 'first' | 'second';
+};
 
 const notFound = (): Reply => apiError({ status: 404, error: 'not_found', description: 'No such resource' });
 
@@ -39,7 +52,11 @@ function methodNotAllowed(allow: string): Reply {
   });
 }
 
-export function routeResource(method: string, target: ListTarget & Pick<RequestTarget, 'path'>, ctx: ReferenceContext): Reply {
+export function routeResource(
+  method: string,
+  target: ListTarget & Pick<RequestTarget, 'path'>,
+  ctx: ReferenceContext,
+): Reply {
   if (target.path === USER_PATH) {
     if (method !== 'GET') return methodNotAllowed('GET');
     return json(200, target.client === 'second' ? (ctx.secondUser ?? ctx.user) : ctx.user);
@@ -59,8 +76,16 @@ export function routeResource(method: string, target: ListTarget & Pick<RequestT
     return apiError({ status: 403, error: 'forbidden', description: 'This client may not access the tenant' });
   }
 
-  const documented = ctx.behaviour.documentRoutes?.answer(m[2].slice(1), target.query, { id: tenant.id, empty: tenant.shipmentCount === 0 }, target.headers);
-  if (documented !== undefined) return method === 'GET' ? documentReply(documented, target, ctx, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}${m[2]}`) : methodNotAllowed('GET');
+  const documented = ctx.behaviour.documentRoutes?.answer(
+    m[2].slice(1),
+    target.query,
+    { id: tenant.id, empty: tenant.shipmentCount === 0 },
+    target.headers,
+  );
+  if (documented !== undefined)
+    return method === 'GET'
+      ? documentReply(documented, target, ctx, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}${m[2]}`)
+      : methodNotAllowed('GET');
   const generated = /^\/c(\d{3})(?:\/([^/]+))?$/.exec(m[2]);
   if (generated?.[1] && Number(generated[1]) >= 1 && Number(generated[1]) <= ctx.behaviour.generatedCollections) {
     if (method !== 'GET') return methodNotAllowed('GET');
@@ -77,7 +102,10 @@ export function routeResource(method: string, target: ListTarget & Pick<RequestT
   if (id === undefined) return page(tenant, target, ctx, list);
   const index = indexOfId(tenant.id, kind, decodeURIComponent(id), count);
   if (index === undefined) return apiError({ status: 404, error: 'not_found', description: `No such ${kind}` });
-  return json(200, kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount));
+  return json(
+    200,
+    kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount),
+  );
 }
 
 function page(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, collection: Collection): Reply {
@@ -85,28 +113,47 @@ function page(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, c
   if (isRefusal(request)) return apiError(request);
   const window = pageWindow(request, listCount(tenant, collection));
   // Past the end: 200 with an empty array and the same totals.
-  return json(200, listSlice(tenant, collection, window.from, window.to), pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`));
+  return json(
+    200,
+    listSlice(tenant, collection, window.from, window.to),
+    pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`),
+  );
 }
 
 /** A generated collection (src/reference/generated.ts): a tenant's list, or one of its items; the empty tenant has none. */
-function generatedResource(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, collection: string, id: string | undefined): Reply {
+function generatedResource(
+  tenant: TenantRecord,
+  target: ListTarget,
+  ctx: ReferenceContext,
+  collection: string,
+  id: string | undefined,
+): Reply {
   const count = tenant.shipmentCount > 0 ? ctx.behaviour.generatedItems : 0;
   if (id !== undefined) {
     const decoded = decodeURIComponent(id);
     const index = Number(/^c\d{3}-(\d+)$/.exec(decoded)?.[1] ?? 0) - 1;
-    return decoded.startsWith(`${collection}-`) && index >= 0 && index < count ? json(200, generatedItem(collection, index)) : apiError({ status: 404, error: 'not_found', description: 'No such item' });
+    return decoded.startsWith(`${collection}-`) && index >= 0 && index < count
+      ? json(200, generatedItem(collection, index))
+      : apiError({ status: 404, error: 'not_found', description: 'No such item' });
   }
   const request = parsePageRequest(target.query, ctx.behaviour);
   if (isRefusal(request)) return apiError(request);
   const window = pageWindow(request, count);
-  const items = Array.from({ length: Math.max(0, window.to - window.from) }, (_, i) => generatedItem(collection, window.from + i));
-  return json(200, items, pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`, target.query));
+  const items = Array.from({ length: Math.max(0, window.to - window.from) }, (_, i) =>
+    generatedItem(collection, window.from + i),
+  );
+  return json(
+    200,
+    items,
+    pagingHeaders(window, `${forwardedPrefix(target.headers)}/tenants/${tenant.id}/${collection}`, target.query),
+  );
 }
 
 /** A described API's answer (behaviour.ts documentRoutes); a list is paged like the fixed ones (spec §Pagination). */
 function documentReply(answer: DocumentAnswer, target: ListTarget, ctx: ReferenceContext, path: string): Reply {
   if ('refusal' in answer) return apiError(answer.refusal);
-  const typed = (reply: Reply): Reply => (answer.contentType === undefined ? reply : { ...reply, contentType: answer.contentType });
+  const typed = (reply: Reply): Reply =>
+    answer.contentType === undefined ? reply : { ...reply, contentType: answer.contentType };
   if ('body' in answer) return typed(json(answer.status ?? 200, answer.body));
   const request = parsePageRequest(target.query, ctx.behaviour);
   if (isRefusal(request)) return apiError(request);

@@ -27,6 +27,8 @@ export function seededResources(tenants: ReadonlyMap<string, TenantRecord>): Rec
   const main = tenants.get(MAIN_TENANT_ID);
   if (!main) return {};
   const shipments = [0, 3, 4].filter((i) => i < main.shipmentCount).map((i) => shipmentAt(main.id, i));
-  const invoices = [0, 3, 4, 5].filter((i) => i < main.invoiceCount).map((i) => invoiceAt(main.id, i, main.shipmentCount));
+  const invoices = [0, 3, 4, 5]
+    .filter((i) => i < main.invoiceCount)
+    .map((i) => invoiceAt(main.id, i, main.shipmentCount));
   return { shipments, invoices, settings: settingsOf(main) };
 }

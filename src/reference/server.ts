@@ -9,7 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { resolveBehaviour, type ReferenceOptions } from './behaviour.js';
 import { authenticateBearer } from './bearer-auth.js';
 import type { ReferenceContext } from './context.js';
-import { buildTenants, buildUser, EMPTY_TENANT_ID, FOREIGN_TENANT_ID, MAIN_TENANT_ID, type ReferenceUser } from './data.js';
+import {
+  buildTenants,
+  buildUser,
+  EMPTY_TENANT_ID,
+  FOREIGN_TENANT_ID,
+  MAIN_TENANT_ID,
+  type ReferenceUser,
+} from './data.js';
 import { alterReply, alterRequest } from './alterations.js';
 import { resolveAlterations } from './catalogue.js';
 import { apiError, DEFAULT_WIRE, json, oauthError, writeReply, type Reply, type WireOptions } from './reply.js';
@@ -96,11 +103,21 @@ export interface ServedRequest {
 export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   const log: ServedRequest[] = [];
   const alterations = resolveAlterations(options.faults ?? [], options.variants ?? []);
-  const paging = Object.assign({}, ...alterations.map((a) => a.paging ?? {})) as Pick<ReferenceOptions, 'pageSizeDefault' | 'pageSizeMax'>;
+  const paging = Object.assign({}, ...alterations.map((a) => a.paging ?? {})) as Pick<
+    ReferenceOptions,
+    'pageSizeDefault' | 'pageSizeMax'
+  >;
   const behaviour = resolveBehaviour({ ...paging, ...options });
   const wire: WireOptions = Object.assign({ ...DEFAULT_WIRE }, ...alterations.map((a) => a.wire ?? {})) as WireOptions;
   const tenants = buildTenants(behaviour.shipmentCount);
-  const ctx: ReferenceContext = { behaviour, tokens: new TokenStore(behaviour.tokenTtlSeconds), tenants, user: buildUser(tenants), secondUser: buildUser(tenants, 'second'), scratch: new Map() };
+  const ctx: ReferenceContext = {
+    behaviour,
+    tokens: new TokenStore(behaviour.tokenTtlSeconds),
+    tenants,
+    user: buildUser(tenants),
+    secondUser: buildUser(tenants, 'second'),
+    scratch: new Map(),
+  };
   let requests = 0;
   let inFlight = 0;
   let throttled = 0;
@@ -111,15 +128,31 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     res.once('close', () => (inFlight -= 1));
     if (options.maxInFlight !== undefined && inFlight > options.maxInFlight) {
       throttled += 1;
-      writeReply(res, json(429, { error: 'too_many_requests', message: 'Too many requests in flight' }, { 'Retry-After': '1', 'Cache-Control': 'no-store' }), wire, '');
+      writeReply(
+        res,
+        json(
+          429,
+          { error: 'too_many_requests', message: 'Too many requests in flight' },
+          { 'Retry-After': '1', 'Cache-Control': 'no-store' },
+        ),
+        wire,
+        '',
+      );
       return;
     }
     const answer = async (): Promise<Reply> => {
       const req = await readRequest(message, behaviour.maxTokenBodyBytes, behaviour.legacyRewrites);
       if (options.recordRequests) {
         const headers: [string, string][] = [];
-        for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.push([message.rawHeaders[i] ?? '', message.rawHeaders[i + 1] ?? '']);
-        log.push({ method: req.method, target: message.url ?? '/', endpoint: req.path, headers, body: req.body?.toString('utf8') ?? '' });
+        for (let i = 0; i + 1 < message.rawHeaders.length; i += 2)
+          headers.push([message.rawHeaders[i] ?? '', message.rawHeaders[i + 1] ?? '']);
+        log.push({
+          method: req.method,
+          target: message.url ?? '/',
+          endpoint: req.path,
+          headers,
+          body: req.body?.toString('utf8') ?? '',
+        });
       }
       alterRequest(alterations, req, ctx);
       let reply: Reply;

@@ -11,7 +11,8 @@ import type { Req } from './request.js';
 
 export { TOKEN_PATH } from '../core/carrier-spec.js';
 
-const invalidRequest = (description: string): Reply => oauthError({ status: 400, error: 'invalid_request', description });
+const invalidRequest = (description: string): Reply =>
+  oauthError({ status: 400, error: 'invalid_request', description });
 
 export function handleTokenRequest(req: Req, ctx: ReferenceContext): Reply {
   if (req.method !== 'POST') {

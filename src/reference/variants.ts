@@ -48,7 +48,11 @@ const OTHER_GRANT_REFUSALS: ReadonlyMap<string, readonly [number, string]> = new
 ]);
 
 /** Rewrites every link of a list page's Link header; `links` are `[target, rel]` pairs. */
-function relink(reply: Reply, req: Req, format: (links: [string, string][], req: Req) => string | readonly string[]): Reply {
+function relink(
+  reply: Reply,
+  req: Req,
+  format: (links: [string, string][], req: Req) => string | readonly string[],
+): Reply {
   const link = isList(reply, req) ? replyHeader(reply, 'Link') : undefined;
   if (link === undefined) return reply;
   const links = [...link.matchAll(/<([^>]*)>; rel="([^"]*)"/g)].map((m): [string, string] => [m[1] ?? '', m[2] ?? '']);
@@ -59,26 +63,39 @@ const joined = (parts: string[]): string => parts.join(', ');
 
 /** The refusal of a tenant path for its tenant: a tenantId that is not a UUID (400), a tenant the client may not access (403). */
 const isTenantRefusal = (reply: Reply, req: Req): boolean =>
-  tenantSegment(req) !== undefined && ((reply.status === 400 && /tenantId/.test(JSON.stringify(reply.body))) || reply.status === 403);
+  tenantSegment(req) !== undefined &&
+  ((reply.status === 400 && /tenantId/.test(JSON.stringify(reply.body))) || reply.status === 403);
 
 export const VARIANTS: readonly Variant[] = [
   // ── status codes the spec or the RFCs leave open ───────────────────────────────────────
   {
     name: 'invalid-version-400',
     description: 'An invalid Accept-Version gets 400 instead of 404 (spec §Versioning 2: either)',
-    reply: (r, req) => (r.status === 404 && header(req, 'accept-version') !== undefined && header(req, 'accept-version')?.trim() !== '1' ? { ...r, status: 400 } : r),
+    reply: (r, req) =>
+      r.status === 404 && header(req, 'accept-version') !== undefined && header(req, 'accept-version')?.trim() !== '1'
+        ? { ...r, status: 400 }
+        : r,
   },
   {
     name: 'no-credentials-400',
-    description: 'A token request without client authentication gets 400 invalid_client without a challenge (RFC 6749 §5.2 allows 400)',
-    reply: (r, req) => (isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined ? withHeader({ ...r, status: 400 }, 'WWW-Authenticate', undefined) : r),
+    description:
+      'A token request without client authentication gets 400 invalid_client without a challenge (RFC 6749 §5.2 allows 400)',
+    reply: (r, req) =>
+      isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined
+        ? withHeader({ ...r, status: 400 }, 'WWW-Authenticate', undefined)
+        : r,
   },
   {
     name: 'no-credentials-invalid-request',
-    description: 'A token request without client authentication gets 400 invalid_request, as oidc-provider (OpenID Certified) answers (RFC 6749 §5.2: a request missing a required part)',
+    description:
+      'A token request without client authentication gets 400 invalid_request, as oidc-provider (OpenID Certified) answers (RFC 6749 §5.2: a request missing a required part)',
     reply: (r, req) =>
       isTokenRequest(req) && r.status === 401 && header(req, 'authorization') === undefined
-        ? withHeader(withBody({ ...r, status: 400 }, (b) => void (b.error = 'invalid_request')), 'WWW-Authenticate', undefined)
+        ? withHeader(
+            withBody({ ...r, status: 400 }, (b) => void (b.error = 'invalid_request')),
+            'WWW-Authenticate',
+            undefined,
+          )
         : r,
   },
   {
@@ -87,33 +104,54 @@ export const VARIANTS: readonly Variant[] = [
     // get unsupported_grant_type (TOKEN-GRANT-UNSUPPORTED), and it still does.
     name: 'other-grants-refused-variously',
     description:
-      'Grants other than client_credentials are refused as real servers do: authorization_code and refresh_token 400 invalid_grant (the vendors\' flow of spec §Authentication 6 served here, the material checked first), password 400 unauthorized_client, the JWT bearer grant 401 invalid_client, the device code 400 invalid_request, token exchange 400 invalid_scope (RFC 6749 §5.2)',
+      "Grants other than client_credentials are refused as real servers do: authorization_code and refresh_token 400 invalid_grant (the vendors' flow of spec §Authentication 6 served here, the material checked first), password 400 unauthorized_client, the JWT bearer grant 401 invalid_client, the device code 400 invalid_request, token exchange 400 invalid_scope (RFC 6749 §5.2)",
     reply: (r, req) => {
       if (!isTokenRequest(req) || errorCode(r) !== 'unsupported_grant_type') return r;
       const refusal = OTHER_GRANT_REFUSALS.get(formParam(req, 'grant_type') ?? '');
       if (!refusal) return r;
       const [status, error] = refusal;
-      const refused = withBody({ ...r, status }, (b) => void ((b.error = error), (b.error_description = `Refused: ${error}`)));
-      return status === 401 ? withHeader(refused, 'WWW-Authenticate', 'Basic realm="carrier-platform", charset="UTF-8"') : refused;
+      const refused = withBody(
+        { ...r, status },
+        (b) => void ((b.error = error), (b.error_description = `Refused: ${error}`)),
+      );
+      return status === 401
+        ? withHeader(refused, 'WWW-Authenticate', 'Basic realm="carrier-platform", charset="UTF-8"')
+        : refused;
     },
   },
   {
     name: 'malformed-bearer-401',
-    description: 'An empty Bearer credential gets 401 invalid_token instead of 400 invalid_request (RFC 6750 §3.1: either is reasonable)',
-    reply: (r, req) => (isResourceRequest(req) && r.status === 400 && /^bearer\s*$/i.test(header(req, 'authorization') ?? '') ? withHeader({ ...r, status: 401 }, 'WWW-Authenticate', 'Bearer realm="carrier-platform", error="invalid_token"') : r),
+    description:
+      'An empty Bearer credential gets 401 invalid_token instead of 400 invalid_request (RFC 6750 §3.1: either is reasonable)',
+    reply: (r, req) =>
+      isResourceRequest(req) && r.status === 400 && /^bearer\s*$/i.test(header(req, 'authorization') ?? '')
+        ? withHeader(
+            { ...r, status: 401 },
+            'WWW-Authenticate',
+            'Bearer realm="carrier-platform", error="invalid_token"',
+          )
+        : r,
   },
   {
     name: 'past-end-404',
-    description: 'A page past the end answers 404 instead of an empty page (spec §Pagination is silent; both are reasonable)',
+    description:
+      'A page past the end answers 404 instead of an empty page (spec §Pagination is silent; both are reasonable)',
     reply: (r, req) => {
       const page = Number(req.query.get('page') ?? '1');
       const total = Number(replyHeader(r, 'Total-Pages') ?? 'NaN');
-      return isList(r, req) && page > Math.max(total, 1) ? { status: 404, headers: { 'Cache-Control': 'no-store' }, body: { error: 'not_found', message: 'No such page' } } : r;
+      return isList(r, req) && page > Math.max(total, 1)
+        ? {
+            status: 404,
+            headers: { 'Cache-Control': 'no-store' },
+            body: { error: 'not_found', message: 'No such page' },
+          }
+        : r;
     },
   },
   {
     name: 'paging-clamped',
-    description: 'Invalid page and size values are clamped to page 1 and the default size, and served (a documented clamp)',
+    description:
+      'Invalid page and size values are clamped to page 1 and the default size, and served (a documented clamp)',
     request: (req) => {
       if (!isListRequest(req)) return;
       for (const name of ['page', 'size']) {
@@ -125,12 +163,16 @@ export const VARIANTS: readonly Variant[] = [
   {
     name: 'foreign-tenant-404',
     description: 'A tenant the client may not access answers 404, hiding that it exists (spec: 403 or 404)',
-    reply: (r) => (r.status === 403 ? { ...r, status: 404, body: { error: 'not_found', message: 'No such tenant' } } : r),
+    reply: (r) =>
+      r.status === 403 ? { ...r, status: 404, body: { error: 'not_found', message: 'No such tenant' } } : r,
   },
   {
     name: 'invalid-tenant-id-404',
     description: 'A tenantId that is not a UUID answers 404 instead of 400 (any 4xx is fine)',
-    reply: (r, req) => (r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && req.path.startsWith('/tenants/') ? { ...r, status: 404 } : r),
+    reply: (r, req) =>
+      r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && req.path.startsWith('/tenants/')
+        ? { ...r, status: 404 }
+        : r,
   },
   // Error bodies with arrays that hold no data (issue 38 item 2): the spec does not show the error
   // shape, and these are the frameworks' own.
@@ -141,8 +183,18 @@ export const VARIANTS: readonly Variant[] = [
     reply: (r, req) => {
       if (!isTenantRefusal(r, req)) return r;
       if (r.status === 400)
-        return { ...r, status: 422, body: { detail: [{ loc: ['path', 'tenant_id'], msg: 'value is not a valid uuid', type: 'type_error.uuid' }] } };
-      return r.status === 403 ? { ...r, contentType: 'application/vnd.api+json', body: { errors: [{ status: '403', title: 'Forbidden', detail: 'No access to this tenant' }] } } : r;
+        return {
+          ...r,
+          status: 422,
+          body: { detail: [{ loc: ['path', 'tenant_id'], msg: 'value is not a valid uuid', type: 'type_error.uuid' }] },
+        };
+      return r.status === 403
+        ? {
+            ...r,
+            contentType: 'application/vnd.api+json',
+            body: { errors: [{ status: '403', title: 'Forbidden', detail: 'No access to this tenant' }] },
+          }
+        : r;
     },
   },
   {
@@ -153,16 +205,37 @@ export const VARIANTS: readonly Variant[] = [
       if (!isTenantRefusal(r, req)) return r;
       if (r.status === 400) return { ...r, body: { tenant_id: ['Must be a valid UUID.'] } };
       if (r.status !== 403) return r;
-      const problem = { type: 'https://carrier.example/problems/tenant-access', title: 'No access to this tenant', status: 403, errors: [{ detail: 'This client may not access the tenant', pointer: '#/tenantId' }] };
+      const problem = {
+        type: 'https://carrier.example/problems/tenant-access',
+        title: 'No access to this tenant',
+        status: 403,
+        errors: [{ detail: 'This client may not access the tenant', pointer: '#/tenantId' }],
+      };
       return { ...r, contentType: 'application/problem+json', body: problem };
     },
   },
   {
     name: 'size-maximum-refused',
-    description: 'A size above 20 is refused with FastAPI\'s 422, as `Query(le=20)` validates it, instead of served at a cap (spec §Limits: the maximum varies with the endpoint)',
+    description:
+      "A size above 20 is refused with FastAPI's 422, as `Query(le=20)` validates it, instead of served at a cap (spec §Limits: the maximum varies with the endpoint)",
     reply: (r, req) => {
       const asked = Number(req.query.get('size'));
-      return isList(r, req) && Number.isSafeInteger(asked) && asked > 20 ? { status: 422, headers: {}, body: { detail: [{ loc: ['query', 'size'], msg: 'ensure this value is less than or equal to 20', type: 'value_error.number.not_le', ctx: { limit_value: 20 } }] } } : r;
+      return isList(r, req) && Number.isSafeInteger(asked) && asked > 20
+        ? {
+            status: 422,
+            headers: {},
+            body: {
+              detail: [
+                {
+                  loc: ['query', 'size'],
+                  msg: 'ensure this value is less than or equal to 20',
+                  type: 'value_error.number.not_le',
+                  ctx: { limit_value: 20 },
+                },
+              ],
+            },
+          }
+        : r;
     },
   },
   {
@@ -172,7 +245,8 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     name: 'expiry-leeway',
-    description: 'Tokens are still accepted for 400 ms after expires_in, a clock leeway within the harness margin (--expiry-margin 1 s)',
+    description:
+      'Tokens are still accepted for 400 ms after expires_in, a clock leeway within the harness margin (--expiry-margin 1 s)',
     request: (req, ctx: ReferenceContext) => {
       const token = bearerToken(req);
       const left = token === undefined ? undefined : ctx.tokens.millisecondsLeft(token);
@@ -201,7 +275,11 @@ export const VARIANTS: readonly Variant[] = [
           b.locale = 'en-GB';
           b.tenants = (b.tenants as Record<string, unknown>[]).map((t) => ({ ...t, role: 'admin' }));
         });
-      if (isList(r, req)) return withItems(r, (item, i) => void (item.trackingUrl = i % 2 === 0 ? `https://track.example/${String(item.id)}` : null));
+      if (isList(r, req))
+        return withItems(
+          r,
+          (item, i) => void (item.trackingUrl = i % 2 === 0 ? `https://track.example/${String(item.id)}` : null),
+        );
       if (r.status >= 400) return withBody(r, (b) => void (b.traceId = '4bf92f3577b34da6a3ce929d0e0e4736'));
       // A tenant resource (by id, or the settings) with fields its schema does not declare: allowed, as
       // schemas do not forbid additional properties and fields are added (spec §Versioning 3).
@@ -214,7 +292,8 @@ export const VARIANTS: readonly Variant[] = [
     // writes null as "" for a `type: string` property without null, and a document generated from
     // the same schema says so. Only ground truth can tell this "" from a real empty value.
     name: 'empty-string-for-null',
-    description: 'An unpaid invoice has paidAt "" instead of null (spec §Generic rules for optional fields 2), as fast-json-stringify writes null for a string property; only ground truth shows it',
+    description:
+      'An unpaid invoice has paidAt "" instead of null (spec §Generic rules for optional fields 2), as fast-json-stringify writes null for a string property; only ground truth shows it',
     review: ['GET /tenants/{tenantId}/invoices paidAt'],
     reply: (r, req) => {
       const unpaid = (item: Record<string, unknown>): void => void (item.paidAt === null && (item.paidAt = ''));
@@ -224,18 +303,29 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     name: 'json-media-type-params',
-    description: 'JSON is labelled `Application/JSON; Charset="UTF-8"` (media types are case-insensitive, RFC 9110 §8.3.1)',
+    description:
+      'JSON is labelled `Application/JSON; Charset="UTF-8"` (media types are case-insensitive, RFC 9110 §8.3.1)',
     reply: (r) => ({ ...r, contentType: 'Application/JSON; Charset="UTF-8"' }),
   },
   {
     name: 'problem-json-errors',
     description: 'Resource errors are application/problem+json (RFC 9457); the spec does not show the error shape',
-    reply: (r, req) => (isResourceRequest(req) && r.status >= 400 ? { ...r, contentType: 'application/problem+json', body: { type: 'about:blank', title: 'Error', status: r.status, ...(r.body as object) } } : r),
+    reply: (r, req) =>
+      isResourceRequest(req) && r.status >= 400
+        ? {
+            ...r,
+            contentType: 'application/problem+json',
+            body: { type: 'about:blank', title: 'Error', status: r.status, ...(r.body as object) },
+          }
+        : r,
   },
   {
     name: 'list-wrapper',
     description: 'Lists come wrapped in an object, {"items": [...], "count": n} (the spec does not show the list body)',
-    reply: (r, req) => (isList(r, req) && Array.isArray(r.body) ? { ...r, body: { items: r.body, count: (r.body as unknown[]).length } } : r),
+    reply: (r, req) =>
+      isList(r, req) && Array.isArray(r.body)
+        ? { ...r, body: { items: r.body, count: (r.body as unknown[]).length } }
+        : r,
   },
   {
     name: 'jwt-like-tokens',
@@ -252,17 +342,30 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     name: 'cache-control-extra',
-    description: 'The token response says `Cache-Control: no-cache, no-store, max-age=0, must-revalidate` (no-store among others)',
-    reply: (r, req) => (isTokenRequest(req) && r.status === 200 ? withHeader(r, 'Cache-Control', 'no-cache, No-Store, max-age=0, must-revalidate') : r),
+    description:
+      'The token response says `Cache-Control: no-cache, no-store, max-age=0, must-revalidate` (no-store among others)',
+    reply: (r, req) =>
+      isTokenRequest(req) && r.status === 200
+        ? withHeader(r, 'Cache-Control', 'no-cache, No-Store, max-age=0, must-revalidate')
+        : r,
   },
   {
     name: 'challenge-variants',
-    description: 'Challenges spelled otherwise: several challenges, token68-free unquoted realm, lower-case scheme, scope and error_description',
+    description:
+      'Challenges spelled otherwise: several challenges, token68-free unquoted realm, lower-case scheme, scope and error_description',
     reply: (r, req) => {
       const challenge = replyHeader(r, 'WWW-Authenticate');
       if (challenge === undefined) return r;
-      if (isTokenRequest(req)) return withHeader(r, 'WWW-Authenticate', ['Newauth realm="apps", type=1, title="Login to \\"apps\\""', 'Basic realm=carrier-platform']);
-      return withHeader(r, 'WWW-Authenticate', `Basic realm="carrier-platform", ${challenge.replace(/^Bearer/, 'bearer')}, scope="api.read"`);
+      if (isTokenRequest(req))
+        return withHeader(r, 'WWW-Authenticate', [
+          'Newauth realm="apps", type=1, title="Login to \\"apps\\""',
+          'Basic realm=carrier-platform',
+        ]);
+      return withHeader(
+        r,
+        'WWW-Authenticate',
+        `Basic realm="carrier-platform", ${challenge.replace(/^Bearer/, 'bearer')}, scope="api.read"`,
+      );
     },
   },
   {
@@ -285,7 +388,16 @@ export const VARIANTS: readonly Variant[] = [
   {
     name: 'link-uppercase',
     description: 'Parameter names and relation types in other cases: `REL="NEXT"` (both are case-insensitive)',
-    reply: (r, req) => relink(r, req, (links) => joined(links.map(([t, rel], i) => (i % 2 === 0 ? `<${t}>; REL="${rel.toUpperCase()}"` : `<${t}>; Rel=${rel[0]?.toUpperCase() ?? ''}${rel.slice(1)}`)))),
+    reply: (r, req) =>
+      relink(r, req, (links) =>
+        joined(
+          links.map(([t, rel], i) =>
+            i % 2 === 0
+              ? `<${t}>; REL="${rel.toUpperCase()}"`
+              : `<${t}>; Rel=${rel[0]?.toUpperCase() ?? ''}${rel.slice(1)}`,
+          ),
+        ),
+      ),
   },
   {
     name: 'link-separate-lines',
@@ -303,7 +415,8 @@ export const VARIANTS: readonly Variant[] = [
   {
     name: 'link-query-only-targets',
     description: 'Link targets are query-only relative references, `<?page=2&size=10>` (RFC 3986 §5.2)',
-    reply: (r, req) => relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t.slice(t.indexOf('?'))}>; rel="${rel}"`))),
+    reply: (r, req) =>
+      relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t.slice(t.indexOf('?'))}>; rel="${rel}"`))),
   },
   {
     name: 'link-whitespace',
@@ -327,35 +440,61 @@ export const VARIANTS: readonly Variant[] = [
       relink(r, req, (links) =>
         joined([
           '<https://docs.example/paging;v=1?a=1,2>; rel="help"; title="Paging, explained"',
-          ...links.map(([t, rel]) => `<${t}>; type="application/json"; rel="${rel}"; title="The ${rel} page, of this list"; hreflang=en`),
+          ...links.map(
+            ([t, rel]) =>
+              `<${t}>; type="application/json"; rel="${rel}"; title="The ${rel} page, of this list"; hreflang=en`,
+          ),
         ]),
       ),
   },
   {
     name: 'link-empty-elements',
     description: 'Empty list elements in Link: `, ,` (RFC 9110 §5.6.1.2: recipients ignore them)',
-    reply: (r, req) => relink(r, req, (links) => `, ${links.map(([t, rel]) => `<${t}>; rel="${rel}"`).join(' , , ')} ,`),
+    reply: (r, req) =>
+      relink(r, req, (links) => `, ${links.map(([t, rel]) => `<${t}>; rel="${rel}"`).join(' , , ')} ,`),
   },
   {
     name: 'link-param-order',
     description: 'Link targets list size before page: `?size=10&page=2`',
-    reply: (r, req) => relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t.replace(/page=(\d+)&size=(\d+)/, 'size=$2&page=$1')}>; rel="${rel}"`))),
+    reply: (r, req) =>
+      relink(r, req, (links) =>
+        joined(links.map(([t, rel]) => `<${t.replace(/page=(\d+)&size=(\d+)/, 'size=$2&page=$1')}>; rel="${rel}"`)),
+      ),
   },
   {
     name: 'link-repeated',
-    description: 'Every link sent twice, the same target each time (RFC 8288 §3: the field is a list of links, and nothing forbids a repeat; both name the same page)',
-    reply: (r, req) => relink(r, req, (links) => joined([...links, ...links].map(([t, rel]) => `<${t}>; rel="${rel}"`))),
+    description:
+      'Every link sent twice, the same target each time (RFC 8288 §3: the field is a list of links, and nothing forbids a repeat; both name the same page)',
+    reply: (r, req) =>
+      relink(r, req, (links) => joined([...links, ...links].map(([t, rel]) => `<${t}>; rel="${rel}"`))),
   },
   {
     name: 'link-previous-rel',
     description: 'The previous page is linked as rel="previous", the registered synonym of "prev"',
-    reply: (r, req) => relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t}>; rel="${rel === 'prev' ? 'previous' : rel}"`))),
+    reply: (r, req) =>
+      relink(r, req, (links) => joined(links.map(([t, rel]) => `<${t}>; rel="${rel === 'prev' ? 'previous' : rel}"`))),
   },
 
   // ── the wire: compression, framing, connections, timing ────────────────────────────────
-  { name: 'gzip', description: 'Bodies are gzip-compressed when the client accepts it (RFC 9110 §8.4)', wire: { compress: true } },
-  { name: 'chunked', description: 'Bodies are sent with chunked transfer coding, no Content-Length (RFC 9112 §7.1)', wire: { chunked: true } },
-  { name: 'connection-close', description: 'Every response closes the connection (no keep-alive)', wire: { closeConnections: true } },
-  { name: 'short-keep-alive', description: 'Idle keep-alive connections are closed after 20 ms', wire: { keepAliveTimeoutMs: 20 } },
+  {
+    name: 'gzip',
+    description: 'Bodies are gzip-compressed when the client accepts it (RFC 9110 §8.4)',
+    wire: { compress: true },
+  },
+  {
+    name: 'chunked',
+    description: 'Bodies are sent with chunked transfer coding, no Content-Length (RFC 9112 §7.1)',
+    wire: { chunked: true },
+  },
+  {
+    name: 'connection-close',
+    description: 'Every response closes the connection (no keep-alive)',
+    wire: { closeConnections: true },
+  },
+  {
+    name: 'short-keep-alive',
+    description: 'Idle keep-alive connections are closed after 20 ms',
+    wire: { keepAliveTimeoutMs: 20 },
+  },
   { name: 'slow-responses', description: 'Every response takes 40 ms longer', wire: { delayMs: 40 } },
 ];

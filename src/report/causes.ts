@@ -142,7 +142,12 @@ interface Key {
 }
 
 /** The key of one finding, without the pointers: by the answer that is not the endpoint, else by what is wrong. */
-function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed: ParsedFinding, endpoint: string | undefined): Key {
+function keyOf(
+  finding: Finding,
+  exchanges: readonly RecordedExchange[],
+  parsed: ParsedFinding,
+  endpoint: string | undefined,
+): Key {
   const ex = finding.exchange === undefined ? undefined : exchanges[finding.exchange];
   if (ex) {
     const endpoint = `${ex.request.method} ${pathOf(ex.request.url)}`;
@@ -152,9 +157,14 @@ function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed:
       return { key: `broken ${endpoint} ${error}`, title: `${endpoint}: ${error}` };
     }
     if ((res.status >= 300 && res.status < 400) || res.status >= 500) {
-      const location = res.status < 400 ? res.headers.find(([name]) => name.toLowerCase() === 'location')?.[1] : undefined;
+      const location =
+        res.status < 400 ? res.headers.find(([name]) => name.toLowerCase() === 'location')?.[1] : undefined;
       const title = `${endpoint} answered ${res.status}${location !== undefined ? `, a redirect to ${location}` : ''}`;
-      return { key: statusKey(endpoint, res.status, location), title, answer: { status: res.status, ...(location !== undefined ? { location } : {}) } };
+      return {
+        key: statusKey(endpoint, res.status, location),
+        title,
+        answer: { status: res.status, ...(location !== undefined ? { location } : {}) },
+      };
     }
   }
   const own = listPathOf(endpoint);
@@ -162,12 +172,20 @@ function keyOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed:
   if (parsed.sent !== '' && STATUS_ONLY.test(wrong)) {
     const sent = /^with(?:out)?\b/.test(parsed.sent) ? `a request ${parsed.sent}` : parsed.sent;
     const title = `${sent.charAt(0).toUpperCase()}${sent.slice(1)}: ${wrong}`;
-    return { key: `wrong ${normaliseSent(parsed.sent)}: ${normalise(wrong)}`, title, ...(endpoint !== undefined ? { onOneEndpoint: `${endpoint} ${parsed.sent}: ${wrong}` } : {}) };
+    return {
+      key: `wrong ${normaliseSent(parsed.sent)}: ${normalise(wrong)}`,
+      title,
+      ...(endpoint !== undefined ? { onOneEndpoint: `${endpoint} ${parsed.sent}: ${wrong}` } : {}),
+    };
   }
   const behaviour = BEHAVIOURS.find((b) => b.test.test(wrong));
   // Its first finding whole, request and all: the checks that share it each ask something else.
   if (behaviour) return { key: `behaviour ${behaviour.name}`, title: oneLine(finding.message), behaviour };
-  return { key: `wrong ${behaviourKey(wrong, own)}`, title: wrong, ...(STATUS_ONLY.test(wrong) && endpoint !== undefined ? { onOneEndpoint: `${endpoint}: ${wrong}` } : {}) };
+  return {
+    key: `wrong ${behaviourKey(wrong, own)}`,
+    title: wrong,
+    ...(STATUS_ONLY.test(wrong) && endpoint !== undefined ? { onOneEndpoint: `${endpoint}: ${wrong}` } : {}),
+  };
 }
 
 /**
@@ -191,14 +209,22 @@ const BEHAVIOURS: readonly Behaviour[] = [
     test: /\bomits "|\bis omitted\b|\bomits the field\b|, got no such field\b|must have required property\b/,
     title: (messages) => {
       const names = new Set<string>();
-      for (const m of messages) for (const match of m.matchAll(/(?:\bomits |\bfield |\bproperty )(?:the field )?["']?([^"'\s,:]+)["']?/g)) if (names.size < 6 && match[1] !== undefined) names.add(match[1]);
+      for (const m of messages)
+        for (const match of m.matchAll(/(?:\bomits |\bfield |\bproperty )(?:the field )?["']?([^"'\s,:]+)["']?/g))
+          if (names.size < 6 && match[1] !== undefined) names.add(match[1]);
       const list = [...names].map((n) => `"${n}"`);
       return `fields are omitted that must be sent (null when they have no data)${list.length > 0 ? `: ${list.slice(0, 5).join(', ')}${names.size > 5 ? ', …' : ''}` : ''}`;
     },
   },
-  { name: 'not JSON', test: /\bgot a body that is not JSON\b|\bexpected Content-Type application\/json, got\b|\bexpected a JSON body\b/ },
+  {
+    name: 'not JSON',
+    test: /\bgot a body that is not JSON\b|\bexpected Content-Type application\/json, got\b|\bexpected a JSON body\b/,
+  },
   { name: 'link changes the size', test: /\bleads to page \d+ with Page-Size \d+, not this page's \d+$/ },
-  { name: 'link leaves the API', test: /\brel="[^"]*" \S+ (?:is not on the API's origin|is not an http\(s\) URL|is not under the base URL's path|cannot be resolved to a URL)|^following rel="next" .*(?:is not on the API's origin|is not an http\(s\) URL|is not under the base URL's path|cannot be resolved to a URL)/ },
+  {
+    name: 'link leaves the API',
+    test: /\brel="[^"]*" \S+ (?:is not on the API's origin|is not an http\(s\) URL|is not under the base URL's path|cannot be resolved to a URL)|^following rel="next" .*(?:is not on the API's origin|is not an http\(s\) URL|is not under the base URL's path|cannot be resolved to a URL)/,
+  },
 ];
 
 /** The tenant-relative path of a list's endpoint ("shipments" of "GET /tenants/{tenantId}/shipments"), as its walk's findings name it. */
@@ -238,7 +264,11 @@ function statusKey(endpoint: string, status: number, location: string | undefine
 }
 
 /** The endpoint a finding is about: its own, else the one its message names, else its exchange's path. */
-function endpointOf(finding: Finding, exchanges: readonly RecordedExchange[], parsed: ParsedFinding): string | undefined {
+function endpointOf(
+  finding: Finding,
+  exchanges: readonly RecordedExchange[],
+  parsed: ParsedFinding,
+): string | undefined {
   if (finding.endpoint !== undefined) return finding.endpoint;
   if (parsed.endpoint !== undefined) return parsed.endpoint;
   const ex = finding.exchange === undefined ? undefined : exchanges[finding.exchange];
@@ -260,7 +290,11 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   for (const cause of runCauses) {
     const key: Key =
       cause.endpoint !== undefined && cause.status !== undefined
-        ? { key: statusKey(cause.endpoint, cause.status, undefined), title: cause.title, answer: { status: cause.status } }
+        ? {
+            key: statusKey(cause.endpoint, cause.status, undefined),
+            title: cause.title,
+            answer: { status: cause.status },
+          }
         : { key: `preflight ${cause.title}`, title: cause.title };
     for (const id of cause.checks) preflightOf.set(id, { cause, key });
   }
@@ -268,7 +302,9 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   const attention = checks.filter((c) => CAUSE_STATUSES.includes(c.status));
   const findingsOf = (check: CheckResult): Finding[] =>
     // A check without findings (a message only) is its own cause.
-    check.findings.length > 0 ? check.findings : [{ kind: check.status === 'error' ? 'error' : 'failure', message: check.message ?? check.status }];
+    check.findings.length > 0
+      ? check.findings
+      : [{ kind: check.status === 'error' ? 'error' : 'failure', message: check.message ?? check.status }];
 
   // First every finding that stands on its own; then the pointers, which need their check's causes.
   const placed: Placed[] = [];
@@ -278,7 +314,8 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   const firstOfCheck = new Map<string, Placed>();
   const firstOnEndpoint = new Map<string, Map<string, Placed>>();
   const sameAs = (p: Omit<Placed, 'key'>, target: string): Placed | undefined =>
-    (p.endpoint !== undefined ? firstOnEndpoint.get(target)?.get(endpointId(p.endpoint)) : undefined) ?? firstOfCheck.get(target);
+    (p.endpoint !== undefined ? firstOnEndpoint.get(target)?.get(endpointId(p.endpoint)) : undefined) ??
+    firstOfCheck.get(target);
   for (const check of attention) {
     const byExchange = new Map<number, Key>();
     const preflight = preflightOf.get(check.id);
@@ -288,7 +325,11 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
       const base = { check, finding, parsed, ...(endpoint !== undefined ? { endpoint } : {}) };
       // A check the cause kept from running, or a finding in the preflight's own words (a
       // failure's other finding: "the tenant endpoints could not be checked: <why>").
-      const quoting = preflight ?? [...preflightOf.values()].find((x) => x.cause.detail !== undefined && x.cause.detail !== '' && finding.message.includes(x.cause.detail));
+      const quoting =
+        preflight ??
+        [...preflightOf.values()].find(
+          (x) => x.cause.detail !== undefined && x.cause.detail !== '' && finding.message.includes(x.cause.detail),
+        );
       if (quoting) {
         placed.push({ ...base, key: quoting.key });
         continue;
@@ -327,11 +368,24 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
     if (same) placed.push({ ...p, key: same.key });
   }
 
-  type Working = Cause & { answer?: Key['answer']; behaviour?: Behaviour; onOneEndpoint?: string; messages: string[]; endpointIds: Set<string> };
+  type Working = Cause & {
+    answer?: Key['answer'];
+    behaviour?: Behaviour;
+    onOneEndpoint?: string;
+    messages: string[];
+    endpointIds: Set<string>;
+  };
   const causes = new Map<string, Working>();
   for (const cause of runCauses) {
     const key = [...preflightOf.values()].find((x) => x.cause === cause)?.key.key ?? `preflight ${cause.title}`;
-    causes.set(key, { title: cause.title, endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [], checks: [], preflight: cause, messages: [], endpointIds: new Set(cause.endpoint !== undefined ? [endpointId(cause.endpoint)] : []) });
+    causes.set(key, {
+      title: cause.title,
+      endpoints: cause.endpoint !== undefined ? [cause.endpoint] : [],
+      checks: [],
+      preflight: cause,
+      messages: [],
+      endpointIds: new Set(cause.endpoint !== undefined ? [endpointId(cause.endpoint)] : []),
+    });
   }
   // Report order: the checks in the order of the report, whatever order the passes placed them in.
   const order = new Map(checks.map((c, i) => [c, i]));
@@ -340,7 +394,16 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   for (const { check, finding, endpoint, key } of placed) {
     let cause = causes.get(key.key);
     if (!cause) {
-      const working: Working = { title: key.title, endpoints: [], checks: [], messages: [], endpointIds: new Set(), ...(key.answer ? { answer: key.answer } : {}), ...(key.behaviour ? { behaviour: key.behaviour } : {}), ...(key.onOneEndpoint !== undefined ? { onOneEndpoint: key.onOneEndpoint } : {}) };
+      const working: Working = {
+        title: key.title,
+        endpoints: [],
+        checks: [],
+        messages: [],
+        endpointIds: new Set(),
+        ...(key.answer ? { answer: key.answer } : {}),
+        ...(key.behaviour ? { behaviour: key.behaviour } : {}),
+        ...(key.onOneEndpoint !== undefined ? { onOneEndpoint: key.onOneEndpoint } : {}),
+      };
       causes.set(key.key, (cause = working));
     }
     if (cause.messages.length < 200) cause.messages.push(finding.message);
@@ -355,13 +418,25 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
     if (endpoint !== undefined) where.add(endpointId(endpoint));
     // What a check says about the cause: its first failure, else its first error.
     const entry = cause.checks.find((c) => c.check === check);
-    if (!entry) cause.checks.push({ check, message: finding.message, endpoints: 0, ...(finding.kind === 'failure' ? { failure: true } : {}) });
-    else if (finding.kind === 'failure' && entry.failure !== true) Object.assign(entry, { message: finding.message, failure: true });
+    if (!entry)
+      cause.checks.push({
+        check,
+        message: finding.message,
+        endpoints: 0,
+        ...(finding.kind === 'failure' ? { failure: true } : {}),
+      });
+    else if (finding.kind === 'failure' && entry.failure !== true)
+      Object.assign(entry, { message: finding.message, failure: true });
     // Evidence: preferably a failure's exchange, the response a reader must see.
-    const evidence = finding.exchange !== undefined && referencedExchanges(check).includes(finding.exchange) ? { check, exchange: finding.exchange } : undefined;
-    if (evidence && (!cause.evidence || (cause.evidence.check.status !== 'failed' && check.status === 'failed'))) cause.evidence = evidence;
+    const evidence =
+      finding.exchange !== undefined && referencedExchanges(check).includes(finding.exchange)
+        ? { check, exchange: finding.exchange }
+        : undefined;
+    if (evidence && (!cause.evidence || (cause.evidence.check.status !== 'failed' && check.status === 'failed')))
+      cause.evidence = evidence;
   }
-  for (const [key, cause] of causes) for (const entry of cause.checks) entry.endpoints = seenOn.get(key)?.get(entry.check)?.size ?? 0;
+  for (const [key, cause] of causes)
+    for (const entry of cause.checks) entry.endpoints = seenOn.get(key)?.get(entry.check)?.size ?? 0;
 
   // Several endpoints with the same wrong answer that break the same checks: one behaviour.
   const merged: (Cause & { answer?: Key['answer'] })[] = [];
@@ -397,11 +472,26 @@ export function groupByCause(checks: readonly CheckResult[], runCauses: readonly
   }
   // Most checks first, then the widest: the cause that explains the most of the report leads it.
   // A preflight cause leads whatever its count: the run could not look past it.
-  return merged
-    .filter((c) => c.checks.length > 0)
-    // Only what a Cause is: the grouping's working state stays here.
-    .map(({ title, endpoints, checks, evidence, preflight }): Cause => ({ title, endpoints, checks, ...(evidence ? { evidence } : {}), ...(preflight ? { preflight } : {}) }))
-    .sort((a, b) => Number(b.preflight !== undefined) - Number(a.preflight !== undefined) || b.checks.length - a.checks.length || b.endpoints.length - a.endpoints.length);
+  return (
+    merged
+      .filter((c) => c.checks.length > 0)
+      // Only what a Cause is: the grouping's working state stays here.
+      .map(
+        ({ title, endpoints, checks, evidence, preflight }): Cause => ({
+          title,
+          endpoints,
+          checks,
+          ...(evidence ? { evidence } : {}),
+          ...(preflight ? { preflight } : {}),
+        }),
+      )
+      .sort(
+        (a, b) =>
+          Number(b.preflight !== undefined) - Number(a.preflight !== undefined) ||
+          b.checks.length - a.checks.length ||
+          b.endpoints.length - a.endpoints.length,
+      )
+  );
 }
 
 function plural(n: number): string {
@@ -412,4 +502,3 @@ function plural(n: number): string {
 function endpointId(endpoint: string): string {
   return endpoint.replace(/ \(legacy\)$/, '');
 }
-

@@ -28,7 +28,14 @@ const REASON_MAX = 200;
 /** Longest line of the verdict's details (a list of skip reasons can be long). */
 const DETAIL_MAX = 400;
 
-const COLUMNS = ['passed', 'failed', 'warning', 'error', 'skipped', 'expected'] as const satisfies readonly CheckStatus[];
+const COLUMNS = [
+  'passed',
+  'failed',
+  'warning',
+  'error',
+  'skipped',
+  'expected',
+] as const satisfies readonly CheckStatus[];
 type Column = (typeof COLUMNS)[number];
 const COLUMN_STYLE: Record<Column, Style> = {
   passed: 'green',
@@ -53,11 +60,23 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   const attention: [string, Color, CheckStatus, string][] = [
     ['FAILED', 'red', 'failed', ''],
     ['ERRORS', 'red', 'error', ': checks that could not be carried out'],
-    ['WARNINGS', 'yellow', 'warning', report.strict ? ': SHOULD checks; with --strict they fail the run' : ': SHOULD checks; they do not fail the run'],
+    [
+      'WARNINGS',
+      'yellow',
+      'warning',
+      report.strict ? ': SHOULD checks; with --strict they fail the run' : ': SHOULD checks; they do not fail the run',
+    ],
   ];
   for (const [title, style, status, note] of attention) {
     const checks = report.checks.filter((c) => c.status === status);
-    if (checks.length > 0) blocks.push(checkList(`${paint(['bold', style], `${title} (${checks.length})`)}${note}`, checks, status === 'error' ? report.causes : undefined));
+    if (checks.length > 0)
+      blocks.push(
+        checkList(
+          `${paint(['bold', style], `${title} (${checks.length})`)}${note}`,
+          checks,
+          status === 'error' ? report.causes : undefined,
+        ),
+      );
   }
 
   const review = reviewList(report, paint);
@@ -76,7 +95,8 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   if (uncertain !== undefined) blocks.push(uncertain);
 
   // A clean document is no news: the block appears when there is something to fix (or it could not be linted).
-  if (report.document !== undefined && (findingCount(report.document) > 0 || report.document.error !== undefined)) blocks.push(documentBlock(report.document, paint));
+  if (report.document !== undefined && (findingCount(report.document) > 0 || report.document.error !== undefined))
+    blocks.push(documentBlock(report.document, paint));
 
   blocks.push(totals(report, withExpected, paint));
   return `${blocks.join('\n\n')}\n`;
@@ -98,7 +118,10 @@ function header(report: RunReport, paint: Paint): string {
   // what it covers: a partial run must not read like a full one in a hurried glance.
   const lines = [`${paint(TONE_STYLE[verdict.tone], verdict.headline)}  ${printable(target.baseUrl)}`];
   for (const detail of verdict.details) lines.push(`  ${line(detail, DETAIL_MAX)}`);
-  const details = [`${printable(report.tool.name)} ${printable(report.tool.version)}`, `auth ${printable(target.authUrl)}`];
+  const details = [
+    `${printable(report.tool.name)} ${printable(report.tool.version)}`,
+    `auth ${printable(target.authUrl)}`,
+  ];
   if (target.tenantId !== undefined) details.push(`tenant ${printable(target.tenantId)}`);
   if (target.embedded) details.push('embedded reference server');
   if (report.strict) details.push('strict');
@@ -106,7 +129,9 @@ function header(report: RunReport, paint: Paint): string {
   if (report.rerunOf !== undefined) lines.push(`Rerun: only the checks that did not pass in ${line(report.rerunOf)}`);
   if (report.baseline !== undefined) {
     const { file, entries, strict } = report.baseline;
-    lines.push(`Baseline: ${line(file)} (${plural(entries, 'known failure')}${strict ? ', strict: entries that now pass fail the run' : ''})`);
+    lines.push(
+      `Baseline: ${line(file)} (${plural(entries, 'known failure')}${strict ? ', strict: entries that now pass fail the run' : ''})`,
+    );
   }
   return lines.join('\n');
 }
@@ -148,7 +173,9 @@ function checkList(title: string, checks: readonly CheckResult[], causes: RunRep
     const kept = checks.filter((c) => ids.has(c.id) && !folded.has(c));
     if (kept.length === 0) continue;
     for (const c of kept) folded.add(c);
-    lines.push(`  ${plural(kept.length, 'check')} could not run because ${line(cause.title)}: ${kept.map((c) => printable(c.id)).join(', ')}`);
+    lines.push(
+      `  ${plural(kept.length, 'check')} could not run because ${line(cause.title)}: ${kept.map((c) => printable(c.id)).join(', ')}`,
+    );
   }
   checks = checks.filter((c) => !folded.has(c));
   const byReason = new Map<string, CheckResult[]>();
@@ -159,7 +186,8 @@ function checkList(title: string, checks: readonly CheckResult[], causes: RunRep
   for (const c of checks) {
     const why = reason(c);
     const group = byReason.get(why) ?? [];
-    if (group.length < GROUP_FROM) lines.push(`  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${why}`.trimEnd());
+    if (group.length < GROUP_FROM)
+      lines.push(`  ${printable(c.id).padEnd(idWidth)}  ${c.level.padEnd(6)}  ${why}`.trimEnd());
     else if (!printed.has(why)) {
       printed.add(why);
       lines.push(`  ${why} (${group.length}): ${group.map((g) => printable(g.id)).join(', ')}`);
@@ -206,7 +234,9 @@ function staleList(report: RunReport, paint: Paint): string | undefined {
   const strict = report.baseline?.strict === true ? '; with --strict-baseline they fail the run' : '';
   const title = `${paint(['bold', 'yellow'], `BASELINE ENTRIES THAT NOW PASS (remove them from ${file})`)} (${entries.size})${strict}`;
   const idWidth = Math.max(...[...entries.keys()].map((id) => printable(id).length));
-  const lines = [...entries].map(([id, why]) => `  ${printable(id).padEnd(idWidth)}  ${why.trim() === '' ? '' : line(why)}`.trimEnd());
+  const lines = [...entries].map(([id, why]) =>
+    `  ${printable(id).padEnd(idWidth)}  ${why.trim() === '' ? '' : line(why)}`.trimEnd(),
+  );
   return [title, ...lines].join('\n');
 }
 
@@ -234,7 +264,8 @@ function endpointsNotJudged(checks: readonly CheckResult[], paint: Paint): strin
   for (const c of checks) {
     // A check that judged none of its endpoints was stopped by something else (no tenant, a
     // failed preflight), which the run reports once as its cause: only skips beside judgements here.
-    if (!(c.endpoints ?? []).some((e) => e.status === 'passed' || e.status === 'failed' || e.status === 'warning')) continue;
+    if (!(c.endpoints ?? []).some((e) => e.status === 'passed' || e.status === 'failed' || e.status === 'warning'))
+      continue;
     for (const e of c.endpoints ?? []) {
       // No tenant under test is the run's one cause (the header says it), not each endpoint's.
       if (e.status !== 'skipped' || (e.message ?? '').startsWith('no tenant under test')) continue;
@@ -248,10 +279,17 @@ function endpointsNotJudged(checks: readonly CheckResult[], paint: Paint): strin
   const lines: string[] = [];
   for (const [endpoint, { reasons }] of [...byEndpoint].slice(0, UNJUDGED_SHOWN)) {
     const [why, count] = [...reasons].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
-    lines.push(`  ${line(`${endpoint}: ${why} (${plural(count, 'check')}${reasons.size > 1 ? `; ${reasons.size - 1} other reason${reasons.size > 2 ? 's' : ''}` : ''})`, DETAIL_MAX)}`);
+    lines.push(
+      `  ${line(`${endpoint}: ${why} (${plural(count, 'check')}${reasons.size > 1 ? `; ${reasons.size - 1} other reason${reasons.size > 2 ? 's' : ''}` : ''})`, DETAIL_MAX)}`,
+    );
   }
-  if (byEndpoint.size > UNJUDGED_SHOWN) lines.push(`  and ${byEndpoint.size - UNJUDGED_SHOWN} more, in report.json (each check's endpoints)`);
-  return [paint('bold', `ENDPOINTS NOT JUDGED (${byEndpoint.size})`) + ': skipped by some checks, which passed or failed on the others', ...lines].join('\n');
+  if (byEndpoint.size > UNJUDGED_SHOWN)
+    lines.push(`  and ${byEndpoint.size - UNJUDGED_SHOWN} more, in report.json (each check's endpoints)`);
+  return [
+    paint('bold', `ENDPOINTS NOT JUDGED (${byEndpoint.size})`) +
+      ': skipped by some checks, which passed or failed on the others',
+    ...lines,
+  ].join('\n');
 }
 
 /**
@@ -266,8 +304,13 @@ function kindNotCertain(endpoints: NonNullable<RunReport['target']['endpoints']>
     const other = e.kind === 'list' ? `--endpoint '${e.path}'` : `--paged-path '${e.path}'`;
     return `  ${line(`GET /tenants/{tenantId}/${e.path}: judged as ${e.kind === 'list' ? 'a list' : 'a single resource'}: ${e.uncertain ?? ''}; if it is ${e.kind === 'list' ? 'one resource' : 'a list'}, pass ${other}`, DETAIL_MAX)}`;
   });
-  if (uncertain.length > UNJUDGED_SHOWN) lines.push(`  and ${uncertain.length - UNJUDGED_SHOWN} more, in report.json (target.endpoints[].uncertain)`);
-  return [paint('bold', `KIND NOT CERTAIN (${uncertain.length})`) + ': the document does not settle whether these are lists (spec §Pagination); --paged-path PATH makes one a list, --endpoint PATH a single resource', ...lines].join('\n');
+  if (uncertain.length > UNJUDGED_SHOWN)
+    lines.push(`  and ${uncertain.length - UNJUDGED_SHOWN} more, in report.json (target.endpoints[].uncertain)`);
+  return [
+    paint('bold', `KIND NOT CERTAIN (${uncertain.length})`) +
+      ': the document does not settle whether these are lists (spec §Pagination); --paged-path PATH makes one a list, --endpoint PATH a single resource',
+    ...lines,
+  ].join('\n');
 }
 
 /**
@@ -277,7 +320,8 @@ function kindNotCertain(endpoints: NonNullable<RunReport['target']['endpoints']>
 function documentBlock(section: DocumentSection, paint: Paint): string {
   const count = findingCount(section);
   const title = paint('bold', `The document${count > 0 ? ` (${count})` : ''}`);
-  const rest = section.error === undefined && count > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
+  const rest =
+    section.error === undefined && count > 0 ? `; see report.json, or: carrier-conformance lint ${section.file}` : '';
   return `${title}: ${line(`${section.file}: ${documentHeadline(section)}${rest}`, DETAIL_MAX)}
   ${DOCUMENT_NOTE}`;
 }

@@ -15,12 +15,15 @@ export function findingsByRule(section: DocumentSection): string {
 }
 
 /** How many findings the document has, listed or not. */
-export const findingCount = (section: DocumentSection): number => section.findings.length + (section.notListed ?? []).reduce((n, r) => n + r.count, 0);
+export const findingCount = (section: DocumentSection): number =>
+  section.findings.length + (section.notListed ?? []).reduce((n, r) => n + r.count, 0);
 
 /** `150 findings, 100 listed`: the count of the findings not listed, when there are some (else undefined). */
 export function notListedNote(section: DocumentSection): string | undefined {
   const total = findingCount(section);
-  return total === section.findings.length ? undefined : `${total - section.findings.length} more not listed (${CAPS_NOTE})`;
+  return total === section.findings.length
+    ? undefined
+    : `${total - section.findings.length} more not listed (${CAPS_NOTE})`;
 }
 
 /** `3 findings (OAS-NULLABLE ×2, OAS-VERSION-400 ×1)`, `no findings`, or why it was not linted. */
@@ -28,11 +31,14 @@ export function documentHeadline(section: DocumentSection): string {
   if (section.error !== undefined) return `not linted (${section.error})`;
   const n = findingCount(section);
   const listed = n === section.findings.length ? '' : `, ${section.findings.length} listed`;
-  return n === 0 ? `no findings (${section.rules} rules)` : `${n} finding${n === 1 ? '' : 's'}${listed} (${findingsByRule(section)})`;
+  return n === 0
+    ? `no findings (${section.rules} rules)`
+    : `${n} finding${n === 1 ? '' : 's'}${listed} (${findingsByRule(section)})`;
 }
 
 /** What the section is, in one sentence: why its findings do not change the verdict. */
-export const DOCUMENT_NOTE = 'lint findings: about the document, not the deployment; not counted in the checks, the verdict or the exit code';
+export const DOCUMENT_NOTE =
+  'lint findings: about the document, not the deployment; not counted in the checks, the verdict or the exit code';
 
 /** `docs/api.yaml:12:5 /components/schemas/Pet/properties/tag`. */
 export function findingPlace(f: DocumentFinding): string {

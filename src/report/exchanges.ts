@@ -24,7 +24,9 @@ export interface RunExchanges {
 }
 
 /** The exchange ids each check reported (CheckMeta.exchangeIds), turned around: the checks of each id. */
-export function checksByExchange(checks: Iterable<{ checkId: string; exchangeIds?: readonly string[] }>): Map<string, string[]> {
+export function checksByExchange(
+  checks: Iterable<{ checkId: string; exchangeIds?: readonly string[] }>,
+): Map<string, string[]> {
   const byId = new Map<string, string[]>();
   for (const { checkId, exchangeIds } of checks) {
     for (const id of exchangeIds ?? []) {
@@ -49,7 +51,10 @@ async function* entries(exchanges: RunExchanges): AsyncGenerator<string> {
 }
 
 /** Writes `path` atomically (src/report/atomic.ts) from what `write` puts, in batches; its SHA-256 and size. */
-async function writeStreamed(path: string, write: (put: (text: string) => Promise<void>) => Promise<void>): Promise<{ sha256: string; bytes: number }> {
+async function writeStreamed(
+  path: string,
+  write: (put: (text: string) => Promise<void>) => Promise<void>,
+): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
   await writeAtomicallyWith(path, async (handle) => {
@@ -76,7 +81,11 @@ async function writeStreamed(path: string, write: (put: (text: string) => Promis
 /** report.har: every exchange of the run, each naming its checks. */
 export async function writeHarFile(report: RunReport, exchanges: RunExchanges, path: string): Promise<void> {
   await writeStreamed(path, async (put) => {
-    const head = { version: '1.2', creator: { name: report.tool.name, version: report.tool.version }, comment: `${report.target.baseUrl}: every exchange of the run (redacted, bodies cut at the recording limit), each naming the checks that used it (_checks)` };
+    const head = {
+      version: '1.2',
+      creator: { name: report.tool.name, version: report.tool.version },
+      comment: `${report.target.baseUrl}: every exchange of the run (redacted, bodies cut at the recording limit), each naming the checks that used it (_checks)`,
+    };
     await put(`{\n  "log": ${JSON.stringify(head).slice(0, -1)},\n    "entries": [`);
     let first = true;
     for await (const entry of entries(exchanges)) {
@@ -88,7 +97,10 @@ export async function writeHarFile(report: RunReport, exchanges: RunExchanges, p
 }
 
 /** A bundle's exchanges.jsonl: one HAR entry per line; its SHA-256 and size, for the manifest. */
-export async function writeExchangesJsonl(exchanges: RunExchanges, path: string): Promise<{ sha256: string; bytes: number }> {
+export async function writeExchangesJsonl(
+  exchanges: RunExchanges,
+  path: string,
+): Promise<{ sha256: string; bytes: number }> {
   return writeStreamed(path, async (put) => {
     for await (const entry of entries(exchanges)) await put(`${entry}\n`);
   });

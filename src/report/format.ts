@@ -19,7 +19,9 @@ export function summarizeExchange(ex: RecordedExchange): string {
  * JSON body can be copied out whole.
  */
 export function formatExchange(ex: RecordedExchange): string {
-  const lines: string[] = [`* ${ex.purpose} (${formatDuration(ex.durationMs)}, auth: ${ex.auth}, started ${ex.startedAt})`];
+  const lines: string[] = [
+    `* ${ex.purpose} (${formatDuration(ex.durationMs)}, auth: ${ex.auth}, started ${ex.startedAt})`,
+  ];
 
   lines.push(`> ${ex.request.method} ${ex.request.url}`);
   for (const [name, value] of ex.request.headers) lines.push(`> ${name}: ${value}`);
@@ -163,5 +165,7 @@ export function endpointSummary(endpoints: readonly EndpointResult[] | undefined
 
 /** Every endpoint a check was applied to, a line each: "- failed  GET /…: why". */
 export function formatEndpoints(endpoints: readonly EndpointResult[] | undefined): string {
-  return (endpoints ?? []).map((e) => `- ${e.status.padEnd(7)} ${e.endpoint}${e.message ? `: ${e.message}` : ''}`).join('\n');
+  return (endpoints ?? [])
+    .map((e) => `- ${e.status.padEnd(7)} ${e.endpoint}${e.message ? `: ${e.message}` : ''}`)
+    .join('\n');
 }

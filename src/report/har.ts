@@ -27,7 +27,11 @@ export function renderHar(report: RunReport): string {
       if (seen.has(key)) continue;
       seen.add(key);
       const started = Date.parse(exchange.startedAt);
-      entries.push({ startedAt: Number.isNaN(started) ? 0 : started, order: entries.length, entry: harEntry(exchange, [check.id]) });
+      entries.push({
+        startedAt: Number.isNaN(started) ? 0 : started,
+        order: entries.length,
+        entry: harEntry(exchange, [check.id]),
+      });
     }
   }
   entries.sort((a, b) => a.startedAt - b.startedAt || a.order - b.order);
@@ -54,7 +58,9 @@ export function harEntry(exchange: RecordedExchange, checks: readonly string[], 
   if (response?.bodyTruncated === true) notes.push('response body cut at the recording limit');
   const responseMime = headerValue(response?.headers ?? [], 'content-type') ?? '';
   return {
-    startedDateTime: Number.isNaN(Date.parse(exchange.startedAt)) ? new Date(0).toISOString() : new Date(exchange.startedAt).toISOString(),
+    startedDateTime: Number.isNaN(Date.parse(exchange.startedAt))
+      ? new Date(0).toISOString()
+      : new Date(exchange.startedAt).toISOString(),
     time,
     request: {
       method: request.method,
@@ -63,7 +69,9 @@ export function harEntry(exchange: RecordedExchange, checks: readonly string[], 
       cookies: [],
       headers: requestHeaders,
       queryString: url === undefined ? [] : [...url.searchParams].map(([name, value]) => ({ name, value })),
-      ...(requestBody === undefined ? {} : { postData: { mimeType: headerValue(request.headers, 'content-type') ?? '', text: requestBody } }),
+      ...(requestBody === undefined
+        ? {}
+        : { postData: { mimeType: headerValue(request.headers, 'content-type') ?? '', text: requestBody } }),
       headersSize: -1,
       bodySize: requestBody === undefined ? 0 : Buffer.byteLength(requestBody, 'utf8'),
     },
@@ -74,7 +82,11 @@ export function harEntry(exchange: RecordedExchange, checks: readonly string[], 
       httpVersion: response === undefined ? '' : 'HTTP/1.1',
       cookies: [],
       headers: headers(response?.headers ?? []),
-      content: { size: response === undefined ? 0 : Buffer.byteLength(response.body, 'utf8'), mimeType: responseMime, ...(response === undefined ? {} : { text: response.body }) },
+      content: {
+        size: response === undefined ? 0 : Buffer.byteLength(response.body, 'utf8'),
+        mimeType: responseMime,
+        ...(response === undefined ? {} : { text: response.body }),
+      },
       redirectURL: headerValue(response?.headers ?? [], 'location') ?? '',
       headersSize: -1,
       // The size on the wire is not recorded (bodies are decoded, and may be cut).

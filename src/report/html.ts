@@ -94,17 +94,31 @@ function header(report: RunReport): Html {
     ...(implementation === undefined ? [] : [['Base URL', html`<code>${target.baseUrl}</code>`] as [string, Html]]),
     ['Auth URL', html`<code>${target.authUrl}</code>`],
     ['Tenant', target.tenantId === undefined ? 'none given' : html`<code>${target.tenantId}</code>`],
-    ['Server', target.embedded ? 'the embedded reference server, started for this run' : 'external (not the embedded reference server)'],
+    [
+      'Server',
+      target.embedded
+        ? 'the embedded reference server, started for this run'
+        : 'external (not the embedded reference server)',
+    ],
     ['Harness', `${tool.name} ${tool.version}`],
     ['Started', `${utc(report.startedAt)}, ${formatDuration(report.durationMs)}`],
-    ['Mode', report.strict ? 'strict: SHOULD checks that warn fail the run' : 'default: SHOULD checks that warn do not fail the run'],
+    [
+      'Mode',
+      report.strict
+        ? 'strict: SHOULD checks that warn fail the run'
+        : 'default: SHOULD checks that warn do not fail the run',
+    ],
     ['Exit code', String(report.exitCode)],
   ];
   if (report.baseline !== undefined) {
     const b = report.baseline;
-    details.push(['Baseline', html`<code>${b.file}</code>, ${plural(b.entries, 'known failure')}${b.strict ? ' (strict: entries that now pass fail the run)' : ''}`]);
+    details.push([
+      'Baseline',
+      html`<code>${b.file}</code>, ${plural(b.entries, 'known failure')}${b.strict ? ' (strict: entries that now pass fail the run)' : ''}`,
+    ]);
   }
-  if (report.rerunOf !== undefined) details.push(['Rerun of', html`<code>${report.rerunOf}</code> (only the checks that did not pass there were run)`]);
+  if (report.rerunOf !== undefined)
+    details.push(['Rerun of', html`<code>${report.rerunOf}</code> (only the checks that did not pass there were run)`]);
 
   return html`<header>
 <p class="eyebrow">Carrier-Platform API conformance report</p>
@@ -261,7 +275,9 @@ function sameMessage(cause: Cause, pointer: string | undefined): [string, CheckR
     groups.set(said, [...(groups.get(said) ?? []), check]);
   }
   // The checks that judged the cause first, then those it kept from running.
-  return [...groups].map(([said, checks]): [string, CheckResult[], boolean] => [said, checks, said === notRun]).sort((a, b) => Number(a[2]) - Number(b[2]));
+  return [...groups]
+    .map(([said, checks]): [string, CheckResult[], boolean] => [said, checks, said === notRun])
+    .sort((a, b) => Number(a[2]) - Number(b[2]));
 }
 
 function baselineSection(report: RunReport, anchors: ReadonlyMap<CheckResult, string>): Html | undefined {

@@ -11,7 +11,9 @@ import type { RunReport } from '../model/run-report.js';
 export function renderJsonReport(report: RunReport): string {
   const parsed = runReportSchema.safeParse(report);
   if (!parsed.success) {
-    throw new Error(`The run report does not match its schema, so report.json was not written:\n${z.prettifyError(parsed.error)}`);
+    throw new Error(
+      `The run report does not match its schema, so report.json was not written:\n${z.prettifyError(parsed.error)}`,
+    );
   }
   return `${JSON.stringify(parsed.data, null, 2)}\n`;
 }

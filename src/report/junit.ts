@@ -2,7 +2,14 @@ import { createRequire } from 'node:module';
 import type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 import { SUITES } from '../catalogue/types.js';
 import { formatDuration, oneLine } from '../core/wording.js';
-import { checkReason as reason, describeCheck, endpointSummary, formatEndpoints, formatFindingBullets, formatFindings } from './format.js';
+import {
+  checkReason as reason,
+  describeCheck,
+  endpointSummary,
+  formatEndpoints,
+  formatFindingBullets,
+  formatFindings,
+} from './format.js';
 import type { CheckResult, RunReport } from '../model/run-report.js';
 import { curlCommand } from './reproduce.js';
 import { scopeOfReport, verdictLine, verdictOfReport } from './verdict.js';
@@ -94,9 +101,19 @@ function addDocumentSuite(junit: Builder, section: DocumentSection, timestamp: s
     names.add(name);
     const testCase = suite.testCase().className(JUNIT_DOCUMENT_CLASSNAME).name(name).time(0);
     testCase.skipped();
-    setSkippedText(testCase, text(`${count} finding${count === 1 ? '' : 's'} in the document (${own[0]?.level ?? known?.level ?? 'MUST'}): not a check of the deployment, not counted in the verdict; fix the document (carrier-conformance lint ${section.file})`));
-    const about = known ? `${known.id} (${known.level}): ${known.title}\nRefs: ${known.refs.join('; ')}\nSpec: ${known.sentence}` : rule;
-    const listing = [...own.map((f) => `${findingPlace(f)}: ${f.message}`), ...(more > 0 ? [`… and ${more} more not listed (${CAPS_NOTE})`] : [])];
+    setSkippedText(
+      testCase,
+      text(
+        `${count} finding${count === 1 ? '' : 's'} in the document (${own[0]?.level ?? known?.level ?? 'MUST'}): not a check of the deployment, not counted in the verdict; fix the document (carrier-conformance lint ${section.file})`,
+      ),
+    );
+    const about = known
+      ? `${known.id} (${known.level}): ${known.title}\nRefs: ${known.refs.join('; ')}\nSpec: ${known.sentence}`
+      : rule;
+    const listing = [
+      ...own.map((f) => `${findingPlace(f)}: ${f.message}`),
+      ...(more > 0 ? [`… and ${more} more not listed (${CAPS_NOTE})`] : []),
+    ];
     testCase.standardOutput(cdata(`${about}\n\n${listing.join('\n')}`));
   }
 }
@@ -128,7 +145,11 @@ function addTestCase(suite: TestSuite, classname: string, name: string, check: C
       testCase.stacktrace(cdata(outcomeBody(check, 'does not conform')));
       break;
     case 'error':
-      testCase.error(messageAttribute(check, 'the check could not be carried out'), 'CheckError', cdata(outcomeBody(check, 'could not be carried out', report)));
+      testCase.error(
+        messageAttribute(check, 'the check could not be carried out'),
+        'CheckError',
+        cdata(outcomeBody(check, 'could not be carried out', report)),
+      );
       break;
     case 'skipped':
       testCase.skipped();
@@ -200,20 +221,34 @@ function systemOut(check: CheckResult, report: RunReport): string {
   if (check.message !== undefined) about.push(`${check.status === 'skipped' ? 'Reason' : 'Message'}: ${check.message}`);
   if (check.baseline !== undefined) {
     const where = report.baseline ? ` (${report.baseline.file})` : '';
-    about.push(`Baseline${where}: ${check.baseline.reason}${check.baseline.stale ? ' [stale: the check passes now]' : ''}`);
+    about.push(
+      `Baseline${where}: ${check.baseline.reason}${check.baseline.stale ? ' [stale: the check passes now]' : ''}`,
+    );
   }
   sections.push(about.join('\n'));
 
-  if (check.endpoints && check.endpoints.length > 0) sections.push(`Endpoints: ${endpointSummary(check.endpoints) ?? ''}\n${formatEndpoints(check.endpoints)}`);
+  if (check.endpoints && check.endpoints.length > 0)
+    sections.push(`Endpoints: ${endpointSummary(check.endpoints) ?? ''}\n${formatEndpoints(check.endpoints)}`);
 
   if (check.notes.length > 0) sections.push(['Notes:', ...check.notes.map((n) => `- ${n}`)].join('\n'));
 
   // Review items, in the system-out of the check that noticed them: never an outcome element (the
   // test counts stay the checks'), never a testcase property (both XSDs reject those).
   const review = (report.review ?? []).filter((r) => r.check === check.id);
-  if (review.length > 0) sections.push([`REVIEW (${review.length}): not a failure, not counted in the verdict`, ...review.map((r) => `- ${r.message}\n  ${r.advice}`)].join('\n'));
+  if (review.length > 0)
+    sections.push(
+      [
+        `REVIEW (${review.length}): not a failure, not counted in the verdict`,
+        ...review.map((r) => `- ${r.message}\n  ${r.advice}`),
+      ].join('\n'),
+    );
 
-  if (check.status === 'failed' || check.status === 'error' || check.status === 'warning' || check.status === 'expected') {
+  if (
+    check.status === 'failed' ||
+    check.status === 'error' ||
+    check.status === 'warning' ||
+    check.status === 'expected'
+  ) {
     const findings = formatFindings(check, (ex) => curlCommand(ex, report));
     sections.push(findings === '' ? 'Findings: none recorded' : `Findings:\n${findings}`);
   }
@@ -226,9 +261,13 @@ function outcomeBody(check: CheckResult, verb: string, report?: RunReport): stri
   // A check a cause found before the run kept from running: the cause itself, which a reader of
   // this test case alone would otherwise have to look for in report.json.
   const cause = report?.causes?.find((c) => c.checks.includes(check.id));
-  if (cause) parts.push(`The cause, found by the preflight: ${cause.title}${cause.detail === undefined ? '' : ` (${cause.detail})`}. It is reported once, under "causes" in report.json.`);
+  if (cause)
+    parts.push(
+      `The cause, found by the preflight: ${cause.title}${cause.detail === undefined ? '' : ` (${cause.detail})`}. It is reported once, under "causes" in report.json.`,
+    );
   // Each endpoint's outcome, so that a reader of the failure alone sees which endpoints broke the rule.
-  if (check.endpoints && check.endpoints.length > 1) parts.push(formatEndpoints(check.endpoints.filter((e) => e.status !== 'passed')));
+  if (check.endpoints && check.endpoints.length > 1)
+    parts.push(formatEndpoints(check.endpoints.filter((e) => e.status !== 'passed')));
   const bullets = formatFindingBullets(check);
   if (bullets !== '') parts.push(bullets);
   const refs = check.refs.length > 0 ? `Refs: ${check.refs.join('; ')}\n` : '';

@@ -54,7 +54,11 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
   const sections: [string, CheckStatus, string][] = [
     ['❌ Failed', 'failed', ''],
     ['❌ Errors', 'error', ': checks that could not be carried out'],
-    ['⚠️ Warnings', 'warning', report.strict ? ': SHOULD checks; with --strict they fail the run' : ': SHOULD checks; they do not fail the run'],
+    [
+      '⚠️ Warnings',
+      'warning',
+      report.strict ? ': SHOULD checks; with --strict they fail the run' : ': SHOULD checks; they do not fail the run',
+    ],
   ];
   for (const [title, status, note] of sections) {
     const checks = report.checks.filter((c) => c.status === status);
@@ -65,7 +69,10 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     for (const cause of status === 'error' ? (report.causes ?? []) : []) {
       const kept = checks.filter((c) => cause.checks.includes(c.id) && !folded.has(c.id));
       for (const c of kept) folded.add(c.id);
-      if (kept.length > 0) body.push(`- ${kept.length === 1 ? '1 check' : `${kept.length} checks`} could not run because ${inline(cause.title, MESSAGE_MAX)}: ${kept.map((c) => inline(c.id)).join(', ')}`);
+      if (kept.length > 0)
+        body.push(
+          `- ${kept.length === 1 ? '1 check' : `${kept.length} checks`} could not run because ${inline(cause.title, MESSAGE_MAX)}: ${kept.map((c) => inline(c.id)).join(', ')}`,
+        );
     }
     for (const c of checks) if (!folded.has(c.id)) body.push(`- ${checkLabel(c)}: ${inline(reason(c), MESSAGE_MAX)}`);
   }
@@ -73,16 +80,26 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
   // Review items: apart from the checks, as they are no check's outcome (src/model/run-report.ts reviewItemSchema).
   const review = report.review ?? [];
   if (review.length > 0) {
-    body.push('', `### 🔎 Review (${review.length}): patterns that may break the spec, which the run cannot judge without ground truth; they do not fail the run`, '');
+    body.push(
+      '',
+      `### 🔎 Review (${review.length}): patterns that may break the spec, which the run cannot judge without ground truth; they do not fail the run`,
+      '',
+    );
     for (const r of review) body.push(`- ${inline(r.message, MESSAGE_MAX)}; ${inline(r.advice, MESSAGE_MAX)}`);
   }
 
   const expected = report.checks.filter((c) => c.status === 'expected');
   if (expected.length > 0) {
     const file = report.baseline ? ` listed in ${inline(report.baseline.file)}` : '';
-    body.push('', `### Expected failures (baseline) (${expected.length}): known failures${file}; they do not fail the run`, '');
+    body.push(
+      '',
+      `### Expected failures (baseline) (${expected.length}): known failures${file}; they do not fail the run`,
+      '',
+    );
     for (const c of expected) {
-      body.push(`- ${checkLabel(c)}: baseline: ${inline(c.baseline?.reason ?? '(no reason given)', MESSAGE_MAX)}; this run: ${inline(reason(c), MESSAGE_MAX)}`);
+      body.push(
+        `- ${checkLabel(c)}: baseline: ${inline(c.baseline?.reason ?? '(no reason given)', MESSAGE_MAX)}; this run: ${inline(reason(c), MESSAGE_MAX)}`,
+      );
     }
   }
 
@@ -100,15 +117,24 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     body.push('', `### Skipped (${skipped.length})`, '');
     const byReason = new Map<string, string[]>();
     for (const c of skipped) byReason.set(reason(c), [...(byReason.get(reason(c)) ?? []), c.id]);
-    for (const [why, ids] of byReason) body.push(`- ${inline(why, MESSAGE_MAX)} (${ids.length}): ${ids.map((id) => inline(id)).join(', ')}`);
+    for (const [why, ids] of byReason)
+      body.push(`- ${inline(why, MESSAGE_MAX)} (${ids.length}): ${ids.map((id) => inline(id)).join(', ')}`);
   }
 
   // The --openapi document's findings (issue 33): their own section, after the checks, not counted.
   const document = report.document;
   if (document !== undefined && (findingCount(document) > 0 || document.error !== undefined)) {
-    body.push('', `### 📄 The OpenAPI document: ${inline(documentHeadline(document), MESSAGE_MAX)}`, '', `${inline(document.file)}: ${inline(DOCUMENT_NOTE)}.`);
+    body.push(
+      '',
+      `### 📄 The OpenAPI document: ${inline(documentHeadline(document), MESSAGE_MAX)}`,
+      '',
+      `${inline(document.file)}: ${inline(DOCUMENT_NOTE)}.`,
+    );
     if (document.findings.length > 0) body.push('');
-    for (const f of document.findings) body.push(`- **${inline(f.rule)}** (${f.level}) ${inline(findingPlace(f), MESSAGE_MAX)}: ${inline(f.message, MESSAGE_MAX)}`);
+    for (const f of document.findings)
+      body.push(
+        `- **${inline(f.rule)}** (${f.level}) ${inline(findingPlace(f), MESSAGE_MAX)}: ${inline(f.message, MESSAGE_MAX)}`,
+      );
     const rest = notListedNote(document);
     if (rest !== undefined) body.push(`- … ${inline(rest, MESSAGE_MAX)}`);
   }
@@ -125,15 +151,21 @@ function header(report: RunReport): string[] {
   const about = [`Target **${inline(target.baseUrl)}**`, `auth ${inline(target.authUrl)}`];
   if (target.tenantId !== undefined) about.push(`tenant ${inline(target.tenantId)}`);
   if (target.embedded) about.push('embedded reference server');
-  about.push(`${inline(tool.name)} ${inline(tool.version)}`, `${inline(formatUtc(report.startedAt))}, ${formatDuration(report.durationMs)}`);
+  about.push(
+    `${inline(tool.name)} ${inline(tool.version)}`,
+    `${inline(formatUtc(report.startedAt))}, ${formatDuration(report.durationMs)}`,
+  );
   if (report.strict) about.push('strict');
   lines.push(about.join(' · '));
 
   // The machine verdict, as report.json and JUnit's run.verdict write it: what a script greps for.
   const notes: string[] = [`Verdict: \`${verdictOfReport(report)}\`.`];
-  if (report.rerunOf !== undefined) notes.push(`Rerun: only the checks that did not pass in ${inline(report.rerunOf)}.`);
+  if (report.rerunOf !== undefined)
+    notes.push(`Rerun: only the checks that did not pass in ${inline(report.rerunOf)}.`);
   if (report.baseline !== undefined) {
-    notes.push(`Baseline: ${inline(report.baseline.file)} (${plural(report.baseline.entries, 'known failure')}${report.baseline.strict ? ', strict' : ''}).`);
+    notes.push(
+      `Baseline: ${inline(report.baseline.file)} (${plural(report.baseline.entries, 'known failure')}${report.baseline.strict ? ', strict' : ''}).`,
+    );
   }
   // Separate paragraphs: consecutive lines would run together into one.
   for (const note of notes) lines.push('', note);
@@ -176,7 +208,8 @@ function staleEntries(report: RunReport): [string, string][] {
  * list item whole. The header and the counts table always fit (they are a few hundred bytes).
  */
 function fit(head: readonly string[], body: readonly string[], maxBytes: number): string {
-  const noteFor = (left: number): string => `\n\n> **Truncated:** ${plural(left, 'more line')} did not fit GitHub's step summary limit; every check is in junit.xml, report.json and report.html.\n`;
+  const noteFor = (left: number): string =>
+    `\n\n> **Truncated:** ${plural(left, 'more line')} did not fit GitHub's step summary limit; every check is in junit.xml, report.json and report.html.\n`;
   let out = head.join('\n');
   let used = Buffer.byteLength(out, 'utf8');
   const reserve = Buffer.byteLength(noteFor(body.length), 'utf8') + 1;
@@ -189,7 +222,6 @@ function fit(head: readonly string[], body: readonly string[], maxBytes: number)
   }
   return `${out}\n`;
 }
-
 
 /**
  * One line of text that renders as exactly that text: controls removed, whitespace collapsed, cut

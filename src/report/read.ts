@@ -32,7 +32,9 @@ export interface ReadOptions {
 export function reportPath(path: string): { file: string; inside: boolean } {
   try {
     // stat, not open: it cannot block on a FIFO.
-    return statSync(path).isDirectory() ? { file: join(path, 'report.json'), inside: true } : { file: path, inside: false };
+    return statSync(path).isDirectory()
+      ? { file: join(path, 'report.json'), inside: true }
+      : { file: path, inside: false };
   } catch {
     return { file: path, inside: false };
   }
@@ -58,7 +60,10 @@ export function parseRunReport(text: string, where: string): RunReport {
   }
   const seen = new Set<string>();
   for (const check of result.data.checks) {
-    if (seen.has(check.id)) throw new UsageError(`${where}: check ${JSON.stringify(check.id)} appears twice; a report has one result per check`);
+    if (seen.has(check.id))
+      throw new UsageError(
+        `${where}: check ${JSON.stringify(check.id)} appears twice; a report has one result per check`,
+      );
     seen.add(check.id);
   }
   return result.data;
@@ -68,6 +73,11 @@ export function parseRunReport(text: string, where: string): RunReport {
 export function readRunReport(path: string, options: ReadOptions = {}): { report: RunReport; path: string } {
   const what = options.what ?? 'report';
   const { file, inside } = reportPath(path);
-  const bytes = readRegularFile(file, what, { ...REPORT_LIMIT, maxBytes: options.maxBytes ?? REPORT_MAX_BYTES }, { noFollow: inside });
+  const bytes = readRegularFile(
+    file,
+    what,
+    { ...REPORT_LIMIT, maxBytes: options.maxBytes ?? REPORT_MAX_BYTES },
+    { noFollow: inside },
+  );
   return { report: parseRunReport(bytes.toString('utf8'), `${what} ${file}`), path: file };
 }

@@ -49,8 +49,7 @@ const ACCESS_TOKEN: Ref = { variable: ENV_ACCESS_TOKEN };
  * letters, digits and `*-._` stay, a space becomes `+`, every other byte `%XX`. The same bytes
  * as the harness's own encoding (src/core/basic-credentials.ts formEncode), without jq, Python or bash-isms.
  */
-export const FORM_ENCODE_FUNCTION =
-  `carrier_form() { printf '%s' "$1" | od -An -v -tu1 | awk '{for(i=1;i<=NF;i++){c=$i+0; if((c>=48&&c<=57)||(c>=65&&c<=90)||(c>=97&&c<=122)||c==42||c==45||c==46||c==95) printf "%c",c; else if(c==32) printf "+"; else printf "%%%02X",c}}'; }`;
+export const FORM_ENCODE_FUNCTION = `carrier_form() { printf '%s' "$1" | od -An -v -tu1 | awk '{for(i=1;i<=NF;i++){c=$i+0; if((c>=48&&c<=57)||(c>=65&&c<=90)||(c>=97&&c<=122)||c==42||c==45||c==46||c==95) printf "%c",c; else if(c==32) printf "+"; else printf "%%%02X",c}}'; }`;
 
 /** Which client credentials went into a Basic header, and how (RecordedExchange['basic']). */
 type BasicMaking = NonNullable<RecordedExchange['basic']>;
@@ -152,7 +151,8 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
   if (/[[\]{}]/.test(request.url.replace(MARKER, ''))) args.push('-g');
   // `-X HEAD` would make curl wait for a body that never comes; `-I` is its HEAD request.
   if (method === 'HEAD') args.push('-I');
-  else if (method !== 'GET' || request.body !== undefined) args.push('-X', /^[A-Za-z]+$/.test(method) ? method : word([method]));
+  else if (method !== 'GET' || request.body !== undefined)
+    args.push('-X', /^[A-Za-z]+$/.test(method) ? method : word([method]));
 
   args.push(...authArgs(exchange, authHeader?.[1], needs));
 
@@ -194,8 +194,12 @@ export function curlCommand(exchange: RecordedExchange, report: RunReport): stri
 function guards(needs: Needs): string[] {
   const out: string[] = [];
   if (needs.clientId) out.push(guard(ENV_CLIENT_ID, `export ${ENV_CLIENT_ID} (the client id of the run) first`));
-  if (needs.clientSecret) out.push(guard(ENV_CLIENT_SECRET, `export ${ENV_CLIENT_SECRET} (the client secret of the run) first`));
-  for (let i = 1; i <= needs.unknownSecrets; i += 1) out.push(guard(`${ENV_HIDDEN_PREFIX}${i}`, `export ${ENV_HIDDEN_PREFIX}${i} (a value the report hides, see above) first`));
+  if (needs.clientSecret)
+    out.push(guard(ENV_CLIENT_SECRET, `export ${ENV_CLIENT_SECRET} (the client secret of the run) first`));
+  for (let i = 1; i <= needs.unknownSecrets; i += 1)
+    out.push(
+      guard(`${ENV_HIDDEN_PREFIX}${i}`, `export ${ENV_HIDDEN_PREFIX}${i} (a value the report hides, see above) first`),
+    );
   return out;
 }
 
@@ -267,7 +271,9 @@ function comments(needs: Needs): string[] {
   }
   if (needs.unknownSecrets > 0) {
     const names = Array.from({ length: needs.unknownSecrets }, (_, i) => `$${ENV_HIDDEN_PREFIX}${i + 1}`);
-    out.push(`# The report hides ${needs.unknownSecrets === 1 ? 'a value' : 'values'} it cannot attribute to the configured credentials: set ${names.join(', ')} before running this.`);
+    out.push(
+      `# The report hides ${needs.unknownSecrets === 1 ? 'a value' : 'values'} it cannot attribute to the configured credentials: set ${names.join(', ')} before running this.`,
+    );
   }
   return out;
 }
@@ -286,7 +292,9 @@ const ACCESS_TOKEN_SED = `sed -n 's/.*"access_token" *: *"\\([^"]*\\)".*/\\1/p'`
 function tokenLines(report: RunReport, needs: Needs, age: TokenAge | undefined): string[] {
   const tokenUrl = tokenEndpoint(report.target.authUrl);
   const basic = needs.configured;
-  const auth = needs.plainU(basic) ? `-u ${needs.userWord(basic)}` : `-H ${word(['Authorization: Basic ', needs.basicRef(basic)])}`;
+  const auth = needs.plainU(basic)
+    ? `-u ${needs.userWord(basic)}`
+    : `-H ${word(['Authorization: Basic ', needs.basicRef(basic)])}`;
   const request = `${['curl', '-sS', ...tlsArgs(report)].join(' ')} ${auth} -H 'Accept-Version: ${API_VERSION}' -d grant_type=client_credentials ${word([tokenUrl])}`;
   const noToken = guard(ENV_ACCESS_TOKEN, 'no access_token in the token response');
   if (age === undefined) return [`${ENV_ACCESS_TOKEN}=$(${request} | ${ACCESS_TOKEN_SED})`, noToken];
@@ -351,7 +359,10 @@ function waitComment(age: TokenAge, report: RunReport): string {
     const left = Math.max(0, Math.ceil(age.secondsLeft));
     return `# The check sent its token with ${age.secondsLeft} s of its expires_in left: this command gets a fresh token and waits expires_in - ${left} s before sending it (whole seconds: POSIX sleep takes no fractions).`;
   }
-  const margin = report.target.expiryMargin === undefined ? '--expiry-margin 1 s, the default: the report does not say which margin the run used' : `the run's --expiry-margin of ${expiryMargin(report)} s`;
+  const margin =
+    report.target.expiryMargin === undefined
+      ? '--expiry-margin 1 s, the default: the report does not say which margin the run used'
+      : `the run's --expiry-margin of ${expiryMargin(report)} s`;
   return `# The check sent its token after the token's expires_in had passed: this command gets a fresh token and waits expires_in + ${secondsAfterExpiry(report)} s (a second for whole-second expires_in, and ${margin}) before sending it, so expect the answer the check judged, not the 200 of a new token.`;
 }
 
@@ -426,7 +437,8 @@ function singleQuoted(text: string): string {
   const flushSpecial = (): void => {
     // UTF-8 bytes in octal: the one escape every POSIX printf knows. A lone surrogate becomes
     // U+FFFD here, which is also what went on the wire (undici encodes the body as UTF-8).
-    if (special !== '') out += `"$(printf '${[...Buffer.from(special, 'utf8')].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')}')"`;
+    if (special !== '')
+      out += `"$(printf '${[...Buffer.from(special, 'utf8')].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')}')"`;
     special = '';
   };
   for (const ch of text) {

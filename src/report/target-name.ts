@@ -24,7 +24,8 @@ export function targetName(report: Pick<RunReport, 'target'>): string {
  */
 export function implementationLabel(report: Pick<RunReport, 'target'>): string | undefined {
   const { name, version, operator, baseUrl } = report.target;
-  if ((name === undefined || name === hostOf(baseUrl)) && version === undefined && operator === undefined) return undefined;
+  if ((name === undefined || name === hostOf(baseUrl)) && version === undefined && operator === undefined)
+    return undefined;
   const named = [targetName(report), version].filter((part) => part !== undefined && part !== '').join(' ');
   return operator === undefined ? named : `${named}, operated by ${operator}`;
 }

@@ -1,7 +1,14 @@
 import { ExitCode, type ExitCodeValue } from '../core/exit-codes.js';
 import { plural } from '../core/wording.js';
 import { SUITES } from '../catalogue/types.js';
-import { countStatuses, type CheckResult, type Counts, type RunReport, type Scope, type Verdict } from '../model/run-report.js';
+import {
+  countStatuses,
+  type CheckResult,
+  type Counts,
+  type RunReport,
+  type Scope,
+  type Verdict,
+} from '../model/run-report.js';
 import { checkReason } from './format.js';
 
 /**
@@ -30,7 +37,9 @@ export function scopeOfReport(report: RunReport): Scope {
 /** What a list of checks shows of the scope, when nothing else says it: every check given was selected. */
 export function scopeOfChecks(checks: readonly CheckResult[], rerunOf?: string): Scope {
   const skipped = new Map<string, string[]>();
-  for (const c of checks) if (c.status === 'skipped') skipped.set(c.message ?? 'skipped', [...(skipped.get(c.message ?? 'skipped') ?? []), c.id]);
+  for (const c of checks)
+    if (c.status === 'skipped')
+      skipped.set(c.message ?? 'skipped', [...(skipped.get(c.message ?? 'skipped') ?? []), c.id]);
   const done = checks.filter(carriedOut).length;
   return {
     coverage: done === 0 ? 'none' : done === checks.length ? 'full' : 'partial',
@@ -39,7 +48,9 @@ export function scopeOfChecks(checks: readonly CheckResult[], rerunOf?: string):
     notSelected: [],
     carriedOut: done,
     skipped: [...skipped].map(([reason, ids]) => ({ reason, checks: ids })),
-    baselined: checks.filter((c) => c.status === 'expected').map((c) => ({ check: c.id, level: c.level, reason: c.baseline?.reason ?? '' })),
+    baselined: checks
+      .filter((c) => c.status === 'expected')
+      .map((c) => ({ check: c.id, level: c.level, reason: c.baseline?.reason ?? '' })),
     requireComplete: false,
   };
 }
@@ -58,7 +69,11 @@ const count = (checks: readonly CheckResult[], test: (c: CheckResult) => boolean
  * separate expiry job removes (issue 39 item 5: exit 5, and verify-bundle's note).
  */
 export function expiryNotWaitedOut(result: Pick<CheckResult, 'suite' | 'status' | 'message'>): boolean {
-  return result.suite === 'expiry' && (result.status === 'skipped' || result.status === 'error') && (result.message ?? '').includes('--max-expiry-wait');
+  return (
+    result.suite === 'expiry' &&
+    (result.status === 'skipped' || result.status === 'error') &&
+    (result.message ?? '').includes('--max-expiry-wait')
+  );
 }
 
 /** Whether a result fails the run: a failure, or an error of a check the run requires. */
@@ -73,10 +88,16 @@ export function isBlocking(result: Pick<CheckResult, 'status' | 'level'>, strict
  * writes the value this returns, or reads it back through verdictOfReport). `stopped`: the run
  * ended early or carried out no check (it has an `incompleteReason`).
  */
-export function decideVerdict(facts: { checks: readonly CheckResult[]; strict: boolean; scope: Scope; stopped: boolean }): Verdict {
+export function decideVerdict(facts: {
+  checks: readonly CheckResult[];
+  strict: boolean;
+  scope: Scope;
+  stopped: boolean;
+}): Verdict {
   const { checks, strict, scope, stopped } = facts;
   // Nothing was even attempted: no check errs, every one was skipped or none was selected.
-  if (stopped) return scope.carriedOut === 0 && !checks.some((c) => c.status === 'error') ? 'nothing-checked' : 'incomplete';
+  if (stopped)
+    return scope.carriedOut === 0 && !checks.some((c) => c.status === 'error') ? 'nothing-checked' : 'incomplete';
   // A target that timed out or refused a prerequisite is not shown to break a rule.
   if (checks.some((c) => c.status === 'failed')) return 'non-conformant';
   if (checks.some((c) => isBlocking(c, strict))) return 'not-proven';
@@ -105,9 +126,16 @@ export const VERDICT_EXIT_CODE: Readonly<Record<Verdict, ExitCodeValue>> = {
  * that checked nothing: the stored value says which kind of outcome it was, the checks refine it.
  * For a report of this version it is the stored value.
  */
-export function verdictOfReport(report: Pick<RunReport, 'verdict' | 'checks' | 'strict' | 'scope' | 'rerunOf'>): Verdict {
+export function verdictOfReport(
+  report: Pick<RunReport, 'verdict' | 'checks' | 'strict' | 'scope' | 'rerunOf'>,
+): Verdict {
   const stopped = report.verdict === 'incomplete' || report.verdict === 'nothing-checked';
-  const refined = decideVerdict({ checks: report.checks, strict: report.strict, scope: report.scope ?? scopeOfChecks(report.checks, report.rerunOf), stopped });
+  const refined = decideVerdict({
+    checks: report.checks,
+    strict: report.strict,
+    scope: report.scope ?? scopeOfChecks(report.checks, report.rerunOf),
+    stopped,
+  });
   // Never across the exit code the run had: a hand-edited report is judged elsewhere (verify-bundle).
   return VERDICT_EXIT_CODE[refined] === VERDICT_EXIT_CODE[report.verdict] ? refined : report.verdict;
 }
@@ -117,7 +145,8 @@ function selectionText(scope: Scope): string {
   const by: string[] = [];
   if (scope.selection.suites.length > 0) by.push(`--suite ${scope.selection.suites.join(', ')}`);
   if (scope.selection.checks.length > 0) by.push(`--check ${scope.selection.checks.join(', ')}`);
-  if (scope.selection.rerunOf !== undefined) by.push(`--rerun-failed: only what did not pass in ${scope.selection.rerunOf}`);
+  if (scope.selection.rerunOf !== undefined)
+    by.push(`--rerun-failed: only what did not pass in ${scope.selection.rerunOf}`);
   return `${scope.notSelected.length} not selected${by.length > 0 ? ` (${by.join('; ')})` : ''}`;
 }
 
@@ -143,13 +172,23 @@ export function describeVerdict(report: RunReport): VerdictText {
   const checks = report.checks;
   const gap = gapText(report, scope);
   const warnings = count(checks, (c) => c.status === 'warning');
-  const warned = warnings > 0 ? [`${plural(warnings, 'SHOULD check')} warned (${report.strict ? 'failing the run: --strict' : 'not failing the run'})`] : [];
+  const warned =
+    warnings > 0
+      ? [
+          `${plural(warnings, 'SHOULD check')} warned (${report.strict ? 'failing the run: --strict' : 'not failing the run'})`,
+        ]
+      : [];
 
   const value = verdictOfReport(report);
   if (value === 'incomplete' || value === 'nothing-checked') {
     const reason = report.incompleteReason ?? 'the run stopped before every check was carried out';
     if (value === 'nothing-checked') return { tone: 'incomplete', headline: 'NOTHING CHECKED', details: [reason] };
-    const done = scope.carriedOut > 0 ? [`${scope.carriedOut} of ${scope.catalogue} checks were carried out before it stopped; this is no verdict on the rest`] : [];
+    const done =
+      scope.carriedOut > 0
+        ? [
+            `${scope.carriedOut} of ${scope.catalogue} checks were carried out before it stopped; this is no verdict on the rest`,
+          ]
+        : [];
     return { tone: 'incomplete', headline: 'INCOMPLETE', details: [reason, ...done] };
   }
 
@@ -158,8 +197,14 @@ export function describeVerdict(report: RunReport): VerdictText {
     const errored = count(checks, (c) => c.status === 'error' && (c.level === 'MUST' || report.strict));
     const details = [
       ...(failed > 0 ? [`${plural(failed, 'required check')} failed: the target does not conform`] : []),
-      ...(errored > 0 ? [`${plural(errored, 'required check')} could not be carried out: nothing was proven either way`] : []),
-      ...(scope.baselined.length > 0 ? [`${plural(scope.baselined.length, 'known failure')} accepted by ${report.baseline?.file ?? 'the baseline'}: ${scope.baselined.map((b) => b.check).join(', ')}`] : []),
+      ...(errored > 0
+        ? [`${plural(errored, 'required check')} could not be carried out: nothing was proven either way`]
+        : []),
+      ...(scope.baselined.length > 0
+        ? [
+            `${plural(scope.baselined.length, 'known failure')} accepted by ${report.baseline?.file ?? 'the baseline'}: ${scope.baselined.map((b) => b.check).join(', ')}`,
+          ]
+        : []),
       ...warned,
       ...(gap !== undefined ? [gap] : []),
     ];
@@ -172,22 +217,45 @@ export function describeVerdict(report: RunReport): VerdictText {
     return {
       tone: 'fail',
       headline: 'BASELINE OUT OF DATE',
-      details: [`--strict-baseline: ${plural(stale.length || (report.baseline?.stale.length ?? 0), 'known failure')} of ${file} now ${stale.length === 1 ? 'passes' : 'pass'} (${(stale.length > 0 ? stale : (report.baseline?.stale ?? [])).join(', ')}); remove ${stale.length === 1 ? 'it' : 'them'} from the file`, ...(gap !== undefined ? [gap] : [])],
+      details: [
+        `--strict-baseline: ${plural(stale.length || (report.baseline?.stale.length ?? 0), 'known failure')} of ${file} now ${stale.length === 1 ? 'passes' : 'pass'} (${(stale.length > 0 ? stale : (report.baseline?.stale ?? [])).join(', ')}); remove ${stale.length === 1 ? 'it' : 'them'} from the file`,
+        ...(gap !== undefined ? [gap] : []),
+      ],
     };
   }
 
   const accepted = scope.baselined.filter((b) => b.level === 'MUST' || report.strict);
-  const base = scope.coverage === 'full' ? 'CONFORMANT' : `CONFORMANT ON ${scope.carriedOut} OF ${scope.catalogue} CHECKS`;
+  const base =
+    scope.coverage === 'full' ? 'CONFORMANT' : `CONFORMANT ON ${scope.carriedOut} OF ${scope.catalogue} CHECKS`;
   const failures = `BASELINED ${report.strict ? '' : 'MUST '}FAILURE`;
-  const except = accepted.length > 0 ? `${scope.coverage === 'full' ? '' : ','} EXCEPT ${plural(accepted.length, failures, `${failures}S`)}` : '';
-  const passed = scope.coverage === 'full' ? 'every check of the catalogue was carried out, and every required check passed' : 'every required check that was carried out passed';
+  const except =
+    accepted.length > 0
+      ? `${scope.coverage === 'full' ? '' : ','} EXCEPT ${plural(accepted.length, failures, `${failures}S`)}`
+      : '';
+  const passed =
+    scope.coverage === 'full'
+      ? 'every check of the catalogue was carried out, and every required check passed'
+      : 'every required check that was carried out passed';
   const details = [
-    accepted.length > 0 ? `${passed}, except ${plural(accepted.length, 'known failure')} that ${report.baseline?.file ?? 'the baseline'} accepts: ${accepted.map((b) => b.check).join(', ')}` : passed,
-    ...(accepted.length < scope.baselined.length ? [`SHOULD warnings accepted by the baseline: ${scope.baselined.filter((b) => !accepted.includes(b)).map((b) => b.check).join(', ')}`] : []),
+    accepted.length > 0
+      ? `${passed}, except ${plural(accepted.length, 'known failure')} that ${report.baseline?.file ?? 'the baseline'} accepts: ${accepted.map((b) => b.check).join(', ')}`
+      : passed,
+    ...(accepted.length < scope.baselined.length
+      ? [
+          `SHOULD warnings accepted by the baseline: ${scope.baselined
+            .filter((b) => !accepted.includes(b))
+            .map((b) => b.check)
+            .join(', ')}`,
+        ]
+      : []),
     ...warned,
     ...(gap !== undefined ? [gap] : []),
   ];
-  return { tone: scope.coverage === 'full' && accepted.length === 0 ? 'pass' : 'partial', headline: `${base}${except}`, details };
+  return {
+    tone: scope.coverage === 'full' && accepted.length === 0 ? 'pass' : 'partial',
+    headline: `${base}${except}`,
+    details,
+  };
 }
 
 /** The verdict in one line: headline, then the details. */
@@ -197,7 +265,10 @@ export function verdictLine(report: RunReport): string {
 }
 
 export function suiteCounts(checks: readonly CheckResult[]): { name: (typeof SUITES)[number]; counts: Counts }[] {
-  return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({ name, counts: countStatuses(checks.filter((c) => c.suite === name)) }));
+  return SUITES.filter((s) => checks.some((c) => c.suite === s)).map((name) => ({
+    name,
+    counts: countStatuses(checks.filter((c) => c.suite === name)),
+  }));
 }
 
 /**
@@ -213,8 +284,10 @@ export function verdictOf(
 ): { verdict: RunReport['verdict']; exitCode: ExitCodeValue } {
   const verdict = decideVerdict({ checks, strict: options.strict, scope, stopped: incompleteReason !== undefined });
   const exitCode = VERDICT_EXIT_CODE[verdict];
-  if (exitCode === ExitCode.Conformant && options.strictBaseline && checks.some((c) => c.baseline?.stale)) return { verdict, exitCode: ExitCode.NonConformant };
-  if (verdict === 'not-proven' && expiryLeftToItsJob(checks, options.strict)) return { verdict, exitCode: ExitCode.ExpiryLeft };
+  if (exitCode === ExitCode.Conformant && options.strictBaseline && checks.some((c) => c.baseline?.stale))
+    return { verdict, exitCode: ExitCode.NonConformant };
+  if (verdict === 'not-proven' && expiryLeftToItsJob(checks, options.strict))
+    return { verdict, exitCode: ExitCode.ExpiryLeft };
   return { verdict, exitCode };
 }
 
@@ -230,7 +303,10 @@ function required(result: Pick<CheckResult, 'level'>, strict: boolean): boolean 
 }
 
 /** With --require-complete, a required check that was skipped becomes an error that gives the skip's reason. */
-export function enforceComplete(results: readonly CheckResult[], options: { requireComplete: boolean; strict: boolean }): CheckResult[] {
+export function enforceComplete(
+  results: readonly CheckResult[],
+  options: { requireComplete: boolean; strict: boolean },
+): CheckResult[] {
   if (!options.requireComplete) return [...results];
   return results.map((r) => {
     if (r.status !== 'skipped' || !required(r, options.strict)) return r;

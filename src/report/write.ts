@@ -43,11 +43,18 @@ export function loadWriters(): void {
   loadJUnitBuilder();
 }
 
-export async function writeReports(report: RunReport, dir: string, formats: readonly ReportFormat[], exchanges?: RunExchanges): Promise<string[]> {
+export async function writeReports(
+  report: RunReport,
+  dir: string,
+  formats: readonly ReportFormat[],
+  exchanges?: RunExchanges,
+): Promise<string[]> {
   const unique = [...new Set(formats)];
   // With the run's exchange log, the HAR holds every exchange, streamed from it (never all in memory).
   const streamed = exchanges !== undefined && unique.includes('har');
-  const rendered = unique.filter((format) => !(streamed && format === 'har')).map((format) => ({ path: join(dir, REPORT_FILES[format]), contents: RENDERERS[format](report) }));
+  const rendered = unique
+    .filter((format) => !(streamed && format === 'har'))
+    .map((format) => ({ path: join(dir, REPORT_FILES[format]), contents: RENDERERS[format](report) }));
 
   await mkdir(dir, { recursive: true });
   for (const { path, contents } of rendered) await writeAtomically(path, contents);

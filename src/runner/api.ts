@@ -1,4 +1,10 @@
-import { mergeEndpoints, pathKey, pathParameters, type ApiDescription, type EndpointSpec } from '../api/endpoint-specs.js';
+import {
+  mergeEndpoints,
+  pathKey,
+  pathParameters,
+  type ApiDescription,
+  type EndpointSpec,
+} from '../api/endpoint-specs.js';
 import { parameterValues, type Expectations, type RunOptions } from '../config/options.js';
 import { headerFields } from '../http/extra-headers.js';
 import { loadOpenApiInThread } from './document-thread.js';
@@ -29,13 +35,27 @@ export function readApiEarly(options: RunOptions, signal?: AbortSignal): EarlyDo
  * --paged-path and --endpoint. The document is read only when there is one: the parser is loaded
  * on demand.
  */
-export async function describeApi(options: RunOptions, target: ResolvedTarget, early?: EarlyDocument, signal?: AbortSignal): Promise<ApiDescription> {
+export async function describeApi(
+  options: RunOptions,
+  target: ResolvedTarget,
+  early?: EarlyDocument,
+  signal?: AbortSignal,
+): Promise<ApiDescription> {
   const file = options.openapi ?? target.openapiFile;
   // --openapi-root is the folder of the operator's document; the embedded server's own is read from its folder.
   const root = options.openapi !== undefined ? options.openapiRoot : undefined;
-  const loaded = file === undefined ? undefined : await (early?.file === file ? early.loaded : loadOpenApiInThread(file, { root, signal }));
+  const loaded =
+    file === undefined
+      ? undefined
+      : await (early?.file === file ? early.loaded : loadOpenApiInThread(file, { root, signal }));
   return {
-    endpoints: withoutGivenHeaders(withGivenValues(mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]), parameterValues(options)), headerFields(options.header).map(([name]) => name.toLowerCase())),
+    endpoints: withoutGivenHeaders(
+      withGivenValues(
+        mergeEndpoints(loaded?.endpoints ?? [], target.pagedPaths, [...target.singlePaths, ...options.endpoint]),
+        parameterValues(options),
+      ),
+      headerFields(options.header).map(([name]) => name.toLowerCase()),
+    ),
     ...(loaded?.operations !== undefined ? { operations: loaded.operations } : {}),
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),
@@ -53,7 +73,19 @@ export async function describeApi(options: RunOptions, target: ResolvedTarget, e
 function withGivenValues(endpoints: EndpointSpec[], given: Record<string, string>): EndpointSpec[] {
   return endpoints.map((e) => {
     if (!e.query?.some((p) => given[`${e.path}:${p.name}`] !== undefined || given[p.name] !== undefined)) return e;
-    return { ...e, query: e.query.map((p) => (given[`${e.path}:${p.name}`] ?? given[p.name]) === undefined ? p : { name: p.name, value: (given[`${e.path}:${p.name}`] ?? given[p.name]) as string, from: 'parameter' as const, ...(p.whole ? { whole: true } : {}) }) };
+    return {
+      ...e,
+      query: e.query.map((p) =>
+        (given[`${e.path}:${p.name}`] ?? given[p.name]) === undefined
+          ? p
+          : {
+              name: p.name,
+              value: (given[`${e.path}:${p.name}`] ?? given[p.name]) as string,
+              from: 'parameter' as const,
+              ...(p.whole ? { whole: true } : {}),
+            },
+      ),
+    };
   });
 }
 
@@ -79,14 +111,22 @@ export function unusedParameters(endpoints: readonly EndpointSpec[], given: Reco
   for (const key of Object.keys(given)) {
     const at = key.lastIndexOf(':');
     if (at < 0) {
-      if (!endpoints.some((e) => namesOf(e).includes(key))) out.push(`--parameter ${key}=…: no endpoint under test has a path or required query parameter named ${key}`);
+      if (!endpoints.some((e) => namesOf(e).includes(key)))
+        out.push(`--parameter ${key}=…: no endpoint under test has a path or required query parameter named ${key}`);
       continue;
     }
     const path = key.slice(0, at);
     const name = key.slice(at + 1);
     const endpoint = endpoints.find((e) => e.path === path);
-    if (!endpoint) out.push(`--parameter ${key}=…: ${path} is not a tenant endpoint under test (PATH is the path under /tenants/{tenantId}/, as the document writes it: ${endpoints.slice(0, 3).map((e) => e.path).join(', ')}${endpoints.length > 3 ? ', …' : ''})`);
-    else if (!namesOf(endpoint).includes(name)) out.push(`--parameter ${key}=…: ${path} has no path or required query parameter named ${name}`);
+    if (!endpoint)
+      out.push(
+        `--parameter ${key}=…: ${path} is not a tenant endpoint under test (PATH is the path under /tenants/{tenantId}/, as the document writes it: ${endpoints
+          .slice(0, 3)
+          .map((e) => e.path)
+          .join(', ')}${endpoints.length > 3 ? ', …' : ''})`,
+      );
+    else if (!namesOf(endpoint).includes(name))
+      out.push(`--parameter ${key}=…: ${path} has no path or required query parameter named ${name}`);
   }
   return out;
 }
@@ -97,7 +137,10 @@ export function unusedParameters(endpoints: readonly EndpointSpec[], given: Reco
  * warning that says which paths there are: otherwise RESOURCE-EXPECTED-VALUES skips the path
  * without a word (issue 38 item 9: `shipments` against DRF's `shipments/`).
  */
-export function unusedExpectations(endpoints: readonly EndpointSpec[], expectations: Expectations | undefined): string[] {
+export function unusedExpectations(
+  endpoints: readonly EndpointSpec[],
+  expectations: Expectations | undefined,
+): string[] {
   const known = new Set(endpoints.map((e) => pathKey(e.path)));
   // A single resource's seeded items may be given under its list's path (`invoices` for `invoices/{invoiceId}`).
   for (const e of endpoints) if (e.kind === 'single') known.add(pathKey(e.path).replace(/\/\{[^}]+\}$/, ''));
@@ -105,7 +148,19 @@ export function unusedExpectations(endpoints: readonly EndpointSpec[], expectati
   const shown = `${paths.slice(0, 6).join(', ')}${paths.length > 6 ? `, and ${paths.length - 6} more` : ''}`;
   const unused = Object.keys(expectations?.resources ?? {}).filter((path) => !known.has(pathKey(path)));
   // With no endpoint at all, one line says why rather than one per path.
-  if (paths.length === 0) return unused.length === 0 ? [] : [`--expectations: "resources" names ${unused.length} path(s) (${unused.slice(0, 3).map((p) => JSON.stringify(p)).join(', ')}${unused.length > 3 ? ', …' : ''}), but no tenant endpoint is under test (give --openapi, --paged-path or --endpoint); their known data is not compared`];
-  return unused.map((path) => `--expectations: "resources" names ${JSON.stringify(path)}, which is no tenant endpoint under test (their paths: ${shown}); its known data is not compared`);
+  if (paths.length === 0)
+    return unused.length === 0
+      ? []
+      : [
+          `--expectations: "resources" names ${unused.length} path(s) (${unused
+            .slice(0, 3)
+            .map((p) => JSON.stringify(p))
+            .join(
+              ', ',
+            )}${unused.length > 3 ? ', …' : ''}), but no tenant endpoint is under test (give --openapi, --paged-path or --endpoint); their known data is not compared`,
+        ];
+  return unused.map(
+    (path) =>
+      `--expectations: "resources" names ${JSON.stringify(path)}, which is no tenant endpoint under test (their paths: ${shown}); its known data is not compared`,
+  );
 }
-

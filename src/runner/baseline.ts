@@ -26,7 +26,8 @@ const baselineSchema = z
       z
         .object({
           check: z.string().refine((id) => findCheck(id) !== undefined, {
-            error: (issue) => `unknown check id ${JSON.stringify(issue.input)}${didYouMean(String(issue.input), CHECK_IDS, (id) => JSON.stringify(id))}`,
+            error: (issue) =>
+              `unknown check id ${JSON.stringify(issue.input)}${didYouMean(String(issue.input), CHECK_IDS, (id) => JSON.stringify(id))}`,
           }),
           reason: z.string().trim().min(1, { error: 'needs a reason: why is this failure accepted, and until when?' }),
         })
@@ -38,7 +39,6 @@ const baselineSchema = z
 
 export type Baseline = ReadonlyMap<string, string>;
 
-
 const CHECK_IDS = CHECKS.map((c) => c.id);
 const BASELINE_EXAMPLE = '{"failures": [{"check": "ID", "reason": "why"}]}';
 
@@ -48,7 +48,8 @@ const KNOWN_KEYS = { top: ['failures'], entry: ['check', 'reason'] } as const;
 /** The value at a zod issue's path: what the file holds where the schema wanted something else. */
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
   let value = raw;
-  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
 }
 
@@ -61,7 +62,8 @@ function baselineProblem(issue: z.core.$ZodIssue | undefined, raw: unknown): str
   }
   // Only where the schema gave no message of its own: zod's default starts "Invalid input".
   if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
-    const wanted = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
+    const wanted =
+      issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
     const value = valueAt(raw, issue.path);
     return value === undefined ? `missing: it must be ${wanted}` : `must be ${wanted}, not ${jsonKind(value)}`;
   }
@@ -107,7 +109,10 @@ const RERUN: readonly CheckStatus[] = ['failed', 'warning', 'error', 'expected']
 /** Reads the report of an earlier run and returns the ids of its checks that did not pass. */
 export function failedChecksOf(path: string): string[] {
   const result = runReportSchema.safeParse(readJsonFile(path, 'report', REPORT_LIMIT));
-  if (!result.success) throw new UsageError(`report ${path}: not a carrier-conformance report.json (${result.error.issues[0]?.path.join('.') ?? ''}: ${result.error.issues[0]?.message ?? 'invalid'})`);
+  if (!result.success)
+    throw new UsageError(
+      `report ${path}: not a carrier-conformance report.json (${result.error.issues[0]?.path.join('.') ?? ''}: ${result.error.issues[0]?.message ?? 'invalid'})`,
+    );
   const report: RunReport = result.data;
   return report.checks.filter((c) => RERUN.includes(c.status) && findCheck(c.id) !== undefined).map((c) => c.id);
 }

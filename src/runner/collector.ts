@@ -59,7 +59,11 @@ export class CheckCollector implements Reporter {
     mark(`battery: ${module.relativeModuleId} ended`);
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>, reason: string): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<{ message?: string }>,
+    reason: string,
+  ): void {
     this.collected.reason = reason;
     for (const error of unhandledErrors) this.collected.unhandledErrors.push(messageWithCauses(error));
     for (const module of testModules) {
@@ -69,7 +73,8 @@ export class CheckCollector implements Reporter {
       if (errors.length > 0) this.collected.moduleErrors.set(file, errors.map((e) => e.message).join('; '));
       for (const test of module.children.allTests()) {
         const meta = test.meta().carrier;
-        if (meta) this.collected.sharedTokenRequests = (this.collected.sharedTokenRequests ?? 0) + meta.sharedTokenRequests;
+        if (meta)
+          this.collected.sharedTokenRequests = (this.collected.sharedTokenRequests ?? 0) + meta.sharedTokenRequests;
         const checkId = meta?.checkId ?? checkIdOfTestName(test.name);
         if (!checkId) continue;
         const result = test.result();
@@ -94,7 +99,11 @@ export class CheckCollector implements Reporter {
 export function messageWithCauses(error: unknown): string {
   const messages: string[] = [];
   // Bounded: a serialized cause chain can be cyclic.
-  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    typeof e === 'object' && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const message = (e as { message?: unknown }).message;
     if (typeof message === 'string' && message !== '' && !messages.includes(message)) messages.push(message);
   }

@@ -24,7 +24,9 @@ import { builtFile, FROM_BUILD } from '../core/version.js';
  */
 
 /** `ms`: how long the thread took to read the document (or to refuse it), for CARRIER_PROFILE=1. */
-export type LoadReply = ({ ok: true; api: ApiDescription } | { ok: false; usage: boolean; message: string }) & { ms?: number };
+export type LoadReply = ({ ok: true; api: ApiDescription } | { ok: false; usage: boolean; message: string }) & {
+  ms?: number;
+};
 
 export interface ThreadLoadOptions {
   /** --openapi-root: the folder the document's `$ref`s may reach (default: the document's). */
@@ -38,7 +40,9 @@ const WORKER_URL = builtFile('src/runner/document-worker.js');
 /** The error a stopped load rejects with: the signal's reason, as an error of the run's. */
 function stopped(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new RunAbortedError(typeof reason === 'string' ? reason : 'the run was interrupted');
+  return reason instanceof Error
+    ? reason
+    : new RunAbortedError(typeof reason === 'string' ? reason : 'the run was interrupted');
 }
 
 export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {}): Promise<ApiDescription> {
@@ -48,7 +52,10 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
     const loaded = import('../openapi/load.js')
       .then((m) => m.loadOpenApiAsRead(file, { root }))
       // Linted as the thread lints it (document-worker.ts), on the document as read.
-      .then(async ({ api, read }) => ({ ...api, lint: await (await import('../lint/in-run.js')).lintForRun(file, root, read) }));
+      .then(async ({ api, read }) => ({
+        ...api,
+        lint: await (await import('../lint/in-run.js')).lintForRun(file, root, read),
+      }));
     if (!signal) return loaded;
     return new Promise<ApiDescription>((resolve, reject) => {
       const onAbort = (): void => reject(stopped(signal));

@@ -28,7 +28,10 @@ parentPort?.postMessage({ ...reply, ms: Math.round(performance.now() - started) 
 function validatorsOf(api: ApiDescription): Pick<ApiDescription, 'validators'> {
   if (!api.document) return {};
   try {
-    const validators = precompileIfFew(api.document, api.endpoints.flatMap((e) => (e.schema === undefined ? [] : [e.schema])));
+    const validators = precompileIfFew(
+      api.document,
+      api.endpoints.flatMap((e) => (e.schema === undefined ? [] : [e.schema])),
+    );
     return validators ? { validators } : {};
   } catch {
     return {};

@@ -35,14 +35,30 @@ export interface Spawn {
  * `execArgv` of its own), from vitest/dist/chunks/cli-api.js: resolveOptions, executeTests and
  * resolveConditions. Vite, as Vitest creates it, sets NODE_ENV and its mode's variables.
  */
-export function expectedSpawn(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): Spawn {
+export function expectedSpawn(
+  env: NodeJS.ProcessEnv = process.env,
+  execArgv: readonly string[] = process.execArgv,
+): Spawn {
   const nodeEnv = env.NODE_ENV || 'development';
   const production = nodeEnv === 'production';
   return {
     entry: join(VITEST_DIST, 'workers', 'threads.js'),
-    env: { ...env, TEST: 'true', VITEST: 'true', NODE_ENV: nodeEnv, VITEST_MODE: 'RUN', FORCE_TTY: isatty(1) ? 'true' : '', BASE_URL: '/', MODE: 'test', DEV: production ? '' : '1', PROD: production ? '1' : '' },
+    env: {
+      ...env,
+      TEST: 'true',
+      VITEST: 'true',
+      NODE_ENV: nodeEnv,
+      VITEST_MODE: 'RUN',
+      FORCE_TTY: isatty(1) ? 'true' : '',
+      BASE_URL: '/',
+      MODE: 'test',
+      DEV: production ? '' : '1',
+      PROD: production ? '1' : '',
+    },
     execArgv: [
-      ...execArgv.filter((a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir')),
+      ...execArgv.filter(
+        (a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir'),
+      ),
       '--experimental-import-meta-resolve',
       '--require',
       join(dirname(VITEST_DIST), 'suppress-warnings.cjs'),
@@ -59,7 +75,13 @@ export function expectedSpawn(env: NodeJS.ProcessEnv = process.env, execArgv: re
 export function sameSpawn(a: Spawn, b: Spawn): boolean {
   const defined = (env: Partial<NodeJS.ProcessEnv>): string[] => Object.keys(env).filter((k) => env[k] !== undefined);
   const keys = defined(a.env);
-  return a.entry === b.entry && a.execArgv.length === b.execArgv.length && a.execArgv.every((x, i) => x === b.execArgv[i]) && keys.length === defined(b.env).length && keys.every((k) => a.env[k] === b.env[k]);
+  return (
+    a.entry === b.entry &&
+    a.execArgv.length === b.execArgv.length &&
+    a.execArgv.every((x, i) => x === b.execArgv[i]) &&
+    keys.length === defined(b.env).length &&
+    keys.every((k) => a.env[k] === b.env[k])
+  );
 }
 
 /** A thread as Vitest's threads pool starts one: its output piped by whoever takes it. */
@@ -118,7 +140,11 @@ class EarlyThreadsPoolWorker implements PoolWorker {
   #thread: Worker | undefined;
 
   constructor(options: PoolOptions) {
-    this.#spawn = { entry: join(options.distPath, 'workers', 'threads.js'), env: options.env, execArgv: options.execArgv };
+    this.#spawn = {
+      entry: join(options.distPath, 'workers', 'threads.js'),
+      env: options.env,
+      execArgv: options.execArgv,
+    };
     this.#stdout = options.project.vitest.logger.outputStream;
     this.#stderr = options.project.vitest.logger.errorStream;
   }

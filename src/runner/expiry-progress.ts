@@ -35,7 +35,12 @@ export interface ExpiryWait {
  * when no expiry check is selected or the lifetime is longer than --max-expiry-wait (then nothing
  * waits for it).
  */
-export function reportExpiryWait(wait: ExpiryWait, print: (line: string) => void, intervalMs = progressIntervalMs(), now: () => number = Date.now): () => void {
+export function reportExpiryWait(
+  wait: ExpiryWait,
+  print: (line: string) => void,
+  intervalMs = progressIntervalMs(),
+  now: () => number = Date.now,
+): () => void {
   if (wait.checks.length === 0 || wait.expiresIn > wait.maxExpiryWaitSeconds) return () => undefined;
   // As src/battery/expiry.ts mustBeRefusedFrom: a second of rounding and the margin after expires_in.
   const until = wait.receivedAt + (wait.expiresIn + 1 + wait.marginSeconds) * 1000;
@@ -45,7 +50,9 @@ export function reportExpiryWait(wait: ExpiryWait, print: (line: string) => void
       clearInterval(timer);
       return;
     }
-    print(`waiting for the access token to expire (expires_in ${wait.expiresIn} s) for ${wait.checks.join(', ')}: ${left} s left`);
+    print(
+      `waiting for the access token to expire (expires_in ${wait.expiresIn} s) for ${wait.checks.join(', ')}: ${left} s left`,
+    );
   }, intervalMs);
   // Never what keeps the process alive.
   timer.unref();

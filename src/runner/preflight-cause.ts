@@ -62,10 +62,28 @@ export function userCause(user: PreflightUser): FoundCause | undefined {
   if (tenantProblem === undefined) return undefined;
   // Only a problem of /users/me itself: a run without a token has its own warning and checks.
   const failed = /GET \/users\/me failed: (.*)$/.exec(tenantProblem);
-  if (failed) return { cause: { source: 'preflight', title: `GET ${USER_PATH} failed: ${failed[1] ?? ''}`, detail: tenantProblem, endpoint: `GET ${USER_PATH}` }, quotes };
+  if (failed)
+    return {
+      cause: {
+        source: 'preflight',
+        title: `GET ${USER_PATH} failed: ${failed[1] ?? ''}`,
+        detail: tenantProblem,
+        endpoint: `GET ${USER_PATH}`,
+      },
+      quotes,
+    };
   if (answer) {
     const endpoint = `GET ${pathOf(answer.url)}`;
-    return { cause: { source: 'preflight', title: `${endpoint} lists no tenant with a UUID id`, detail: tenantProblem, endpoint, ...(answer.record ? { exchange: answer.record } : {}) }, quotes };
+    return {
+      cause: {
+        source: 'preflight',
+        title: `${endpoint} lists no tenant with a UUID id`,
+        detail: tenantProblem,
+        endpoint,
+        ...(answer.record ? { exchange: answer.record } : {}),
+      },
+      quotes,
+    };
   }
   return undefined;
 }
@@ -76,7 +94,9 @@ function isAbout(found: FoundCause, check: CheckResult, message: string, exchang
   const ex = exchange === undefined ? undefined : check.exchanges[exchange];
   const shows = found.shows;
   if (!ex?.response || !shows) return false;
-  return ex.request.method === shows.method && pathOf(ex.request.url) === shows.path && ex.response.status === shows.status;
+  return (
+    ex.request.method === shows.method && pathOf(ex.request.url) === shows.path && ex.response.status === shows.status
+  );
 }
 
 /**
@@ -84,7 +104,10 @@ function isAbout(found: FoundCause, check: CheckResult, message: string, exchang
  * message, when it has none) is about it. A check that found something else too keeps what it
  * found; a failure judged the answer and stays a failure.
  */
-export function foldIntoCause(results: readonly CheckResult[], found: FoundCause): { results: CheckResult[]; cause?: RunCause } {
+export function foldIntoCause(
+  results: readonly CheckResult[],
+  found: FoundCause,
+): { results: CheckResult[]; cause?: RunCause } {
   const pointer = pointerTo(found.cause);
   const ids: string[] = [];
   const out = results.map((check) => {
@@ -96,7 +119,11 @@ export function foldIntoCause(results: readonly CheckResult[], found: FoundCause
     if (!about) return check;
     ids.push(check.id);
     const cited = found.cause.endpoint;
-    return { ...check, message: pointer, findings: [{ kind: 'error' as const, message: pointer, ...(cited !== undefined ? { endpoint: cited } : {}) }] };
+    return {
+      ...check,
+      message: pointer,
+      findings: [{ kind: 'error' as const, message: pointer, ...(cited !== undefined ? { endpoint: cited } : {}) }],
+    };
   });
   if (ids.length === 0) return { results: out };
   return { results: out, cause: { ...found.cause, checks: ids } };

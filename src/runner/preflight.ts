@@ -1,5 +1,13 @@
 import { TOKEN_PATH, USER_PATH } from '../api/paths.js';
-import { credentialsRefused, getResource, oauthErrorCode, readIssuedToken, requestToken, type ClientCredentials, type Target } from '../api/requests.js';
+import {
+  credentialsRefused,
+  getResource,
+  oauthErrorCode,
+  readIssuedToken,
+  requestToken,
+  type ClientCredentials,
+  type Target,
+} from '../api/requests.js';
 import type { SharedToken } from '../battery/wiring.js';
 import { RunAbortedError, UsageError } from '../core/errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../core/basic-credentials.js';
@@ -71,10 +79,18 @@ export const SECOND_CLIENT: PreflightClient = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the user is told to check when the token endpoint refuses the configured credentials. */
-export const CREDENTIALS_HINT = 'check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)';
+export const CREDENTIALS_HINT =
+  'check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)';
 const FIRST_CLIENT: PreflightClient = { hint: CREDENTIALS_HINT, tenantFlag: '--tenant-id' };
 
-export async function preflight(http: HttpClient, target: Target, credentials: ClientCredentials, redactor: Redactor, tenantId: string | undefined, who: PreflightClient = FIRST_CLIENT): Promise<Preflight> {
+export async function preflight(
+  http: HttpClient,
+  target: Target,
+  credentials: ClientCredentials,
+  redactor: Redactor,
+  tenantId: string | undefined,
+  who: PreflightClient = FIRST_CLIENT,
+): Promise<Preflight> {
   const flag = who.tenantFlag;
   const name = who.name ?? '';
   // Recorded (only what is cited is kept) so that the checks that judge these answers can cite them.
@@ -82,7 +98,11 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   const send = (req: Parameters<HttpClient['send']>[0]) => http.send({ ...req, priority: 'high' }, recorder);
   /** Origins that have answered at least one request: those are reachable, whatever comes next. */
   const answered = new Set<string>();
-  const reach = async (what: string, url: string, request: () => Promise<HttpResponse>): Promise<HttpResponse | TransportError> => {
+  const reach = async (
+    what: string,
+    url: string,
+    request: () => Promise<HttpResponse>,
+  ): Promise<HttpResponse | TransportError> => {
     try {
       const res = await request();
       answered.add(new URL(url).origin);
@@ -93,7 +113,9 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
       // by check. One that never answered cannot be tested at all.
       if (err.beforeResponse && !answered.has(new URL(url).origin)) {
         const advice = reachAdvice(err.code, new URL(url));
-        throw new RunAbortedError(`cannot reach the ${what} at ${url}: ${err.message}${advice === undefined ? '' : `: ${advice}`}`);
+        throw new RunAbortedError(
+          `cannot reach the ${what} at ${url}: ${err.message}${advice === undefined ? '' : `: ${advice}`}`,
+        );
       }
       return err;
     }
@@ -112,7 +134,12 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   let encoding: BasicEncoding = 'form';
   let clientAuth: 'basic' | 'post' = target.clientAuth === 'post' ? 'post' : 'basic';
   let token = await obtain(encoding, clientAuth);
-  if (!(token.res instanceof TransportError) && credentialsRefused(token.res) && clientAuth === 'basic' && needsFormEncoding(credentials.clientId, credentials.clientSecret)) {
+  if (
+    !(token.res instanceof TransportError) &&
+    credentialsRefused(token.res) &&
+    clientAuth === 'basic' &&
+    needsFormEncoding(credentials.clientId, credentials.clientSecret)
+  ) {
     // RFC 6749 §2.3.1 says to form-encode; many servers do not decode. Try the credentials as they are.
     const raw = await obtain('raw', 'basic');
     if (!(raw.res instanceof TransportError) && readIssuedToken(raw.res)) {
@@ -135,7 +162,14 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   }
   // The server's words, bounded (an RFC 6749 §5.2 code is a short token) and redacted for the console.
   const basicCode = basic ? oauthErrorCode(basic)?.slice(0, 64) : undefined;
-  const out: Preflight = { encoding, clientAuth, ...(basic ? { basicRefused: redactor.redact(`${basic.status}${basicCode === undefined ? '' : ` ${basicCode}`}`) } : {}), answers: {} };
+  const out: Preflight = {
+    encoding,
+    clientAuth,
+    ...(basic
+      ? { basicRefused: redactor.redact(`${basic.status}${basicCode === undefined ? '' : ` ${basicCode}`}`) }
+      : {}),
+    answers: {},
+  };
   const { res: tokenRes, sentAt, receivedAt } = token;
   // answers.token is the spec's request, HTTP Basic; with --client-auth post none was made.
   if (basic) out.answers.token = basic;
@@ -150,7 +184,9 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
     // nginx's answer to plain HTTP on a TLS port: a gateway, but not spoken to in its protocol.
     const url = new URL(tokenRes.url);
     url.protocol = 'https:';
-    throw new RunAbortedError(`cannot reach the token endpoint at ${target.authUrl}: it answered 400 "The plain HTTP request was sent to HTTPS port": use ${url.origin} (https://)`);
+    throw new RunAbortedError(
+      `cannot reach the token endpoint at ${target.authUrl}: it answered 400 "The plain HTTP request was sent to HTTPS port": use ${url.origin} (https://)`,
+    );
   }
   const { origin, pathname } = new URL(tokenRes.url);
   const endpoint = `${origin}${pathname}`;
@@ -164,16 +200,22 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
         `${name}the token endpoint ${endpoint} answered 401 with a ${foreign} challenge, not the Basic one of a token endpoint refusing client credentials (RFC 6749 §5.2): something else answers there, such as a gateway for another API: check the path of --base-url (a gateway's prefix missing or extra) or --auth-url, or the credentials the gateway itself wants (--header)`,
       );
     }
-    throw new UsageError(`${name}the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${who.hint}`);
+    throw new UsageError(
+      `${name}the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${who.hint}`,
+    );
   }
   // Nothing at the token endpoint's path: almost always a base URL without the gateway's path
   // prefix. Every check needs a token, so the run would be ~60 errors saying less than this line.
   if (tokenRes.status === 404) {
-    throw new UsageError(`nothing answers at the token endpoint ${endpoint} (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at ${TOKEN_PATH} (spec §Obtain an access token)`);
+    throw new UsageError(
+      `nothing answers at the token endpoint ${endpoint} (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at ${TOKEN_PATH} (spec §Obtain an access token)`,
+    );
   }
   // A gateway that cannot reach its backend (RFC 9110 §15.6.3, §15.6.5): the API is not there to test.
   if (tokenRes.status === 502 || tokenRes.status === 504) {
-    throw new RunAbortedError(`cannot reach the token endpoint at ${endpoint}: it answered ${tokenRes.status} ${tokenRes.status === 502 ? 'Bad Gateway' : 'Gateway Timeout'} (a gateway without its backend): nothing can be checked until the API answers`);
+    throw new RunAbortedError(
+      `cannot reach the token endpoint at ${endpoint}: it answered ${tokenRes.status} ${tokenRes.status === 502 ? 'Bad Gateway' : 'Gateway Timeout'} (a gateway without its backend): nothing can be checked until the API answers`,
+    );
   }
   const issued = readIssuedToken(tokenRes);
   if (issued) {
@@ -188,27 +230,43 @@ export async function preflight(http: HttpClient, target: Target, credentials: C
   if (tenantId !== undefined) out.tenantId = tenantId;
   if (tenantId !== undefined && !who.listTenants) return out;
   if (!out.sharedToken) {
-    if (tenantId === undefined) out.tenantProblem = `no tenant was given (${flag}) and /users/me cannot be asked without a token (${out.sharedTokenProblem ?? 'no token'})`;
+    if (tenantId === undefined)
+      out.tenantProblem = `no tenant was given (${flag}) and /users/me cannot be asked without a token (${out.sharedTokenProblem ?? 'no token'})`;
     return out;
   }
   const bearer = out.sharedToken.accessToken;
-  const userRes = await reach('API', target.baseUrl, () => getResource(send, target, { path: USER_PATH, auth: { kind: 'bearer', token: bearer }, purpose: `GET ${USER_PATH}: a valid request ${name === '' ? '(it names the tenant under test)' : 'of the second client (it names its tenants)'}` }));
+  const userRes = await reach('API', target.baseUrl, () =>
+    getResource(send, target, {
+      path: USER_PATH,
+      auth: { kind: 'bearer', token: bearer },
+      purpose: `GET ${USER_PATH}: a valid request ${name === '' ? '(it names the tenant under test)' : 'of the second client (it names its tenants)'}`,
+    }),
+  );
   if (userRes instanceof TransportError) {
-    if (tenantId === undefined) out.tenantProblem = `no tenant was given (${flag}) and GET /users/me failed: ${userRes.message}`;
+    if (tenantId === undefined)
+      out.tenantProblem = `no tenant was given (${flag}) and GET /users/me failed: ${userRes.message}`;
     return out;
   }
   out.answers.user = userRes;
   const parsed = userRes.json();
-  const tenants = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { tenants?: unknown }).tenants : undefined;
+  const tenants =
+    parsed.ok && parsed.value !== null && typeof parsed.value === 'object'
+      ? (parsed.value as { tenants?: unknown }).tenants
+      : undefined;
   const first = Array.isArray(tenants) ? (tenants[0] as { id?: unknown } | undefined) : undefined;
-  if (userRes.status === 200 && Array.isArray(tenants)) out.tenants = tenants.map((t) => (t as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase());
+  if (userRes.status === 200 && Array.isArray(tenants))
+    out.tenants = tenants
+      .map((t) => (t as { id?: unknown } | null)?.id)
+      .filter((id): id is string => typeof id === 'string' && UUID.test(id))
+      .map((id) => id.toLowerCase());
   if (tenantId !== undefined) return out;
   if (userRes.status === 200 && typeof first?.id === 'string' && UUID.test(first.id)) out.tenantId = first.id;
   else if (userRes.status === 404) {
     // The token endpoint works, the API does not answer where --base-url says it is: the path is
     // wrong (a gateway's prefix missing or extra), not the credentials.
     out.tenantProblem = `no tenant was given (${flag}) and GET /users/me answered 404 although the token endpoint issued a token: the path of --base-url may be wrong (a gateway's prefix missing or extra: ${target.baseUrl}/users/me is not there)`;
-  } else out.tenantProblem = `no tenant was given (${flag}) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
+  } else
+    out.tenantProblem = `no tenant was given (${flag}) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
   return out;
 }
 

@@ -9,16 +9,22 @@ import type { Collected, CollectedTest } from './collector.js';
  * verdict and exit code. Pure functions: the meta-tests exercise them directly.
  */
 
-
 function base(check: Check): Pick<CheckResult, 'id' | 'suite' | 'level' | 'title' | 'refs'> {
   return { id: check.id, suite: check.suite, level: check.level, title: check.title, refs: check.refs };
 }
 
 /** The result of one check from its collected test; `strict` turns SHOULD failures into failures. */
-export function checkResult(check: Check, test: CollectedTest | undefined, collected: Collected, strict: boolean): CheckResult {
+export function checkResult(
+  check: Check,
+  test: CollectedTest | undefined,
+  collected: Collected,
+  strict: boolean,
+): CheckResult {
   const empty = { findings: [], notes: [], exchanges: [], durationMs: 0 };
   if (!test) {
-    const loadError = collected.moduleErrors.get(check.suite) ?? (check.suite === 'expiry' ? undefined : collected.moduleErrors.get(BATTERY_ENTRY));
+    const loadError =
+      collected.moduleErrors.get(check.suite) ??
+      (check.suite === 'expiry' ? undefined : collected.moduleErrors.get(BATTERY_ENTRY));
     const message = loadError
       ? `the suite file ${suiteFile(check.suite)} failed to load: ${loadError}`
       : collected.reason === 'interrupted'
@@ -29,7 +35,9 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
   const meta = test.meta;
   // A SHOULD check's failure on an endpoint is a warning there too, as it is for the check.
   const warns = check.level === 'SHOULD' && !strict;
-  const endpoints = meta?.endpoints?.map((e) => (e.status === 'failed' && warns ? { ...e, status: 'warning' as const } : e));
+  const endpoints = meta?.endpoints?.map((e) =>
+    e.status === 'failed' && warns ? { ...e, status: 'warning' as const } : e,
+  );
   const common = {
     ...base(check),
     findings: meta?.findings ?? [],
@@ -40,7 +48,8 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
   };
   // Across several endpoints the reason starts with how each fared: "23 endpoints, 1 failed: …".
   const across = endpoints && endpoints.length > 1 ? endpointSummary(endpoints) : undefined;
-  const reason = (findings: readonly Finding[], notListed = 0): string => [across, summariseFindings(findings, notListed)].filter(Boolean).join('. ');
+  const reason = (findings: readonly Finding[], notListed = 0): string =>
+    [across, summariseFindings(findings, notListed)].filter(Boolean).join('. ');
   switch (test.state) {
     case 'passed':
       return { ...common, status: 'passed' };
@@ -53,12 +62,17 @@ export function checkResult(check: Check, test: CollectedTest | undefined, colle
     case 'failed': {
       const failures = common.findings.filter((f) => f.kind === 'failure');
       const notListed = meta?.notListed ?? { failures: 0, errors: 0 };
-      if (failures.length > 0) return { ...common, status: check.level === 'MUST' || strict ? 'failed' : 'warning', message: reason(failures, notListed.failures) };
-      if (common.findings.length > 0) return { ...common, status: 'error', message: reason(common.findings, notListed.errors) };
+      if (failures.length > 0)
+        return {
+          ...common,
+          status: check.level === 'MUST' || strict ? 'failed' : 'warning',
+          message: reason(failures, notListed.failures),
+        };
+      if (common.findings.length > 0)
+        return { ...common, status: 'error', message: reason(common.findings, notListed.errors) };
       // The test failed without a finding: a timeout or a throw past the check's own handling.
       const message = `the check could not be carried out: ${test.errors.join('; ') || 'unknown error'}`;
       return { ...common, status: 'error', message, findings: [{ kind: 'error', message }] };
     }
   }
 }
-

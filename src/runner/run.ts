@@ -27,7 +27,12 @@ import { describeApi, readApiEarly, unusedExpectations, unusedParameters } from 
 import { checkRequireComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
 import { foldIntoCause, userCause, type FoundCause } from './preflight-cause.js';
-import { describeEndpoints, type ApiDescription, type EndpointSpec, type QueryParameterSpec } from '../api/endpoint-specs.js';
+import {
+  describeEndpoints,
+  type ApiDescription,
+  type EndpointSpec,
+  type QueryParameterSpec,
+} from '../api/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { Isolation, PassedResponse } from '../battery/wiring.js';
 import type { Preflight } from './preflight.js';
@@ -64,13 +69,22 @@ interface Extras {
 
 /** Reads --compare-with and checks --bundle/--sign-key before the run: a bad file costs no run. */
 async function prepareExtras(options: RunOptions, profile: AppliedProfile | undefined): Promise<Extras> {
-  const previous = options.compareWith === undefined ? undefined : (await import('../compare/command.js')).loadPrevious(options.compareWith);
-  const bundle = options.bundle === undefined && options.signKey === undefined ? undefined : await (await import('../bundle/write.js')).prepareBundle(options, profile);
+  const previous =
+    options.compareWith === undefined
+      ? undefined
+      : (await import('../compare/command.js')).loadPrevious(options.compareWith);
+  const bundle =
+    options.bundle === undefined && options.signKey === undefined
+      ? undefined
+      : await (await import('../bundle/write.js')).prepareBundle(options, profile);
   return { ...(previous ? { previous } : {}), ...(bundle ? { bundle } : {}) };
 }
 
 /** The target's name in matrices, badges and bundles: --target-name, else the base URL's host. */
-function targetLabels(options: RunOptions, baseUrl: string): Pick<RunReport['target'], 'name' | 'version' | 'operator'> {
+function targetLabels(
+  options: RunOptions,
+  baseUrl: string,
+): Pick<RunReport['target'], 'name' | 'version' | 'operator'> {
   return {
     name: options.targetName ?? hostOf(baseUrl),
     ...(options.targetVersion !== undefined ? { version: options.targetVersion } : {}),
@@ -133,15 +147,22 @@ function httpSettingsOf(options: RunOptions, target: ResolvedTarget): HttpSettin
  * Stops the run when `external` aborts (Ctrl-C, SIGTERM) or the deadline passes; the reason
  * becomes the report's `incompleteReason`.
  */
-function stopper(external: AbortSignal | undefined, deadlineSeconds: number): { signal: AbortSignal; dispose: () => void } {
+function stopper(
+  external: AbortSignal | undefined,
+  deadlineSeconds: number,
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const stop = (reason: string): void => {
     if (!controller.signal.aborted) controller.abort(reason);
   };
-  const onExternal = (): void => stop(typeof external?.reason === 'string' ? external.reason : 'the run was interrupted');
+  const onExternal = (): void =>
+    stop(typeof external?.reason === 'string' ? external.reason : 'the run was interrupted');
   if (external?.aborted) onExternal();
   external?.addEventListener('abort', onExternal, { once: true });
-  const timer = setTimeout(() => stop(`the run exceeded its --deadline of ${deadlineSeconds} s`), deadlineSeconds * 1000);
+  const timer = setTimeout(
+    () => stop(`the run exceeded its --deadline of ${deadlineSeconds} s`),
+    deadlineSeconds * 1000,
+  );
   timer.unref();
   return {
     signal: controller.signal,
@@ -153,7 +174,12 @@ function stopper(external: AbortSignal | undefined, deadlineSeconds: number): { 
 }
 
 /** `profile`: the certification profile `run --profile` applied (src/certification/apply.ts), recorded in the bundle. */
-export async function runConformance(options: RunOptions, io: RunIO, interrupt?: AbortSignal, profile?: AppliedProfile): Promise<RunOutcome> {
+export async function runConformance(
+  options: RunOptions,
+  io: RunIO,
+  interrupt?: AbortSignal,
+  profile?: AppliedProfile,
+): Promise<RunOutcome> {
   mark('run: options parsed');
   const started = new Date();
   // Every usage error before anything is started or written.
@@ -175,7 +201,14 @@ export async function runConformance(options: RunOptions, io: RunIO, interrupt?:
   const logDir = await mkdtemp(join(tmpdir(), 'carrier-exchanges-'));
   const runnerLog = new ExchangeLog(logDir, 'runner');
   try {
-    return await runWithLog(options, io, interrupt, { checks, rerunOf, baseline, plan, extras, early, documentStop, started }, logDir, runnerLog);
+    return await runWithLog(
+      options,
+      io,
+      interrupt,
+      { checks, rerunOf, baseline, plan, extras, early, documentStop, started },
+      logDir,
+      runnerLog,
+    );
   } finally {
     runnerLog.close();
     await rm(logDir, { recursive: true, force: true });
@@ -193,7 +226,14 @@ interface Prepared {
   started: Date;
 }
 
-async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal | undefined, prepared: Prepared, logDir: string, runnerLog: ExchangeLog): Promise<RunOutcome> {
+async function runWithLog(
+  options: RunOptions,
+  io: RunIO,
+  interrupt: AbortSignal | undefined,
+  prepared: Prepared,
+  logDir: string,
+  runnerLog: ExchangeLog,
+): Promise<RunOutcome> {
   const { checks, rerunOf, baseline, plan, extras, early, documentStop, started } = prepared;
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   // --verbose: the workers' lines come over the run's channel, to stderr like the preflight's.
@@ -233,24 +273,52 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
       // The document is read while the preflight waits for the network.
       const described = describeApi(options, target, early, documentStop.signal);
       described.catch(() => undefined);
-      if (target.tls.insecure) io.err(`warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`);
+      if (target.tls.insecure)
+        io.err(
+          `warning: --insecure: TLS certificates of ${target.baseUrl} are NOT verified; anyone on the path can read the credentials. Use --ca-file for a private CA.`,
+        );
       redactor.addClientCredentials(target.clientId, target.clientSecret);
-      if (target.secondClient) redactor.addClientCredentials(target.secondClient.clientId, target.secondClient.clientSecret);
+      if (target.secondClient)
+        redactor.addClientCredentials(target.secondClient.clientId, target.secondClient.clientSecret);
       const http = httpSettingsOf(options, target);
       // Loaded once Vitest is starting (undici and all): its workers start meanwhile.
-      const [{ HttpClient }, { preflight, SECOND_CLIENT }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-      client = new HttpClient({ ...clientOptions(http, redactor, signal), clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret }, exchangeLog: runnerLog, ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}) });
-      const preflighted = preflight(client, target, { clientId: target.clientId, clientSecret: target.clientSecret }, redactor, options.tenantId);
+      const [{ HttpClient }, { preflight, SECOND_CLIENT }] = await Promise.all([
+        import('../http/client.js'),
+        import('./preflight.js'),
+      ]);
+      client = new HttpClient({
+        ...clientOptions(http, redactor, signal),
+        clientCredentials: { clientId: target.clientId, clientSecret: target.clientSecret },
+        exchangeLog: runnerLog,
+        ...(options.verbose ? { verbose: (line: string) => io.err(line) } : {}),
+      });
+      const preflighted = preflight(
+        client,
+        target,
+        { clientId: target.clientId, clientSecret: target.clientSecret },
+        redactor,
+        options.tenantId,
+      );
       preflighted.catch(() => undefined);
       // The second client's credentials are tried beside the first's: refused, they are a usage error now, not a check's error later.
       const second = target.secondClient;
-      const secondPreflighted = second ? preflight(client, target, { clientId: second.clientId, clientSecret: second.clientSecret }, redactor, second.tenantId, SECOND_CLIENT) : undefined;
+      const secondPreflighted = second
+        ? preflight(
+            client,
+            target,
+            { clientId: second.clientId, clientSecret: second.clientSecret },
+            redactor,
+            second.tenantId,
+            SECOND_CLIENT,
+          )
+        : undefined;
       secondPreflighted?.catch(() => undefined);
       api = await described;
       if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
       for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
       // Only RESOURCE-EXPECTED-VALUES compares a resource's known data: a run without it has nothing to warn of.
-      if (checks.some((c) => c.id === 'RESOURCE-EXPECTED-VALUES')) for (const line of unusedExpectations(api.endpoints, target.expectations)) io.err(`warning: ${line}`);
+      if (checks.some((c) => c.id === 'RESOURCE-EXPECTED-VALUES'))
+        for (const line of unusedExpectations(api.endpoints, target.expectations)) io.err(`warning: ${line}`);
       if (target.embedded) io.out(`Testing the embedded reference server, started at ${target.baseUrl}\n`);
       const pre = await preflighted;
       const secondPre = await secondPreflighted;
@@ -259,7 +327,15 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
       isolation = isolationOf(target, pre.tenantId, secondPre);
       basicEncoding = pre.encoding;
       preflightCause = userCause({
-        ...(pre.answers.user ? { answer: { url: pre.answers.user.url, status: pre.answers.user.status, ...(pre.answers.user.evidence ? { record: pre.answers.user.evidence.record } : {}) } } : {}),
+        ...(pre.answers.user
+          ? {
+              answer: {
+                url: pre.answers.user.url,
+                status: pre.answers.user.status,
+                ...(pre.answers.user.evidence ? { record: pre.answers.user.evidence.record } : {}),
+              },
+            }
+          : {}),
         ...(pre.tenantProblem !== undefined ? { tenantProblem: pre.tenantProblem } : {}),
       });
       mark('run: preflight done');
@@ -269,11 +345,24 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
         );
         // The run's own token requests (the shared token's renewals) go the way that works.
         target = { ...target, clientAuth: 'post' };
-      } else if (target.clientAuth === 'post') io.err(`note: --client-auth post: the run's own token requests send the client credentials in the form body (client_secret_post, RFC 6749 §2.3.1: NOT RECOMMENDED), a deviation from the spec's HTTP Basic; the token checks still test HTTP Basic`);
-      if (pre.encoding === 'raw') io.err('warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)');
-      if (pre.sharedTokenProblem) io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
+      } else if (target.clientAuth === 'post')
+        io.err(
+          `note: --client-auth post: the run's own token requests send the client credentials in the form body (client_secret_post, RFC 6749 §2.3.1: NOT RECOMMENDED), a deviation from the spec's HTTP Basic; the token checks still test HTTP Basic`,
+        );
+      if (pre.encoding === 'raw')
+        io.err(
+          'warning: the token endpoint refused the client credentials form-urlencoded as RFC 6749 §2.3.1 requires and accepted them as they are; the run uses them that way (see TOKEN-CREDENTIALS-ENCODING)',
+        );
+      if (pre.sharedTokenProblem)
+        io.err(`warning: ${pre.sharedTokenProblem}; the checks that need a token will report errors`);
       battery.provide({
-        target: { baseUrl: target.baseUrl, authUrl: target.authUrl, embedded: target.embedded, tokenParams: target.tokenParams, clientAuth: target.clientAuth },
+        target: {
+          baseUrl: target.baseUrl,
+          authUrl: target.authUrl,
+          embedded: target.embedded,
+          tokenParams: target.tokenParams,
+          clientAuth: target.clientAuth,
+        },
         credentials: { clientId: target.clientId, clientSecret: target.clientSecret, encoding: pre.encoding },
         ...(pre.tenantId ? { tenantId: pre.tenantId } : {}),
         ...(pre.tenantProblem ? { tenantProblem: pre.tenantProblem } : {}),
@@ -294,7 +383,11 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
         ...(pre.sharedToken ? { sharedToken: pre.sharedToken } : {}),
         ...(pre.sharedTokenProblem ? { sharedTokenProblem: pre.sharedTokenProblem } : {}),
         // `token` answers the spec's request (HTTP Basic); `tokenPost` the same credentials in the form body, when the run goes with that.
-        preflight: { ...passed('token', pre.answers.token), ...passed('tokenPost', pre.answers.tokenPost), ...passed('user', pre.answers.user) },
+        preflight: {
+          ...passed('token', pre.answers.token),
+          ...passed('tokenPost', pre.answers.tokenPost),
+          ...passed('user', pre.answers.user),
+        },
         secrets: redactor.secrets(),
         exchangeLogDir: logDir,
       });
@@ -302,14 +395,27 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
       // A long token lifetime waited out: a line at a steady pace, so that CI does not kill a silent job.
       if (pre.sharedToken) {
         const { receivedAt, expiresIn } = pre.sharedToken;
-        stopProgress = reportExpiryWait({ receivedAt, expiresIn, maxExpiryWaitSeconds: options.maxExpiryWait, marginSeconds: options.expiryMargin, checks: checks.filter((c) => c.suite === 'expiry').map((c) => c.id) }, (line) => io.err(line));
+        stopProgress = reportExpiryWait(
+          {
+            receivedAt,
+            expiresIn,
+            maxExpiryWaitSeconds: options.maxExpiryWait,
+            marginSeconds: options.expiryMargin,
+            checks: checks.filter((c) => c.suite === 'expiry').map((c) => c.id),
+          },
+          (line) => io.err(line),
+        );
       }
       // The report writers load while the checks run: not before, when this thread serves the
       // booting workers' module requests (Vitest's), nor after, when the run waits for them.
-      void battery.checksStarted.then(() => import('../report/write.js')).then((m) => m.loadWriters()).catch(() => undefined);
+      void battery.checksStarted
+        .then(() => import('../report/write.js'))
+        .then((m) => m.loadWriters())
+        .catch(() => undefined);
       collected = (await battery.done).collected;
       mark('run: battery done');
-      if (collected.unhandledErrors.length > 0) incompleteReason = `the battery hit an unexpected error: ${collected.unhandledErrors.join('; ')}`;
+      if (collected.unhandledErrors.length > 0)
+        incompleteReason = `the battery hit an unexpected error: ${collected.unhandledErrors.join('; ')}`;
     } catch (err) {
       battery.stop(err instanceof Error ? err.message : String(err));
       await battery.done.catch(() => undefined);
@@ -319,7 +425,10 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
       // token endpoint, an unreadable --openapi document): exit 2 all the same, and its reports,
       // marked incomplete, replace the last run's (CI must not publish those).
       if (err instanceof UsageError) configError = err;
-      incompleteReason = err instanceof HarnessExit ? err.message : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
+      incompleteReason =
+        err instanceof HarnessExit
+          ? err.message
+          : `the battery could not be run: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
       stopProgress();
       signal.removeEventListener('abort', stopBattery);
@@ -333,10 +442,29 @@ async function runWithLog(options: RunOptions, io: RunIO, interrupt: AbortSignal
     if (!target) throw new RunAbortedError(incompleteReason ?? 'the target could not be opened');
 
     // Every string once more, with every secret any worker learned (a cookie, a token it was issued).
-    const built = redactStrings(buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }));
+    const built = redactStrings(
+      buildReport({
+        options,
+        target,
+        api,
+        tenantId,
+        basicEncoding,
+        checks,
+        collected,
+        baseline,
+        incompleteReason,
+        started,
+        rerunOf,
+        preflightCause,
+        isolation,
+      }),
+    );
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
     runnerLog.flush();
-    const exchanges: RunExchanges = { dir: logDir, checksOf: checksByExchange([...collected.tests.values()].flatMap((t) => (t.meta ? [t.meta] : []))) };
+    const exchanges: RunExchanges = {
+      dir: logDir,
+      checksOf: checksByExchange([...collected.tests.values()].flatMap((t) => (t.meta ? [t.meta] : []))),
+    };
     const outcome = await finish(report, options, io, extras, !batteryStarted, exchanges);
     // Whatever the verdict: a run whose answers came close to --timeout passed by a narrow margin.
     const slow = timeoutNote(report, options.timeout, preflightTimes);
@@ -367,8 +495,14 @@ function isolationOf(target: ResolvedTarget, tenantId: string | undefined, secon
   return {
     ...foreign,
     secondClient: {
-      credentials: { clientId: target.secondClient.clientId, clientSecret: target.secondClient.clientSecret, encoding: second.encoding },
-      ...(secondTenant !== undefined ? { tenantId: secondTenant } : { tenantProblem: second.tenantProblem ?? 'its /users/me lists no tenant with a UUID id' }),
+      credentials: {
+        clientId: target.secondClient.clientId,
+        clientSecret: target.secondClient.clientSecret,
+        encoding: second.encoding,
+      },
+      ...(secondTenant !== undefined
+        ? { tenantId: secondTenant }
+        : { tenantProblem: second.tenantProblem ?? 'its /users/me lists no tenant with a UUID id' }),
       ...(second.tenants !== undefined ? { tenants: second.tenants } : {}),
       ...(second.sharedToken ? { token: second.sharedToken } : {}),
     },
@@ -377,7 +511,12 @@ function isolationOf(target: ResolvedTarget, tenantId: string | undefined, secon
 
 /** How the report records the isolation proof (report.json target.isolation, target.json). */
 function isolationRecord(isolation: Isolation): NonNullable<RunReport['target']['isolation']> {
-  const method = isolation.secondClient !== undefined ? 'second-client' : isolation.foreignTenantId !== undefined ? 'foreign-tenant' : 'none';
+  const method =
+    isolation.secondClient !== undefined
+      ? 'second-client'
+      : isolation.foreignTenantId !== undefined
+        ? 'foreign-tenant'
+        : 'none';
   return {
     method,
     ...(isolation.secondClient?.tenantId !== undefined ? { secondTenantId: isolation.secondClient.tenantId } : {}),
@@ -386,9 +525,22 @@ function isolationRecord(isolation: Isolation): NonNullable<RunReport['target'][
 }
 
 /** A preflight answer as plain data for the workers (its exchange redacted here), keyed by `name`. */
-function passed(name: 'token' | 'tokenPost' | 'user', res: HttpResponse | undefined): Partial<Record<'token' | 'tokenPost' | 'user', PassedResponse>> {
+function passed(
+  name: 'token' | 'tokenPost' | 'user',
+  res: HttpResponse | undefined,
+): Partial<Record<'token' | 'tokenPost' | 'user', PassedResponse>> {
   if (!res?.evidence) return {};
-  return { [name]: { url: res.url, status: res.status, headers: { ...res.headers } as Record<string, string[]>, text: res.text, receivedAt: res.receivedAt, record: res.evidence.record, ...(res.evidence.logId !== undefined ? { logId: res.evidence.logId } : {}) } };
+  return {
+    [name]: {
+      url: res.url,
+      status: res.status,
+      headers: { ...res.headers } as Record<string, string[]>,
+      text: res.text,
+      receivedAt: res.receivedAt,
+      record: res.evidence.record,
+      ...(res.evidence.logId !== undefined ? { logId: res.evidence.logId } : {}),
+    },
+  };
 }
 
 interface ReportInputs {
@@ -407,18 +559,46 @@ interface ReportInputs {
   isolation: Isolation;
 }
 
-function buildReport({ options, target, api, tenantId, basicEncoding, checks, collected, baseline, incompleteReason, started, rerunOf, preflightCause, isolation }: ReportInputs): RunReport {
+function buildReport({
+  options,
+  target,
+  api,
+  tenantId,
+  basicEncoding,
+  checks,
+  collected,
+  baseline,
+  incompleteReason,
+  started,
+  rerunOf,
+  preflightCause,
+  isolation,
+}: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
     const result = checkResult(check, test, collected, options.strict);
     // A check the interruption kept from running or finishing is not "skipped" but not run:
     // Vitest reports a test it cancelled as skipped; only a check that skipped itself says why.
-    const notRun = !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
-    return incompleteReason !== undefined && notRun ? { ...result, status: 'error' as const, message: `not run: ${incompleteReason}`, findings: [{ kind: 'error' as const, message: `not run: ${incompleteReason}` }] } : result;
+    const notRun =
+      !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
+    return incompleteReason !== undefined && notRun
+      ? {
+          ...result,
+          status: 'error' as const,
+          message: `not run: ${incompleteReason}`,
+          findings: [{ kind: 'error' as const, message: `not run: ${incompleteReason}` }],
+        }
+      : result;
   });
   // The checks the preflight's cause kept from running point at it, which is reported once.
   const folded = preflightCause ? foldIntoCause(checked, preflightCause) : { results: checked };
-  const cause = folded.cause ? { ...folded.cause, title: redactor.redact(folded.cause.title), ...(folded.cause.detail !== undefined ? { detail: redactor.redact(folded.cause.detail) } : {}) } : undefined;
+  const cause = folded.cause
+    ? {
+        ...folded.cause,
+        title: redactor.redact(folded.cause.title),
+        ...(folded.cause.detail !== undefined ? { detail: redactor.redact(folded.cause.detail) } : {}),
+      }
+    : undefined;
   const skipped = skippedByReason(folded.results);
   const complete = enforceComplete(folded.results, options);
   const results = baseline ? applyBaseline(complete, baseline) : complete;
@@ -438,20 +618,40 @@ function buildReport({ options, target, api, tenantId, basicEncoding, checks, co
   });
   // The document's lint findings go beside the checks, never into their counts, the verdict or
   // the exit code (issue 33): they are about the document, not the deployment.
-  const withDocument = api?.lint ? { ...report, document: { ...api.lint, findings: api.lint.findings.map((f) => ({ ...f, message: redactor.redact(f.message) })) } } : report;
+  const withDocument = api?.lint
+    ? {
+        ...report,
+        document: {
+          ...api.lint,
+          findings: api.lint.findings.map((f) => ({ ...f, message: redactor.redact(f.message) })),
+        },
+      }
+    : report;
   // Review items, in catalogue order, then in the order of the endpoints and by field: the walks
   // end in any order, and a report that reorders between two runs of one target reads as a change.
   // Outside the verdict and the exit code too (src/model/run-report.ts).
   const endpointOrder = new Map((api?.endpoints ?? []).map((e, i) => [`GET /tenants/{tenantId}/${e.path}`, i]));
   const byEndpoint = (a: { endpoint?: string; field?: string }, b: { endpoint?: string; field?: string }): number =>
-    (endpointOrder.get(a.endpoint ?? '') ?? Infinity) - (endpointOrder.get(b.endpoint ?? '') ?? Infinity) || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || (a.field ?? '').localeCompare(b.field ?? '');
+    (endpointOrder.get(a.endpoint ?? '') ?? Infinity) - (endpointOrder.get(b.endpoint ?? '') ?? Infinity) ||
+    (a.endpoint ?? '').localeCompare(b.endpoint ?? '') ||
+    (a.field ?? '').localeCompare(b.field ?? '');
   const review = checks.flatMap((check) => [...(collected.tests.get(check.id)?.meta?.review ?? [])].sort(byEndpoint));
   return review.length > 0 ? { ...withDocument, review } : withDocument;
 }
 
 /** A required parameter as the report shows it: a --parameter value is the operator's, not the document's: named, not repeated. */
-function parameterOfReport(p: QueryParameterSpec): { name: string; value?: string; from?: NonNullable<QueryParameterSpec['from']>; problem?: string } {
-  return { name: p.name, ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}), ...(p.from ? { from: p.from } : {}), ...(p.problem !== undefined ? { problem: p.problem } : {}) };
+function parameterOfReport(p: QueryParameterSpec): {
+  name: string;
+  value?: string;
+  from?: NonNullable<QueryParameterSpec['from']>;
+  problem?: string;
+} {
+  return {
+    name: p.name,
+    ...(p.value !== undefined && p.from !== 'parameter' ? { value: p.value } : {}),
+    ...(p.from ? { from: p.from } : {}),
+    ...(p.problem !== undefined ? { problem: p.problem } : {}),
+  };
 }
 
 /** How the report names a tenant endpoint: what it is, and what the document left the run to fill or unjudged (src/openapi/endpoint-model.ts). */
@@ -471,7 +671,13 @@ function endpointOfReport(e: EndpointSpec): NonNullable<RunReport['target']['end
 }
 
 /** The report's target: what was tested, and how a reproduction must reach it. */
-function reportTarget(options: RunOptions, target: ResolvedTarget, api: ApiDescription | undefined, tenantId: string | undefined, basicEncoding: BasicEncoding): RunReport['target'] {
+function reportTarget(
+  options: RunOptions,
+  target: ResolvedTarget,
+  api: ApiDescription | undefined,
+  tenantId: string | undefined,
+  basicEncoding: BasicEncoding,
+): RunReport['target'] {
   return {
     baseUrl: target.baseUrl,
     authUrl: target.authUrl,
@@ -511,7 +717,18 @@ interface Assembly {
 }
 
 /** The report from the final results: verdict, exit code and the verdict's wording. */
-function assemble({ options, target, started, rerunOf, baseline, results, scope, incompleteReason, sharedTokenRequests, causes }: Assembly): RunReport {
+function assemble({
+  options,
+  target,
+  started,
+  rerunOf,
+  baseline,
+  results,
+  scope,
+  incompleteReason,
+  sharedTokenRequests,
+  causes,
+}: Assembly): RunReport {
   // A run that proved nothing has no verdict to give, whatever its options (src/runner/scope.ts).
   const blocking = results.some((r) => isBlocking(r, options.strict));
   const reason = incompleteReason ?? (blocking ? undefined : nothingCheckedReason(scope, results));
@@ -525,7 +742,16 @@ function assemble({ options, target, started, rerunOf, baseline, results, scope,
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
     strict: options.strict,
-    ...(baseline && options.baseline !== undefined ? { baseline: { file: options.baseline, entries: baseline.size, stale: staleEntries(results), strict: options.strictBaseline } } : {}),
+    ...(baseline && options.baseline !== undefined
+      ? {
+          baseline: {
+            file: options.baseline,
+            entries: baseline.size,
+            stale: staleEntries(results),
+            strict: options.strictBaseline,
+          },
+        }
+      : {}),
     ...(rerunOf !== undefined ? { rerunOf } : {}),
     verdict,
     scope,
@@ -546,10 +772,21 @@ function assemble({ options, target, started, rerunOf, baseline, results, scope,
  * after it, and a step summary that cannot be written is a warning (it is GitHub's file, and the
  * reports hold the same).
  */
-async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras: Extras, beforeBattery: boolean, exchanges?: RunExchanges): Promise<RunOutcome> {
-  const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([import('../report/write.js'), import('../report/console.js')]);
+async function finish(
+  judged: RunReport,
+  options: RunOptions,
+  io: RunIO,
+  extras: Extras,
+  beforeBattery: boolean,
+  exchanges?: RunExchanges,
+): Promise<RunOutcome> {
+  const [{ appendGithubSummary, REPORT_FORMATS, writeReports }, { renderConsoleSummary }] = await Promise.all([
+    import('../report/write.js'),
+    import('../report/console.js'),
+  ]);
   const compare = extras.previous === undefined ? undefined : await import('../compare/command.js');
-  const compared = extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
+  const compared =
+    extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
   const report = compared?.report ?? judged;
   const reporters = options.reporter.length > 0 ? options.reporter : DEFAULT_REPORTERS;
   const formats = REPORT_FORMATS.filter((f) => reporters.includes(f));
@@ -568,10 +805,14 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
         await appendGithubSummary(report, summary);
         written.push(summary);
       } catch (err) {
-        warnings.push(`warning: cannot append the step summary to GITHUB_STEP_SUMMARY (${summary}): ${(err as Error).message}; the other reports hold the same`);
+        warnings.push(
+          `warning: cannot append the step summary to GITHUB_STEP_SUMMARY (${summary}): ${(err as Error).message}; the other reports hold the same`,
+        );
       }
     } else if (options.reporter.includes('github-summary')) {
-      warnings.push('warning: --reporter github-summary: GITHUB_STEP_SUMMARY is not set (GitHub Actions sets it in every job), so no step summary was written');
+      warnings.push(
+        'warning: --reporter github-summary: GITHUB_STEP_SUMMARY is not set (GitHub Actions sets it in every job), so no step summary was written',
+      );
     }
   }
   let bundle: { dir: string; fingerprint?: string } | undefined;
@@ -592,17 +833,26 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
     where();
   } else {
     io.out(renderConsoleSummary(report, { color: io.color }));
-    if (compared !== undefined && compare !== undefined) await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
+    if (compared !== undefined && compare !== undefined)
+      await compare.publishDiff(compared.diff, io, { stepSummary: reporters.includes('github-summary') });
     where();
     if (bundle !== undefined) {
-      io.out(`Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`);
+      io.out(
+        `Bundle: ${bundle.dir} (${bundle.fingerprint !== undefined ? `signed, Ed25519 key ${bundle.fingerprint}` : 'not signed: --sign-key signs it'})\n`,
+      );
       // The next step, as the platform will take it (issue 39 item 11).
       const profile = extras.bundle?.profile !== undefined ? ` --profile ${shellWord(extras.bundle.profile.file)}` : '';
-      io.out(`  check it as the platform will: carrier-conformance verify-bundle ${shellWord(bundle.dir)} --public-key YOUR-PUBLIC-KEY.pem${profile}\n`);
+      io.out(
+        `  check it as the platform will: carrier-conformance verify-bundle ${shellWord(bundle.dir)} --public-key YOUR-PUBLIC-KEY.pem${profile}\n`,
+      );
       // Under a profile, what the platform's verify-bundle will say, now rather than after the expiry job (issue 39 item 4).
       if (extras.bundle?.profile !== undefined) io.out(await bundleOutlook(bundle.dir, extras.bundle.profile.file));
     }
-    if ((report.verdict === 'incomplete' || report.verdict === 'nothing-checked') && report.incompleteReason !== undefined) io.err(`error: ${report.incompleteReason}`);
+    if (
+      (report.verdict === 'incomplete' || report.verdict === 'nothing-checked') &&
+      report.incompleteReason !== undefined
+    )
+      io.err(`error: ${report.incompleteReason}`);
   }
   for (const warning of warnings) io.err(warning);
   if (failure !== undefined) throw new RunAbortedError(failure);
@@ -610,7 +860,13 @@ async function finish(judged: RunReport, options: RunOptions, io: RunIO, extras:
 }
 
 /** A run with no check to carry out (a rerun of a report where every check passed): no verdict. */
-async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerunOf: string | undefined, extras: Extras): Promise<RunOutcome> {
+async function nothingToRun(
+  options: RunOptions,
+  io: RunIO,
+  started: Date,
+  rerunOf: string | undefined,
+  extras: Extras,
+): Promise<RunOutcome> {
   const notStarted = '(the embedded reference server, not started)';
   const report = assemble({
     options,
@@ -637,10 +893,17 @@ async function nothingToRun(options: RunOptions, io: RunIO, started: Date, rerun
  * on the bundle just written (the signer aside: the platform holds the key), at most three.
  */
 async function bundleOutlook(dir: string, profileFile: string): Promise<string> {
-  const [{ verifyBundle }, { loadProfile }, { withBundle }] = await Promise.all([import('../bundle/verify.js'), import('../certification/profile.js'), import('../bundle/archive.js')]);
+  const [{ verifyBundle }, { loadProfile }, { withBundle }] = await Promise.all([
+    import('../bundle/verify.js'),
+    import('../certification/profile.js'),
+    import('../bundle/archive.js'),
+  ]);
   // An archive is judged as verify-bundle will read it: unpacked again.
-  const fails = (await withBundle(dir, 'bundle', (unpacked) => verifyBundle(unpacked, undefined, loadProfile(profileFile)))).findings.filter((x) => x.level === 'fail');
-  if (fails.length === 0) return `  under the profile ${profileFile}: this bundle will verify (with the public key of the key that signed it)\n`;
+  const fails = (
+    await withBundle(dir, 'bundle', (unpacked) => verifyBundle(unpacked, undefined, loadProfile(profileFile)))
+  ).findings.filter((x) => x.level === 'fail');
+  if (fails.length === 0)
+    return `  under the profile ${profileFile}: this bundle will verify (with the public key of the key that signed it)\n`;
   const shown = fails.slice(0, 3).map((x) => `    ${oneLine(printable(`${x.topic}: ${x.message}`), 300)}`);
   return `${[`  under the profile ${profileFile}: this bundle will NOT verify, because:`, ...shown, ...(fails.length > 3 ? [`    and ${fails.length - 3} more (verify-bundle lists them all)`] : [])].join('\n')}\n`;
 }

@@ -22,8 +22,15 @@ import { carriedOut } from '../report/verdict.js';
 /** --require-complete asks for the whole catalogue: a subset can never satisfy it. */
 export function checkRequireComplete(options: RunOptions): void {
   if (!options.requireComplete) return;
-  const subset = [options.suite.length > 0 && '--suite', options.check.length > 0 && '--check', options.rerunFailed !== undefined && '--rerun-failed'].filter(Boolean);
-  if (subset.length > 0) throw new UsageError(`--require-complete asks for every check of the catalogue, ${subset.join(' and ')} for a part of it: drop one`);
+  const subset = [
+    options.suite.length > 0 && '--suite',
+    options.check.length > 0 && '--check',
+    options.rerunFailed !== undefined && '--rerun-failed',
+  ].filter(Boolean);
+  if (subset.length > 0)
+    throw new UsageError(
+      `--require-complete asks for every check of the catalogue, ${subset.join(' and ')} for a part of it: drop one`,
+    );
 }
 
 /** The skipped checks grouped by reason, in the order the reasons first appear. */
@@ -53,11 +60,17 @@ export function scopeOf({ options, selected, rerunOf, results, skipped }: ScopeI
   return {
     coverage: done === 0 ? 'none' : done === CHECKS.length ? 'full' : 'partial',
     catalogue: CHECKS.length,
-    selection: { suites: [...options.suite], checks: [...options.check], ...(rerunOf !== undefined ? { rerunOf } : {}) },
+    selection: {
+      suites: [...options.suite],
+      checks: [...options.check],
+      ...(rerunOf !== undefined ? { rerunOf } : {}),
+    },
     notSelected: CHECKS.filter((c) => !ids.has(c.id)).map((c) => c.id),
     carriedOut: done,
     skipped,
-    baselined: results.filter((r) => r.status === 'expected').map((r) => ({ check: r.id, level: r.level, reason: r.baseline?.reason ?? '' })),
+    baselined: results
+      .filter((r) => r.status === 'expected')
+      .map((r) => ({ check: r.id, level: r.level, reason: r.baseline?.reason ?? '' })),
     requireComplete: options.requireComplete,
   };
 }
@@ -66,9 +79,14 @@ export function scopeOf({ options, selected, rerunOf, results, skipped }: ScopeI
 export function nothingCheckedReason(scope: Scope, results: readonly CheckResult[]): string | undefined {
   if (scope.carriedOut > 0) return undefined;
   if (results.length === 0) {
-    return scope.selection.rerunOf !== undefined ? `nothing to rerun: every selected check passed in ${scope.selection.rerunOf}` : 'no check was selected';
+    return scope.selection.rerunOf !== undefined
+      ? `nothing to rerun: every selected check passed in ${scope.selection.rerunOf}`
+      : 'no check was selected';
   }
   const skipped = scope.skipped.reduce((n, g) => n + g.checks.length, 0);
-  const parts = [skipped > 0 && `${skipped} skipped (${scope.skipped.map((g) => g.reason).join('; ')})`, results.length > skipped && `${results.length - skipped} could not be carried out`].filter(Boolean);
+  const parts = [
+    skipped > 0 && `${skipped} skipped (${scope.skipped.map((g) => g.reason).join('; ')})`,
+    results.length > skipped && `${results.length - skipped} could not be carried out`,
+  ].filter(Boolean);
   return `no check was carried out: of the ${results.length} selected, ${parts.join(', ')}`;
 }

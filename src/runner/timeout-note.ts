@@ -19,7 +19,9 @@ export interface TimedAnswer {
 /** The preflight's answers (the token request, GET /users/me), timed. */
 export function timedAnswers(answers: Record<string, { url: string; latencyMs: number } | undefined>): TimedAnswer[] {
   const method: Record<string, string> = { token: 'POST', user: 'GET' };
-  return Object.entries(answers).flatMap(([name, res]) => (res === undefined ? [] : [{ request: `${method[name] ?? 'GET'} ${pathOf(res.url)}`, ms: res.latencyMs }]));
+  return Object.entries(answers).flatMap(([name, res]) =>
+    res === undefined ? [] : [{ request: `${method[name] ?? 'GET'} ${pathOf(res.url)}`, ms: res.latencyMs }],
+  );
 }
 
 /**
@@ -27,7 +29,11 @@ export function timedAnswers(answers: Record<string, { url: string; latencyMs: n
  * records the exchanges its findings cite, so `also` brings the answers every run has (the
  * preflight's): a green run's report cites none.
  */
-export function timeoutNote(report: Pick<RunReport, 'checks'>, timeoutMs: number, also: readonly TimedAnswer[] = []): string | undefined {
+export function timeoutNote(
+  report: Pick<RunReport, 'checks'>,
+  timeoutMs: number,
+  also: readonly TimedAnswer[] = [],
+): string | undefined {
   let slowest: TimedAnswer | undefined;
   let timedOut = 0;
   for (const answer of also) if (slowest === undefined || answer.ms > slowest.ms) slowest = answer;
@@ -38,15 +44,18 @@ export function timeoutNote(report: Pick<RunReport, 'checks'>, timeoutMs: number
         if (exchange.error !== undefined && /timed out/i.test(exchange.error)) timedOut += 1;
         continue;
       }
-      if (slowest === undefined || exchange.durationMs > slowest.ms) slowest = { request: `${exchange.request.method} ${pathOf(exchange.request.url)}`, ms: exchange.durationMs };
+      if (slowest === undefined || exchange.durationMs > slowest.ms)
+        slowest = { request: `${exchange.request.method} ${pathOf(exchange.request.url)}`, ms: exchange.durationMs };
     }
   }
   const close = slowest !== undefined && slowest.ms >= timeoutMs * CLOSE_TO_TIMEOUT ? slowest : undefined;
   if (close === undefined && timedOut === 0) return undefined;
   const parts: string[] = [];
-  if (close !== undefined) parts.push(`the slowest recorded answer (${close.request}) took ${Math.round(close.ms)} ms, ${Math.round((close.ms / timeoutMs) * 100)} % of --timeout ${timeoutMs} ms`);
+  if (close !== undefined)
+    parts.push(
+      `the slowest recorded answer (${close.request}) took ${Math.round(close.ms)} ms, ${Math.round((close.ms / timeoutMs) * 100)} % of --timeout ${timeoutMs} ms`,
+    );
   if (timedOut > 0) parts.push(`${timedOut} recorded request${timedOut === 1 ? '' : 's'} timed out`);
   // Twice the timeout: the slowest answer then takes at most half of it, room for a slower day.
   return `${parts.join('; ')}: answers this slow time out on a slower day, and the checks waiting for them err; consider --timeout ${timeoutMs * 2}`;
 }
-

@@ -3,7 +3,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestSpecification, Vitest } from 'vitest/node';
-import { otherChecksDoneRelay, PROVIDE_KEY, runChannelName, type BatteryContext, type RunMessage } from '../battery/wiring.js';
+import {
+  otherChecksDoneRelay,
+  PROVIDE_KEY,
+  runChannelName,
+  type BatteryContext,
+  type RunMessage,
+} from '../battery/wiring.js';
 import { BATTERY_ENTRY, SUITES, suiteOfFile, type Check, type SuiteName } from '../catalogue/index.js';
 import { envSwitch } from '../core/environment.js';
 import { mark, profiling } from '../core/startup-timing.js';
@@ -52,7 +58,11 @@ export function builtBatteryCurrent(root = PACKAGE_ROOT): boolean {
     } catch {
       return false;
     }
-    return entries.some((e) => (e.isDirectory() ? depth < 8 && newer(join(dir, e.name), depth + 1) : e.name.endsWith('.ts') && statSync(join(dir, e.name)).mtimeMs > built));
+    return entries.some((e) =>
+      e.isDirectory()
+        ? depth < 8 && newer(join(dir, e.name), depth + 1)
+        : e.name.endsWith('.ts') && statSync(join(dir, e.name)).mtimeMs > built,
+    );
   };
   return !newer(join(root, 'src'), 0) && !newer(join(root, 'suites'), 0);
 }
@@ -60,7 +70,10 @@ export function builtBatteryCurrent(root = PACKAGE_ROOT): boolean {
 /** The battery's files: the entry that runs every suite but expiry (suites/battery.test.ts), and expiry. */
 function batteryFiles(suites: readonly SuiteName[]): string[] {
   const file = (name: string): string => (BUILT_BATTERY ? `dist/suites/${name}.test.js` : `suites/${name}.test.ts`);
-  return [...(suites.includes('expiry') ? [file('expiry')] : []), ...(suites.some((s) => s !== 'expiry') ? [file(BATTERY_ENTRY)] : [])];
+  return [
+    ...(suites.includes('expiry') ? [file('expiry')] : []),
+    ...(suites.some((s) => s !== 'expiry') ? [file(BATTERY_ENTRY)] : []),
+  ];
 }
 
 /** Starts the expiry file first, so that its wait begins as early as possible. */
@@ -69,7 +82,9 @@ class ExpiryFirstSequencer {
     return files;
   }
   sort(files: TestSpecification[]): TestSpecification[] {
-    return [...files].sort((a, b) => Number(suiteOfFile(b.moduleId) === 'expiry') - Number(suiteOfFile(a.moduleId) === 'expiry'));
+    return [...files].sort(
+      (a, b) => Number(suiteOfFile(b.moduleId) === 'expiry') - Number(suiteOfFile(a.moduleId) === 'expiry'),
+    );
   }
 }
 
@@ -120,7 +135,13 @@ export function startBattery(checks: readonly Check[], verbose?: (line: string) 
     else if (context) post({ type: 'context', context });
   };
   const collector = new CheckCollector();
-  const { done, closed } = runVitest(checks, collector, name, (v) => (vitest = v), () => stopped !== undefined);
+  const { done, closed } = runVitest(
+    checks,
+    collector,
+    name,
+    (v) => (vitest = v),
+    () => stopped !== undefined,
+  );
   void closed.then(() => {
     channelClosed = true;
     channel.close();
@@ -170,16 +191,31 @@ function vitestConsole(): Writable {
  * Closing (workers ended, its server closed) takes a while and the report does not need it: the
  * runner writes the report meanwhile, and waits for `closed` before it returns.
  */
-function runVitest(checks: readonly Check[], collector: CheckCollector, channel: string, created: (v: Vitest) => void, isStopped: () => boolean): { done: Promise<CheckCollector>; closed: Promise<void> } {
+function runVitest(
+  checks: readonly Check[],
+  collector: CheckCollector,
+  channel: string,
+  created: (v: Vitest) => void,
+  isStopped: () => boolean,
+): { done: Promise<CheckCollector>; closed: Promise<void> } {
   let ran: { resolve: () => void; reject: (err: unknown) => void } | undefined;
   const checksRan = new Promise<void>((resolve, reject) => (ran = { resolve, reject }));
-  const whole = runAndClose(checks, collector, channel, created, isStopped, (err) => (err === undefined ? ran?.resolve() : ran?.reject(err)));
+  const whole = runAndClose(checks, collector, channel, created, isStopped, (err) =>
+    err === undefined ? ran?.resolve() : ran?.reject(err),
+  );
   // A failure to create Vitest ends `whole` before the checks could run: `done` fails with it.
   const done = Promise.race([checksRan, whole]).then(() => collector);
   return { done, closed: whole.then(noop, noop) };
 }
 
-async function runAndClose(checks: readonly Check[], collector: CheckCollector, channel: string, created: (v: Vitest) => void, isStopped: () => boolean, ran: (err?: unknown) => void): Promise<void> {
+async function runAndClose(
+  checks: readonly Check[],
+  collector: CheckCollector,
+  channel: string,
+  created: (v: Vitest) => void,
+  isStopped: () => boolean,
+  ran: (err?: unknown) => void,
+): Promise<void> {
   const { createVitest } = await import('vitest/node');
   mark('battery: vitest loaded');
   const suites = SUITES.filter((s) => checks.some((c) => c.suite === s));
@@ -211,7 +247,9 @@ async function runAndClose(checks: readonly Check[], collector: CheckCollector, 
       maxConcurrency: 1000,
       // The battery's own console output (none expected) must not mix into the summary.
       silent: true,
-      ...(BUILT_BATTERY ? { server: { deps: { external: [/[\\/]dist[\\/](src[\\/]|suites[\\/](?!battery\.))/] } } } : {}),
+      ...(BUILT_BATTERY
+        ? { server: { deps: { external: [/[\\/]dist[\\/](src[\\/]|suites[\\/](?!battery\.))/] } } }
+        : {}),
     },
     { server: { watch: null } },
     { stdout: vitestConsole(), stderr: vitestConsole() },

@@ -19,7 +19,9 @@ describe('the fault catalogue', () => {
   });
 
   it('names only checks that exist, and names each fault and variant once', () => {
-    for (const fault of FAULTS) for (const id of [...fault.breaks, ...(fault.alsoBreaks ?? []), ...(fault.errs ?? [])]) expect(findCheck(id), `${fault.name} names ${id}`).toBeDefined();
+    for (const fault of FAULTS)
+      for (const id of [...fault.breaks, ...(fault.alsoBreaks ?? []), ...(fault.errs ?? [])])
+        expect(findCheck(id), `${fault.name} names ${id}`).toBeDefined();
     const names = [...FAULTS, ...VARIANTS].map((a) => a.name);
     expect(new Set(names).size).toBe(names.length);
     for (const a of [...FAULTS, ...VARIANTS]) {

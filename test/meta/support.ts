@@ -64,7 +64,12 @@ export function planForFault(fault: Fault): Plan {
  * --expectations file knows the values the variant changes, and would fail it.
  */
 export function planForVariant(variant?: Variant): Plan {
-  return { suites: [...ALL_BUT_EXPIRY, 'expiry'], tokenTtlSeconds: EXPIRY_TTL_SECONDS, strict: false, ...(variant?.review ? { resourceExpectations: false } : {}) };
+  return {
+    suites: [...ALL_BUT_EXPIRY, 'expiry'],
+    tokenTtlSeconds: EXPIRY_TTL_SECONDS,
+    strict: false,
+    ...(variant?.review ? { resourceExpectations: false } : {}),
+  };
 }
 
 export interface CaseResult {
@@ -99,10 +104,14 @@ async function expectations(resources = true): Promise<string> {
  */
 type BuiltRunner = Promise<{ runConformance: typeof runConformanceFromSources }>;
 let built: BuiltRunner | undefined;
-const builtRunner = (): BuiltRunner => (built ??= import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as BuiltRunner);
+const builtRunner = (): BuiltRunner =>
+  (built ??= import(new URL('../../dist/src/runner/run.js', import.meta.url).href) as BuiltRunner);
 
 /** Starts a reference server with the alterations and runs the planned battery against it. */
-export async function runCase(alterations: { faults?: string[]; variants?: string[] }, plan: Plan): Promise<CaseResult> {
+export async function runCase(
+  alterations: { faults?: string[]; variants?: string[] },
+  plan: Plan,
+): Promise<CaseResult> {
   const started = performance.now();
   const server = await startReferenceServer({ ...alterations, tokenTtlSeconds: plan.tokenTtlSeconds });
   try {
@@ -124,7 +133,11 @@ export async function runCase(alterations: { faults?: string[]; variants?: strin
       reportsDir: await tempDir('carrier-meta-'),
     });
     const { runConformance } = await builtRunner();
-    const { report, exitCode } = await runConformance(options, { out: () => undefined, err: () => undefined, color: false });
+    const { report, exitCode } = await runConformance(options, {
+      out: () => undefined,
+      err: () => undefined,
+      color: false,
+    });
     return { exitCode, report, ms: performance.now() - started };
   } finally {
     await server.close();
@@ -145,16 +158,21 @@ export function judgeFault(fault: Fault, result: CaseResult): string[] {
   if (result.exitCode !== 1) problems.push(`exit code ${result.exitCode}, expected 1`);
   for (const id of fault.breaks) {
     const status = result.report.checks.find((c) => c.id === id)?.status;
-    if (status !== 'failed' && status !== 'warning') problems.push(`targeted check not caught: ${describeCheck(result.report, id)}`);
+    if (status !== 'failed' && status !== 'warning')
+      problems.push(`targeted check not caught: ${describeCheck(result.report, id)}`);
   }
   for (const id of fault.errs ?? []) {
     const status = result.report.checks.find((c) => c.id === id)?.status;
-    if (status !== 'error') problems.push(`a dependant must err, pointing at the cause, not ${status ?? 'be missing'}: ${describeCheck(result.report, id)}`);
+    if (status !== 'error')
+      problems.push(
+        `a dependant must err, pointing at the cause, not ${status ?? 'be missing'}: ${describeCheck(result.report, id)}`,
+      );
   }
   problems.push(...misdirectedPointers(result.report));
   const declared = new Set([...fault.breaks, ...(fault.alsoBreaks ?? []), ...(fault.errs ?? [])]);
   for (const c of result.report.checks) {
-    if (!declared.has(c.id) && c.status !== 'passed') problems.push(`independent check did not pass: ${describeCheck(result.report, c.id)}`);
+    if (!declared.has(c.id) && c.status !== 'passed')
+      problems.push(`independent check did not pass: ${describeCheck(result.report, c.id)}`);
   }
   return problems;
 }
@@ -188,11 +206,15 @@ export function misdirectedPointers(report: RunReport): string[] {
 export function judgeVariant(result: CaseResult, variant?: Variant): string[] {
   const problems: string[] = [];
   if (result.exitCode !== 0) problems.push(`exit code ${result.exitCode}, expected 0`);
-  const groundTruthSkipped = (c: RunReport['checks'][number]): boolean => variant?.review !== undefined && c.id === 'RESOURCE-EXPECTED-VALUES' && c.status === 'skipped';
-  for (const c of result.report.checks) if (c.status !== 'passed' && !groundTruthSkipped(c)) problems.push(`false alarm: ${describeCheck(result.report, c.id)}`);
+  const groundTruthSkipped = (c: RunReport['checks'][number]): boolean =>
+    variant?.review !== undefined && c.id === 'RESOURCE-EXPECTED-VALUES' && c.status === 'skipped';
+  for (const c of result.report.checks)
+    if (c.status !== 'passed' && !groundTruthSkipped(c))
+      problems.push(`false alarm: ${describeCheck(result.report, c.id)}`);
   const review = (result.report.review ?? []).map((r) => `${r.endpoint} ${r.field}`);
   const declared = [...(variant?.review ?? [])];
-  if (JSON.stringify(review) !== JSON.stringify(declared)) problems.push(`review items ${JSON.stringify(review)}, expected ${JSON.stringify(declared)}`);
+  if (JSON.stringify(review) !== JSON.stringify(declared))
+    problems.push(`review items ${JSON.stringify(review)}, expected ${JSON.stringify(declared)}`);
   return problems;
 }
 
@@ -203,7 +225,11 @@ export function coverageMatrix(faults: readonly Fault[]): Map<string, string[]> 
   return matrix;
 }
 
-export function renderMatrix(matrix: Map<string, string[]>, faults: readonly Fault[], variants: readonly Variant[]): string {
+export function renderMatrix(
+  matrix: Map<string, string[]>,
+  faults: readonly Fault[],
+  variants: readonly Variant[],
+): string {
   const covered = [...matrix.values()].filter((f) => f.length > 0).length;
   const lines = [
     '# Mutation matrix',
@@ -216,7 +242,9 @@ export function renderMatrix(matrix: Map<string, string[]>, faults: readonly Fau
     '',
     '| check | level | faults that fail it |',
     '|---|---|---|',
-    ...[...matrix].map(([id, names]) => `| ${id} | ${getCheck(id).level} | ${names.length > 0 ? names.join(', ') : '**none**'} |`),
+    ...[...matrix].map(
+      ([id, names]) => `| ${id} | ${getCheck(id).level} | ${names.length > 0 ? names.join(', ') : '**none**'} |`,
+    ),
     '',
   ];
   return lines.join('\n');

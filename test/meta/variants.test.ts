@@ -26,9 +26,15 @@ describe.concurrent('variants', () => {
     expect(result.exitCode).toBe(1);
     const failed = result.report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}`);
     expect(failed).toEqual(['RESOURCE-EXPECTED-VALUES failed']);
-    const messages = result.report.checks.find((c) => c.id === 'RESOURCE-EXPECTED-VALUES')?.findings.map((f) => f.message) ?? [];
-    expect(messages.some((m) => /field "paidAt": expected null, got the string ""/.test(m)), messages.join('\n')).toBe(true);
+    const messages =
+      result.report.checks.find((c) => c.id === 'RESOURCE-EXPECTED-VALUES')?.findings.map((f) => f.message) ?? [];
+    expect(
+      messages.some((m) => /field "paidAt": expected null, got the string ""/.test(m)),
+      messages.join('\n'),
+    ).toBe(true);
     // The review item is still shown: the data has the pattern, ground truth or not.
-    expect(result.report.review?.map((r) => `${r.endpoint} ${r.field}`)).toEqual(['GET /tenants/{tenantId}/invoices paidAt']);
+    expect(result.report.review?.map((r) => `${r.endpoint} ${r.field}`)).toEqual([
+      'GET /tenants/{tenantId}/invoices paidAt',
+    ]);
   });
 });

@@ -259,7 +259,9 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
     close() {
       closing ??= (async () => {
         const listening = new Promise<void>((resolve) => server.close(() => resolve()));
-        const closed = [...sockets].map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))));
+        const closed = [...sockets].map(
+          (s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))),
+        );
         for (const teardown of [...teardowns]) teardown();
         for (const socket of sockets) socket.destroy();
         await Promise.all([listening, ...closed]);

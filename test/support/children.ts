@@ -47,7 +47,12 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * Stops `child`: `ask` asks it to end (a signal, its stdin closed), then its whole group is killed
  * if it has not ended within `graceMs`; bounded either way. `exited` settles when it has ended.
  */
-export async function stopChild(child: ChildProcess, exited: Promise<void>, ask: () => void, graceMs = 3_000): Promise<void> {
+export async function stopChild(
+  child: ChildProcess,
+  exited: Promise<void>,
+  ask: () => void,
+  graceMs = 3_000,
+): Promise<void> {
   ask();
   await Promise.race([exited, sleep(graceMs)]);
   killGroup(child, 'SIGKILL');

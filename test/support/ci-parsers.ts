@@ -29,7 +29,8 @@ const trimmed = (line: string): string => line.replace(/^[\s\u0085]+/, '');
 /* eslint-disable no-control-regex -- the grammars are about control characters */
 export const PARSERS: Record<string, (line: string) => boolean> = {
   'GitHub Actions': (line) => /^::[A-Za-z-]+( [^:]*)?::/.test(trimmed(line)) || /##\[[A-Za-z-]*( [^\]]*)?\]/.test(line),
-  'Azure Pipelines': (line) => /##vso\[/i.test(line) || /##\[(group|endgroup|section|warning|error|debug|command)\]/i.test(line),
+  'Azure Pipelines': (line) =>
+    /##vso\[/i.test(line) || /##\[(group|endgroup|section|warning|error|debug|command)\]/i.test(line),
   TeamCity: (line) => /##teamcity\[/i.test(line),
   GitLab: (line) => /section_(start|end):\d+:[A-Za-z0-9_.-]+(\[[^\]]*\])?\r?\x1b\[0K/.test(line),
   Buildkite: (line) => /^\s*(--- |\+\+\+ |~~~ |\^\^\^ \+\+\+)/.test(line) || /\x1b_bk;|\x1b\]1337;/.test(line),
@@ -49,7 +50,9 @@ export function ciCommandsIn(log: string): CiCommand[] {
 /** Terminal control: ESC sequences (but colour when `colour`), C1 controls, other C0 but tab and newline. */
 export function terminalControlsIn(log: string, colour = false): string[] {
   const withoutColour = colour ? log.replace(/\x1b\[[0-9;]*m/g, '') : log;
-  return [...withoutColour.matchAll(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g)].map((m) => JSON.stringify(m[0]));
+  return [...withoutColour.matchAll(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g)].map((m) =>
+    JSON.stringify(m[0]),
+  );
 }
 
 /* eslint-enable no-control-regex */
@@ -70,8 +73,8 @@ export function hostileLines(): string[] {
     '##vso[task.setvariable variable=PWNED;]yes',
     '##VSO[task.prependpath]/tmp/evil',
     '##vso[task.complete result=Succeeded;]done',
-    '##teamcity[buildStatus status=\'SUCCESS\' text=\'forged\']',
-    '##teamcity[setParameter name=\'env.PATH\' value=\'/tmp\']',
+    "##teamcity[buildStatus status='SUCCESS' text='forged']",
+    "##teamcity[setParameter name='env.PATH' value='/tmp']",
     '--- :white_check_mark: CONFORMANT',
     '+++ expanded',
     '~~~ collapsed',
@@ -82,10 +85,28 @@ export function hostileLines(): string[] {
   ];
   const lines: string[] = [];
   for (const opener of openers) {
-    lines.push(opener, `  \t${opener}`, `\u00a0\u2003\u3000${opener}`, `text before\r${opener}`, `text before\n${opener}`, `before\u2028${opener}`, `before\u0085${opener}`, `quoted "${opener}" inside`);
+    lines.push(
+      opener,
+      `  \t${opener}`,
+      `\u00a0\u2003\u3000${opener}`,
+      `text before\r${opener}`,
+      `text before\n${opener}`,
+      `before\u2028${opener}`,
+      `before\u0085${opener}`,
+      `quoted "${opener}" inside`,
+    );
     // A removed character between the opener's first two: a naive cleaner joins them again.
-    if (opener.length > 2) for (const removed of ['\x00', '\x1b', '\x9b', '\u202e', '\r']) lines.push(opener.slice(0, 1) + removed + opener.slice(1));
+    if (opener.length > 2)
+      for (const removed of ['\x00', '\x1b', '\x9b', '\u202e', '\r'])
+        lines.push(opener.slice(0, 1) + removed + opener.slice(1));
   }
-  lines.push('\x1b]0;window title\x07', '\x1b[2J\x1b[H', '\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\', '\x9b31mC1 CSI', '\x1bc', 'bidi \u202egnirts\u202c');
+  lines.push(
+    '\x1b]0;window title\x07',
+    '\x1b[2J\x1b[H',
+    '\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\',
+    '\x9b31mC1 CSI',
+    '\x1bc',
+    'bidi \u202egnirts\u202c',
+  );
   return lines;
 }

@@ -76,7 +76,11 @@ export interface ListShape {
  * a corpus whose ground truth is decided elsewhere (benchmarks/corpus/classify.ts). `template`
  * is tenant-relative (`users/{userId}/comments`); `shape` is undefined without a JSON body.
  */
-export type ListRule = (op: { readonly template: string; readonly params: readonly Json[]; readonly shape: BodyShape | undefined }) => ListShape | undefined;
+export type ListRule = (op: {
+  readonly template: string;
+  readonly params: readonly Json[];
+  readonly shape: BodyShape | undefined;
+}) => ListShape | undefined;
 
 /** How the mock serves data, beside its faults: conformant ways of serving that real stacks have. */
 export interface MockStyle {
@@ -130,18 +134,27 @@ const require = createRequire(import.meta.url);
  * them (a GET's `$ref` may lead into a POST's responses, DigitalOcean's do); the mock serves the
  * GETs either way.
  */
-export function reRoot(document: Json, keep: (path: string) => boolean = () => true, methods: 'get' | 'all' = 'get'): Json {
+export function reRoot(
+  document: Json,
+  keep: (path: string) => boolean = () => true,
+  methods: 'get' | 'all' = 'get',
+): Json {
   const paths = isObject(document.paths) ? document.paths : {};
   const out: Json = {};
   for (const [path, declared] of Object.entries(paths)) {
     // A path item that is a $ref to another (SureVoIP's `/support/ip-address` → `#/paths/~1ip-address`).
-    const target = isObject(declared) && typeof declared.$ref === 'string' && declared.$ref.startsWith('#/paths/') ? paths[declared.$ref.slice('#/paths/'.length).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    const target =
+      isObject(declared) && typeof declared.$ref === 'string' && declared.$ref.startsWith('#/paths/')
+        ? paths[declared.$ref.slice('#/paths/'.length).replace(/~1/g, '/').replace(/~0/g, '~')]
+        : undefined;
     const item = isObject(target) ? target : declared;
     if (!isObject(item) || (methods === 'get' && !isObject(item.get)) || !keep(path)) continue;
-    out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] = methods === 'all' ? item : { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
+    out[`/tenants/{tenantId}${path === '/' ? '/root' : path}`] =
+      methods === 'all' ? item : { ...(item.parameters ? { parameters: item.parameters } : {}), get: item.get };
   }
   // $refs into the paths (Codat's parameters are `#/paths/~1companies~1…/get/parameters/2`) follow them under the tenant.
-  const tenantText = (value: unknown): string => JSON.stringify(value).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
+  const tenantText = (value: unknown): string =>
+    JSON.stringify(value).replaceAll('"#/paths/~1', '"#/paths/~1tenants~1{tenantId}~1');
   const text = tenantText({ ...document, paths: out });
   const rooted = JSON.parse(text) as Json;
   const refs = new Set(text.match(/"\$ref":"#\/paths\/[^"]*"/g) ?? []);
@@ -186,7 +199,8 @@ function pointerTokens(pointer: string): string[] {
 
 function walkPointer(document: unknown, pointer: string): unknown {
   let node = document;
-  for (const key of pointerTokens(pointer)) node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of pointerTokens(pointer))
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
   return node;
 }
 
@@ -235,7 +249,8 @@ function canonicalOnce(document: unknown, pointer: string, depth: number): strin
  */
 function admitNull(schema: Json): void {
   if (typeof schema.type === 'string' && schema.type !== 'null') schema.type = [schema.type, 'null'];
-  else if (Array.isArray(schema.type) && !schema.type.includes('null')) schema.type = [...(schema.type as unknown[]), 'null'];
+  else if (Array.isArray(schema.type) && !schema.type.includes('null'))
+    schema.type = [...(schema.type as unknown[]), 'null'];
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...(schema.enum as unknown[]), null];
   if ('const' in schema && schema.const !== null) {
     schema.enum = [schema.const, null];
@@ -244,12 +259,16 @@ function admitNull(schema: Json): void {
   if (Array.isArray(schema.allOf)) for (const part of schema.allOf) if (isObject(part)) admitNull(part);
   for (const key of ['anyOf', 'oneOf']) {
     const list = schema[key];
-    if (Array.isArray(list) && !list.some((b) => isObject(b) && b.type === 'null')) schema[key] = [...(list as unknown[]), { type: 'null' }];
+    if (Array.isArray(list) && !list.some((b) => isObject(b) && b.type === 'null'))
+      schema[key] = [...(list as unknown[]), { type: 'null' }];
   }
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref;
     delete schema.$ref;
-    schema.allOf = [...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []), { anyOf: [{ $ref: ref }, { type: 'null' }] }];
+    schema.allOf = [
+      ...(Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []),
+      { anyOf: [{ $ref: ref }, { type: 'null' }] },
+    ];
   }
 }
 
@@ -262,7 +281,8 @@ function admitNull(schema: Json): void {
  */
 export function validatorDocument(document: Json): Json {
   // Swagger 2.0 schemas are draft-04's, as 3.0's: boolean exclusive bounds, `x-nullable`.
-  const is30 = (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
+  const is30 =
+    (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
   const walk = (node: unknown, names = false): unknown => {
     if (Array.isArray(node)) return node.map((v) => walk(v));
     if (!isObject(node)) return node;
@@ -270,21 +290,31 @@ export function validatorDocument(document: Json): Json {
     // Examples are data, not schemas: ajv would read an `$id` inside one (Box's) as a schema's.
     for (const [k, v] of Object.entries(node)) {
       if (names) out[k] = walk(v);
-      else if (k !== 'example' && k !== 'examples') out[k] = ['enum', 'const', 'default'].includes(k) ? v : walk(v, ['properties', 'patternProperties', '$defs', 'definitions', 'schemas'].includes(k));
+      else if (k !== 'example' && k !== 'examples')
+        out[k] = ['enum', 'const', 'default'].includes(k)
+          ? v
+          : walk(v, ['properties', 'patternProperties', '$defs', 'definitions', 'schemas'].includes(k));
     }
     // A map of names (properties…) is no schema: its keys are names.
     if (names) return out;
     // Java's POSIX classes (AWS's `\p{XDigit}`) as their ASCII sets: this ajv reads patterns in the legacy mode, where `\p` is a "p".
     if (typeof out.pattern === 'string') out.pattern = readablePattern(out.pattern);
     // 3.0: a $ref's siblings SHALL be ignored (OAS 3.0.3 §4.7.25); nullable and readOnly/writeOnly are read as meant.
-    if (is30 && typeof out.$ref === 'string') for (const k of Object.keys(out)) if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
+    if (is30 && typeof out.$ref === 'string')
+      for (const k of Object.keys(out))
+        if (!['$ref', 'nullable', 'x-nullable', 'readOnly', 'writeOnly'].includes(k)) delete out[k];
     const nullable = out.nullable === true || out['x-nullable'] === true;
     if (is30 || typeof out.$ref === 'string') delete out.nullable;
     if (isObject(out.properties) && Array.isArray(out.required)) {
       const props = out.properties;
-      out.required = (out.required as unknown[]).filter((name) => typeof name !== 'string' || !(isObject(props[name]) && props[name].writeOnly === true));
+      out.required = (out.required as unknown[]).filter(
+        (name) => typeof name !== 'string' || !(isObject(props[name]) && props[name].writeOnly === true),
+      );
     }
-    for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    for (const [exclusive, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
       if (typeof out[exclusive] !== 'boolean') continue;
       if (out[exclusive] === true && typeof out[bound] === 'number') {
         out[exclusive] = out[bound];
@@ -292,7 +322,8 @@ export function validatorDocument(document: Json): Json {
       } else delete out[exclusive];
     }
     // A `$ref` through another `$ref` (a bundler's) as ajv can follow it.
-    if (typeof out.$ref === 'string' && out.$ref.startsWith('#/')) out.$ref = canonicalPointer(document, out.$ref) ?? out.$ref;
+    if (typeof out.$ref === 'string' && out.$ref.startsWith('#/'))
+      out.$ref = canonicalPointer(document, out.$ref) ?? out.$ref;
     if (!nullable || (!is30 && typeof out.$ref !== 'string' && out['x-nullable'] !== true)) return out;
     admitNull(out);
     return out;
@@ -328,7 +359,8 @@ interface Context {
 }
 
 /** Property names that identify (an id, a key, a link): never sent as null, so that a list's items can be fetched by id. */
-const IDENTIFYING = /^(id|uuid|guid|key|name|slug|code|number|href|self|url|uri|links?|_links)$|(Id|ID|_id|_key|Key|Uuid|_uuid|Number|_number)$/;
+const IDENTIFYING =
+  /^(id|uuid|guid|key|name|slug|code|number|href|self|url|uri|links?|_links)$|(Id|ID|_id|_key|Key|Uuid|_uuid|Number|_number)$/;
 
 /**
  * Header parameters OpenAPI ignores (3.0.3 §4.7.12.1, 3.1 §4.8.12.1: "If in is "header" and the
@@ -339,11 +371,14 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 const MAX_DEPTH = 6;
 /** Query parameters that page a list, as public APIs name them. */
-const PAGING_PARAMETER = /^(page|size|per[-_]?page|page[-_]?(size|number|token)|limit|offset|cursor|after|before|starting_after)$/i;
+const PAGING_PARAMETER =
+  /^(page|size|per[-_]?page|page[-_]?(size|number|token)|limit|offset|cursor|after|before|starting_after)$/i;
 /** Names of a wrapper's array of items. */
-const COLLECTION_NAME = /^(data|items|results|content|records|elements|values|entries|list|rows|hits|nodes|edges|_?embedded)$/i;
+const COLLECTION_NAME =
+  /^(data|items|results|content|records|elements|values|entries|list|rows|hits|nodes|edges|_?embedded)$/i;
 /** Properties beside the items that are paging or hypermedia metadata. */
-const PAGING_METADATA = /^(_?links?|meta|page.*|paging|pagination|sort|next.*|prev.*|previous.*|first.*|last.*|has_?more|total.*|count|cursor|offset|limit|size|start|end|object|url|uri|self)$/i;
+const PAGING_METADATA =
+  /^(_?links?|meta|page.*|paging|pagination|sort|next.*|prev.*|previous.*|first.*|last.*|has_?more|total.*|count|cursor|offset|limit|size|start|end|object|url|uri|self)$/i;
 /** A recursive schema cut here: the caller leaves the property out, or the array empty. */
 const STOP = Symbol('recursion');
 
@@ -370,10 +405,17 @@ export class DocumentData implements DocumentRoutes {
     this.fault = options.fault;
     this.nulls = options.nulls === true;
     this.optionalNulls = options.style?.optionalNulls === true;
-    this.is30 = (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
+    this.is30 =
+      (typeof document.openapi === 'string' && document.openapi.startsWith('3.0')) || document.swagger === '2.0';
     const { Ajv2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class };
     // Patterns in the dialect documents are written in: many are not valid in unicode mode (`\-`).
-    this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, validateSchema: false, unicodeRegExp: false });
+    this.ajv = new Ajv2020({
+      strict: false,
+      allErrors: false,
+      validateFormats: false,
+      validateSchema: false,
+      unicodeRegExp: false,
+    });
     this.ajv.addSchema(validatorDocument(document), 'mock:document');
     this.indexSchemas(document, '#');
     const paths = isObject(document.paths) ? document.paths : {};
@@ -383,13 +425,32 @@ export class DocumentData implements DocumentRoutes {
       const op = item.get;
       const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
       const params = [...listOf(item.parameters), ...listOf(op.parameters)].map((p) => this.deref(p)).filter(isObject);
-      const success = this.successBody(template, op, document.swagger === '2.0' ? (Array.isArray(op.produces) ? op.produces : Array.isArray(document.produces) ? document.produces : ['application/json']) : undefined);
+      const success = this.successBody(
+        template,
+        op,
+        document.swagger === '2.0'
+          ? Array.isArray(op.produces)
+            ? op.produces
+            : Array.isArray(document.produces)
+              ? document.produces
+              : ['application/json']
+          : undefined,
+      );
       // A `#…` suffix of a path key (Box's `/shared_items#folders`) names a variant, not the path: the wire path is without it.
       const [pathPart = '', queryPart = ''] = relative.replace(/#.*$/s, '').split('?');
       const fixedQuery = [...new URLSearchParams(queryPart)];
-      const operation: Operation = { template: relative, segments: pathPart.split('/'), fixedQuery, params, body: success?.pointer, contentType: success?.contentType ?? 'application/json' };
+      const operation: Operation = {
+        template: relative,
+        segments: pathPart.split('/'),
+        fixedQuery,
+        params,
+        body: success?.pointer,
+        contentType: success?.contentType ?? 'application/json',
+      };
       // A resource by id is never a list, even when its object has one array property (a tree's children).
-      const pagingParam = params.some((p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name));
+      const pagingParam = params.some(
+        (p) => p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMETER.test(p.name),
+      );
       const list = options.lists
         ? options.lists({ template: relative, params, shape: success ? this.shapeOf(success.pointer) : undefined })
         : success && !/\}$/.test(relative)
@@ -417,9 +478,13 @@ export class DocumentData implements DocumentRoutes {
     if (Array.isArray(node)) return node.forEach((v, i) => this.indexSchemas(v, `${pointer}/${i}`));
     if (!isObject(node)) return;
     if (typeof node.$id === 'string') this.ids.set(node.$id, pointer);
-    if (isObject(node.discriminator) && typeof node.discriminator.propertyName === 'string') this.discriminators.add(node.discriminator.propertyName);
-    for (const key of ['$anchor', '$dynamicAnchor']) if (typeof node[key] === 'string' && !this.anchors.has(node[key])) this.anchors.set(node[key], pointer);
-    for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples') this.indexSchemas(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (isObject(node.discriminator) && typeof node.discriminator.propertyName === 'string')
+      this.discriminators.add(node.discriminator.propertyName);
+    for (const key of ['$anchor', '$dynamicAnchor'])
+      if (typeof node[key] === 'string' && !this.anchors.has(node[key])) this.anchors.set(node[key], pointer);
+    for (const [k, v] of Object.entries(node))
+      if (k !== 'example' && k !== 'examples')
+        this.indexSchemas(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   }
 
   /** Where a `$ref`/`$dynamicRef` leads: a local pointer, an anchor, or a `$id` (with a pointer after it). */
@@ -443,9 +508,20 @@ export class DocumentData implements DocumentRoutes {
   }
 
   /** The success body's schema and the type it is sent as; `produces` for a Swagger 2.0 operation (its response has one `schema` for all of them). */
-  private successBody(template: string, op: Json, produces?: unknown[]): { pointer: string; contentType: string } | undefined {
+  private successBody(
+    template: string,
+    op: Json,
+    produces?: unknown[],
+  ): { pointer: string; contentType: string } | undefined {
     const responses = isObject(op.responses) ? op.responses : {};
-    const code = ['200', '2XX', '2xx', ...Object.keys(responses).filter((k) => /^2\d\d$/.test(k)).sort()].find((k) => k in responses);
+    const code = [
+      '200',
+      '2XX',
+      '2xx',
+      ...Object.keys(responses)
+        .filter((k) => /^2\d\d$/.test(k))
+        .sort(),
+    ].find((k) => k in responses);
     if (code === undefined) return undefined;
     let pointer = `#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/get/responses/${code}`;
     let response = responses[code];
@@ -455,15 +531,25 @@ export class DocumentData implements DocumentRoutes {
     }
     if (produces) {
       const type = produces.find((t): t is string => typeof t === 'string' && /^application\/json\s*(;|$)/i.test(t));
-      return type !== undefined && isObject(response) && 'schema' in response ? { pointer: `${pointer}/schema`, contentType: 'application/json' } : undefined;
+      return type !== undefined && isObject(response) && 'schema' in response
+        ? { pointer: `${pointer}/schema`, contentType: 'application/json' }
+        : undefined;
     }
     const content = isObject(response) && isObject(response.content) ? response.content : {};
     // OpenAPI 3.2 sequential media ("Sequential Media Types"): a stream of items, each valid for `itemSchema`; one item here, a JSON Lines body of one line.
-    const stream = Object.keys(content).find((t) => isObject(content[t]) && 'itemSchema' in content[t] && /^application\/(jsonl|x-ndjson)\b/i.test(t));
-    if (stream !== undefined && !Object.keys(content).some((t) => /json/i.test(t) && t !== stream)) return { pointer: `${pointer}/content/${stream.replace(/~/g, '~0').replace(/\//g, '~1')}/itemSchema`, contentType: stream };
-    const json = (t: string): boolean => /^[a-z*]+\/([^;]*\+)?json\s*(;|$)|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
+    const stream = Object.keys(content).find(
+      (t) => isObject(content[t]) && 'itemSchema' in content[t] && /^application\/(jsonl|x-ndjson)\b/i.test(t),
+    );
+    if (stream !== undefined && !Object.keys(content).some((t) => /json/i.test(t) && t !== stream))
+      return {
+        pointer: `${pointer}/content/${stream.replace(/~/g, '~0').replace(/\//g, '~1')}/itemSchema`,
+        contentType: stream,
+      };
+    const json = (t: string): boolean =>
+      /^[a-z*]+\/([^;]*\+)?json\s*(;|$)|^\*\/\*|^application\/\*$/i.test(t) && !/problem\+json/i.test(t);
     // application/json itself, not application/json-seq (Zuora's charge-metrics declares both, the JSON one second).
-    const type = Object.keys(content).find((t) => /^application\/json\s*(;|$)/i.test(t)) ?? Object.keys(content).find(json);
+    const type =
+      Object.keys(content).find((t) => /^application\/json\s*(;|$)/i.test(t)) ?? Object.keys(content).find(json);
     if (type === undefined) return undefined;
     // OpenAPI 3.2: a Media Type may be a $ref (to components.mediaTypes).
     let mediaPointer = `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`;
@@ -475,25 +561,36 @@ export class DocumentData implements DocumentRoutes {
     if (!isObject(media) || !('schema' in media)) return undefined;
     // What is sent for a media range: application/json for */* and application/*; a concrete +json type for a +json range.
     const essence = type.split(';')[0]?.trim() ?? type;
-    const contentType = essence === '*/*' || essence === 'application/*' ? 'application/json' : essence.replace('/*+json', '/vnd.mock+json');
+    const contentType =
+      essence === '*/*' || essence === 'application/*'
+        ? 'application/json'
+        : essence.replace('/*+json', '/vnd.mock+json');
     return { pointer: `${mediaPointer}/schema`, contentType };
   }
 
   /** Properties of an object schema, allOf parts merged, refs followed: name → pointer. */
-  private propertiesOf(pointer: string, seen = new Set<string>()): { properties: Map<string, string>; required: Set<string> } {
+  private propertiesOf(
+    pointer: string,
+    seen = new Set<string>(),
+  ): { properties: Map<string, string>; required: Set<string> } {
     const properties = new Map<string, string>();
     const required = new Set<string>();
     const schema = this.at(pointer);
     if (!isObject(schema) || seen.has(pointer)) return { properties, required };
     seen.add(pointer);
     const ref = typeof schema.$ref === 'string' ? this.target(schema.$ref) : undefined;
-    const parts = [...(ref ? [ref] : []), ...(Array.isArray(schema.allOf) ? schema.allOf.map((_, i) => `${pointer}/allOf/${i}`) : [])];
+    const parts = [
+      ...(ref ? [ref] : []),
+      ...(Array.isArray(schema.allOf) ? schema.allOf.map((_, i) => `${pointer}/allOf/${i}`) : []),
+    ];
     for (const part of parts) {
       const inner = this.propertiesOf(part, seen);
       inner.properties.forEach((v, k) => properties.set(k, v));
       inner.required.forEach((r) => required.add(r));
     }
-    if (isObject(schema.properties)) for (const name of Object.keys(schema.properties)) properties.set(name, `${pointer}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (isObject(schema.properties))
+      for (const name of Object.keys(schema.properties))
+        properties.set(name, `${pointer}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
     if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') required.add(r);
     return { properties, required };
   }
@@ -516,7 +613,11 @@ export class DocumentData implements DocumentRoutes {
    * takes a paging parameter or the metadata names paging. `{use_default, include_claim_keys:
    * [...]}` is one resource, and so is `{total_count, labels: [...]}` without paging parameters.
    */
-  private listShape(bodyPointer: string, pagingParam: boolean, path = ''): { wrapper: string | undefined; items: string } | undefined {
+  private listShape(
+    bodyPointer: string,
+    pagingParam: boolean,
+    path = '',
+  ): { wrapper: string | undefined; items: string } | undefined {
     const body = this.resolvePointer(bodyPointer);
     const schema = this.at(body);
     if (!isObject(schema)) return undefined;
@@ -532,9 +633,15 @@ export class DocumentData implements DocumentRoutes {
     // parameter or in the metadata itself (README, Every endpoint of your API).
     const pagingWord = others.some((k) => /^(page|paging|pagination|next|prev|has_?more|cursor|offset|limit)/i.test(k));
     // The array the path names (`…/labels` `{total_count, labels}`) beside metadata is the path's collection.
-    const last = path.split('/').filter((seg) => seg !== '' && !seg.startsWith('{')).at(-1)?.toLowerCase() ?? '';
+    const last =
+      path
+        .split('/')
+        .filter((seg) => seg !== '' && !seg.startsWith('{'))
+        .at(-1)
+        ?.toLowerCase() ?? '';
     const namedByPath = last !== '' && arrays[0][0].toLowerCase().replace(/s$/, '') === last.replace(/s$/, '');
-    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord || namedByPath))) return undefined;
+    if (!COLLECTION_NAME.test(arrays[0][0]) && !(metadata && (pagingParam || pagingWord || namedByPath)))
+      return undefined;
     return { wrapper: arrays[0][0], items: `${this.resolvePointer(arrays[0][1])}/items` };
   }
 
@@ -566,12 +673,17 @@ export class DocumentData implements DocumentRoutes {
       const items = this.arrayItems(at);
       if (items !== undefined) return { name, items };
       const s = this.at(at);
-      return depth < 2 && isObject(s) && this.typeOf(s) === 'object' ? { name, properties: this.bodyProperties(at, depth + 1) } : { name };
+      return depth < 2 && isObject(s) && this.typeOf(s) === 'object'
+        ? { name, properties: this.bodyProperties(at, depth + 1) }
+        : { name };
     });
   }
 
   /** The operation a tenant-relative request path is answered by: its template, success body schema and list shape. */
-  endpointOf(subPath: string, query?: URLSearchParams): { template: string; body: string | undefined; list: ListShape | undefined } | undefined {
+  endpointOf(
+    subPath: string,
+    query?: URLSearchParams,
+  ): { template: string; body: string | undefined; list: ListShape | undefined } | undefined {
     const op = this.match(subPath, query)?.op;
     return op ? { template: op.template, body: op.body, list: op.list } : undefined;
   }
@@ -602,7 +714,10 @@ export class DocumentData implements DocumentRoutes {
     if (depth > 12) return value;
     const at = this.resolvePointer(pointer);
     const schema = atPointer(this.document, at);
-    if (Array.isArray(value)) return isObject(schema) && isObject(schema.items) ? value.map((v) => this.withoutOptionalNulls(`${at}/items`, v, depth + 1)) : value;
+    if (Array.isArray(value))
+      return isObject(schema) && isObject(schema.items)
+        ? value.map((v) => this.withoutOptionalNulls(`${at}/items`, v, depth + 1))
+        : value;
     if (!isObject(value)) return value;
     const { properties, required } = this.propertiesOf(at);
     const out: Json = {};
@@ -620,7 +735,9 @@ export class DocumentData implements DocumentRoutes {
     // Compiled once per pointer: a string's candidates are tried against the same schema many times.
     let validator = this.validators.get(fragment);
     if (validator === undefined) {
-      validator = this.ajv.getSchema(`mock:document#${fragment}`) ?? this.ajv.compile({ $ref: `mock:document#${fragment.split('/').map(encodeURIComponent).join('/')}` });
+      validator =
+        this.ajv.getSchema(`mock:document#${fragment}`) ??
+        this.ajv.compile({ $ref: `mock:document#${fragment.split('/').map(encodeURIComponent).join('/')}` });
       this.validators.set(fragment, validator);
     }
     if (validator(value)) return undefined;
@@ -632,11 +749,18 @@ export class DocumentData implements DocumentRoutes {
    * sent, with a value of `additionalProperties` (a string when that says nothing); never when
    * additionalProperties is false (no body can be valid then).
    */
-  private fillRequired(out: Json, required: ReadonlySet<string>, declared: ReadonlySet<string>, extra: string | false | undefined, seed: number): void {
+  private fillRequired(
+    out: Json,
+    required: ReadonlySet<string>,
+    declared: ReadonlySet<string>,
+    extra: string | false | undefined,
+    seed: number,
+  ): void {
     if (extra === false) return;
     for (const name of required) {
       if (name in out || declared.has(name)) continue;
-      const value = extra === undefined ? `${name}-${seed + 1}` : this.generate(extra, { seed, depth: MAX_DEPTH, trail: [] });
+      const value =
+        extra === undefined ? `${name}-${seed + 1}` : this.generate(extra, { seed, depth: MAX_DEPTH, trail: [] });
       if (value !== STOP && value !== undefined) out[name] = value;
     }
   }
@@ -644,7 +768,20 @@ export class DocumentData implements DocumentRoutes {
   /** Whether a schema constrains anything (not only annotations): `{}` and `{nullable: true}` do not. */
   private informative(schema: unknown): boolean {
     if (!isObject(schema)) return schema === false;
-    const annotations = new Set(['description', 'title', 'example', 'examples', 'nullable', 'readOnly', 'writeOnly', 'deprecated', 'default', 'externalDocs', '$comment', 'xml']);
+    const annotations = new Set([
+      'description',
+      'title',
+      'example',
+      'examples',
+      'nullable',
+      'readOnly',
+      'writeOnly',
+      'deprecated',
+      'default',
+      'externalDocs',
+      '$comment',
+      'xml',
+    ]);
     return Object.keys(schema).some((k) => !annotations.has(k) && !k.startsWith('x-'));
   }
 
@@ -652,13 +789,26 @@ export class DocumentData implements DocumentRoutes {
   private ofType(value: unknown, type: unknown): boolean {
     const types = Array.isArray(type) ? type : typeof type === 'string' ? [type] : [];
     if (types.length === 0) return true;
-    const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+    const actual =
+      value === null
+        ? 'null'
+        : Array.isArray(value)
+          ? 'array'
+          : typeof value === 'number'
+            ? Number.isInteger(value)
+              ? 'integer'
+              : 'number'
+            : typeof value;
     return types.some((t) => t === actual || (t === 'number' && actual === 'integer'));
   }
 
   /** The names a schema's own `required` lists. */
   private requiredOf(schema: unknown): Set<string> {
-    return new Set(isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
+    return new Set(
+      isObject(schema) && Array.isArray(schema.required)
+        ? schema.required.filter((r): r is string => typeof r === 'string')
+        : [],
+    );
   }
 
   private nullable(schema: Json): boolean {
@@ -675,15 +825,26 @@ export class DocumentData implements DocumentRoutes {
   generate(pointer: string, ctx: Context): unknown {
     const schema = this.at(pointer);
     if (!isObject(schema)) return schema === false ? undefined : {};
-    const ref = typeof schema.$ref === 'string' ? schema.$ref : typeof schema.$dynamicRef === 'string' ? schema.$dynamicRef : undefined;
+    const ref =
+      typeof schema.$ref === 'string'
+        ? schema.$ref
+        : typeof schema.$dynamicRef === 'string'
+          ? schema.$dynamicRef
+          : undefined;
     if (ref !== undefined) {
       const to = this.target(ref);
       if (to === undefined) return {};
       // Recursion (a `parent` of its own schema): one level of it, then null where allowed, else cut.
       // A scalar schema (an enum, a string format) used at every level is no recursion: never cut.
       const target = this.at(to);
-      const leaf = isObject(target) && !['object', 'array', 'none'].includes(this.typeOf(target)) && !target.allOf && !target.anyOf && !target.oneOf;
-      if (!leaf && (ctx.trail.filter((t) => t === to).length >= 2 || ctx.depth > MAX_DEPTH)) return this.nullable(schema) ? null : STOP;
+      const leaf =
+        isObject(target) &&
+        !['object', 'array', 'none'].includes(this.typeOf(target)) &&
+        !target.allOf &&
+        !target.anyOf &&
+        !target.oneOf;
+      if (!leaf && (ctx.trail.filter((t) => t === to).length >= 2 || ctx.depth > MAX_DEPTH))
+        return this.nullable(schema) ? null : STOP;
       const value = this.generate(to, { ...ctx, depth: ctx.depth + 1, trail: [...ctx.trail, to] });
       if (value === STOP) return this.nullable(schema) ? null : STOP;
       // 3.1: keywords beside $ref apply too (JSON Schema 2020-12 §8.2.3.1).
@@ -705,21 +866,36 @@ export class DocumentData implements DocumentRoutes {
       // Only the values of the declared type: Vimeo's `{type: array, enum: ["drugs", …]}` has none, and no value is valid
       // (an optional property is then null: it has no data a body could carry).
       const values = schema.enum.filter((v) => v !== null && this.ofType(v, schema.type));
-      if (values.length === 0 && schema.enum.length > 0 && !schema.enum.includes(null)) return this.nullable(schema) ? null : STOP;
+      if (values.length === 0 && schema.enum.length > 0 && !schema.enum.includes(null))
+        return this.nullable(schema) ? null : STOP;
       return values.length > 0 ? values[ctx.seed % values.length] : null;
     }
     if (Array.isArray(schema.allOf)) {
       // What any part requires, every part's object must send (never null where another part requires it).
-      const required = new Set([...(ctx.required ?? []), ...this.requiredOf(schema), ...schema.allOf.flatMap((part) => [...this.requiredOf(this.deref(part))])]);
+      const required = new Set([
+        ...(ctx.required ?? []),
+        ...this.requiredOf(schema),
+        ...schema.allOf.flatMap((part) => [...this.requiredOf(this.deref(part))]),
+      ]);
       // A part that constrains nothing (DigitalOcean's `allOf: [{}, {$ref}]`) makes nothing: it would make a string.
       const allOf = schema.allOf as unknown[];
-      const parts = allOf.flatMap((part, i) => (this.informative(this.deref(part)) ? [this.generate(`${pointer}/allOf/${i}`, { ...ctx, required })] : []));
+      const parts = allOf.flatMap((part, i) =>
+        this.informative(this.deref(part)) ? [this.generate(`${pointer}/allOf/${i}`, { ...ctx, required })] : [],
+      );
       if (parts.includes(STOP)) return this.nullable(schema) ? null : STOP;
-      const own = this.typeOf(schema) === 'object' ? this.generateTyped(pointer, schema, { ...ctx, required }) : undefined;
+      const own =
+        this.typeOf(schema) === 'object' ? this.generateTyped(pointer, schema, { ...ctx, required }) : undefined;
       if (parts.every((p) => isObject(p) || p === undefined)) {
         const merged = Object.assign({}, ...parts, isObject(own) ? own : {}) as Json;
         // The outermost allOf sends what its parts require without declaring it (once merged, not part by part).
-        if (ctx.required === undefined) this.fillRequired(merged, required, new Set(this.propertiesOf(pointer).properties.keys()), undefined, ctx.seed);
+        if (ctx.required === undefined)
+          this.fillRequired(
+            merged,
+            required,
+            new Set(this.propertiesOf(pointer).properties.keys()),
+            undefined,
+            ctx.seed,
+          );
         return merged;
       }
       return parts[0];
@@ -727,11 +903,16 @@ export class DocumentData implements DocumentRoutes {
     for (const key of ['oneOf', 'anyOf'] as const) {
       const list = schema[key];
       if (!Array.isArray(list)) continue;
-      const branches = list.map((_, i) => i).filter((i) => {
-        const s = this.deref(list[i]);
-        return !(isObject(s) && s.type === 'null');
-      });
-      const ordered = [...branches.slice(ctx.seed % Math.max(1, branches.length)), ...branches.slice(0, ctx.seed % Math.max(1, branches.length))];
+      const branches = list
+        .map((_, i) => i)
+        .filter((i) => {
+          const s = this.deref(list[i]);
+          return !(isObject(s) && s.type === 'null');
+        });
+      const ordered = [
+        ...branches.slice(ctx.seed % Math.max(1, branches.length)),
+        ...branches.slice(0, ctx.seed % Math.max(1, branches.length)),
+      ];
       for (const choice of ordered) {
         const value = this.generate(`${pointer}/${key}/${choice}`, { ...ctx, branch: true });
         if (value === STOP) continue;
@@ -742,7 +923,8 @@ export class DocumentData implements DocumentRoutes {
           const mapping = isObject(discriminator.mapping) ? discriminator.mapping : {};
           const mapped = Object.entries(mapping).find(([, to]) => to === branchRef)?.[0];
           const named = branchRef?.split('/').pop();
-          if (typeof value[discriminator.propertyName] !== 'string' || mapped !== undefined) value[discriminator.propertyName] = mapped ?? named ?? value[discriminator.propertyName];
+          if (typeof value[discriminator.propertyName] !== 'string' || mapped !== undefined)
+            value[discriminator.propertyName] = mapped ?? named ?? value[discriminator.propertyName];
         }
         return value;
       }
@@ -753,7 +935,12 @@ export class DocumentData implements DocumentRoutes {
 
   /** A schema-level example (3.0 `example`, 3.1 `examples[0]`) for a scalar, when ajv finds it valid. */
   private example(pointer: string, schema: Json): { value: unknown } | undefined {
-    const candidate: unknown = 'example' in schema ? schema.example : Array.isArray(schema.examples) ? (schema.examples as unknown[])[0] : undefined;
+    const candidate: unknown =
+      'example' in schema
+        ? schema.example
+        : Array.isArray(schema.examples)
+          ? (schema.examples as unknown[])[0]
+          : undefined;
     // Objects and arrays are generated: an example may leave out properties that every body must carry.
     if (candidate === undefined || candidate === null || typeof candidate === 'object') return undefined;
     if (/\/properties\/(id|[a-z_]*[iI]d)$/.test(pointer)) return undefined;
@@ -792,7 +979,15 @@ export class DocumentData implements DocumentRoutes {
           }
           // An optional property without data is sent as null (spec §Generic rules for optional fields 1):
           // from the second item on, a third of them, varying with the item; never one that identifies.
-          if (this.nulls && optional && ctx.seed > 0 && !ctx.branch && (ctx.seed + index) % 3 === 0 && !IDENTIFYING.test(key) && !this.discriminators.has(key)) {
+          if (
+            this.nulls &&
+            optional &&
+            ctx.seed > 0 &&
+            !ctx.branch &&
+            (ctx.seed + index) % 3 === 0 &&
+            !IDENTIFYING.test(key) &&
+            !this.discriminators.has(key)
+          ) {
             out[key] = null;
             continue;
           }
@@ -804,11 +999,24 @@ export class DocumentData implements DocumentRoutes {
           // §Generic rules for optional fields 1), whatever its schema says of null.
           else if (optional) out[key] = null;
         }
-        if (ctx.required === undefined) this.fillRequired(out, required, new Set(Object.keys(props)), isObject(schema.additionalProperties) ? `${pointer}/additionalProperties` : schema.additionalProperties === false ? false : undefined, ctx.seed);
+        if (ctx.required === undefined)
+          this.fillRequired(
+            out,
+            required,
+            new Set(Object.keys(props)),
+            isObject(schema.additionalProperties)
+              ? `${pointer}/additionalProperties`
+              : schema.additionalProperties === false
+                ? false
+                : undefined,
+            ctx.seed,
+          );
         const extra = schema.additionalProperties;
         if (Object.keys(props).length === 0 && extra !== undefined && extra !== false) {
           for (const k of [1, 2]) {
-            const value = isObject(extra) ? this.generate(`${pointer}/additionalProperties`, { ...ctx, seed: ctx.seed + k, depth: ctx.depth + 1 }) : `value-${k}`;
+            const value = isObject(extra)
+              ? this.generate(`${pointer}/additionalProperties`, { ...ctx, seed: ctx.seed + k, depth: ctx.depth + 1 })
+              : `value-${k}`;
             // A map's value cut by recursion: the map has one key fewer (no key is declared, none is left out).
             if (value !== STOP && value !== undefined) out[`key${ctx.seed + 1}-${k}`] = value;
           }
@@ -819,13 +1027,25 @@ export class DocumentData implements DocumentRoutes {
         if (ctx.depth > MAX_DEPTH && !(typeof schema.minItems === 'number' && schema.minItems > 0)) return [];
         const count = Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
         const items = isObject(schema.items) ? `${pointer}/items` : undefined;
-        const made = Array.from({ length: count }, (_, i) => (items ? this.generate(items, { ...ctx, seed: ctx.seed + i, depth: ctx.depth + 1 }) : `item-${i}`));
+        const made = Array.from({ length: count }, (_, i) =>
+          items ? this.generate(items, { ...ctx, seed: ctx.seed + i, depth: ctx.depth + 1 }) : `item-${i}`,
+        );
         return made.includes(STOP) ? [] : made;
       }
       case 'integer':
       case 'number': {
-        const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
-        const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - 1 : min + 1_000_000;
+        const min =
+          typeof schema.minimum === 'number'
+            ? schema.minimum
+            : typeof schema.exclusiveMinimum === 'number'
+              ? schema.exclusiveMinimum + 1
+              : 1;
+        const max =
+          typeof schema.maximum === 'number'
+            ? schema.maximum
+            : typeof schema.exclusiveMaximum === 'number'
+              ? schema.exclusiveMaximum - 1
+              : min + 1_000_000;
         const step = typeof schema.multipleOf === 'number' ? schema.multipleOf : 1;
         const base = Math.ceil(min / step) * step;
         const span = Math.max(0, Math.floor((max - base) / step));
@@ -858,7 +1078,20 @@ export class DocumentData implements DocumentRoutes {
       byte: Buffer.from(`${name}-${n}`).toString('base64'),
     };
     const format = typeof schema.format === 'string' ? schema.format : '';
-    const candidates = [byFormat[format], `${name}-${n}`, byFormat.date, byFormat['date-time'], byFormat.uuid, String(n), `A${n}`, `a${n}`, 'EUR', 'abc', byFormat.uri, byFormat.email].filter((c): c is string => c !== undefined);
+    const candidates = [
+      byFormat[format],
+      `${name}-${n}`,
+      byFormat.date,
+      byFormat['date-time'],
+      byFormat.uuid,
+      String(n),
+      `A${n}`,
+      `a${n}`,
+      'EUR',
+      'abc',
+      byFormat.uri,
+      byFormat.email,
+    ].filter((c): c is string => c !== undefined);
     const fits = (s: string): boolean => this.validate(pointer, s) === undefined;
     const found = candidates.find((c) => fits(fitLength(c, schema)));
     if (found !== undefined) return fitLength(found, schema);
@@ -892,7 +1125,9 @@ export class DocumentData implements DocumentRoutes {
         if (!seg.includes('{')) return seg === segments[i];
         // A parameter may fill a whole segment or part of one (Twilio's `{Sid}.json`).
         const names: string[] = [];
-        const pattern = seg.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => (names.push(name), '([^/]+?)'));
+        const pattern = seg
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => (names.push(name), '([^/]+?)'));
         const m = new RegExp(`^${pattern}$`).exec(segments[i] ?? '');
         if (!m) return false;
         names.forEach((name, j) => values.set(name, m[j + 1] ?? ''));
@@ -901,7 +1136,11 @@ export class DocumentData implements DocumentRoutes {
       // A literal path wins over a templated one (OAS 3.1 §4.8.8.2 "Path Templating Matching"):
       // `users/me` is answered by its own operation, not by `users/{userId}` declared before it.
       // A segment literal in part (Oxford's `translations={lang}`) is more specific than a whole parameter (`{filters}`).
-      const literal = op.segments.filter((seg) => !seg.includes('{')).length + op.segments.filter((seg) => seg.includes('{') && !/^\{[^}]*\}$/.test(seg)).length / 2 + op.fixedQuery.length + pinned.length;
+      const literal =
+        op.segments.filter((seg) => !seg.includes('{')).length +
+        op.segments.filter((seg) => seg.includes('{') && !/^\{[^}]*\}$/.test(seg)).length / 2 +
+        op.fixedQuery.length +
+        pinned.length;
       if (ok && (best === undefined || literal > best.literal)) best = { op, values, literal };
     }
     return best && { op: best.op, values: best.values };
@@ -914,7 +1153,12 @@ export class DocumentData implements DocumentRoutes {
       if (p.in !== 'query' || p.required !== true || typeof p.name !== 'string') continue;
       const schema = isObject(p.schema) ? this.deref(p.schema) : p;
       if (!isObject(schema)) continue;
-      const one = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum : undefined;
+      const one =
+        'const' in schema
+          ? [schema.const]
+          : Array.isArray(schema.enum) && schema.enum.length === 1
+            ? schema.enum
+            : undefined;
       if (one && (typeof one[0] === 'string' || typeof one[0] === 'number')) out.push([p.name, String(one[0])]);
     }
     return out;
@@ -936,7 +1180,9 @@ export class DocumentData implements DocumentRoutes {
     const content = isObject(parameter.content) ? parameter.content : {};
     const media = content['application/x-www-form-urlencoded'];
     const schema = isObject(media) ? this.deref(media.schema) : undefined;
-    return isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+    return isObject(schema) && Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === 'string')
+      : [];
   }
 
   /** Why a query string is not the JSON value a JSON querystring parameter declares (the whole query, percent-decoded, valid for its schema); undefined when it is, or the parameter is not JSON. */
@@ -946,7 +1192,8 @@ export class DocumentData implements DocumentRoutes {
     if (!isObject(media)) return undefined;
     // The whole query string is one key for URLSearchParams (`{"from":…}` has no `=`).
     const keys = [...query.keys()];
-    if (keys.length !== 1 || query.get(keys[0] ?? '') !== '') return `the query string is not one JSON value (${keys.length} fields)`;
+    if (keys.length !== 1 || query.get(keys[0] ?? '') !== '')
+      return `the query string is not one JSON value (${keys.length} fields)`;
     let value: unknown;
     try {
       value = JSON.parse(keys[0] ?? '');
@@ -955,8 +1202,16 @@ export class DocumentData implements DocumentRoutes {
     }
     // An inline schema of its own (no $ref out of it here), or a $ref into the document.
     const schema = media.schema;
-    const validate = this.ajv.compile(isObject(schema) && typeof schema.$ref === 'string' ? { $ref: `mock:document${schema.$ref}` } : isObject(schema) ? schema : {});
-    return validate(value) ? undefined : `the query string is not valid for its schema: ${this.ajv.errorsText(validate.errors)}`;
+    const validate = this.ajv.compile(
+      isObject(schema) && typeof schema.$ref === 'string'
+        ? { $ref: `mock:document${schema.$ref}` }
+        : isObject(schema)
+          ? schema
+          : {},
+    );
+    return validate(value)
+      ? undefined
+      : `the query string is not valid for its schema: ${this.ajv.errorsText(validate.errors)}`;
   }
 
   private readonly items = new Map<string, unknown>();
@@ -969,7 +1224,8 @@ export class DocumentData implements DocumentRoutes {
 
   item(op: Operation, index: number): unknown {
     const key = `${op.template}#${index}`;
-    if (!this.items.has(key) && op.list) this.items.set(key, this.broke(op, this.top(op.list.items, index), op.list.items));
+    if (!this.items.has(key) && op.list)
+      this.items.set(key, this.broke(op, this.top(op.list.items, index), op.list.items));
     return this.items.get(key);
   }
 
@@ -981,7 +1237,10 @@ export class DocumentData implements DocumentRoutes {
     const schemaOf = (p: string): Json => {
       const s = this.at(p);
       const d = this.deref(s);
-      return { ...(isObject(d) ? d : {}), ...(isObject(s) && (s.nullable === true || s['x-nullable'] === true) ? { nullable: true } : {}) };
+      return {
+        ...(isObject(d) ? d : {}),
+        ...(isObject(s) && (s.nullable === true || s['x-nullable'] === true) ? { nullable: true } : {}),
+      };
     };
     const fits = (name: string): boolean => {
       const p = properties.get(name);
@@ -989,12 +1248,14 @@ export class DocumentData implements DocumentRoutes {
       const s = schemaOf(p);
       if (fault.kind === 'null') return !this.nullable(s);
       if (fault.kind === 'missing-required') return required.has(name);
-      if (fault.kind === 'omit-nullable') return this.nullable(s) || (isObject(this.at(p)) && this.nullable(this.at(p) as Json));
+      if (fault.kind === 'omit-nullable')
+        return this.nullable(s) || (isObject(this.at(p)) && this.nullable(this.at(p) as Json));
       if (fault.kind === 'omit-optional') return !required.has(name);
       return true;
     };
     const name = fault.property ?? [...properties.keys()].find(fits);
-    if (name === undefined) throw new Error(`document-mock: no property of ${op.template} fits the fault ${fault.kind}`);
+    if (name === undefined)
+      throw new Error(`document-mock: no property of ${op.template} fits the fault ${fault.kind}`);
     this.broken = name;
     const out = { ...value };
     if (fault.kind === 'wrong-type') out[name] = typeof out[name] === 'string' ? 12345 : 'not-the-declared-type';
@@ -1003,7 +1264,12 @@ export class DocumentData implements DocumentRoutes {
     return out;
   }
 
-  answer(subPath: string, query: URLSearchParams, tenant: { readonly id: string; readonly empty: boolean }, headers: Readonly<Record<string, string | string[] | undefined>> = {}): DocumentAnswer | undefined {
+  answer(
+    subPath: string,
+    query: URLSearchParams,
+    tenant: { readonly id: string; readonly empty: boolean },
+    headers: Readonly<Record<string, string | string[] | undefined>> = {},
+  ): DocumentAnswer | undefined {
     const found = this.match(subPath, query);
     if (!found) return undefined;
     const { op, values } = found;
@@ -1011,17 +1277,36 @@ export class DocumentData implements DocumentRoutes {
     for (const p of op.params) {
       if (p.required !== true || typeof p.name !== 'string') continue;
       if (p.in === 'query' && !query.has(p.name)) {
-        return { refusal: { status: 400, error: 'invalid_request', description: `required query parameter ${p.name} is missing` } };
+        return {
+          refusal: {
+            status: 400,
+            error: 'invalid_request',
+            description: `required query parameter ${p.name} is missing`,
+          },
+        };
       }
       // OpenAPI 3.2 `in: querystring`: a required form's required fields; a required JSON query string, valid for its schema.
       if (p.in === 'querystring' && p.required === true) {
         const missing = this.querystringFields(p).find((name) => !query.has(name));
-        if (missing !== undefined) return { refusal: { status: 400, error: 'invalid_request', description: `required query field ${missing} is missing` } };
+        if (missing !== undefined)
+          return {
+            refusal: {
+              status: 400,
+              error: 'invalid_request',
+              description: `required query field ${missing} is missing`,
+            },
+          };
         const problem = this.jsonQuerystringProblem(p, query);
         if (problem !== undefined) return { refusal: { status: 400, error: 'invalid_request', description: problem } };
       }
-      if (p.in === 'header' && !IGNORED_HEADERS.has(p.name.toLowerCase()) && headers[p.name.toLowerCase()] === undefined) {
-        return { refusal: { status: 400, error: 'invalid_request', description: `required header ${p.name} is missing` } };
+      if (
+        p.in === 'header' &&
+        !IGNORED_HEADERS.has(p.name.toLowerCase()) &&
+        headers[p.name.toLowerCase()] === undefined
+      ) {
+        return {
+          refusal: { status: 400, error: 'invalid_request', description: `required header ${p.name} is missing` },
+        };
       }
     }
     const contentType = op.contentType === 'application/json' ? {} : { contentType: op.contentType };
@@ -1029,12 +1314,13 @@ export class DocumentData implements DocumentRoutes {
     if (op.list) {
       const list = op.list;
       const path = list.path ?? (list.wrapper === undefined ? [] : [list.wrapper]);
-      const wrap = path.length === 0 || op.body === undefined
-        ? undefined
-        : (items: unknown[]) => {
-            const body = this.top(op.body ?? '', 0);
-            return placed(isObject(body) ? body : {}, path, items);
-          };
+      const wrap =
+        path.length === 0 || op.body === undefined
+          ? undefined
+          : (items: unknown[]) => {
+              const body = this.top(op.body ?? '', 0);
+              return placed(isObject(body) ? body : {}, path, items);
+            };
       if (this.fault?.path === op.template && this.fault.kind === 'unpaged') {
         const all = Array.from({ length: count }, (_, i) => this.item(op, i));
         return { body: wrap ? wrap(all) : all, ...contentType };
@@ -1047,10 +1333,16 @@ export class DocumentData implements DocumentRoutes {
     const last = [...values.keys()].at(-1);
     if (last !== undefined) {
       const parentTemplate = op.template.slice(0, op.template.lastIndexOf(`/{${last}}`));
-      const parent = this.operations.find((o) => o.list && (o.template === parentTemplate || (o.template.startsWith(parentTemplate) && /^\.\w+$/.test(o.template.slice(parentTemplate.length)))));
+      const parent = this.operations.find(
+        (o) =>
+          o.list &&
+          (o.template === parentTemplate ||
+            (o.template.startsWith(parentTemplate) && /^\.\w+$/.test(o.template.slice(parentTemplate.length)))),
+      );
       if (parent) {
         const index = this.indexOf(parent, last, values.get(last) ?? '', count);
-        if (index === undefined) return { refusal: { status: 404, error: 'not_found', description: 'No such resource' } };
+        if (index === undefined)
+          return { refusal: { status: 404, error: 'not_found', description: 'No such resource' } };
         seed = index;
         const item = this.item(parent, index);
         const body = this.broke(op, this.top(op.body, seed), op.body);
@@ -1080,14 +1372,30 @@ function placed(body: Json, path: readonly string[], value: unknown): Json {
  */
 function idKeyOf(item: Json, param: string): string {
   const plain = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const word = param.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split(/[_-]/).at(-1) ?? param;
+  const word =
+    param
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .split(/[_-]/)
+      .at(-1) ?? param;
   const keys = Object.keys(item);
   // `id` itself first; then the field the parameter's last word names (LaunchDarkly's
   // `{projectKey}` is a project's `key`, not its `_id`); then an id of another spelling.
   // The parameter's own name in any case (not `deviceId` for Graph's `{device-id}`, which is the `id`).
-  const candidates: [string, 'exact' | 'case' | 'spelling'][] = [[param, 'case'], ['id', 'exact'], [word, 'spelling'], ['id', 'spelling']];
+  const candidates: [string, 'exact' | 'case' | 'spelling'][] = [
+    [param, 'case'],
+    ['id', 'exact'],
+    [word, 'spelling'],
+    ['id', 'spelling'],
+  ];
   for (const [wanted, match] of candidates) {
-    const found = wanted in item ? wanted : match === 'case' ? keys.find((k) => k.toLowerCase() === wanted.toLowerCase()) : match === 'spelling' ? keys.find((k) => plain(k) === plain(wanted)) : undefined;
+    const found =
+      wanted in item
+        ? wanted
+        : match === 'case'
+          ? keys.find((k) => k.toLowerCase() === wanted.toLowerCase())
+          : match === 'spelling'
+            ? keys.find((k) => plain(k) === plain(wanted))
+            : undefined;
     // An `Id` that is an object (Service Fabric's `{Id: {Id: …}, Name}`) names nothing in a path.
     if (found !== undefined && wanted === 'id' && (item[found] === null || typeof item[found] === 'object')) continue;
     if (found !== undefined) return found;
@@ -1225,13 +1533,33 @@ export interface MockRun {
 }
 
 /** Serves `document` by the mock (with `fault`), runs the harness against it in-process, and reads report.json. */
-export async function runOnDocument(document: Json, fault?: MockFault, extra: readonly string[] = [], style?: MockStyle): Promise<MockRun> {
+export async function runOnDocument(
+  document: Json,
+  fault?: MockFault,
+  extra: readonly string[] = [],
+  style?: MockStyle,
+): Promise<MockRun> {
   const mock = await startDocumentMock(document, { ...(fault ? { fault } : {}), ...(style ? { style } : {}) });
   const reportsDir = await tempDir();
   const previous = process.env.CARRIER_CLIENT_SECRET;
   process.env.CARRIER_CLIENT_SECRET = mock.server.clientSecret;
   try {
-    const args = ['run', '--base-url', mock.server.url, '--client-id', mock.server.clientId, '--openapi', mock.openapiFile, '--foreign-tenant-id', mock.server.foreignTenantId, '--reports-dir', reportsDir, '--reporter', 'json', ...extra];
+    const args = [
+      'run',
+      '--base-url',
+      mock.server.url,
+      '--client-id',
+      mock.server.clientId,
+      '--openapi',
+      mock.openapiFile,
+      '--foreign-tenant-id',
+      mock.server.foreignTenantId,
+      '--reports-dir',
+      reportsDir,
+      '--reporter',
+      'json',
+      ...extra,
+    ];
     const result = await runMain(args);
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
     return { ...result, report, operations: mock.operations, broken: mock.brokenProperty() };
@@ -1244,7 +1572,9 @@ export async function runOnDocument(document: Json, fault?: MockFault, extra: re
 
 /** Checks that did not pass (skips aside), one line each: the failure message the harness gives. */
 export function problems(report: RunReport): string[] {
-  return report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `${c.id} ${c.status}: ${c.message ?? ''}`);
+  return report.checks
+    .filter((c) => c.status !== 'passed' && c.status !== 'skipped')
+    .map((c) => `${c.id} ${c.status}: ${c.message ?? ''}`);
 }
 
 /**
@@ -1263,13 +1593,18 @@ export function unaccounted(report: RunReport, operations: readonly string[], li
     if (check.id === 'RESOURCE-EXPECTED-VALUES' && check.status === 'skipped') continue;
     if (check.endpoints === undefined || check.endpoints.length === 0) {
       // A paging check with no endpoint while the document has lists is a silent gap (issue 29 item 5).
-      if (concerned.length > 0) missing.push(`${check.id} (${check.status}${check.message ? `: ${check.message}` : ''}) lists none of ${concerned.join(', ')}`);
+      if (concerned.length > 0)
+        missing.push(
+          `${check.id} (${check.status}${check.message ? `: ${check.message}` : ''}) lists none of ${concerned.join(', ')}`,
+        );
       continue;
     }
     for (const op of concerned) {
       const entry = check.endpoints.find((e) => e.endpoint === op);
-      if (!entry) missing.push(`${check.id}: ${op} not listed (has ${check.endpoints.map((e) => e.endpoint).join(', ')})`);
-      else if (entry.status === 'skipped' && !entry.message) missing.push(`${check.id}: ${op} skipped without a reason`);
+      if (!entry)
+        missing.push(`${check.id}: ${op} not listed (has ${check.endpoints.map((e) => e.endpoint).join(', ')})`);
+      else if (entry.status === 'skipped' && !entry.message)
+        missing.push(`${check.id}: ${op} skipped without a reason`);
     }
   }
   return missing;
@@ -1285,7 +1620,11 @@ export function invalidBodies(document: Json, style?: MockStyle): string[] {
   const data = new DocumentData(document, style ? { style } : {});
   const out: string[] = [];
   for (const op of data.operations) {
-    const samples = op.list ? [0, 1, 2].map((i) => ({ pointer: op.list?.items ?? '', value: data.item(op, i) })) : op.body ? [{ pointer: op.body, value: data.top(op.body, 0) }] : [];
+    const samples = op.list
+      ? [0, 1, 2].map((i) => ({ pointer: op.list?.items ?? '', value: data.item(op, i) }))
+      : op.body
+        ? [{ pointer: op.body, value: data.top(op.body, 0) }]
+        : [];
     for (const { pointer, value } of samples) {
       let error: string | undefined;
       try {
@@ -1295,10 +1634,12 @@ export function invalidBodies(document: Json, style?: MockStyle): string[] {
       }
       if (error) out.push(`${op.template}: ${error} in ${JSON.stringify(value).slice(0, 300)}`);
       // Every declared property present (spec §Generic rules for optional fields 1), writeOnly ones aside.
-      const absent = value !== null && typeof value === 'object' && !Array.isArray(value) ? data.declaredProperties(pointer).filter((name) => !(name in value)) : [];
+      const absent =
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? data.declaredProperties(pointer).filter((name) => !(name in value))
+          : [];
       if (absent.length > 0) out.push(`${op.template}: leaves out ${absent.join(', ')}`);
     }
   }
   return out;
 }
-

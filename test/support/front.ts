@@ -12,7 +12,10 @@ export interface Front {
   close(): Promise<void>;
 }
 
-export async function startFront(upstream: string, intercept: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<Front> {
+export async function startFront(
+  upstream: string,
+  intercept: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<Front> {
   const server = createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
@@ -20,13 +23,23 @@ export async function startFront(upstream: string, intercept: (req: IncomingMess
       if (intercept(req, res)) return;
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
-        if (value === undefined || ['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding'].includes(name)) continue;
+        if (
+          value === undefined ||
+          ['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding'].includes(name)
+        )
+          continue;
         for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
       }
-      const answer = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}), redirect: 'manual' });
+      const answer = await fetch(`${upstream}${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+        redirect: 'manual',
+      });
       const out: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) out[name] = value;
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))
+          out[name] = value;
       });
       res.writeHead(answer.status, out);
       res.end(Buffer.from(await answer.arrayBuffer()));

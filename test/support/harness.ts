@@ -37,7 +37,8 @@ export async function usageError(promise: Promise<unknown>): Promise<string> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(err instanceof UsageError)) throw new Error(`expected a UsageError, got ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  if (!(err instanceof UsageError))
+    throw new Error(`expected a UsageError, got ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   if (err.message.includes('\n')) throw new Error(`expected a one-line message, got: ${err.message}`);
   return err.message;
 }
@@ -46,18 +47,39 @@ export async function usageError(promise: Promise<unknown>): Promise<string> {
 export async function runMain(args: readonly string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const code = await main(args, { out: (t) => void (stdout += t), err: (t) => void (stderr += t.endsWith('\n') ? t : `${t}\n`), color: false });
+  const code = await main(args, {
+    out: (t) => void (stdout += t),
+    err: (t) => void (stderr += t.endsWith('\n') ? t : `${t}\n`),
+    color: false,
+  });
   return { code, stdout, stderr };
 }
 
 /** The arguments that point the harness at a reference server and its API (its OpenAPI document). */
 export function targetArgs(server: ReferenceServer): string[] {
-  return ['--base-url', server.url, '--client-id', server.clientId, '--openapi', server.openapiFile, '--foreign-tenant-id', server.foreignTenantId];
+  return [
+    '--base-url',
+    server.url,
+    '--client-id',
+    server.clientId,
+    '--openapi',
+    server.openapiFile,
+    '--foreign-tenant-id',
+    server.foreignTenantId,
+  ];
 }
 
 /** The arguments that point the harness at a reference server, with only these lists (no OpenAPI document). */
 export function listArgs(server: ReferenceServer, lists: readonly string[]): string[] {
-  return ['--base-url', server.url, '--client-id', server.clientId, ...lists.flatMap((p) => ['--paged-path', p]), '--foreign-tenant-id', server.foreignTenantId];
+  return [
+    '--base-url',
+    server.url,
+    '--client-id',
+    server.clientId,
+    ...lists.flatMap((p) => ['--paged-path', p]),
+    '--foreign-tenant-id',
+    server.foreignTenantId,
+  ];
 }
 
 /**
@@ -82,7 +104,10 @@ export async function runAgainst(options: ReferenceOptions, args: readonly strin
 }
 
 /** What a child process printed and how it ended; it is killed after `timeoutMs`. */
-function collect(child: ChildProcessWithoutNullStreams, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function collect(
+  child: ChildProcessWithoutNullStreams,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -98,8 +123,19 @@ function collect(child: ChildProcessWithoutNullStreams, timeoutMs: number): Prom
 }
 
 /** Spawns the real executable; kills it after `timeoutMs`. */
-export async function runBin(args: readonly string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number; cwd?: string; nodeArgs?: readonly string[] } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd ?? process.cwd() });
+export async function runBin(
+  args: readonly string[],
+  options: {
+    env?: Record<string, string | undefined>;
+    timeoutMs?: number;
+    cwd?: string;
+    nodeArgs?: readonly string[];
+  } = {},
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    cwd: options.cwd ?? process.cwd(),
+  });
   const { code, stdout, stderr } = await collect(child, options.timeoutMs ?? 60_000);
   return { code: code ?? -1, stdout, stderr };
 }
@@ -110,15 +146,40 @@ export function statusOf(report: RunReport, id: string): string | undefined {
 }
 
 /** Every suite but expiry, for runs that need not wait for a token to expire. */
-export const SUITES_BUT_EXPIRY: readonly string[] = ['token', 'auth', 'versioning', 'user', 'legacy', 'tenant', 'pagination', 'nulls', 'resources'];
+export const SUITES_BUT_EXPIRY: readonly string[] = [
+  'token',
+  'auth',
+  'versioning',
+  'user',
+  'legacy',
+  'tenant',
+  'pagination',
+  'nulls',
+  'resources',
+];
 /** The options that select them. */
 export const WITHOUT_EXPIRY = SUITES_BUT_EXPIRY.flatMap((s) => ['--suite', s]);
 
 /** Runs a POSIX shell script as a user would, without proxies; killed after `timeoutMs`. */
-export async function runShell(script: string, options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export async function runShell(
+  script: string,
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   // Asynchronous: the servers a test starts run in this process and must answer meanwhile.
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', NO_COLOR: '1', ...options.env };
-  const { code, stdout, stderr } = await collect(spawn('sh', ['-c', script], { env, ...(options.cwd ? { cwd: options.cwd } : {}) }), options.timeoutMs ?? 90_000);
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    HTTP_PROXY: '',
+    HTTPS_PROXY: '',
+    http_proxy: '',
+    https_proxy: '',
+    NO_COLOR: '1',
+    ...options.env,
+  };
+  const { code, stdout, stderr } = await collect(
+    spawn('sh', ['-c', script], { env, ...(options.cwd ? { cwd: options.cwd } : {}) }),
+    options.timeoutMs ?? 90_000,
+  );
   return { status: code, stdout, stderr };
 }
 

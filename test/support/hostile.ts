@@ -62,16 +62,29 @@ export type ForwardedHeaders = Record<string, string | string[]>;
  * Forwards a request to `upstream` and its answer back (hop-by-hop headers dropped); `edit`
  * changes the answer's header fields on the way (a gateway's rewrite, an echo, a dropped field).
  */
-export async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, edit?: (headers: ForwardedHeaders) => void, editBody?: (body: string, headers: ForwardedHeaders) => string): Promise<void> {
+export async function forward(
+  upstream: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  edit?: (headers: ForwardedHeaders) => void,
+  editBody?: (body: string, headers: ForwardedHeaders) => string,
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && name !== 'host' && name !== 'connection') headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  const answer = await request(`${upstream}${req.url ?? '/'}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : null });
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && name !== 'host' && name !== 'connection')
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const answer = await request(`${upstream}${req.url ?? '/'}`, {
+    method: req.method as 'GET',
+    headers,
+    body: chunks.length ? Buffer.concat(chunks) : null,
+  });
   let body = Buffer.from(await answer.body.arrayBuffer());
   const out: ForwardedHeaders = {};
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined || ['connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) continue;
+    if (value === undefined || ['connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name))
+      continue;
     out[name] = value;
   }
   edit?.(out);
@@ -80,7 +93,13 @@ export async function forward(upstream: string, req: IncomingMessage, res: Serve
   res.end(body);
 }
 
-function misbehave(options: HostileOptions, req: IncomingMessage, res: ServerResponse, state: { refused: Map<string, number> }, sockets: Set<Socket>): void {
+function misbehave(
+  options: HostileOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: { refused: Map<string, number> },
+  sockets: Set<Socket>,
+): void {
   const socket = res.socket;
   switch (options.misbehaviour) {
     case 'silent':
@@ -125,12 +144,20 @@ function misbehave(options: HostileOptions, req: IncomingMessage, res: ServerRes
       if (socket) sockets.delete(socket);
       return void socket?.resetAndDestroy();
     case 'no-content-type':
-      return void forward(options.upstream, req, res, (headers) => delete headers['content-type']).catch(() => res.destroy());
+      return void forward(options.upstream, req, res, (headers) => delete headers['content-type']).catch(() =>
+        res.destroy(),
+      );
     case 'redirect-same':
-      res.writeHead(302, { location: `${req.url ?? '/'}${(req.url ?? '').includes('?') ? '&' : '?'}moved=1`, 'content-length': '0' });
+      res.writeHead(302, {
+        location: `${req.url ?? '/'}${(req.url ?? '').includes('?') ? '&' : '?'}moved=1`,
+        'content-length': '0',
+      });
       return void res.end();
     case 'redirect-cross':
-      res.writeHead(302, { location: `${options.redirectTo ?? 'http://127.0.0.1:9'}${req.url ?? '/'}`, 'content-length': '0' });
+      res.writeHead(302, {
+        location: `${options.redirectTo ?? 'http://127.0.0.1:9'}${req.url ?? '/'}`,
+        'content-length': '0',
+      });
       return void res.end();
     case 'rate-limit': {
       const key = `${req.method ?? ''} ${req.url ?? ''}`;
@@ -180,7 +207,10 @@ export async function startHostile(options: HostileOptions): Promise<Hostile> {
  * Listens on a free loopback port: the URL to reach `server` at (with `path` appended), and a
  * close that drops every connection, keep-alive ones included, and waits for the listener to end.
  */
-export async function serveOnLoopback(server: Server | HttpsServer, path = ''): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveOnLoopback(
+  server: Server | HttpsServer,
+  path = '',
+): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
@@ -192,10 +222,17 @@ export async function serveOnLoopback(server: Server | HttpsServer, path = ''): 
 }
 
 /** A loopback server that records every request it gets (e.g. the other origin of a redirect). */
-export async function startRecorder(): Promise<{ url: string; requests: { url: string; authorization?: string }[]; close(): Promise<void> }> {
+export async function startRecorder(): Promise<{
+  url: string;
+  requests: { url: string; authorization?: string }[];
+  close(): Promise<void>;
+}> {
   const requests: { url: string; authorization?: string }[] = [];
   const server = createServer((req, res) => {
-    requests.push({ url: req.url ?? '/', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    requests.push({
+      url: req.url ?? '/',
+      ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+    });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{}');
   });

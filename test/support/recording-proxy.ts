@@ -30,10 +30,15 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      for (const [name, value] of Object.entries(req.headers))
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       seen.push({ method: req.method ?? '', target: req.url ?? '/', headers, body: body.toString('utf8') });
       // forward() reads the body from the request it is given: hand it the one already read.
-      const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), { headers: req.headers, url: req.url, method: req.method }) as unknown as IncomingMessage;
+      const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
+        headers: req.headers,
+        url: req.url,
+        method: req.method,
+      }) as unknown as IncomingMessage;
       await forward(upstream, replay, res);
     })().catch(() => res.destroy());
   });

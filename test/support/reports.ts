@@ -14,7 +14,9 @@ export type Outcome = CheckStatus | [CheckStatus, string];
 
 function result(id: string, outcome: Outcome): CheckResult {
   const check = getCheck(id);
-  const [status, message] = Array.isArray(outcome) ? outcome : [outcome, outcome === 'passed' ? undefined : `${id} ${outcome}`];
+  const [status, message] = Array.isArray(outcome)
+    ? outcome
+    : [outcome, outcome === 'passed' ? undefined : `${id} ${outcome}`];
   return {
     id,
     suite: check.suite,
@@ -23,7 +25,12 @@ function result(id: string, outcome: Outcome): CheckResult {
     refs: check.refs,
     status,
     ...(message !== undefined ? { message } : {}),
-    findings: status === 'failed' || status === 'warning' ? [{ kind: 'failure', message: message ?? '' }] : status === 'error' ? [{ kind: 'error', message: message ?? '' }] : [],
+    findings:
+      status === 'failed' || status === 'warning'
+        ? [{ kind: 'failure', message: message ?? '' }]
+        : status === 'error'
+          ? [{ kind: 'error', message: message ?? '' }]
+          : [],
     notes: [],
     exchanges: [],
     durationMs: 1,
@@ -37,7 +44,14 @@ export function reportOf(outcomes: Readonly<Record<string, Outcome>>, over: Part
   const { verdict, exitCode } = verdictOf(checks, { strict }, undefined);
   return {
     tool: { name: 'carrier-conformance', version: '0.1.0' },
-    target: { baseUrl: 'https://api.example.test', authUrl: 'https://api.example.test', embedded: false, pagedPaths: ['shipments'], credentialsFormEncoded: false, name: 'example' },
+    target: {
+      baseUrl: 'https://api.example.test',
+      authUrl: 'https://api.example.test',
+      embedded: false,
+      pagedPaths: ['shipments'],
+      credentialsFormEncoded: false,
+      name: 'example',
+    },
     catalogue: currentCatalogue(),
     startedAt: '2026-11-20T10:00:00.000Z',
     finishedAt: '2026-11-20T10:00:05.000Z',

@@ -21,11 +21,23 @@ export interface SpectralFinding {
  */
 export async function spectralFindings(documents: readonly string[]): Promise<SpectralFinding[]> {
   const bin = join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
-  const { stdout } = await promisify(execFile)(process.execPath, [bin, 'lint', '--ruleset', 'spectral.yaml', '--format', 'json', '--quiet', ...documents], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }).catch((err: { stdout?: string; stderr?: string }) => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [bin, 'lint', '--ruleset', 'spectral.yaml', '--format', 'json', '--quiet', ...documents],
+    { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
+  ).catch((err: { stdout?: string; stderr?: string }) => {
     if (typeof err.stdout === 'string' && err.stdout.trim().startsWith('[')) return { stdout: err.stdout };
     throw new Error(`spectral failed: ${err.stderr ?? 'no output'}`);
   });
-  return (JSON.parse(stdout) as { code: string; path: (string | number)[]; source: string; message: string; range: { start: { line: number } } }[]).map((r) => ({
+  return (
+    JSON.parse(stdout) as {
+      code: string;
+      path: (string | number)[];
+      source: string;
+      message: string;
+      range: { start: { line: number } };
+    }[]
+  ).map((r) => ({
     rule: r.code,
     file: r.source,
     line: r.range.start.line + 1,

@@ -40,21 +40,39 @@ export interface StackTarget {
 }
 
 /** The real executable, as a user runs it; with the target's ground truth when `expectations`. */
-export async function runHarness(target: StackTarget, baseUrl: string, options: { expectations?: boolean; extra?: readonly string[] } = {}): Promise<Run> {
+export async function runHarness(
+  target: StackTarget,
+  baseUrl: string,
+  options: { expectations?: boolean; extra?: readonly string[] } = {},
+): Promise<Run> {
   const reportsDir = await tempDir();
   const file = join(reportsDir, 'expectations.json');
   await writeFile(file, JSON.stringify(target.expectations));
   const args = [
     'run',
-    '--base-url', baseUrl,
-    '--client-id', target.clientId,
-    '--openapi', target.openapiFile,
-    '--foreign-tenant-id', target.foreignTenantId,
+    '--base-url',
+    baseUrl,
+    '--client-id',
+    target.clientId,
+    '--openapi',
+    target.openapiFile,
+    '--foreign-tenant-id',
+    target.foreignTenantId,
     ...(options.expectations === false ? [] : ['--expectations', file]),
-    '--reports-dir', reportsDir,
+    '--reports-dir',
+    reportsDir,
     ...(options.extra ?? []),
   ];
-  const result = await runBin(args, { env: { CARRIER_CLIENT_SECRET: target.clientSecret, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' }, timeoutMs: 45_000 });
+  const result = await runBin(args, {
+    env: {
+      CARRIER_CLIENT_SECRET: target.clientSecret,
+      HTTP_PROXY: '',
+      HTTPS_PROXY: '',
+      http_proxy: '',
+      https_proxy: '',
+    },
+    timeoutMs: 45_000,
+  });
   const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
   return { code: result.code, report, stderr: result.stderr };
 }

@@ -31,7 +31,9 @@ export default class UnfinishedReporter implements Reporter {
       if (ENDED.has(module.state()) && ended === tests.length) continue;
       const file = module.relativeModuleId;
       const running = [...(this.running.get(file) ?? [])];
-      lines.push(`unfinished test file: ${file}: ${ended} of ${tests.length} tests ended${running.length > 0 ? `; running when it stopped: ${running.map((n) => JSON.stringify(n)).join(', ')}` : ''}`);
+      lines.push(
+        `unfinished test file: ${file}: ${ended} of ${tests.length} tests ended${running.length > 0 ? `; running when it stopped: ${running.map((n) => JSON.stringify(n)).join(', ')}` : ''}`,
+      );
     }
     if (lines.length > 0) process.stderr.write(`\n${lines.join('\n')}\n`);
   }

@@ -7,7 +7,15 @@ import { readFile } from 'node:fs/promises';
 
 const ROOT = new URL('../../', import.meta.url);
 
-export const USER_DOCS = ['README.md', 'docs/guide.md', 'docs/certification.md', 'docs/lint.md', 'docs/reference.md', 'docs/verdicts.md', 'CONTRIBUTING.md'] as const;
+export const USER_DOCS = [
+  'README.md',
+  'docs/guide.md',
+  'docs/certification.md',
+  'docs/lint.md',
+  'docs/reference.md',
+  'docs/verdicts.md',
+  'CONTRIBUTING.md',
+] as const;
 
 /** Each page's text, by its path. */
 export async function readUserDocs(): Promise<{ file: string; text: string }[]> {

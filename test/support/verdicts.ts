@@ -47,16 +47,37 @@ export async function runScenario(scenario: Scenario): Promise<Outcome> {
   try {
     const target = targetArgs(server);
     if (proxy) target[target.indexOf('--base-url') + 1] = proxy.url;
-    const result = await runMain(['run', ...target, '--reports-dir', reportsDir, '--reporter', 'json', ...(scenario.args ?? [])]);
+    const result = await runMain([
+      'run',
+      ...target,
+      '--reports-dir',
+      reportsDir,
+      '--reporter',
+      'json',
+      ...(scenario.args ?? []),
+    ]);
     const elapsedMs = performance.now() - started;
     const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    const verdicts = new Map<string, Verdict>(report.checks.map((c) => [c.id, { status: c.status, ...(c.message !== undefined ? { message: c.message } : {}) }]));
-    const transportErrors = new Set(report.checks.flatMap((c) => c.exchanges.filter((e) => e.error !== undefined).map((e) => `${e.request.method} ${new URL(e.request.url).pathname}: ${e.error ?? ''}`)));
+    const verdicts = new Map<string, Verdict>(
+      report.checks.map((c) => [
+        c.id,
+        { status: c.status, ...(c.message !== undefined ? { message: c.message } : {}) },
+      ]),
+    );
+    const transportErrors = new Set(
+      report.checks.flatMap((c) =>
+        c.exchanges
+          .filter((e) => e.error !== undefined)
+          .map((e) => `${e.request.method} ${new URL(e.request.url).pathname}: ${e.error ?? ''}`),
+      ),
+    );
     return {
       code: result.code,
       verdicts,
       elapsedMs,
-      ...(proxy ? { proxy: { connections: proxy.connections, idleCloses: proxy.idleCloses, lateChunks: proxy.lateChunks } } : {}),
+      ...(proxy
+        ? { proxy: { connections: proxy.connections, idleCloses: proxy.idleCloses, lateChunks: proxy.lateChunks } }
+        : {}),
       requests: server.requestCount(),
       tokensIssued: server.tokensIssued(),
       transportErrors: [...transportErrors],
@@ -89,7 +110,9 @@ export function verdictDifferences(a: Outcome, b: Outcome, labels: [string, stri
 
 /** Every check that did not pass (skips aside), with its message, and a non-zero exit code. */
 export function notPassed(outcome: Outcome): string[] {
-  const out = [...outcome.verdicts].filter(([, v]) => v.status !== 'passed' && v.status !== 'skipped').map(([id, v]) => `${id}: ${line(v)}`);
+  const out = [...outcome.verdicts]
+    .filter(([, v]) => v.status !== 'passed' && v.status !== 'skipped')
+    .map(([id, v]) => `${id}: ${line(v)}`);
   if (outcome.code !== 0) out.unshift(`exit code ${outcome.code}`);
   return out;
 }
@@ -105,7 +128,9 @@ export type ExpectedStatuses = Readonly<Record<string, CheckStatus | readonly Ch
 export function reasonsOf(report: RunReport, id: string): string[] {
   const check = report.checks.find((c) => c.id === id);
   if (!check) return [];
-  return [check.message, ...check.findings.map((f) => f.message)].filter((m, i, all): m is string => m !== undefined && all.indexOf(m) === i);
+  return [check.message, ...check.findings.map((f) => f.message)].filter(
+    (m, i, all): m is string => m !== undefined && all.indexOf(m) === i,
+  );
 }
 
 /** Each check whose status is not the expected one, with the run's reason. */
@@ -117,8 +142,11 @@ export function differences(expected: ExpectedStatuses, report: RunReport): stri
     remaining.delete(check.id);
     if (want === check.status || (Array.isArray(want) && want.includes(check.status))) continue;
     const why = reasonsOf(report, check.id);
-    lines.push(`${check.id}: expected ${want === undefined ? 'absent' : [want].flat().join(' or ')}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`);
+    lines.push(
+      `${check.id}: expected ${want === undefined ? 'absent' : [want].flat().join(' or ')}, got ${check.status}: ${why.slice(0, 3).join(' | ') || '(no message)'}`,
+    );
   }
-  for (const [id, status] of remaining) lines.push(`${id}: expected ${[status].flat().join(' or ')}, absent from the run`);
+  for (const [id, status] of remaining)
+    lines.push(`${id}: expected ${[status].flat().join(' or ')}, absent from the run`);
   return lines;
 }

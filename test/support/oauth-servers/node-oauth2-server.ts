@@ -1,7 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { MAIN_TENANT_ID } from '../../../src/reference/data.js';
-import { DEFAULT_CLIENT_ID, FIXTURE_USER, listen, readBody, sendJson, type BearerValidator, type OAuthServerFixture, type OAuthServerOptions } from './resource.js';
+import {
+  DEFAULT_CLIENT_ID,
+  FIXTURE_USER,
+  listen,
+  readBody,
+  sendJson,
+  type BearerValidator,
+  type OAuthServerFixture,
+  type OAuthServerOptions,
+} from './resource.js';
 
 /**
  * @node-oauth/oauth2-server (the maintained fork of oauthjs/node-oauth2-server): the
@@ -16,14 +25,21 @@ type Headers = Record<string, string>;
 function libraryRequest(req: IncomingMessage, body: Record<string, string>): OAuth2Server.Request {
   const url = new URL(req.url ?? '/', 'http://fixture');
   const headers: Headers = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   // The library wants one value per parameter; a repeated one (RFC 6749 §3.2 forbids them) keeps the last.
-  return new OAuth2Server.Request({ method: req.method ?? 'GET', headers, query: Object.fromEntries(url.searchParams), body });
+  return new OAuth2Server.Request({
+    method: req.method ?? 'GET',
+    headers,
+    query: Object.fromEntries(url.searchParams),
+    body,
+  });
 }
 
 /** The error the library threw, as it left it in the Response (status, headers such as WWW-Authenticate). */
 function oauthErrorOf(err: unknown): { status: number; body: { error: string; error_description: string } } {
-  if (err instanceof OAuth2Server.OAuthError) return { status: err.code, body: { error: err.name, error_description: err.message } };
+  if (err instanceof OAuth2Server.OAuthError)
+    return { status: err.code, body: { error: err.name, error_description: err.message } };
   throw err;
 }
 
@@ -82,5 +98,11 @@ export async function startNodeOAuth2Server(options: NodeOAuth2ServerOptions): P
 
   const server = await listen();
   server.serve({ token, validate });
-  return { url: server.url, clientId, clientSecret: options.clientSecret, tenantId: MAIN_TENANT_ID, close: () => server.close() };
+  return {
+    url: server.url,
+    clientId,
+    clientSecret: options.clientSecret,
+    tenantId: MAIN_TENANT_ID,
+    close: () => server.close(),
+  };
 }

@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import Provider, { type AdapterFactory, type AdapterPayload, type Configuration } from 'oidc-provider';
 import { MAIN_TENANT_ID } from '../../../src/reference/data.js';
-import { DEFAULT_CLIENT_ID, TOKEN_PATH, bearerRefusal, bearerToken, listen, type BearerValidator, type OAuthServerFixture, type OAuthServerOptions } from './resource.js';
+import {
+  DEFAULT_CLIENT_ID,
+  TOKEN_PATH,
+  bearerRefusal,
+  bearerToken,
+  listen,
+  type BearerValidator,
+  type OAuthServerFixture,
+  type OAuthServerOptions,
+} from './resource.js';
 
 /**
  * panva's oidc-provider (OpenID Certified) issuing client-credentials tokens (RFC 6749 §4.4) at
@@ -46,7 +55,10 @@ function mapAdapter(): AdapterFactory {
   });
 }
 
-function configuration(options: OAuthServerOptions & { format: OidcTokenFormat }, jwks: { keys: Record<string, unknown>[] }): Configuration {
+function configuration(
+  options: OAuthServerOptions & { format: OidcTokenFormat },
+  jwks: { keys: Record<string, unknown>[] },
+): Configuration {
   const ttl = options.tokenTtlSeconds;
   return {
     adapter: mapAdapter(),
@@ -74,7 +86,13 @@ function configuration(options: OAuthServerOptions & { format: OidcTokenFormat }
               enabled: true,
               // The client sends no `resource` parameter (the spec has none): the API is the default.
               defaultResource: () => RESOURCE,
-              getResourceServerInfo: () => ({ scope: 'api', audience: RESOURCE, accessTokenTTL: ttl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+              getResourceServerInfo: () => ({
+                scope: 'api',
+                audience: RESOURCE,
+                accessTokenTTL: ttl,
+                accessTokenFormat: 'jwt',
+                jwt: { sign: { alg: 'RS256' } },
+              }),
               useGrantedResource: () => true,
             }
           : { enabled: false },
@@ -111,7 +129,9 @@ function jwtValidator(issuer: string): BearerValidator {
   };
 }
 
-export async function startOidcProvider(options: OAuthServerOptions & { format: OidcTokenFormat }): Promise<OAuthServerFixture> {
+export async function startOidcProvider(
+  options: OAuthServerOptions & { format: OidcTokenFormat },
+): Promise<OAuthServerFixture> {
   const server = await listen();
   const provider = new Provider(server.url, configuration(options, await signingJwks()));
   const callback = provider.callback();

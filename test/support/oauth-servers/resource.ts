@@ -62,7 +62,11 @@ export function bearerToken(req: IncomingMessage): string | null | undefined {
 
 /** An RFC 6750 §3 challenge; a request without any token gets no error code (§3.1). */
 export function bearerRefusal(realm: string, error?: 'invalid_token', description?: string): Refusal {
-  const params = [`realm="${realm}"`, ...(error ? [`error="${error}"`] : []), ...(description ? [`error_description="${description}"`] : [])];
+  const params = [
+    `realm="${realm}"`,
+    ...(error ? [`error="${error}"`] : []),
+    ...(description ? [`error_description="${description}"`] : []),
+  ];
   return {
     status: 401,
     headers: { 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
@@ -70,18 +74,29 @@ export function bearerRefusal(realm: string, error?: 'invalid_token', descriptio
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 /** spec §Versioning 1–2: Accept-Version is required (400 without it); only `1` exists (404 otherwise). */
 function versionRefusal(req: IncomingMessage): Refusal | null {
   const value = req.headers['accept-version'];
-  if (value === undefined) return { status: 400, body: { error: 'invalid_request', error_description: 'Accept-Version is required' } };
+  if (value === undefined)
+    return { status: 400, body: { error: 'invalid_request', error_description: 'Accept-Version is required' } };
   // Repeated lines join with commas (RFC 9110 §5.3), which is then no valid version.
-  if ((Array.isArray(value) ? value.join(', ') : value).trim() !== '1') return { status: 404, body: { error: 'unsupported_version', error_description: 'Accept-Version must be 1' } };
+  if ((Array.isArray(value) ? value.join(', ') : value).trim() !== '1')
+    return { status: 404, body: { error: 'unsupported_version', error_description: 'Accept-Version must be 1' } };
   return null;
 }
 
@@ -122,7 +137,11 @@ export async function listen(): Promise<Listening> {
     else if (routes.other) handled = routes.other(req, res);
     else handled = sendJson(res, 404, { error: 'not_found' });
     Promise.resolve(handled).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: 'server_error', error_description: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          error: 'server_error',
+          error_description: err instanceof Error ? err.message : String(err),
+        });
       else res.destroy();
     });
   });

@@ -14,7 +14,17 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { buildTenants, buildUser, indexOfId, invoiceAt, listCount, listSlice, settingsOf, shipmentAt, type Collection } from '../../../src/reference/data.js';
+import {
+  buildTenants,
+  buildUser,
+  indexOfId,
+  invoiceAt,
+  listCount,
+  listSlice,
+  settingsOf,
+  shipmentAt,
+  type Collection,
+} from '../../../src/reference/data.js';
 import { REFERENCE_OPENAPI_FILE, seededResources } from '../../../src/reference/seeded.js';
 
 export type FastifyVariant = 'conformant' | 'string-without-null';
@@ -56,29 +66,77 @@ function schemas(variant: FastifyVariant) {
   // The mistake: "it is a string" — null then comes out as "".
   const optionalString = variant === 'string-without-null' ? { type: 'string' } : { type: ['string', 'null'] };
   const optionalNumber = { type: ['number', 'null'] };
-  const error = { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } }, required: ['error', 'message'] } as const;
+  const error = {
+    type: 'object',
+    properties: { error: { type: 'string' }, message: { type: 'string' } },
+    required: ['error', 'message'],
+  } as const;
   const shipment = {
     type: 'object',
-    properties: { id: { type: 'string' }, reference: { type: 'string' }, carrier: { type: 'string' }, status: { type: 'string' }, weightKg: optionalNumber, deliveredAt: optionalString, createdAt: { type: 'string' } },
+    properties: {
+      id: { type: 'string' },
+      reference: { type: 'string' },
+      carrier: { type: 'string' },
+      status: { type: 'string' },
+      weightKg: optionalNumber,
+      deliveredAt: optionalString,
+      createdAt: { type: 'string' },
+    },
     required: ['id', 'reference', 'carrier', 'status', 'weightKg', 'deliveredAt', 'createdAt'],
   };
   const invoice = {
     type: 'object',
-    properties: { id: { type: 'string' }, number: { type: 'string' }, amountCents: { type: 'integer' }, currency: { type: 'string' }, dueDate: optionalString, paidAt: optionalString, note: optionalString, shipmentId: optionalString },
+    properties: {
+      id: { type: 'string' },
+      number: { type: 'string' },
+      amountCents: { type: 'integer' },
+      currency: { type: 'string' },
+      dueDate: optionalString,
+      paidAt: optionalString,
+      note: optionalString,
+      shipmentId: optionalString,
+    },
     required: ['id', 'number', 'amountCents', 'currency', 'dueDate', 'paidAt', 'note', 'shipmentId'],
   };
   const settings = {
     type: 'object',
-    properties: { tenantId: { type: 'string' }, timezone: { type: 'string' }, locale: { type: 'string' }, defaultCarrier: optionalString, invoiceEmail: { type: 'string' }, webhookUrl: optionalString },
+    properties: {
+      tenantId: { type: 'string' },
+      timezone: { type: 'string' },
+      locale: { type: 'string' },
+      defaultCarrier: optionalString,
+      invoiceEmail: { type: 'string' },
+      webhookUrl: optionalString,
+    },
     required: ['tenantId', 'timezone', 'locale', 'defaultCarrier', 'invoiceEmail', 'webhookUrl'],
   };
   const user = {
     type: 'object',
-    properties: { id: { type: 'string' }, name: { type: 'string' }, email: optionalString, tenants: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } }, required: ['id', 'name'] } } },
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      email: optionalString,
+      tenants: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { id: { type: 'string' }, name: { type: 'string' } },
+          required: ['id', 'name'],
+        },
+      },
+    },
     required: ['id', 'name', 'email', 'tenants'],
   };
-  const token = { type: 'object', properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } }, required: ['access_token', 'token_type', 'expires_in'] };
-  const oauthError = { type: 'object', properties: { error: { type: 'string' }, error_description: { type: 'string' } }, required: ['error'] };
+  const token = {
+    type: 'object',
+    properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } },
+    required: ['access_token', 'token_type', 'expires_in'],
+  };
+  const oauthError = {
+    type: 'object',
+    properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+    required: ['error'],
+  };
   return { error, shipment, invoice, settings, user, token, oauthError };
 }
 
@@ -131,13 +189,22 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
   });
 
   // The token request's body (RFC 6749 §4.4.2: application/x-www-form-urlencoded).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, new URLSearchParams(body as string)),
+  );
 
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
-    if (err instanceof ApiError) return reply.code(err.status).headers({ 'cache-control': 'no-store', ...err.headers }).send({ error: err.code, message: err.message });
+    if (err instanceof ApiError)
+      return reply
+        .code(err.status)
+        .headers({ 'cache-control': 'no-store', ...err.headers })
+        .send({ error: err.code, message: err.message });
     // Validation of the query (page, size) and the body parser's refusals.
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    return reply.code(status).header('cache-control', 'no-store').send({ error: status === 500 ? 'server_error' : 'invalid_request', message: err.message });
+    return reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .send({ error: status === 500 ? 'server_error' : 'invalid_request', message: err.message });
   });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not_found', message: 'No such resource' }));
 
@@ -145,7 +212,8 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
   app.addHook('onRequest', (req, _reply, done) => {
     const value = req.headers['accept-version'];
     if (value === undefined) return done(new ApiError(400, 'invalid_request', 'The Accept-Version header is required'));
-    if ((Array.isArray(value) ? value.join(', ') : value).trim() !== '1') return done(new ApiError(404, 'unsupported_version', 'Accept-Version must be 1'));
+    if ((Array.isArray(value) ? value.join(', ') : value).trim() !== '1')
+      return done(new ApiError(404, 'unsupported_version', 'Accept-Version must be 1'));
     done();
   });
 
@@ -153,16 +221,32 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
   const bearer = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     const challenge = 'Bearer realm="carrier-platform"';
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(req.headers.authorization ?? '');
-    if (!match?.[1]) return done(new ApiError(401, 'unauthorized', 'A Bearer access token is required', { 'www-authenticate': challenge }));
+    if (!match?.[1])
+      return done(
+        new ApiError(401, 'unauthorized', 'A Bearer access token is required', { 'www-authenticate': challenge }),
+      );
     const expires = tokens.get(match[1]);
     if (expires === undefined || expires <= Date.now()) {
-      return done(new ApiError(401, 'invalid_token', 'The access token is invalid or expired', { 'www-authenticate': `${challenge}, error="invalid_token", error_description="The access token is invalid or expired"` }));
+      return done(
+        new ApiError(401, 'invalid_token', 'The access token is invalid or expired', {
+          'www-authenticate': `${challenge}, error="invalid_token", error_description="The access token is invalid or expired"`,
+        }),
+      );
     }
     done();
   };
 
-  const oauthError = (reply: FastifyReply, status: number, error: string, description: string, headers: Record<string, string> = {}) =>
-    reply.code(status).headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers }).send({ error, error_description: description });
+  const oauthError = (
+    reply: FastifyReply,
+    status: number,
+    error: string,
+    description: string,
+    headers: Record<string, string> = {},
+  ) =>
+    reply
+      .code(status)
+      .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers })
+      .send({ error, error_description: description });
 
   app.post('/uaa/oauth2/token', { schema: { response: { 200: s.token, '4xx': s.oauthError } } }, async (req, reply) => {
     // RFC 6749 §2.3.1: HTTP Basic, the id and secret form-urlencoded; 401 invalid_client with a challenge.
@@ -172,18 +256,27 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
     const id = colon === -1 ? undefined : formDecode(decoded.slice(0, colon));
     const secret = colon === -1 ? undefined : formDecode(decoded.slice(colon + 1));
     if (id !== CLIENT_ID || secret === undefined || !sameSecret(secret, CLIENT_SECRET)) {
-      return oauthError(reply, 401, 'invalid_client', 'Client authentication failed', { 'www-authenticate': 'Basic realm="carrier-platform", charset="UTF-8"' });
+      return oauthError(reply, 401, 'invalid_client', 'Client authentication failed', {
+        'www-authenticate': 'Basic realm="carrier-platform", charset="UTF-8"',
+      });
     }
-    if (!(req.body instanceof URLSearchParams)) return oauthError(reply, 400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
+    if (!(req.body instanceof URLSearchParams))
+      return oauthError(reply, 400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
     const grants = req.body.getAll('grant_type');
-    if (grants.length !== 1 || grants[0] === '') return oauthError(reply, 400, 'invalid_request', 'grant_type is required once');
-    if (grants[0] !== 'client_credentials') return oauthError(reply, 400, 'unsupported_grant_type', 'Only client_credentials is supported');
+    if (grants.length !== 1 || grants[0] === '')
+      return oauthError(reply, 400, 'invalid_request', 'grant_type is required once');
+    if (grants[0] !== 'client_credentials')
+      return oauthError(reply, 400, 'unsupported_grant_type', 'Only client_credentials is supported');
     const token = randomBytes(32).toString('base64url');
     tokens.set(token, Date.now() + ttl * 1000);
-    return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
+    return reply
+      .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
+      .send({ access_token: token, token_type: 'bearer', expires_in: ttl });
   });
   // RFC 6749 §3.2: POST only; RFC 9110 §15.5.6: 405 with Allow.
-  app.get('/uaa/oauth2/token', (_req, reply) => oauthError(reply, 405, 'invalid_request', 'POST only', { allow: 'POST' }));
+  app.get('/uaa/oauth2/token', (_req, reply) =>
+    oauthError(reply, 405, 'invalid_request', 'POST only', { allow: 'POST' }),
+  );
 
   app.get('/users/me', { onRequest: bearer, schema: { response: { 200: s.user } } }, (_req, reply) => reply.send(user));
 
@@ -204,7 +297,13 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
         onRequest: bearer,
         schema: {
           params: tenantParams,
-          querystring: { type: 'object', properties: { page: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, size: { type: 'integer', minimum: 1 } } },
+          querystring: {
+            type: 'object',
+            properties: {
+              page: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+              size: { type: 'integer', minimum: 1 },
+            },
+          },
           response: { 200: { type: 'array', items: item } },
         },
       },
@@ -225,7 +324,12 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
           ...(page < totalPages ? [link(page + 1, 'next')] : []),
           ...(totalPages >= 1 ? [link(totalPages, 'last')] : []),
         ];
-        reply.headers({ 'total-pages': String(totalPages), 'page-size': String(size), 'page-number': String(page), 'total-elements': String(total) });
+        reply.headers({
+          'total-pages': String(totalPages),
+          'page-size': String(size),
+          'page-number': String(page),
+          'total-elements': String(total),
+        });
         if (links.length > 0) reply.header('link', links.join(', '));
         return listSlice(tenant, collection, from, to);
       },
@@ -234,16 +338,29 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
   paged('shipments', s.shipment);
   paged('invoices', s.invoice);
 
-  for (const [collection, kind, item] of [['shipments', 'shipment', s.shipment], ['invoices', 'invoice', s.invoice]] as const) {
-    app.get<{ Params: { tenantId: string; id: string } }>(`/tenants/:tenantId/${collection}/:id`, { onRequest: bearer, schema: { response: { 200: item } } }, (req, reply) => {
-      const tenant = tenantOf(req.params.tenantId);
-      const index = indexOfId(tenant.id, kind, req.params.id, listCount(tenant, collection));
-      if (index === undefined) throw new ApiError(404, 'not_found', `No such ${kind}`);
-      return reply.send(kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount));
-    });
+  for (const [collection, kind, item] of [
+    ['shipments', 'shipment', s.shipment],
+    ['invoices', 'invoice', s.invoice],
+  ] as const) {
+    app.get<{ Params: { tenantId: string; id: string } }>(
+      `/tenants/:tenantId/${collection}/:id`,
+      { onRequest: bearer, schema: { response: { 200: item } } },
+      (req, reply) => {
+        const tenant = tenantOf(req.params.tenantId);
+        const index = indexOfId(tenant.id, kind, req.params.id, listCount(tenant, collection));
+        if (index === undefined) throw new ApiError(404, 'not_found', `No such ${kind}`);
+        return reply.send(
+          kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount),
+        );
+      },
+    );
   }
 
-  app.get<{ Params: { tenantId: string } }>('/tenants/:tenantId/settings', { onRequest: bearer, schema: { response: { 200: s.settings } } }, (req, reply) => reply.send(settingsOf(tenantOf(req.params.tenantId))));
+  app.get<{ Params: { tenantId: string } }>(
+    '/tenants/:tenantId/settings',
+    { onRequest: bearer, schema: { response: { 200: s.settings } } },
+    (req, reply) => reply.send(settingsOf(tenantOf(req.params.tenantId))),
+  );
 
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;

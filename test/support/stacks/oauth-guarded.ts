@@ -47,11 +47,22 @@ export interface GuardedStack {
 type Guard = (req: Req) => Promise<Reply | null>;
 
 /** Hop-by-hop fields (RFC 9110 §7.6.1) and the ones recomputed from the buffered body. */
-const NOT_RELAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const NOT_RELAYED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'host',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 
 function relayedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !NOT_RELAYED.has(name.toLowerCase())) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !NOT_RELAYED.has(name.toLowerCase())) out[name] = value;
   return out;
 }
 
@@ -68,7 +79,12 @@ async function forwardToken(fixture: OAuthServerFixture, req: Req): Promise<Repl
   const headers = relayedHeaders(res.headers);
   const contentType = headers['content-type'];
   delete headers['content-type'];
-  return { status: res.statusCode, headers, body: null, raw: { ...(typeof contentType === 'string' ? { contentType } : {}), text } };
+  return {
+    status: res.statusCode,
+    headers,
+    body: null,
+    raw: { ...(typeof contentType === 'string' ? { contentType } : {}), text },
+  };
 }
 
 /**
@@ -79,7 +95,12 @@ function oauth2ServerGuard(fixture: OAuthServerFixture): Guard {
   return async (req) => {
     const authorization = req.headers.authorization;
     const res = await request(`${fixture.url}/users/me${queryOf(req)}`, {
-      headers: { 'accept-version': '1', ...(authorization === undefined ? {} : { authorization: Array.isArray(authorization) ? authorization.join(', ') : authorization }) },
+      headers: {
+        'accept-version': '1',
+        ...(authorization === undefined
+          ? {}
+          : { authorization: Array.isArray(authorization) ? authorization.join(', ') : authorization }),
+      },
     });
     const text = await res.body.text();
     if (res.statusCode === 200) return null;
@@ -111,7 +132,9 @@ function joseGuard(fixture: OAuthServerFixture): Guard {
       status,
       error: error ?? 'unauthorized',
       description,
-      headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"${error ? `, error="${error}", error_description="${description}"` : ''}` },
+      headers: {
+        'WWW-Authenticate': `Bearer realm="${REALM}"${error ? `, error="${error}", error_description="${description}"` : ''}`,
+      },
     });
   return async (req) => {
     const header = req.headers.authorization;
@@ -119,7 +142,8 @@ function joseGuard(fixture: OAuthServerFixture): Guard {
     const [scheme, ...rest] = header.trim().split(/ +/);
     if (scheme?.toLowerCase() !== 'bearer') return refuse(401, undefined, 'A Bearer access token is required');
     const token = rest.length === 1 ? rest[0] : undefined;
-    if (!token || !/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return refuse(400, 'invalid_request', 'The Authorization header is malformed');
+    if (!token || !/^[A-Za-z0-9\-._~+/]+=*$/.test(token))
+      return refuse(400, 'invalid_request', 'The Authorization header is malformed');
     try {
       await jwtVerify(token, jwks, { issuer: fixture.url, audience: JWT_AUDIENCE, typ: 'at+jwt' });
       return null;
@@ -129,7 +153,11 @@ function joseGuard(fixture: OAuthServerFixture): Guard {
   };
 }
 
-export async function startGuardedStack(options: { library: GuardedLibrary; clientSecret: string; tokenTtlSeconds: number }): Promise<GuardedStack> {
+export async function startGuardedStack(options: {
+  library: GuardedLibrary;
+  clientSecret: string;
+  tokenTtlSeconds: number;
+}): Promise<GuardedStack> {
   const { clientSecret, tokenTtlSeconds } = options;
   const fixture =
     options.library === 'oauth2-server'
@@ -139,7 +167,13 @@ export async function startGuardedStack(options: { library: GuardedLibrary; clie
   const behaviour = resolveBehaviour({ tokenTtlSeconds, clientId: fixture.clientId });
   const tenants = buildTenants(behaviour.shipmentCount);
   // The token store stays empty: the reference's authentication is not used, only its routing.
-  const ctx: ReferenceContext = { behaviour, tokens: new TokenStore(tokenTtlSeconds), tenants, user: buildUser(tenants), scratch: new Map() };
+  const ctx: ReferenceContext = {
+    behaviour,
+    tokens: new TokenStore(tokenTtlSeconds),
+    tenants,
+    user: buildUser(tenants),
+    scratch: new Map(),
+  };
 
   const answer = async (message: IncomingMessage): Promise<Reply> => {
     const req = await readRequest(message, behaviour.maxTokenBodyBytes, true);
@@ -154,7 +188,9 @@ export async function startGuardedStack(options: { library: GuardedLibrary; clie
   const sockets = new Set<Socket>();
   const server = createServer((message: IncomingMessage, res: ServerResponse) => {
     answer(message)
-      .catch((err: unknown) => apiError({ status: 500, error: 'server_error', description: err instanceof Error ? err.message : 'error' }))
+      .catch((err: unknown) =>
+        apiError({ status: 500, error: 'server_error', description: err instanceof Error ? err.message : 'error' }),
+      )
       .then((reply) => writeReply(res, reply))
       .catch(() => res.destroy());
   });

@@ -16,7 +16,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildTenants, buildUser, invoicesSlice, settingsOf, shipmentsSlice, type TenantRecord } from '../../../src/reference/data.js';
+import {
+  buildTenants,
+  buildUser,
+  invoicesSlice,
+  settingsOf,
+  shipmentsSlice,
+  type TenantRecord,
+} from '../../../src/reference/data.js';
 import { seededResources } from '../../../src/reference/seeded.js';
 import { stopChild, trackChild } from '../children.js';
 import { tempDir } from '../harness.js';
@@ -26,9 +33,17 @@ export type PythonFramework = 'fastapi' | 'drf';
 export const PYTHON = process.env.PYTHON_PATH ?? '/usr/bin/python3';
 
 /** The Debian packages each framework needs (what `.ci/run` installs), and the modules they provide. */
-export const PYTHON_PACKAGES: Readonly<Record<PythonFramework, { debian: readonly string[]; modules: readonly string[] }>> = {
-  fastapi: { debian: ['python3-fastapi', 'python3-uvicorn', 'python3-multipart'], modules: ['fastapi', 'uvicorn', 'multipart'] },
-  drf: { debian: ['python3-djangorestframework', 'python3-uvicorn', 'python3-uritemplate', 'python3-yaml'], modules: ['rest_framework', 'django', 'uvicorn', 'uritemplate', 'yaml'] },
+export const PYTHON_PACKAGES: Readonly<
+  Record<PythonFramework, { debian: readonly string[]; modules: readonly string[] }>
+> = {
+  fastapi: {
+    debian: ['python3-fastapi', 'python3-uvicorn', 'python3-multipart'],
+    modules: ['fastapi', 'uvicorn', 'multipart'],
+  },
+  drf: {
+    debian: ['python3-djangorestframework', 'python3-uvicorn', 'python3-uritemplate', 'python3-yaml'],
+    modules: ['rest_framework', 'django', 'uvicorn', 'uritemplate', 'yaml'],
+  },
 };
 
 const SCRIPTS: Readonly<Record<PythonFramework, string>> = {
@@ -38,8 +53,12 @@ const SCRIPTS: Readonly<Record<PythonFramework, string>> = {
 
 /** Whether PYTHON has the framework's modules (looked up, not imported: fast enough for collection time). */
 export function havePythonFramework(framework: PythonFramework): boolean {
-  const probe = 'import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)';
-  const result = spawnSync(PYTHON, ['-c', probe, ...PYTHON_PACKAGES[framework].modules], { timeout: 10_000, stdio: 'ignore' });
+  const probe =
+    'import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)';
+  const result = spawnSync(PYTHON, ['-c', probe, ...PYTHON_PACKAGES[framework].modules], {
+    timeout: 10_000,
+    stdio: 'ignore',
+  });
   return result.status === 0;
 }
 
@@ -87,7 +106,10 @@ export async function startPythonStack(options: PythonStackOptions): Promise<Pyt
   const all = [...tenants.values()];
   const main = all[0];
   const user = buildUser(tenants);
-  const settingsFor = (tenant: TenantRecord) => ({ ...settingsOf(tenant), webhookUrl: tenant === main ? WEBHOOK_URL : null });
+  const settingsFor = (tenant: TenantRecord) => ({
+    ...settingsOf(tenant),
+    webhookUrl: tenant === main ? WEBHOOK_URL : null,
+  });
   const data = {
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
@@ -100,9 +122,21 @@ export async function startPythonStack(options: PythonStackOptions): Promise<Pyt
   const dataFile = join(dir, 'data.json');
   await writeFile(dataFile, JSON.stringify(data));
 
-  const args = [SCRIPTS[framework], '--data', dataFile, '--out', dir, ...Object.entries(options.apps).flatMap(([app, ttl]) => ['--app', `${app}@${ttl}`])];
+  const args = [
+    SCRIPTS[framework],
+    '--data',
+    dataFile,
+    '--out',
+    dir,
+    ...Object.entries(options.apps).flatMap(([app, ttl]) => ['--app', `${app}@${ttl}`]),
+  ];
   // No bytecode files next to the sources; stdin open: the process ends when it closes.
-  const child = spawn(PYTHON, args, { cwd: dir, detached: true, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(PYTHON, args, {
+    cwd: dir,
+    detached: true,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   trackChild(child);
   let stdout = '';
   let stderr = '';
@@ -132,7 +166,11 @@ export async function startPythonStack(options: PythonStackOptions): Promise<Pyt
     }
     if (spawnError || child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       await Promise.race([exited, sleep(500)]);
-      const why = spawnError ? spawnError.message : child.exitCode !== null || child.signalCode !== null ? `exit ${child.exitCode ?? child.signalCode}` : `no ready line within ${timeoutMs} ms`;
+      const why = spawnError
+        ? spawnError.message
+        : child.exitCode !== null || child.signalCode !== null
+          ? `exit ${child.exitCode ?? child.signalCode}`
+          : `no ready line within ${timeoutMs} ms`;
       await close();
       throw new Error(`${framework} did not start (${why}): ${PYTHON} ${args.join(' ')}\n${stderr}`);
     }
@@ -146,7 +184,10 @@ export async function startPythonStack(options: PythonStackOptions): Promise<Pyt
   };
   const seeded = { ...seededResources(tenants), ...(main ? { settings: settingsFor(main) } : {}) };
   // DRF's router documents its lists with a trailing slash: the expectations use the document's paths.
-  const resources = framework === 'drf' ? Object.fromEntries(Object.entries(seeded).map(([path, value]) => [`${path}/`, value])) : seeded;
+  const resources =
+    framework === 'drf'
+      ? Object.fromEntries(Object.entries(seeded).map(([path, value]) => [`${path}/`, value]))
+      : seeded;
   const extension = framework === 'drf' ? 'yaml' : 'json';
   // The documents exist once the ready line is written; read here so that a missing one fails now.
   await Promise.all(Object.keys(ports).map((app) => readFile(join(dir, `${app}.${extension}`))));
