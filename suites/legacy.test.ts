@@ -4,7 +4,7 @@
  * Versioning and auth on these paths are covered by those suites, which include them.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, USER_PATH } from '../src/api/paths.js';
+import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, USER_PATH } from '../src/carrier/paths.js';
 import { check, suite } from '../src/battery/check.js';
 import {
   LEGACY_TOKEN_ENDPOINT,

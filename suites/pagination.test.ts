@@ -34,7 +34,7 @@ import {
   type WalkHead,
   type WalkView,
 } from '../src/battery/walk.js';
-import { getUrl } from '../src/api/requests.js';
+import { getUrl } from '../src/carrier/requests.js';
 import type { ExchangeRef, HttpResponse } from '../src/http/client.js';
 import { linksWithRel } from '../src/http/link.js';
 

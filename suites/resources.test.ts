@@ -28,7 +28,7 @@ import {
 } from '../src/battery/resources.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { omissionMessage } from '../src/lint/omission.js';
-import type { EndpointSpec } from '../src/api/endpoint-specs.js';
+import type { EndpointSpec } from '../src/carrier/endpoint-specs.js';
 import type { Json } from '../src/openapi/pointer.js';
 
 /** Findings reported per endpoint before the rest are counted. */

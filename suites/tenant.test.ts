@@ -5,7 +5,7 @@
  * every list and single resource, each with its own outcome.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { getResource } from '../src/api/requests.js';
+import { getResource } from '../src/carrier/requests.js';
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
 import {

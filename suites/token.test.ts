@@ -2,8 +2,8 @@
  * token: POST {auth_url}/uaa/oauth2/token (spec §Obtain an access token, §Access token response,
  * §Authentication; RFC 6749 §4.4, §5.1, §5.2; RFC 7617).
  */
-import { credentialsRefused, oauthErrorCode, readIssuedToken, requestToken } from '../src/api/requests.js';
-import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/api/schemas.js';
+import { credentialsRefused, oauthErrorCode, readIssuedToken, requestToken } from '../src/carrier/requests.js';
+import { oauthErrorSchema, schemaProblems, tokenResponseSchema } from '../src/carrier/schemas.js';
 import { check, suite } from '../src/battery/check.js';
 import { TOKEN_ENDPOINT, postAnswer, probeWhenWorking, validAnswer } from '../src/battery/endpoints.js';
 import {

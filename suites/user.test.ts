@@ -4,7 +4,7 @@
  * name is `tenants`.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { USER_FIELDS, USER_TENANT_FIELDS, schemaProblems, userSchema } from '../src/api/schemas.js';
+import { USER_FIELDS, USER_TENANT_FIELDS, schemaProblems, userSchema } from '../src/carrier/schemas.js';
 import { check, suite } from '../src/battery/check.js';
 import { expectJsonObject, expectStatus } from '../src/battery/expect.js';
 import { describeValue } from '../src/battery/token-response.js';

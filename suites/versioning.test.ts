@@ -17,7 +17,7 @@ import {
   type Endpoint,
 } from '../src/battery/endpoints.js';
 import { expectNoToken, expectStatus, expectStatusClass } from '../src/battery/expect.js';
-import type { VersionHeader } from '../src/api/requests.js';
+import type { VersionHeader } from '../src/carrier/requests.js';
 import type { HttpResponse } from '../src/http/client.js';
 
 /** Clearly invalid versions: below the first, far beyond any plausible one, not a number. */

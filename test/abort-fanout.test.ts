@@ -2,12 +2,12 @@
 // a check's requests waiting for the politeness bound, and in flight, each listened on its signal.
 import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onAbort, waitersOn } from '../src/http/abort-fanout.js';
-import { HttpClient, TransportError } from '../src/http/client.js';
+import { TransportError } from '../src/http/client.js';
 import { InFlightGate } from '../src/http/limit.js';
-import { Redactor } from '../src/core/redact.js';
+import { testClient } from './support/test-client.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 describe('onAbort', () => {
   it('calls each waiter once, in order, when the signal aborts; not one that was removed', () => {
@@ -83,28 +83,16 @@ describe('HttpClient: a check signal on many requests', () => {
   beforeAll(async () => {
     // Answers only when told to: the requests stay in flight, the rest wait for a slot.
     server = createServer((_req, res) => pending.push(() => res.end('ok')));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = await onLoopback(server);
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   });
 
   it('adds one abort listener to the signal for 40 requests, and an abort still stops every one', {
     timeout: 10_000,
   }, async () => {
-    const http = new HttpClient({
-      timeoutMs: 5_000,
-      maxBodyBytes: 10_000,
-      recordBodyChars: 100,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 't',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
-      maxInFlight: 4,
-    });
+    const http = testClient(origin, { maxInFlight: 4 });
     const check = new AbortController();
     const sends = Array.from({ length: 40 }, (_, i) =>
       http.send({ method: 'GET', url: `${origin}/r${i}`, purpose: 'a probe', signal: check.signal }),
@@ -123,17 +111,7 @@ describe('HttpClient: a check signal on many requests', () => {
   });
 
   it('answers as before when nothing aborts, and leaves no waiter behind', { timeout: 10_000 }, async () => {
-    const http = new HttpClient({
-      timeoutMs: 5_000,
-      maxBodyBytes: 10_000,
-      recordBodyChars: 100,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 't',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
-      maxInFlight: 2,
-    });
+    const http = testClient(origin, { maxInFlight: 2 });
     const check = new AbortController();
     const sends = Array.from({ length: 6 }, (_, i) =>
       http.send({ method: 'GET', url: `${origin}/s${i}`, purpose: 'a probe', signal: check.signal }),

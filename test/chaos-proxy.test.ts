@@ -4,9 +4,10 @@
  * come through intact and in order, and the idle close happens when it should.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChaosProxy, type ChaosProxy } from './support/chaos-proxy.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 let echo: Server;
 let echoUrl: string;
@@ -19,14 +20,13 @@ beforeAll(async () => {
     socket.on('error', () => socket.destroy());
     socket.pipe(socket);
   });
-  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
-  echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+  echoUrl = await onLoopback(echo);
 });
 
 afterAll(async () => {
   for (const client of clients) client.destroy();
   await Promise.all(proxies.map((p) => p.close()));
-  await new Promise<void>((resolve) => echo.close(() => resolve()));
+  await closeServer(echo);
 });
 
 async function proxy(options: { delayMs?: number; idleCloseMs?: number }): Promise<ChaosProxy> {

@@ -1,12 +1,12 @@
 // A check's own duration (issue 32 item 4): every check starts at once, so the time its requests
 // only waited for a slot behind other checks' is not its own (Recorder.slotWaitMs, CheckMeta.ownMs).
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWatchdogMs } from '../src/battery/watchdog.js';
-import { HttpClient, Recorder } from '../src/http/client.js';
-import { Redactor } from '../src/core/redact.js';
+import { Recorder } from '../src/http/client.js';
 import { CheckCollector } from '../src/runner/collector.js';
+import { testClient } from './support/test-client.js';
+import { onLoopback } from './support/loopback.js';
 
 const SLOW_MS = 300;
 let server: Server;
@@ -14,8 +14,7 @@ let origin = '';
 
 beforeAll(async () => {
   server = createServer((_req, res) => setTimeout(() => res.end('ok'), SLOW_MS));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = await onLoopback(server);
 });
 afterAll(async () => {
   server.closeAllConnections();
@@ -24,17 +23,7 @@ afterAll(async () => {
 
 describe('Recorder.slotWaitMs', () => {
   it("counts the time a request only waited for a slot behind another recorder's request, and nothing else", async () => {
-    const http = new HttpClient({
-      timeoutMs: 5_000,
-      maxBodyBytes: 10_000,
-      recordBodyChars: 100,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 't',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
-      maxInFlight: 1,
-    });
+    const http = testClient(origin, { maxInFlight: 1 });
     try {
       const first = new Recorder(false);
       const second = new Recorder(false);

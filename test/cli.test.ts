@@ -2,7 +2,6 @@
  * The command line end to end: the real executable (built into dist/ by `npm test`), its
  * commands, its exit codes and its one-line errors.
  */
-import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -12,16 +11,7 @@ import { closest } from '../src/cli/main.js';
 import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { loadXsd, validateAgainst, XSD_FILES } from './fixtures/report/xml.js';
-import { BIN, runBin, runMain, targetArgs, tempDir } from './support/harness.js';
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { BIN, freePort, runBin, runMain, targetArgs, tempDir } from './support/harness.js';
 
 /** A usage error: exit 2, exactly one line on stderr, no stack trace. */
 function expectUsageError(result: { code: number; stderr: string }, mentions: RegExp): void {
@@ -198,7 +188,7 @@ describe('bad input: exit 2 with one line that names the problem', () => {
 
 describe('a target that cannot be reached', () => {
   it('ends with exit 3 and one clear line, and still writes a report marked incomplete', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const reportsDir = await tempDir();
     const result = await runBin(
       ['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir],

@@ -5,13 +5,12 @@
  * the reading side, as `head` closes it.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
-import { BIN, targetArgs, tempDir } from './support/harness.js';
+import { BIN, freePort, targetArgs, tempDir } from './support/harness.js';
 
 interface ClosedRun {
   code: number | null;
@@ -46,14 +45,6 @@ function runWithClosed(
       resolve({ code, other });
     });
   });
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function reportIn(dir: string): Promise<RunReport> {
@@ -101,7 +92,7 @@ describe('stdout closed by its reader', () => {
 
   it('an unreachable target still exits 3, and says why on stderr', async () => {
     const reportsDir = await tempDir();
-    const port = await closedPort();
+    const port = await freePort();
     const result = await runWithClosed(
       ['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir],
       'stdout',
@@ -144,7 +135,7 @@ describe('stdout closed by its reader', () => {
 describe('stderr closed by its reader', () => {
   it('an unreachable target still exits 3, its one line lost with stderr, stdout naming only the reports', async () => {
     const reportsDir = await tempDir();
-    const port = await closedPort();
+    const port = await freePort();
     const result = await runWithClosed(
       ['run', '--base-url', `http://127.0.0.1:${port}`, '--client-id', 'someone', '--reports-dir', reportsDir],
       'stderr',

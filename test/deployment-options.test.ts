@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN_PATH } from '../src/api/paths.js';
+import { TOKEN_PATH } from '../src/carrier/paths.js';
 import { loadConfigFile, parseRunOptions } from '../src/config/options.js';
 import { formEncode } from '../src/core/basic-credentials.js';
 import type { RecordedExchange, RunReport } from '../src/model/run-report.js';
@@ -24,6 +24,7 @@ import { CHECKS, type Check } from '../src/catalogue/index.js';
 import { FAULTS, VARIANTS } from '../src/reference/catalogue.js';
 import { forward, serveOnLoopback } from './support/hostile.js';
 import { clientCertificate, privateCa, type PrivateCa } from './support/tls.js';
+import { onLoopback } from './support/loopback.js';
 
 let server: ReferenceServer;
 
@@ -241,7 +242,7 @@ async function startOAuthFront(upstream: string, rules: { audience: string; scop
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,

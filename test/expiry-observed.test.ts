@@ -16,14 +16,7 @@ import {
   untilOtherChecksEnd,
 } from '../src/battery/observed-tokens.js';
 import { otherChecksDoneRelay, type PassedRefusal, type RunMessage } from '../src/battery/wiring.js';
-import {
-  HttpClient,
-  Recorder,
-  type SharedTokenSource,
-  type TokenLease,
-  type TokenRefusal,
-} from '../src/http/client.js';
-import { Redactor } from '../src/core/redact.js';
+import { Recorder, type SharedTokenSource, type TokenLease, type TokenRefusal } from '../src/http/client.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import type { RunReport } from '../src/model/run-report.js';
 import { startFront } from './support/front.js';
@@ -32,6 +25,8 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
+import { testClient } from './support/test-client.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -177,8 +172,8 @@ describe('a 401 to the shared token, then an answer with another token (HttpClie
         })
         .end('{}');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    await onLoopback(server);
+    cleanup.push(() => closeServer(server));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
@@ -198,15 +193,10 @@ describe('a 401 to the shared token, then an answer with another token (HttpClie
   }
 
   async function send(origin: string, seen: TokenRefusal[]): Promise<number> {
-    const http = new HttpClient({
+    const http = testClient(origin, {
       timeoutMs: 2_000,
       maxBodyBytes: 100_000,
       recordBodyChars: 1_000,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 'test',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
       sharedTokens: tokens(seen),
     });
     cleanup.push(() => http.close());
@@ -244,8 +234,10 @@ describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', 
     ]);
     const before = check(report, 'EXPIRY-VALID-BEFORE');
     expect(before?.status).toBe('failed');
+    // The evidence is the probe 4 s after issue or, when the machine is loaded and a request of the
+    // run itself comes 2 s after issue, that request's refusal: the same fault either way.
     expect(before?.message).toMatch(
-      /^GET \/users\/me with the token 4\.\d s after issue \(--max-expiry-wait 4 s after issue\): expected 200, got 401, when 0\.2 % of the 2000 s its expires_in declared had passed/,
+      /^GET \/users\/me (with the token 4\.\d s after issue \(--max-expiry-wait 4 s after issue\): expected 200, got 401, when 0\.2 % of the 2000 s its expires_in declared had passed|was refused \(401\) with the run's shared access token \d+\.\d s after it was requested, of the 2000 s its expires_in declared)/,
     );
     for (const id of AFTER)
       expect([id, check(report, id)?.status, check(report, id)?.message]).toEqual([

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EndpointSpec } from '../src/api/endpoint-specs.js';
+import type { EndpointSpec } from '../src/carrier/endpoint-specs.js';
 import { expectedItems, expectedValueProblems, sameInstant } from '../src/battery/resources.js';
 import type { BatteryContext } from '../src/battery/wiring.js';
 import { challengeWithout } from '../src/http/challenge.js';

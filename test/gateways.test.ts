@@ -42,6 +42,7 @@ import {
 } from './support/gateways.js';
 import { runBin, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 import { differences as statusDifferences } from './support/verdicts.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 const RUNS = Number(process.env.GATEWAY_RUNS ?? 3);
@@ -159,13 +160,12 @@ async function absoluteLinkBackend(upstream: string): Promise<{ url: string; clo
     proxied.once('error', () => res.destroy());
     req.pipe(proxied);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       agent.destroy();
     },
   };

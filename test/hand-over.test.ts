@@ -3,10 +3,9 @@
 // the next round trip instead of holding it back.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../src/http/client.js';
-import { Redactor } from '../src/core/redact.js';
+import { testClient } from './support/test-client.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 describe('HttpClient: the next request before the answer', () => {
   let server: Server;
@@ -14,28 +13,16 @@ describe('HttpClient: the next request before the answer', () => {
 
   beforeAll(async () => {
     server = createServer((req, res) => res.end(`answer to ${req.url ?? ''}`));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = await onLoopback(server);
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   });
 
   it('writes the request waiting for a slot before the freed slot’s answer reaches its caller', {
     timeout: 10_000,
   }, async () => {
-    const http = new HttpClient({
-      timeoutMs: 5_000,
-      maxBodyBytes: 10_000,
-      recordBodyChars: 100,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 't',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
-      maxInFlight: 1,
-    });
+    const http = testClient(origin, { maxInFlight: 1 });
     const events: string[] = [];
     const written = (message: unknown): void => {
       const { request } = message as { request: { path: string } };
@@ -63,16 +50,7 @@ describe('HttpClient: the next request before the answer', () => {
   });
 
   it('dates an answer when it arrived, not when its caller gets it', { timeout: 10_000 }, async () => {
-    const http = new HttpClient({
-      timeoutMs: 5_000,
-      maxBodyBytes: 10_000,
-      recordBodyChars: 100,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 't',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
-    });
+    const http = testClient(origin);
     const before = Date.now();
     const res = await http.send({ method: 'GET', url: `${origin}/dated`, purpose: 'a probe' });
     expect(res.receivedAt).toBeGreaterThanOrEqual(before);

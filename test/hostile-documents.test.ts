@@ -22,6 +22,7 @@ import { loadOpenApi } from '../src/openapi/load.js';
 import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { BIN, runMain, tempDir } from './support/harness.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -215,8 +216,8 @@ describe('$refs that leave the root, or lead to what is not a file', () => {
       res.setHeader('content-type', 'application/json');
       res.end('{"type": "string", "const": "from-the-network"}');
     });
-    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise((resolve) => remote.close(() => resolve())));
+    await onLoopback(remote);
+    cleanup.push(() => closeServer(remote));
     const url = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/item.json`;
     const dir = await folder({ 'api.json': documentWith({ $ref: url }) });
     expect(await refusal(loadOpenApi(join(dir, 'api.json'), { root: '/' }))).toContain(

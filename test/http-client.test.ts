@@ -8,8 +8,8 @@ import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTheNextTurn } from '../src/battery/walk.js';
 import { encodeBasicCredentials } from '../src/core/basic-credentials.js';
+import type { HttpClient } from '../src/http/client.js';
 import {
-  HttpClient,
   HttpResponse,
   Recorder,
   RequestRefusedError,
@@ -17,6 +17,9 @@ import {
   type HttpClientOptions,
 } from '../src/http/client.js';
 import { Redactor } from '../src/core/redact.js';
+import { freePort } from './support/harness.js';
+import { testClient } from './support/test-client.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 const CLIENT_ID = 'conformance-client';
 const SECRET = 'pa+ss %:&= é-secret';
@@ -123,31 +126,20 @@ beforeAll(async () => {
       else res.writeHead(404).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = await onLoopback(server);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServer(server);
 });
 
 let clients: HttpClient[] = [];
 
 /** A client of the test server; closed after each test. */
 function makeClient(options: Partial<HttpClientOptions> = {}, dispatcher?: Agent): HttpClient {
-  const client = new HttpClient(
-    {
-      timeoutMs: 2_000,
-      maxBodyBytes: 1_000_000,
-      recordBodyChars: 4_096,
-      credentialOrigins: [origin],
-      redactor: new Redactor(),
-      userAgent: 'carrier-conformance-test',
-      maxRetries: 0,
-      maxRetryWaitMs: 0,
-      ...options,
-    },
+  const client = testClient(
+    origin,
+    { timeoutMs: 2_000, maxBodyBytes: 1_000_000, recordBodyChars: 4_096, ...options },
     dispatcher,
   );
   clients.push(client);
@@ -431,10 +423,7 @@ describe('HttpClient', { timeout: 10_000 }, () => {
     });
 
     it('reports a refused connection', async () => {
-      const closed = createServer();
-      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-      const { port } = closed.address() as AddressInfo;
-      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const port = await freePort();
 
       const recorder = new Recorder();
       const err = await transportError(

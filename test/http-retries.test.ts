@@ -6,15 +6,16 @@
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharedTokens, renewAt } from '../src/battery/token.js';
+import type { HttpClient } from '../src/http/client.js';
 import {
-  HttpClient,
   Recorder,
   SharedTokenExpiredError,
   TransportError,
   UnavailableError,
   type HttpClientOptions,
 } from '../src/http/client.js';
-import { Redactor } from '../src/core/redact.js';
+import { testClient } from './support/test-client.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 /** What the raw server does with the n-th request (1-based) on a connection. */
 type Behaviour = (request: { n: number; connection: number; head: string }, socket: Socket) => void;
@@ -60,13 +61,13 @@ async function rawServer(behaviour: Behaviour): Promise<RawServer> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   const handle = {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     close: () => {
       for (const s of sockets) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+      return closeServer(server);
     },
   };
   cleanup.push(handle.close);
@@ -74,17 +75,7 @@ async function rawServer(behaviour: Behaviour): Promise<RawServer> {
 }
 
 function client(origin: string, options: Partial<HttpClientOptions> = {}): HttpClient {
-  const c = new HttpClient({
-    timeoutMs: 2_000,
-    maxBodyBytes: 100_000,
-    recordBodyChars: 1_000,
-    credentialOrigins: [origin],
-    redactor: new Redactor(),
-    userAgent: 'carrier-conformance-test',
-    maxRetries: 0,
-    maxRetryWaitMs: 0,
-    ...options,
-  });
+  const c = testClient(origin, { timeoutMs: 2_000, maxBodyBytes: 100_000, recordBodyChars: 1_000, ...options });
   cleanup.push(() => c.close());
   return c;
 }

@@ -108,7 +108,7 @@ describe('the package', () => {
       'bin/carrier-conformance.js',
       'dist/cli/entry.js', // the CLI's main thread, bundled (src/build/bundle-cli.ts)
       'dist/src/runner/document-worker.js', // the OpenAPI thread (builtFile in src/core/version.ts)
-      'dist/src/api/schema-validators.json', // the compiled schemas (src/api/schemas.ts)
+      'dist/src/carrier/schema-validators.json', // the compiled schemas (src/carrier/schemas.ts)
       'dist/suites/battery.test.js', // the battery Vitest runs (src/runner/vitest-run.ts)
       'dist/suites/expiry.test.js',
       'docs/openapi.yaml', // the reference server's API (src/reference/seeded.ts), which serve prints

@@ -2,7 +2,7 @@ import junitReportBuilder from 'junit-report-builder';
 import type { Builder } from 'junit-report-builder';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SUITES } from '../src/catalogue/types.js';
-import { formatExchange } from '../src/report/format.js';
+import { formatExchange } from '../src/report/findings-text.js';
 import { JUNIT_MESSAGE_MAX, renderJUnit } from '../src/report/junit.js';
 import type { CheckResult, RunReport } from '../src/model/run-report.js';
 import { curlCommand } from '../src/report/reproduce.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { CANDIDATES_PER_RULE, capFindings, FINDINGS_PER_PLACE, FINDINGS_PER_RULE } from '../src/lint/caps.js';
 import { lint } from '../src/lint/command.js';
-import { renderJUnit, renderSarif, type LintFinding, type LintReport } from '../src/lint/format.js';
+import { renderJUnit, renderSarif, type LintFinding, type LintReport } from '../src/lint/outputs.js';
 import { lintForRun } from '../src/lint/in-run.js';
 import { documentHeadline } from '../src/report/document.js';
 

@@ -8,22 +8,29 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { lint } from '../src/lint/command.js';
-import { renderJUnit, renderSarif, type LintFinding } from '../src/lint/format.js';
+import { renderJUnit, renderSarif, type LintFinding } from '../src/lint/outputs.js';
 import { LINT_RULES } from '../src/lint/rules.js';
 import { XSD_FILES, loadXsd, validateAgainst } from './fixtures/report/xml.js';
+import { writeRuleDocuments } from './support/lint-corpus.js';
 import { spectralFindings } from './support/spectral.js';
 
 /**
  * `carrier-conformance lint` (issue 33) on its corpus (test/fixtures/lint/): the reference
  * server's own document, two public-style documents re-rooted under /tenants/{tenantId}/, and a
- * document per rule that breaks it with its fix beside it. The Spectral ruleset (spectral.yaml)
- * must find the same on all of them.
+ * document per rule that breaks it with its fix beside it (written from one base document and an
+ * overlay per rule: test/support/lint-corpus.ts). The Spectral ruleset (spectral.yaml) must find
+ * the same on all of them.
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CORPUS = 'test/fixtures/lint';
 const RULE_DOCS = LINT_RULES.map((r) => r.id);
 const PUBLIC = [`${CORPUS}/public/petstore.json`, `${CORPUS}/public/shipping/openapi.yaml`];
+
+beforeAll(async () => {
+  // Every rule has its pair of documents, and only the rules have: none is left out or made up.
+  expect((await writeRuleDocuments()).sort()).toEqual([...RULE_DOCS].sort());
+});
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EndpointSpec } from '../src/api/endpoint-specs.js';
+import type { EndpointSpec } from '../src/carrier/endpoint-specs.js';
 import { loadOpenApi } from '../src/openapi/load.js';
 import {
   accuracyOf,

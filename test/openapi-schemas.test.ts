@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { evaluate } from '../src/api/standalone.js';
+import { evaluate } from '../src/carrier/standalone.js';
 import { schemaCompileProblem, schemaJudgement, schemaProblems } from '../src/battery/resources.js';
 import {
   canonicalPointer,

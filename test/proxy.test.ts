@@ -19,6 +19,7 @@ import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { runMain, targetArgs, tempDir } from './support/harness.js';
 import { referenceExpectations } from './support/reports.js';
+import { onLoopback } from './support/loopback.js';
 
 /** A forward proxy on loopback: it forwards absolute-form requests and counts them. */
 let proxy: Server;
@@ -29,7 +30,7 @@ let target: Server;
 let targetPort: number;
 
 const listen = async (server: Server): Promise<number> => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   return (server.address() as AddressInfo).port;
 };
 

@@ -15,6 +15,7 @@ import { formEncode } from '../src/core/basic-credentials.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { forward } from './support/hostile.js';
 import { restoreEnv, runMain, setEnv, tempDir, type CliResult } from './support/harness.js';
+import { onLoopback } from './support/loopback.js';
 
 /** Printable ASCII with every character an encoding changes: `+ % & = :`, a space, quotes, `< >` and `/`. */
 const SECRET = `S3cr3t+%&=: x"<'>/`;
@@ -89,7 +90,7 @@ beforeAll(async () => {
           : body,
     );
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await onLoopback(http);
   front = {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     close: () =>

@@ -6,7 +6,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderConsoleSummary } from '../src/report/console.js';
 import { formatDuration, oneLine } from '../src/core/wording.js';
-import { checkReason, describeCheck, formatExchange, formatFindings } from '../src/report/format.js';
+import { checkReason, describeCheck, formatExchange, formatFindings } from '../src/report/findings-text.js';
 import { renderJsonReport } from '../src/report/json.js';
 import { renderHtmlReport } from '../src/report/html.js';
 import { renderJUnit } from '../src/report/junit.js';

@@ -6,7 +6,7 @@
  * the same run with the ground truth, are in test/meta/variants.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { EndpointSpec } from '../src/api/endpoint-specs.js';
+import type { EndpointSpec } from '../src/carrier/endpoint-specs.js';
 import { itemJudge, looksLikeNullAsEmpty, optionalStringFields, REQUIRED_PLAIN } from '../src/battery/resources.js';
 import type { BatteryContext } from '../src/battery/wiring.js';
 import type { Json } from '../src/openapi/pointer.js';

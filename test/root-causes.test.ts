@@ -17,6 +17,7 @@ import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { listArgs, runAgainst, runMain, tempDir, targetArgs, type CliResult } from './support/harness.js';
 import { forward, startHostile, type ForwardedHeaders } from './support/hostile.js';
+import { onLoopback, closeServer } from './support/loopback.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -87,8 +88,8 @@ describe('no API at the token endpoint', () => {
     const s = createServer((_req, res) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"x"}'),
     );
-    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise<void>((resolve) => s.close(() => resolve())));
+    await onLoopback(s);
+    cleanup.push(() => closeServer(s));
     return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   }
 
@@ -108,8 +109,8 @@ describe('no API at the token endpoint', () => {
         .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="billing-api"' })
         .end('{"message":"Unauthorized"}'),
     );
-    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise<void>((resolve) => s.close(() => resolve())));
+    await onLoopback(s);
+    cleanup.push(() => closeServer(s));
     const base = `http://127.0.0.1:${(s.address() as AddressInfo).port}/billing`;
     const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
     expect(result.code).toBe(2);
@@ -574,8 +575,8 @@ describe('findings by cause: the rule broken and the wrong behaviour, whatever l
       };
       forward(target.url, req, res, undefined, errorPage).catch(() => res.destroy());
     });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise<void>((resolve) => front.close(() => resolve())));
+    await onLoopback(front);
+    cleanup.push(() => closeServer(front));
     const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
     const result = await run(target.clientSecret, [
       ...targetArgs(target).map((a) => (a === target.url ? url : a)),

@@ -13,6 +13,7 @@ import { encodeBasicCredentials, formEncode } from '../src/core/basic-credential
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../src/reference/index.js';
 import { runMain, targetArgs, tempDir, type CliResult } from './support/harness.js';
 import { forward, type ForwardedHeaders } from './support/hostile.js';
+import { onLoopback } from './support/loopback.js';
 
 // Every character RFC 6749 §2.3.1 form-encoding changes, within RFC 6749 Appendix A.2 (printable ASCII).
 const SECRET = 'Leak-Check+%:&= /"\\2026';
@@ -137,7 +138,7 @@ describe('credentials derived from the secret, echoed back by a target', () => {
           void (headers['x-echo-authorization'] = req.headers.authorization ?? '');
         forward(server.url, req, res, echo).catch(() => res.destroy());
       });
-      await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+      await onLoopback(front);
       const reportsDir = await tempDir();
       process.env.CARRIER_CLIENT_SECRET = secret;
       let result;

@@ -1,4 +1,4 @@
-// Validators compiled ahead of the battery (src/api/standalone.ts) must find exactly what
+// Validators compiled ahead of the battery (src/carrier/standalone.ts) must find exactly what
 // validators compiled at run time find: the same errors (path, keyword, parameters, message) for
 // the same values, for the harness's own schemas and for an OpenAPI document's.
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -8,15 +8,15 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import type { EndpointSpec } from '../src/api/endpoint-specs.js';
+import type { EndpointSpec } from '../src/carrier/endpoint-specs.js';
 import {
   COMPILED_SCHEMAS_FILE,
   OWN_SCHEMAS,
   OWN_SCHEMA_OPTIONS,
   compileOwnSchemas,
   loadBuiltValidators,
-} from '../src/api/schemas.js';
-import { evaluate } from '../src/api/standalone.js';
+} from '../src/carrier/schemas.js';
+import { evaluate } from '../src/carrier/standalone.js';
 import { loadOpenApiInThread } from '../src/runner/document-thread.js';
 import { canonicalPointer, documentAjv, precompileDocument, schemaAt } from '../src/openapi/document-ajv.js';
 import { loadOpenApi } from '../src/openapi/load.js';
@@ -74,7 +74,7 @@ const PROBES: unknown[] = [
   { amount: -1, currency: 'EUR', lines: [{}, { amount: 1 }], dueDate: 5, note: null, paidAt: false },
 ];
 
-describe('precompiled validators (src/api/standalone.ts)', () => {
+describe('precompiled validators (src/carrier/standalone.ts)', () => {
   it("judge the harness's own schemas as runtime-compiled ones do", () => {
     const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
     const precompiled = evaluate(compileOwnSchemas().validators);
@@ -87,8 +87,8 @@ describe('precompiled validators (src/api/standalone.ts)', () => {
   });
 
   it('the build wrote them, and a schema changed since is compiled at run time instead', async () => {
-    // `npm test` builds first: dist/src/api/schema-validators.json is what the CLI's battery loads.
-    const built = loadBuiltValidators(new URL('../dist/src/api/schema-validators.json', import.meta.url));
+    // `npm test` builds first: dist/src/carrier/schema-validators.json is what the CLI's battery loads.
+    const built = loadBuiltValidators(new URL('../dist/src/carrier/schema-validators.json', import.meta.url));
     expect([...built.keys()].sort()).toEqual(OWN_SCHEMAS.map((s) => s.$id).sort());
     // From the sources there is no such file beside schemas.ts: every schema is compiled at run time.
     expect(loadBuiltValidators(COMPILED_SCHEMAS_FILE).size).toBe(0);

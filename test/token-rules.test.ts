@@ -5,7 +5,7 @@
  * server's faults and variants) and test/oauth-servers.test.ts (the libraries).
  */
 import { describe, expect, it } from 'vitest';
-import { numberSource } from '../src/api/json-source.js';
+import { numberSource } from '../src/carrier/json-source.js';
 import { OTHER_GRANTS } from '../src/battery/other-grants.js';
 import { SHORT_LIVED_MAX_SECONDS, describeDuration, lifetimeProblem } from '../src/battery/token-lifetime.js';
 import { expiresInProblem } from '../src/battery/token-response.js';

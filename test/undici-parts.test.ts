@@ -3,10 +3,10 @@
 // sends, and read the same answer, for the undici that is installed.
 import { createRequire } from 'node:module';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as undici from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, EnvHttpProxyAgent, exchange } from '../src/http/undici.js';
+import { onLoopback } from './support/loopback.js';
 
 interface Seen {
   method: string | undefined;
@@ -29,8 +29,7 @@ beforeAll(async () => {
       res.end(JSON.stringify({ method: req.method, url: req.url, body }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  base = new URL(await onLoopback(server));
 });
 
 afterAll(async () => {

@@ -12,6 +12,7 @@ import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { freePort, runBin, tempDir } from './support/harness.js';
 import { selfSignedCertificate, startTlsFront, type Certificate } from './support/tls.js';
+import { onLoopback } from './support/loopback.js';
 
 let plain: ReferenceServer;
 let certificate: Certificate;
@@ -86,7 +87,7 @@ describe('an unreachable target: one line with the cause and the fix, exit 3, th
         '<html>\r\n<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>The plain HTTP request was sent to HTTPS port</center>\r\n</body>\r\n</html>\r\n',
       );
     });
-    await new Promise<void>((resolve) => nginxLike.listen(0, '127.0.0.1', resolve));
+    await onLoopback(nginxLike);
     const { port } = nginxLike.address() as AddressInfo;
     try {
       const { line } = await unreachable(`http://127.0.0.1:${port}`);

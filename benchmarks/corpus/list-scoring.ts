@@ -17,7 +17,7 @@
  * resource it is neither right nor wrong; both are listed.
  */
 import { z } from '../../src/core/zod.js';
-import type { EndpointSpec } from '../../src/api/endpoint-specs.js';
+import type { EndpointSpec } from '../../src/carrier/endpoint-specs.js';
 import { inline } from '../../src/report/markdown.js';
 
 /** Issue 37's targets for the labelled set. */

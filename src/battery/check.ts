@@ -1,6 +1,6 @@
 import { describe, test, type TestContext } from 'vitest';
 import { getCheck, type Check, type SuiteName } from '../catalogue/index.js';
-import type { Send, Target, ClientCredentials } from '../api/requests.js';
+import type { Send, Target, ClientCredentials } from '../carrier/requests.js';
 import {
   RequestRefusedError,
   Recorder,

@@ -1,6 +1,6 @@
-import { endpointLabel, pathParameters, wirePath, type EndpointSpec } from '../api/endpoint-specs.js';
-import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, TOKEN_PATH, USER_PATH, tenantPath } from '../api/paths.js';
-import { getResource, requestToken, type Send, type VersionHeader } from '../api/requests.js';
+import { endpointLabel, pathParameters, wirePath, type EndpointSpec } from '../carrier/endpoint-specs.js';
+import { LEGACY_TOKEN_PATH, LEGACY_USER_PATH, TOKEN_PATH, USER_PATH, tenantPath } from '../carrier/paths.js';
+import { getResource, requestToken, type Send, type VersionHeader } from '../carrier/requests.js';
 import { Evidence, HttpResponse, Recorder, type RequestAuth } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';

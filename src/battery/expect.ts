@@ -1,7 +1,7 @@
 import { challengeWithout, findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
 import type { HttpResponse } from '../http/client.js';
 import { isJsonMediaType } from '../http/media-type.js';
-import { oauthErrorSchema, schemaProblems } from '../api/schemas.js';
+import { oauthErrorSchema, schemaProblems } from '../carrier/schemas.js';
 import type { CheckContext } from './check.js';
 
 /**

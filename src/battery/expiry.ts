@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { USER_PATH } from '../api/paths.js';
-import { getResource, readIssuedToken } from '../api/requests.js';
+import { USER_PATH } from '../carrier/paths.js';
+import { getResource, readIssuedToken } from '../carrier/requests.js';
 import {
   Evidence,
   RequestRefusedError,

@@ -1,5 +1,5 @@
-import { getResource, readIssuedToken, requestToken, type Send } from '../api/requests.js';
-import { TOKEN_PATH } from '../api/paths.js';
+import { getResource, readIssuedToken, requestToken, type Send } from '../carrier/requests.js';
+import { TOKEN_PATH } from '../carrier/paths.js';
 import { Recorder, type HttpResponse } from '../http/client.js';
 import { redactor } from '../core/redact.js';
 import type { CheckContext } from './check.js';

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { TOKEN_PATH, apiUrl } from '../api/paths.js';
-import type { Target } from '../api/requests.js';
+import { TOKEN_PATH, apiUrl } from '../carrier/paths.js';
+import type { Target } from '../carrier/requests.js';
 
 /**
  * The grants OAuth 2.0 libraries ship besides client_credentials, for TOKEN-GRANT-OTHERS (spec

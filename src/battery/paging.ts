@@ -1,4 +1,4 @@
-import { PAGING_HEADER_NAMES, apiUrl } from '../api/paths.js';
+import { PAGING_HEADER_NAMES, apiUrl } from '../carrier/paths.js';
 import type { HttpResponse } from '../http/client.js';
 import { parseLinkHeader, type LinkParseResult } from '../http/link.js';
 import type { CheckContext } from './check.js';

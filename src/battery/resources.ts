@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Ajv2020 as Ajv2020Class, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { pathKey, wirePath, type EndpointSpec } from '../api/endpoint-specs.js';
+import { pathKey, wirePath, type EndpointSpec } from '../carrier/endpoint-specs.js';
 import {
   canonicalPointer,
   compileFailure,
@@ -462,7 +462,7 @@ function nullsRefused(
   const requiredNulls: ErrorObject[] = [];
   const rest = currentErrors.filter((e) => {
     if (e.keyword !== 'required') return true;
-    const path = `${e.instancePath}/${String(e.params.missingProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const path = `${e.instancePath}/${pointerOf(String(e.params.missingProperty))}`;
     const refused = removed.get(path);
     if (!refused) return true;
     if (!requiredNulls.includes(refused)) requiredNulls.push(refused);

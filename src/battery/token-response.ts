@@ -1,11 +1,11 @@
-import { LEGACY_TOKEN_PATH, TOKEN_PATH, USER_PATH } from '../api/paths.js';
+import { LEGACY_TOKEN_PATH, TOKEN_PATH, USER_PATH } from '../carrier/paths.js';
 import {
   credentialsRefused,
   getResource,
   readIssuedToken,
   requestToken,
   type ClientCredentials,
-} from '../api/requests.js';
+} from '../carrier/requests.js';
 import { WHOLE_SECOND_MS, type HttpResponse } from '../http/client.js';
 import type { CheckContext } from './check.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
-import { numberSource } from '../api/json-source.js';
+import { numberSource } from '../carrier/json-source.js';
 import { describeValue } from './describe.js';
 
 export { describeValue };

@@ -1,4 +1,4 @@
-import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../api/requests.js';
+import { readIssuedToken, requestToken, type ClientCredentials, type Send, type Target } from '../carrier/requests.js';
 import {
   WHOLE_SECOND_MS,
   type HttpResponse,

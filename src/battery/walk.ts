@@ -1,4 +1,4 @@
-import { getUrl, type Send } from '../api/requests.js';
+import { getUrl, type Send } from '../carrier/requests.js';
 import { Recorder, type Evidence, type ExchangeRef, type HttpResponse } from '../http/client.js';
 import { AdaptiveConcurrency } from '../http/limit.js';
 import { linksWithRel } from '../http/link.js';
@@ -23,7 +23,7 @@ import {
 import { itemJudge, type PageFindings } from './resources.js';
 import { capFindings, FINDINGS_PER_ENDPOINT } from './findings-cap.js';
 import type { ReviewItem } from '../model/run-report.js';
-import type { EndpointSpec } from '../api/endpoint-specs.js';
+import type { EndpointSpec } from '../carrier/endpoint-specs.js';
 import { ReadAhead } from './read-ahead.js';
 import { countCollections, mark } from '../core/startup-timing.js';
 

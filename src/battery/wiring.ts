@@ -1,6 +1,6 @@
-import type { PrecompiledValidators } from '../api/standalone.js';
-import type { EndpointSpec } from '../api/endpoint-specs.js';
-import type { ClientCredentials, Target } from '../api/requests.js';
+import type { PrecompiledValidators } from '../carrier/standalone.js';
+import type { EndpointSpec } from '../carrier/endpoint-specs.js';
+import type { ClientCredentials, Target } from '../carrier/requests.js';
 import type { Expectations } from '../config/options.js';
 import type { HttpSettings } from '../http/settings.js';
 import type { RecordedExchange } from '../model/run-report.js';
@@ -28,7 +28,7 @@ export interface BatteryContext {
   isolation: Isolation;
   /** A tenant id made up for the run, which names no tenant (TENANT-UNKNOWN). */
   unknownTenantId: string;
-  /** The tenant endpoints under test: lists and single resources (src/api/endpoint-specs.ts). */
+  /** The tenant endpoints under test: lists and single resources (src/carrier/endpoint-specs.ts). */
   endpoints: EndpointSpec[];
   /** The OpenAPI document the endpoints' schemas point into (--openapi). */
   openapi?: Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { USER_PATH } from '../core/carrier-spec.js';
 import { readRegularFileChunks } from '../core/files.js';
-import { TOKEN_PATH, LEGACY_TOKEN_PATH } from '../api/paths.js';
+import { TOKEN_PATH, LEGACY_TOKEN_PATH } from '../carrier/paths.js';
 import type { RunReport } from '../model/run-report.js';
 import { extractItems, itemId } from '../battery/list-items.js';
 import { commonFields, dataInRefusal } from '../battery/refusal-data.js';

@@ -6,7 +6,7 @@ import { CHECKS, findCheck } from '../catalogue/index.js';
 import { catalogueDigest } from '../catalogue/digest.js';
 import { HarnessExit } from '../core/errors.js';
 import { oneLine } from '../core/wording.js';
-import { checkReason } from '../report/format.js';
+import { checkReason } from '../report/findings-text.js';
 import { renderHtmlReport } from '../report/html.js';
 import { countStatuses, type RunReport } from '../model/run-report.js';
 import { readRegularFile, type FileLimit } from '../core/files.js';

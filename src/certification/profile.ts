@@ -28,7 +28,7 @@ const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be a SHA-256
 
 /**
  * A tenant endpoint as report.json names it: `invoices/{invoiceId}`, or its label
- * `GET /tenants/{tenantId}/invoices/{invoiceId}` (src/api/endpoint-specs.ts endpointLabel); kept
+ * `GET /tenants/{tenantId}/invoices/{invoiceId}` (src/carrier/endpoint-specs.ts endpointLabel); kept
  * tenant-relative.
  */
 const endpoint = z

@@ -1,5 +1,5 @@
 import type { TargetInfo } from './bundle-format.js';
-import { endpointLabel } from '../api/endpoint-specs.js';
+import { endpointLabel } from '../carrier/endpoint-specs.js';
 import { CHECKS } from '../catalogue/index.js';
 import type { RunReport } from '../model/run-report.js';
 import type { LoadedProfile } from './profile.js';

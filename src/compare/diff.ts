@@ -1,7 +1,7 @@
 import { findCheck } from '../catalogue/index.js';
 import type { Level } from '../catalogue/types.js';
 import { catalogueDigest } from '../catalogue/digest.js';
-import { checkReason } from '../report/format.js';
+import { checkReason } from '../report/findings-text.js';
 import type { CheckResult, CheckStatus, RunReport } from '../model/run-report.js';
 import { targetName } from '../report/target-name.js';
 import { verdictOfReport } from '../report/verdict.js';

@@ -1,6 +1,6 @@
 /**
  * The Carrier-Platform API's fixed names (spec §Endpoints, §Pagination, §Versioning): defined once
- * here, for the harness (src/api/paths.ts), the reference server and the lint rules alike.
+ * here, for the harness (src/carrier/paths.ts), the reference server and the lint rules alike.
  */
 
 /** spec §Obtain an access token: `POST {auth_url}/uaa/oauth2/token`. */

@@ -13,7 +13,7 @@ import {
   type LintFormat,
   type LintReport,
   type NotListed,
-} from './format.js';
+} from './outputs.js';
 import { Locator } from './locate.js';
 import { readForLint, type ReadDocument, type ReadOptions } from './read.js';
 import { lintDocument } from './rules.js';

@@ -1,4 +1,4 @@
-import { itemsOf } from '../openapi/endpoint-model.js';
+import { itemsOf, successCode } from '../openapi/endpoint-model.js';
 import { operationsOf as pathOperations } from '../openapi/oas32.js';
 import { isObject, pointerOf, resolve, type Json } from '../openapi/pointer.js';
 import type { LintRuleId } from '../catalogue/lint-rules.js';
@@ -101,15 +101,10 @@ function operationsOf(document: Json): Operation[] {
   return operations;
 }
 
-/** The first 2xx response (200 first), resolved, with where it lives. */
+/** The success response the run judges (successCode), resolved, with where it lives. */
 function successResponse(document: Json, operation: Operation): { value: Json; pointer: string } | undefined {
   const responses = isObject(operation.value.responses) ? operation.value.responses : {};
-  const code = [
-    '200',
-    ...Object.keys(responses)
-      .filter((k) => /^2(\d\d|XX)$/i.test(k))
-      .sort(),
-  ].find((k) => k in responses);
+  const code = successCode(responses);
   if (code === undefined) return undefined;
   const found = resolveIn(document, responses[code], `${operation.pointer}/responses/${pointerOf(code)}`);
   return isObject(found.value) ? { value: found.value, pointer: found.pointer } : undefined;

@@ -3,7 +3,7 @@ import { catalogueDigest } from '../catalogue/digest.js';
 import type { Level, SuiteName } from '../catalogue/types.js';
 import { UsageError } from '../core/errors.js';
 import { oneLine } from '../core/wording.js';
-import { checkReason } from '../report/format.js';
+import { checkReason } from '../report/findings-text.js';
 import type { CheckStatus, RunReport, Verdict } from '../model/run-report.js';
 import { targetName } from '../report/target-name.js';
 import { verdictOfReport } from '../report/verdict.js';

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020 as Ajv2020Class, ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
-import { evaluate, precompile, type PrecompiledValidators } from '../api/standalone.js';
-import { at, isObject } from './pointer.js';
+import { evaluate, precompile, type PrecompiledValidators } from '../carrier/standalone.js';
+import { SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS } from './json-schema.js';
+import { at, isObject, pointerOf } from './pointer.js';
 
 /**
  * ajv for the schemas of an OpenAPI document, as RESOURCE-SCHEMA validates against them
@@ -13,7 +14,7 @@ import { at, isObject } from './pointer.js';
  * fail values that many conformant servers send.
  *
  * The validators of the endpoints' schemas are compiled on the thread that reads the document
- * (src/runner/document-worker.ts, src/api/standalone.ts) when they are few; a worker of the battery compiles
+ * (src/runner/document-worker.ts, src/carrier/standalone.ts) when they are few; a worker of the battery compiles
  * what was not, for an endpoint it judges, when it judges it (issue 29, "Scale": compiling all of
  * a Stripe-sized document's schemas costs seconds of CPU that a run judging some never needs).
  *
@@ -203,25 +204,6 @@ export interface CompileFailure {
   reason: string;
 }
 
-const SUBSCHEMA = [
-  'items',
-  'additionalProperties',
-  'not',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-  'additionalItems',
-];
-const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
-const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-
-const token = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
-
 /**
  * Each schema the schema at `pointer` uses, its own and those its `$ref`s lead to (each once), as
  * [pointer, schema], until `visit` returns a value, which is returned. Bounded: a document is
@@ -251,7 +233,7 @@ function eachSchema<T>(
     }
     for (const key of SUBSCHEMA_MAPS) {
       const map = schema[key];
-      if (isObject(map)) for (const name of Object.keys(map)) stack.push(`${here}/${key}/${token(name)}`);
+      if (isObject(map)) for (const name of Object.keys(map)) stack.push(`${here}/${key}/${pointerOf(name)}`);
     }
     for (const key of SUBSCHEMA_LISTS) {
       const list = schema[key];

@@ -1,4 +1,4 @@
-import type { EndpointSpec, QueryParameterSpec } from '../api/endpoint-specs.js';
+import type { EndpointSpec, QueryParameterSpec } from '../carrier/endpoint-specs.js';
 import { parseHeaderLine, RESERVED_HEADER_NAMES } from '../http/extra-headers.js';
 import { classify, listShapeOf, type ItemsAt } from './list-detection.js';
 import { operationsBeyond31, querystringSpecs, streamGap } from './oas32.js';
@@ -57,14 +57,12 @@ function jsonRank(type: string): number | undefined {
   return undefined;
 }
 
-/** The first 2xx response of an operation (200, then 2XX, then any 2nn), with where it lives. */
-function successResponse(
-  document: Json,
-  operationPointer: string,
-  operation: Json,
-): { code: string; value: Json; pointer: string } | undefined {
-  const responses = isObject(operation.responses) ? operation.responses : {};
-  const code = [
+/**
+ * The status code of an operation's success response: 200, then the 2XX range, then the lowest
+ * 2nn (the run judges this response and lint checks it: one choice for both).
+ */
+export function successCode(responses: Json): string | undefined {
+  return [
     '200',
     '2XX',
     '2xx',
@@ -72,6 +70,16 @@ function successResponse(
       .filter((k) => /^2\d\d$/.test(k))
       .sort(),
   ].find((k) => k in responses);
+}
+
+/** The first 2xx response of an operation (successCode), with where it lives. */
+function successResponse(
+  document: Json,
+  operationPointer: string,
+  operation: Json,
+): { code: string; value: Json; pointer: string } | undefined {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const code = successCode(responses);
   if (code === undefined) return undefined;
   const found = resolve(document, responses[code], `${operationPointer}/responses/${pointerOf(code)}`);
   return isObject(found.value) ? { code, value: found.value, pointer: found.pointer } : undefined;

@@ -19,7 +19,7 @@
 import { isObject, type Json } from './pointer.js';
 
 /** Schema keywords whose value is a schema, and those whose value is a map or list of schemas. */
-const SUBSCHEMA = [
+export const SUBSCHEMA = [
   'items',
   'additionalProperties',
   'not',
@@ -33,8 +33,8 @@ const SUBSCHEMA = [
   'contentSchema',
   'additionalItems',
 ];
-const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
-const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+export const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
+export const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
 /** One OpenAPI 3.0 schema object, and every schema inside it, as JSON Schema 2020-12 (a copy). */
 export function fromOpenApi30(schema: unknown): unknown {

@@ -1,4 +1,4 @@
-import { PAGING_HEADER_NAMES } from '../api/paths.js';
+import { PAGING_HEADER_NAMES } from '../carrier/paths.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
 /**

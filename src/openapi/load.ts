@@ -1,6 +1,6 @@
 import { dirname, relative, resolve } from 'node:path';
 import { bundle } from '@readme/openapi-parser';
-import type { ApiDescription, EndpointSpec } from '../api/endpoint-specs.js';
+import type { ApiDescription, EndpointSpec } from '../carrier/endpoint-specs.js';
 import { UsageError } from '../core/errors.js';
 import {
   DOCUMENT_LIMITS,

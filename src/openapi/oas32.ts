@@ -1,4 +1,4 @@
-import type { QueryParameterSpec } from '../api/endpoint-specs.js';
+import type { QueryParameterSpec } from '../carrier/endpoint-specs.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 import { isDataKey, isNameMap } from './refs.js';
 

@@ -1,5 +1,5 @@
 import { oneLine } from '../core/wording.js';
-import { referencedExchanges } from './format.js';
+import { referencedExchanges } from './findings-text.js';
 import type { CheckResult, CheckStatus, Finding, RecordedExchange, RunCause } from '../model/run-report.js';
 
 /**

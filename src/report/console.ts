@@ -1,7 +1,7 @@
 import { styleText } from 'node:util';
 import { SUITES } from '../catalogue/types.js';
 import { formatDuration, oneLine, plural, printable } from '../core/wording.js';
-import { reasonWithin } from './format.js';
+import { reasonWithin } from './findings-text.js';
 import { countStatuses } from '../model/run-report.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from '../model/run-report.js';
 import { describeVerdict, type VerdictTone } from './verdict.js';

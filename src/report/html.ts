@@ -1,7 +1,13 @@
 import { SUITES } from '../catalogue/types.js';
 import { groupByCause, parseFinding, pointerTo, type Cause } from './causes.js';
 import { formatDuration, formatUtc as utc, oneLine, plural } from '../core/wording.js';
-import { endpointSummary, formatExchange, reasonWithin, referencedExchanges, summarizeExchange } from './format.js';
+import {
+  endpointSummary,
+  formatExchange,
+  reasonWithin,
+  referencedExchanges,
+  summarizeExchange,
+} from './findings-text.js';
 import { html, type Html } from './html-escape.js';
 import { pageHead } from './html-page.js';
 import { HTML_STYLE } from './html-style.js';

@@ -9,7 +9,7 @@ import {
   formatEndpoints,
   formatFindingBullets,
   formatFindings,
-} from './format.js';
+} from './findings-text.js';
 import type { CheckResult, RunReport } from '../model/run-report.js';
 import { curlCommand } from './reproduce.js';
 import { scopeOfReport, verdictLine, verdictOfReport } from './verdict.js';

@@ -1,6 +1,6 @@
 import { SUITES } from '../catalogue/types.js';
 import { formatDuration, formatUtc, oneLine, plural, printable } from '../core/wording.js';
-import { reasonOrNone as reason } from './format.js';
+import { reasonOrNone as reason } from './findings-text.js';
 import { countStatuses } from '../model/run-report.js';
 import type { CheckResult, CheckStatus, Counts, RunReport } from '../model/run-report.js';
 import { describeVerdict, verdictOfReport, type VerdictTone } from './verdict.js';

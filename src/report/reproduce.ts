@@ -1,4 +1,4 @@
-import { API_VERSION, TOKEN_PATH, apiUrl } from '../api/paths.js';
+import { API_VERSION, TOKEN_PATH, apiUrl } from '../carrier/paths.js';
 import { formEncode } from '../core/basic-credentials.js';
 import type { RecordedExchange, RunReport } from '../model/run-report.js';
 import { isUnsafeCode } from '../core/text-safety.js';

@@ -9,7 +9,7 @@ import {
   type Scope,
   type Verdict,
 } from '../model/run-report.js';
-import { checkReason } from './format.js';
+import { checkReason } from './findings-text.js';
 
 /**
  * The verdict as every output words it (console, report.html's banner, the step summary, JUnit's

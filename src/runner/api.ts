@@ -4,7 +4,7 @@ import {
   pathParameters,
   type ApiDescription,
   type EndpointSpec,
-} from '../api/endpoint-specs.js';
+} from '../carrier/endpoint-specs.js';
 import { parameterValues, type Expectations, type RunOptions } from '../config/options.js';
 import { headerFields } from '../http/extra-headers.js';
 import { loadOpenApiInThread } from './document-thread.js';

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ApiDescription } from '../api/endpoint-specs.js';
+import type { ApiDescription } from '../carrier/endpoint-specs.js';
 import { RunAbortedError, UsageError } from '../core/errors.js';
 import { threadExecArgv } from '../core/threads.js';
 import { mark } from '../core/startup-timing.js';

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ApiDescription } from '../api/endpoint-specs.js';
+import type { ApiDescription } from '../carrier/endpoint-specs.js';
 import { UsageError } from '../core/errors.js';
 import { lintForRun } from '../lint/in-run.js';
 import { precompileIfFew } from '../openapi/document-ajv.js';

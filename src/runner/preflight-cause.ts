@@ -1,4 +1,4 @@
-import { USER_PATH } from '../api/paths.js';
+import { USER_PATH } from '../carrier/paths.js';
 import { pointerTo } from '../report/causes.js';
 import type { CheckResult, RecordedExchange, RunCause } from '../model/run-report.js';
 

@@ -1,4 +1,4 @@
-import { TOKEN_PATH, USER_PATH } from '../api/paths.js';
+import { TOKEN_PATH, USER_PATH } from '../carrier/paths.js';
 import {
   credentialsRefused,
   getResource,
@@ -7,7 +7,7 @@ import {
   requestToken,
   type ClientCredentials,
   type Target,
-} from '../api/requests.js';
+} from '../carrier/requests.js';
 import type { SharedToken } from '../battery/wiring.js';
 import { RunAbortedError, UsageError } from '../core/errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../core/basic-credentials.js';

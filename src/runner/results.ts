@@ -1,6 +1,6 @@
 import { summariseFindings } from '../battery/findings-cap.js';
 import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
-import { endpointSummary } from '../report/format.js';
+import { endpointSummary } from '../report/findings-text.js';
 import type { CheckResult, Finding } from '../model/run-report.js';
 import type { Collected, CollectedTest } from './collector.js';
 

@@ -32,7 +32,7 @@ import {
   type ApiDescription,
   type EndpointSpec,
   type QueryParameterSpec,
-} from '../api/endpoint-specs.js';
+} from '../carrier/endpoint-specs.js';
 import { startBattery } from './vitest-run.js';
 import type { Isolation, PassedResponse } from '../battery/wiring.js';
 import type { Preflight } from './preflight.js';

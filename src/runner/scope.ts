@@ -1,5 +1,5 @@
 import { CHECKS, type Check } from '../catalogue/index.js';
-import { checkReason } from '../report/format.js';
+import { checkReason } from '../report/findings-text.js';
 import type { RunOptions } from '../config/options.js';
 import { UsageError } from '../core/errors.js';
 import type { CheckResult, Scope } from '../model/run-report.js';

@@ -32,7 +32,7 @@ export interface ResolvedTarget {
   secondClient?: SecondClient;
   expectations?: Expectations;
   tls: TlsSettings;
-  /** Form fields of every token request (--token-param, --scope; src/api/requests.ts Target). */
+  /** Form fields of every token request (--token-param, --scope; src/carrier/requests.ts Target). */
   tokenParams: [string, string][];
   /** How the run's own token requests authenticate (--client-auth). */
   clientAuth: 'basic' | 'post';

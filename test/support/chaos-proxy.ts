@@ -1,4 +1,5 @@
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { closeServer, onLoopback } from './loopback.js';
 
 /**
  * A TCP proxy on loopback that plays a far-away gateway in front of an upstream server:
@@ -233,17 +234,11 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
   });
   server.maxConnections = options.maxConnections ?? 512;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const url = await onLoopback(server);
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     get connections() {
       return stats.connections;
     },
@@ -258,7 +253,7 @@ export async function startChaosProxy(options: ChaosProxyOptions): Promise<Chaos
     },
     close() {
       closing ??= (async () => {
-        const listening = new Promise<void>((resolve) => server.close(() => resolve()));
+        const listening = closeServer(server);
         const closed = [...sockets].map(
           (s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))),
         );

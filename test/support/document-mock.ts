@@ -28,7 +28,9 @@ import { startReferenceServer, type ReferenceOptions, type ReferenceServer } fro
 import { readFile, writeFile } from 'node:fs/promises';
 import type { RunReport } from '../../src/model/run-report.js';
 import { javaPosixClasses } from '../../src/openapi/document-ajv.js';
+import { successCode } from '../../src/openapi/endpoint-model.js';
 import { runMain, tempDir } from './harness.js';
+import { pointerOf } from '../../src/openapi/pointer.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -239,7 +241,7 @@ function canonicalOnce(document: unknown, pointer: string, depth: number): strin
     node = (node as Record<string, unknown>)[token];
     path.push(token);
   }
-  return `#${path.map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
+  return `#${path.map((t) => `/${pointerOf(t)}`).join('')}`;
 }
 
 /**
@@ -483,8 +485,7 @@ export class DocumentData implements DocumentRoutes {
     for (const key of ['$anchor', '$dynamicAnchor'])
       if (typeof node[key] === 'string' && !this.anchors.has(node[key])) this.anchors.set(node[key], pointer);
     for (const [k, v] of Object.entries(node))
-      if (k !== 'example' && k !== 'examples')
-        this.indexSchemas(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (k !== 'example' && k !== 'examples') this.indexSchemas(v, `${pointer}/${pointerOf(k)}`);
   }
 
   /** Where a `$ref`/`$dynamicRef` leads: a local pointer, an anchor, or a `$id` (with a pointer after it). */
@@ -514,16 +515,9 @@ export class DocumentData implements DocumentRoutes {
     produces?: unknown[],
   ): { pointer: string; contentType: string } | undefined {
     const responses = isObject(op.responses) ? op.responses : {};
-    const code = [
-      '200',
-      '2XX',
-      '2xx',
-      ...Object.keys(responses)
-        .filter((k) => /^2\d\d$/.test(k))
-        .sort(),
-    ].find((k) => k in responses);
+    const code = successCode(responses);
     if (code === undefined) return undefined;
-    let pointer = `#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/get/responses/${code}`;
+    let pointer = `#/paths/${pointerOf(template)}/get/responses/${code}`;
     let response = responses[code];
     if (isObject(response) && typeof response.$ref === 'string') {
       pointer = response.$ref;
@@ -542,7 +536,7 @@ export class DocumentData implements DocumentRoutes {
     );
     if (stream !== undefined && !Object.keys(content).some((t) => /json/i.test(t) && t !== stream))
       return {
-        pointer: `${pointer}/content/${stream.replace(/~/g, '~0').replace(/\//g, '~1')}/itemSchema`,
+        pointer: `${pointer}/content/${pointerOf(stream)}/itemSchema`,
         contentType: stream,
       };
     const json = (t: string): boolean =>
@@ -552,7 +546,7 @@ export class DocumentData implements DocumentRoutes {
       Object.keys(content).find((t) => /^application\/json\s*(;|$)/i.test(t)) ?? Object.keys(content).find(json);
     if (type === undefined) return undefined;
     // OpenAPI 3.2: a Media Type may be a $ref (to components.mediaTypes).
-    let mediaPointer = `${pointer}/content/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    let mediaPointer = `${pointer}/content/${pointerOf(type)}`;
     let media = content[type];
     if (isObject(media) && typeof media.$ref === 'string') {
       mediaPointer = media.$ref;
@@ -590,7 +584,7 @@ export class DocumentData implements DocumentRoutes {
     }
     if (isObject(schema.properties))
       for (const name of Object.keys(schema.properties))
-        properties.set(name, `${pointer}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+        properties.set(name, `${pointer}/properties/${pointerOf(name)}`);
     if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === 'string') required.add(r);
     return { properties, required };
   }
@@ -967,7 +961,7 @@ export class DocumentData implements DocumentRoutes {
         const required = new Set([...(ctx.required ?? []), ...this.requiredOf(schema)]);
         const inner: Context = { seed: ctx.seed, depth: ctx.depth + 1, trail: ctx.trail };
         for (const [index, key] of Object.keys(props).entries()) {
-          const propPointer = `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+          const propPointer = `${pointer}/properties/${pointerOf(key)}`;
           const prop = this.deref(props[key]);
           const raw = props[key];
           // writeOnly: never in a response (OAS 3.1 §4.8.24.4, 3.0.3 §4.7.25); readOnly: always.

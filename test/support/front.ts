@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { onLoopback } from './loopback.js';
 
 /**
  * An HTTP front on loopback before an upstream server: each request is first offered to
@@ -48,7 +49,7 @@ export async function startFront(
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>

@@ -12,12 +12,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { killGroup, stopChild, trackChild, untrackChild } from './children.js';
-import { tempDir } from './harness.js';
+import { freePort, tempDir } from './harness.js';
 import { privateCa, type PrivateCa } from './tls.js';
 
 export type GatewayKind = 'nginx' | 'haproxy' | 'apache' | 'caddy';
@@ -423,14 +423,6 @@ function parseCaddyAccessLine(line: string): AccessEntry | undefined {
 }
 
 // ── processes ──────────────────────────────────────────────────────────────────────────────
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

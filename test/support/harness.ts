@@ -7,6 +7,7 @@ import { main } from '../../src/cli/main.js';
 import { UsageError } from '../../src/core/errors.js';
 import type { RunReport } from '../../src/model/run-report.js';
 import { startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../src/reference/index.js';
+import { onLoopback } from './loopback.js';
 
 /**
  * Test support: arrange a reference server (clean, with faults, with variants), run the harness
@@ -186,7 +187,7 @@ export async function runShell(
 /** A loopback port nothing listens on (for now). */
 export async function freePort(): Promise<number> {
   const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
+import { onLoopback, closeServer } from './loopback.js';
 
 /**
  * A hostile front for tests: a loopback server that forwards every request to a reference server,
@@ -194,11 +195,11 @@ export async function startHostile(options: HostileOptions): Promise<Hostile> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   hostile.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   hostile.close = async () => {
     for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   };
   return hostile;
 }
@@ -211,12 +212,12 @@ export async function serveOnLoopback(
   server: Server | HttpsServer,
   path = '',
 ): Promise<{ url: string; close(): Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   return {
     url: `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     close: () => {
       server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+      return closeServer(server);
     },
   };
 }

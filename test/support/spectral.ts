@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { pointerOf } from '../../src/openapi/pointer.js';
 
 /** The repository root: where spectral.yaml and node_modules are. */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,7 +42,7 @@ export async function spectralFindings(documents: readonly string[]): Promise<Sp
     rule: r.code,
     file: r.source,
     line: r.range.start.line + 1,
-    pointer: r.path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+    pointer: r.path.map((t) => `/${pointerOf(String(t))}`).join(''),
     message: r.message,
   }));
 }

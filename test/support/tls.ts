@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { forward, serveOnLoopback } from './hostile.js';
 import { tempDir } from './harness.js';
+import { onLoopback, closeServer } from './loopback.js';
 
 /** TLS and proxy fixtures, all on loopback, generated per test run. */
 
@@ -201,14 +202,14 @@ export async function startProxy(): Promise<{ url: string; tunnels: string[]; cl
       s.on('close', () => sockets.delete(s));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await onLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tunnels,
     close: () => {
       for (const s of sockets) s.destroy();
       server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+      return closeServer(server);
     },
   };
 }

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { MAIN_TENANT_ID, USER_ID } from '../../../src/reference/data.js';
+import { onLoopback } from '../loopback.js';
+import { LEGACY_TOKEN_PATH, TOKEN_PATH } from '../../../src/core/carrier-spec.js';
 
 /**
  * What the OAuth server fixtures share: one node:http server on 127.0.0.1 whose token endpoint is
@@ -24,9 +26,7 @@ export interface OAuthServerFixture {
 }
 
 export const DEFAULT_CLIENT_ID = 'conformance-client';
-export const TOKEN_PATH = '/uaa/oauth2/token';
-/** spec §Obtain an access token: "the gateway rewrites it to /uaa/oauth2/token". */
-export const LEGACY_TOKEN_PATH = '/uaa/oauth/token';
+export { LEGACY_TOKEN_PATH, TOKEN_PATH };
 const USER_PATHS = new Set(['/users/me', '/uaa/userinfo']);
 
 /** The one User every valid token belongs to (spec §User; the reference server's shape). */
@@ -149,13 +149,9 @@ export async function listen(): Promise<Listening> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
+  const url = await onLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     serve: (r) => void (routes = r),
     close: () =>
       new Promise<void>((resolve) => {

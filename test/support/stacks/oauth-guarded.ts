@@ -15,7 +15,7 @@
  *   checked, and RFC 6750 §3 challenges written by hand.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { request } from 'undici';
 import { resolveBehaviour } from '../../../src/reference/behaviour.js';
@@ -29,6 +29,7 @@ import { TOKEN_PATH } from '../../../src/reference/token-endpoint.js';
 import { TokenStore } from '../../../src/reference/tokens.js';
 import { checkAcceptVersion } from '../../../src/reference/versioning.js';
 import { startNodeOAuth2Server, startOidcProvider, type OAuthServerFixture } from '../oauth-servers.js';
+import { onLoopback } from '../loopback.js';
 
 export type GuardedLibrary = 'oauth2-server' | 'oidc-jwt';
 
@@ -198,13 +199,9 @@ export async function startGuardedStack(options: {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
+  const url = await onLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     clientId: fixture.clientId,
     clientSecret,
     tenantId: MAIN_TENANT_ID,

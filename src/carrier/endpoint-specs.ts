@@ -80,7 +80,7 @@ export interface ApiDescription {
   files?: { file: string; sha256: string }[];
   /** How many operations (every method) the document declares; the GETs under the tenant path are `endpoints`. */
   operations?: number;
-  /** The validators of the endpoints' schemas, compiled where the document was read (src/api/standalone.ts). */
+  /** The validators of the endpoints' schemas, compiled where the document was read (src/carrier/standalone.ts). */
   validators?: PrecompiledValidators;
   /** The document's lint findings, found where it was read (src/lint/in-run.ts): for the report, never for the battery. */
   lint?: DocumentSection;

@@ -75,11 +75,11 @@ export const OWN_SCHEMAS = [userSchema, tokenResponseSchema, oauthErrorSchema] a
 export const OWN_SCHEMA_OPTIONS = { allErrors: true, strict: true, validateSchema: false } as const;
 
 /**
- * Where the build writes their compiled validators (src/api/standalone.ts): beside the compiled
- * module, dist/src/api/; from the sources, beside this one, where the build writes none.
+ * Where the build writes their compiled validators (src/carrier/standalone.ts): beside the compiled
+ * module, dist/src/carrier/; from the sources, beside this one, where the build writes none.
  */
 export const COMPILED_SCHEMAS_FILE = FROM_BUILD
-  ? builtFile('src/api/schema-validators.json')
+  ? builtFile('src/carrier/schema-validators.json')
   : new URL('./schema-validators.json', import.meta.url);
 
 const require = createRequire(import.meta.url);
