@@ -5,7 +5,7 @@
  * ends (or --max-expiry-wait after issue, when the user asked to wait), and any 401 to a shared
  * token while its expires_in vouched for it. The checks after expiry stay skipped, with their reason.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeObserved } from '../src/battery/expiry.js';
@@ -344,5 +344,68 @@ describe('EXPIRY-VALID-BEFORE on a token too long-lived to wait out, in a run', 
     expect(before?.message).toMatch(
       /^cannot judge the observed part of the token's lifetime: GET \/users\/me with it, \d+\.\d s after issue \(the expiry suite ran alone\), failed: .*500 ms/,
     );
+  });
+});
+
+describe('a token whose first use is answered late (a loaded machine, a 2 s token)', { timeout: 60_000 }, () => {
+  it('is no evidence that the API refuses tokens: the expiry suite takes a new one, and the conformant server passes', async () => {
+    const server = await startReferenceServer({ tokenTtlSeconds: 2 });
+    cleanup.push(() => server.close());
+    // Each request reaches the server as it comes, except the first use of a token. The runner's
+    // (the preflight's) is held 1.5 s: still accepted, but too old for the expiry suite, which
+    // then takes its own. The suite's first two are held 2.3 s, as a loaded machine would, so that
+    // the 2 s token has ended by then; the later ones (its third, EXPIRY-RENEW's) go at once.
+    const seen = new Set<string>();
+    let held = 0;
+    const front = createServer((req, res) => {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const firstUse = token !== undefined && !seen.has(token) && req.url === '/users/me';
+      if (token !== undefined) seen.add(token);
+      const late = firstUse && seen.size >= 2 && seen.size <= 3;
+      if (late) held += 1;
+      const hold = late ? 2_300 : firstUse && seen.size === 1 ? 1_500 : 0;
+      setTimeout(
+        () => {
+          const headers = { ...req.headers };
+          delete headers.host;
+          const upstream = new URL(server.url);
+          const forward = httpRequest(
+            { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
+            (answer) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+            },
+          );
+          forward.on('error', () => res.destroy());
+          req.pipe(forward);
+        },
+        hold,
+      );
+    });
+    const url = await onLoopback(front);
+    cleanup.push(() => closeServer(front));
+    const reportsDir = await tempDir();
+    process.env.CARRIER_CLIENT_SECRET = server.clientSecret;
+    try {
+      const result = await runMain([
+        'run',
+        '--base-url',
+        url,
+        '--client-id',
+        server.clientId,
+        '--suite',
+        'expiry',
+        '--reports-dir',
+        reportsDir,
+      ]);
+      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+      expect(held).toBe(2);
+      expect(
+        report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}: ${c.message ?? ''}`),
+      ).toEqual([]);
+      expect(result.code).toBe(0);
+    } finally {
+      delete process.env.CARRIER_CLIENT_SECRET;
+    }
   });
 });

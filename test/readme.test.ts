@@ -215,7 +215,10 @@ async function writeKnownFailures(): Promise<void> {
   await writeFile(join(workspace, 'ci', 'known-failures.json'), example ?? '');
 }
 
-describe('the README, run as written', () => {
+// Each example runs the CLI several times over (comparing runs: two runs, a diff, a gate): 37 s
+// on a quiet 2-core machine, over 60 s beside two other test files and a build. The timeout is a
+// guard against a hang, not a measure.
+describe('the README, run as written', { timeout: 180_000 }, () => {
   it('knows every code block of the README', () => {
     // The Install block (npm install ./carrier-conformance-<version>.tgz) is run by test/install.test.ts.
     const known = [
