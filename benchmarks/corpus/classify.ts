@@ -48,9 +48,21 @@ const COLLECTION =
  * A property is metadata when every word of its name is one of these.
  */
 const META_WORDS = new Set(
-  'perpage pagesize pagecount pagenumber pageno pagetoken pageinfo nextpage prevpage totalcount totalitems totalresults totalpages totalrecords totalsize itemcount resultcount numresults numfound hasmore nextcursor nextlink nexttoken maxresults startindex itemsperpage page pages paging pagination paginated per size number num count counts total totals records record results result next prev previous first last cursor cursors offset limit start startat end max min has more is link links meta metadata sort sorted sorting order ordering by token tokens continuation skip top took time timed out object type kind url uri href self etag status success ok message messages warning warnings error errors with types request query filter filters odata context nextlink deltalink facets aggregations summary returned available remaining estimated api version response code from to at index of in since until scroll before after marker truncated complete done range items item elements element entries'.split(
-    ' ',
-  ),
+  [
+    'perpage pagesize pagecount pagenumber pageno pagetoken pageinfo nextpage prevpage totalcount',
+    'totalitems totalresults totalpages totalrecords totalsize itemcount resultcount numresults numfound',
+    'hasmore nextcursor nextlink nexttoken maxresults startindex itemsperpage page pages paging',
+    'pagination paginated per size number num count counts total totals records record results result',
+    'next prev previous first last cursor cursors offset limit start startat end max min has more is link',
+    'links meta metadata sort sorted sorting order ordering by token tokens continuation skip top took',
+    'time timed out object type kind url uri href self etag status success ok message messages warning',
+    'warnings error errors with types request query filter filters odata context nextlink deltalink',
+    'facets aggregations summary returned available remaining estimated api version response code from to',
+    'at index of in since until scroll before after marker truncated complete done range items item',
+    'elements element entries',
+  ]
+    .join(' ')
+    .split(' '),
 );
 /** Words that make a property an element's field, even beside metadata words (`item_id` is not metadata). */
 const ELEMENT_WORDS = new Set(['id', 'ids', 'name', 'uuid', 'key']);

@@ -112,13 +112,26 @@ function cell(c: MatrixCell, target: MatrixTarget, id: string): Html {
   return html`<td class="cell cell-${c.status}" title="${attr(tip)}"><details><summary>${label}</summary><p class="reason">${c.reason}</p></details></td>`;
 }
 
+/** A target's certification standing under its name, when its bundle was verified. */
+function certificationTag(t: MatrixTarget): Html | string {
+  if (t.certification === undefined) return '';
+  const { standing, reason } = t.certification;
+  const tag = standing === 'certified' ? 'conformant' : standing === 'not-certified' ? 'non-conformant' : 'incomplete';
+  return html`<br><span class="verdict-tag ${tag}">${CERTIFICATION[standing]}</span>${reason !== undefined ? html`: ${reason}` : ''}`;
+}
+
+/** A target's verdict, with what qualifies it. */
+function standingTag(t: MatrixTarget): Html {
+  return html`<span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span>${t.standing === 'partial' ? ': MUST checks not run' : ''}${t.strict ? ' (strict)' : ''}${t.incompleteReason !== undefined ? html`<br>${t.incompleteReason}` : ''}`;
+}
+
 function targetsTable(matrix: Matrix): Html {
   return html`<div class="table-scroll"><table class="targets">
 <thead><tr><th scope="col">Target</th><th scope="col">Verdict</th><th scope="col">MUST</th><th scope="col">SHOULD</th><th scope="col">Version</th><th scope="col">Operator</th><th scope="col">Base URL</th><th scope="col">Harness</th><th scope="col">Run started</th><th scope="col">Report</th></tr></thead>
 <tbody>
 ${matrix.targets.map(
   (t) =>
-    html`<tr><th scope="row">${t.name}${t.certification !== undefined ? html`<br><span class="verdict-tag ${t.certification.standing === 'certified' ? 'conformant' : t.certification.standing === 'not-certified' ? 'non-conformant' : 'incomplete'}">${CERTIFICATION[t.certification.standing]}</span>${t.certification.reason !== undefined ? html`: ${t.certification.reason}` : ''}` : ''}</th><td><span class="verdict-tag ${t.standing}">${STANDING[t.standing]}</span>${t.standing === 'partial' ? ': MUST checks not run' : ''}${t.strict ? ' (strict)' : ''}${t.incompleteReason !== undefined ? html`<br>${t.incompleteReason}` : ''}</td><td>${tallyText(t.must, 'MUST')}</td><td>${tallyText(t.should, 'SHOULD')}</td><td>${t.version ?? ''}</td><td>${t.operator ?? ''}</td><td><code>${t.baseUrl}</code></td><td>${t.harness}</td><td>${formatUtc(t.startedAt)}</td><td><code>${t.report}</code></td></tr>`,
+    html`<tr><th scope="row">${t.name}${certificationTag(t)}</th><td>${standingTag(t)}</td><td>${tallyText(t.must, 'MUST')}</td><td>${tallyText(t.should, 'SHOULD')}</td><td>${t.version ?? ''}</td><td>${t.operator ?? ''}</td><td><code>${t.baseUrl}</code></td><td>${t.harness}</td><td>${formatUtc(t.startedAt)}</td><td><code>${t.report}</code></td></tr>`,
 )}
 </tbody>
 </table></div>`;
