@@ -48,6 +48,26 @@ describe('carrier-conformance run (no --base-url, on a developer machine): the w
   });
 });
 
+describe('--reporter +har: the HAR file added, the reports a CI step reads kept', () => {
+  it('writes report.har beside junit.xml, report.json and report.html', async () => {
+    const reportsDir = await tempDir();
+    const result = await runBin([
+      'run',
+      '--embedded',
+      '--suite',
+      'user',
+      '--reporter',
+      '+har',
+      '--reports-dir',
+      reportsDir,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `Reports: ${['junit.xml', 'report.json', 'report.html', 'report.har'].map((f) => join(reportsDir, f)).join(', ')}`,
+    );
+  });
+});
+
 describe('closest: the option a mistyped one was meant to be', () => {
   const known = ['--concurrency', '--config', '--suite', '--strict', '--port'];
   it.each([

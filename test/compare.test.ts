@@ -303,7 +303,21 @@ describe('carrier-conformance diff, against runs of the reference server', () =>
     const good = await writeReport(dir, 'good.json', fullReport());
     const cases: [string, RegExp][] = [
       [join(dir, 'missing.json'), /OLD report .*missing\.json: cannot read it \(no such file\)/],
-      [await writeReport(dir, 'array.json', [1, 2]), /not a carrier-conformance report\.json/],
+      [await writeReport(dir, 'array.json', [1, 2]), /not a carrier-conformance report\.json but a JSON array/],
+      // The files beside a report, named for what they are (not a validator's "expected object").
+      [
+        await writeReport(dir, 'report.har', { log: { version: '1.2', entries: [] } }),
+        /report\.har: not a carrier-conformance report\.json but a HAR file \(report\.har: the exchanges of a run\): give a run's report\.json, or the folder that holds it$/,
+      ],
+      [await writeReport(dir, 'results.sarif', { version: '2.1.0', runs: [] }), /but a SARIF log: /],
+      [
+        await writeReport(dir, 'lint.json', { tool: 'carrier-conformance', documents: [], findings: [] }),
+        /but the JSON output of `lint`: /,
+      ],
+      [
+        await writeReport(dir, 'other.json', { hello: 'world' }),
+        /but a JSON object without the tool and checks a report has: /,
+      ],
       [
         await writeReport(dir, 'partial.json', { tool: { name: 'x', version: '1' } }),
         /not a carrier-conformance report\.json \(target: /,

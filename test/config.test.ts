@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
-import { flagName, loadConfigFile, loadExpectations, parseRunOptions } from '../src/config/options.js';
+import { flagName, loadConfigFile, loadExpectations, parseRunOptions, reportersOf } from '../src/config/options.js';
 import { UsageError } from '../src/core/errors.js';
 import { ExitCode } from '../src/core/exit-codes.js';
 
@@ -201,6 +201,27 @@ describe('parseRunOptions', () => {
 
   it('keeps an input with a line break on one line', () => {
     expect(usageError(() => parseRunOptions({ tenantId: 'a\nb' })).message).not.toMatch(/\n/);
+  });
+
+  it('--openapi with a URL (the Schemathesis habit): says it takes a file and how to get one, not a refused $ref', () => {
+    expect(usageError(() => parseRunOptions({ openapi: 'https://api.example.com/openapi.json' })).message).toBe(
+      '--openapi: "https://api.example.com/openapi.json" is a URL; --openapi takes a file: download the document first (curl -fsSL -o openapi.yaml URL) and give its path',
+    );
+    expect(parseRunOptions({ openapi: 'specs/https-api.yaml' }).openapi).toBe('specs/https-api.yaml');
+  });
+
+  it('--reporter: NAME writes only the ones named, +NAME adds one to the default ones, all writes every one', () => {
+    const reporters = (...given: string[]) => reportersOf(parseRunOptions({ reporter: given }).reporter).reporters;
+    expect(reporters()).toEqual(['junit', 'json', 'html', 'github-summary']);
+    expect(reporters('har')).toEqual(['har']);
+    expect(reporters('+har')).toEqual(['junit', 'json', 'html', 'github-summary', 'har']);
+    expect(reporters('json', '+har')).toEqual(['json', 'har']);
+    expect(reporters('all')).toEqual(['junit', 'json', 'html', 'github-summary', 'har']);
+    expect(reportersOf(parseRunOptions({ reporter: ['all'] }).reporter).named).toEqual([]);
+    expect(reportersOf(parseRunOptions({ reporter: ['+github-summary'] }).reporter).named).toEqual(['github-summary']);
+    expect(usageError(() => parseRunOptions({ reporter: ['xml'] })).message).toBe(
+      '--reporter: unknown reporter "xml"; the reporters are junit, json, html, github-summary, har (+NAME adds one to the default ones; all writes every one)',
+    );
   });
 
   it('counts the catalogue in the --check hint', () => {

@@ -53,6 +53,17 @@ describe('lint: the reference document', () => {
   });
 });
 
+describe('lint: what it is given', () => {
+  it('a URL: says lint takes a file and how to get one, exit 2, before reading anything', async () => {
+    const { code, out, err } = await cli(['lint', 'docs/openapi.yaml', 'https://api.example.com/openapi.json']);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err.trim()).toBe(
+      'carrier-conformance: lint: "https://api.example.com/openapi.json" is a URL; lint takes a file: download the document first (curl -fsSL -o openapi.yaml URL) and give its path',
+    );
+  });
+});
+
 describe('lint: one document per rule, broken and fixed', () => {
   it.each(RULE_DOCS)('%s: the broken document has findings of that rule only; its fix has none', async (id) => {
     const rule = LINT_RULES.find((r) => r.id === id);

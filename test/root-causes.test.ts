@@ -119,6 +119,64 @@ describe('no API at the token endpoint', () => {
     ]);
   });
 
+  /** A server that answers every request with `status`, these headers and this body, as a gateway in front of the API does. */
+  async function gateway(status: number, body: string, headers: Record<string, string> = {}): Promise<string> {
+    const s = createServer((_req, res) =>
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body),
+    );
+    cleanup.push(() => closeServer(s));
+    return onLoopback(s);
+  }
+
+  it("401 without an OAuth error code (a gateway's own key missing: Azure API Management): its words quoted, --header and the path named, exit 2", async () => {
+    const base = await gateway(
+      401,
+      '{ "statusCode": 401, "message": "Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API." }',
+    );
+    const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `carrier-conformance: the token endpoint ${base}/uaa/oauth2/token answered 401 without the error code a token endpoint gives every refusal (RFC 6749 §5.2), saying "{ "statusCode": 401, "message": "Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API." }": if the client credentials are right (check --client-id (CARRIER_CLIENT_ID) and the client secret (CARRIER_CLIENT_SECRET or --client-secret-file)), something in front of it or in its place answers: check the credentials a gateway itself wants (--header) and the path of --base-url (a gateway's prefix missing or extra) or --auth-url`,
+    ]);
+    expect(result.report?.exitCode).toBe(2);
+  });
+
+  it('a server that answers 401 to every path (a wrong /api prefix): the path is named, not only the credentials', async () => {
+    const base = `${await gateway(401, '', { 'www-authenticate': 'Basic realm="api"' })}/api`;
+    const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `the token endpoint ${base}/uaa/oauth2/token answered 401 without the error code a token endpoint gives every refusal (RFC 6749 §5.2), with an empty body: `,
+    );
+    expect(result.stderr).toContain("the path of --base-url (a gateway's prefix missing or extra)");
+  });
+
+  it('403 without a token or an error code (AWS API Gateway on a path it does not route): the path, one line, exit 2, not a NON-CONFORMANT run', async () => {
+    const base = await gateway(403, '{"message":"Missing Authentication Token"}');
+    const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `carrier-conformance: the token endpoint ${base}/uaa/oauth2/token answered 403 without a token or the error code a token endpoint gives every refusal (RFC 6749 §5.2), saying "{"message":"Missing Authentication Token"}": a gateway answers so for a path it does not route, or without the credentials it wants itself: check the path of --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url, and --header`,
+    ]);
+    expect(result.report?.verdict).toBe('incomplete');
+    expect(result.report?.exitCode).toBe(2);
+  });
+
+  it("the words of such an answer are cut, on one line, without a terminal's controls or a CI's commands", async () => {
+    const base = await gateway(
+      403,
+      `{"message":"\u001b[2J\u001b]0;owned\u0007\n##vso[task.setvariable variable=x]1\n::error::fake ${'x'.repeat(400)}"}`,
+    );
+    const result = await run('x-secret', ['--base-url', base, '--client-id', 'c', '--paged-path', 'shipments']);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    // No C0 control but tab, and no DEL: nothing a terminal acts on.
+    expect([...(lines[0] ?? '')].filter((ch) => (ch < ' ' && ch !== '\t') || ch === '\u007f')).toEqual([]);
+    expect(lines[0]).not.toContain('##vso[');
+    expect(lines[0]).toMatch(/x…": a gateway answers so/);
+  });
+
   it("GET /users/me 404 while the token endpoint issues tokens: the cause says the base URL's path may be wrong", async () => {
     const target = await server();
     const base = `${target.url}/gw`;

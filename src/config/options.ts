@@ -5,7 +5,7 @@ import { BOOLEAN_SPELLINGS, envName, parseBooleanWord, type OptionKind } from '.
 import { UsageError } from '../core/errors.js';
 import { createRequire } from 'node:module';
 import type * as JsYaml from 'js-yaml';
-import { FILE_LIMITS, readJsonFile, readTextFile } from '../core/files.js';
+import { FILE_LIMITS, readJsonFile, readTextFile, urlInsteadOfFile } from '../core/files.js';
 import { oneLine, printable } from '../core/wording.js';
 import { parseHeaderLine } from '../http/extra-headers.js';
 import { jsonKind } from '../core/json-problem.js';
@@ -23,8 +23,23 @@ import { DEFAULT_MAX_EXPIRY_WAIT_SECONDS } from '../core/option-defaults.js';
 
 export const REPORTERS = ['junit', 'json', 'html', 'github-summary', 'har'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
-/** What a run writes without --reporter: all but the HAR file, which is asked for (`--reporter har`). */
+/** What a run writes without --reporter: all but the HAR file, which is asked for (`--reporter +har`). */
 export const DEFAULT_REPORTERS: readonly ReporterName[] = REPORTERS.filter((r) => r !== 'har');
+/**
+ * How --reporter may name reports: `NAME` (these reports only), `+NAME` (the default ones and
+ * this one: adding a format never removes the JUnit a CI step reads) and `all`.
+ */
+export const REPORTER_SPELLINGS = [...REPORTERS, ...REPORTERS.map((r) => `+${r}` as const), 'all'] as const;
+export type ReporterSpelling = (typeof REPORTER_SPELLINGS)[number];
+
+/** The reports to write, from --reporter as given; `named`: those the user asked for by name (a missing GITHUB_STEP_SUMMARY is then worth a warning). */
+export function reportersOf(given: readonly ReporterSpelling[]): { reporters: ReporterName[]; named: ReporterName[] } {
+  const named = given.filter((g) => g !== 'all').map((g) => (g.startsWith('+') ? g.slice(1) : g) as ReporterName);
+  if (given.includes('all')) return { reporters: [...REPORTERS], named };
+  const onlyThese = given.some((g) => g !== 'all' && !g.startsWith('+'));
+  const base = given.length === 0 || !onlyThese ? DEFAULT_REPORTERS : [];
+  return { reporters: REPORTERS.filter((r) => base.includes(r) || named.includes(r)), named };
+}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -57,6 +72,17 @@ const httpUrl = z
 const uuid = z.string().regex(UUID_RE, {
   error: (issue) => `${JSON.stringify(issue.input)} is not a UUID; give e.g. 0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f`,
 });
+
+/**
+ * The OpenAPI document: a file. A URL (Schemathesis takes one) would otherwise be read as a path
+ * and its `$ref`s refused; the harness fetches nothing a document names, and this says so first.
+ */
+const documentFile = z
+  .string()
+  .min(1, { error: 'must name a file' })
+  .refine((p) => urlInsteadOfFile(p, '--openapi') === undefined, {
+    error: (issue) => urlInsteadOfFile(String(issue.input), '--openapi'),
+  });
 
 /** A tenant-relative path such as `shipments` (spec §Tenant-scoped endpoints). */
 const pagedPath = z
@@ -164,7 +190,7 @@ export const runOptionsSchema = z
     secondTenantId: uuid.optional(),
     pagedPath: list(pagedPath),
     /** A Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
-    openapi: z.string().min(1, { error: 'must name a file' }).optional(),
+    openapi: documentFile.optional(),
     /** The folder the document's `$ref`s may reach (default: the document's own folder; src/openapi/document-files.ts). */
     openapiRoot: z.string().min(1, { error: 'must name a folder' }).optional(),
     /** Tenant-relative single-resource endpoints, for users without an OpenAPI document. */
@@ -229,8 +255,9 @@ export const runOptionsSchema = z
     concurrency: positiveInt('parallel requests of a page walk').max(64, { error: 'must be at most 64' }).optional(),
     reportsDir: z.string().min(1, { error: 'must not be empty' }).default('reports'),
     reporter: list(
-      z.enum(REPORTERS, {
-        error: (issue) => `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')}`,
+      z.enum(REPORTER_SPELLINGS, {
+        error: (issue) =>
+          `unknown reporter ${JSON.stringify(issue.input)}; the reporters are ${REPORTERS.join(', ')} (+NAME adds one to the default ones; all writes every one)`,
       }),
     ),
     strict: yesNo.default(false),
@@ -462,7 +489,7 @@ export const RUN_OPTIONS = {
   reporter: {
     kind: 'list',
     group: 'Output:',
-    describe: `Reports to write (repeatable): ${REPORTERS.join(', ')} [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]`,
+    describe: `Reports to write (repeatable): ${REPORTERS.join(', ')}; +NAME adds one to the default ones (+har), all writes every one [default: all but har; github-summary only when GITHUB_STEP_SUMMARY is set]`,
   },
   baseline: {
     kind: 'string',

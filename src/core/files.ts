@@ -32,6 +32,15 @@ const MiB = 1024 * 1024;
  * Each far above what an honest file of its kind holds, far below what would exhaust memory: a
  * JSON file is parsed into several times its size.
  */
+/**
+ * Advice for a URL given where a file is wanted (Schemathesis and Spectral take URLs; the harness
+ * reads files and fetches nothing a user or a document names), or undefined for a path.
+ */
+export function urlInsteadOfFile(value: string, takes: string): string | undefined {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
+  return `${JSON.stringify(value)} is a URL; ${takes} takes a file: download the document first (curl -fsSL -o openapi.yaml URL) and give its path`;
+}
+
 export const FILE_LIMITS = {
   /** A --config file: a few dozen options. */
   config: { maxBytes: 1 * MiB, of: 'a config file' },

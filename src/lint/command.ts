@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
+import { urlInsteadOfFile } from '../core/files.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { LINT_RULES } from './rules.js';
 import { capFindings, FindingSink, type Placed } from './caps.js';
@@ -117,6 +118,10 @@ export async function lintCommand(files: readonly string[], options: LintOptions
   if (!(LINT_FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format ${String(format)}: give one of ${LINT_FORMATS.join(', ')}`);
   if (files.length === 0) throw new UsageError('lint: give one or more OpenAPI documents');
+  for (const file of files) {
+    const url = urlInsteadOfFile(file, 'lint');
+    if (url !== undefined) throw new UsageError(`lint: ${url}`);
+  }
   const report = await lint(files, options);
   const text = render(report, format);
   if (options.output !== undefined) {

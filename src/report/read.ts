@@ -52,6 +52,11 @@ export function parseRunReport(text: string, where: string): RunReport {
     // Line and column, which an editor can go to; never the piece of the text JSON.parse quotes.
     throw new UsageError(`${where}: not valid JSON (${jsonParseProblem(text, err)})`);
   }
+  const kind = notAReport(raw);
+  if (kind !== undefined)
+    throw new UsageError(
+      `${where}: not a carrier-conformance report.json but ${kind}: give a run's report.json, or the folder that holds it`,
+    );
   const result = runReportSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -67,6 +72,24 @@ export function parseRunReport(text: string, where: string): RunReport {
     seen.add(check.id);
   }
   return result.data;
+}
+
+/**
+ * What a JSON file handed in as a report is instead, when that is plain from its top level: the
+ * files that lie beside a report (report.har, a SARIF or lint output) and JSON of another shape.
+ * Undefined for what looks like a report: its schema then says what is wrong inside it.
+ */
+function notAReport(raw: unknown): string | undefined {
+  if (Array.isArray(raw)) return 'a JSON array';
+  if (raw === null || typeof raw !== 'object') return `a JSON ${raw === null ? 'null' : typeof raw}`;
+  const top = raw as Record<string, unknown>;
+  const log = top.log;
+  if (log !== null && typeof log === 'object' && 'entries' in log)
+    return 'a HAR file (report.har: the exchanges of a run)';
+  if (Array.isArray(top.runs) && typeof top.version === 'string') return 'a SARIF log';
+  if (Array.isArray(top.findings) && Array.isArray(top.documents)) return 'the JSON output of `lint`';
+  if (!('tool' in top) && !('checks' in top)) return 'a JSON object without the tool and checks a report has';
+  return undefined;
 }
 
 /** Reads a report.json (or the one in a directory), bounded in size, validated. */

@@ -4,8 +4,8 @@ import { jsonKind } from '../core/json-problem.js';
 import { didYouMean } from '../core/suggest.js';
 import { UsageError } from '../core/errors.js';
 import { FILE_LIMITS, readJsonFile } from '../core/files.js';
-import { REPORT_LIMIT } from '../report/read.js';
-import { runReportSchema, type CheckResult, type CheckStatus, type RunReport } from '../model/run-report.js';
+import { readRunReport } from '../report/read.js';
+import type { CheckResult, CheckStatus } from '../model/run-report.js';
 
 /**
  * Known failures (`--baseline FILE`) and reruns (`--rerun-failed [report.json]`), for gating a
@@ -108,11 +108,6 @@ const RERUN: readonly CheckStatus[] = ['failed', 'warning', 'error', 'expected']
 
 /** Reads the report of an earlier run and returns the ids of its checks that did not pass. */
 export function failedChecksOf(path: string): string[] {
-  const result = runReportSchema.safeParse(readJsonFile(path, 'report', REPORT_LIMIT));
-  if (!result.success)
-    throw new UsageError(
-      `report ${path}: not a carrier-conformance report.json (${result.error.issues[0]?.path.join('.') ?? ''}: ${result.error.issues[0]?.message ?? 'invalid'})`,
-    );
-  const report: RunReport = result.data;
+  const { report } = readRunReport(path);
   return report.checks.filter((c) => RERUN.includes(c.status) && findCheck(c.id) !== undefined).map((c) => c.id);
 }

@@ -15,6 +15,7 @@ import { Recorder, TransportError, type HttpClient, type HttpResponse } from '..
 import { reachAdvice } from '../http/transport-errors.js';
 import { findChallenge, parseChallenges } from '../http/challenge.js';
 import type { Redactor } from '../core/redact.js';
+import { oneLine, printable } from '../core/wording.js';
 
 /**
  * Before the battery: make sure the target answers at all (else exit 3 with one clear line
@@ -200,8 +201,15 @@ export async function preflight(
         `${name}the token endpoint ${endpoint} answered 401 with a ${foreign} challenge, not the Basic one of a token endpoint refusing client credentials (RFC 6749 §5.2): something else answers there, such as a gateway for another API: check the path of --base-url (a gateway's prefix missing or extra) or --auth-url, or the credentials the gateway itself wants (--header)`,
       );
     }
+    // A token endpoint gives every refusal an error code (RFC 6749 §5.2). A 401 without one may
+    // come from in front of it (a gateway wanting its own key: Azure API Management's "missing
+    // subscription key"), or from a server that answers 401 to every path (a wrong prefix).
+    if (code === undefined)
+      throw new UsageError(
+        `${name}the token endpoint ${endpoint} answered 401 without the error code a token endpoint gives every refusal (RFC 6749 §5.2), ${said(tokenRes, redactor)}: if the client credentials are right (${who.hint}), something in front of it or in its place answers: check the credentials a gateway itself wants (--header) and the path of --base-url (a gateway's prefix missing or extra) or --auth-url`,
+      );
     throw new UsageError(
-      `${name}the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status}${code ? ` ${code}` : ''}): ${who.hint}`,
+      `${name}the token endpoint ${endpoint} refused the configured client credentials (${tokenRes.status} ${code}): ${who.hint}`,
     );
   }
   // Nothing at the token endpoint's path: almost always a base URL without the gateway's path
@@ -209,6 +217,14 @@ export async function preflight(
   if (tokenRes.status === 404) {
     throw new UsageError(
       `nothing answers at the token endpoint ${endpoint} (404): check --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url; or the deployment serves no token endpoint at ${TOKEN_PATH} (spec §Obtain an access token)`,
+    );
+  }
+  // 403 without a token or an error code: no token endpoint's answer (it refuses with 400 or 401
+  // and an error code, RFC 6749 §5.2). AWS API Gateway answers a path it does not route so
+  // ({"message":"Missing Authentication Token"}); every check would be an error saying less.
+  if (tokenRes.status === 403 && oauthErrorCode(tokenRes) === undefined && !readIssuedToken(tokenRes)) {
+    throw new UsageError(
+      `${name}the token endpoint ${endpoint} answered 403 without a token or the error code a token endpoint gives every refusal (RFC 6749 §5.2), ${said(tokenRes, redactor)}: a gateway answers so for a path it does not route, or without the credentials it wants itself: check the path of --base-url (a gateway's path prefix, such as /api, belongs in it) or --auth-url, and --header`,
     );
   }
   // A gateway that cannot reach its backend (RFC 9110 §15.6.3, §15.6.5): the API is not there to test.
@@ -268,6 +284,15 @@ export async function preflight(
   } else
     out.tenantProblem = `no tenant was given (${flag}) and GET /users/me (${userRes.status}) lists no tenant with a UUID id`;
   return out;
+}
+
+/**
+ * What an answer that is not a token endpoint's said, for the operator: its body on one line, cut,
+ * printable and redacted (a stranger's words, on the console).
+ */
+function said(res: HttpResponse, redactor: Redactor): string {
+  const text = oneLine(printable(res.text), 160);
+  return text === '' ? 'with an empty body' : `saying "${redactor.redact(text)}"`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { BundlePlan } from '../bundle/write.js';
 import type { AppliedProfile } from '../certification/apply.js';
 import { selectChecks, type Check } from '../catalogue/index.js';
 import { currentCatalogue } from '../catalogue/digest.js';
-import { DEFAULT_REPORTERS, parameterValues, type RunOptions } from '../config/options.js';
+import { parameterValues, reportersOf, type RunOptions } from '../config/options.js';
 import { HarnessExit, RunAbortedError, UsageError } from '../core/errors.js';
 import { needsFormEncoding, type BasicEncoding } from '../core/basic-credentials.js';
 import type { HttpClient, HttpResponse } from '../http/client.js';
@@ -788,7 +788,7 @@ async function finish(
   const compared =
     extras.previous !== undefined && compare !== undefined ? compare.compareRun(extras.previous, judged) : undefined;
   const report = compared?.report ?? judged;
-  const reporters = options.reporter.length > 0 ? options.reporter : DEFAULT_REPORTERS;
+  const { reporters, named } = reportersOf(options.reporter);
   const formats = REPORT_FORMATS.filter((f) => reporters.includes(f));
   const warnings: string[] = [];
   let written: string[] = [];
@@ -809,7 +809,7 @@ async function finish(
           `warning: cannot append the step summary to GITHUB_STEP_SUMMARY (${summary}): ${(err as Error).message}; the other reports hold the same`,
         );
       }
-    } else if (options.reporter.includes('github-summary')) {
+    } else if (named.includes('github-summary')) {
       warnings.push(
         'warning: --reporter github-summary: GITHUB_STEP_SUMMARY is not set (GitHub Actions sets it in every job), so no step summary was written',
       );
