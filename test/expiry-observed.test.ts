@@ -364,23 +364,20 @@ describe('a token whose first use is answered late (a loaded machine, a 2 s toke
       const late = firstUse && seen.size >= 2 && seen.size <= 3;
       if (late) held += 1;
       const hold = late ? 2_300 : firstUse && seen.size === 1 ? 1_500 : 0;
-      setTimeout(
-        () => {
-          const headers = { ...req.headers };
-          delete headers.host;
-          const upstream = new URL(server.url);
-          const forward = httpRequest(
-            { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
-            (answer) => {
-              res.writeHead(answer.statusCode ?? 502, answer.headers);
-              answer.pipe(res);
-            },
-          );
-          forward.on('error', () => res.destroy());
-          req.pipe(forward);
-        },
-        hold,
-      );
+      setTimeout(() => {
+        const headers = { ...req.headers };
+        delete headers.host;
+        const upstream = new URL(server.url);
+        const forward = httpRequest(
+          { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        forward.on('error', () => res.destroy());
+        req.pipe(forward);
+      }, hold);
     });
     const url = await onLoopback(front);
     cleanup.push(() => closeServer(front));
