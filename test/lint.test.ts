@@ -385,12 +385,13 @@ describe('docs/lint.md, run as written (test/readme.test.ts leaves its two block
         expect((await cli(concrete(command))).code, command).toBe(0);
       expect(JSON.parse(await readFile(join(dir, 'lint.sarif'), 'utf8'))).toMatchObject({ version: '2.1.0' });
       // The installed package's ruleset is this folder's spectral.yaml.
-      const spectral = commands.find((c) => c.startsWith('npx spectral lint'));
+      // Spectral by its package: a bare `npx spectral` runs npm's unrelated `spectral` (issue 42).
+      const spectral = commands.find((c) => c.startsWith('npx -p @stoplight/spectral-cli spectral lint '));
       expect(spectral).toContain('--ruleset node_modules/carrier-conformance/spectral.yaml');
       const bin = join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
       const args = (spectral ?? '')
         .split(' ')
-        .slice(2)
+        .slice(4)
         .map((a) =>
           a === 'node_modules/carrier-conformance/spectral.yaml'
             ? 'spectral.yaml'

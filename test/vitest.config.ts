@@ -5,24 +5,29 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const root = new URL('..', import.meta.url).pathname;
 
 /**
- * The files that take longest (60–115 s each on the 2-core CI machine), longest first. Vitest
- * starts the files it has timed longest first, but a fresh clone (CI) has no timings: it then
- * starts the biggest files first, and these small files that start servers and wait came last,
- * two of them alone at the end (562 s in all; started first, the short files fill in beside them).
+ * The files that take longest (30–180 s each on the 2-core CI machine with three at a time,
+ * measured 2026-11-29), longest first. Vitest starts the files it has timed longest first, but a
+ * fresh clone (CI) has no timings: it then starts the biggest files first, and these files, which
+ * start servers and processes and wait, came last, alone at the end. Started first, the short
+ * files fill in beside them.
  */
 export const LONGEST = [
   'test/readme.test.ts',
-  'test/meta/faults-1.test.ts',
-  'test/meta/variants.test.ts',
+  'test/hostile-files.test.ts',
   'test/meta/faults-2.test.ts',
-  'test/oauth-servers.test.ts',
+  'test/meta/faults-1.test.ts',
+  'test/endpoint-model-run.test.ts',
   'test/openapi-corpus.test.ts',
-  'test/latency.test.ts',
+  'test/meta/variants.test.ts',
   'test/gateways.test.ts',
+  'test/deployment-options.test.ts',
+  'test/oauth-servers.test.ts',
+  'test/latency.test.ts',
+  'test/hostile.test.ts',
   'test/python-stacks.test.ts',
-  'test/openapi-real.test.ts',
-  'test/combine-bundles.test.ts',
   'test/certification.test.ts',
+  'test/battery.test.ts',
+  'test/walk.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

@@ -3,8 +3,8 @@ import { CHECKS, findCheck } from '../catalogue/index.js';
 import { jsonKind } from '../core/json-problem.js';
 import { didYouMean } from '../core/suggest.js';
 import { UsageError } from '../core/errors.js';
-import { FILE_LIMITS, readJsonFile } from '../core/files.js';
-import { readRunReport } from '../report/read.js';
+import { FILE_LIMITS, readJsonFile, readRegularFile } from '../core/files.js';
+import { parseRunReport, REPORT_LIMIT } from '../report/read.js';
 import type { CheckResult, CheckStatus } from '../model/run-report.js';
 
 /**
@@ -108,6 +108,7 @@ const RERUN: readonly CheckStatus[] = ['failed', 'warning', 'error', 'expected']
 
 /** Reads the report of an earlier run and returns the ids of its checks that did not pass. */
 export function failedChecksOf(path: string): string[] {
-  const { report } = readRunReport(path);
+  // The file itself, as named (a directory is refused, not searched: --rerun-failed takes a file).
+  const report = parseRunReport(readRegularFile(path, 'report', REPORT_LIMIT).toString('utf8'), `report ${path}`);
   return report.checks.filter((c) => RERUN.includes(c.status) && findCheck(c.id) !== undefined).map((c) => c.id);
 }
