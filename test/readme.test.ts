@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
@@ -329,6 +330,9 @@ describe('the README, run as written', { timeout: 180_000 }, () => {
 
   it('the GitHub Actions job: its step, with the environment GitHub gives it, gates on the deployment', async () => {
     const yaml = blockWith('jobs:\n  conformance:\n    runs-on').text;
+    // mikepenz/action-junit-report creates a check run: a repository's read-only default token cannot (issue 42).
+    const job = (load(yaml) as { jobs: { conformance: { permissions?: unknown } } }).jobs.conformance;
+    expect(job.permissions).toEqual({ contents: 'read', checks: 'write' });
     await writeKnownFailures();
     const env = Object.fromEntries(
       [...yaml.matchAll(/^ {10}(CARRIER_[A-Z_]+): (.+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),

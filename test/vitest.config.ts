@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -5,30 +6,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const root = new URL('..', import.meta.url).pathname;
 
 /**
- * The files that take longest (30–180 s each on the 2-core CI machine with three at a time,
- * measured 2026-11-29), longest first. Vitest starts the files it has timed longest first, but a
- * fresh clone (CI) has no timings: it then starts the biggest files first, and these files, which
- * start servers and processes and wait, came last, alone at the end. Started first, the short
- * files fill in beside them.
+ * Each test file's wall time in seconds, from a CI run on a fresh clone of the 2-core machine
+ * with three files at a time (test/file-durations.json; 2026-11-29). Vitest starts the files it
+ * has timed longest first, but a fresh clone (CI) has no timings: it would start the biggest
+ * files first, and the long ones that start servers and processes and wait came last, alone at
+ * the end (a fresh clone took 740-760 s where a timed one took 680 s). Started first, the short
+ * files fill in beside them. A file not in the list (a new one) counts as 30 s.
  */
-export const LONGEST = [
-  'test/readme.test.ts',
-  'test/hostile-files.test.ts',
-  'test/meta/faults-2.test.ts',
-  'test/meta/faults-1.test.ts',
-  'test/endpoint-model-run.test.ts',
-  'test/openapi-corpus.test.ts',
-  'test/meta/variants.test.ts',
-  'test/gateways.test.ts',
-  'test/deployment-options.test.ts',
-  'test/oauth-servers.test.ts',
-  'test/latency.test.ts',
-  'test/hostile.test.ts',
-  'test/python-stacks.test.ts',
-  'test/certification.test.ts',
-  'test/battery.test.ts',
-  'test/walk.test.ts',
-];
+export const DURATIONS: Record<string, number> = JSON.parse(
+  readFileSync(new URL('./file-durations.json', import.meta.url), 'utf8'),
+) as Record<string, number>;
+const UNTIMED_SECONDS = 30;
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -37,13 +25,10 @@ class LongestFirst extends BaseSequencer {
       (f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(root, f.moduleId)}`) !== undefined,
     );
     if (timed) return sorted;
-    const rank = (f: TestSpecification): number => {
-      const i = LONGEST.indexOf(relative(root, f.moduleId));
-      return i === -1 ? LONGEST.length : i;
-    };
+    const seconds = (f: TestSpecification): number => DURATIONS[relative(root, f.moduleId)] ?? UNTIMED_SECONDS;
     return sorted
       .map((f, i) => ({ f, i }))
-      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .sort((a, b) => seconds(b.f) - seconds(a.f) || a.i - b.i)
       .map(({ f }) => f);
   }
 }
