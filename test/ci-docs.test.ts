@@ -96,8 +96,12 @@ describe('.ci/run', () => {
     expect(Object.keys(pkg.scripts).filter((s) => /^(pre|post)?install$|^prepare$/.test(s))).toEqual([]);
     expect(pkg.scripts.prepack).toBe('npm run build');
     // npm test builds first, without a type check of its own (the typecheck that follows covers
-    // every file), then type-checks: what is built and tested is what was checked.
-    expect(pkg.scripts.test).toMatch(/^npm run build:emit && npm run typecheck && /);
+    // every file), then type-checks and lints side by side (two single-threaded tools, two cores),
+    // failing if either fails: what is built and tested is what was checked.
+    expect(pkg.scripts.test).toMatch(/^npm run build:emit && npm run checks && vitest run /);
+    expect(pkg.scripts.checks).toBe(
+      'npm run -s typecheck & typecheck=$!; npm run -s lint; lint=$?; wait $typecheck && [ $lint -eq 0 ]',
+    );
     expect(pkg.scripts['build:emit']).toBe(
       pkg.scripts.build?.replace('tsc -p tsconfig.build.json', 'tsc -p tsconfig.build.json --noCheck'),
     );
