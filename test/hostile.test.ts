@@ -81,8 +81,10 @@ describe('a target that cannot be reached at all', () => {
       /cannot reach the token endpoint at http:\/\/127\.0\.0\.1:\d+: (no (complete )?response( headers)? within 500 ms|connection (reset|to .* closed))/,
     );
     expect(run.report.verdict).toBe('incomplete');
-    // Bounded by the timeout, not by the target: the slack is for a loaded machine, not for waiting.
-    expect(run.seconds).toBeLessThan(9);
+    // Bounded by the timeout, not by the target (which never ends its answer): the slack is for a
+    // loaded machine, where starting the harness alone has taken 10 s (three test files at a time
+    // on two cores), not for waiting; a run that waited on the target would meet the test's 60 s.
+    expect(run.seconds).toBeLessThan(30);
   });
 });
 
