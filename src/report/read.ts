@@ -54,9 +54,7 @@ export function parseRunReport(text: string, where: string): RunReport {
   }
   const kind = notAReport(raw);
   if (kind !== undefined)
-    throw new UsageError(
-      `${where}: not a carrier-conformance report.json but ${kind}: give a run's report.json, or the folder that holds it`,
-    );
+    throw new UsageError(`${where}: not a carrier-conformance report.json but ${kind}: give a run's report.json`);
   const result = runReportSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
