@@ -40,13 +40,11 @@ export default defineConfig({
     root,
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/setup.ts'],
-    // Three test files at a time, not Vitest's default of one fewer than the cores (one on the
-    // 2-core CI machine): tests wait on servers, token lifetimes and delay lines between bursts of
-    // compute, and a third file fills the waits the other two leave (the whole suite on the 2-core
-    // machine, 2026-11-29: 818 s with two, 680 s with three; the longest test 32 s, under the 60 s
-    // timeout). The load this adds is also what the harness must stand: its verdicts may not
-    // depend on timing (README, How the verdicts are proven).
-    maxWorkers: 3,
+    // Two test files at a time, not Vitest's default of one fewer than the cores (one on the
+    // 2-core CI machine): most tests wait on servers, token lifetimes and delay lines. Three at a
+    // time was tried (2026-11-29): no faster on fresh clones (719-763 s against 683 s), and the
+    // expiry variants with 2 s tokens failed under its load.
+    maxWorkers: 2,
     // A worker that dies takes its file's results with it, unnamed: the last reporter names it.
     reporters: ['default', './test/support/unfinished-reporter.ts'],
     sequence: { sequencer: LongestFirst },
