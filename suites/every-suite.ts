@@ -12,6 +12,7 @@ import './versioning.test.js';
 import './user.test.js';
 import './legacy.test.js';
 import './tenant.test.js';
+import './writes.test.js';
 import './pagination.test.js';
 import './nulls.test.js';
 import './resources.test.js';

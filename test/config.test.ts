@@ -36,6 +36,7 @@ function tempFile(content: string): string {
 describe('parseRunOptions', () => {
   it('fills in the defaults', () => {
     expect(parseRunOptions({})).toEqual({
+      allowWrites: false,
       pagedPath: [],
       endpoint: [],
       parameter: [],
@@ -57,6 +58,7 @@ describe('parseRunOptions', () => {
       maxRetryWait: 10,
       insecure: false,
       verbose: false,
+      writeProbes: 'headers',
       header: [],
       tokenParam: [],
       clientAuth: 'basic',

@@ -551,9 +551,16 @@ describe('tenants (spec §Tenant-scoped endpoints)', () => {
       expect(answer.status, path).toBe(404);
       expect(header(answer, 'content-type')).toBe('application/json;charset=UTF-8');
     }
-    const post = await call(server.url, shipments, { method: 'POST', headers: bearer() });
+    const post = await call(server.url, shipments.replace('/shipments', '/invoices'), {
+      method: 'POST',
+      headers: bearer(),
+    });
     expect(post.status).toBe(405);
     expect(header(post, 'allow')).toBe('GET');
+    // The shipments take writes (docs/openapi.yaml): PUT is not one of them.
+    const put = await call(server.url, shipments, { method: 'PUT', headers: bearer() });
+    expect(put.status).toBe(405);
+    expect(header(put, 'allow')).toBe('GET, POST');
   });
 });
 

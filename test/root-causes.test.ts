@@ -521,9 +521,10 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
     }));
     expect(summary).toEqual([
       {
-        // 401 is the right status: the missing challenge is the cause, on every endpoint that refuses.
+        // 401 is the right status: the missing challenge is the cause, on every endpoint that
+        // refuses, the write operations' included (the same words, so one cause).
         title: 'a 401 must carry a WWW-Authenticate challenge (Bearer), got none',
-        endpoints: 7,
+        endpoints: 10,
         checks: [
           'AUTH-INVALID-TOKEN-ERROR',
           'AUTH-MALFORMED',
@@ -534,6 +535,8 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
           'AUTH-UNKNOWN-TOKEN',
           'EXPIRY-INVALID-TOKEN-ERROR',
           'EXPIRY-REFUSED-AFTER',
+          'WRITE-AUTH-INVALID',
+          'WRITE-AUTH-MISSING',
         ],
       },
       // Both wrong things about one answer (a 200 where 400 was due, and the token in it) are one cause.
@@ -551,12 +554,12 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
     expect([...new Set(causes.flatMap((c) => c.checks.map((x) => x.check.id)))].sort()).toEqual(broken);
 
     const html = renderHtmlReport(report);
-    expect(html).toContain('Findings by cause (2 causes, 10 checks)');
+    expect(html).toContain('Findings by cause (2 causes, 12 checks)');
     expect(html).toContain(
       '<h3 class="cause-title">a 401 must carry a WWW-Authenticate challenge (Bearer), got none</h3>',
     );
     expect(html).toMatch(
-      /<p class="cause-reach">On 7 endpoints \(<code>GET \/users\/me<\/code>, .* and 3 more\); breaks 9 checks in 2 suites:<\/p>/,
+      /<p class="cause-reach">On 10 endpoints \(<code>GET \/users\/me<\/code>, .* and 6 more\); breaks 11 checks in 3 suites:<\/p>/,
     );
     expect(html).not.toMatch(/cause-title">[^<]*answered 401/);
   });

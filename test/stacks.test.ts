@@ -14,7 +14,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, haveGateway, startGateway } from './support/gateways.js';
-import { ALL_PASSED, differences, runHarness, type Run, type Verdict } from './support/stack-runs.js';
+import { ALL_PASSED, differences, runHarness, writeOutcomes, type Run, type Verdict } from './support/stack-runs.js';
 import { startFastifyApp, type FastifyVariant } from './support/stacks/fastify-app.js';
 
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
@@ -66,6 +66,17 @@ describe('Fastify 5 with fast-json-stringify response schemas', () => {
     expect.soft(diff, `${diff.length} checks differ:\n${diff.join('\n')}`).toEqual([]);
     expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
     expect.soft(run.report.review ?? [], 'review items').toEqual([]);
+    // node:http answers Expect: 100-continue itself unless the application listens for
+    // checkContinue, and Fastify does not: the create operation asks for its content before its
+    // onRequest guard runs. The app has no PATCH route: node:http asks for the content of that
+    // one too, before Fastify's 404. A DELETE has no content, and is judged on its answer.
+    expect.soft(writeOutcomes(run.report)).toEqual({
+      'POST /tenants/{tenantId}/shipments': 'asks for the content',
+      'PATCH /tenants/{tenantId}/shipments/{shipmentId}': 'asks for the content',
+      // Its DELETE answers an unknown version and an unknown tenant 404, as it answers the made-up id.
+      'DELETE /tenants/{tenantId}/shipments/{shipmentId}':
+        'not proven by WRITE-TENANT-UNKNOWN, WRITE-VERSION-INVALID: as with valid headers',
+    });
   }, 40_000);
 
   describe('optional fields as type: \'string\' without null (fast-json-stringify writes "" for null)', () => {

@@ -1,5 +1,5 @@
 import type { PrecompiledValidators } from '../carrier/standalone.js';
-import type { EndpointSpec } from '../carrier/endpoint-specs.js';
+import type { EndpointSpec, WriteOperationSpec } from '../carrier/endpoint-specs.js';
 import type { ClientCredentials, Target } from '../carrier/requests.js';
 import type { Expectations } from '../config/options.js';
 import type { HttpSettings } from '../http/settings.js';
@@ -30,6 +30,10 @@ export interface BatteryContext {
   unknownTenantId: string;
   /** The tenant endpoints under test: lists and single resources (src/carrier/endpoint-specs.ts). */
   endpoints: EndpointSpec[];
+  /** The write operations under the tenant path (--openapi, unless --write-probes none), judged by src/battery/writes.ts. */
+  writes: WriteOperationSpec[];
+  /** How the write operations are probed (--write-probes): `invalid-content` adds content that is not JSON where headers alone prove nothing. */
+  writeProbes?: 'headers' | 'invalid-content';
   /** The OpenAPI document the endpoints' schemas point into (--openapi). */
   openapi?: Record<string, unknown>;
   /** Validators of those schemas, compiled where the document was read (src/openapi/document-ajv.ts). */

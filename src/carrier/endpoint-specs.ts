@@ -47,6 +47,34 @@ export interface EndpointSpec {
   pathValues?: QueryParameterSpec[];
 }
 
+/** The methods of write operations (issue 41): judged by probes that never send content. */
+export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type WriteMethod = (typeof WRITE_METHODS)[number];
+
+/**
+ * A write operation under the tenant path (issue 41): the header and tenant rules hold on it as on
+ * every endpoint (spec §Endpoints, §Tenant-scoped endpoints), and it is judged by requests that
+ * cannot change data (src/battery/writes.ts): they never carry content.
+ */
+export interface WriteOperationSpec {
+  method: WriteMethod;
+  /** The path under the tenant, as the document writes it: `shipments`, `shipments/{shipmentId}`. */
+  path: string;
+  /** Where it was named, for messages: `openapi: createShipment`. */
+  source: string;
+  /** The media type of the content it takes (its requestBody); absent: it declares none. */
+  contentType?: string;
+  /** Required query parameters, filled as a GET's are. */
+  query?: QueryParameterSpec[];
+  /** Required header parameters, filled as a GET's are. */
+  headers?: QueryParameterSpec[];
+}
+
+/** "POST /tenants/{tenantId}/shipments": how reports name a write operation. */
+export function operationLabel(op: Pick<WriteOperationSpec, 'method' | 'path'>): string {
+  return `${op.method} /tenants/{tenantId}/${op.path}`;
+}
+
 /** A required parameter: the value the document gives it (and where from), or why it has none. */
 export interface QueryParameterSpec {
   name: string;
@@ -72,6 +100,8 @@ export function wirePath(path: string): string {
 /** The endpoints and, with --openapi, the document whose schemas they point into. */
 export interface ApiDescription {
   endpoints: EndpointSpec[];
+  /** The write operations under the tenant path (issue 41), from the document. */
+  writes?: WriteOperationSpec[];
   /** The OpenAPI document, bundled (no external $ref left) and its schemas read as JSON Schema 2020-12. */
   document?: Record<string, unknown>;
   /** The file it came from, for the report. */
@@ -153,7 +183,11 @@ export function mergeEndpoints(
  * when there is one ("… (GETs under /tenants/{tenantId}/, of the document's 12 operations)"),
  * and how many cannot be judged whole, and why.
  */
-export function describeEndpoints(endpoints: readonly EndpointSpec[], operations?: number): string {
+export function describeEndpoints(
+  endpoints: readonly EndpointSpec[],
+  operations?: number,
+  writes?: { operations: readonly WriteOperationSpec[]; probed: boolean },
+): string {
   const lists = endpoints.filter((e) => e.kind === 'list').length;
   const singles = endpoints.length - lists;
   const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
@@ -178,5 +212,13 @@ export function describeEndpoints(endpoints: readonly EndpointSpec[], operations
       ? [`${n(uncertain, 'is', 'are')} of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)`]
       : []),
   ];
-  return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}${of}${remarks.length > 0 ? `; ${remarks.join('; ')}` : ''}`;
+  const byMethod = WRITE_METHODS.map((m) => [m, writes?.operations.filter((w) => w.method === m).length ?? 0] as const)
+    .filter(([, count]) => count > 0)
+    .map(([m, count]) => `${count} ${m}`);
+  // issue 41 item 5: the write operations by method, and whether they are probed.
+  const written =
+    byMethod.length === 0
+      ? ''
+      : `; write operations ${writes?.probed === false ? 'not probed (--write-probes none)' : 'probed without content'}: ${byMethod.join(', ')}`;
+  return `${n(endpoints.length, 'tenant endpoint', 'tenant endpoints')}: ${n(lists, 'list', 'lists')}, ${n(singles, 'single resource', 'single resources')}${of}${remarks.length > 0 ? `; ${remarks.join('; ')}` : ''}${written}`;
 }

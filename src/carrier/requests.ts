@@ -112,6 +112,56 @@ export function getResource(send: Send, target: Target, opts: ResourceRequestOpt
   });
 }
 
+/** The size of the content a write probe announces and never sends (src/http/header-only.ts): a JSON object's `{}`. */
+export const PROMISED_CONTENT_LENGTH = 2;
+
+export interface WriteRequestOptions extends ResourceRequestOptions {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The media type of the content the operation takes; absent: the request announces none. */
+  contentType?: string;
+}
+
+/**
+ * A write operation's request with no content (issue 41): one that takes content announces it
+ * with `Expect: 100-continue` and never sends it (HttpRequest.promisedContent), so that it is
+ * judged on its header section alone; one that takes none (a DELETE) goes as it is.
+ */
+export function writeWithoutContent(send: Send, target: Target, opts: WriteRequestOptions): Promise<HttpResponse> {
+  return send({
+    method: opts.method,
+    url: apiUrl(target.baseUrl, opts.path),
+    headers: { ...opts.headers, ...versionHeaders(opts) },
+    auth: opts.auth,
+    purpose: opts.purpose,
+    ...(opts.contentType !== undefined
+      ? { promisedContent: { type: opts.contentType, length: PROMISED_CONTENT_LENGTH } }
+      : {}),
+  });
+}
+
+/**
+ * Content that no JSON schema accepts, because it is no JSON text (RFC 8259 §2): what a write
+ * probe of tier 2 sends (issue 41, --write-probes invalid-content), so that a server that skipped
+ * the rule under test still has nothing it could act on.
+ */
+export const INVALID_JSON_CONTENT = '{';
+
+/** A write operation's request with content that is not JSON (INVALID_JSON_CONTENT), in the operation's JSON media type. */
+export function writeWithInvalidContent(
+  send: Send,
+  target: Target,
+  opts: WriteRequestOptions & { contentType: string },
+): Promise<HttpResponse> {
+  return send({
+    method: opts.method,
+    url: apiUrl(target.baseUrl, opts.path),
+    headers: { ...opts.headers, ...versionHeaders(opts), 'content-type': opts.contentType },
+    auth: opts.auth,
+    purpose: opts.purpose,
+    body: INVALID_JSON_CONTENT,
+  });
+}
+
 /** `GET` of an absolute URL (a Link target) with a bearer token and the documented version, and the endpoint's own header fields. */
 export function getUrl(
   send: Send,

@@ -11,6 +11,10 @@ import type { Check } from './types.js';
  *
  * Ids are stable: reports, baselines and `--check` refer to them. Never reuse an id for another rule.
  */
+/** How every write check probes (src/battery/writes.ts, docs/writes.md). */
+const WRITE_NOTES =
+  "Every write operation of --openapi under the tenant path is probed with one defect at a time, and by default never with content: the request announces its content (Expect: 100-continue, a Content-Length) and the harness closes the connection if the server asks for it (100 Continue), which is then 'not proven'. Path parameters are ids made up for the run; a DELETE without one is not probed. Each probe is compared with its control, the same request with valid headers: an answer the control gets too is not proven (the made-up id's 404); another is the defect's, passed when the rule allows it, failed when not. A success, a redirect, a 5xx, or a 401 without a Bearer challenge fails whatever the control got. --write-probes invalid-content (with --allow-writes) sends the probes the server asked the content of again, with content that is not JSON. docs/writes.md says what each web server and framework does with Expect.";
+
 export const CHECKS: readonly Check[] = [
   // ── token: POST {auth_url}/uaa/oauth2/token ─────────────────────────────────────────────
   {
@@ -512,6 +516,59 @@ export const CHECKS: readonly Check[] = [
     level: 'MUST',
     title: 'A tenantId that is not a UUID gets a 4xx, never a 5xx or data',
     refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints'],
+  },
+
+  // ── writes: POST, PUT, PATCH and DELETE under /tenants/{tenantId}/, never sent content ───
+  {
+    id: 'WRITE-VERSION-MISSING',
+    suite: 'writes',
+    level: 'MUST',
+    title: 'A write operation without Accept-Version gets 400, judged without ever sending content',
+    refs: ['spec §Endpoints', 'spec §Versioning 2', 'spec §Errors', 'RFC 9110 §10.1.1'],
+    notes: WRITE_NOTES,
+  },
+  {
+    id: 'WRITE-VERSION-INVALID',
+    suite: 'writes',
+    level: 'MUST',
+    title: 'A write operation with an invalid Accept-Version gets 400 or 404, judged without ever sending content',
+    refs: ['spec §Endpoints', 'spec §Versioning 2', 'spec §Errors', 'RFC 9110 §10.1.1'],
+    notes: WRITE_NOTES,
+  },
+  {
+    id: 'WRITE-AUTH-MISSING',
+    suite: 'writes',
+    level: 'MUST',
+    title:
+      'A write operation without Authorization is refused with a Bearer challenge, judged without ever sending content',
+    refs: ['spec §Endpoints', 'spec §Authentication 4', 'RFC 6750 §3', 'RFC 9110 §10.1.1'],
+    notes: WRITE_NOTES,
+  },
+  {
+    id: 'WRITE-AUTH-INVALID',
+    suite: 'writes',
+    level: 'MUST',
+    title:
+      'A write operation with a malformed or unknown bearer token is refused with a Bearer challenge, judged without ever sending content',
+    refs: ['spec §Authentication 4', 'RFC 6750 §3', 'RFC 6750 §3.1', 'RFC 9110 §10.1.1'],
+    notes: WRITE_NOTES,
+  },
+  {
+    id: 'WRITE-TENANT-UNKNOWN',
+    suite: 'writes',
+    level: 'MUST',
+    title: 'A write operation in a tenant that does not exist gets 403 or 404, judged without ever sending content',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 5', 'RFC 9110 §10.1.1'],
+    notes: WRITE_NOTES,
+  },
+  {
+    id: 'WRITE-TENANT-INVALID-ID',
+    suite: 'writes',
+    level: 'MUST',
+    title:
+      'A write operation whose tenantId is not a UUID gets a 4xx, never a 5xx or success, judged without ever sending content',
+    refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints', 'RFC 9110 §10.1.1'],
+    notes: WRITE_NOTES,
   },
 
   // ── pagination: page/size and the paging headers ───────────────────────────────────────

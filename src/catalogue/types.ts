@@ -9,6 +9,7 @@ export const SUITES = [
   'user',
   'legacy',
   'tenant',
+  'writes',
   'pagination',
   'nulls',
   'resources',

@@ -6,7 +6,7 @@ import { envName } from '../core/environment.js';
 import { UsageError } from '../core/errors.js';
 import { FILE_LIMITS, readRegularFile } from '../core/files.js';
 import { proxyFor } from '../http/proxy.js';
-import { loadProfile, type LoadedProfile } from './profile.js';
+import { loadProfile, writeProbesEnough, type LoadedProfile } from './profile.js';
 import { recordHosts } from './targets.js';
 
 /**
@@ -143,6 +143,16 @@ export function applyProfile(
       );
     }
   }
+
+  // The write probes the profile requires (issue 41), asked for now.
+  if (
+    p.writeProbes !== undefined &&
+    options.baseUrl !== undefined &&
+    !writeProbesEnough(options.writeProbes, p.writeProbes)
+  )
+    throw new UsageError(
+      `--profile ${path}: requires the write operations probed with --write-probes ${p.writeProbes}${p.writeProbes === 'invalid-content' ? ' (and --allow-writes: the target is not production)' : ''}; the run has --write-probes ${options.writeProbes}`,
+    );
 
   // The platform's document, by content: a vendor's edited copy (an endpoint left out) does not match.
   if (options.openapi === undefined) {

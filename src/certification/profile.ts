@@ -94,6 +94,17 @@ export const profileSchema = z
         error: (issue) => `${JSON.stringify(issue.input)} is neither second-client nor foreign-tenant`,
       })
       .optional(),
+    /**
+     * The least the write operations must have been probed with (issue 41): `headers`, never with
+     * content (--write-probes headers, the default); `invalid-content`, also with content that is
+     * not JSON (--write-probes invalid-content, a target marked --allow-writes). Absent: any,
+     * `none` included.
+     */
+    writeProbes: z
+      .enum(['headers', 'invalid-content'], {
+        error: (issue) => `${JSON.stringify(issue.input)} is neither headers nor invalid-content`,
+      })
+      .optional(),
     /** Targets a certifying run may test besides public addresses; none by default. */
     allowTargets: z
       .array(
@@ -160,4 +171,14 @@ export function loadProfile(path: string): LoadedProfile {
     profile,
     ...(file !== undefined ? { openapiFile: isAbsolute(file) ? file : resolve(dirname(path), file) } : {}),
   };
+}
+
+/** The tiers of --write-probes, least first: a run's tier is enough when it is the profile's or above. */
+const WRITE_TIERS = ['none', 'headers', 'invalid-content'] as const;
+
+export function writeProbesEnough(run: string | undefined, required: string): boolean {
+  return (
+    WRITE_TIERS.indexOf(run as (typeof WRITE_TIERS)[number]) >=
+    WRITE_TIERS.indexOf(required as (typeof WRITE_TIERS)[number])
+  );
 }

@@ -2,7 +2,7 @@ import type { TargetInfo } from './bundle-format.js';
 import { endpointLabel } from '../carrier/endpoint-specs.js';
 import { CHECKS } from '../catalogue/index.js';
 import type { RunReport } from '../model/run-report.js';
-import type { LoadedProfile } from './profile.js';
+import { writeProbesEnough, type LoadedProfile } from './profile.js';
 import { hostKind, hostOfUrl, type AddressKind } from './targets.js';
 
 /**
@@ -249,6 +249,20 @@ function checkIsolation(loaded: LoadedProfile, report: RunReport, info: TargetIn
     );
 }
 
+/** The write probes the profile requires (issue 41), as report.json records them. */
+function checkWriteProbes(loaded: LoadedProfile, report: RunReport, f: FindingSink): void {
+  const wanted = loaded.profile.writeProbes;
+  if (wanted === undefined) return;
+  const recorded = report.target.writeProbes;
+  if (recorded === undefined || !writeProbesEnough(recorded, wanted))
+    f.fail(
+      'write probes',
+      `the write operations were probed ${recorded === undefined ? 'as a bundle of an earlier version does not record' : `with --write-probes ${recorded}`}; the profile requires --write-probes ${wanted}`,
+    );
+  else
+    f.ok('write probes', `the write operations were probed with --write-probes ${recorded}, as the profile requires`);
+}
+
 export function checkProfile(
   loaded: LoadedProfile,
   report: RunReport,
@@ -256,6 +270,7 @@ export function checkProfile(
   f: FindingSink,
 ): void {
   checkIdentity(loaded, report, info, f);
+  checkWriteProbes(loaded, report, f);
   // A combined bundle (combine-bundles) proved expiry in a job of its own: the profile decides whether it may.
   const combined = info?.combined;
   if (combined !== undefined) {

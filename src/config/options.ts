@@ -191,6 +191,22 @@ export const runOptionsSchema = z
     pagedPath: list(pagedPath),
     /** A Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON): its GET operations under /tenants/{tenantId}/ are tested. */
     openapi: documentFile.optional(),
+    /**
+     * How the document's write operations under /tenants/{tenantId}/ are judged (issue 41):
+     * `headers`, by requests that announce content and never send it (src/battery/writes.ts);
+     * `none`, not at all.
+     */
+    writeProbes: z
+      .enum(['headers', 'invalid-content', 'none'], {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} is not headers (requests that never send content: the default), invalid-content (also content no schema accepts, to a target marked --allow-writes) or none`,
+      })
+      .default('headers'),
+    /**
+     * The operator's word that the target is not production (issue 41 item 3): write probes that
+     * carry content (`--write-probes invalid-content`) are refused without it.
+     */
+    allowWrites: yesNo.default(false),
     /** The folder the document's `$ref`s may reach (default: the document's own folder; src/openapi/document-files.ts). */
     openapiRoot: z.string().min(1, { error: 'must name a folder' }).optional(),
     /** Tenant-relative single-resource endpoints, for users without an OpenAPI document. */
@@ -410,6 +426,18 @@ export const RUN_OPTIONS = {
     group: 'Target:',
     describe:
       'Swagger 2.0 or OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) of the API: every GET under /tenants/{tenantId}/ is tested, its responses against their schemas',
+  },
+  writeProbes: {
+    kind: 'string',
+    group: 'Target:',
+    describe:
+      "How the document's POST, PUT, PATCH and DELETE operations under /tenants/{tenantId}/ are judged: headers (requests with a defective header that announce content and never send it: they cannot change data), invalid-content (also, where the server asks for the content first, the same defects with content that is not JSON; needs --allow-writes) or none [default: headers]",
+  },
+  allowWrites: {
+    kind: 'boolean',
+    group: 'Target:',
+    describe:
+      'The target is not production: write probes that carry content (--write-probes invalid-content) may be sent to it',
   },
   openapiRoot: {
     kind: 'string',

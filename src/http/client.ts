@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './undici.js';
+import { headerOnlyExchange } from './header-only.js';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RecordedExchange } from '../model/run-report.js';
 import type { Redactor } from '../core/redact.js';
@@ -48,6 +49,12 @@ export interface HttpRequest {
   /** Header fields, sent with the names spelled as given. `null` leaves out a default header. */
   headers?: Record<string, string | null>;
   body?: string;
+  /**
+   * Content announced and never sent (issue 41, src/http/header-only.ts): the request goes out
+   * with `Expect: 100-continue`, this Content-Type and Content-Length, and no content; a server
+   * that asks for it (100 Continue) gets a closed connection, and the answer has status 100.
+   */
+  promisedContent?: { type: string; length: number };
   auth?: RequestAuth;
   /** What this request is for, in the words of the check; shown with the recorded exchange. */
   purpose: string;
@@ -716,16 +723,25 @@ export class HttpClient {
       if (own?.aborted) throw asError(signal.reason);
       announced = true;
       this.#verbose(() => `→ ${req.method} ${url.href}`);
-      sent = exchange(url, {
-        method: req.method,
-        headers: sentHeaders,
-        body: req.body ?? null,
-        dispatcher: this.#agent,
-        headersTimeout: this.#options.timeoutMs,
-        bodyTimeout: this.#options.timeoutMs,
-        maxBodyBytes: this.#options.maxBodyBytes,
-        tooLarge: () => new BodyTooLargeError(this.#options.maxBodyBytes),
-      });
+      sent = req.promisedContent
+        ? headerOnlyExchange(url, {
+            method: req.method,
+            headers: sentHeaders,
+            tls: this.#options.tls ?? { insecure: false },
+            headersTimeout: this.#options.timeoutMs,
+            maxBodyBytes: this.#options.maxBodyBytes,
+            tooLarge: () => new BodyTooLargeError(this.#options.maxBodyBytes),
+          })
+        : exchange(url, {
+            method: req.method,
+            headers: sentHeaders,
+            body: req.body ?? null,
+            dispatcher: this.#agent,
+            headersTimeout: this.#options.timeoutMs,
+            bodyTimeout: this.#options.timeoutMs,
+            maxBodyBytes: this.#options.maxBodyBytes,
+            tooLarge: () => new BodyTooLargeError(this.#options.maxBodyBytes),
+          });
       if (own) unlisten = onAbort(own, () => sent?.abort(asError(signal.reason)));
       const res = await sent.response;
       status = res.statusCode;
@@ -812,6 +828,12 @@ export class HttpClient {
     own.forEach(([name, value], i) => {
       if (value !== null && lastOf.get(name.toLowerCase()) === i) headers[name] = value;
     });
+    if (req.promisedContent) {
+      // RFC 9110 §10.1.1: the expectation goes only with a request that announces content.
+      headers['content-type'] = req.promisedContent.type;
+      headers['content-length'] = String(req.promisedContent.length);
+      headers.expect = '100-continue';
+    }
     const auth = req.auth ?? { kind: 'none' };
     if (auth.kind === 'none') return headers;
     this.#refuseForeignCredentials(auth, url);

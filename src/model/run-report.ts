@@ -329,6 +329,12 @@ export const runReportSchema = z.object({
         foreignTenantId: z.string().optional(),
       })
       .optional(),
+    /**
+     * How the write operations were probed (--write-probes, issue 41): `headers`, never with
+     * content; `invalid-content`, also with content that is not JSON (a target marked
+     * --allow-writes); `none`, not at all. Absent in reports of earlier versions.
+     */
+    writeProbes: z.enum(['headers', 'invalid-content', 'none']).optional(),
     /** What matrices, badges and bundles call the target: --target-name, else the base URL's host. */
     name: z.string().optional(),
     /** The implementation's version (--target-version) and who runs it (--operator), as the run was told. */

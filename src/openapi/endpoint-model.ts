@@ -1,4 +1,9 @@
-import type { EndpointSpec, QueryParameterSpec } from '../carrier/endpoint-specs.js';
+import {
+  WRITE_METHODS,
+  type EndpointSpec,
+  type QueryParameterSpec,
+  type WriteOperationSpec,
+} from '../carrier/endpoint-specs.js';
 import { parseHeaderLine, RESERVED_HEADER_NAMES } from '../http/extra-headers.js';
 import { classify, listShapeOf, type ItemsAt } from './list-detection.js';
 import { operationsBeyond31, querystringSpecs, streamGap } from './oas32.js';
@@ -221,6 +226,8 @@ function parametersOf(document: Json, pathItem: Json, operation: Json): Json[] {
 /** All operations of the document, and the GETs under the tenant path as endpoints under test. */
 export interface EndpointModel {
   endpoints: EndpointSpec[];
+  /** The write operations (POST, PUT, PATCH, DELETE) under the tenant path (issue 41). */
+  writes: WriteOperationSpec[];
   /** Every operation (method and path) the document declares. */
   operations: number;
 }
@@ -231,6 +238,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 export function endpointModel(document: Json): EndpointModel {
   const paths = isObject(document.paths) ? document.paths : {};
   const endpoints: EndpointSpec[] = [];
+  const writes: WriteOperationSpec[] = [];
   let operations = 0;
   for (const [template, item] of Object.entries(paths)) {
     const pathItem = resolve(document, item, `#/paths/${pointerOf(template)}`);
@@ -238,12 +246,59 @@ export function endpointModel(document: Json): EndpointModel {
     operations +=
       METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length + operationsBeyond31(pathItem.value);
     const relative = TENANT_PATH.exec(template)?.[1];
-    if (relative === undefined || !isObject(pathItem.value.get)) continue;
+    if (relative === undefined) continue;
+    for (const method of WRITE_METHODS) {
+      const operation = pathItem.value[method.toLowerCase()];
+      if (isObject(operation)) writes.push(writeOf(document, relative, template, method, pathItem.value, operation));
+    }
+    if (!isObject(pathItem.value.get)) continue;
     endpoints.push(
       endpointOf(document, relative, template, pathItem.value, pathItem.value.get, `${pathItem.pointer}/get`),
     );
   }
-  return { endpoints, operations };
+  return { endpoints, writes, operations };
+}
+
+/**
+ * A write operation as its probes send it (src/battery/writes.ts): its method and path, the media
+ * type of the content it takes (JSON first, as for a response), and its required query and header
+ * parameters, filled as a GET's are. Its path parameters are never filled from the document: the
+ * probes name ids that cannot exist.
+ */
+function writeOf(
+  document: Json,
+  path: string,
+  template: string,
+  method: WriteOperationSpec['method'],
+  pathItem: Json,
+  operation: Json,
+): WriteOperationSpec {
+  const parameters = parametersOf(document, pathItem, operation);
+  const requestBody = resolve(document, operation.requestBody, '').value;
+  const content = isObject(requestBody) && isObject(requestBody.content) ? Object.keys(requestBody.content) : [];
+  const contentType = isObject(requestBody)
+    ? (content
+        .map((t) => ({ t, rank: jsonRank(t) ?? 9 }))
+        .sort((a, b) => a.rank - b.rank)[0]
+        ?.t.replace(/\*\/\*|application\/\*(\+json)?/, 'application/json') ?? 'application/json')
+    : undefined;
+  const query = parameters
+    .filter((p) => p.in === 'query' && p.required === true)
+    .map((p) => fillQueryParameter(document, p));
+  const headers = parameters
+    .filter(
+      (p) => p.in === 'header' && p.required === true && !RESERVED_HEADER_NAMES.includes(String(p.name).toLowerCase()),
+    )
+    .map((p) => headerValue(document, p));
+  const source = `openapi: ${typeof operation.operationId === 'string' ? operation.operationId : `${method} ${template}`}`;
+  return {
+    method,
+    path,
+    source,
+    ...(contentType !== undefined ? { contentType } : {}),
+    ...(query.length > 0 ? { query } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
+  };
 }
 
 function endpointOf(

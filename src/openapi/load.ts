@@ -166,7 +166,7 @@ export async function loadOpenApiAsRead(
   const raw = version.document;
   if (!isObject(raw.paths)) throw new UsageError(`--openapi ${file}: the document has no "paths" object`);
   const document = documentAsJsonSchema(raw);
-  const { endpoints, operations } = endpointModel(document);
+  const { endpoints, writes, operations } = endpointModel(document);
   if (endpoints.length === 0)
     throw new UsageError(
       `--openapi ${file}: no GET operation under /tenants/{tenantId}/ in the document: nothing to test (the spec's tenant-scoped pattern)`,
@@ -177,7 +177,14 @@ export async function loadOpenApiAsRead(
     .map(([path, sha256]) => ({ file: relative(dirname(resolve(file)), path), sha256 }))
     .sort((a, b) => a.file.localeCompare(b.file));
   return {
-    api: { endpoints, operations, document, file, ...(pinned.length > 0 ? { files: pinned } : {}) },
+    api: {
+      endpoints,
+      ...(writes.length > 0 ? { writes } : {}),
+      operations,
+      document,
+      file,
+      ...(pinned.length > 0 ? { files: pinned } : {}),
+    },
     read: { bundled: raw, sourcePointer: version.sourcePointer, files, texts },
   };
 }

@@ -33,6 +33,13 @@ export const DEFAULT_PAGE_SIZE = 10;
 export const DEFAULT_PAGE_SIZE_MAX = 50;
 
 export interface ReferenceOptions {
+  /**
+   * What the server does with `Expect: 100-continue` (RFC 9110 §10.1.1): `judge` (the default)
+   * answers from the header section when it decides the status, and asks for the content
+   * otherwise; `auto` asks for it at once, as node:http does for an application that does not
+   * listen for `checkContinue` (conformant too: the write checks cannot prove anything then).
+   */
+  expectContinue?: 'judge' | 'auto';
   /** Listen address; default '127.0.0.1'. */
   host?: string;
   /** Listen port; default 0 (a free port). */

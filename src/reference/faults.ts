@@ -48,6 +48,16 @@ export interface Fault extends Alteration {
   readonly errs?: readonly string[];
 }
 
+/** The write checks (suites/writes.test.ts): they need a tenant under test, as the tenant checks do. */
+const WRITE_CHECKS = [
+  'WRITE-VERSION-MISSING',
+  'WRITE-VERSION-INVALID',
+  'WRITE-AUTH-MISSING',
+  'WRITE-AUTH-INVALID',
+  'WRITE-TENANT-UNKNOWN',
+  'WRITE-TENANT-INVALID-ID',
+];
+
 /** Every check that needs a valid access token errs when no token can be had. */
 const NEEDS_TOKEN = [
   'TOKEN-ACCESS-TOKEN',
@@ -191,7 +201,7 @@ const tokenFaults: Fault[] = [
     name: 'access-token-number',
     description: 'access_token is a JSON number instead of a string (spec §Access token response)',
     breaks: ['TOKEN-ACCESS-TOKEN', 'LEGACY-TOKEN'],
-    alsoBreaks: NEEDS_TOKEN,
+    alsoBreaks: [...NEEDS_TOKEN, ...WRITE_CHECKS],
     reply: (r, req) => (isSuccessfulToken(r, req) ? withBody(r, (b) => void (b.access_token = 12345678)) : r),
   },
   {
@@ -642,7 +652,7 @@ const authFaults: Fault[] = [
   {
     name: 'malformed-token-500',
     description: 'A malformed Bearer credential crashes the server: 500 (RFC 6750 §3.1)',
-    breaks: ['AUTH-MALFORMED'],
+    breaks: ['AUTH-MALFORMED', 'WRITE-AUTH-INVALID'],
     errs: ['AUTH-MALFORMED-STATUS'],
     // Only a Bearer credential that is not a b64token (RFC 6750 §2.1), or none at all.
     reply: (r, req) =>
@@ -653,7 +663,14 @@ const authFaults: Fault[] = [
   {
     name: 'resource-401-no-challenge',
     description: 'Resources answer 401 without a WWW-Authenticate challenge (RFC 6750 §3, RFC 9110 §15.5.2)',
-    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER'],
+    breaks: [
+      'AUTH-MISSING',
+      'AUTH-MALFORMED',
+      'AUTH-UNKNOWN-TOKEN',
+      'AUTH-NOT-BEARER',
+      'WRITE-AUTH-MISSING',
+      'WRITE-AUTH-INVALID',
+    ],
     // No challenge: what it should say cannot be judged, and the missing challenge is reported once.
     errs: CHALLENGE_SHOULDS,
     alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
@@ -674,7 +691,14 @@ const authFaults: Fault[] = [
   {
     name: 'resource-challenge-basic',
     description: 'Resources challenge with Basic instead of Bearer (RFC 6750 §3)',
-    breaks: ['AUTH-MISSING', 'AUTH-MALFORMED', 'AUTH-UNKNOWN-TOKEN', 'AUTH-NOT-BEARER'],
+    breaks: [
+      'AUTH-MISSING',
+      'AUTH-MALFORMED',
+      'AUTH-UNKNOWN-TOKEN',
+      'AUTH-NOT-BEARER',
+      'WRITE-AUTH-MISSING',
+      'WRITE-AUTH-INVALID',
+    ],
     errs: CHALLENGE_SHOULDS,
     alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
     reply: (r, req) =>
@@ -781,7 +805,7 @@ const versionFaults: Fault[] = [
   {
     name: 'version-missing-404',
     description: 'A missing Accept-Version gives 404 instead of 400 (spec §Versioning 2)',
-    breaks: ['VERSION-MISSING'],
+    breaks: ['VERSION-MISSING', 'WRITE-VERSION-MISSING'],
     reply: (r, req) => (header(req, 'accept-version') === undefined && r.status === 400 ? { ...r, status: 404 } : r),
   },
   {
@@ -805,7 +829,7 @@ const versionFaults: Fault[] = [
     description: 'The list endpoint alone crashes on an invalid Accept-Version: 500 (spec §Versioning 2: 400 or 404)',
     breaks: ['VERSION-INVALID'],
     reply: (r, req) =>
-      isListRequest(req) && r.status === 404 && header(req, 'accept-version') !== '1'
+      req.method === 'GET' && isListRequest(req) && r.status === 404 && header(req, 'accept-version') !== '1'
         ? json(500, { error: 'server_error' })
         : r,
   },
@@ -964,7 +988,7 @@ const tenantFaults: Fault[] = [
     name: 'unknown-tenant-served',
     description:
       'A tenantId that names no tenant gets 200 and an empty list instead of 403 or 404 (spec §Tenant-scoped endpoints, §Authentication 5)',
-    breaks: ['TENANT-UNKNOWN'],
+    breaks: ['TENANT-UNKNOWN', 'WRITE-TENANT-UNKNOWN'],
     reply: (r, req, ctx) => {
       const id = tenantSegment(req) ?? '';
       const request = parsePageRequest(req.query, ctx.behaviour);
@@ -1006,7 +1030,7 @@ const tenantFaults: Fault[] = [
   {
     name: 'invalid-tenant-id-500',
     description: 'A tenantId that is not a UUID crashes the server: 500 (spec §Tenant identifier)',
-    breaks: ['TENANT-INVALID-ID'],
+    breaks: ['TENANT-INVALID-ID', 'WRITE-TENANT-INVALID-ID'],
     reply: (r, req) =>
       tenantSegment(req) !== undefined && r.status === 400 && /tenantId/.test(JSON.stringify(r.body))
         ? json(500, { error: 'server_error' })
@@ -1030,6 +1054,81 @@ const tenantFaults: Fault[] = [
     reply: (r, req) =>
       tenantSegment(req)?.toLowerCase() === MAIN_TENANT_ID && r.status === 200
         ? apiError({ status: 403, error: 'forbidden', description: 'Denied' })
+        : r,
+  },
+];
+
+/** A request to create a shipment (POST /tenants/{tenantId}/shipments): the write the faults below break. */
+const isCreate = (req: Req): boolean => req.method === 'POST' && /^\/tenants\/[^/]+\/shipments$/.test(req.path);
+const crash = (): Reply => json(500, { error: 'server_error', message: 'Internal server error' });
+
+/**
+ * Faults of a write operation (issue 41): each answers one defect of a create request, from its
+ * header section, as real stacks get it wrong; the probes never send content
+ * (src/battery/writes.ts), and the control (valid headers) is asked for its content.
+ */
+const writeFaults: Fault[] = [
+  {
+    name: 'write-version-404',
+    description:
+      'A create request without Accept-Version is routed as an unknown version: 404 where the spec asks 400 (spec §Versioning 2), on the write operation only',
+    breaks: ['WRITE-VERSION-MISSING'],
+    reply: (r, req) =>
+      isCreate(req) && header(req, 'accept-version') === undefined
+        ? apiError({ status: 404, error: 'not_found', description: 'No route for this version' })
+        : r,
+  },
+  {
+    name: 'write-version-500',
+    description:
+      'A create request with an Accept-Version that names no version crashes the server: 500 (spec §Versioning 2), on the write operation only',
+    breaks: ['WRITE-VERSION-INVALID'],
+    reply: (r, req) => {
+      const version = header(req, 'accept-version');
+      return isCreate(req) && version !== undefined && version.trim() !== '1' ? crash() : r;
+    },
+  },
+  {
+    name: 'write-anonymous-403',
+    description:
+      'A create request without Authorization is taken as an anonymous client and refused 403 without a Bearer challenge (RFC 6750 §3), on the write operation only',
+    breaks: ['WRITE-AUTH-MISSING'],
+    reply: (r, req) =>
+      isCreate(req) && header(req, 'authorization') === undefined && r.status === 401
+        ? apiError({ status: 403, error: 'forbidden', description: 'Access denied' })
+        : r,
+  },
+  {
+    name: 'write-token-403',
+    description:
+      'A create request with a malformed or unknown bearer token is refused 403 without a Bearer challenge (RFC 6750 §3), on the write operation only',
+    breaks: ['WRITE-AUTH-INVALID'],
+    reply: (r, req) =>
+      isCreate(req) &&
+      header(req, 'authorization') !== undefined &&
+      (r.status === 401 || r.status === 400) &&
+      replyHeader(r, 'www-authenticate') !== undefined
+        ? apiError({ status: 403, error: 'forbidden', description: 'Access denied' })
+        : r,
+  },
+  {
+    name: 'write-tenant-500',
+    description:
+      'A create request in a tenant that does not exist crashes the server: 500 (spec §Tenant-scoped endpoints), on the write operation only',
+    breaks: ['WRITE-TENANT-UNKNOWN'],
+    reply: (r, req) => (isCreate(req) && r.status === 404 && errorCode(r) === 'not_found' ? crash() : r),
+  },
+  {
+    name: 'write-tenant-id-500',
+    description:
+      'A create request whose tenantId is not a UUID crashes the server: 500 (spec §Tenant identifier), on the write operation only',
+    breaks: ['WRITE-TENANT-INVALID-ID'],
+    reply: (r, req) =>
+      isCreate(req) &&
+      r.status === 400 &&
+      errorCode(r) === 'invalid_request' &&
+      !/^[0-9a-f-]{36}$/i.test(tenantSegment(req) ?? '')
+        ? crash()
         : r,
   },
 ];
@@ -1456,6 +1555,7 @@ export const FAULTS: readonly Fault[] = [
   ...userFaults,
   ...legacyFaults,
   ...tenantFaults,
+  ...writeFaults,
   ...paginationFaults,
   ...nullFaults,
   ...resourceFaults,

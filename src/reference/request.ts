@@ -19,13 +19,20 @@ export interface Req {
   headers: IncomingHttpHeaders;
   /** Header field names as spelled on the wire. */
   readonly rawHeaderNames: readonly string[];
-  /** The body; null when it exceeded the limit (the rest is left unread). */
+  /** The body; null when it exceeded the limit (the rest is left unread), or has not been read (`headOnly`). */
   body: Buffer | null;
+  /** Only the header section is read: the client expects 100-continue (RFC 9110 §10.1.1), and the content waits for it. */
+  headOnly?: boolean;
   /** The client whose bearer token authenticated the request (set once it did): its tenants are the ones it may access. */
   client?: 'first' | 'second';
 }
 
 export async function readRequest(message: IncomingMessage, bodyLimit: number, legacyRewrites: boolean): Promise<Req> {
+  return { ...readRequestHead(message, legacyRewrites), headOnly: false, body: await readBody(message, bodyLimit) };
+}
+
+/** The request without its content, which is not read (see Req.headOnly). */
+export function readRequestHead(message: IncomingMessage, legacyRewrites: boolean): Req {
   const url = message.url ?? '/';
   const q = url.indexOf('?');
   const target = routeTarget(url, legacyRewrites);
@@ -36,6 +43,7 @@ export async function readRequest(message: IncomingMessage, bodyLimit: number, l
     query: target.query,
     headers: { ...message.headers },
     rawHeaderNames: message.rawHeaders.filter((_, i) => i % 2 === 0),
-    body: await readBody(message, bodyLimit),
+    body: null,
+    headOnly: true,
   };
 }

@@ -5,7 +5,9 @@
  * lists (spec §Pagination), a single resource by id under each, and the tenant's settings, a
  * resource that is not a list. docs/openapi.yaml describes them.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { mediaTypeEssence } from './body.js';
 import type { DocumentAnswer } from './behaviour.js';
 import type { ReferenceContext } from './context.js';
 import {
@@ -39,7 +41,17 @@ const TENANT_PATH = /^\/tenants\/([^/]+)(\/.*)$/;
 type ListTarget = Pick<RequestTarget, 'query'> & {
   readonly headers: IncomingHttpHeaders;
   readonly client?: 'first' | 'second';
+  /** A write's content; null when it exceeded the limit. */
+  readonly body?: Buffer | null;
+  /** Only the header section has arrived (Expect: 100-continue): the content is not asked for unless the request is otherwise acceptable. */
+  readonly headOnly?: boolean;
 };
+
+/**
+ * The reply that asks for the content (100 Continue, RFC 9110 §10.1.1): everything the method, the
+ * target and the header fields decide has been decided, and only the content is left to judge.
+ */
+export const ASK_FOR_CONTENT: Reply = json(100, null);
 
 const notFound = (): Reply => apiError({ status: 404, error: 'not_found', description: 'No such resource' });
 
@@ -93,8 +105,9 @@ export function routeResource(
   }
   const sub = /^\/(shipments|invoices|settings)(?:\/([^/]+))?$/.exec(m[2]);
   if (!sub?.[1]) return notFound();
-  if (method !== 'GET') return methodNotAllowed('GET');
   const [, collection, id] = sub;
+  if (collection === 'shipments' && method !== 'GET') return shipmentWrite(method, tenant, id, target);
+  if (method !== 'GET') return methodNotAllowed('GET');
   if (collection === 'settings') return id === undefined ? json(200, settingsOf(tenant)) : notFound();
   const list = collection === 'shipments' ? 'shipments' : 'invoices';
   const kind = list === 'shipments' ? 'shipment' : 'invoice';
@@ -106,6 +119,85 @@ export function routeResource(
     200,
     kind === 'shipment' ? shipmentAt(tenant.id, index) : invoiceAt(tenant.id, index, tenant.shipmentCount),
   );
+}
+
+/**
+ * The write operations of docs/openapi.yaml: create, change and delete a shipment. What the target
+ * decides (the method, the shipment) is answered from the header section; the content is asked
+ * for only then (ASK_FOR_CONTENT). A write is answered and never kept: the seeded data stays as
+ * it is, so that every run sees the same lists.
+ */
+function shipmentWrite(method: string, tenant: TenantRecord, id: string | undefined, target: ListTarget): Reply {
+  let current: ReturnType<typeof shipmentAt> | undefined;
+  if (id === undefined) {
+    if (method !== 'POST') return methodNotAllowed('GET, POST');
+  } else {
+    if (method !== 'PATCH' && method !== 'DELETE') return methodNotAllowed('GET, PATCH, DELETE');
+    const index = indexOfId(tenant.id, 'shipment', decodeURIComponent(id), listCount(tenant, 'shipments'));
+    if (index === undefined) return apiError({ status: 404, error: 'not_found', description: 'No such shipment' });
+    if (method === 'DELETE')
+      return { status: 204, headers: { 'Cache-Control': 'no-store' }, body: null, raw: { text: '' } };
+    current = shipmentAt(tenant.id, index);
+  }
+  if (target.headOnly) return ASK_FOR_CONTENT;
+  const type = mediaTypeEssence(header(target.headers, 'content-type'));
+  const accepted = method === 'PATCH' ? ['application/merge-patch+json', 'application/json'] : ['application/json'];
+  if (!accepted.includes(type))
+    return apiError({
+      status: 415,
+      error: 'unsupported_media_type',
+      description: `The content must be ${accepted.join(' or ')}`,
+    });
+  const draft = shipmentDraft(target.body);
+  if (typeof draft === 'string') return apiError({ status: 400, error: 'invalid_request', description: draft });
+  if (current) return json(200, { ...current, ...draft });
+  if (draft.carrier === undefined)
+    return apiError({ status: 400, error: 'invalid_request', description: 'carrier is required' });
+  return json(
+    201,
+    {
+      id: randomUUID(),
+      reference: draft.reference ?? '',
+      carrier: draft.carrier,
+      status: 'created',
+      weightKg: draft.weightKg ?? null,
+      deliveredAt: null,
+      createdAt: new Date().toISOString(),
+    },
+    { 'Cache-Control': 'no-store' },
+  );
+}
+
+/** The ShipmentDraft of docs/openapi.yaml in a request's content, or what is wrong with it. */
+function shipmentDraft(
+  body: Buffer | null | undefined,
+): { reference?: string; carrier?: string; weightKg?: number | null } | string {
+  if (body === null || body === undefined) return 'The content is missing or too large';
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return 'The content is not JSON';
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'The content must be a JSON object';
+  const draft = value as Record<string, unknown>;
+  for (const key of Object.keys(draft))
+    if (!['reference', 'carrier', 'weightKg'].includes(key)) return `Unknown field ${key.slice(0, 40)}`;
+  if (draft.reference !== undefined && typeof draft.reference !== 'string') return 'reference must be a string';
+  if (draft.carrier !== undefined && (typeof draft.carrier !== 'string' || draft.carrier === ''))
+    return 'carrier must be a non-empty string';
+  if (
+    draft.weightKg !== undefined &&
+    draft.weightKg !== null &&
+    !(typeof draft.weightKg === 'number' && draft.weightKg >= 0)
+  )
+    return 'weightKg must be a number of at least 0, or null';
+  return draft;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function page(tenant: TenantRecord, target: ListTarget, ctx: ReferenceContext, collection: Collection): Reply {

@@ -20,9 +20,9 @@ import {
 import { alterReply, alterRequest } from './alterations.js';
 import { resolveAlterations } from './catalogue.js';
 import { apiError, DEFAULT_WIRE, json, oauthError, writeReply, type Reply, type WireOptions } from './reply.js';
-import { readRequest, type Req } from './request.js';
+import { readRequest, readRequestHead, type Req } from './request.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PAGED_PATHS, SINGLE_PATHS, routeResource } from './routes.js';
+import { ASK_FOR_CONTENT, PAGED_PATHS, SINGLE_PATHS, routeResource } from './routes.js';
 import { REFERENCE_OPENAPI_FILE, seededResources } from './seeded.js';
 import { handleTokenRequest, TOKEN_PATH } from './token-endpoint.js';
 import { TokenStore } from './tokens.js';
@@ -122,7 +122,13 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   let inFlight = 0;
   let throttled = 0;
 
-  const server = createServer((message: IncomingMessage, res: ServerResponse) => {
+  /**
+   * Answers one request. `expectsContinue`: the client sent Expect: 100-continue (RFC 9110
+   * §10.1.1), so its header section is judged first, by the same pipeline, and the content is
+   * asked for (100 Continue) only if nothing but the content is left to judge; a final answer
+   * otherwise goes out at once, and the unsent content is never waited for.
+   */
+  const handle = (message: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
     requests += 1;
     inFlight += 1;
     res.once('close', () => (inFlight -= 1));
@@ -140,7 +146,33 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       );
       return;
     }
+    /** The pipeline: the alterations' request hooks, the handlers, the alterations' reply hooks. */
+    const pipeline = (req: Req): Reply => {
+      alterRequest(alterations, req, ctx);
+      let reply: Reply;
+      try {
+        reply = respond(req, ctx);
+      } catch {
+        reply = internalError();
+      }
+      return alterReply(alterations, reply, req, ctx);
+    };
+    const head = (): Reply | undefined => {
+      if (!expectsContinue) return undefined;
+      const reply = pipeline(readRequestHead(message, behaviour.legacyRewrites));
+      if (reply.status === ASK_FOR_CONTENT.status) {
+        res.writeContinue();
+        return undefined;
+      }
+      // The content announced is never read: the connection cannot carry another request.
+      return { ...reply, headers: { ...reply.headers, Connection: 'close' } };
+    };
     const answer = async (): Promise<Reply> => {
+      const early = head();
+      if (early) {
+        if (wire.delayMs > 0) await sleep(wire.delayMs);
+        return early;
+      }
       const req = await readRequest(message, behaviour.maxTokenBodyBytes, behaviour.legacyRewrites);
       if (options.recordRequests) {
         const headers: [string, string][] = [];
@@ -154,14 +186,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
           body: req.body?.toString('utf8') ?? '',
         });
       }
-      alterRequest(alterations, req, ctx);
-      let reply: Reply;
-      try {
-        reply = respond(req, ctx);
-      } catch {
-        reply = internalError();
-      }
-      reply = alterReply(alterations, reply, req, ctx);
+      const reply = pipeline(req);
       if (wire.delayMs > 0) await sleep(wire.delayMs);
       return reply;
     };
@@ -172,7 +197,10 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
         // Writing itself failed (e.g. headers already sent): drop the connection, keep the server.
         res.destroy();
       });
-  });
+  };
+  const server = createServer((message, res) => handle(message, res, false));
+  if (options.expectContinue !== 'auto')
+    server.on('checkContinue', (message: IncomingMessage, res: ServerResponse) => handle(message, res, true));
 
   server.keepAliveTimeout = wire.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {

@@ -56,6 +56,7 @@ export async function describeApi(
       ),
       headerFields(options.header).map(([name]) => name.toLowerCase()),
     ),
+    ...(loaded?.writes ? { writes: loaded.writes } : {}),
     ...(loaded?.operations !== undefined ? { operations: loaded.operations } : {}),
     ...(loaded?.document ? { document: loaded.document } : {}),
     ...(loaded?.validators ? { validators: loaded.validators } : {}),

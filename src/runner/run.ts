@@ -314,7 +314,10 @@ async function runWithLog(
         : undefined;
       secondPreflighted?.catch(() => undefined);
       api = await described;
-      if (api.file !== undefined) io.out(`${api.file}: ${describeEndpoints(api.endpoints, api.operations)}\n`);
+      if (api.file !== undefined)
+        io.out(
+          `${api.file}: ${describeEndpoints(api.endpoints, api.operations, { operations: api.writes ?? [], probed: options.writeProbes !== 'none' })}\n`,
+        );
       for (const line of unusedParameters(api.endpoints, parameterValues(options))) io.err(`warning: ${line}`);
       // Only RESOURCE-EXPECTED-VALUES compares a resource's known data: a run without it has nothing to warn of.
       if (checks.some((c) => c.id === 'RESOURCE-EXPECTED-VALUES'))
@@ -369,6 +372,8 @@ async function runWithLog(
         isolation,
         unknownTenantId: target.unknownTenantId,
         endpoints: api.endpoints,
+        writes: options.writeProbes === 'none' ? [] : (api.writes ?? []),
+        ...(options.writeProbes === 'invalid-content' ? { writeProbes: 'invalid-content' as const } : {}),
         ...(api.document ? { openapi: api.document } : {}),
         ...(api.validators ? { openapiValidators: api.validators } : {}),
         parameters: parameterValues(options),
@@ -697,6 +702,7 @@ function reportTarget(
     ...(target.tls.insecure ? { insecure: true } : {}),
     // The margin the expiry checks allowed, for the reproduction of an expired token's wait.
     expiryMargin: options.expiryMargin,
+    writeProbes: options.writeProbes,
     ...targetLabels(options, target.baseUrl),
   };
 }

@@ -209,6 +209,11 @@ export function planTarget(options: RunOptions, env: NodeJS.ProcessEnv = process
   checkEmbeddedWanted(options, env);
   if (options.scope !== undefined && options.tokenParam.some((p) => p.startsWith('scope=')))
     throw new UsageError('--scope and --token-param scope=… both give the scope; keep one');
+  // issue 41 item 3: content goes to a target only on the operator's word that it is not production.
+  if (options.writeProbes === 'invalid-content' && !options.allowWrites && options.baseUrl !== undefined)
+    throw new UsageError(
+      '--write-probes invalid-content sends write requests with content (not JSON, each with one defective header) to the target: say that it is not production with --allow-writes, or keep --write-probes headers, which never sends content',
+    );
   const expectations = options.expectations === undefined ? undefined : loadExpectations(options.expectations);
   const tls = tlsOf(options);
   if (options.baseUrl === undefined) {

@@ -1,3 +1,4 @@
+import { SUITES } from '../../src/catalogue/index.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -147,17 +148,7 @@ export function statusOf(report: RunReport, id: string): string | undefined {
 }
 
 /** Every suite but expiry, for runs that need not wait for a token to expire. */
-export const SUITES_BUT_EXPIRY: readonly string[] = [
-  'token',
-  'auth',
-  'versioning',
-  'user',
-  'legacy',
-  'tenant',
-  'pagination',
-  'nulls',
-  'resources',
-];
+export const SUITES_BUT_EXPIRY: readonly string[] = SUITES.filter((s) => s !== 'expiry');
 /** The options that select them. */
 export const WITHOUT_EXPIRY = SUITES_BUT_EXPIRY.flatMap((s) => ['--suite', s]);
 

@@ -78,3 +78,43 @@ export async function runHarness(
 }
 
 export { differences, reasonsOf } from './verdicts.js';
+
+export const ASKS_FOR_CONTENT = /asked for the content \(100 Continue\)/;
+
+/**
+ * How each write operation fared across the write checks (issue 41): `proven` where every check
+ * judged it (passed or failed); `asks for the content` where the server answered 100 Continue to
+ * every probe; else `not proven by` the checks that could not judge it, with why, in short:
+ * `as with valid headers` (the probe got the control's answer, a 404 for the made-up id), `asks
+ * for the content`, or the reason itself.
+ */
+export function writeOutcomes(report: RunReport): Record<string, string> {
+  const byEndpoint = new Map<string, { id: string; why?: string }[]>();
+  for (const check of report.checks.filter((c) => c.suite === 'writes'))
+    for (const e of check.endpoints ?? []) {
+      const why =
+        e.status !== 'skipped'
+          ? undefined
+          : ASKS_FOR_CONTENT.test(e.message ?? '')
+            ? 'asks for the content'
+            : /but the same request with valid headers .* gets \d{3}.* too/.test(e.message ?? '')
+              ? 'as with valid headers'
+              : (e.message ?? '(no reason)');
+      byEndpoint.set(e.endpoint, [...(byEndpoint.get(e.endpoint) ?? []), { id: check.id, ...(why ? { why } : {}) }]);
+    }
+  const out: Record<string, string> = {};
+  for (const [endpoint, outcomes] of byEndpoint) {
+    const unproven = outcomes.filter((o) => o.why !== undefined);
+    const whys = [...new Set(unproven.map((o) => o.why))];
+    out[endpoint] =
+      unproven.length === 0
+        ? 'proven'
+        : unproven.length === outcomes.length && whys.length === 1 && whys[0] === 'asks for the content'
+          ? 'asks for the content'
+          : `not proven by ${unproven
+              .map((o) => o.id)
+              .sort()
+              .join(', ')}: ${whys.join('; ')}`;
+  }
+  return out;
+}

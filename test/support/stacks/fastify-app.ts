@@ -11,7 +11,7 @@
  * `type: 'string'` without null, so fast-json-stringify writes `""` where the data has null
  * (spec §Generic rules for optional fields 2: "" is never a substitute for null).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import {
@@ -355,6 +355,50 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
       },
     );
   }
+
+  // The write operations of the reference's document, as Fastify writes them: the bearer guard in
+  // onRequest (before the body is parsed), a body schema; answered, never kept.
+  app.post<{ Params: { tenantId: string }; Body: { reference?: string; carrier: string; weightKg?: number | null } }>(
+    '/tenants/:tenantId/shipments',
+    {
+      onRequest: bearer,
+      schema: {
+        body: {
+          type: 'object',
+          required: ['carrier'],
+          additionalProperties: false,
+          properties: {
+            reference: { type: 'string' },
+            carrier: { type: 'string', minLength: 1 },
+            weightKg: { type: ['number', 'null'], minimum: 0 },
+          },
+        },
+        response: { 201: s.shipment },
+      },
+    },
+    (req, reply) => {
+      tenantOf(req.params.tenantId);
+      return reply.code(201).send({
+        id: randomUUID(),
+        reference: req.body.reference ?? '',
+        carrier: req.body.carrier,
+        status: 'created',
+        weightKg: req.body.weightKg ?? null,
+        deliveredAt: null,
+        createdAt: new Date().toISOString(),
+      });
+    },
+  );
+  app.delete<{ Params: { tenantId: string; id: string } }>(
+    '/tenants/:tenantId/shipments/:id',
+    { onRequest: bearer },
+    (req, reply) => {
+      const tenant = tenantOf(req.params.tenantId);
+      if (indexOfId(tenant.id, 'shipment', req.params.id, listCount(tenant, 'shipments')) === undefined)
+        throw new ApiError(404, 'not_found', 'No such shipment');
+      return reply.code(204).send();
+    },
+  );
 
   app.get<{ Params: { tenantId: string } }>(
     '/tenants/:tenantId/settings',

@@ -29,10 +29,10 @@ import os
 import secrets
 import sys
 import time
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Callable, Dict, List, Optional, Set
 from urllib.parse import unquote_plus
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from fastapi import APIRouter, Depends, FastAPI, Form, Header, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -71,6 +71,12 @@ class Shipment(BaseModel):
     weightKg: Optional[float] = None
     deliveredAt: Optional[datetime] = None
     createdAt: datetime
+
+
+class ShipmentDraft(BaseModel):
+    reference: str = ""
+    carrier: str
+    weightKg: Optional[float] = None
 
 
 class Invoice(BaseModel):
@@ -262,6 +268,16 @@ def build_app(defects: Set[str], data: Dict[str, Any], ttl: timedelta) -> FastAP
     @router.get("/shipments/{shipment_id}", response_model=Shipment, **route_options)
     def read_shipment(shipment_id: UUID, tenant: Dict[str, Any] = Depends(accessible_tenant)) -> Any:
         return one(data["shipments"][tenant["id"]], shipment_id, "Shipment")
+
+    # The write operations, as FastAPI writes them: a body model, and a 204 without content.
+    @router.post("/shipments", response_model=Shipment, status_code=201, **route_options)
+    def create_shipment(draft: ShipmentDraft, tenant: Dict[str, Any] = Depends(accessible_tenant)) -> Any:
+        return {"id": str(uuid4()), "reference": draft.reference, "carrier": draft.carrier, "status": "created", "weightKg": draft.weightKg, "deliveredAt": None, "createdAt": datetime.now(timezone.utc)}
+
+    @router.delete("/shipments/{shipment_id}", status_code=204, response_class=Response)
+    def delete_shipment(shipment_id: UUID, tenant: Dict[str, Any] = Depends(accessible_tenant)) -> Response:
+        one(data["shipments"][tenant["id"]], shipment_id, "Shipment")
+        return Response(status_code=204)
 
     @router.get("/invoices", response_model=List[Invoice], **route_options)
     def list_invoices(request: Request, response: Response, page: int = Query(1, ge=1), size: int = Query(PAGE_SIZE_DEFAULT, ge=1, le=PAGE_SIZE_MAX), tenant: Dict[str, Any] = Depends(accessible_tenant)) -> Any:

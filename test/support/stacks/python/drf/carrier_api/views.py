@@ -5,7 +5,7 @@ import secrets
 from urllib.parse import unquote_plus
 
 from django.shortcuts import get_object_or_404
-from rest_framework import generics, permissions, viewsets
+from rest_framework import generics, mixins, permissions, viewsets
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -86,9 +86,14 @@ class TenantScopedViewSet(viewsets.ReadOnlyModelViewSet):
         return super().get_queryset().filter(tenant_id=self.kwargs["tenant_id"])
 
 
-class ShipmentViewSet(TenantScopedViewSet):
+class ShipmentViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, TenantScopedViewSet):
+    """The shipments, with a create and a delete operation (POST shipments/, DELETE shipments/{id}/), as a router writes them."""
+
     queryset = Shipment.objects.all()
     serializer_class = ShipmentSerializer
+
+    def perform_create(self, serializer):
+        serializer.save(tenant_id=self.kwargs["tenant_id"])
 
 
 class InvoiceViewSet(TenantScopedViewSet):
