@@ -508,7 +508,7 @@ describe('a 500 on GET /users/me: one root cause, one finding (issue 30, item 5)
 });
 
 describe('findings by cause: one card per wrong behaviour, not per exchange (issue 30, item 7)', () => {
-  it('a missing challenge and an ignored Accept-Version are two causes, each with its endpoints and the checks it breaks', async () => {
+  it("a missing challenge and an ignored Accept-Version are two causes (three with the DELETE's 204), each with its endpoints and the checks it breaks", async () => {
     const { report } = await runAgainst(
       { faults: ['resource-401-no-challenge', 'version-missing-accepted'], tokenTtlSeconds: 2 },
       ['--reporter', 'json'],
@@ -545,6 +545,12 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
         endpoints: 9,
         checks: ['VERSION-MISSING'],
       },
+      // The DELETE (idempotent: 204 for the made-up id) accepts it too: another answer, another cause.
+      {
+        title: 'DELETE /tenants/{tenantId}/shipments/{shipmentId} with no Accept-Version header: expected 400, got 204',
+        endpoints: 1,
+        checks: ['WRITE-VERSION-MISSING'],
+      },
     ]);
     // Every check that did not pass is in one.
     const broken = report.checks
@@ -554,7 +560,7 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
     expect([...new Set(causes.flatMap((c) => c.checks.map((x) => x.check.id)))].sort()).toEqual(broken);
 
     const html = renderHtmlReport(report);
-    expect(html).toContain('Findings by cause (2 causes, 12 checks)');
+    expect(html).toContain('Findings by cause (3 causes, 13 checks)');
     expect(html).toContain(
       '<h3 class="cause-title">a 401 must carry a WWW-Authenticate challenge (Bearer), got none</h3>',
     );

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './undici.js';
-import { headerOnlyExchange } from './header-only.js';
+import type * as HeaderOnly from './header-only.js';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RecordedExchange } from '../model/run-report.js';
 import type { Redactor } from '../core/redact.js';
@@ -724,7 +724,7 @@ export class HttpClient {
       announced = true;
       this.#verbose(() => `→ ${req.method} ${url.href}`);
       sent = req.promisedContent
-        ? headerOnlyExchange(url, {
+        ? (await headerOnly()).headerOnlyExchange(url, {
             method: req.method,
             headers: sentHeaders,
             tls: this.#options.tls ?? { insecure: false },
@@ -928,6 +928,13 @@ export class HttpClient {
  * setImmediate would land among undici's; the second runs after all of them. Only when the
  * answer reaches its caller changes, never what it is: no verdict depends on timing.
  */
+/**
+ * src/http/header-only.ts, loaded with the first write probe: node:http and node:https cost every
+ * worker and every CLI start ~25 ms (measured), and most runs send no write probe.
+ */
+let headerOnlyModule: Promise<typeof HeaderOnly> | undefined;
+const headerOnly = (): Promise<typeof HeaderOnly> => (headerOnlyModule ??= import('./header-only.js'));
+
 function afterTheWrites(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

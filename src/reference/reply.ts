@@ -87,8 +87,15 @@ export function writeReply(
   wire: WireOptions = DEFAULT_WIRE,
   acceptEncoding = '',
 ): void {
-  let payload = Buffer.from(reply.raw ? reply.raw.text : JSON.stringify(reply.body), 'utf8');
   res.statusCode = reply.status;
+  // RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content, hence no Content-Type, Content-Length or coding.
+  if (reply.status === 204 || reply.status === 304) {
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+    if (wire.closeConnections) res.setHeader('Connection', 'close');
+    res.end();
+    return;
+  }
+  let payload = Buffer.from(reply.raw ? reply.raw.text : JSON.stringify(reply.body), 'utf8');
   const contentType = reply.raw ? reply.raw.contentType : (reply.contentType ?? JSON_CONTENT_TYPE);
   if (contentType !== undefined) res.setHeader('Content-Type', contentType);
   for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);

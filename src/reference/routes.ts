@@ -122,10 +122,10 @@ export function routeResource(
 }
 
 /**
- * The write operations of docs/openapi.yaml: create, change and delete a shipment. What the target
- * decides (the method, the shipment) is answered from the header section; the content is asked
- * for only then (ASK_FOR_CONTENT). A write is answered and never kept: the seeded data stays as
- * it is, so that every run sees the same lists.
+ * The write operations of docs/openapi.yaml: create, change and delete a shipment. What the header
+ * section decides (the version, the token, the tenant, the method) is answered before the content
+ * is asked for (ASK_FOR_CONTENT). A write is answered and never kept: the seeded data stays as it
+ * is, so that every run sees the same lists.
  */
 function shipmentWrite(method: string, tenant: TenantRecord, id: string | undefined, target: ListTarget): Reply {
   let current: ReturnType<typeof shipmentAt> | undefined;
@@ -133,10 +133,14 @@ function shipmentWrite(method: string, tenant: TenantRecord, id: string | undefi
     if (method !== 'POST') return methodNotAllowed('GET, POST');
   } else {
     if (method !== 'PATCH' && method !== 'DELETE') return methodNotAllowed('GET, PATCH, DELETE');
-    const index = indexOfId(tenant.id, 'shipment', decodeURIComponent(id), listCount(tenant, 'shipments'));
-    if (index === undefined) return apiError({ status: 404, error: 'not_found', description: 'No such shipment' });
+    // DELETE is idempotent (RFC 9110 §9.2.2): a shipment that is not there is gone all the same.
     if (method === 'DELETE')
       return { status: 204, headers: { 'Cache-Control': 'no-store' }, body: null, raw: { text: '' } };
+    // A change is looked up once its content has come, as many servers do: the header section
+    // decides nothing about the shipment.
+    if (target.headOnly) return ASK_FOR_CONTENT;
+    const index = indexOfId(tenant.id, 'shipment', decodeURIComponent(id), listCount(tenant, 'shipments'));
+    if (index === undefined) return apiError({ status: 404, error: 'not_found', description: 'No such shipment' });
     current = shipmentAt(tenant.id, index);
   }
   if (target.headOnly) return ASK_FOR_CONTENT;
