@@ -18,7 +18,7 @@
  *
  * Needs the binaries (`apt-get install nginx-light haproxy apache2`): skipped locally without them,
  * failed in CI (`CI` set), like the Chromium test of test/html-report.test.ts.
- * GATEWAY_RUNS=N repeats the battery N times per gateway (default 3).
+ * GATEWAY_RUNS=N repeats the battery N times per gateway (default 2).
  */
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -46,7 +46,7 @@ import { writeOutcomes } from './support/stack-runs.js';
 import { onLoopback, closeServer } from './support/loopback.js';
 
 const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const RUNS = Number(process.env.GATEWAY_RUNS ?? 3);
+const RUNS = Number(process.env.GATEWAY_RUNS ?? 2);
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
 const TOKEN_TTL_SECONDS = 2;
 const KEEP_ALIVE_TIMEOUT_MS = 500;
