@@ -361,10 +361,11 @@ async function fromListAbove(
 }
 
 /**
- * The header fields an endpoint's every request carries: its required header parameters as the
- * document fills them (issue 37 item 4); resolvePath has made sure each has a value.
+ * The header fields an endpoint's (or a write operation's) every request carries: its required
+ * header parameters as the document fills them (issue 37 item 4); resolvePath (probePath, for a
+ * write) has made sure each has a value.
  */
-export function endpointHeaders(spec: EndpointSpec | undefined): Record<string, string> {
+export function endpointHeaders(spec: Pick<EndpointSpec, 'headers'> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const { name, value } of spec?.headers ?? []) if (value !== undefined) out[name] = value;
   return out;

@@ -4,10 +4,11 @@ import { tenantPath } from '../carrier/paths.js';
 import { writeWithInvalidContent, writeWithoutContent, type VersionHeader } from '../carrier/requests.js';
 import type { HttpResponse, RequestAuth } from '../http/client.js';
 import type { CheckContext } from './check.js';
-import { sharedProbe } from './endpoints.js';
+import { endpointHeaders, sharedProbe } from './endpoints.js';
 import { describeStatus } from './expect.js';
 import { mapBounded } from './bounded.js';
 import { proxyFor } from '../http/proxy.js';
+import { isJsonMediaType } from '../http/media-type.js';
 
 /**
  * Write operations (issue 41): the spec's header rules hold on every endpoint ("Every endpoint
@@ -81,12 +82,6 @@ function probePath(op: WriteOperationSpec, tenantId: string): string | { unresol
   return `${tenantPath(tenantId, path.split('?')[0] ?? path)}${search === '' ? '' : `?${search}`}`;
 }
 
-function operationHeaders(op: WriteOperationSpec): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const { name, value } of op.headers ?? []) if (value !== undefined) out[name] = value;
-  return out;
-}
-
 /** Sends one probe of `op` (no content, ever). */
 function sendProbe(
   c: CheckContext,
@@ -102,7 +97,7 @@ function sendProbe(
     path,
     auth: variation.auth ?? c.bearer(),
     ...(variation.acceptVersion !== undefined ? { acceptVersion: variation.acceptVersion } : {}),
-    headers: operationHeaders(op),
+    headers: endpointHeaders(op),
     purpose: `${operationLabel(op)}: ${purpose}`,
   };
   if (invalidContent && op.contentType !== undefined)
@@ -134,12 +129,7 @@ function control(c: CheckContext, op: WriteOperationSpec, path: string): Promise
  * for an operation whose content is JSON, which no server can act on when it does not parse.
  */
 function withInvalidContent(c: CheckContext, op: WriteOperationSpec): boolean {
-  return c.settings.writeProbes === 'invalid-content' && op.contentType !== undefined && isJsonType(op.contentType);
-}
-
-function isJsonType(type: string): boolean {
-  const essence = type.split(';')[0]?.trim().toLowerCase() ?? '';
-  return essence === 'application/json' || /^[a-z]+\/[^\s/]+\+json$/.test(essence);
+  return c.settings.writeProbes === 'invalid-content' && isJsonMediaType(op.contentType);
 }
 
 /** The tier-2 control: valid headers and the same content that is not JSON, once per worker. */
@@ -204,12 +194,12 @@ export async function onEveryWrite(
         const answer = sendProbe(e, op, path, p.variation, p.label);
         // Judged in order below: one that fails while an earlier one is judged is not left unhandled.
         answer.catch(() => undefined);
-        return { probe: p, answer };
+        return { probe: p, path, answer };
       });
       const valid = control(e, op, own);
       valid.catch(() => undefined);
       const unproven: string[] = [];
-      for (const { probe, answer } of sent) {
+      for (const { probe, path, answer } of sent) {
         const what = `${operationLabel(op)} with ${probe.label}`;
         const res = await answer;
         let outcome = await judgeWrite(
@@ -220,26 +210,15 @@ export async function onEveryWrite(
           rule,
           op.contentType === undefined ? 'no content' : CONTENT_NEVER_SENT,
         );
-        if (outcome !== 'judged' && res.status === 100 && withInvalidContent(e, op)) {
-          const path = probe.variation.tenantId === undefined ? own : probePath(op, probe.variation.tenantId);
-          if (typeof path === 'string')
-            outcome = await judgeWrite(
-              e,
-              await sendProbe(
-                e,
-                op,
-                path,
-                probe.variation,
-                `${probe.label}, and content that is not JSON`,
-                e.send,
-                true,
-              ),
-              invalidContentControl(e, op, own),
-              `${what} and content that is not JSON`,
-              rule,
-              'the same content that is not JSON',
-            );
-        }
+        if (outcome !== 'judged' && res.status === 100 && withInvalidContent(e, op))
+          outcome = await judgeWrite(
+            e,
+            await sendProbe(e, op, path, probe.variation, `${probe.label}, and content that is not JSON`, e.send, true),
+            invalidContentControl(e, op, own),
+            `${what} and content that is not JSON`,
+            rule,
+            'the same content that is not JSON',
+          );
         if (outcome !== 'judged') unproven.push(outcome.unproven);
       }
       if (unproven.length > 0 && !e.failed) e.skipEndpoint(unproven.join('; '));
@@ -299,6 +278,3 @@ async function judgeWrite(
 
 /** What the control of a probe without content has besides valid headers, in words. */
 const CONTENT_NEVER_SENT = 'its content announced and never sent';
-
-/** A made-up id for a probe: exported for the tests. */
-export const WRITE_PROBE_ID = MADE_UP_ID;

@@ -618,6 +618,20 @@ const MALFORMED_BEARER = /^bearer(?:\s*|\s+\S*[^A-Za-z0-9\-._~+/=\s]\S*.*)$/i;
 /** RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
+/** What a refusal without a Bearer challenge breaks, wherever it is refused (RFC 6750 §3), and what it leaves unjudgeable. */
+const NO_BEARER_CHALLENGE = {
+  breaks: [
+    'AUTH-MISSING',
+    'AUTH-MALFORMED',
+    'AUTH-UNKNOWN-TOKEN',
+    'AUTH-NOT-BEARER',
+    'WRITE-AUTH-MISSING',
+    'WRITE-AUTH-INVALID',
+  ],
+  errs: CHALLENGE_SHOULDS,
+  alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
+} as const;
+
 const authFaults: Fault[] = [
   {
     name: 'missing-auth-accepted',
@@ -663,17 +677,8 @@ const authFaults: Fault[] = [
   {
     name: 'resource-401-no-challenge',
     description: 'Resources answer 401 without a WWW-Authenticate challenge (RFC 6750 §3, RFC 9110 §15.5.2)',
-    breaks: [
-      'AUTH-MISSING',
-      'AUTH-MALFORMED',
-      'AUTH-UNKNOWN-TOKEN',
-      'AUTH-NOT-BEARER',
-      'WRITE-AUTH-MISSING',
-      'WRITE-AUTH-INVALID',
-    ],
     // No challenge: what it should say cannot be judged, and the missing challenge is reported once.
-    errs: CHALLENGE_SHOULDS,
-    alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
+    ...NO_BEARER_CHALLENGE,
     reply: (r, req) => (isResource401(r, req) ? withHeader(r, 'WWW-Authenticate', undefined) : r),
   },
   {
@@ -691,16 +696,7 @@ const authFaults: Fault[] = [
   {
     name: 'resource-challenge-basic',
     description: 'Resources challenge with Basic instead of Bearer (RFC 6750 §3)',
-    breaks: [
-      'AUTH-MISSING',
-      'AUTH-MALFORMED',
-      'AUTH-UNKNOWN-TOKEN',
-      'AUTH-NOT-BEARER',
-      'WRITE-AUTH-MISSING',
-      'WRITE-AUTH-INVALID',
-    ],
-    errs: CHALLENGE_SHOULDS,
-    alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
+    ...NO_BEARER_CHALLENGE,
     reply: (r, req) =>
       isResourceRequest(req) && replyHeader(r, 'WWW-Authenticate') !== undefined
         ? withHeader(r, 'WWW-Authenticate', 'Basic realm="carrier-platform"')
