@@ -20,6 +20,7 @@ import {
 } from '../src/battery/endpoints.js';
 import { dataIn, getAsSecondClient, notForeign, pathInSecondTenant, secondAnswer } from '../src/battery/isolation.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
+import { TENANT_AND_AUTH, judgePrecedence } from '../src/battery/precedence.js';
 import { extractItems, itemId } from '../src/battery/list-items.js';
 import {
   canRecogniseData,
@@ -286,6 +287,23 @@ suite('tenant', () => {
       if (!res) return;
       expectStatus(e, res, [403, 404], what);
       await expectNoData(e, endpoint, res, what);
+    });
+  });
+
+  // Two defects at once (src/battery/precedence.ts): either rule's answer passes, and which the
+  // target gave is recorded.
+  check('TENANT-UNKNOWN-NO-AUTH', async (c) => {
+    await onEach(c, endpointsOrSkip(c), async (e, endpoint) => {
+      const what = `${endpoint.label.replace('{tenantId}', '{unknownTenantId}')} with ${TENANT_AND_AUTH.defect}`;
+      const res = await ownTenantWorks(e, endpoint, async () =>
+        getResource(e.send, e.target, {
+          path: await inTenant(e, endpoint, e.settings.unknownTenantId),
+          auth: { kind: 'none' },
+          headers: endpointHeaders(endpoint.spec),
+          purpose: what,
+        }),
+      );
+      if (res) judgePrecedence(e, TENANT_AND_AUTH, res, what);
     });
   });
 

@@ -12,11 +12,13 @@ import {
   notValidByDocument,
   onEach,
   probeWhenWorking,
+  resourceEndpoints,
   succeeded,
   workingAnswer,
   type Endpoint,
 } from '../src/battery/endpoints.js';
 import { expectNoToken, expectStatus, expectStatusClass } from '../src/battery/expect.js';
+import { VERSION_AND_AUTH, judgePrecedence } from '../src/battery/precedence.js';
 import type { VersionHeader } from '../src/carrier/requests.js';
 import type { HttpResponse } from '../src/http/client.js';
 
@@ -100,4 +102,16 @@ suite('versioning', () => {
       (e, endpoint, res, what) => expectSuccess(e, endpoint, res, what),
     ),
   );
+
+  // Two defects at once (src/battery/precedence.ts): either rule's answer passes, and which the
+  // target gave is recorded. The token endpoint has no bearer rule: only the resource endpoints.
+  check('VERSION-AND-AUTH-MISSING', async (c) => {
+    noteMissingTenantEndpoints(c);
+    await onEach(c, resourceEndpoints(c), async (e, endpoint) => {
+      const res = await probeWhenWorking(e, endpoint, () =>
+        endpoint.send(e, { acceptVersion: null, auth: { kind: 'none' } }, VERSION_AND_AUTH.defect),
+      );
+      if (res) judgePrecedence(e, VERSION_AND_AUTH, res, `${endpoint.label} with ${VERSION_AND_AUTH.defect}`);
+    });
+  });
 });

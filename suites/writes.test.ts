@@ -8,6 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import { check, suite } from '../src/battery/check.js';
 import { challengeOf, expectChallenge, expectRefusal, expectStatus, expectStatusClass } from '../src/battery/expect.js';
+import {
+  TENANT_AND_AUTH,
+  VERSION_AND_AUTH,
+  choiceOf,
+  judgePrecedence,
+  observeChoice,
+  type PrecedencePair,
+} from '../src/battery/precedence.js';
 import { onEveryWrite, type WriteProbe, type WriteRule } from '../src/battery/writes.js';
 import type { HttpResponse } from '../src/http/client.js';
 
@@ -25,6 +33,15 @@ const statusIn = (statuses: readonly number[], expected: string): WriteRule => (
   holds: (res) => statuses.includes(res.status),
   expected,
   fail: (e, res, what) => void expectStatus(e, res, statuses, what),
+});
+
+/** Either rule's answer, for two defects at once (src/battery/precedence.ts); a 401 is authentication's, whatever else is wrong. */
+const eitherRule = (pair: PrecedencePair): WriteRule => ({
+  holds: (res) => choiceOf(pair, res) !== undefined,
+  expected: `${pair.otherExpected}, or a refusal with a Bearer challenge (RFC 6750 §3)`,
+  certain: (res) => res.status === 401,
+  fail: (e, res, what) => void judgePrecedence(e, pair, res, what),
+  observe: (e, res) => observeChoice(e, pair, res),
 });
 
 suite('writes', () => {
@@ -85,5 +102,23 @@ suite('writes', () => {
       expected: 'a 4xx',
       fail: (e, res, what) => void expectStatusClass(e, res, 4, what),
     }),
+  );
+
+  check('WRITE-VERSION-AND-AUTH-MISSING', (c) =>
+    onEveryWrite(
+      c,
+      () => [{ variation: { acceptVersion: null, auth: { kind: 'none' } }, label: VERSION_AND_AUTH.defect }],
+      eitherRule(VERSION_AND_AUTH),
+    ),
+  );
+
+  check('WRITE-TENANT-UNKNOWN-NO-AUTH', (c) =>
+    onEveryWrite(
+      c,
+      () => [
+        { variation: { tenantId: c.settings.unknownTenantId, auth: { kind: 'none' } }, label: TENANT_AND_AUTH.defect },
+      ],
+      eitherRule(TENANT_AND_AUTH),
+    ),
   );
 });

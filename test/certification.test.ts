@@ -74,9 +74,10 @@ async function certifyingRun(
   name: string,
   profile: string | undefined,
   args: readonly string[] = [],
+  variants: string[] = [],
 ): Promise<HarnessResult & { bundle: string }> {
   const bundle = join(dir, name);
-  const run = await runAgainst({ tokenTtlSeconds: 2 }, [
+  const run = await runAgainst({ tokenTtlSeconds: 2, variants }, [
     '--expectations',
     expectations,
     '--target-name',
@@ -557,6 +558,50 @@ describe('a genuine bundle made under the profile', () => {
           : `signature: made with key ${keyFingerprint(stranger.key)}, not with the key you trust (${keyFingerprint(signer.key)})`,
       ]);
     }
+  });
+});
+
+describe('a profile that pins which rule wins where two apply at once (issue 41 item 4: the spec orders neither)', () => {
+  it("the reference's order (Accept-Version before the token, the token before the tenant) verifies; a server that checks in another order is conformant, and its bundle fails that item: one line per check, naming the endpoints", async () => {
+    const pinned = await writeProfile('profile-precedence.json', {
+      allowTargets: ['loopback'],
+      precedence: { versionAndAuth: 'version', tenantAndAuth: 'auth' },
+    });
+    const [ours, other] = await Promise.all([
+      certifyingRun('precedence-reference', pinned),
+      certifyingRun('precedence-other-order', pinned, [], ['checks-in-another-order']),
+    ]);
+    expect(ours.code, ours.stdout + ours.stderr).toBe(0);
+    const verified = await verify(ours.bundle, '--profile', pinned, '--public-key', signer.publicPath);
+    expect([verified.code, verified.fails]).toEqual([0, []]);
+    expect(verified.stdout).toContain(
+      "  ok    precedence versionAndAuth: Accept-Version's answer (400) on each of the 10 endpoints observed, as the profile pins",
+    );
+    expect(verified.stdout).toContain(
+      "  ok    precedence tenantAndAuth: authentication's answer (a refusal with a Bearer challenge) on each of the 8 endpoints observed, as the profile pins",
+    );
+
+    // Conformant either way: the run passes; only the profile's pin tells the orders apart.
+    expect(other.code, other.stdout + other.stderr).toBe(0);
+    expect(other.report.verdict).toBe('conformant');
+    expect(other.stdout).toContain(`  under the profile ${pinned}: this bundle will NOT verify, because:`);
+    const refused = await verify(other.bundle, '--profile', pinned, '--public-key', signer.publicPath);
+    expect(refused.code).toBe(1);
+    expect(refused.fails).toEqual([
+      "precedence versionAndAuth: VERSION-AND-AUTH-MISSING: authentication's answer (a refusal with a Bearer challenge) on 7 endpoints (GET /users/me, GET /uaa/userinfo (legacy), GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/shipments/{shipmentId}, GET /tenants/{tenantId}/invoices, and 2 more); the profile pins Accept-Version's answer (400)",
+      "precedence versionAndAuth: WRITE-VERSION-AND-AUTH-MISSING: authentication's answer (a refusal with a Bearer challenge) on 3 endpoints (POST /tenants/{tenantId}/shipments, PATCH /tenants/{tenantId}/shipments/{shipmentId}, DELETE /tenants/{tenantId}/shipments/{shipmentId}); the profile pins Accept-Version's answer (400)",
+      "precedence tenantAndAuth: TENANT-UNKNOWN-NO-AUTH: the unknown tenant's answer (403 or 404) on 5 endpoints (GET /tenants/{tenantId}/shipments, GET /tenants/{tenantId}/shipments/{shipmentId}, GET /tenants/{tenantId}/invoices, GET /tenants/{tenantId}/invoices/{invoiceId}, GET /tenants/{tenantId}/settings); the profile pins authentication's answer (a refusal with a Bearer challenge)",
+      "precedence tenantAndAuth: WRITE-TENANT-UNKNOWN-NO-AUTH: the unknown tenant's answer (403 or 404) on 3 endpoints (POST /tenants/{tenantId}/shipments, PATCH /tenants/{tenantId}/shipments/{shipmentId}, DELETE /tenants/{tenantId}/shipments/{shipmentId}); the profile pins authentication's answer (a refusal with a Bearer challenge)",
+    ]);
+  }, 90_000);
+
+  it('a pin that is neither choice is refused with the profile: one line, exit 2', async () => {
+    const wrong = await writeProfile('profile-precedence-wrong.json', { precedence: { versionAndAuth: 'tenant' } });
+    const result = await runMain(['run', '--profile', wrong]);
+    expect([result.code, result.stderr.trim()]).toEqual([
+      2,
+      `carrier-conformance: --profile ${wrong}: precedence.versionAndAuth: "tenant" is neither version nor auth`,
+    ]);
   });
 });
 

@@ -173,6 +173,7 @@ describe('refusal bodies in the exchanges, judged as TENANT-FOREIGN judges them 
       'TENANT-FOREIGN passed',
       'TENANT-UNKNOWN passed',
       'TENANT-INVALID-ID passed',
+      'TENANT-UNKNOWN-NO-AUTH passed',
     ]);
     const verified = await verify(run.bundle);
     expect(verified.fails.filter((f) => f.startsWith('evidence'))).toEqual([]);

@@ -42,7 +42,7 @@ import {
 } from './support/gateways.js';
 import { runBin, tempDir, WITHOUT_EXPIRY } from './support/harness.js';
 import { differences as statusDifferences } from './support/verdicts.js';
-import { writeOutcomes } from './support/stack-runs.js';
+import { VERSION_THEN_TOKEN_THEN_TENANT, precedenceChoices, writeOutcomes } from './support/stack-runs.js';
 import { onLoopback, closeServer } from './support/loopback.js';
 
 const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
@@ -407,6 +407,10 @@ describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the refer
         .toEqual([]);
       expect.soft(run.code, `exit code through ${kind}${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
       expect.soft(writeOutcomes(run.report), `the write operations through ${kind}`).toEqual(WRITES_THROUGH[kind]);
+      expect.soft(precedenceChoices(run.report), `which rule wins through ${kind}`).toEqual(
+        // nginx asks for the content of the create and change operations itself (docs/writes.md).
+        VERSION_THEN_TOKEN_THEN_TENANT(kind === 'nginx' ? 1 : 3),
+      );
 
       // The gateway did its job during the run, so the equal verdicts mean something.
       const legacy = access.filter((e) => GATEWAY_REWRITES.some(([path]) => e.target.split('?')[0] === path));

@@ -16,7 +16,7 @@ import { runMain, tempDir } from './support/harness.js';
 import { SECRETS } from './support/oauth-servers.js';
 import { startGuardedStack, type GuardedLibrary, type GuardedStack } from './support/stacks/oauth-guarded.js';
 import { differences } from './support/verdicts.js';
-import { writeOutcomes } from './support/stack-runs.js';
+import { VERSION_THEN_TOKEN_THEN_TENANT, precedenceChoices, writeOutcomes } from './support/stack-runs.js';
 
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
 const TOKEN_TTL_SECONDS = 2;
@@ -175,6 +175,7 @@ describe('the whole battery against real OAuth libraries guarding the resources'
           // The reference's routes: a DELETE of the made-up id is 204 (idempotent), every refusal the defect's.
           'DELETE /tenants/{tenantId}/shipments/{shipmentId}': 'proven',
         });
+        expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(1));
       } finally {
         await stack.close();
       }

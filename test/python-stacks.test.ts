@@ -34,6 +34,8 @@ import { SUITES_BUT_EXPIRY } from './support/harness.js';
 import {
   ALL_PASSED,
   differences,
+  VERSION_THEN_TOKEN_THEN_TENANT,
+  precedenceChoices,
   writeOutcomes,
   ofSuites,
   reasonsOf,
@@ -323,6 +325,7 @@ describe('FastAPI 0.92 + pydantic 1.10 on uvicorn', () => {
     expect
       .soft(writeOutcomes(run.report))
       .toEqual(UVICORN_WRITES('shipments', 'shipments/{shipment_id}', FASTAPI_DELETE));
+    expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(1));
   });
 
   /**
@@ -448,6 +451,7 @@ describe('Django 3.2 + Django REST framework 3.14 on uvicorn', () => {
     const run = runOf('drf conformant');
     expectConformant(run);
     expect.soft(writeOutcomes(run.report)).toEqual(UVICORN_WRITES('shipments/', 'shipments/{id}/', DRF_DELETE));
+    expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(1));
   });
 
   /**
@@ -572,6 +576,7 @@ describe('Caddy 2.6 in front of the DRF app', () => {
     expectConformant(run);
     // Caddy reads the content of a request it proxies itself: it answers 100 before the backend sees the header section.
     expect.soft(writeOutcomes(run.report)).toEqual(UVICORN_WRITES('shipments/', 'shipments/{id}/', DRF_DELETE));
+    expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(1));
     const access = await run.gateway.accessLog();
     expect
       .soft(

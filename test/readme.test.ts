@@ -355,10 +355,10 @@ describe('the README, run as written', { timeout: 180_000 }, () => {
     ]);
     const result = await sh(steps[1] ?? '', { env: filled });
     expect(result.status, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^CONFORMANT ON 64 OF \d+ CHECKS {2}http/m);
+    expect(result.stdout).toMatch(/^CONFORMANT ON 66 OF \d+ CHECKS {2}http/m);
     expect(existsSync(join(workspace, 'reports', 'junit.xml'))).toBe(true);
     expect(await readFile(summary, 'utf8')).toMatch(
-      /## Carrier-Platform API conformance: 🟡 CONFORMANT ON 64 OF \d+ CHECKS/,
+      /## Carrier-Platform API conformance: 🟡 CONFORMANT ON 66 OF \d+ CHECKS/,
     );
   });
 

@@ -163,6 +163,7 @@ describe('the tenant checks without a document (--paged-path)', () => {
       'TENANT-FOREIGN': 'passed',
       'TENANT-INVALID-ID': 'passed',
       'TENANT-UNKNOWN': 'passed',
+      'TENANT-UNKNOWN-NO-AUTH': 'passed',
     });
 
     const leak = await tenantSuiteWithoutDocument({ faults: ['foreign-refusal-with-data'] });

@@ -303,6 +303,7 @@ describe('tokens from a token server the API does not accept (--auth-url elsewhe
       'TENANT-FOREIGN': 'error',
       'TENANT-UNKNOWN': 'error',
       'TENANT-INVALID-ID': 'error',
+      'TENANT-UNKNOWN-NO-AUTH': 'error',
     });
     expect(message(result.report, 'TENANT-FOREIGN')).toBe(
       'cannot judge GET /tenants/{tenantId}/shipments: even a valid request gets 401 there (see TENANT-ACCESS)',
@@ -535,8 +536,12 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
           'AUTH-UNKNOWN-TOKEN',
           'EXPIRY-INVALID-TOKEN-ERROR',
           'EXPIRY-REFUSED-AFTER',
+          'TENANT-UNKNOWN-NO-AUTH',
+          'VERSION-AND-AUTH-MISSING',
           'WRITE-AUTH-INVALID',
           'WRITE-AUTH-MISSING',
+          'WRITE-TENANT-UNKNOWN-NO-AUTH',
+          'WRITE-VERSION-AND-AUTH-MISSING',
         ],
       },
       // Both wrong things about one answer (a 200 where 400 was due, and the token in it) are one cause.
@@ -560,12 +565,12 @@ describe('findings by cause: one card per wrong behaviour, not per exchange (iss
     expect([...new Set(causes.flatMap((c) => c.checks.map((x) => x.check.id)))].sort()).toEqual(broken);
 
     const html = renderHtmlReport(report);
-    expect(html).toContain('Findings by cause (3 causes, 13 checks)');
+    expect(html).toContain('Findings by cause (3 causes, 17 checks)');
     expect(html).toContain(
       '<h3 class="cause-title">a 401 must carry a WWW-Authenticate challenge (Bearer), got none</h3>',
     );
     expect(html).toMatch(
-      /<p class="cause-reach">On 10 endpoints \(<code>GET \/users\/me<\/code>, .* and 6 more\); breaks 11 checks in 3 suites:<\/p>/,
+      /<p class="cause-reach">On 10 endpoints \(<code>GET \/users\/me<\/code>, .* and 6 more\); breaks 15 checks in 5 suites:<\/p>/,
     );
     expect(html).not.toMatch(/cause-title">[^<]*answered 401/);
   });

@@ -14,7 +14,16 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_BINARIES, GATEWAY_PACKAGES, haveGateway, startGateway } from './support/gateways.js';
-import { ALL_PASSED, differences, runHarness, writeOutcomes, type Run, type Verdict } from './support/stack-runs.js';
+import {
+  ALL_PASSED,
+  VERSION_THEN_TOKEN_THEN_TENANT,
+  differences,
+  precedenceChoices,
+  runHarness,
+  writeOutcomes,
+  type Run,
+  type Verdict,
+} from './support/stack-runs.js';
 import { startFastifyApp, type FastifyVariant } from './support/stacks/fastify-app.js';
 
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
@@ -77,6 +86,7 @@ describe('Fastify 5 with fast-json-stringify response schemas', () => {
       'DELETE /tenants/{tenantId}/shipments/{shipmentId}':
         'not proven by WRITE-TENANT-UNKNOWN, WRITE-VERSION-INVALID: as with valid headers',
     });
+    expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(1));
   }, 40_000);
 
   describe('optional fields as type: \'string\' without null (fast-json-stringify writes "" for null)', () => {

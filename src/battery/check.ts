@@ -69,6 +69,8 @@ export interface EndpointOutcome {
   status: 'passed' | 'failed' | 'error' | 'skipped';
   /** The first finding on it, or why it was skipped. */
   message?: string;
+  /** What the target chose here where the spec lets it choose (`CheckContext.observe`), on a pass. */
+  observed?: string;
 }
 
 /** How one endpoint (or the check itself, key '') fared: every finding counted, listed or not. */
@@ -97,7 +99,7 @@ class CheckState {
   /** Recorders of shared exchanges this check relied on (a walk, an endpoint's valid answer). */
   readonly used = new Set<Recorder>();
   /** The endpoints the check was applied to, in order, with why an endpoint was skipped. */
-  readonly endpoints = new Map<string, { skipped?: string }>();
+  readonly endpoints = new Map<string, { skipped?: string; observed?: { choice: string; words: string } }>();
   /** Endpoints whose judgement (`judgeEndpoint`) has begun and not ended: not judged, if the check ends so. */
   readonly judging = new Set<string>();
   /** Exchanges a finding's message refers to besides the one it cites (`exhibit`), by index here. */
@@ -144,6 +146,18 @@ export class CheckContext {
   skipEndpoint(reason: string): void {
     if (this.endpoint === undefined) throw new Error('skipEndpoint needs an endpoint context (CheckContext.at)');
     this.#state.endpoints.set(this.endpoint, { skipped: redactor.redact(reason) });
+  }
+
+  /**
+   * What the target chose on this endpoint (of an `at` context) where the spec lets it choose
+   * (src/battery/precedence.ts: which of two rules' answers it gave): kept with the endpoint's
+   * outcome in report.json, and summed up in a note, `words` saying it.
+   */
+  observe(choice: string, words: string): void {
+    const endpoint = this.endpoint;
+    if (endpoint === undefined) throw new Error('observe needs an endpoint context (CheckContext.at)');
+    const entry = this.#state.endpoints.get(endpoint) ?? {};
+    this.#state.endpoints.set(endpoint, { ...entry, observed: { choice, words } });
   }
 
   /**
@@ -351,7 +365,7 @@ export class CheckContext {
   #endpointOutcomes(): EndpointOutcome[] {
     // Why a judgement that never ended did not: what ended the check, if it said.
     const cause = this.#state.tallies.get('')?.first ?? 'its judgement did not end';
-    return [...this.#state.endpoints].map(([endpoint, { skipped }]) => {
+    return [...this.#state.endpoints].map(([endpoint, { skipped, observed }]) => {
       const tally = this.#state.tallies.get(endpoint);
       if (tally && tally.failures > 0) return { endpoint, status: 'failed', message: tally.firstFailure ?? '' };
       if (tally && tally.errors > 0) return { endpoint, status: 'error', message: tally.first ?? '' };
@@ -359,8 +373,23 @@ export class CheckContext {
       // Begun and never ended: not a pass, whatever else the report says of the check.
       return this.#state.judging.has(endpoint)
         ? { endpoint, status: 'error', message: `not judged: ${cause}` }
-        : { endpoint, status: 'passed' };
+        : { endpoint, status: 'passed', ...(observed !== undefined ? { observed: observed.choice } : {}) };
     });
+  }
+
+  /** The choices `observe` recorded on the endpoints that passed, summed up: "chose X on 3 endpoints (…); Y on 1 (…)". */
+  #observationNote(endpoints: readonly EndpointOutcome[]): string[] {
+    const byWords = new Map<string, string[]>();
+    for (const { endpoint, status } of endpoints) {
+      const words = this.#state.endpoints.get(endpoint)?.observed?.words;
+      if (status === 'passed' && words !== undefined) byWords.set(words, [...(byWords.get(words) ?? []), endpoint]);
+    }
+    if (byWords.size === 0) return [];
+    const parts = [...byWords].map(
+      ([words, on]) =>
+        `${words} on ${on.length} endpoint${on.length === 1 ? '' : 's'} (${on.slice(0, 5).join(', ')}${on.length > 5 ? `, and ${on.length - 5} more` : ''})`,
+    );
+    return [`the target chose ${parts.join('; ')}${byWords.size > 1 ? ': not the same choice everywhere' : ''}`];
   }
 
   /**
@@ -399,6 +428,7 @@ export class CheckContext {
       checkId: this.check.id,
       findings: listed.map((f) => (f.exchange === undefined ? f : { ...f, exchange: renumber.get(f.exchange) ?? 0 })),
       notes: [
+        ...this.#observationNote(endpoints),
         ...this.#state.notes,
         ...new Set([recorder, ...this.#state.used].flatMap((r) => r.retries).map((r) => redactor.redact(r))),
         ...(dropped > 0

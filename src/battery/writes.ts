@@ -156,6 +156,8 @@ export interface WriteRule {
   certain?(res: HttpResponse): boolean;
   /** Records the finding for an answer the rule does not allow, in the GET checks' words (src/battery/expect.ts). */
   fail(e: CheckContext, res: HttpResponse, what: string): void;
+  /** Records what the target chose, for an answer the rule allows where it allows a choice (src/battery/precedence.ts). */
+  observe?(e: CheckContext, res: HttpResponse): void;
 }
 
 /**
@@ -268,7 +270,10 @@ async function judgeWrite(
     return {
       unproven: `${what}: not proven: ${res.status}, but the same request with valid headers and ${controlHas} gets ${describeStatus(base)} too (the made-up id in the path, a client that may not write${controlHas === CONTENT_NEVER_SENT || controlHas === 'no content' ? '' : ', the content'}), so the answer may be for that`,
     };
-  if (rule.holds(res)) return 'judged';
+  if (rule.holds(res)) {
+    rule.observe?.(e, res);
+    return 'judged';
+  }
   return fail(
     base.status === 100
       ? 'with valid headers the same request was asked for its content (100 Continue), so nothing but the defect was refused'

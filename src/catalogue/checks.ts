@@ -15,6 +15,10 @@ import type { Check } from './types.js';
 const WRITE_NOTES =
   "Every write operation of --openapi under the tenant path is probed with one defect at a time, and by default never with content: the request announces its content (Expect: 100-continue, a Content-Length) and the harness closes the connection if the server asks for it (100 Continue), which is then 'not proven'. Path parameters are ids made up for the run; a DELETE without one is not probed. Each probe is compared with its control, the same request with valid headers: an answer the control gets too is not proven (the made-up id's 404); another is the defect's, passed when the rule allows it, failed when not. A success, a redirect, a 5xx, or a 401 without a Bearer challenge fails whatever the control got. --write-probes invalid-content (with --allow-writes) sends the probes the server asked the content of again, with content that is not JSON. docs/writes.md says what each web server and framework does with Expect.";
 
+/** Why the checks of two defects at once accept either rule's answer, and what they record. */
+const PRECEDENCE_NOTES =
+  "Each rule alone says what the answer is; which a server checks first, the spec does not say. Either rule's answer passes; an answer neither rule allows (a 2xx, a redirect, a 5xx, a 401 without a Bearer challenge, another status) fails. The rule the target answered for is recorded on each endpoint (report.json checks[].endpoints[].observed) and summed up in a note, so that a platform can pin it in its certification profile (precedence).";
+
 export const CHECKS: readonly Check[] = [
   // ── token: POST {auth_url}/uaa/oauth2/token ─────────────────────────────────────────────
   {
@@ -414,6 +418,15 @@ export const CHECKS: readonly Check[] = [
     title: 'The Accept-Version header name is case-insensitive',
     refs: ['spec §Versioning 1', 'RFC 9110 §5.1'],
   },
+  {
+    id: 'VERSION-AND-AUTH-MISSING',
+    suite: 'versioning',
+    level: 'MUST',
+    title:
+      'Without Accept-Version and without Authorization every resource endpoint answers as one of the two rules asks: 400, or a refusal with a Bearer challenge',
+    refs: ['spec §Errors', 'spec §Versioning 2', 'spec §Authentication 4', 'RFC 6750 §3'],
+    notes: PRECEDENCE_NOTES,
+  },
 
   // ── user: GET /users/me ─────────────────────────────────────────────────────────────────
   {
@@ -517,6 +530,15 @@ export const CHECKS: readonly Check[] = [
     title: 'A tenantId that is not a UUID gets a 4xx, never a 5xx or data',
     refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints'],
   },
+  {
+    id: 'TENANT-UNKNOWN-NO-AUTH',
+    suite: 'tenant',
+    level: 'MUST',
+    title:
+      "A tenant that does not exist, asked for without Authorization, gets one of the two rules' answers: 403 or 404, or a refusal with a Bearer challenge",
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 4', 'RFC 6750 §3'],
+    notes: PRECEDENCE_NOTES,
+  },
 
   // ── writes: POST, PUT, PATCH and DELETE under /tenants/{tenantId}/, never sent content ───
   {
@@ -569,6 +591,24 @@ export const CHECKS: readonly Check[] = [
       'A write operation whose tenantId is not a UUID gets a 4xx, never a 5xx or success, judged without ever sending content',
     refs: ['spec §Tenant identifier', 'spec §Tenant-scoped endpoints', 'RFC 9110 §10.1.1'],
     notes: WRITE_NOTES,
+  },
+  {
+    id: 'WRITE-VERSION-AND-AUTH-MISSING',
+    suite: 'writes',
+    level: 'MUST',
+    title:
+      'A write operation without Accept-Version and without Authorization gets 400 or a refusal with a Bearer challenge, judged without ever sending content',
+    refs: ['spec §Endpoints', 'spec §Errors', 'spec §Authentication 4', 'RFC 6750 §3', 'RFC 9110 §10.1.1'],
+    notes: `${PRECEDENCE_NOTES} ${WRITE_NOTES}`,
+  },
+  {
+    id: 'WRITE-TENANT-UNKNOWN-NO-AUTH',
+    suite: 'writes',
+    level: 'MUST',
+    title:
+      'A write operation in a tenant that does not exist, without Authorization, gets 403 or 404 or a refusal with a Bearer challenge, judged without ever sending content',
+    refs: ['spec §Tenant-scoped endpoints', 'spec §Authentication 4', 'RFC 6750 §3', 'RFC 9110 §10.1.1'],
+    notes: `${PRECEDENCE_NOTES} ${WRITE_NOTES}`,
   },
 
   // ── pagination: page/size and the paging headers ───────────────────────────────────────

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as JsYaml from 'js-yaml';
 import { sha256Of } from './bundle-format.js';
+import { PRECEDENCE_PAIRS } from '../catalogue/precedence.js';
 import { UsageError } from '../core/errors.js';
 import { readRegularFile, type FileLimit } from '../core/files.js';
 import { oneLine, printable } from '../core/wording.js';
@@ -104,6 +105,28 @@ export const profileSchema = z
       .enum(['headers', 'invalid-content'], {
         error: (issue) => `${JSON.stringify(issue.input)} is neither headers nor invalid-content`,
       })
+      .optional(),
+    /**
+     * Which rule wins where two apply at once and the spec does not order them (issue 41 item 4;
+     * src/catalogue/precedence.ts): `versionAndAuth`, no Accept-Version and no token, answered for
+     * `version` (400) or `auth` (a Bearer challenge); `tenantAndAuth`, an unknown tenant and no
+     * token, for `tenant` (403 or 404) or `auth`. Every endpoint the checks of the pair observed
+     * must have answered so (an answer both rules allow counts as either). Absent: either.
+     */
+    precedence: z
+      .object({
+        versionAndAuth: z
+          .enum(PRECEDENCE_PAIRS.versionAndAuth.choices, {
+            error: (issue) => `${JSON.stringify(issue.input)} is neither version nor auth`,
+          })
+          .optional(),
+        tenantAndAuth: z
+          .enum(PRECEDENCE_PAIRS.tenantAndAuth.choices, {
+            error: (issue) => `${JSON.stringify(issue.input)} is neither tenant nor auth`,
+          })
+          .optional(),
+      })
+      .strict()
       .optional(),
     /** Targets a certifying run may test besides public addresses; none by default. */
     allowTargets: z

@@ -1,6 +1,7 @@
 import type { TargetInfo } from './bundle-format.js';
 import { endpointLabel } from '../carrier/endpoint-specs.js';
 import { CHECKS } from '../catalogue/index.js';
+import { CHOICE_WORDS, PRECEDENCE_PAIRS, type PrecedenceChoice } from '../catalogue/precedence.js';
 import type { RunReport } from '../model/run-report.js';
 import { writeProbesEnough, type LoadedProfile } from './profile.js';
 import { hostKind, hostOfUrl, type AddressKind } from './targets.js';
@@ -263,6 +264,50 @@ function checkWriteProbes(loaded: LoadedProfile, report: RunReport, f: FindingSi
     f.ok('write probes', `the write operations were probed with --write-probes ${recorded}, as the profile requires`);
 }
 
+/** At most this many endpoints are named in one line. */
+const NAMED_ENDPOINTS = 5;
+
+const named = (endpoints: readonly string[]): string =>
+  `${endpoints.slice(0, NAMED_ENDPOINTS).join(', ')}${endpoints.length > NAMED_ENDPOINTS ? `, and ${endpoints.length - NAMED_ENDPOINTS} more` : ''}`;
+
+/**
+ * The order of rules the profile pins (issue 41 item 4), as report.json records what each endpoint
+ * answered (checks[].endpoints[].observed, src/battery/precedence.ts): one FAIL line per check
+ * whose endpoints chose otherwise, naming them; one when nothing at all was observed.
+ */
+function checkPrecedence(loaded: LoadedProfile, report: RunReport, f: FindingSink): void {
+  for (const [pair, pinned] of Object.entries(loaded.profile.precedence ?? {})) {
+    if (pinned === undefined) continue;
+    const topic = `precedence ${pair}`;
+    const { checks } = PRECEDENCE_PAIRS[pair as keyof typeof PRECEDENCE_PAIRS];
+    let agreeing = 0;
+    let contrary = 0;
+    for (const id of checks) {
+      const endpoints = report.checks.find((c) => c.id === id)?.endpoints ?? [];
+      const otherwise = new Map<string, string[]>();
+      for (const { endpoint, observed } of endpoints) {
+        if (observed === undefined) continue;
+        if (observed === pinned || observed === 'both') agreeing += 1;
+        else otherwise.set(observed, [...(otherwise.get(observed) ?? []), endpoint]);
+      }
+      for (const [observed, on] of otherwise) {
+        contrary += on.length;
+        f.fail(
+          topic,
+          `${id}: ${CHOICE_WORDS[observed as PrecedenceChoice] ?? JSON.stringify(observed)} on ${on.length} endpoint${on.length === 1 ? '' : 's'} (${named(on)}); the profile pins ${CHOICE_WORDS[pinned]}`,
+        );
+      }
+    }
+    if (agreeing + contrary === 0)
+      f.fail(
+        topic,
+        `no endpoint's answer was observed by ${checks.join(' or ')} (a bundle of an earlier version, or the checks not run or passed nowhere); the profile pins ${CHOICE_WORDS[pinned]}`,
+      );
+    else if (contrary === 0)
+      f.ok(topic, `${CHOICE_WORDS[pinned]} on each of the ${agreeing} endpoints observed, as the profile pins`);
+  }
+}
+
 export function checkProfile(
   loaded: LoadedProfile,
   report: RunReport,
@@ -271,6 +316,7 @@ export function checkProfile(
 ): void {
   checkIdentity(loaded, report, info, f);
   checkWriteProbes(loaded, report, f);
+  checkPrecedence(loaded, report, f);
   // A combined bundle (combine-bundles) proved expiry in a job of its own: the profile decides whether it may.
   const combined = info?.combined;
   if (combined !== undefined) {

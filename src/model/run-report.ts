@@ -92,6 +92,12 @@ export const checkResultSchema = z.object({
         endpoint: z.string(),
         status: z.enum(['passed', 'failed', 'warning', 'error', 'skipped']),
         message: z.string().optional(),
+        /**
+         * On a pass, what the target chose where the spec lets it choose: for the checks of two
+         * defects at once (src/battery/precedence.ts), whose rule it answered for: `version`,
+         * `tenant`, `auth` or `both`. Absent otherwise, and in reports of earlier versions.
+         */
+        observed: z.string().optional(),
       }),
     )
     .optional(),

@@ -56,6 +56,8 @@ const WRITE_CHECKS = [
   'WRITE-AUTH-INVALID',
   'WRITE-TENANT-UNKNOWN',
   'WRITE-TENANT-INVALID-ID',
+  'WRITE-VERSION-AND-AUTH-MISSING',
+  'WRITE-TENANT-UNKNOWN-NO-AUTH',
 ];
 
 /** Every check that needs a valid access token errs when no token can be had. */
@@ -87,6 +89,7 @@ const NEEDS_TOKEN = [
   'VERSION-INVALID',
   'VERSION-ONE',
   'VERSION-HEADER-CASE',
+  'VERSION-AND-AUTH-MISSING',
   'USER-OK',
   'USER-SCHEMA',
   'USER-FIELDS-PRESENT',
@@ -97,6 +100,7 @@ const NEEDS_TOKEN = [
   'TENANT-ACCESS',
   'TENANT-FOREIGN',
   'TENANT-UNKNOWN',
+  'TENANT-UNKNOWN-NO-AUTH',
   'TENANT-INVALID-ID',
   ...['PAGE-HEADERS', 'PAGE-DEFAULT', 'PAGE-ECHO', 'PAGE-TOTALS', 'PAGE-WALK', 'PAGE-PAST-END', 'PAGE-INVALID-PARAMS'],
   ...['LINK-SYNTAX', 'LINK-NEXT', 'LINK-PREV', 'LINK-FIRST-LAST', 'LINK-FOLLOW', 'NULLS-SAME-FIELDS'],
@@ -104,7 +108,9 @@ const NEEDS_TOKEN = [
 ];
 /** The checks that vary one thing of a request to an endpoint: they err where its valid request fails. */
 const VERSION_PROBES = ['VERSION-MISSING', 'VERSION-INVALID', 'VERSION-HEADER-CASE'];
+/** The checks that vary the Authorization of a resource request (the two defects at once: its Accept-Version too). */
 const AUTH_PROBES = [
+  'VERSION-AND-AUTH-MISSING',
   'AUTH-MISSING',
   'AUTH-MISSING-401',
   'AUTH-MISSING-NO-ERROR',
@@ -627,6 +633,9 @@ const NO_BEARER_CHALLENGE = {
     'AUTH-NOT-BEARER',
     'WRITE-AUTH-MISSING',
     'WRITE-AUTH-INVALID',
+    // An unknown tenant without a token: the reference answers for the token, without its challenge.
+    'TENANT-UNKNOWN-NO-AUTH',
+    'WRITE-TENANT-UNKNOWN-NO-AUTH',
   ],
   errs: CHALLENGE_SHOULDS,
   alsoBreaks: ['EXPIRY-REFUSED-AFTER', 'EXPIRY-INVALID-TOKEN-ERROR'],
@@ -801,7 +810,8 @@ const versionFaults: Fault[] = [
   {
     name: 'version-missing-404',
     description: 'A missing Accept-Version gives 404 instead of 400 (spec §Versioning 2)',
-    breaks: ['VERSION-MISSING', 'WRITE-VERSION-MISSING'],
+    // Without a token too, 404 is neither rule's answer.
+    breaks: ['VERSION-MISSING', 'WRITE-VERSION-MISSING', 'VERSION-AND-AUTH-MISSING', 'WRITE-VERSION-AND-AUTH-MISSING'],
     reply: (r, req) => (header(req, 'accept-version') === undefined && r.status === 400 ? { ...r, status: 404 } : r),
   },
   {
@@ -1042,6 +1052,7 @@ const tenantFaults: Fault[] = [
       ...AUTH_PROBES,
       'TENANT-FOREIGN',
       'TENANT-UNKNOWN',
+      'TENANT-UNKNOWN-NO-AUTH',
       'TENANT-INVALID-ID',
       'RESOURCE-SCHEMA',
       'RESOURCE-FIELDS-PRESENT',
@@ -1068,7 +1079,8 @@ const writeFaults: Fault[] = [
     name: 'write-version-404',
     description:
       'A create request without Accept-Version is routed as an unknown version: 404 where the spec asks 400 (spec §Versioning 2), on the write operation only',
-    breaks: ['WRITE-VERSION-MISSING'],
+    // Without a token too, 404 is neither rule's answer.
+    breaks: ['WRITE-VERSION-MISSING', 'WRITE-VERSION-AND-AUTH-MISSING'],
     reply: (r, req) =>
       isCreate(req) && header(req, 'accept-version') === undefined
         ? apiError({ status: 404, error: 'not_found', description: 'No route for this version' })
@@ -1126,6 +1138,36 @@ const writeFaults: Fault[] = [
       !/^[0-9a-f-]{36}$/i.test(tenantSegment(req) ?? '')
         ? crash()
         : r,
+  },
+];
+
+/**
+ * Two defects at once (src/battery/precedence.ts): each rule alone is kept, and the request that
+ * breaks both gets neither rule's answer, the way a server goes wrong when one check leans on what
+ * the other has not established yet.
+ */
+const precedenceFaults: Fault[] = [
+  {
+    name: 'no-version-no-token-500',
+    description:
+      "A request with neither Accept-Version nor Authorization crashes the server: 500, where either rule's answer (400, or 401 with a Bearer challenge) is due (its version negotiation reads the client's plan from the token it does not have); reads and writes",
+    breaks: ['VERSION-AND-AUTH-MISSING', 'WRITE-VERSION-AND-AUTH-MISSING'],
+    reply: (r, req) =>
+      !isTokenRequest(req) && header(req, 'accept-version') === undefined && header(req, 'authorization') === undefined
+        ? crash()
+        : r,
+  },
+  {
+    name: 'unknown-tenant-no-token-500',
+    description:
+      "A tenant that does not exist, asked for without Authorization, crashes the server: 500, where either rule's answer (403 or 404, or 401 with a Bearer challenge) is due (its tenant lookup reads the caller's tenants before authentication); reads and writes",
+    breaks: ['TENANT-UNKNOWN-NO-AUTH', 'WRITE-TENANT-UNKNOWN-NO-AUTH'],
+    reply: (r, req, ctx) => {
+      const id = tenantSegment(req) ?? '';
+      return header(req, 'authorization') === undefined && UUID_SEGMENT.test(id) && !ctx.tenants.has(id.toLowerCase())
+        ? crash()
+        : r;
+    },
   },
 ];
 
@@ -1552,6 +1594,7 @@ export const FAULTS: readonly Fault[] = [
   ...legacyFaults,
   ...tenantFaults,
   ...writeFaults,
+  ...precedenceFaults,
   ...paginationFaults,
   ...nullFaults,
   ...resourceFaults,

@@ -22,7 +22,8 @@ import {
   type Alteration,
 } from './alterations.js';
 import type { ReferenceContext } from './context.js';
-import type { Reply } from './reply.js';
+import { authenticateBearer } from './bearer-auth.js';
+import { apiError, type Reply } from './reply.js';
 import type { Req } from './request.js';
 
 export type Variant = Alteration & {
@@ -58,6 +59,8 @@ function relink(
   const links = [...link.matchAll(/<([^>]*)>; rel="([^"]*)"/g)].map((m): [string, string] => [m[1] ?? '', m[2] ?? '']);
   return withHeader(reply, 'Link', format(links, req));
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const joined = (parts: string[]): string => parts.join(', ');
 
@@ -173,6 +176,24 @@ export const VARIANTS: readonly Variant[] = [
       r.status === 400 && /tenantId/.test(JSON.stringify(r.body)) && req.path.startsWith('/tenants/')
         ? { ...r, status: 404 }
         : r,
+  },
+  {
+    // The reference checks Accept-Version, then the token, then the tenant; the spec orders none
+    // of them (src/battery/precedence.ts), and frameworks differ (an auth middleware before routing).
+    name: 'checks-in-another-order',
+    description:
+      'The token is checked before Accept-Version, and the tenant before the token: a request with neither header gets 401 with a Bearer challenge, an unknown tenant without a token 404 (the spec orders neither)',
+    reply: (r, req, ctx) => {
+      if (isTokenRequest(req) || header(req, 'authorization') !== undefined) return r;
+      if (r.status === 400 && header(req, 'accept-version') === undefined) {
+        const refusal = authenticateBearer(undefined, req.query, ctx.behaviour, ctx.tokens);
+        return refusal ? apiError(refusal) : r;
+      }
+      const id = tenantSegment(req) ?? '';
+      return r.status === 401 && UUID.test(id) && !ctx.tenants.has(id.toLowerCase())
+        ? apiError({ status: 404, error: 'not_found', description: 'No such tenant' })
+        : r;
+    },
   },
   // Error bodies with arrays that hold no data (issue 38 item 2): the spec does not show the error
   // shape, and these are the frameworks' own.

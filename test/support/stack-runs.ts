@@ -118,3 +118,35 @@ export function writeOutcomes(report: RunReport): Record<string, string> {
   }
   return out;
 }
+
+/**
+ * Which rule each check of two defects at once saw the target answer for (issue 41 item 4,
+ * src/battery/precedence.ts): per check, the choices recorded on its endpoints and how many, e.g.
+ * `{ 'VERSION-AND-AUTH-MISSING': 'version 7', 'TENANT-UNKNOWN-NO-AUTH': 'auth 4, tenant 1' }`.
+ */
+export function precedenceChoices(report: RunReport): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const check of report.checks) {
+    const counts = new Map<string, number>();
+    for (const e of check.endpoints ?? [])
+      if (e.observed !== undefined) counts.set(e.observed, (counts.get(e.observed) ?? 0) + 1);
+    if (counts.size > 0)
+      out[check.id] = [...counts]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([choice, n]) => `${choice} ${n}`)
+        .join(', ');
+  }
+  return out;
+}
+
+/**
+ * The order the reference server and every app of these tests check in (Accept-Version, then the
+ * token, then the tenant), as `precedenceChoices` sees it on the five tenant GETs, /users/me and
+ * its legacy path, and on the `writes` write operations a probe could judge.
+ */
+export const VERSION_THEN_TOKEN_THEN_TENANT = (writes: number): Record<string, string> => ({
+  'TENANT-UNKNOWN-NO-AUTH': 'auth 5',
+  'VERSION-AND-AUTH-MISSING': 'version 7',
+  'WRITE-TENANT-UNKNOWN-NO-AUTH': `auth ${writes}`,
+  'WRITE-VERSION-AND-AUTH-MISSING': `version ${writes}`,
+});
