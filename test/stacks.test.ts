@@ -9,6 +9,7 @@
  * optional fields declared `type: 'string'` without null (fast-json-stringify then writes `""`
  * for null), cannot be judged without ground truth: exit 0, but a review item for each list
  * field where the pattern shows; with the ground truth (--expectations) the value checks fail.
+ * Then Express 5, with and without checkContinue (what it does with a write's Expect: 100-continue).
  * Last, the conformant app behind Apache 2.4 with and without X-Forwarded-Proto (needs Debian's
  * `apache2`, which `.ci/run` installs: skipped locally without it, failed in CI).
  */
@@ -24,6 +25,7 @@ import {
   type Run,
   type Verdict,
 } from './support/stack-runs.js';
+import { startExpressApp, type ExpressMode } from './support/stacks/express-app.js';
 import { startFastifyApp, type FastifyVariant } from './support/stacks/fastify-app.js';
 
 /** Short, so that the expiry suite (which waits the lifetime out) keeps each run to a few seconds. */
@@ -232,4 +234,49 @@ describe('the conformant Fastify app behind Apache', () => {
     },
     40_000,
   );
+});
+
+/**
+ * Express 5, as a product team writes the API (test/support/stacks/express-app.ts): what it does
+ * with a write that announces its content (issue 41). With `app.listen()`, node:http answers 100
+ * Continue itself before the app sees the request, so no guard can refuse from the header
+ * section; listening for checkContinue, with `res.writeContinue()` after the guards, every write
+ * operation is provable. Either way the whole battery passes.
+ */
+describe('Express 5 with its guards as middleware', () => {
+  const expressRun = async (mode: ExpressMode): Promise<Run> => {
+    const stack = await startExpressApp({ mode, tokenTtlSeconds: TOKEN_TTL_SECONDS });
+    try {
+      return await runHarness(stack, stack.url);
+    } finally {
+      await stack.close();
+    }
+  };
+
+  it('app.listen(): conformant, exit 0; node:http asks for the content of the create and change operations before the guards, the DELETE is judged', async () => {
+    const run = await expressRun('listen');
+    const diff = differences(ALL_PASSED, run.report);
+    expect.soft(diff, `${diff.length} checks differ:\n${diff.join('\n')}`).toEqual([]);
+    expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+    expect.soft(writeOutcomes(run.report)).toEqual({
+      'POST /tenants/{tenantId}/shipments': 'asks for the content',
+      'PATCH /tenants/{tenantId}/shipments/{shipmentId}': 'asks for the content',
+      // The reference's routes: a DELETE of the made-up id is 204 (idempotent), every refusal the defect's.
+      'DELETE /tenants/{tenantId}/shipments/{shipmentId}': 'proven',
+    });
+    expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(1));
+  }, 40_000);
+
+  it('checkContinue handed to the app, writeContinue() after the guards: conformant, exit 0, every write operation proven', async () => {
+    const run = await expressRun('check-continue');
+    const diff = differences(ALL_PASSED, run.report);
+    expect.soft(diff, `${diff.length} checks differ:\n${diff.join('\n')}`).toEqual([]);
+    expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+    expect.soft(writeOutcomes(run.report)).toEqual({
+      'POST /tenants/{tenantId}/shipments': 'proven',
+      'PATCH /tenants/{tenantId}/shipments/{shipmentId}': 'proven',
+      'DELETE /tenants/{tenantId}/shipments/{shipmentId}': 'proven',
+    });
+    expect.soft(precedenceChoices(run.report)).toEqual(VERSION_THEN_TOKEN_THEN_TENANT(3));
+  }, 40_000);
 });
