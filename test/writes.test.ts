@@ -9,8 +9,10 @@ import { headerOnlyExchange } from '../src/http/header-only.js';
 import { closeServer, onLoopback } from './support/loopback.js';
 import { writeOutcomes } from './support/stack-runs.js';
 import { restoreEnv, runAgainst, runMain, setEnv, statusOf, targetArgs, tempDir } from './support/harness.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
+import { REFERENCE_OPENAPI_FILE } from '../src/reference/seeded.js';
 
 /**
  * Write operations (issue 41): the header and tenant rules judged on POST, PATCH and DELETE by
@@ -191,6 +193,57 @@ describe('a request that announces its content and never sends it (src/http/head
 });
 
 describe('write operations', () => {
+  it('OpenAPI 3.2: a QUERY operation and an additionalOperations method (PURGE) are probed as the writes are; OPTIONS, HEAD, TRACE and a key that is no method are not', async () => {
+    const doc = load(await readFile(REFERENCE_OPENAPI_FILE, 'utf8')) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    doc.openapi = '3.2.0';
+    const list = doc.paths['/tenants/{tenantId}/shipments'] ?? {};
+    const item = doc.paths['/tenants/{tenantId}/shipments/{shipmentId}'] ?? {};
+    const ok = { responses: { 200: { description: 'ok' } } };
+    list.query = { ...ok, requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } };
+    list.options = ok;
+    item.head = ok;
+    item.trace = ok;
+    item.additionalOperations = { PURGE: ok, 'GET /x HTTP/1.1\r\nX-Injected: 1': ok };
+    const file = join(await tempDir(), 'openapi-3.2.yaml');
+    await writeFile(file, dump(doc));
+    expect(endpointModel(doc as never).writes.map((w) => `${w.method} ${w.path}`)).toEqual([
+      'POST shipments',
+      'QUERY shipments',
+      'PATCH shipments/{shipmentId}',
+      'DELETE shipments/{shipmentId}',
+      'PURGE shipments/{shipmentId}',
+    ]);
+
+    const server = await startReferenceServer();
+    setEnv({ CARRIER_CLIENT_SECRET: server.clientSecret });
+    try {
+      const reportsDir = await tempDir();
+      const run = await runMain([
+        'run',
+        ...targetArgs(server).filter((a) => a !== server.openapiFile && a !== '--openapi'),
+        '--openapi',
+        file,
+        '--reports-dir',
+        reportsDir,
+        ...WRITES,
+      ]);
+      expect(run.stdout).toContain(
+        'write operations probed without content: 1 POST, 1 PATCH, 1 DELETE, 1 QUERY, 1 PURGE',
+      );
+      const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+      for (const id of WRITE_CHECKS)
+        for (const op of ['QUERY /tenants/{tenantId}/shipments', 'PURGE /tenants/{tenantId}/shipments/{shipmentId}'])
+          expect(endpointsOf(report, id).find((e) => e.endpoint === op)?.status, `${id} ${op}`).toBe('passed');
+      expect(run.code, run.stdout).toBe(0);
+    } finally {
+      restoreEnv();
+      await server.close();
+    }
+  }, 60_000);
+
   it('the endpoint model takes the writes under the tenant path, each with the content type it takes', () => {
     const model = endpointModel({
       openapi: '3.1.0',

@@ -47,9 +47,18 @@ export interface EndpointSpec {
   pathValues?: QueryParameterSpec[];
 }
 
-/** The methods of write operations (issue 41): judged by probes that never send content. */
+/**
+ * The methods of write operations (issue 41), judged by probes that never send content, in the
+ * order reports count them; OpenAPI 3.2's QUERY and a document's additionalOperations (PURGE,
+ * LINK) are probed the same way, counted after them.
+ */
 export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type WriteMethod = (typeof WRITE_METHODS)[number];
+/**
+ * Methods no probe is sent with: GET (the GET checks judge it), HEAD (GET's without content),
+ * OPTIONS (a gateway answers a CORS preflight without credentials, as the Fetch standard has it),
+ * TRACE (echoes the request: nothing to refuse).
+ */
+export const NOT_PROBED_METHODS = ['GET', 'HEAD', 'OPTIONS', 'TRACE'] as const;
 
 /**
  * A write operation under the tenant path (issue 41): the header and tenant rules hold on it as on
@@ -57,7 +66,8 @@ export type WriteMethod = (typeof WRITE_METHODS)[number];
  * cannot change data (src/battery/writes.ts): they never carry content.
  */
 export interface WriteOperationSpec {
-  method: WriteMethod;
+  /** POST, PUT, PATCH, DELETE, QUERY, or a method of additionalOperations: an HTTP token (RFC 9110 §9.1). */
+  method: string;
   /** The path under the tenant, as the document writes it: `shipments`, `shipments/{shipmentId}`. */
   path: string;
   /** Where it was named, for messages: `openapi: createShipment`. */
@@ -212,7 +222,9 @@ export function describeEndpoints(
       ? [`${n(uncertain, 'is', 'are')} of a kind the document leaves uncertain (KIND NOT CERTAIN, at the end)`]
       : []),
   ];
-  const byMethod = WRITE_METHODS.map((m) => [m, writes?.operations.filter((w) => w.method === m).length ?? 0] as const)
+  const methods = [...new Set([...WRITE_METHODS, ...(writes?.operations.map((w) => w.method) ?? [])])];
+  const byMethod = methods
+    .map((m) => [m, writes?.operations.filter((w) => w.method === m).length ?? 0] as const)
     .filter(([, count]) => count > 0)
     .map(([m, count]) => `${count} ${m}`);
   // issue 41 item 5: the write operations by method, and whether they are probed.

@@ -116,7 +116,8 @@ export function getResource(send: Send, target: Target, opts: ResourceRequestOpt
 export const PROMISED_CONTENT_LENGTH = 2;
 
 export interface WriteRequestOptions extends ResourceRequestOptions {
-  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** POST, PUT, PATCH, DELETE, QUERY or another method the document declares (src/openapi/endpoint-model.ts). */
+  method: string;
   /** The media type of the content the operation takes; absent: the request announces none. */
   contentType?: string;
 }

@@ -44,7 +44,8 @@ export type RequestAuth =
   | { kind: 'literal'; value: string };
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'PATCH';
+  /** GET, POST, …; a write probe's may be any the document declares (QUERY, PURGE): an RFC 9110 §9.1 token. */
+  method: string;
   url: string | URL;
   /** Header fields, sent with the names spelled as given. `null` leaves out a default header. */
   headers?: Record<string, string | null>;

@@ -1,4 +1,5 @@
 import {
+  NOT_PROBED_METHODS,
   WRITE_METHODS,
   type EndpointSpec,
   type QueryParameterSpec,
@@ -6,7 +7,7 @@ import {
 } from '../carrier/endpoint-specs.js';
 import { parseHeaderLine, RESERVED_HEADER_NAMES } from '../http/extra-headers.js';
 import { classify, listShapeOf, type ItemsAt } from './list-detection.js';
-import { operationsBeyond31, querystringSpecs, streamGap } from './oas32.js';
+import { operationsBeyond31, operationsOf, querystringSpecs, streamGap } from './oas32.js';
 import { isObject, pointerOf, resolve, type Json } from './pointer.js';
 
 export { pagedByQuery, wordsOf } from './list-detection.js';
@@ -234,6 +235,9 @@ export interface EndpointModel {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
+/** A method name a probe may carry: an RFC 9110 §5.6.2 token, of a sensible length. */
+const PROBED_METHOD = /^[!#$%&'*+\-.^_`|~0-9A-Z]{1,32}$/;
+
 /** The endpoint model of a bundled document whose schemas are read as JSON Schema 2020-12. */
 export function endpointModel(document: Json): EndpointModel {
   const paths = isObject(document.paths) ? document.paths : {};
@@ -247,10 +251,18 @@ export function endpointModel(document: Json): EndpointModel {
       METHODS.filter((m) => isObject((pathItem.value as Json)[m])).length + operationsBeyond31(pathItem.value);
     const relative = TENANT_PATH.exec(template)?.[1];
     if (relative === undefined) continue;
-    for (const method of WRITE_METHODS) {
-      const operation = pathItem.value[method.toLowerCase()];
-      if (isObject(operation)) writes.push(writeOf(document, relative, template, method, pathItem.value, operation));
-    }
+    // POST, PUT, PATCH, DELETE first (as reports count them), then QUERY and additionalOperations.
+    const rank = (m: string): number => {
+      const i = (WRITE_METHODS as readonly string[]).indexOf(m);
+      return i === -1 ? WRITE_METHODS.length : i;
+    };
+    const probed = operationsOf(pathItem.value)
+      .map(({ method, value }) => ({ name: method.toUpperCase(), value }))
+      // A method a request line can carry (RFC 9110 §9.1: a token), nothing else: the key is the document's.
+      .filter(({ name }) => !(NOT_PROBED_METHODS as readonly string[]).includes(name) && PROBED_METHOD.test(name))
+      .sort((a, b) => rank(a.name) - rank(b.name));
+    for (const { name, value } of probed)
+      writes.push(writeOf(document, relative, template, name, pathItem.value, value));
     if (!isObject(pathItem.value.get)) continue;
     endpoints.push(
       endpointOf(document, relative, template, pathItem.value, pathItem.value.get, `${pathItem.pointer}/get`),
