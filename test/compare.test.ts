@@ -180,12 +180,19 @@ describe('diffReports: what counts as a regression', () => {
     expect(diff.notes).toContain('endpoint no longer tested: invoices (in OLD, not in NEW)');
   });
 
-  it('a baselined failure is neither a regression nor a fix, and says so', () => {
+  it('a failure the baseline accepts is a regression when the check passed before (issue 42 item 7: it was "NO REGRESSION"); a known failure that is no longer baselined is not', () => {
     const diff = diffReports(
-      reportOf({ 'TOKEN-PRAGMA': 'passed', 'USER-OK': 'expected' }),
-      reportOf({ 'TOKEN-PRAGMA': 'expected', 'USER-OK': 'failed' }),
+      reportOf({ 'TOKEN-PRAGMA': 'passed', 'USER-OK': 'expected', 'TOKEN-NO-STORE': 'warning' }),
+      reportOf({ 'TOKEN-PRAGMA': 'expected', 'USER-OK': 'failed', 'TOKEN-NO-STORE': 'expected' }),
     );
-    expect(kinds(diff)).toEqual({ 'TOKEN-PRAGMA': ['status'], 'USER-OK': ['status'] });
+    expect(kinds(diff)).toEqual({
+      'TOKEN-PRAGMA': ['regression'],
+      'USER-OK': ['status'],
+      'TOKEN-NO-STORE': ['status'],
+    });
+    expect(regressions(diff).map((c) => c.note)).toEqual([
+      expect.stringMatching(/^a failure now, which the baseline accepts \(.*\); it passed before$/),
+    ]);
   });
 
   it('checks added and removed by a catalogue change are listed apart from regressions', () => {

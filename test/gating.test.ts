@@ -19,6 +19,12 @@ async function baselineFile(entries: unknown): Promise<string> {
 
 const TOKEN_SUITE = ['--suite', 'token'];
 
+/** A check's status and baseline record in a run's report. */
+const run = (r: { report: RunReport }, id: string) => {
+  const check = r.report.checks.find((c) => c.id === id);
+  return { status: check?.status, baseline: check?.baseline };
+};
+
 describe('--baseline', () => {
   it('reports listed failures as expected and passes the run', async () => {
     const baseline = await baselineFile({
@@ -70,7 +76,46 @@ describe('--baseline', () => {
     expect(strict.code).toBe(1);
   });
 
+  it('an entry with a ticket and the day it expires (issue 42 item 7): until then an expected failure; after it, the failure fails the run and the entry is listed as expired', async () => {
+    const entry = { check: 'TOKEN-WRONG-SECRET', ticket: 'PLAT-101', reason: 'the staging IdP accepts any secret' };
+    const [current, past] = await Promise.all([
+      baselineFile({ failures: [{ ...entry, expires: '2999-12-31' }] }),
+      baselineFile({ failures: [{ ...entry, expires: '2026-01-31' }] }),
+    ]);
+    const [held, lapsed] = await Promise.all([
+      runAgainst({ faults: ['wrong-secret-accepted'] }, [...TOKEN_SUITE, '--baseline', current]),
+      runAgainst({ faults: ['wrong-secret-accepted'] }, [...TOKEN_SUITE, '--baseline', past]),
+    ]);
+    expect(held.code).toBe(0);
+    expect(run(held, 'TOKEN-WRONG-SECRET')).toEqual({
+      status: 'expected',
+      baseline: { reason: 'PLAT-101: the staging IdP accepts any secret', expires: '2999-12-31', stale: false },
+    });
+    expect(lapsed.code).toBe(1);
+    expect(run(lapsed, 'TOKEN-WRONG-SECRET')).toEqual({
+      status: 'failed',
+      baseline: {
+        reason: 'PLAT-101: the staging IdP accepts any secret',
+        expires: '2026-01-31',
+        expired: true,
+        stale: false,
+      },
+    });
+    expect(lapsed.report.baseline?.expired).toEqual(['TOKEN-WRONG-SECRET']);
+    expect(lapsed.stdout).toMatch(
+      /BASELINE ENTRIES EXPIRED \(renew or remove them in .*\) \(1\)\n {2}TOKEN-WRONG-SECRET {2}expired after 2026-01-31: PLAT-101: the staging IdP accepts any secret \| this run: failed/,
+    );
+  });
+
   it.each([
+    [
+      { failures: [{ check: 'TOKEN-PRAGMA', reason: 'x', expires: '31/12/2026' }] },
+      /failures\.0\.expires: must be a day, YYYY-MM-DD/,
+    ],
+    [
+      { failures: [{ check: 'TOKEN-PRAGMA', reason: 'x', expires: '2026-02-30' }] },
+      /"2026-02-30" is no day of the calendar/,
+    ],
     [
       { failures: [{ check: 'TOKEN-NOPE', reason: 'x' }] },
       /baseline file .*: failures\.0\.check: unknown check id "TOKEN-NOPE"/,

@@ -50,5 +50,8 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // GitHub's workflow parser imports its JSON schemas without import attributes, as for a
+    // bundler: Vite transforms it (test/support/github-actions.ts).
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
   },
 });

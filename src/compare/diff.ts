@@ -10,8 +10,10 @@ import { verdictOfReport } from '../report/verdict.js';
  * What changed between two runs, check by check, for a release gate that must fail only on what
  * got worse. Check ids are stable (src/catalogue/checks.ts), so results are aligned by id.
  *
- * - regression: passed or warning before, failed or error now; or a MUST check that had a result
- *   and is now skipped or not run at all (a gate must not pass because a check stopped running);
+ * - regression: passed or warning before, failed or error now; passed before and a failure the
+ *   baseline accepts now (`expected`: a baseline excuses what was known to fail, not what the last
+ *   release got right, issue 42 item 7); or a MUST check that had a result and is now skipped or
+ *   not run at all (a gate must not pass because a check stopped running);
  * - fix: failed, error or expected (baselined) before, passed or warning now;
  * - unverified: failed or error now, with no earlier verdict (skipped or not run before): a
  *   failure, but not proof that the target got worse;
@@ -192,6 +194,12 @@ function inBoth(
     changes.push({ ...base, kind: 'level', note: `level ${oldCheck.level} → ${newCheck.level}` });
   const [o, n] = [oldCheck.status, newCheck.status];
   if (GOOD.includes(o) && BAD.includes(n)) changes.push({ ...base, kind: 'regression' });
+  else if (o === 'passed' && n === 'expected')
+    changes.push({
+      ...base,
+      kind: 'regression',
+      note: `a failure now, which the baseline accepts (${newCheck.baseline?.reason ?? 'no reason given'}); it passed before`,
+    });
   else if (newCheck.level === 'MUST' && n === 'skipped' && o !== 'skipped')
     changes.push({ ...base, kind: 'regression' });
   else if ((BAD.includes(o) || o === 'expected') && GOOD.includes(n)) changes.push({ ...base, kind: 'fix' });

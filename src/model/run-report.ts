@@ -77,8 +77,14 @@ export const checkResultSchema = z.object({
    * expected (it failed or errored, but --baseline lists it as a known failure).
    */
   status: checkStatusSchema,
-  /** Set when --baseline lists the check. `stale`: it is listed but passed, so the entry can go. */
-  baseline: z.object({ reason: z.string(), stale: z.boolean() }).optional(),
+  /**
+   * Set when --baseline lists the check. `stale`: it is listed but passed, so the entry can go.
+   * `expires`: the last day the entry holds; `expired`: it had expired when the run started, so
+   * a failure stays a failure.
+   */
+  baseline: z
+    .object({ reason: z.string(), stale: z.boolean(), expires: z.string().optional(), expired: z.boolean().optional() })
+    .optional(),
   /** One line: why it failed, errored, warned or was skipped. */
   message: z.string().optional(),
   findings: z.array(findingSchema),
@@ -359,7 +365,14 @@ export const runReportSchema = z.object({
   strict: z.boolean(),
   /** The --baseline file, when one was given; `stale` lists the entries whose check now passes. */
   baseline: z
-    .object({ file: z.string(), entries: z.number().int(), stale: z.array(z.string()), strict: z.boolean() })
+    .object({
+      file: z.string(),
+      entries: z.number().int(),
+      stale: z.array(z.string()),
+      /** Entries whose `expires` day had passed (absent in reports of earlier versions). */
+      expired: z.array(z.string()).optional(),
+      strict: z.boolean(),
+    })
     .optional(),
   /** The report.json whose failed checks this run repeats (--rerun-failed). */
   rerunOf: z.string().optional(),

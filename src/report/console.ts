@@ -86,6 +86,8 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   if (expected.length > 0) blocks.push(expectedList(report, expected, paint));
   const stale = staleList(report, paint);
   if (stale !== undefined) blocks.push(stale);
+  const expired = expiredList(report, paint);
+  if (expired !== undefined) blocks.push(expired);
 
   const skipped = report.checks.filter((c) => c.status === 'skipped');
   if (skipped.length > 0) blocks.push(skippedList(skipped, paint));
@@ -236,6 +238,19 @@ function staleList(report: RunReport, paint: Paint): string | undefined {
   const idWidth = Math.max(...[...entries.keys()].map((id) => printable(id).length));
   const lines = [...entries].map(([id, why]) =>
     `  ${printable(id).padEnd(idWidth)}  ${why.trim() === '' ? '' : line(why)}`.trimEnd(),
+  );
+  return [title, ...lines].join('\n');
+}
+
+/** Baseline entries past their `expires` day: they excuse nothing, and the failures they listed count again. */
+function expiredList(report: RunReport, paint: Paint): string | undefined {
+  const checks = report.checks.filter((c) => c.baseline?.expired === true);
+  if (checks.length === 0) return undefined;
+  const file = report.baseline ? printable(report.baseline.file) : 'the baseline file';
+  const title = `${paint(['bold', 'red'], `BASELINE ENTRIES EXPIRED (renew or remove them in ${file})`)} (${checks.length})`;
+  const idWidth = Math.max(...checks.map((c) => printable(c.id).length));
+  const lines = checks.map((c) =>
+    `  ${printable(c.id).padEnd(idWidth)}  ${line(`expired after ${c.baseline?.expires ?? '?'}: ${c.baseline?.reason ?? ''} | this run: ${c.status}`)}`.trimEnd(),
   );
   return [title, ...lines].join('\n');
 }

@@ -112,6 +112,16 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
     for (const [id, why] of stale) body.push(`- **${inline(id)}**${why === '' ? '' : `: ${inline(why, MESSAGE_MAX)}`}`);
   }
 
+  const expired = report.checks.filter((c) => c.baseline?.expired === true);
+  if (expired.length > 0) {
+    const file = report.baseline ? inline(report.baseline.file) : 'the baseline file';
+    body.push('', `### Baseline entries expired (${expired.length}): renew or remove them in ${file}`, '');
+    for (const c of expired)
+      body.push(
+        `- ${checkLabel(c)}: expired after ${inline(c.baseline?.expires ?? '?')}: ${inline(c.baseline?.reason ?? '', MESSAGE_MAX)}; this run: ${c.status}`,
+      );
+  }
+
   const skipped = report.checks.filter((c) => c.status === 'skipped');
   if (skipped.length > 0) {
     body.push('', `### Skipped (${skipped.length})`, '');

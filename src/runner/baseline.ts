@@ -17,7 +17,10 @@ import type { CheckResult, CheckStatus } from '../model/run-report.js';
  *
  * A listed check that fails or errs is reported as `expected` and does not fail the run; a listed
  * check that passes is reported as stale, so the entry can go (`--strict-baseline` fails the run
- * then, so that a baseline cannot silently outlive its failures).
+ * then, so that a baseline cannot silently outlive its failures). An entry may name its `ticket`
+ * and the day it `expires` (YYYY-MM-DD, UTC): from the day after, it excuses nothing (the check's
+ * failure fails the run again, and the reports list the entry as expired), so that "until the
+ * next release" is written down and kept (issue 42 item 7).
  */
 
 const baselineSchema = z
@@ -30,6 +33,18 @@ const baselineSchema = z
               `unknown check id ${JSON.stringify(issue.input)}${didYouMean(String(issue.input), CHECK_IDS, (id) => JSON.stringify(id))}`,
           }),
           reason: z.string().trim().min(1, { error: 'needs a reason: why is this failure accepted, and until when?' }),
+          ticket: z.string().trim().min(1, { error: 'must not be empty' }).max(200).optional(),
+          expires: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a day, YYYY-MM-DD (the last day the entry holds, UTC)' })
+            .refine(
+              (d) =>
+                !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+              {
+                error: (issue) => `${JSON.stringify(issue.input)} is no day of the calendar`,
+              },
+            )
+            .optional(),
         })
         .strict(),
       { error: 'must be a list of known failures' },
@@ -37,13 +52,18 @@ const baselineSchema = z
   })
   .strict();
 
-export type Baseline = ReadonlyMap<string, string>;
+/** An entry: why the failure is accepted (its ticket first, when it names one), and the last day it holds. */
+export interface BaselineEntry {
+  reason: string;
+  expires?: string;
+}
+export type Baseline = ReadonlyMap<string, BaselineEntry>;
 
 const CHECK_IDS = CHECKS.map((c) => c.id);
 const BASELINE_EXAMPLE = '{"failures": [{"check": "ID", "reason": "why"}]}';
 
 /** The keys each level of a baseline knows, for "did you mean" on an unknown one. */
-const KNOWN_KEYS = { top: ['failures'], entry: ['check', 'reason'] } as const;
+const KNOWN_KEYS = { top: ['failures'], entry: ['check', 'reason', 'ticket', 'expires'] } as const;
 
 /** The value at a zod issue's path: what the file holds where the schema wanted something else. */
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
@@ -81,21 +101,50 @@ export function loadBaseline(path: string): Baseline {
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
     throw new UsageError(`baseline file ${path}: ${where}${baselineProblem(issue, raw)}; expected ${BASELINE_EXAMPLE}`);
   }
-  const baseline = new Map<string, string>();
-  for (const entry of result.data.failures) baseline.set(entry.check.toUpperCase(), entry.reason);
+  const baseline = new Map<string, BaselineEntry>();
+  for (const entry of result.data.failures) {
+    const reason =
+      entry.ticket === undefined || entry.reason.startsWith(entry.ticket)
+        ? entry.reason
+        : `${entry.ticket}: ${entry.reason}`;
+    baseline.set(entry.check.toUpperCase(), {
+      reason,
+      ...(entry.expires !== undefined ? { expires: entry.expires } : {}),
+    });
+  }
   return baseline;
 }
 
 const FAILING: readonly CheckStatus[] = ['failed', 'warning', 'error'];
 
-/** Marks baselined failures as `expected` and baselined passes as stale. */
-export function applyBaseline(results: readonly CheckResult[], baseline: Baseline): CheckResult[] {
+/** Whether an entry has expired on `day` (YYYY-MM-DD, UTC): it held until the end of its `expires` day. */
+export function expiredOn(entry: BaselineEntry, day: string): boolean {
+  return entry.expires !== undefined && entry.expires < day;
+}
+
+/**
+ * Marks baselined failures as `expected` and baselined passes as stale; an entry expired on `day`
+ * (the run's start, UTC) marks nothing expected: its check keeps its status, and says so.
+ */
+export function applyBaseline(results: readonly CheckResult[], baseline: Baseline, day: string): CheckResult[] {
   return results.map((result) => {
-    const reason = baseline.get(result.id);
-    if (reason === undefined) return result;
-    if (FAILING.includes(result.status)) return { ...result, status: 'expected', baseline: { reason, stale: false } };
-    return { ...result, baseline: { reason, stale: result.status === 'passed' } };
+    const entry = baseline.get(result.id);
+    if (entry === undefined) return result;
+    const expired = expiredOn(entry, day);
+    const recorded = {
+      reason: entry.reason,
+      ...(entry.expires !== undefined ? { expires: entry.expires } : {}),
+      ...(expired ? { expired: true } : {}),
+    };
+    if (FAILING.includes(result.status) && !expired)
+      return { ...result, status: 'expected', baseline: { ...recorded, stale: false } };
+    return { ...result, baseline: { ...recorded, stale: result.status === 'passed' } };
   });
+}
+
+/** The ids of baselined checks whose entry had expired: their failures count again. */
+export function expiredEntries(results: readonly CheckResult[]): string[] {
+  return results.filter((r) => r.baseline?.expired === true).map((r) => r.id);
 }
 
 /** The ids of baselined checks that passed: entries that can be removed. */

@@ -20,7 +20,14 @@ import { enforceComplete, isBlocking, suiteCounts, verdictLine, verdictOf } from
 import { shellWord } from '../report/reproduce.js';
 import { oneLine, printable } from '../core/wording.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import { applyBaseline, failedChecksOf, loadBaseline, staleEntries, type Baseline } from './baseline.js';
+import {
+  applyBaseline,
+  expiredEntries,
+  failedChecksOf,
+  loadBaseline,
+  staleEntries,
+  type Baseline,
+} from './baseline.js';
 import type { Collected } from './collector.js';
 import { checkResult } from './results.js';
 import { describeApi, readApiEarly, unusedExpectations, unusedParameters } from './api.js';
@@ -606,7 +613,7 @@ function buildReport({
     : undefined;
   const skipped = skippedByReason(folded.results);
   const complete = enforceComplete(folded.results, options);
-  const results = baseline ? applyBaseline(complete, baseline) : complete;
+  const results = baseline ? applyBaseline(complete, baseline, started.toISOString().slice(0, 10)) : complete;
   const scope = scopeOf({ options, selected: checks, rerunOf, results, skipped });
   const report = assemble({
     options,
@@ -754,6 +761,7 @@ function assemble({
             file: options.baseline,
             entries: baseline.size,
             stale: staleEntries(results),
+            ...(expiredEntries(results).length > 0 ? { expired: expiredEntries(results) } : {}),
             strict: options.strictBaseline,
           },
         }
