@@ -233,3 +233,76 @@ describe("SARIF messages carry the document's text neutralised (GitHub code scan
     expect(report.findings.some((f) => f.message.includes('"[click here](https://evil.example/steal)"'))).toBe(true);
   });
 });
+
+/**
+ * Lint as the linters teams know (issue 42 item 6): one finding per mistake where it is written,
+ * `--format stylish` (a line per finding, by file) and `--format github-actions` (annotations on
+ * the pull request without code scanning), whose document text cannot become another command.
+ */
+describe('one mistake, one finding; stylish and github-actions formats', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'carrier-lint-formats-'));
+    // The reference document with its shared Accept-Version parameter made optional, and an
+    // operation whose summary carries a CI command and a terminal escape.
+    const document = (await readFile(join(ROOT, 'docs', 'openapi.yaml'), 'utf8')).replace(
+      'name: Accept-Version\n      in: header\n      required: true',
+      'name: Accept-Version\n      in: header\n      required: false',
+    );
+    file = join(dir, 'openapi%,x.yaml');
+    await writeFile(file, document);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a shared parameter written once with required: false is one finding at its line, naming the 10 operations (before: 10 findings, 10 code-scanning alerts)', async () => {
+    const { findings } = await lint([file]);
+    const version = findings.filter((f) => f.rule === 'OAS-VERSION-HEADER');
+    expect(version).toHaveLength(1);
+    expect(version[0]?.pointer).toBe('/components/parameters/AcceptVersion');
+    expect(version[0]?.message).toMatch(
+      /^the Accept-Version header is not required: true, on 10 operations \(POST \/uaa\/oauth2\/token, GET \/users\/me, .*\)$/,
+    );
+  });
+
+  it('--format stylish: the file, then line:column, severity, message and rule; the count of problems', async () => {
+    const run = await cli(['lint', '--format', 'stylish', file]);
+    expect(run.code).toBe(1);
+    const lines = run.out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/openapi%,x\.yaml$/);
+    expect(lines[1]).toMatch(
+      /^ {2}\d+:\d+ {2}error {4}the Accept-Version header is not required: true, on 10 operations .* {2}OAS-VERSION-HEADER$/,
+    );
+    expect(lines.at(-1)).toBe('1 problem (1 error, 0 warnings)');
+  });
+
+  it('--format github-actions: one ::error per finding, its file and title escaped as the runner reads them, then the stylish summary; a hostile message stays one command', async () => {
+    const lines: string[] = [];
+    const code = await main(['lint', '--format', 'github-actions', file], {
+      out: (t) => void lines.push(t),
+      err: () => undefined,
+      color: false,
+    });
+    expect(code).toBe(1);
+    const text = lines.join('');
+    const command = text.split('\n').find((l) => l.startsWith('::'));
+    expect(command).toMatch(
+      /^::error file=.*openapi%25%2Cx\.yaml,line=\d+,col=\d+,title=OAS-VERSION-HEADER \(MUST\)::the Accept-Version header is not required: true, on 10 operations /,
+    );
+    expect(text.split('\n').filter((l) => l.startsWith('::'))).toHaveLength(1);
+    expect(text).toContain('1 problem (1 error, 0 warnings)');
+
+    const { workflowCommandLine } = await import('../src/core/console-safety.js');
+    expect(
+      workflowCommandLine({
+        command: 'warning',
+        properties: { file: 'a,b:c.yaml', line: 3, title: 'T' },
+        message: 'x\n::set-env name=PATH::/tmp\r\n##[error]forged \u001b]0;title\u0007 100%',
+      }),
+    ).toBe(
+      '::warning file=a%2Cb%3Ac.yaml,line=3,title=T::x%0A::set-env name=PATH::/tmp%0A＃#[error]forged ]0;title 100%25',
+    );
+  });
+});

@@ -360,8 +360,7 @@ describe('lint reads Swagger 2.0: each finding where the 2.0 document wrote it',
         'OAS-NULLABLE definitions.yaml:7 /Parcel/properties/weight',
         `OAS-PAGE-HEADERS swagger-2.0.yaml:20 ${op}/get/responses/200`,
         `OAS-PAGE-PARAMS swagger-2.0.yaml:15 ${op}/get`,
-        // The 2.0 parameter holds its own type: the finding is at the parameter.
-        `OAS-TENANT-UUID swagger-2.0.yaml:14 ${op}/parameters/0`,
+        // The 2.0 parameter holds its own type: the finding is at the parameter, once for the GET and POST that share it.
         `OAS-TENANT-UUID swagger-2.0.yaml:14 ${op}/parameters/0`,
         'OAS-TOKEN-ENDPOINT swagger-2.0.yaml:8 /securityDefinitions/oauth/tokenUrl',
         `OAS-VERSION-HEADER swagger-2.0.yaml:18 ${op}/get/parameters/1`,

@@ -440,10 +440,10 @@ export async function main(
           })
           .option('format', {
             type: 'string',
-            choices: ['console', 'junit', 'sarif', 'json'],
+            choices: ['console', 'stylish', 'github-actions', 'junit', 'sarif', 'json'],
             default: 'console',
             describe:
-              'console (grouped by rule), junit (a test case per rule), sarif (2.1.0, for code scanning) or json',
+              'console (grouped by rule), stylish (a line per finding, by file), github-actions (annotations on the pull request), junit (a test case per rule), sarif (2.1.0, for code scanning) or json',
           })
           .option('output', {
             type: 'string',

@@ -85,6 +85,14 @@ export class SafeStream {
     if (out !== '') this.#write(out);
   }
 
+  /** A workflow command line built by workflowCommandLine (its parts already made safe), on a line of its own. */
+  writeCommand(line: string): void {
+    const begun = !(this.#whole && this.#line === '');
+    this.#write(`${begun ? '\n' : ''}${line}\n`);
+    this.#whole = true;
+    this.#line = '';
+  }
+
   /** The text as it will be written; updates what the stream remembers of its line. */
   clean(text: string): string {
     const plain = withoutControls(text, this.#colour);
@@ -124,10 +132,39 @@ export class SafeStream {
   }
 }
 
-/** The CLI's two output functions, each through its own SafeStream. */
+/**
+ * A GitHub Actions workflow command the harness writes itself (`lint --format github-actions`:
+ * `::error file=…,line=…,title=…::message`), whose parts are text it did not write (a file name, a
+ * document's words): each is cleaned as the stream cleans text, its CI openers broken, and escaped
+ * as the runner unescapes it (% CR LF; in a property also `:` and `,`), so that it stays one
+ * command with these properties and this message, on a line of its own.
+ */
+export interface WorkflowCommand {
+  command: 'error' | 'warning' | 'notice';
+  properties: Readonly<Record<string, string | number | undefined>>;
+  message: string;
+}
+
+/** Text in a workflow command: no control, no CI opener (`##[`), escaped for the runner. */
+function commandText(text: string, property: boolean): string {
+  const clean = withoutControls(text, false).replace(ANYWHERE, (m) => fullwidth(m.charAt(0)) + m.slice(1));
+  const escaped = clean.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return property ? escaped.replace(/:/g, '%3A').replace(/,/g, '%2C') : escaped;
+}
+
+/** The line of a workflow command, as the runner reads it. */
+export function workflowCommandLine(c: WorkflowCommand): string {
+  const props = Object.entries(c.properties)
+    .filter((e): e is [string, string | number] => e[1] !== undefined && /^[a-zA-Z]+$/.test(e[0]))
+    .map(([k, v]) => `${k}=${commandText(String(v), true)}`)
+    .join(',');
+  return `::${c.command}${props === '' ? '' : ` ${props}`}::${commandText(c.message, false)}`;
+}
+
+/** The CLI's two output functions, each through its own SafeStream, and the one way to write a workflow command. */
 export function safeOutput<T extends { out: (text: string) => void; err: (text: string) => void; color: boolean }>(
   io: T,
-): T {
+): T & { command: (c: WorkflowCommand) => void } {
   const out = new SafeStream(io.out, io.color);
   const err = new SafeStream(io.err, io.color);
   // `err` is given one line at a time and ends it itself: the stream must know the line ended.
@@ -135,5 +172,7 @@ export function safeOutput<T extends { out: (text: string) => void; err: (text: 
     ...io,
     out: (text: string) => out.write(text),
     err: (text: string) => err.write(text.endsWith('\n') ? text : `${text}\n`),
+    // On a line of its own: a line begun is ended first; the stream then starts a new one.
+    command: (c: WorkflowCommand) => out.writeCommand(workflowCommandLine(c)),
   };
 }

@@ -2,13 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { urlInsteadOfFile } from '../core/files.js';
 import { ExitCode } from '../core/exit-codes.js';
+import type { WorkflowCommand } from '../core/console-safety.js';
 import { LINT_RULES } from './rules.js';
 import { capFindings, FindingSink, type Placed } from './caps.js';
 import {
+  annotations,
   failsAny,
   LINT_FORMATS,
   render,
   renderConsole,
+  renderStylish,
   shownPath,
   type LintFinding,
   type LintFormat,
@@ -17,7 +20,7 @@ import {
 } from './outputs.js';
 import { Locator } from './locate.js';
 import { readForLint, type ReadDocument, type ReadOptions } from './read.js';
-import { lintDocument } from './rules.js';
+import { lintDocument, oneFindingPerMistake } from './rules.js';
 
 /**
  * `carrier-conformance lint FILE…` (issue 33): the platform's conventions checked in OpenAPI
@@ -34,6 +37,8 @@ export interface LintOptions extends ReadOptions {
 interface IO {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Workflow commands (src/core/console-safety.ts): `--format github-actions` writes its annotations so. */
+  command?: (c: WorkflowCommand) => void;
 }
 
 /** A listed finding as the report has it: its place was for the caps. */
@@ -69,7 +74,7 @@ export function lintRead(document: ReadDocument): { findings: LintFinding[]; not
     const locator = new Locator(document);
     const sink = new FindingSink();
     lintDocument(document.bundled, sink);
-    const traced = sink.kept.map((f) => {
+    const traced = oneFindingPerMistake(sink.kept).map((f) => {
       // A converted Swagger 2.0 document: the finding where the 2.0 document wrote it, or, for a
       // place the conversion made, its closest one, said in the message.
       const source = document.sourcePointer(f.pointer);
@@ -134,6 +139,10 @@ export async function lintCommand(files: readonly string[], options: LintOptions
     }
     // The log still shows what was found; the file is for the tool that reads it.
     if (format !== 'console') io.out(renderConsole(report));
+  } else if (format === 'github-actions') {
+    // The annotations through the one trusted path for workflow commands, then the summary for the log.
+    for (const c of annotations(report)) io.command?.(c);
+    io.out(renderStylish(report));
   } else {
     io.out(text);
   }

@@ -6,6 +6,7 @@ import type { Level } from '../catalogue/types.js';
 import { inline } from '../report/markdown.js';
 import { splitCdataTerminators, stripInvalidXmlChars } from '../report/xml-text.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
+import { workflowCommandLine, type WorkflowCommand } from '../core/console-safety.js';
 import { CAPS_NOTE, FINDINGS_PER_PLACE, FINDINGS_PER_RULE } from './caps.js';
 import { LINT_RULES, type LintRule, type LintRuleId } from './rules.js';
 
@@ -15,7 +16,7 @@ import { LINT_RULES, type LintRule, type LintRuleId } from './rules.js';
  * (what GitHub code scanning reads to show findings on a pull request's lines) and JSON.
  */
 
-export const LINT_FORMATS = ['console', 'junit', 'sarif', 'json'] as const;
+export const LINT_FORMATS = ['console', 'stylish', 'github-actions', 'junit', 'sarif', 'json'] as const;
 export type LintFormat = (typeof LINT_FORMATS)[number];
 
 export interface LintFinding {
@@ -255,10 +256,67 @@ export function renderSarif(report: LintReport, cwd = process.cwd()): string {
   return `${JSON.stringify(sarif, null, 2)}\n`;
 }
 
+/**
+ * One line per finding, by file, as ESLint's `stylish` shows them (what a developer's editor and
+ * terminal habits expect): `  12:7  error  message  RULE`, then the count of problems.
+ */
+export function renderStylish(report: LintReport): string {
+  const lines: string[] = [];
+  const byFile = new Map<string, LintFinding[]>();
+  for (const f of report.findings) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
+  let errors = 0;
+  let warnings = 0;
+  for (const [file, findings] of byFile) {
+    lines.push(file);
+    const sorted = [...findings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+    const at = (f: LintFinding): string => (f.line === undefined ? f.pointer || '/' : `${f.line}:${f.column ?? 1}`);
+    const width = Math.max(...sorted.map((f) => at(f).length));
+    for (const f of sorted) {
+      const failing = fails(f, report.strict);
+      if (failing) errors += 1;
+      else warnings += 1;
+      lines.push(`  ${at(f).padEnd(width)}  ${(failing ? 'error' : 'warning').padEnd(7)}  ${f.message}  ${f.rule}`);
+    }
+    lines.push('');
+  }
+  const counted = (report.notListed ?? []).reduce((n, e) => n + e.count, 0);
+  const total = errors + warnings;
+  lines.push(
+    total + counted === 0
+      ? `${report.documents.length === 1 ? (report.documents[0] ?? '') : `${report.documents.length} documents`}: no problems`
+      : `${total} problem${total === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'})${counted > 0 ? `, and ${counted} more not listed (${CAPS_NOTE})` : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * GitHub Actions annotations (`::error file=…,line=…::…`): the findings on a pull request's
+ * lines without code scanning. Built here, written by the CLI's one trusted path for workflow
+ * commands (src/core/console-safety.ts workflowCommandLine), which escapes the document's text.
+ */
+export function annotations(report: LintReport): WorkflowCommand[] {
+  return report.findings.map((f) => ({
+    command: fails(f, report.strict) ? 'error' : 'warning',
+    properties: {
+      file: f.file,
+      line: f.line,
+      col: f.column,
+      title: `${f.rule} (${f.level})`,
+    },
+    message: f.line === undefined ? `${f.message} (at ${f.pointer || '/'})` : f.message,
+  }));
+}
+
 export function render(report: LintReport, format: LintFormat): string {
   switch (format) {
     case 'console':
       return renderConsole(report);
+    case 'stylish':
+      return renderStylish(report);
+    case 'github-actions':
+      return annotations(report)
+        .map((c) => `${workflowCommandLine(c)}\n`)
+        .join('');
     case 'json':
       return renderJson(report);
     case 'junit':

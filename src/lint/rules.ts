@@ -392,10 +392,52 @@ export function lintDocument(
 ): RawFinding[] {
   if (options.resolve) resolvers.set(document, options.resolve);
   try {
-    return lintWith(document, options.schemaKey ?? ((_, pointer) => pointer), collector);
+    const found = lintWith(document, options.schemaKey ?? ((_, pointer) => pointer), collector);
+    return collector ? found : oneFindingPerMistake(found);
   } finally {
     resolvers.delete(document);
   }
+}
+
+/** A finding about one operation at a place others share: "GET /users/me: the Accept-Version header is not required: true". */
+const ABOUT_AN_OPERATION = /^([A-Z][A-Za-z]* \/[^\s:]*(?: \(legacy\))?): (.+)$/s;
+/** How many operations a merged finding names before "and N more". */
+const OPERATIONS_NAMED = 10;
+
+/**
+ * One mistake is one finding (issue 42 item 6): a shared parameter or schema written once (a
+ * `components/parameters/AcceptVersion` with `required: false`) is found once per operation that
+ * uses it, at the same place with the same words but the operation's name; those become one
+ * finding where the mistake is written, naming the operations it affects. The lint command and
+ * the Spectral function both list findings so (src/lint/command.ts lintRead; lintDocument above).
+ */
+export function oneFindingPerMistake(findings: readonly RawFinding[]): RawFinding[] {
+  const out: RawFinding[] = [];
+  const groups = new Map<string, { index: number; rest: string; labels: string[] }>();
+  for (const f of findings) {
+    const m = ABOUT_AN_OPERATION.exec(f.message);
+    if (!m) {
+      out.push(f);
+      continue;
+    }
+    const [, label = '', rest = ''] = m;
+    const key = `${f.rule}\u0000${f.pointer}\u0000${rest}`;
+    const group = groups.get(key);
+    if (group) {
+      if (!group.labels.includes(label)) group.labels.push(label);
+      continue;
+    }
+    groups.set(key, { index: out.length, rest, labels: [label] });
+    out.push(f);
+  }
+  for (const { index, rest, labels } of groups.values()) {
+    if (labels.length < 2) continue;
+    const named = labels.slice(0, OPERATIONS_NAMED).join(', ');
+    const more = labels.length > OPERATIONS_NAMED ? `, and ${labels.length - OPERATIONS_NAMED} more` : '';
+    const f = out[index] as RawFinding;
+    out[index] = { ...f, message: `${rest}, on ${labels.length} operations (${named}${more})` };
+  }
+  return out;
 }
 
 function lintWith(document: Json, schemaKey: SchemaKey, collector: FindingCollector | undefined): RawFinding[] {
