@@ -306,3 +306,92 @@ describe('one mistake, one finding; stylish and github-actions formats', () => {
     );
   });
 });
+
+describe('--waivers: findings the team accepts, with their reasons (issue 42 item 6)', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'carrier-lint-waivers-'));
+    const document = (await readFile(join(ROOT, 'docs', 'openapi.yaml'), 'utf8')).replace(
+      'name: Accept-Version\n      in: header\n      required: true',
+      'name: Accept-Version\n      in: header\n      required: false',
+    );
+    file = join(dir, 'openapi.yaml');
+    await writeFile(file, document);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const waiversFile = async (content: unknown): Promise<string> => {
+    const path = join(dir, `waivers-${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(path, JSON.stringify(content));
+    return path;
+  };
+
+  it('a waived finding fails nothing and is reported as waived in every format; a waiver that matches nothing is reported so it can go', async () => {
+    const waivers = await waiversFile({
+      waivers: [
+        {
+          rule: 'OAS-VERSION-HEADER',
+          pointer: '/components/parameters/AcceptVersion',
+          reason: 'PLAT-9: the gateway adds Accept-Version',
+        },
+        { rule: 'OAS-NULLABLE', file: 'elsewhere.yaml', reason: 'an old waiver' },
+      ],
+    });
+    const consoleRun = await cli(['lint', '--waivers', waivers, file]);
+    expect(consoleRun.code).toBe(0);
+    expect(consoleRun.out).toContain(`WAIVED (1), by ${waivers}:\n  OAS-VERSION-HEADER ${file}:`);
+    expect(consoleRun.out).toContain(': PLAT-9: the gateway adds Accept-Version');
+    expect(consoleRun.out).toContain(
+      `WAIVERS THAT MATCH NO FINDING (remove them from ${waivers}) (1):\n  OAS-NULLABLE elsewhere.yaml: an old waiver`,
+    );
+    expect(consoleRun.out).toMatch(/0 failed, 0 warned \(0 findings; 1 waived\)\n$/);
+
+    const sarifPath = join(dir, 'lint.sarif');
+    expect((await cli(['lint', '--waivers', waivers, '--format', 'sarif', '--output', sarifPath, file])).code).toBe(0);
+    const results = (
+      JSON.parse(await readFile(sarifPath, 'utf8')) as {
+        runs: { results: { ruleId: string; suppressions?: unknown }[] }[];
+      }
+    ).runs[0]?.results;
+    expect(results).toEqual([
+      expect.objectContaining({
+        ruleId: 'OAS-VERSION-HEADER',
+        suppressions: [
+          { kind: 'external', status: 'accepted', justification: 'PLAT-9: the gateway adds Accept-Version' },
+        ],
+      }),
+    ]);
+    const json = await cli(['lint', '--waivers', waivers, '--format', 'json', file]);
+    const parsed = JSON.parse(json.out) as {
+      findings: unknown[];
+      waived: { reason: string }[];
+      unusedWaivers: unknown[];
+    };
+    expect([parsed.findings.length, parsed.waived.map((w) => w.reason), parsed.unusedWaivers.length]).toEqual([
+      0,
+      ['PLAT-9: the gateway adds Accept-Version'],
+      1,
+    ]);
+    // Without the waivers, the same document fails.
+    expect((await cli(['lint', file])).code).toBe(1);
+  });
+
+  it('a waivers file with a mistake: one line, exit 2, before any document is read', async () => {
+    const errors: string[] = [];
+    const code = await main(
+      ['lint', '--waivers', await waiversFile({ waivers: [{ rule: 'OAS-VERSION-HEADR', reason: 'x' }] }), file],
+      {
+        out: () => undefined,
+        err: (t) => void errors.push(t),
+        color: false,
+      },
+    );
+    expect(code).toBe(2);
+    expect(errors.join('')).toMatch(
+      /--waivers .*: waivers\.0\.rule: unknown rule "OAS-VERSION-HEADR" \(did you mean "OAS-VERSION-HEADER"\?\)/,
+    );
+  });
+});

@@ -450,6 +450,11 @@ export async function main(
             describe: 'Write the report to this file (the console summary still goes to stdout)',
           })
           .option('strict', { type: 'boolean', describe: 'SHOULD findings fail too, instead of warning' })
+          .option('waivers', {
+            type: 'string',
+            describe:
+              'A JSON file of findings the team accepts, each with its reason: {"waivers": [{"rule", "file", "pointer", "reason"}]}; reported as waived, failing nothing',
+          })
           .option('openapi-root', {
             type: 'string',
             describe: "The folder the documents' $refs may read files in (default: each document's own folder)",
@@ -465,6 +470,7 @@ export async function main(
             output: argv.output,
             strict: argv.strict === true,
             root: argv['openapi-root'],
+            waivers: argv.waivers,
           },
           io,
         );

@@ -21,6 +21,7 @@ import {
 import { Locator } from './locate.js';
 import { readForLint, type ReadDocument, type ReadOptions } from './read.js';
 import { lintDocument, oneFindingPerMistake } from './rules.js';
+import { applyWaivers, loadWaivers } from './waivers.js';
 
 /**
  * `carrier-conformance lint FILE…` (issue 33): the platform's conventions checked in OpenAPI
@@ -32,6 +33,8 @@ export interface LintOptions extends ReadOptions {
   format?: LintFormat;
   output?: string | undefined;
   strict?: boolean;
+  /** A file of findings the team accepts, with their reasons (src/lint/waivers.ts). */
+  waivers?: string | undefined;
 }
 
 interface IO {
@@ -55,6 +58,8 @@ const levelOf = new Map<string, (typeof LINT_RULES)[number]['level']>(LINT_RULES
  * capped per rule and per place, the rest counted (src/lint/caps.ts).
  */
 export async function lint(files: readonly string[], options: LintOptions = {}): Promise<LintReport> {
+  // Read first: a mistake in it is exit 2 before any document is read.
+  const waivers = options.waivers === undefined ? undefined : loadWaivers(options.waivers);
   const findings: LintFinding[] = [];
   const notListed: NotListed[] = [];
   for (const file of files) {
@@ -62,7 +67,16 @@ export async function lint(files: readonly string[], options: LintOptions = {}):
     findings.push(...one.findings);
     notListed.push(...one.notListed);
   }
-  return { documents: [...files], findings, notListed, strict: options.strict === true };
+  const report: LintReport = { documents: [...files], findings, notListed, strict: options.strict === true };
+  if (waivers === undefined || options.waivers === undefined) return report;
+  const applied = applyWaivers(findings, waivers);
+  return {
+    ...report,
+    findings: applied.findings,
+    waived: applied.waived,
+    unusedWaivers: applied.unused,
+    waiversFile: options.waivers,
+  };
 }
 
 /** Lints one document as read (readForLint, or the run's own read of it: src/lint/in-run.ts). */

@@ -49,6 +49,32 @@ export interface LintReport {
   notListed?: NotListed[];
   /** With --strict, SHOULD findings fail too (as `run --strict`). */
   strict: boolean;
+  /** Listed findings a --waivers file accepts, with its reason: reported, failing nothing (src/lint/waivers.ts). */
+  waived?: { finding: LintFinding; reason: string }[];
+  /** Waivers that matched no finding: they can go. */
+  unusedWaivers?: { rule: string; file?: string | undefined; pointer?: string | undefined; reason: string }[];
+  /** The --waivers file, as given. */
+  waiversFile?: string;
+}
+
+/** What a run of lint says of its waivers, in the console and stylish: the waived findings, the waivers that can go. */
+function waiverLines(report: LintReport): string[] {
+  const lines: string[] = [];
+  const waived = report.waived ?? [];
+  const file = report.waiversFile ?? 'the waivers file';
+  if (waived.length > 0) {
+    lines.push('', `WAIVED (${waived.length}), by ${file}:`);
+    for (const { finding, reason } of waived) lines.push(`  ${finding.rule} ${where(finding)}: ${reason}`);
+  }
+  const unused = report.unusedWaivers ?? [];
+  if (unused.length > 0) {
+    lines.push('', `WAIVERS THAT MATCH NO FINDING (remove them from ${file}) (${unused.length}):`);
+    for (const w of unused)
+      lines.push(
+        `  ${w.rule}${w.file === undefined ? '' : ` ${w.file}`}${w.pointer === undefined ? '' : ` ${w.pointer}`}: ${w.reason}`,
+      );
+  }
+  return lines;
 }
 
 const rulesById = new Map<string, LintRule>(LINT_RULES.map((r) => [r.id, r]));
@@ -102,9 +128,11 @@ export function renderConsole(report: LintReport): string {
   const passed = LINT_RULES.length - failed - warned;
   const docs = report.documents.length === 1 ? (report.documents[0] ?? '') : `${report.documents.length} documents`;
   const listed = total === report.findings.length ? '' : `, ${report.findings.length} listed`;
+  const waived = (report.waived ?? []).length;
+  lines.push(...waiverLines(report));
   lines.push(
     '',
-    `${docs}: ${passed} rules passed, ${failed} failed, ${warned} warned (${total} finding${total === 1 ? '' : 's'}${listed})`,
+    `${docs}: ${passed} rules passed, ${failed} failed, ${warned} warned (${total} finding${total === 1 ? '' : 's'}${listed}${waived > 0 ? `; ${waived} waived` : ''})`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -120,6 +148,8 @@ export function renderJson(report: LintReport): string {
       limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE },
       findings: report.findings,
       notListed: report.notListed ?? [],
+      waived: report.waived ?? [],
+      unusedWaivers: report.unusedWaivers ?? [],
     },
     null,
     2,
@@ -141,6 +171,7 @@ export function renderJUnit(report: LintReport): string {
   for (const document of report.documents) {
     const suite = junit.testSuite().name(`${TOOL_NAME}.lint`).time(0);
     suite.property('document', xml(document));
+    suite.property('waived', String((report.waived ?? []).filter((w) => w.finding.document === document).length));
     const ofDocument = report.findings.filter((f) => f.document === document);
     for (const rule of LINT_RULES) {
       const own = ofDocument.filter((f) => f.rule === rule.id);
@@ -231,7 +262,18 @@ export function renderSarif(report: LintReport, cwd = process.cwd()): string {
           limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE },
           notListed: report.notListed ?? [],
         },
-        results: report.findings.map((f) => ({
+        // A waived finding is a result with an external suppression (SARIF §3.35): code scanning closes its alert.
+        results: [
+          ...report.findings.map((f) => ({ f })),
+          ...(report.waived ?? []).map(({ finding, reason }) => ({ f: finding, reason })),
+        ].map(({ f, reason }: { f: LintFinding; reason?: string }) => ({
+          ...(reason === undefined
+            ? {}
+            : {
+                suppressions: [
+                  { kind: 'external', status: 'accepted', justification: inline(reason, SARIF_MESSAGE_MAX) },
+                ],
+              }),
           ruleId: f.rule,
           ruleIndex: index.get(f.rule) ?? 0,
           level: rulesById.get(f.rule)?.level === 'MUST' || report.strict ? 'error' : 'warning',
@@ -281,10 +323,14 @@ export function renderStylish(report: LintReport): string {
   }
   const counted = (report.notListed ?? []).reduce((n, e) => n + e.count, 0);
   const total = errors + warnings;
+  const waived = (report.waived ?? []).length;
+  const tail = waiverLines(report);
+  if (tail.length > 0) lines.push(...tail.slice(1), '');
   lines.push(
     total + counted === 0
       ? `${report.documents.length === 1 ? (report.documents[0] ?? '') : `${report.documents.length} documents`}: no problems`
       : `${total} problem${total === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'})${counted > 0 ? `, and ${counted} more not listed (${CAPS_NOTE})` : ''}`,
+    ...(waived > 0 ? [`${waived} waived`] : []),
   );
   return `${lines.join('\n')}\n`;
 }
