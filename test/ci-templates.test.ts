@@ -400,7 +400,11 @@ describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
 
   it('lints the OpenAPI documents pre-commit hands it: exit 0 on a clean one, 1 on one without the version header', async () => {
     const [hook] = load(await read('.pre-commit-hooks.yaml')) as Hook[];
-    expect(hook).toMatchObject({ id: 'carrier-conformance-lint', entry: 'carrier-conformance lint', language: 'node' });
+    expect(hook).toMatchObject({
+      id: 'carrier-conformance-lint',
+      entry: 'npx --no-install carrier-conformance lint',
+      language: 'system',
+    });
     const files = new RegExp(hook?.files ?? '$^');
     for (const name of ['openapi.yaml', 'api/openapi.json', 'spec/openapi-v2.yml', 'swagger.yaml'])
       expect(files.test(name), name).toBe(true);
@@ -415,8 +419,8 @@ describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
     );
     expect(broken).not.toBe(document);
     await writeFile(join(workspace, 'openapi-broken.yaml'), broken);
-    // pre-commit installs the package globally: its bin is on PATH.
-    const env = { PATH: `${join(workspace, 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+    // The project's own install (node_modules/.bin), as npx finds it.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
     const clean = await runShell(`${hook?.entry} openapi.yaml`, { cwd: workspace, env });
     expect(clean.status, clean.stdout + clean.stderr).toBe(0);
     const dirty = await runShell(`${hook?.entry} openapi.yaml openapi-broken.yaml`, { cwd: workspace, env });
