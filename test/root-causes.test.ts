@@ -119,6 +119,23 @@ describe('no API at the token endpoint', () => {
     ]);
   });
 
+  it('a wrong /api prefix in front of the reference server (401 with a Bearer challenge and error "unauthorized", no token endpoint\'s code): the path, not the credentials (issue 42 item 4; before: "refused the configured client credentials")', async () => {
+    const s = await server({ tokenTtlSeconds: 60 });
+    const base = `${s.url}/api`;
+    const result = await run(s.clientSecret, [
+      '--base-url',
+      base,
+      '--client-id',
+      s.clientId,
+      '--paged-path',
+      'shipments',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `carrier-conformance: the token endpoint ${base}/uaa/oauth2/token answered 401 with a Bearer challenge, not the Basic one of a token endpoint refusing client credentials (RFC 6749 §5.2): something else answers there, such as a gateway for another API: check the path of --base-url (a gateway's prefix missing or extra) or --auth-url, or the credentials the gateway itself wants (--header)`,
+    ]);
+  });
+
   /** A server that answers every request with `status`, these headers and this body, as a gateway in front of the API does. */
   async function gateway(status: number, body: string, headers: Record<string, string> = {}): Promise<string> {
     const s = createServer((_req, res) =>

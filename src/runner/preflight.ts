@@ -193,7 +193,10 @@ export async function preflight(
   const endpoint = `${origin}${pathname}`;
   if (credentialsRefused(tokenRes)) {
     const code = oauthErrorCode(tokenRes);
-    const foreign = code === undefined && target.clientAuth !== 'post' ? foreignChallenge(tokenRes) : undefined;
+    // A code no token endpoint gives (a resource server's "unauthorized" behind a wrong prefix)
+    // says no more than none: the challenge decides where the answer came from (issue 42 item 4).
+    const tokenCode = code !== undefined && TOKEN_ERROR_CODES.has(code) ? code : undefined;
+    const foreign = tokenCode === undefined && target.clientAuth !== 'post' ? foreignChallenge(tokenRes) : undefined;
     // Not the token endpoint refusing the credentials (it would challenge Basic, RFC 6749 §5.2):
     // something else answers at that path, so a new secret would not help.
     if (foreign !== undefined) {
@@ -310,6 +313,27 @@ function refusedBasic(res: HttpResponse): boolean {
  * (Bearer, an API key scheme) answers, where a token endpoint refusing Basic client credentials
  * challenges Basic. Undefined when there is no challenge to judge by.
  */
+/**
+ * The error codes a token endpoint answers with: RFC 6749 §5.2's, and those the OAuth Extensions
+ * Error Registry adds for the token endpoint (RFC 8628 §3.5, RFC 8707 §2, RFC 9396 §5, RFC 9449 §7).
+ */
+const TOKEN_ERROR_CODES = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
+  'invalid_target',
+  'invalid_authorization_details',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
+]);
+
 function foreignChallenge(res: HttpResponse): string | undefined {
   if (res.status !== 401) return undefined;
   const lines = res.headerLines('www-authenticate');
