@@ -443,66 +443,69 @@ describe.each(['nginx', 'haproxy', 'apache'] as const)('%s in front of the refer
     50_000,
   );
 
-  it.skipIf(skip)(
-    title(
-      'serving the API under /api: the verdicts of the direct run, every request under the prefix, each page of the walk read once',
-    ),
-    async () => {
-      requireBinary();
-      expect(direct, 'no direct run to compare with').toBeDefined();
-      if (!direct) return;
-      // One battery worker (no expiry suite), so that each list is walked once in the run.
-      const expected = { ...direct.report, checks: direct.report.checks.filter((c) => c.suite !== 'expiry') };
-      const backend = await startReferenceServer({ ...BACKEND, legacyRewrites: false, recordRequests: true });
-      const prefixed = await startGateway({ kind, upstream: backend.url, prefix: '/api' });
-      try {
-        const run = await runHarness(backend, `${prefixed.url}/api`, [
-          '--ca-file',
-          prefixed.ca?.caFile ?? '',
-          ...WITHOUT_EXPIRY,
-        ]);
-        const diff = differences(expected, run.report);
-        expect
-          .soft(
-            diff,
-            `${diff.length} checks differ from the direct run through ${kind} under /api:\n${diff.join('\n')}\n${diff.length > 0 ? await prefixed.diagnostics() : ''}`,
-          )
-          .toEqual([]);
-        expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
-        const access = await prefixed.accessLog();
-        expect
-          .soft(
-            access.filter((e) => !e.target.startsWith('/api/')).map((e) => e.target),
-            'requests outside the prefix',
-          )
-          .toEqual([]);
-        expect
-          .soft(
-            backend
-              .requestLog()
-              .filter((r) => r.target.startsWith('/api'))
-              .map((r) => r.target),
-            'the backend got the prefix',
-          )
-          .toEqual([]);
-        // The walk matches its pages' links (written under /api by the backend) with its own requests.
-        const pages = new Map<string, number>();
-        for (const e of access)
-          if (e.status === 200 && /[?&]page=\d+/.test(e.target)) pages.set(e.target, (pages.get(e.target) ?? 0) + 1);
-        expect
-          .soft(
-            [...pages].filter(([, n]) => n > 1),
-            'page requests answered 200 more than once',
-          )
-          .toEqual([]);
-        expect.soft(pages.size, 'pages read').toBeGreaterThan(3);
-      } finally {
-        await prefixed.close();
-        await backend.close();
-      }
-    },
-    50_000,
-  );
+  // The prefix is the backend's doing (X-Forwarded-Prefix): one gateway proves it in `npm test`
+  // (CI's time), every one with GATEWAY_PREFIX_ALL=1.
+  if (kind === 'nginx' || process.env.GATEWAY_PREFIX_ALL === '1')
+    it.skipIf(skip)(
+      title(
+        'serving the API under /api: the verdicts of the direct run, every request under the prefix, each page of the walk read once',
+      ),
+      async () => {
+        requireBinary();
+        expect(direct, 'no direct run to compare with').toBeDefined();
+        if (!direct) return;
+        // One battery worker (no expiry suite), so that each list is walked once in the run.
+        const expected = { ...direct.report, checks: direct.report.checks.filter((c) => c.suite !== 'expiry') };
+        const backend = await startReferenceServer({ ...BACKEND, legacyRewrites: false, recordRequests: true });
+        const prefixed = await startGateway({ kind, upstream: backend.url, prefix: '/api' });
+        try {
+          const run = await runHarness(backend, `${prefixed.url}/api`, [
+            '--ca-file',
+            prefixed.ca?.caFile ?? '',
+            ...WITHOUT_EXPIRY,
+          ]);
+          const diff = differences(expected, run.report);
+          expect
+            .soft(
+              diff,
+              `${diff.length} checks differ from the direct run through ${kind} under /api:\n${diff.join('\n')}\n${diff.length > 0 ? await prefixed.diagnostics() : ''}`,
+            )
+            .toEqual([]);
+          expect.soft(run.code, `exit code${run.stderr ? `; stderr: ${run.stderr}` : ''}`).toBe(0);
+          const access = await prefixed.accessLog();
+          expect
+            .soft(
+              access.filter((e) => !e.target.startsWith('/api/')).map((e) => e.target),
+              'requests outside the prefix',
+            )
+            .toEqual([]);
+          expect
+            .soft(
+              backend
+                .requestLog()
+                .filter((r) => r.target.startsWith('/api'))
+                .map((r) => r.target),
+              'the backend got the prefix',
+            )
+            .toEqual([]);
+          // The walk matches its pages' links (written under /api by the backend) with its own requests.
+          const pages = new Map<string, number>();
+          for (const e of access)
+            if (e.status === 200 && /[?&]page=\d+/.test(e.target)) pages.set(e.target, (pages.get(e.target) ?? 0) + 1);
+          expect
+            .soft(
+              [...pages].filter(([, n]) => n > 1),
+              'page requests answered 200 more than once',
+            )
+            .toEqual([]);
+          expect.soft(pages.size, 'pages read').toBeGreaterThan(3);
+        } finally {
+          await prefixed.close();
+          await backend.close();
+        }
+      },
+      50_000,
+    );
 });
 
 describe('apache in front of a backend that writes absolute links from Host and X-Forwarded-Proto', () => {
