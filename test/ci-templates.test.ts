@@ -419,11 +419,15 @@ describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
     );
     expect(broken).not.toBe(document);
     await writeFile(join(workspace, 'openapi-broken.yaml'), broken);
-    // The project's own install (node_modules/.bin), as npx finds it.
+    // The project's own install (node_modules/.bin), as npm's npx finds it with --no-install.
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-    const clean = await runShell(`${hook?.entry} openapi.yaml`, { cwd: workspace, env });
+    const clean = await runShell(`${hook?.entry} openapi.yaml`, { cwd: workspace, env, realNpx: true });
     expect(clean.status, clean.stdout + clean.stderr).toBe(0);
-    const dirty = await runShell(`${hook?.entry} openapi.yaml openapi-broken.yaml`, { cwd: workspace, env });
+    const dirty = await runShell(`${hook?.entry} openapi.yaml openapi-broken.yaml`, {
+      cwd: workspace,
+      env,
+      realNpx: true,
+    });
     expect(dirty.stdout + dirty.stderr).toContain('openapi-broken.yaml');
     expect(dirty.status).toBe(1);
   }, 60_000);

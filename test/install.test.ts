@@ -186,7 +186,7 @@ describe('installed as the README says, into an empty project', () => {
     const command = install
       .replace(/carrier-conformance-[\d.]+\.tgz$/, packed.filename)
       .replace(/^npm install/, 'npm install --offline --no-audit --no-fund --foreground-scripts');
-    const result = await runShell(command, { cwd: project, env: npmEnv(), timeoutMs: 120_000 });
+    const result = await runShell(command, { cwd: project, env: npmEnv(), timeoutMs: 120_000, realNpx: true });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     // npm 11 warns of install scripts it did not run; with --foreground-scripts it prints those it runs.
     expect(result.stderr).not.toMatch(/install-scripts|install script/i);
@@ -205,7 +205,7 @@ describe('installed as the README says, into an empty project', () => {
   it("the README's run: the whole battery against the embedded reference server, conformant", async () => {
     const [, run = ''] = commands;
     expect(run).toBe('npx carrier-conformance run --embedded');
-    const result = await runShell(run, { cwd: project, timeoutMs: 120_000 });
+    const result = await runShell(run, { cwd: project, timeoutMs: 120_000, realNpx: true });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^CONFORMANT {2}http:\/\/127\.0\.0\.1:\d+$/m);
     const report = JSON.parse(await readFile(join(project, 'reports', 'report.json'), 'utf8')) as RunReport;

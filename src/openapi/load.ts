@@ -144,12 +144,15 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
   return (await loadOpenApiAsRead(file, options, false)).api;
 }
 
-/** loadOpenApi, and the document as read (DocumentAsRead; its files kept only with `keepFiles`). */
+/**
+ * loadOpenApi, and the document as read (DocumentAsRead; its files kept only with `keepFiles`),
+ * and every file it read (itself included) by absolute path and SHA-256.
+ */
 export async function loadOpenApiAsRead(
   file: string,
   options: LoadOptions = {},
   keepFiles = true,
-): Promise<{ api: ApiDescription; read: DocumentAsRead }> {
+): Promise<{ api: ApiDescription; read: DocumentAsRead; digests: [string, string][] }> {
   const digests = new Map<string, string>();
   const files = new Map<string, unknown>();
   const texts = new Map<string, string>();
@@ -186,5 +189,6 @@ export async function loadOpenApiAsRead(
       ...(pinned.length > 0 ? { files: pinned } : {}),
     },
     read: { bundled: raw, sourcePointer: version.sourcePointer, files, texts },
+    digests: [...digests],
   };
 }

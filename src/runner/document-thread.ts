@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ApiDescription } from '../carrier/endpoint-specs.js';
 import { RunAbortedError, UsageError } from '../core/errors.js';
+import { FILE_LIMITS, readRegularFile } from '../core/files.js';
 import { threadExecArgv } from '../core/threads.js';
 import { mark } from '../core/startup-timing.js';
 import { builtFile, FROM_BUILD } from '../core/version.js';
@@ -23,8 +26,14 @@ import { builtFile, FROM_BUILD } from '../core/version.js';
  * reads it within keep it short.
  */
 
-/** `ms`: how long the thread took to read the document (or to refuse it), for CARRIER_PROFILE=1. */
-export type LoadReply = ({ ok: true; api: ApiDescription } | { ok: false; usage: boolean; message: string }) & {
+/**
+ * `ms`: how long the thread took to read the document (or to refuse it), for CARRIER_PROFILE=1;
+ * `digests`: every file it read, by absolute path and SHA-256 (the memo's key, below).
+ */
+export type LoadReply = (
+  | { ok: true; api: ApiDescription; digests?: [string, string][] }
+  | { ok: false; usage: boolean; message: string }
+) & {
   ms?: number;
 };
 
@@ -45,17 +54,71 @@ function stopped(signal: AbortSignal): Error {
     : new RunAbortedError(typeof reason === 'string' ? reason : 'the run was interrupted');
 }
 
+/**
+ * Documents already read in this process, with every file each read, by SHA-256: a process that
+ * runs the battery again on the same document (the programmatic API, the harness's own tests:
+ * hundreds of runs on one document) gets it again without a thread or a parse, once every one of
+ * its files still has the bytes it was read from. Any change, to the document or to a file it
+ * refers to, and it is read anew. The few most recent only.
+ */
+const MEMO_SIZE = 4;
+const memo = new Map<string, { digests: [string, string][]; api: ApiDescription }>();
+const memoKey = (file: string, root: string | undefined): string => `${resolve(file)}\0${root ?? ''}`;
+
+function remembered(file: string, root: string | undefined): ApiDescription | undefined {
+  const key = memoKey(file, root);
+  const entry = memo.get(key);
+  if (!entry) return undefined;
+  const unchanged = entry.digests.every(([path, sha256]) => {
+    try {
+      const bytes = readRegularFile(path, '--openapi', FILE_LIMITS.openapi);
+      return createHash('sha256').update(bytes).digest('hex') === sha256;
+    } catch {
+      // Gone, or no longer a regular file: read anew, and the reading says why.
+      return false;
+    }
+  });
+  if (!unchanged) {
+    memo.delete(key);
+    return undefined;
+  }
+  // A copy, as a thread's answer is: no run sees what another did to its description.
+  return structuredClone(entry.api);
+}
+
+function remember(file: string, root: string | undefined, api: ApiDescription, digests?: [string, string][]): void {
+  if (!digests?.some(([path]) => path === resolve(file))) return;
+  const key = memoKey(file, root);
+  memo.delete(key);
+  memo.set(key, { digests, api: structuredClone(api) });
+  for (const oldest of memo.keys()) {
+    if (memo.size <= MEMO_SIZE) break;
+    memo.delete(oldest);
+  }
+}
+
+let reads = 0;
+/** How many documents this process has read (parsed, on a thread or here), the memo's answers not counted. */
+export const documentReads = (): number => reads;
+
 export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {}): Promise<ApiDescription> {
   const { root, signal } = options;
   if (signal?.aborted) return Promise.reject(stopped(signal));
+  const known = remembered(file, root);
+  if (known) {
+    mark('document: read before, unchanged');
+    return Promise.resolve(known);
+  }
+  reads += 1;
   const inThisThread = (): Promise<ApiDescription> => {
     const loaded = import('../openapi/load.js')
       .then((m) => m.loadOpenApiAsRead(file, { root }))
       // Linted as the thread lints it (document-worker.ts), on the document as read.
-      .then(async ({ api, read }) => ({
-        ...api,
-        lint: await (await import('../lint/in-run.js')).lintForRun(file, root, read),
-      }));
+      .then(async ({ api, read, digests }) => {
+        const linted = { ...api, lint: await (await import('../lint/in-run.js')).lintForRun(file, root, read) };
+        remember(file, root, linted, digests);
+        return linted;
+      });
     if (!signal) return loaded;
     return new Promise<ApiDescription>((resolve, reject) => {
       const onAbort = (): void => reject(stopped(signal));
@@ -87,8 +150,10 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
       if (reply.ms !== undefined) mark(`document: read in ${reply.ms} ms`);
       settle();
       void worker.terminate();
-      if (reply.ok) resolve(reply.api);
-      else reject(reply.usage ? new UsageError(reply.message) : new Error(reply.message));
+      if (reply.ok) {
+        remember(file, root, reply.api, reply.digests);
+        resolve(reply.api);
+      } else reject(reply.usage ? new UsageError(reply.message) : new Error(reply.message));
     });
     worker.once('error', (err) => {
       settle();

@@ -11,9 +11,9 @@ const { file, root } = workerData as { file: string; root?: string };
 let reply: LoadReply;
 const started = performance.now();
 try {
-  const { api, read } = await loadOpenApiAsRead(file, { root });
+  const { api, read, digests } = await loadOpenApiAsRead(file, { root });
   // Linted here too, off the main thread, on the very document read for the endpoints: the run reports its findings apart (issue 33).
-  reply = { ok: true, api: { ...api, ...validatorsOf(api), lint: await lintForRun(file, root, read) } };
+  reply = { ok: true, api: { ...api, ...validatorsOf(api), lint: await lintForRun(file, root, read) }, digests };
 } catch (err) {
   reply = { ok: false, usage: err instanceof UsageError, message: err instanceof Error ? err.message : String(err) };
 }

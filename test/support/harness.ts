@@ -1,7 +1,7 @@
 import { SUITES } from '../../src/catalogue/index.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
@@ -152,14 +152,57 @@ export const SUITES_BUT_EXPIRY: readonly string[] = SUITES.filter((s) => s !== '
 /** The options that select them. */
 export const WITHOUT_EXPIRY = SUITES_BUT_EXPIRY.flatMap((s) => ['--suite', s]);
 
-/** Runs a POSIX shell script as a user would, without proxies; killed after `timeoutMs`. */
+/**
+ * A directory holding an `npx` that does what npm's does for a package the project installed, and
+ * only that: `npx [--no-install] NAME ARGS` runs the first `node_modules/.bin/NAME` found from the
+ * working directory up; anything else is handed to the real npx. npm's own start-up costs about
+ * 1.5 s of CPU per command, and the documentation tests run dozens of `npx carrier-conformance`
+ * lines beside CPU-bound tests (CI's 900 s is CPU time on two cores). The real npx's lookup of an
+ * installed package is proven where it matters, on the packed tarball (test/install.test.ts:
+ * `realNpx`).
+ */
+let npxShim: Promise<string> | undefined;
+export function npxShimDir(): Promise<string> {
+  npxShim ??= (async () => {
+    const dir = await tempDir('carrier-npx-');
+    const script = `#!/bin/sh
+# npx for an installed package (test/support/harness.ts, npxShimDir); anything else: the real npx.
+real_npx() { PATH="\${PATH#${dir}:}" exec npx "$@"; }
+no_install=
+if [ "$1" = --no-install ] || [ "$1" = --no ]; then no_install=$1; shift; fi
+case "$1" in
+  ''|-*|*@*|*/*) if [ -n "$no_install" ]; then set -- "$no_install" "$@"; fi; real_npx "$@" ;;
+esac
+dir=$PWD
+while :; do
+  if [ -x "$dir/node_modules/.bin/$1" ]; then
+    bin=$dir/node_modules/.bin/$1
+    shift
+    exec "$bin" "$@"
+  fi
+  [ "$dir" = / ] && break
+  dir=$(dirname "$dir")
+done
+if [ -n "$no_install" ]; then set -- "$no_install" "$@"; fi
+real_npx "$@"
+`;
+    await writeFile(join(dir, 'npx'), script, { mode: 0o755 });
+    return dir;
+  })();
+  return npxShim;
+}
+
+/**
+ * Runs a POSIX shell script as a user would, without proxies; killed after `timeoutMs`. Its `npx`
+ * runs an installed package directly (npxShimDir), unless `realNpx`.
+ */
 export async function runShell(
   script: string,
-  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; realNpx?: boolean } = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   // Asynchronous: the servers a test starts run in this process and must answer meanwhile.
+  const path = options.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin';
   const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     HTTP_PROXY: '',
     HTTPS_PROXY: '',
@@ -167,6 +210,7 @@ export async function runShell(
     https_proxy: '',
     NO_COLOR: '1',
     ...options.env,
+    PATH: options.realNpx ? path : `${await npxShimDir()}:${path}`,
   };
   const { code, stdout, stderr } = await collect(
     spawn('sh', ['-c', script], { env, ...(options.cwd ? { cwd: options.cwd } : {}) }),
