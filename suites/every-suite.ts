@@ -16,6 +16,8 @@ import './writes.test.js';
 import './pagination.test.js';
 import './nulls.test.js';
 import './resources.test.js';
+// The team's own checks (--team-checks), when the run has any.
+import './team.test.js';
 import { afterAll } from 'vitest';
 import { otherChecksDone, runsOtherChecks } from '../src/battery/observed-tokens.js';
 

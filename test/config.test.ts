@@ -41,6 +41,7 @@ describe('parseRunOptions', () => {
       endpoint: [],
       parameter: [],
       parameters: {},
+      teamChecks: [],
       suite: [],
       check: [],
       maxExpiryWait: 60,

@@ -4,15 +4,18 @@
  * regular file is read, and at most its limit; anything else is one line that names the file and
  * why (exit 2; inside a bundle, a finding and exit 1), promptly: never a hang, never a stack trace.
  *
- * Every case spawns the real executable with a kill timer: opening a FIFO blocks inside a
+ * Every case runs outside the test's process, with a kill timer: opening a FIFO blocks inside a
  * synchronous call, where not even SIGTERM is handled, so a regression must not be able to hang
- * the test run (an in-process run would hang Vitest's worker with it).
+ * the test run (an in-process run would hang Vitest's worker with it). The cases of a kind run
+ * one after another in one child, the built CLI's `main` called once each (support/cli-batch.ts):
+ * a process start per case was most of this file's CPU. A few spawn the executable itself.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILES, MANIFEST_FORMAT, MANIFESTED, type Manifest } from '../src/certification/bundle-format.js';
+import { lazyBatch, type BatchCase } from './support/cli-batch.js';
 import { runBin, tempDir, type CliResult } from './support/harness.js';
 import { fullReport, writeReport } from './support/reports.js';
 
@@ -32,6 +35,10 @@ async function cli(args: readonly string[], env: Record<string, string> = {}): P
   const result = await runBin(args, { timeoutMs: KILL_AFTER_MS, env });
   return { ...result, ms: performance.now() - started };
 }
+
+/** The cases of one describe, planted in order and run in one child (support/cli-batch.ts). */
+const batch = <C>(cases: readonly C[], prepare: (c: C) => Promise<BatchCase>): ((i: number) => Promise<Timed>) =>
+  lazyBatch(cases, prepare, KILL_AFTER_MS);
 
 /** One line on stderr, exit 2, promptly, nothing on stdout. */
 function expectRefused(result: Timed, line: string | RegExp): void {
@@ -163,10 +170,15 @@ describe.skipIf(process.platform === 'win32')('a file named on the command line 
       (bad) => [reader, bad, args, what] as const,
     ),
   );
-  it.each(cases)('%s: %s', async (_reader, bad, args, what) => {
+  const paths: string[] = [];
+  const result = batch(cases, async ([, bad, args]) => {
     const path = await named(bad);
-    const result = await cli(args(path), SECRET);
-    expectRefused(result, `carrier-conformance: ${what} ${path}: cannot read it (${NAMED_REASON[bad]})`);
+    paths.push(path);
+    return { args: args(path), env: SECRET };
+  });
+  it.each(cases.map((c, i) => [...c, i] as const))('%s: %s', async (_reader, bad, _args, what, i) => {
+    const ran = await result(i);
+    expectRefused(ran, `carrier-conformance: ${what} ${paths[i] ?? ''}: cannot read it (${NAMED_REASON[bad]})`);
   });
 
   it('a link of the operator’s own to a regular file is followed (--config, diff)', async () => {
@@ -207,14 +219,18 @@ describe.skipIf(process.platform === 'win32')(
     const cases = DIRECTORY_READERS.flatMap(([reader, args, what]) =>
       BADS.map((bad) => [reader, bad, args, what] as const),
     );
-    it.each(cases)('%s DIR: %s', async (_reader, bad, args, what) => {
+    const trees: string[] = [];
+    const result = batch(cases, async ([, bad, args]) => {
       const tree = join(dir, `tree-${counter++}`);
       await mkdir(tree);
       await plant(join(tree, 'report.json'), bad, true);
-      const result = await cli(args(tree), SECRET);
+      trees.push(tree);
+      return { args: args(tree), env: SECRET };
+    });
+    it.each(cases.map((c, i) => [...c, i] as const))('%s DIR: %s', async (_reader, bad, _args, what, i) => {
       expectRefused(
-        result,
-        `carrier-conformance: ${what} ${join(tree, 'report.json')}: cannot read it (${IN_TREE_REASON[bad]})`,
+        await result(i),
+        `carrier-conformance: ${what} ${join(trees[i] ?? '', 'report.json')}: cannot read it (${IN_TREE_REASON[bad]})`,
       );
     });
   },
@@ -250,9 +266,9 @@ async function bundleWith(name: string, bad: Bad): Promise<string> {
 
 describe.skipIf(process.platform === 'win32')('a bundle holding a file that is not a regular file of its own', () => {
   const cases = Object.values(BUNDLE_FILES).flatMap((name) => BADS.map((bad) => [name, bad] as const));
-  it.each(cases)('verify-bundle with %s: %s', async (name, bad) => {
-    const bundle = await bundleWith(name, bad);
-    const result = await cli(['verify-bundle', bundle]);
+  const verified = batch(cases, async ([name, bad]) => ({ args: ['verify-bundle', await bundleWith(name, bad)] }));
+  it.each(cases.map((c, i) => [...c, i] as const))('verify-bundle with %s: %s', async (name, bad, i) => {
+    const result = await verified(i);
     expect(result.ms, 'returned promptly').toBeLessThan(PROMPT_MS);
     // The bundle is judged, not the command line: a finding that names the file, exit 1.
     expect(result.code, result.stderr).toBe(1);

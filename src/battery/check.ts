@@ -118,11 +118,14 @@ class CheckState {
   }
 }
 
+/** What a check context needs of its check: a catalogue entry, or a team's check (src/battery/team.ts). */
+export type CheckIdentity = Pick<Check, 'id' | 'title'>;
+
 export class CheckContext {
   readonly #state: CheckState;
 
   constructor(
-    readonly check: Check,
+    readonly check: CheckIdentity,
     readonly settings: BatteryContext,
     private readonly vitest: TestContext,
     state?: CheckState,
@@ -473,9 +476,20 @@ export function check(
   body: (c: CheckContext) => Promise<void>,
   options: { timeoutMs?: number } = {},
 ): void {
-  const def = getCheck(id);
+  if (!getBattery().settings.selected.includes(id)) return;
+  checkAs(getCheck(id), body, options);
+}
+
+/**
+ * One check, one Vitest test named `<ID> <title>`, whatever its origin: the catalogue's (`check`)
+ * or a team's (src/battery/team.ts). The runner's collector finds it by its id.
+ */
+export function checkAs(
+  def: CheckIdentity,
+  body: (c: CheckContext) => Promise<void>,
+  options: { timeoutMs?: number } = {},
+): void {
   const { settings } = getBattery();
-  if (!settings.selected.includes(id)) return;
   const timeout = options.timeoutMs ?? checkWatchdogMs(settings.http.timeoutMs, settings.endpoints.length);
   test(`${def.id} ${def.title}`, { timeout }, async (vitest) => {
     const c = new CheckContext(def, settings, vitest);

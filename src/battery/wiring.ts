@@ -5,6 +5,7 @@ import type { Expectations } from '../config/options.js';
 import type { HttpSettings } from '../http/settings.js';
 import type { RecordedExchange } from '../model/run-report.js';
 import type { SecretKind } from '../core/redact.js';
+import type { TeamModule } from '../model/team-checks.js';
 
 /**
  * What passes between the runner and the battery's workers. Plain data and names only: the
@@ -43,6 +44,8 @@ export interface BatteryContext {
   expectations?: Expectations;
   /** Ids of the checks to run. */
   selected: string[];
+  /** The team's own checks (--team-checks, src/battery/team.ts): run beside the catalogue's, reported apart. */
+  teamChecks?: TeamModule[];
   http: HttpSettings;
   maxExpiryWaitSeconds: number;
   /**

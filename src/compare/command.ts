@@ -78,7 +78,10 @@ export function compareRun(
 ): { report: RunReport; diff: ReportDiff } {
   const diff = diffReports(previous.report, report, { old: previous.path, new: 'this run' });
   const ids = (kind: 'regression' | 'fix'): string[] => diff.changes.filter((c) => c.kind === kind).map((c) => c.id);
-  const exitCode = VERDICT_EXIT_CODE[report.verdict] === ExitCode.Incomplete ? report.exitCode : exitCodeOf(diff);
+  const compared = VERDICT_EXIT_CODE[report.verdict] === ExitCode.Incomplete ? report.exitCode : exitCodeOf(diff);
+  // The team's own checks gate a compared run as they gate any (src/runner/run.ts withTeam).
+  const exitCode =
+    compared === ExitCode.Conformant && report.team?.passed === false ? ExitCode.TeamChecksFailed : compared;
   return {
     report: {
       ...report,

@@ -216,6 +216,8 @@ export const runOptionsSchema = z
     /** Path parameter values by name (config file); `parameter` entries win. */
     parameters: z.record(z.string(), z.string({ error: 'each parameter value must be a string' })).default({}),
     expectations: z.string().min(1).optional(),
+    /** Modules of the team's own checks (docs/team-checks.md), run beside the catalogue's and kept out of its verdict. */
+    teamChecks: list(z.string().min(1, { error: 'must name a file' })),
     suite: list(
       z.enum(SUITES, {
         error: (issue) => `unknown suite ${JSON.stringify(issue.input)}; the suites are ${SUITES.join(', ')}`,
@@ -462,6 +464,12 @@ export const RUN_OPTIONS = {
     group: 'Target:',
     describe: 'JSON file with the known data of the test account: {"user": {...}, "resources": {...}}',
   },
+  teamChecks: {
+    kind: 'list',
+    group: 'Selection:',
+    describe:
+      "JavaScript module of the team's own checks, run on every endpoint or list beside the catalogue's, reported apart from the spec's verdict (repeatable; docs/team-checks.md)",
+  },
   suite: { kind: 'list', group: 'Selection:', describe: `Run only these suites (repeatable): ${SUITES.join(', ')}` },
   check: { kind: 'list', group: 'Selection:', describe: 'Run only these check ids (repeatable); see `list`' },
   strict: { kind: 'boolean', group: 'Selection:', describe: 'SHOULD checks fail the run too, instead of warning' },
@@ -585,6 +593,7 @@ const PATH_OPTIONS: readonly (keyof RunOptions)[] = [
   'openapi',
   'openapiRoot',
   'expectations',
+  'teamChecks',
   'caFile',
   'cert',
   'key',
@@ -780,7 +789,9 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   }
   for (const key of PATH_OPTIONS) {
     const value = config[key];
-    if (typeof value === 'string' && value !== '' && !isAbsolute(value)) config[key] = resolve(dirname(path), value);
+    const relativeTo = (v: unknown): unknown =>
+      typeof v === 'string' && v !== '' && !isAbsolute(v) ? resolve(dirname(path), v) : v;
+    if (value !== undefined) config[key] = Array.isArray(value) ? value.map(relativeTo) : relativeTo(value);
   }
   return config;
 }

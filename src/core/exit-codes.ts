@@ -35,6 +35,12 @@ export const ExitCode = {
    * them. A CI step allows exactly this (`|| test $? -eq 5`), never a failure (issue 39 item 5).
    */
   ExpiryLeft: 5,
+  /**
+   * `run` only, with --team-checks: the spec's verdict would exit 0 (or 5), and a team check
+   * blocks: a MUST one failed or erred (with --strict, a SHOULD one failed). The verdict is still
+   * the spec's (CONFORMANT): the team's rules are the team's gate, not the spec's (issue 42 item 5).
+   */
+  TeamChecksFailed: 6,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -46,6 +52,7 @@ export const EXIT_CODES_HELP = [
   `  ${ExitCode.Usage}  usage or configuration error (credentials refused, 404 at the token endpoint)`,
   `  ${ExitCode.Incomplete}  the run could not be carried out (target unreachable, run aborted, no check carried out)`,
   `  ${ExitCode.ExpiryLeft}  nothing failed; only EXPIRY-* were not waited out (a two-job expiry proof's main job)`,
+  `  ${ExitCode.TeamChecksFailed}  the spec found nothing wrong, but a check of --team-checks failed or could not be carried out`,
 ].join('\n');
 
 /** `run --compare-with`: the exit code says whether anything got worse. */

@@ -114,6 +114,15 @@ export const checkResultSchema = z.object({
 });
 export type CheckResult = z.infer<typeof checkResultSchema>;
 
+/**
+ * A team's own check (--team-checks, docs/team-checks.md), judged as the catalogue's are: the
+ * same fields but the suite, and the module it came from; `refs` holds the team's reference.
+ */
+export const teamCheckResultSchema = checkResultSchema.omit({ suite: true, baseline: true }).extend({
+  module: z.string(),
+});
+export type TeamCheckResult = z.infer<typeof teamCheckResultSchema>;
+
 export const countsSchema = z.object({
   total: z.number().int(),
   passed: z.number().int(),
@@ -406,6 +415,19 @@ export const runReportSchema = z.object({
   document: documentSectionSchema.optional(),
   /** Review items (see reviewItemSchema): outside the verdict. Absent when there was none, and in reports of earlier versions. */
   review: z.array(reviewItemSchema).optional(),
+  /**
+   * The team's own checks (--team-checks): never in `verdict`, `counts` or `checks`, which are the
+   * spec's. `passed`: none of them blocks (a MUST one failed or erred; with --strict, a SHOULD one
+   * failed); when one does, a run the spec finds conformant exits 6 (src/core/exit-codes.ts).
+   */
+  team: z
+    .object({
+      modules: z.array(z.string()),
+      passed: z.boolean(),
+      counts: countsSchema,
+      checks: z.array(teamCheckResultSchema),
+    })
+    .optional(),
   counts: countsSchema,
   suites: z.array(z.object({ name: z.enum(SUITES), counts: countsSchema })),
   checks: z.array(checkResultSchema),

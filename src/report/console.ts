@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import { basename } from 'node:path';
 import { SUITES } from '../catalogue/types.js';
 import { formatDuration, oneLine, plural, printable } from '../core/wording.js';
 import { reasonWithin } from './findings-text.js';
@@ -100,8 +101,31 @@ export function renderConsoleSummary(report: RunReport, opts: ConsoleOptions): s
   if (report.document !== undefined && (findingCount(report.document) > 0 || report.document.error !== undefined))
     blocks.push(documentBlock(report.document, paint));
 
+  if (report.team !== undefined) blocks.push(teamBlock(report.team, paint));
+
   blocks.push(totals(report, withExpected, paint));
   return `${blocks.join('\n\n')}\n`;
+}
+
+/**
+ * The team's own checks (--team-checks): one block after the spec's, never in its table, counts
+ * or verdict; what did not pass is listed as the spec's checks are.
+ */
+function teamBlock(team: NonNullable<RunReport['team']>, paint: Paint): string {
+  const c = team.counts;
+  const counts = [
+    `${c.passed} passed`,
+    `${c.failed} failed`,
+    plural(c.warning, 'warning'),
+    plural(c.error, 'error'),
+    `${c.skipped} skipped`,
+  ].join(', ');
+  const modules = team.modules.map((m) => printable(basename(m))).join(', ');
+  const title = `${paint(['bold', team.passed ? 'green' : 'red'], `TEAM CHECKS ${team.passed ? 'PASSED' : 'FAILED'}`)} (${modules}): ${plural(c.total, 'check')}, ${counts}; the team's own rules, apart from the spec's verdict${team.passed ? '' : ' (exit 6 when the spec found nothing wrong)'}`;
+  return checkList(
+    title,
+    team.checks.filter((t) => t.status !== 'passed'),
+  );
 }
 
 type Paint = (style: Style, text: string) => string;
@@ -165,11 +189,14 @@ function suiteTable(checks: readonly CheckResult[], columns: readonly Column[], 
 /** Checks that share one reason are one line from this many on (a run stopped by its deadline). */
 const GROUP_FROM = 3;
 
-function checkList(title: string, checks: readonly CheckResult[], causes: RunReport['causes'] = []): string {
+/** What a list of checks shows of each: the catalogue's and the team's alike. */
+type Listed = Pick<CheckResult, 'id' | 'level' | 'message' | 'findings' | 'endpoints'>;
+
+function checkList(title: string, checks: readonly Listed[], causes: RunReport['causes'] = []): string {
   // The checks a cause found before the run kept from running: one line, however many, which
   // names the cause once (issue 30: a 500 on /users/me was forty lines).
   const lines: string[] = [];
-  const folded = new Set<CheckResult>();
+  const folded = new Set<Listed>();
   for (const cause of causes) {
     const ids = new Set(cause.checks);
     const kept = checks.filter((c) => ids.has(c.id) && !folded.has(c));
@@ -180,7 +207,7 @@ function checkList(title: string, checks: readonly CheckResult[], causes: RunRep
     );
   }
   checks = checks.filter((c) => !folded.has(c));
-  const byReason = new Map<string, CheckResult[]>();
+  const byReason = new Map<string, Listed[]>();
   for (const c of checks) byReason.set(reason(c), [...(byReason.get(reason(c)) ?? []), c]);
   const single = checks.filter((c) => (byReason.get(reason(c))?.length ?? 0) < GROUP_FROM);
   const idWidth = Math.max(0, ...single.map((c) => printable(c.id).length));
@@ -354,7 +381,7 @@ function totals(report: RunReport, withExpected: boolean, paint: Paint): string 
   return `${plural(c.total, 'check')}: ${parts.join(', ')} (${formatDuration(report.durationMs)})`;
 }
 
-function reason(check: CheckResult): string {
+function reason(check: Listed): string {
   return line(reasonWithin(check, REASON_MAX));
 }
 

@@ -57,7 +57,7 @@ function findingBullet(finding: Finding, exchanges: readonly RecordedExchange[])
  * The findings as bullets, each naming its exchange in one line. Short enough for a JUnit
  * failure body, where some consumers (dorny/test-reporter, mikepenz) show nothing else.
  */
-export function formatFindingBullets(result: CheckResult): string {
+export function formatFindingBullets(result: Pick<CheckResult, 'findings' | 'exchanges'>): string {
   return result.findings.map((f) => findingBullet(f, result.exchanges)).join('\n');
 }
 
@@ -65,7 +65,10 @@ export function formatFindingBullets(result: CheckResult): string {
  * Every finding as a bullet, then every exchange a finding points at, in full and only once:
  * several findings often point at the same response (wrong status and no challenge, say).
  */
-export function formatFindings(result: CheckResult, reproduce?: (ex: RecordedExchange) => string): string {
+export function formatFindings(
+  result: Pick<CheckResult, 'findings' | 'exchanges'>,
+  reproduce?: (ex: RecordedExchange) => string,
+): string {
   if (result.findings.length === 0) return '';
   const parts = [formatFindingBullets(result)];
 

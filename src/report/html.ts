@@ -78,6 +78,7 @@ ${causesSection(report, anchors)}
 ${baselineSection(report, anchors)}
 ${reviewSection(report)}
 ${suitesSection(report, anchors)}
+${teamSection(report)}
 ${documentSection(report)}
 </main>
 <footer>
@@ -187,6 +188,22 @@ function reviewSection(report: RunReport): Html | undefined {
 <p>Patterns that may break the spec, which the run cannot judge without ground truth; they do not fail the run.</p>
 <ul class="review">
 ${items.map((r) => html`<li>${r.message}<br>${r.advice}</li>`)}
+</ul>
+</section>`;
+}
+
+/**
+ * The team's own checks (--team-checks): a section of their own, after the spec's; they are in
+ * none of the counts above and never change the verdict. Each with its outcome and reason.
+ */
+function teamSection(report: RunReport): Html | undefined {
+  const team = report.team;
+  if (team === undefined) return undefined;
+  return html`<section aria-labelledby="team-title">
+<h2 id="team-title">Team checks: ${team.counts.passed} of ${team.counts.total} passed</h2>
+<p>The team's own rules (${team.modules.join(', ')}), apart from the spec's verdict${team.passed ? '' : '; a run the spec finds conformant exits 6 when one of them fails'}.</p>
+<ul class="review">
+${team.checks.map((c) => html`<li><strong>${c.id}</strong> (${c.level}; ${c.refs.join('; ')}): ${c.status}${c.message === undefined ? '' : html`: ${c.message}`}<br>${c.title}</li>`)}
 </ul>
 </section>`;
 }

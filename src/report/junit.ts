@@ -67,10 +67,29 @@ export function renderJUnit(report: RunReport): string {
     const names = new Set<string>();
     for (const check of checks) addTestCase(suite, classname, uniqueName(names, check), check, report);
   }
+  if (report.team !== undefined && report.team.checks.length > 0) {
+    // The team's own checks (--team-checks): a testsuite of their own, as the document's lint is, so
+    // that a CI's test counts show them and the spec's suites stay the spec's.
+    const suite = junit
+      .testSuite()
+      .name(JUNIT_TEAM_SUITE)
+      .time(seconds(report.team.checks.reduce((sum, c) => sum + c.durationMs, 0)));
+    if (timestamp !== undefined) suite.timestamp(timestamp);
+    for (const [name, value] of properties) suite.property(name, value);
+    const names = new Set<string>();
+    for (const check of report.team.checks)
+      addTestCase(suite, JUNIT_TEAM_SUITE, uniqueName(names, check), check, report);
+  }
   if (report.document !== undefined) addDocumentSuite(junit, report.document, timestamp);
 
   return removeRootSkipped(junit.build());
 }
+
+/** The testsuite of the team's own checks (--team-checks), and its test cases' classname. */
+export const JUNIT_TEAM_SUITE = `${JUNIT_NAME_PREFIX}.team`;
+
+/** What a test case shows of a check: the catalogue's, or a team's (which has no suite). */
+type CaseCheck = Omit<CheckResult, 'suite'>;
 
 /** The testsuite of the --openapi document's lint findings, and its test cases' classname. */
 export const JUNIT_DOCUMENT_SUITE = `${JUNIT_NAME_PREFIX}.document (lint)`;
@@ -135,7 +154,7 @@ export function loadJUnitBuilder(): void {
   sharedBuilder();
 }
 
-function addTestCase(suite: TestSuite, classname: string, name: string, check: CheckResult, report: RunReport): void {
+function addTestCase(suite: TestSuite, classname: string, name: string, check: CaseCheck, report: RunReport): void {
   const testCase = suite.testCase().className(classname).name(name).time(seconds(check.durationMs));
 
   switch (check.status) {
@@ -198,12 +217,12 @@ function removeRootSkipped(xml: string): string {
 }
 
 /** `expected failure (baseline: <reason>): <message>`, the `<skipped>` text of a known failure. */
-function expectedText(check: CheckResult): string {
+function expectedText(check: CaseCheck): string {
   const known = check.baseline?.reason.trim() ? check.baseline.reason : 'no reason given';
   return `expected failure (baseline: ${known}): ${reason(check) ?? 'no reason was recorded'}`;
 }
 
-function systemOut(check: CheckResult, report: RunReport): string {
+function systemOut(check: CaseCheck, report: RunReport): string {
   const sections: string[] = [];
   if (check.status === 'warning') {
     sections.push(`WARNING (${check.level}): ${oneLine(reason(check) ?? 'the check found a problem')}`);
@@ -256,7 +275,7 @@ function systemOut(check: CheckResult, report: RunReport): string {
 }
 
 /** The failure/error text: what Jenkins shows as the stack trace and Azure as the stack. */
-function outcomeBody(check: CheckResult, verb: string, report?: RunReport): string {
+function outcomeBody(check: CaseCheck, verb: string, report?: RunReport): string {
   const parts = [`${check.id} (${check.level}) ${verb}: ${reason(check) ?? 'no reason was recorded'}`];
   // A check a cause found before the run kept from running: the cause itself, which a reader of
   // this test case alone would otherwise have to look for in report.json.
@@ -276,7 +295,7 @@ function outcomeBody(check: CheckResult, verb: string, report?: RunReport): stri
 }
 
 /** Non-empty (junit-report-builder drops a falsy message), one line, at most JUNIT_MESSAGE_MAX. */
-function messageAttribute(check: CheckResult, fallback: string): string {
+function messageAttribute(check: CaseCheck, fallback: string): string {
   const line = oneLine(text(reason(check) ?? ''), JUNIT_MESSAGE_MAX);
   return line === '' ? fallback : line;
 }
@@ -285,7 +304,7 @@ function messageAttribute(check: CheckResult, fallback: string): string {
  * `<ID> <title>`, unique within the suite: GitLab keys cases by suite+classname+name and drops
  * duplicates. Ids are unique in the catalogue, so the suffix only guards a malformed report.
  */
-function uniqueName(taken: Set<string>, check: CheckResult): string {
+function uniqueName(taken: Set<string>, check: CaseCheck): string {
   const base = oneLine(text(`${check.id} ${check.title}`));
   let name = base;
   for (let n = 2; taken.has(name); n += 1) name = `${base} (${n})`;

@@ -131,6 +131,19 @@ export function renderMarkdownSummary(report: RunReport, options: MarkdownOption
       body.push(`- ${inline(why, MESSAGE_MAX)} (${ids.length}): ${ids.map((id) => inline(id)).join(', ')}`);
   }
 
+  // The team's own checks (--team-checks): their own section, never in the spec's counts or verdict.
+  const team = report.team;
+  if (team !== undefined) {
+    const c = team.counts;
+    body.push(
+      '',
+      `### ${team.passed ? '✅' : '❌'} Team checks: ${c.passed} of ${plural(c.total, 'check')} passed; the team's own rules, apart from the spec's verdict`,
+      '',
+    );
+    for (const t of team.checks)
+      if (t.status !== 'passed') body.push(`- ${checkLabel(t)} ${t.status}: ${inline(reason(t), MESSAGE_MAX)}`);
+  }
+
   // The --openapi document's findings (issue 33): their own section, after the checks, not counted.
   const document = report.document;
   if (document !== undefined && (findingCount(document) > 0 || document.error !== undefined)) {
@@ -201,7 +214,7 @@ function countsTable(report: RunReport): string[] {
   ];
 }
 
-function checkLabel(check: CheckResult): string {
+function checkLabel(check: Pick<CheckResult, 'id' | 'level' | 'refs'>): string {
   const refs = check.refs.length > 0 ? `, ${inline(check.refs.join('; '))}` : '';
   return `**${inline(check.id)}** (${check.level}${refs})`;
 }

@@ -212,7 +212,13 @@ export function describeVerdict(report: RunReport): VerdictText {
   }
 
   const stale = checks.filter((c) => c.baseline?.stale === true).map((c) => c.id);
-  if (report.exitCode !== 0) {
+  // --strict-baseline's exit 1, not another code a conformant verdict can have (5, a compared run's,
+  // a team check's 6): those are said where they are decided.
+  if (
+    report.exitCode === ExitCode.NonConformant &&
+    report.baseline?.strict === true &&
+    (stale.length > 0 || (report.baseline.stale.length ?? 0) > 0)
+  ) {
     const file = report.baseline?.file ?? 'the baseline';
     return {
       tone: 'fail',

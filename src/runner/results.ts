@@ -1,7 +1,8 @@
 import { summariseFindings } from '../battery/findings-cap.js';
-import { BATTERY_ENTRY, suiteFile, type Check } from '../catalogue/index.js';
+import { BATTERY_ENTRY, suiteFile, type Check, type Level } from '../catalogue/index.js';
 import { endpointSummary } from '../report/findings-text.js';
-import type { CheckResult, Finding } from '../model/run-report.js';
+import type { CheckResult, Finding, TeamCheckResult } from '../model/run-report.js';
+import type { TeamCheckInfo } from '../model/team-checks.js';
 import type { Collected, CollectedTest } from './collector.js';
 
 /**
@@ -20,7 +21,6 @@ export function checkResult(
   collected: Collected,
   strict: boolean,
 ): CheckResult {
-  const empty = { findings: [], notes: [], exchanges: [], durationMs: 0 };
   if (!test) {
     const loadError =
       collected.moduleErrors.get(check.suite) ??
@@ -30,16 +30,49 @@ export function checkResult(
       : collected.reason === 'interrupted'
         ? 'not run: the run was interrupted'
         : `not executed: ${suiteFile(check.suite)} has no test for this check`;
-    return { ...base(check), ...empty, status: 'error', message, findings: [{ kind: 'error', message }] };
+    return { ...base(check), ...notRun(message) };
   }
+  return { ...base(check), ...outcomeOf(check.level, test, strict) };
+}
+
+/**
+ * The result of a team's check (--team-checks) from its collected test, judged as the
+ * catalogue's are; `module` is the file it came from.
+ */
+export function teamCheckResult(
+  info: TeamCheckInfo,
+  module: string,
+  test: CollectedTest | undefined,
+  collected: Collected,
+  strict: boolean,
+): TeamCheckResult {
+  const head = { id: info.id, module, level: info.level, title: info.title, refs: [info.reference] };
+  if (!test) {
+    const loadError = collected.moduleErrors.get(BATTERY_ENTRY);
+    const message = loadError
+      ? `the battery's entry failed to load: ${loadError}`
+      : collected.reason === 'interrupted'
+        ? 'not run: the run was interrupted'
+        : 'not executed: the battery did not run it';
+    return { ...head, ...notRun(message) };
+  }
+  return { ...head, ...outcomeOf(info.level, test, strict) };
+}
+
+type Outcome = Omit<CheckResult, 'id' | 'suite' | 'level' | 'title' | 'refs'>;
+
+function notRun(message: string): Outcome {
+  return { findings: [{ kind: 'error', message }], notes: [], exchanges: [], durationMs: 0, status: 'error', message };
+}
+
+function outcomeOf(level: Level, test: CollectedTest, strict: boolean): Outcome {
   const meta = test.meta;
   // A SHOULD check's failure on an endpoint is a warning there too, as it is for the check.
-  const warns = check.level === 'SHOULD' && !strict;
+  const warns = level === 'SHOULD' && !strict;
   const endpoints = meta?.endpoints?.map((e) =>
     e.status === 'failed' && warns ? { ...e, status: 'warning' as const } : e,
   );
   const common = {
-    ...base(check),
     findings: meta?.findings ?? [],
     ...(endpoints ? { endpoints } : {}),
     notes: meta?.notes ?? [],
@@ -65,7 +98,7 @@ export function checkResult(
       if (failures.length > 0)
         return {
           ...common,
-          status: check.level === 'MUST' || strict ? 'failed' : 'warning',
+          status: level === 'MUST' || strict ? 'failed' : 'warning',
           message: reason(failures, notListed.failures),
         };
       if (common.findings.length > 0)

@@ -29,7 +29,9 @@ import {
   type Baseline,
 } from './baseline.js';
 import type { Collected } from './collector.js';
-import { checkResult } from './results.js';
+import { checkResult, teamCheckResult } from './results.js';
+import type { TeamModule } from '../model/team-checks.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { describeApi, readApiEarly, unusedExpectations, unusedParameters } from './api.js';
 import { checkRequireComplete, nothingCheckedReason, scopeOf, skippedByReason } from './scope.js';
 import { openTarget, planTarget, type ResolvedTarget } from './target.js';
@@ -196,6 +198,11 @@ export async function runConformance(
   const plan = planTarget(options);
   await ensureWritableDir(options.reportsDir);
   const extras = await prepareExtras(options, profile);
+  // The team's own checks, loaded and checked now: a module that cannot run is exit 2, before the run.
+  const team =
+    options.teamChecks.length === 0
+      ? []
+      : await (await import('../config/team-checks.js')).loadTeamChecks(options.teamChecks);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
   // The document is read on another core while this thread starts Vitest (src/runner/api.ts).
   // The run's stopper stops that reading too (its thread is terminated), and so does the run's
@@ -212,7 +219,7 @@ export async function runConformance(
       options,
       io,
       interrupt,
-      { checks, rerunOf, baseline, plan, extras, early, documentStop, started },
+      { checks, rerunOf, baseline, plan, extras, early, documentStop, started, team },
       logDir,
       runnerLog,
     );
@@ -231,6 +238,7 @@ interface Prepared {
   early: ReturnType<typeof readApiEarly>;
   documentStop: AbortController;
   started: Date;
+  team: TeamModule[];
 }
 
 async function runWithLog(
@@ -241,10 +249,12 @@ async function runWithLog(
   logDir: string,
   runnerLog: ExchangeLog,
 ): Promise<RunOutcome> {
-  const { checks, rerunOf, baseline, plan, extras, early, documentStop, started } = prepared;
+  const { checks, rerunOf, baseline, plan, extras, early, documentStop, started, team } = prepared;
   // Vitest and its workers start now; they load the battery while the target is preflighted.
   // --verbose: the workers' lines come over the run's channel, to stderr like the preflight's.
-  const battery = startBattery(checks, options.verbose ? (line) => io.err(line) : undefined);
+  const battery = startBattery(checks, options.verbose ? (line) => io.err(line) : undefined, {
+    team: team.length > 0,
+  });
   // Vitest closes while the report is built and written: on every path, the run returns (or
   // throws) only once it has closed.
   try {
@@ -386,6 +396,7 @@ async function runWithLog(
         parameters: parameterValues(options),
         ...(target.expectations ? { expectations: target.expectations } : {}),
         selected: checks.map((c) => c.id),
+        ...(team.length > 0 ? { teamChecks: team } : {}),
         http,
         maxExpiryWaitSeconds: options.maxExpiryWait,
         expiryMarginSeconds: options.expiryMargin,
@@ -469,6 +480,7 @@ async function runWithLog(
         rerunOf,
         preflightCause,
         isolation,
+        team,
       }),
     );
     const report = configError ? { ...built, exitCode: configError.exitCode } : built;
@@ -569,6 +581,7 @@ interface ReportInputs {
   rerunOf: string | undefined;
   preflightCause?: FoundCause | undefined;
   isolation: Isolation;
+  team?: readonly TeamModule[];
 }
 
 function buildReport({
@@ -585,6 +598,7 @@ function buildReport({
   rerunOf,
   preflightCause,
   isolation,
+  team = [],
 }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
@@ -648,7 +662,46 @@ function buildReport({
     (a.endpoint ?? '').localeCompare(b.endpoint ?? '') ||
     (a.field ?? '').localeCompare(b.field ?? '');
   const review = checks.flatMap((check) => [...(collected.tests.get(check.id)?.meta?.review ?? [])].sort(byEndpoint));
-  return review.length > 0 ? { ...withDocument, review } : withDocument;
+  const withReview = review.length > 0 ? { ...withDocument, review } : withDocument;
+  return team.length > 0
+    ? withTeam(withReview, teamSection(team, collected, options.strict, incompleteReason))
+    : withReview;
+}
+
+/** The team's checks as the report keeps them, apart from the spec's (src/model/run-report.ts `team`). */
+function teamSection(
+  modules: readonly TeamModule[],
+  collected: Collected,
+  strict: boolean,
+  incompleteReason: string | undefined,
+): NonNullable<RunReport['team']> {
+  const results = modules.flatMap((m) =>
+    m.checks.map((info) => {
+      const test = collected.tests.get(info.id);
+      const result = teamCheckResult(info, m.file, test, collected, strict);
+      const notRun =
+        !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
+      if (incompleteReason === undefined || !notRun) return result;
+      const message = `not run: ${incompleteReason}`;
+      return { ...result, status: 'error' as const, message, findings: [{ kind: 'error' as const, message }] };
+    }),
+  );
+  return {
+    modules: modules.map((m) => m.file),
+    passed: !results.some((r) => isBlocking(r, strict)),
+    counts: countStatuses(results),
+    checks: results,
+  };
+}
+
+/**
+ * The report with the team's section: the verdict stays the spec's; a team check that blocks
+ * turns the exit code of a run the spec passed (0, or 5 for a two-job expiry proof's main job)
+ * into 6 (ExitCode.TeamChecksFailed).
+ */
+function withTeam(report: RunReport, team: NonNullable<RunReport['team']>): RunReport {
+  const passedBySpec = report.exitCode === ExitCode.Conformant || report.exitCode === ExitCode.ExpiryLeft;
+  return { ...report, team, ...(team.passed || !passedBySpec ? {} : { exitCode: ExitCode.TeamChecksFailed }) };
 }
 
 /** A required parameter as the report shows it: a --parameter value is the operator's, not the document's: named, not repeated. */

@@ -156,13 +156,18 @@ function clientCertificateOf(options: RunOptions): TlsSettings['clientCertificat
     createSecureContext({ cert: certPem, key: keyPem, ...(passphrase !== undefined ? { passphrase } : {}) });
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
-    const why = /bad decrypt|BAD_DECRYPT|passphrase|PEM_R_BAD_PASSWORD_READ|interrupted or cancelled/i.test(
-      `${code} ${(err as Error).message}`,
-    )
-      ? `the key is encrypted and ${passphrase === undefined ? 'no passphrase is given (CARRIER_KEY_PASSPHRASE or --key-passphrase-file)' : 'the passphrase does not open it'}`
-      : /KEY_VALUES_MISMATCH|key values mismatch/i.test(`${code} ${(err as Error).message}`)
-        ? "the key is not the certificate's"
-        : `the certificate or key is not usable (${redactor.redact((err as Error).message)})`;
+    const text = `${code} ${(err as Error).message}`;
+    // A wrong passphrase mostly fails the decryption ("bad decrypt"); now and then the wrong key's
+    // output passes the padding check by chance, and OpenSSL 3 fails decoding the garbage instead
+    // ("DECODER routines::unsupported"). On an encrypted key given a passphrase, that is the same cause.
+    const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(keyPem);
+    const why =
+      /bad decrypt|BAD_DECRYPT|passphrase|PEM_R_BAD_PASSWORD_READ|interrupted or cancelled/i.test(text) ||
+      (encrypted && passphrase !== undefined && /DECODER routines|unsupported/i.test(text))
+        ? `the key is encrypted and ${passphrase === undefined ? 'no passphrase is given (CARRIER_KEY_PASSPHRASE or --key-passphrase-file)' : 'the passphrase does not open it'}`
+        : /KEY_VALUES_MISMATCH|key values mismatch/i.test(text)
+          ? "the key is not the certificate's"
+          : `the certificate or key is not usable (${redactor.redact((err as Error).message)})`;
     throw new UsageError(`--cert ${options.cert} and --key ${options.key}: ${why}`);
   }
   return identity;

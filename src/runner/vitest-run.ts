@@ -67,12 +67,15 @@ export function builtBatteryCurrent(root = PACKAGE_ROOT): boolean {
   return !newer(join(root, 'src'), 0) && !newer(join(root, 'suites'), 0);
 }
 
-/** The battery's files: the entry that runs every suite but expiry (suites/battery.test.ts), and expiry. */
-function batteryFiles(suites: readonly SuiteName[]): string[] {
+/**
+ * The battery's files: the entry that runs every suite but expiry (suites/battery.test.ts), and
+ * expiry. The team's checks (`team`) are in the entry too.
+ */
+function batteryFiles(suites: readonly SuiteName[], team: boolean): string[] {
   const file = (name: string): string => (BUILT_BATTERY ? `dist/suites/${name}.test.js` : `suites/${name}.test.ts`);
   return [
     ...(suites.includes('expiry') ? [file('expiry')] : []),
-    ...(suites.some((s) => s !== 'expiry') ? [file(BATTERY_ENTRY)] : []),
+    ...(team || suites.some((s) => s !== 'expiry') ? [file(BATTERY_ENTRY)] : []),
   ];
 }
 
@@ -108,7 +111,11 @@ export interface BatteryRun {
  * Starts Vitest and its workers now, so that their start-up (loading the battery's modules)
  * overlaps the runner's preflight on another core; the checks wait for `provide`.
  */
-export function startBattery(checks: readonly Check[], verbose?: (line: string) => void): BatteryRun {
+export function startBattery(
+  checks: readonly Check[],
+  verbose?: (line: string) => void,
+  options: { team?: boolean } = {},
+): BatteryRun {
   const name = runChannelName(randomUUID());
   const channel = new BroadcastChannel(name);
   let channelClosed = false;
@@ -137,6 +144,7 @@ export function startBattery(checks: readonly Check[], verbose?: (line: string) 
   const collector = new CheckCollector();
   const { done, closed } = runVitest(
     checks,
+    options.team === true,
     collector,
     name,
     (v) => (vitest = v),
@@ -193,6 +201,7 @@ function vitestConsole(): Writable {
  */
 function runVitest(
   checks: readonly Check[],
+  team: boolean,
   collector: CheckCollector,
   channel: string,
   created: (v: Vitest) => void,
@@ -200,7 +209,7 @@ function runVitest(
 ): { done: Promise<CheckCollector>; closed: Promise<void> } {
   let ran: { resolve: () => void; reject: (err: unknown) => void } | undefined;
   const checksRan = new Promise<void>((resolve, reject) => (ran = { resolve, reject }));
-  const whole = runAndClose(checks, collector, channel, created, isStopped, (err) =>
+  const whole = runAndClose(checks, team, collector, channel, created, isStopped, (err) =>
     err === undefined ? ran?.resolve() : ran?.reject(err),
   );
   // A failure to create Vitest ends `whole` before the checks could run: `done` fails with it.
@@ -210,6 +219,7 @@ function runVitest(
 
 async function runAndClose(
   checks: readonly Check[],
+  team: boolean,
   collector: CheckCollector,
   channel: string,
   created: (v: Vitest) => void,
@@ -235,7 +245,7 @@ async function runAndClose(
     {
       root: PACKAGE_ROOT,
       config: false,
-      include: batteryFiles(suites),
+      include: batteryFiles(suites, team),
       watch: false,
       reporters: [collector],
       pool: EARLY_THREADS_POOL,

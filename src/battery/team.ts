@@ -1,0 +1,131 @@
+import { pathToFileURL } from 'node:url';
+import { describe } from 'vitest';
+import { API_VERSION, apiUrl } from '../carrier/paths.js';
+import type { HttpResponse } from '../http/client.js';
+import type { TeamCheckInfo } from '../model/team-checks.js';
+import { checkAs, type CheckContext } from './check.js';
+import { getBattery } from './context.js';
+import {
+  endpointHeaders,
+  listEndpoints,
+  noteMissingTenantEndpoints,
+  onEach,
+  tenantEndpoints,
+  USER_ENDPOINT,
+  validAnswer,
+  type Endpoint,
+} from './endpoints.js';
+
+/**
+ * The team's own checks (--team-checks, docs/team-checks.md), run in the battery's worker as the
+ * catalogue's are: one Vitest test each, applied to every endpoint (or every list) through the
+ * check's context, so that their requests go through the same HTTP layer (the run's token,
+ * redaction, --timeout, --deadline, the politeness bound), their findings cite the exchanges,
+ * and each endpoint gets its own outcome. The runner reports them apart from the spec's checks.
+ */
+
+/** An endpoint as a team check sees it. */
+export interface TeamEndpoint {
+  /** As the reports name it: "GET /users/me", "GET /tenants/{tenantId}/shipments". */
+  label: string;
+  /** The request path, with the tenant and any ids filled in, relative to the base URL. */
+  path: string;
+  /** `user`: /users/me; `list`: a tenant list; `resource`: a tenant endpoint that is not a list. */
+  kind: 'user' | 'list' | 'resource';
+}
+
+/** What a team check is given to judge an endpoint with. */
+export interface TeamTools {
+  /** The endpoint's answer to a valid request (the run's token, Accept-Version 1), shared with the battery's checks. */
+  answer(): Promise<HttpResponse>;
+  /**
+   * A GET of `path` (from "/", relative to the base URL), with the run's token unless
+   * `token: false`, and Accept-Version 1 unless `acceptVersion` says otherwise (`null`: none).
+   */
+  get(
+    path: string,
+    options?: { headers?: Record<string, string>; token?: boolean; acceptVersion?: string | null },
+  ): Promise<HttpResponse>;
+  /** The endpoint breaks the team's rule: `message` says how; `response` is the exchange that shows it. */
+  fail(message: string, response?: HttpResponse): void;
+  /** A remark for the report. */
+  note(message: string): void;
+  /** This endpoint is not judged, for `reason` (return after it). */
+  skip(reason: string): void;
+  /** Aborted when the run stops (Ctrl-C, --deadline) or the check times out. */
+  signal: AbortSignal;
+}
+
+export type TeamCheckFunction = (endpoint: TeamEndpoint, t: TeamTools) => unknown;
+
+/** Registers every team check of the run (the worker's part of --team-checks). */
+export async function registerTeamChecks(): Promise<void> {
+  const modules = getBattery().settings.teamChecks ?? [];
+  if (modules.length === 0) return;
+  // The runner loaded and checked each module (src/config/team-checks.ts); here it is loaded for its functions.
+  const loaded = await Promise.all(
+    modules.map(async (m) => {
+      try {
+        const exported = (await import(pathToFileURL(m.file).href)) as Record<string, unknown>;
+        const list = exported.default ?? exported.checks;
+        return { module: m, list: Array.isArray(list) ? (list as Record<string, unknown>[]) : [] };
+      } catch (err) {
+        return { module: m, list: [], failure: err instanceof Error ? err.message : String(err) };
+      }
+    }),
+  );
+  describe.concurrent('team', () => {
+    for (const { module, list, failure } of loaded)
+      for (const info of module.checks) {
+        const fn = list.find((c) => c.id === info.id)?.check;
+        checkAs(info, async (c) => {
+          if (typeof fn !== 'function')
+            return c.error(
+              `${module.file} ${failure !== undefined ? `could not be loaded by the battery's worker: ${failure}` : `no longer exports a check function for ${info.id}`}`,
+            );
+          await runTeamCheck(c, info, fn as TeamCheckFunction);
+        });
+      }
+  });
+}
+
+function endpointsOf(c: CheckContext, info: TeamCheckInfo): Endpoint[] {
+  return info.on === 'lists' ? listEndpoints(c) : [USER_ENDPOINT, ...tenantEndpoints(c)];
+}
+
+async function runTeamCheck(c: CheckContext, info: TeamCheckInfo, fn: TeamCheckFunction): Promise<void> {
+  noteMissingTenantEndpoints(c);
+  await onEach(c, endpointsOf(c, info), async (e, endpoint) => {
+    const path = await endpoint.path(e);
+    if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
+    const kind = endpoint === USER_ENDPOINT ? 'user' : endpoint.spec?.kind === 'list' ? 'list' : 'resource';
+    await fn({ label: endpoint.label, path, kind }, toolsFor(e, endpoint));
+  });
+}
+
+function toolsFor(e: CheckContext, endpoint: Endpoint): TeamTools {
+  return {
+    answer: () => validAnswer(e, endpoint),
+    get: (path, options = {}) => {
+      // Only the API's own origin: a team check's request carries the run's token.
+      if (!path.startsWith('/') || path.startsWith('//'))
+        throw new Error(`t.get(${JSON.stringify(path)}): a path from "/" under the base URL, not a URL`);
+      const version = options.acceptVersion === undefined ? API_VERSION : options.acceptVersion;
+      return e.send({
+        method: 'GET',
+        url: apiUrl(e.target.baseUrl, path),
+        headers: {
+          ...endpointHeaders(endpoint.spec),
+          ...options.headers,
+          ...(version === null ? {} : { 'Accept-Version': version }),
+        },
+        auth: options.token === false ? { kind: 'none' } : e.bearer(),
+        purpose: `the team check's request (${endpoint.label})`,
+      });
+    },
+    fail: (message, response) => e.fail(String(message), response),
+    note: (message) => e.note(String(message)),
+    skip: (reason) => e.skipEndpoint(String(reason)),
+    signal: e.signal,
+  };
+}
