@@ -113,11 +113,17 @@ describe('checkResult', () => {
   it('makes a failed check without findings (a timeout) an error naming what Vitest saw', () => {
     const result = checkResult(
       MUST,
-      collectedTest('failed', { errors: ['Test timed out in 60000ms.', 'second'] }),
+      collectedTest('failed', {
+        errors: [
+          'Test timed out in 60000ms.\nIf this is a long-running test, pass a timeout value as the last argument or configure it globally with "testTimeout".',
+          'second',
+        ],
+      }),
       collected(),
       false,
     );
-    const message = 'the check could not be carried out: Test timed out in 60000ms.; second';
+    const message =
+      'the check could not be carried out: it had not finished after 60 s, the most a check may run (20 times --timeout, at least 60 s, for every 32 endpoints it judges); second';
     expect(result).toMatchObject({ status: 'error', message, findings: [error(message)] });
   });
 

@@ -1,6 +1,7 @@
 import { summariseFindings } from '../battery/findings-cap.js';
 import { BATTERY_ENTRY, suiteFile, type Check, type Level } from '../catalogue/index.js';
 import { endpointSummary } from '../report/findings-text.js';
+import { MAX_IN_FLIGHT } from '../http/limit.js';
 import type { CheckResult, Finding, TeamCheckResult } from '../model/run-report.js';
 import type { TeamCheckInfo } from '../model/team-checks.js';
 import type { Collected, CollectedTest } from './collector.js';
@@ -104,8 +105,20 @@ function outcomeOf(level: Level, test: CollectedTest, strict: boolean): Outcome 
       if (common.findings.length > 0)
         return { ...common, status: 'error', message: reason(common.findings, notListed.errors) };
       // The test failed without a finding: a timeout or a throw past the check's own handling.
-      const message = `the check could not be carried out: ${test.errors.join('; ') || 'unknown error'}`;
+      const message = `the check could not be carried out: ${test.errors.map(inOurWords).join('; ') || 'unknown error'}`;
       return { ...common, status: 'error', message, findings: [{ kind: 'error', message }] };
     }
   }
+}
+
+/**
+ * Vitest's words for a check its watchdog stopped ("Test timed out in 60000ms. If this is a
+ * long-running test, pass a timeout value…") are advice for test authors: the reader of a report
+ * gets what happened and what sets the limit (src/battery/watchdog.ts).
+ */
+function inOurWords(error: string): string {
+  const timedOut = /^Test timed out in (\d+)ms\./.exec(error);
+  if (!timedOut) return error;
+  const seconds = Number(timedOut[1]) / 1000;
+  return `it had not finished after ${seconds} s, the most a check may run (20 times --timeout, at least 60 s, for every ${MAX_IN_FLIGHT} endpoints it judges)`;
 }
