@@ -306,6 +306,25 @@ describe('a module that cannot be used: one line, exit 2, before the run', () =>
     expect(lines[0]).toContain(`--team-checks ${file}`);
   });
 
+  it('a module whose loading never ends is stopped by --deadline: exit 3, naming it', async () => {
+    const file = await moduleFile('never.mjs', 'await new Promise(() => {});\nexport default [];\n');
+    const result = await runMain([
+      'run',
+      '--base-url',
+      server.url,
+      '--client-id',
+      server.clientId,
+      '--deadline',
+      '2',
+      '--team-checks',
+      file,
+    ]);
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim()).toBe(
+      `carrier-conformance: --team-checks ${file}: the run exceeded its --deadline of 2 s, while it was loading`,
+    );
+  });
+
   it('a directory is refused as every file the harness opens is', async () => {
     const result = await runMain([
       'run',

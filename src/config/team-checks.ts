@@ -2,7 +2,7 @@ import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findCheck } from '../catalogue/index.js';
 import { checkIdSchema } from '../catalogue/schema.js';
-import { UsageError } from '../core/errors.js';
+import { RunAbortedError, UsageError } from '../core/errors.js';
 import { readRegularFile } from '../core/files.js';
 import { didYouMean } from '../core/suggest.js';
 import { z } from '../core/zod.js';
@@ -39,7 +39,11 @@ const LOADABLE = new Set(['.js', '.mjs', '.cjs']);
 /** Generous for a module of rules; a limit all the same, as for every file the harness reads. */
 const MODULE_LIMIT = { maxBytes: 4 * 1024 * 1024, of: 'a team checks module' };
 
-export async function loadTeamChecks(files: readonly string[]): Promise<TeamModule[]> {
+/**
+ * `signal` (the run's --deadline, Ctrl-C) stops the wait for a module whose loading does not end
+ * (a top-level await that never settles): the run ends with the reason instead of hanging.
+ */
+export async function loadTeamChecks(files: readonly string[], signal?: AbortSignal): Promise<TeamModule[]> {
   const modules: TeamModule[] = [];
   const seen = new Map<string, string>();
   for (const given of files) {
@@ -53,8 +57,9 @@ export async function loadTeamChecks(files: readonly string[]): Promise<TeamModu
       );
     let exported: Record<string, unknown>;
     try {
-      exported = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      exported = (await untilStopped(import(pathToFileURL(file).href), signal)) as Record<string, unknown>;
     } catch (err) {
+      if (err instanceof RunAbortedError) throw new RunAbortedError(`${what}: ${err.message}, while it was loading`);
       throw new UsageError(`${what}: cannot load it: ${oneLine(err)}`);
     }
     const list = exported.default ?? exported.checks;
@@ -96,4 +101,17 @@ export async function loadTeamChecks(files: readonly string[]): Promise<TeamModu
 function oneLine(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return text.split('\n')[0] ?? text;
+}
+
+/** `promise`, or a RunAbortedError with the signal's reason once it aborts. */
+function untilStopped<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  const reason = (): RunAbortedError =>
+    new RunAbortedError(typeof signal.reason === 'string' ? signal.reason : 'the run was interrupted');
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -199,10 +199,7 @@ export async function runConformance(
   await ensureWritableDir(options.reportsDir);
   const extras = await prepareExtras(options, profile);
   // The team's own checks, loaded and checked now: a module that cannot run is exit 2, before the run.
-  const team =
-    options.teamChecks.length === 0
-      ? []
-      : await (await import('../config/team-checks.js')).loadTeamChecks(options.teamChecks);
+  const team = options.teamChecks.length === 0 ? [] : await loadTeamModules(options, interrupt);
   if (checks.length === 0) return nothingToRun(options, io, started, rerunOf, extras);
   // The document is read on another core while this thread starts Vitest (src/runner/api.ts).
   // The run's stopper stops that reading too (its thread is terminated), and so does the run's
@@ -226,6 +223,17 @@ export async function runConformance(
   } finally {
     runnerLog.close();
     await rm(logDir, { recursive: true, force: true });
+  }
+}
+
+/** The --team-checks modules, loaded within the run's --deadline and stopped by Ctrl-C as every phase is. */
+async function loadTeamModules(options: RunOptions, interrupt: AbortSignal | undefined): Promise<TeamModule[]> {
+  const { loadTeamChecks } = await import('../config/team-checks.js');
+  const { signal, dispose } = stopper(interrupt, options.deadline);
+  try {
+    return await loadTeamChecks(options.teamChecks, signal);
+  } finally {
+    dispose();
   }
 }
 
