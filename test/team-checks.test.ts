@@ -51,7 +51,7 @@ async function run(
   baseUrl: string,
   args: readonly string[],
   options: { from?: ReferenceServer; suites?: readonly string[] } = {},
-): Promise<{ code: number; stdout: string; stderr: string; report: RunReport; junit: string }> {
+): Promise<{ code: number; stdout: string; stderr: string; report: RunReport; junit: string; html: string }> {
   const from = options.from ?? server;
   const reportsDir = await tempDir('carrier-team-reports-');
   const result = await runMain([
@@ -71,6 +71,7 @@ async function run(
     ...result,
     report: JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport,
     junit: await readFile(join(reportsDir, 'junit.xml'), 'utf8'),
+    html: await readFile(join(reportsDir, 'report.html'), 'utf8'),
   };
 }
 
@@ -154,6 +155,9 @@ describe('a team check against a server that breaks its rule', () => {
     expect(result.stdout).toMatch(/^ {2}TEAM-DATE {2}MUST {4}6 endpoints, 5 failed: /m);
     expect(result.junit).toMatch(/<testsuite name="carrier-conformance\.team"[^>]* tests="3" failures="1" errors="0"/);
     expect(result.junit).toContain('Refs: Platform handbook §4.2 (tracing)');
+    // report.html shows it as a spec check: its endpoints, the finding, the exchange and its curl command.
+    const section = result.html.slice(result.html.indexOf('id="team-title"'));
+    expect(section).toMatch(/id="team-check-1"[\s\S]*the answer has no Date header[\s\S]*curl /);
     // The team's testsuite keeps junit.xml valid for Jenkins' schemas, as the spec's suites do.
     for (const xsd of XSD_FILES)
       expect(await validateAgainst(result.junit, await loadXsd(xsd)), xsd).toEqual({ valid: true, errors: [] });
@@ -176,9 +180,12 @@ describe('team checks beside the verdict', () => {
     expect(result.report.verdict).toBe('conformant-subset');
     const [throws, should] = result.report.team?.checks ?? [];
     expect(throws?.status).toBe('error');
+    // The team's code threw: said so, with where in its module, not as the harness's error.
     expect(throws?.endpoints?.find((e) => e.endpoint === 'GET /users/me')).toMatchObject({
       status: 'error',
-      message: expect.stringContaining('the rule has a bug') as unknown,
+      message: expect.stringMatching(
+        /^not judged: the team check threw Error: the rule has a bug \(throws\.mjs:3:\d+\)$/,
+      ) as unknown,
     });
     expect(throws?.endpoints?.filter((e) => e.status === 'passed')).toHaveLength(5);
     expect(should?.status).toBe('warning');
@@ -194,6 +201,44 @@ describe('team checks beside the verdict', () => {
     const strict = await run(server.url, ['--team-checks', warnsOnly, '--strict']);
     expect(strict.report.team?.checks.map((c) => c.status)).toEqual(['failed']);
     expect(strict.code).toBe(6);
+  });
+
+  it('a check that judged no endpoint is skipped, saying why, never passed: a lists check where the run has no list', async () => {
+    const file = await moduleFile(
+      'lists.mjs',
+      `export default [
+  { id: 'TEAM-LISTS', level: 'MUST', title: 'fails every list', reference: 'test', on: 'lists',
+    async check(endpoint, t) { t.fail('a list', await t.answer()); } },
+  { id: 'TEAM-SKIPS', level: 'MUST', title: 'skips every endpoint', reference: 'test',
+    async check(endpoint, t) { t.skip('not for this team'); } },
+];`,
+    );
+    const reportsDir = await tempDir('carrier-team-reports-');
+    // No document and no --paged-path: /users/me is the only endpoint.
+    const result = await runMain([
+      'run',
+      '--base-url',
+      server.url,
+      '--client-id',
+      server.clientId,
+      ...WITHOUT_EXPIRY,
+      '--reports-dir',
+      reportsDir,
+      '--team-checks',
+      file,
+    ]);
+    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report.team?.checks.map((c) => [c.id, c.status, c.message])).toEqual([
+      [
+        'TEAM-LISTS',
+        'skipped',
+        'no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)',
+      ],
+      ['TEAM-SKIPS', 'skipped', 'judged on no endpoint: not for this team'],
+    ]);
+    expect(result.stdout).toMatch(
+      /^TEAM CHECKS PASSED \(lists\.mjs\): 2 checks, 0 passed, 0 failed, 0 warnings, 0 errors, 2 skipped;/m,
+    );
   });
 
   it('a spec failure wins: NON-CONFORMANT exits 1 whatever the team checks say; they run with --suite expiry alone too', async () => {
@@ -251,7 +296,7 @@ describe('a module that cannot be used: one line, exit 2, before the run', () =>
     [
       'a misspelt field',
       'typo.mjs',
-      "export default [{ id: 'TEAM-X', level: 'MUST', title: 't', reference: 'r', refrence: 'r', check() {} }]",
+      "export default [{ id: 'TEAM-X', level: 'MUST', title: 't', refrence: 'r', check() {} }]",
       /: check 1 \(TEAM-X\): unknown field "refrence" \(did you mean reference\?\); the fields are id, level, title, reference, on, check$/,
     ],
     [

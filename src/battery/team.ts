@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { describe } from 'vitest';
 import { API_VERSION, apiUrl } from '../carrier/paths.js';
-import type { HttpResponse } from '../http/client.js';
+import { basename } from 'node:path';
+import { RequestRefusedError, SharedTokenExpiredError, TransportError, type HttpResponse } from '../http/client.js';
 import type { TeamCheckInfo } from '../model/team-checks.js';
 import { checkAs, type CheckContext } from './check.js';
 import { getBattery } from './context.js';
@@ -83,7 +84,7 @@ export async function registerTeamChecks(): Promise<void> {
             return c.error(
               `${module.file} ${failure !== undefined ? `could not be loaded by the battery's worker: ${failure}` : `no longer exports a check function for ${info.id}`}`,
             );
-          await runTeamCheck(c, info, fn as TeamCheckFunction);
+          await runTeamCheck(c, info, fn as TeamCheckFunction, module.file);
         });
       }
   });
@@ -93,17 +94,65 @@ function endpointsOf(c: CheckContext, info: TeamCheckInfo): Endpoint[] {
   return info.on === 'lists' ? listEndpoints(c) : [USER_ENDPOINT, ...tenantEndpoints(c)];
 }
 
-async function runTeamCheck(c: CheckContext, info: TeamCheckInfo, fn: TeamCheckFunction): Promise<void> {
+/** Errors of the harness's own (a request that failed, a run that stopped): reported as the catalogue's are. */
+const HARNESS_ERRORS = [TransportError, RequestRefusedError, SharedTokenExpiredError];
+
+async function runTeamCheck(c: CheckContext, info: TeamCheckInfo, fn: TeamCheckFunction, file: string): Promise<void> {
   noteMissingTenantEndpoints(c);
-  await onEach(c, endpointsOf(c, info), async (e, endpoint) => {
+  const endpoints = endpointsOf(c, info);
+  if (endpoints.length === 0)
+    return c.skip(
+      info.on === 'lists'
+        ? 'no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)'
+        : 'no endpoint to judge',
+    );
+  let judged = 0;
+  const skipped: string[] = [];
+  await onEach(c, endpoints, async (e, endpoint) => {
     const path = await endpoint.path(e);
-    if (typeof path !== 'string') return e.skipEndpoint(path.unresolved);
+    if (typeof path !== 'string') {
+      skipped.push(path.unresolved);
+      return e.skipEndpoint(path.unresolved);
+    }
     const kind = endpoint === USER_ENDPOINT ? 'user' : endpoint.spec?.kind === 'list' ? 'list' : 'resource';
-    await fn({ label: endpoint.label, path, kind }, toolsFor(e, endpoint));
+    let skippedHere = false;
+    const tools = toolsFor(e, endpoint, (reason) => {
+      skippedHere = true;
+      skipped.push(reason);
+    });
+    try {
+      await fn({ label: endpoint.label, path, kind }, tools);
+    } catch (err) {
+      if (HARNESS_ERRORS.some((type) => err instanceof type) || e.signal.aborted) throw err;
+      // The team's code threw: its error, where in the module, not the harness's.
+      e.error(`not judged: the team check threw ${thrown(err, file)}`);
+      return;
+    }
+    if (!skippedHere) judged += 1;
   });
+  // A check that judged nothing proved nothing: skipped with why, never a pass.
+  const { failures, errors } = c.counts;
+  if (judged === 0 && failures === 0 && errors === 0)
+    c.skip(
+      `judged on no endpoint: ${skipped[0] ?? 'every endpoint was skipped'}${skipped.length > 1 ? ` (and ${skipped.length - 1} more)` : ''}`,
+    );
 }
 
-function toolsFor(e: CheckContext, endpoint: Endpoint): TeamTools {
+/** "TypeError: x is undefined (team-checks.mjs:12:7)": the error and the first place in the module it came from. */
+function thrown(err: unknown, file: string): string {
+  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const stack = err instanceof Error ? (err.stack ?? '') : '';
+  const name = basename(file);
+  const at = stack
+    .split('\n')
+    .map((line) => new RegExp(`(?:file://)?${escapeRegExp(file)}:(\\d+):(\\d+)`).exec(line))
+    .find((m) => m !== null);
+  return at ? `${what} (${name}:${at[1]}:${at[2]})` : what;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function toolsFor(e: CheckContext, endpoint: Endpoint, skipped: (reason: string) => void): TeamTools {
   return {
     answer: () => validAnswer(e, endpoint),
     get: (path, options = {}) => {
@@ -125,7 +174,10 @@ function toolsFor(e: CheckContext, endpoint: Endpoint): TeamTools {
     },
     fail: (message, response) => e.fail(String(message), response),
     note: (message) => e.note(String(message)),
-    skip: (reason) => e.skipEndpoint(String(reason)),
+    skip: (reason) => {
+      skipped(String(reason));
+      e.skipEndpoint(String(reason));
+    },
     signal: e.signal,
   };
 }

@@ -70,15 +70,16 @@ export async function loadTeamChecks(files: readonly string[], signal?: AbortSig
     if (list.length === 0) throw new UsageError(`${what}: its array of checks is empty`);
     const checks = list.map((raw: unknown, i) => {
       const where = `${what}: check ${i + 1}${typeof (raw as { id?: unknown })?.id === 'string' ? ` (${(raw as { id: string }).id})` : ''}`;
+      // A misspelt field first: `refrence` is what to fix, not the `reference` it leaves missing.
+      const unknown =
+        raw !== null && typeof raw === 'object' ? Object.keys(raw).find((k) => !FIELDS.includes(k)) : undefined;
+      if (unknown !== undefined)
+        throw new UsageError(
+          `${where}: unknown field "${unknown}"${didYouMean(unknown, FIELDS)}; the fields are ${FIELDS.join(', ')}`,
+        );
       const parsed = teamCheckSchema.safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        if (issue?.code === 'unrecognized_keys') {
-          const key = issue.keys[0] ?? '';
-          throw new UsageError(
-            `${where}: unknown field "${key}"${didYouMean(key, FIELDS)}; the fields are ${FIELDS.join(', ')}`,
-          );
-        }
         const field = issue?.path[0];
         throw new UsageError(
           `${where}: ${field === undefined ? 'must be an object' : `"${String(field)}" ${issue?.message ?? 'is invalid'}`}`,

@@ -201,10 +201,8 @@ function teamSection(report: RunReport): Html | undefined {
   if (team === undefined) return undefined;
   return html`<section aria-labelledby="team-title">
 <h2 id="team-title">Team checks: ${team.counts.passed} of ${team.counts.total} passed</h2>
-<p>The team's own rules (${team.modules.join(', ')}), apart from the spec's verdict${team.passed ? '' : '; a run the spec finds conformant exits 6 when one of them fails'}.</p>
-<ul class="review">
-${team.checks.map((c) => html`<li><strong>${c.id}</strong> (${c.level}; ${c.refs.join('; ')}): ${c.status}${c.message === undefined ? '' : html`: ${c.message}`}<br>${c.title}</li>`)}
-</ul>
+<p>The team's own rules (${team.modules.join(', ')}), apart from the spec's verdict${team.passed ? '' : '; a run the spec finds conformant exits 6 when one of them fails'}. Each with its endpoints, findings and exchanges, as the spec's checks.</p>
+${team.checks.map((c, i) => checkDetails(c, `team-check-${i + 1}`, report))}
 </section>`;
 }
 
@@ -346,8 +344,11 @@ ${
 </section>`;
 }
 
+/** What the page shows of a check: the catalogue's, or a team's (which has no suite). */
+type ShownCheck = Omit<CheckResult, 'suite'>;
+
 /** One line for a check; its evidence one click away. */
-function checkDetails(check: CheckResult, anchor: string, report: RunReport): Html {
+function checkDetails(check: ShownCheck, anchor: string, report: RunReport): Html {
   const staleBaseline = check.baseline?.stale === true;
   const why = check.status === 'passed' ? check.title : oneReason(check);
   return html`<details class="check check-${check.status}" id="${anchor}">
@@ -360,10 +361,10 @@ ${checkBody(check, report)}
 </details>`;
 }
 
-function checkBody(check: CheckResult, report: RunReport): Html {
+function checkBody(check: ShownCheck, report: RunReport): Html {
   const facts: [string, Html | string][] = [
     ['Check', check.title],
-    ['Spec', check.refs.length > 0 ? check.refs.join('; ') : 'none recorded'],
+    ['suite' in check ? 'Spec' : 'Team rule', check.refs.length > 0 ? check.refs.join('; ') : 'none recorded'],
     ['Status', `${STATUS[check.status].label.toLowerCase()} (${formatDuration(check.durationMs)})`],
   ];
   if (check.message !== undefined) facts.push([check.status === 'skipped' ? 'Reason' : 'Result', check.message]);
@@ -404,7 +405,7 @@ ${others.map((i) => exchangeBlock(check, i, report, attention))}
 }`;
 }
 
-function findings(check: CheckResult): Html {
+function findings(check: ShownCheck): Html {
   if (check.findings.length === 0) return html`<h4>Findings</h4><p>None recorded.</p>`;
   return html`<h4>Findings: what was expected, what came back</h4>
 <ul class="findings">
@@ -421,7 +422,7 @@ ${check.findings.map((f) => {
 </ul>`;
 }
 
-function exchangeBlock(check: CheckResult, index: number, report: RunReport, reproduce: boolean): Html {
+function exchangeBlock(check: ShownCheck, index: number, report: RunReport, reproduce: boolean): Html {
   const ex: RecordedExchange | undefined = check.exchanges[index];
   if (ex === undefined) return html``;
   return exchangeView(ex, report, reproduce, `Exchange #${index + 1}: `);
@@ -444,6 +445,6 @@ function badge(status: CheckStatus): Html {
   return html`<span class="badge badge-${status}"><span aria-hidden="true">${look.symbol}</span> ${look.label}</span>`;
 }
 
-function oneReason(check: CheckResult): string {
+function oneReason(check: ShownCheck): string {
   return oneLine(reasonWithin(check, 200), 200);
 }
