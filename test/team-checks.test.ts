@@ -50,7 +50,7 @@ async function moduleFile(name: string, source: string): Promise<string> {
 async function run(
   baseUrl: string,
   args: readonly string[],
-  options: { from?: ReferenceServer; suites?: readonly string[] } = {},
+  options: { from?: ReferenceServer; suites?: readonly string[]; document?: boolean } = {},
 ): Promise<{ code: number; stdout: string; stderr: string; report: RunReport; junit: string; html: string }> {
   const from = options.from ?? server;
   const reportsDir = await tempDir('carrier-team-reports-');
@@ -60,8 +60,7 @@ async function run(
     baseUrl,
     '--client-id',
     from.clientId,
-    '--openapi',
-    from.openapiFile,
+    ...(options.document === false ? [] : ['--openapi', from.openapiFile]),
     ...(options.suites?.flatMap((s) => ['--suite', s]) ?? WITHOUT_EXPIRY),
     '--reports-dir',
     reportsDir,
@@ -213,22 +212,9 @@ describe('team checks beside the verdict', () => {
     async check(endpoint, t) { t.skip('not for this team'); } },
 ];`,
     );
-    const reportsDir = await tempDir('carrier-team-reports-');
     // No document and no --paged-path: /users/me is the only endpoint.
-    const result = await runMain([
-      'run',
-      '--base-url',
-      server.url,
-      '--client-id',
-      server.clientId,
-      ...WITHOUT_EXPIRY,
-      '--reports-dir',
-      reportsDir,
-      '--team-checks',
-      file,
-    ]);
-    const report = JSON.parse(await readFile(join(reportsDir, 'report.json'), 'utf8')) as RunReport;
-    expect(report.team?.checks.map((c) => [c.id, c.status, c.message])).toEqual([
+    const result = await run(server.url, ['--team-checks', file], { document: false });
+    expect(result.report.team?.checks.map((c) => [c.id, c.status, c.message])).toEqual([
       [
         'TEAM-LISTS',
         'skipped',
