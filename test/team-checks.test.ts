@@ -254,6 +254,17 @@ describe('team checks beside the verdict', () => {
     }
   });
 
+  it("a bundle of a run with team checks verifies as the spec's run alone would: its junit.xml agrees with report.json", async () => {
+    const [module = ''] = await blocks('js');
+    const file = await moduleFile('bundled.mjs', module);
+    const bundle = join(await tempDir('carrier-team-bundle-'), 'bundle');
+    const ran = await run(server.url, ['--team-checks', file, '--bundle', bundle]);
+    expect(ran.report.team?.checks).toHaveLength(3);
+    const verified = await runMain(['verify-bundle', bundle]);
+    const findings = verified.stdout.split('\n').filter((l) => l.startsWith('  FAIL'));
+    expect(findings.filter((l) => /junit|TEAM-/.test(l))).toEqual([]);
+  });
+
   it("what a team check says goes through the run's redaction: the client secret never reaches a report or the console", async () => {
     const file = await moduleFile(
       'leaks.mjs',

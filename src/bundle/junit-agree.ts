@@ -1,5 +1,5 @@
 import type { CheckStatus, RunReport } from '../model/run-report.js';
-import { JUNIT_DOCUMENT_SUITE, JUNIT_NAME_PREFIX } from '../report/junit.js';
+import { JUNIT_DOCUMENT_SUITE, JUNIT_NAME_PREFIX, JUNIT_TEAM_SUITE } from '../report/junit.js';
 import type { JUnitOutcome, JUnitSuite } from './junit-read.js';
 
 /**
@@ -41,7 +41,12 @@ export function junitDisagreements(report: RunReport, suites: readonly JUnitSuit
         problems.push(`testsuite ${JSON.stringify(suite.name)} declares ${key}="${declared}" but holds ${tally[key]}`);
     }
   }
-  for (const check of report.checks) {
+  // The spec's checks in their suites, then the team's own (--team-checks) in theirs.
+  const held = [
+    ...report.checks.map((check) => ({ check, classname: `${JUNIT_NAME_PREFIX}.${check.suite}` })),
+    ...(report.team?.checks ?? []).map((check) => ({ check, classname: JUNIT_TEAM_SUITE })),
+  ];
+  for (const { check, classname } of held) {
     const found = cases.get(check.id) ?? [];
     cases.delete(check.id);
     if (found.length !== 1) {
@@ -50,7 +55,6 @@ export function junitDisagreements(report: RunReport, suites: readonly JUnitSuit
     }
     const [only] = found;
     if (only === undefined) continue;
-    const classname = `${JUNIT_NAME_PREFIX}.${check.suite}`;
     if (only.suite !== classname)
       problems.push(`${check.id}: classname ${JSON.stringify(only.suite)} in junit.xml, ${classname} expected`);
     const expected = JUNIT_OUTCOME[check.status];
