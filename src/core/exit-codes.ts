@@ -57,7 +57,7 @@ export const EXIT_CODES_HELP = [
 
 /** `run --compare-with`: the exit code says whether anything got worse. */
 export const COMPARE_EXIT_CODES_HELP = [
-  `With --compare-with OLD: ${ExitCode.NonConformant} when a check regressed since OLD, else ${ExitCode.Conformant} (${ExitCode.Usage} and ${ExitCode.Incomplete} as above)`,
+  `With --compare-with OLD: ${ExitCode.NonConformant} when a check regressed since OLD, else ${ExitCode.Conformant} (${ExitCode.Usage}, ${ExitCode.Incomplete} and ${ExitCode.TeamChecksFailed} as above)`,
 ].join('\n');
 
 /** `diff OLD NEW`. */
