@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../src/core/redact.js';
 import { UsageError } from '../src/core/errors.js';
+import { endpointOf } from '../src/traffic/endpoints.js';
 import { jsonDepth, readHar } from '../src/traffic/har.js';
 import { runAgainst, tempDir } from './support/harness.js';
 
@@ -124,6 +125,12 @@ describe('a HAR capture, redacted as it is read', () => {
     expect(exchanges.length).toBeGreaterThan(10);
     expect(exchanges.every((e) => e.response !== undefined && /^http:\/\/127\.0\.0\.1:\d+\//.test(e.url))).toBe(true);
     expect(exchanges.some((e) => e.url.endsWith('/users/me'))).toBe(true);
+    // Every exchange the run made is one of the spec's endpoints, by its own paths.
+    const labels = new Set(exchanges.map((e) => endpointOf(e.method, e.url)?.label ?? `unknown ${e.method} ${e.url}`));
+    expect([...labels].filter((l) => l.startsWith('unknown'))).toEqual([]);
+    expect(labels).toContain('GET /users/me');
+    expect(labels).toContain('POST /uaa/oauth2/token');
+    expect(labels).toContain('GET /tenants/{tenantId}/shipments');
   });
 });
 
@@ -168,5 +175,35 @@ describe('a file that is no capture: one line, before anything is judged', () =>
     expect(refused(() => readHar(join(dir, 'huge.har'), new Redactor()))).toMatch(
       /: 629145600 bytes, more than the 536870912 a HAR capture can be; is it the right file\?$/,
     );
+  });
+});
+
+describe("an exchange's endpoint, by the spec's paths", () => {
+  it.each([
+    ['POST', 'https://gw.example.com/api/uaa/oauth2/token', 'POST /uaa/oauth2/token', '/api', false],
+    ['POST', 'https://gw.example.com/uaa/oauth/token', 'POST /uaa/oauth/token', '', true],
+    ['GET', 'https://gw.example.com/api/users/me/', 'GET /users/me', '/api', false],
+    ['GET', 'https://gw.example.com/uaa/userinfo', 'GET /uaa/userinfo', '', true],
+    [
+      'GET',
+      'https://gw.example.com/tenants/5e0c3b8a-1f2d-4a6b-8c9d-0e1f2a3b4c5d/shipments/9319db14-b2dc-48bc-b478-000000000001?x=1',
+      'GET /tenants/{tenantId}/shipments/{id}',
+      '',
+      false,
+    ],
+    [
+      'GET',
+      'https://gw.example.com/v2/tenants/acme/invoices/42/lines',
+      'GET /tenants/{tenantId}/invoices/{id}/lines',
+      '/v2',
+      false,
+    ],
+  ] as const)('%s %s is %s', (method, url, label, prefix, legacy) => {
+    expect(endpointOf(method, url)).toMatchObject({ label, prefix, legacy });
+  });
+
+  it('a request to no endpoint of the spec is none', () => {
+    expect(endpointOf('GET', 'https://gw.example.com/health')).toBeUndefined();
+    expect(endpointOf('GET', 'not a url')).toBeUndefined();
   });
 });
