@@ -18,7 +18,7 @@ import {
 } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
-import { numberSource } from '../carrier/json-source.js';
+import { expiresInProblem } from '../carrier/token-judges.js';
 import { describeValue } from './describe.js';
 
 export { describeValue };
@@ -163,23 +163,8 @@ export function tokenFieldProblems(body: Record<string, unknown>, text: string):
   return problems;
 }
 
-/**
- * What is wrong with expires_in (spec §Access token response: integer; §Authentication 3), or
- * undefined: a JSON number, positive, an integer, and written as digits only. The last is read
- * from the body as received (`text`): RFC 6749 §A.14 gives its syntax as `expires-in = 1*DIGIT`,
- * and JSON.parse reads `3600.0` and `3.6e3` as 3600, which typed clients do not (Go's
- * encoding/json will not put either into an int).
- */
-export function expiresInProblem(body: Record<string, unknown>, text: string): string | undefined {
-  const value = body.expires_in;
-  if (typeof value !== 'number') return `expected expires_in to be a JSON number, got ${describeValue(value)}`;
-  if (!Number.isInteger(value) || value <= 0) return `expected expires_in to be a positive integer, got ${value}`;
-  const written = numberSource(text, 'expires_in');
-  if (written !== undefined && !/^[0-9]+$/.test(written)) {
-    return `expected expires_in written as an integer, digits only (RFC 6749 §A.14: expires-in = 1*DIGIT), got ${written}: typed clients refuse it (Go's encoding/json will not decode ${written} into an int)`;
-  }
-  return undefined;
-}
+// The token response's rules, shared with judging captured traffic (issue 43).
+export { expiresInProblem };
 
 /** A client id no server knows, for the unknown-client probes. */
 export function unknownClient(credentials: ClientCredentials): ClientCredentials {

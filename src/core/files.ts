@@ -58,6 +58,8 @@ export const FILE_LIMITS = {
   passphrase: { maxBytes: 64 * 1024, of: 'a passphrase file' },
   /** --sign-key, --public-key: one Ed25519 PEM key, a few hundred bytes. */
   key: { maxBytes: 64 * 1024, of: 'a PEM key' },
+  /** `traffic`'s HAR captures (issue 43): a day of a browser's traffic; larger ones are for the streamed NDJSON reader. */
+  capture: { maxBytes: 512 * MiB, of: 'a HAR capture' },
   /** --openapi, when its digest goes into a bundle's target.json. */
   openapi: { maxBytes: 64 * MiB, of: 'an OpenAPI document' },
 } as const satisfies Record<string, FileLimit>;

@@ -384,7 +384,8 @@ function redactJsonFields(text: string): string {
     }
     let before = offset - 1;
     while (before >= 0 && /\s/.test(text.charAt(before))) before -= 1;
-    return sensitiveKey && text.charAt(before) === ':' ? '"[REDACTED]"' : token;
+    // An empty value is no secret, and it is evidence (an empty access_token breaks TOKEN-ACCESS-TOKEN).
+    return sensitiveKey && text.charAt(before) === ':' && token !== '""' ? '"[REDACTED]"' : token;
   });
 }
 
