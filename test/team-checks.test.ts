@@ -321,19 +321,22 @@ describe('a module that cannot be used: one line, exit 2, before the run', () =>
       /: check 2 \(TEAM-X\): the id TEAM-X is taken already, in /,
     ],
   ];
+  /** A run the module stops before it starts: the reference server's base URL and client id, and the module. */
+  const refusedRun = (module: string, extra: readonly string[] = []): string[] => [
+    'run',
+    '--base-url',
+    server.url,
+    '--client-id',
+    server.clientId,
+    ...extra,
+    '--team-checks',
+    module,
+  ];
   // As the built CLI loads them (Node's own loader, not the test's), every case in one child (support/cli-batch.ts).
   const ran = lazyBatch(
     cases,
     async ([, name, source]) => ({
-      args: [
-        'run',
-        '--base-url',
-        server.url,
-        '--client-id',
-        server.clientId,
-        '--team-checks',
-        await moduleFile(name, source),
-      ],
+      args: refusedRun(await moduleFile(name, source)),
       env: { CARRIER_CLIENT_SECRET: server.clientSecret },
     }),
     30_000,
@@ -350,17 +353,7 @@ describe('a module that cannot be used: one line, exit 2, before the run', () =>
 
   it('a module whose loading never ends is stopped by --deadline: exit 3, naming it', async () => {
     const file = await moduleFile('never.mjs', 'await new Promise(() => {});\nexport default [];\n');
-    const result = await runMain([
-      'run',
-      '--base-url',
-      server.url,
-      '--client-id',
-      server.clientId,
-      '--deadline',
-      '2',
-      '--team-checks',
-      file,
-    ]);
+    const result = await runMain(refusedRun(file, ['--deadline', '2']));
     expect(result.code).toBe(3);
     expect(result.stderr.trim()).toBe(
       `carrier-conformance: --team-checks ${file}: the run exceeded its --deadline of 2 s, while it was loading`,
@@ -368,15 +361,7 @@ describe('a module that cannot be used: one line, exit 2, before the run', () =>
   });
 
   it('a directory is refused as every file the harness opens is', async () => {
-    const result = await runMain([
-      'run',
-      '--base-url',
-      server.url,
-      '--client-id',
-      server.clientId,
-      '--team-checks',
-      dir,
-    ]);
+    const result = await runMain(refusedRun(dir));
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(`carrier-conformance: --team-checks ${dir}: cannot read it (it is a directory)`);
   });

@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { API_VERSION, apiUrl } from '../carrier/paths.js';
 import { basename } from 'node:path';
 import { RequestRefusedError, SharedTokenExpiredError, TransportError, type HttpResponse } from '../http/client.js';
-import type { TeamCheckInfo } from '../model/team-checks.js';
+import { exportedChecks, type TeamCheckInfo } from '../model/team-checks.js';
 import { checkAs, type CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import {
@@ -68,7 +68,7 @@ export async function registerTeamChecks(): Promise<void> {
     modules.map(async (m) => {
       try {
         const exported = (await import(pathToFileURL(m.file).href)) as Record<string, unknown>;
-        const list = exported.default ?? exported.checks;
+        const list = exportedChecks(exported);
         return { module: m, list: Array.isArray(list) ? (list as Record<string, unknown>[]) : [] };
       } catch (err) {
         return { module: m, list: [], failure: err instanceof Error ? err.message : String(err) };
@@ -100,12 +100,9 @@ const HARNESS_ERRORS = [TransportError, RequestRefusedError, SharedTokenExpiredE
 async function runTeamCheck(c: CheckContext, info: TeamCheckInfo, fn: TeamCheckFunction, file: string): Promise<void> {
   noteMissingTenantEndpoints(c);
   const endpoints = endpointsOf(c, info);
+  // `endpoints` always has /users/me: only `lists` can find nothing to judge.
   if (endpoints.length === 0)
-    return c.skip(
-      info.on === 'lists'
-        ? 'no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)'
-        : 'no endpoint to judge',
-    );
+    return c.skip('no list endpoint configured: pass --openapi or --paged-path (e.g. --paged-path shipments)');
   let judged = 0;
   const skipped: string[] = [];
   await onEach(c, endpoints, async (e, endpoint) => {
@@ -142,12 +139,12 @@ async function runTeamCheck(c: CheckContext, info: TeamCheckInfo, fn: TeamCheckF
 function thrown(err: unknown, file: string): string {
   const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   const stack = err instanceof Error ? (err.stack ?? '') : '';
-  const name = basename(file);
+  const place = new RegExp(`${escapeRegExp(file)}:(\\d+):(\\d+)`);
   const at = stack
     .split('\n')
-    .map((line) => new RegExp(`(?:file://)?${escapeRegExp(file)}:(\\d+):(\\d+)`).exec(line))
+    .map((line) => place.exec(line))
     .find((m) => m !== null);
-  return at ? `${what} (${name}:${at[1]}:${at[2]})` : what;
+  return at ? `${what} (${basename(file)}:${at[1]}:${at[2]})` : what;
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

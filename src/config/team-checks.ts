@@ -4,9 +4,10 @@ import { findCheck } from '../catalogue/index.js';
 import { checkIdSchema } from '../catalogue/schema.js';
 import { RunAbortedError, UsageError } from '../core/errors.js';
 import { readRegularFile } from '../core/files.js';
+import { untilStopped } from '../core/until-stopped.js';
 import { didYouMean } from '../core/suggest.js';
 import { z } from '../core/zod.js';
-import { TEAM_CHECK_TARGETS, type TeamModule } from '../model/team-checks.js';
+import { exportedChecks, TEAM_CHECK_TARGETS, type TeamModule } from '../model/team-checks.js';
 
 /**
  * Loads the modules of `--team-checks` (docs/team-checks.md): each exports its checks, as
@@ -62,7 +63,7 @@ export async function loadTeamChecks(files: readonly string[], signal?: AbortSig
       if (err instanceof RunAbortedError) throw new RunAbortedError(`${what}: ${err.message}, while it was loading`);
       throw new UsageError(`${what}: cannot load it: ${oneLine(err)}`);
     }
-    const list = exported.default ?? exported.checks;
+    const list = exportedChecks(exported);
     if (!Array.isArray(list))
       throw new UsageError(
         `${what}: exports no checks; export them as an array: export default [{ id, level, title, reference, on, check }]`,
@@ -102,17 +103,4 @@ export async function loadTeamChecks(files: readonly string[], signal?: AbortSig
 function oneLine(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return text.split('\n')[0] ?? text;
-}
-
-/** `promise`, or a RunAbortedError with the signal's reason once it aborts. */
-function untilStopped<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  const reason = (): RunAbortedError =>
-    new RunAbortedError(typeof signal.reason === 'string' ? signal.reason : 'the run was interrupted');
-  if (signal.aborted) return Promise.reject(reason());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(reason());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -13,6 +13,20 @@ export function formEncode(value: string): string {
 }
 
 /**
+ * application/x-www-form-urlencoded decoding of one value (RFC 6749 Appendix B), the inverse of
+ * `formEncode`: `+` is a space, `%XX` an octet of UTF-8. Strict: a stray `%` or an invalid UTF-8
+ * sequence gives null.
+ */
+export function formUrlDecode(value: string): string | null {
+  if (/%(?![0-9A-Fa-f]{2})/.test(value)) return null;
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * How the client credentials become the Basic user-id and password: `form` is RFC 6749 §2.3.1;
  * `raw` uses them as they are (plain RFC 7617), which is what a server that does not form-decode
  * them accepts. The harness sends `form` unless the preflight found that only `raw` works.

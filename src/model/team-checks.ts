@@ -27,3 +27,8 @@ export interface TeamModule {
   file: string;
   checks: TeamCheckInfo[];
 }
+
+/** A module's checks as it exports them: `export default [...]` or `export const checks = [...]`. */
+export function exportedChecks(exported: Record<string, unknown>): unknown {
+  return exported.default ?? exported.checks;
+}

@@ -4,6 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ReferenceBehaviour } from './behaviour.js';
+import { formUrlDecode } from '../core/basic-credentials.js';
 import { parseAuthorization } from './auth-header.js';
 import type { Refusal } from './reply.js';
 
@@ -19,18 +20,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * application/x-www-form-urlencoded decoding of one value (RFC 6749 Appendix B): `+` is a space,
- * `%XX` an octet of UTF-8. Strict: a stray `%` or an invalid UTF-8 sequence gives null.
- */
-export function formUrlDecode(value: string): string | null {
-  if (/%(?![0-9A-Fa-f]{2})/.test(value)) return null;
-  try {
-    return decodeURIComponent(value.replace(/\+/g, ' '));
-  } catch {
-    return null;
-  }
-}
+// The strict decoding of one value lives beside its encoding (src/core/basic-credentials.ts).
+export { formUrlDecode };
 
 /**
  * Decodes `Authorization: Basic …` into client credentials. Returns null when the header is

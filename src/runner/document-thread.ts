@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ApiDescription } from '../carrier/endpoint-specs.js';
-import { RunAbortedError, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
+import { stoppedBy, untilStopped } from '../core/until-stopped.js';
 import { FILE_LIMITS, readRegularFile } from '../core/files.js';
 import { threadExecArgv } from '../core/threads.js';
 import { mark } from '../core/startup-timing.js';
@@ -45,14 +46,6 @@ export interface ThreadLoadOptions {
 }
 
 const WORKER_URL = builtFile('src/runner/document-worker.js');
-
-/** The error a stopped load rejects with: the signal's reason, as an error of the run's. */
-function stopped(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error
-    ? reason
-    : new RunAbortedError(typeof reason === 'string' ? reason : 'the run was interrupted');
-}
 
 /**
  * Documents already read in this process, with every file each read, by SHA-256: a process that
@@ -103,7 +96,7 @@ export const documentReads = (): number => reads;
 
 export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {}): Promise<ApiDescription> {
   const { root, signal } = options;
-  if (signal?.aborted) return Promise.reject(stopped(signal));
+  if (signal?.aborted) return Promise.reject(stoppedBy(signal));
   const known = remembered(file, root);
   if (known) {
     mark('document: read before, unchanged');
@@ -119,12 +112,7 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
         remember(file, root, linted, digests);
         return linted;
       });
-    if (!signal) return loaded;
-    return new Promise<ApiDescription>((resolve, reject) => {
-      const onAbort = (): void => reject(stopped(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      loaded.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    return untilStopped(loaded, signal);
   };
   if (!FROM_BUILD) return inThisThread();
   const execArgv = threadExecArgv();
@@ -140,7 +128,7 @@ export function loadOpenApiInThread(file: string, options: ThreadLoadOptions = {
     // The run must not wait for this thread to end, only for its answer.
     worker.unref();
     const onAbort = (): void => {
-      reject(stopped(signal as AbortSignal));
+      reject(stoppedBy(signal as AbortSignal));
       void worker.terminate();
     };
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -28,7 +28,7 @@ import {
   staleEntries,
   type Baseline,
 } from './baseline.js';
-import type { Collected } from './collector.js';
+import type { Collected, CollectedTest } from './collector.js';
 import { checkResult, teamCheckResult } from './results.js';
 import type { TeamModule } from '../model/team-checks.js';
 import { ExitCode } from '../core/exit-codes.js';
@@ -610,19 +610,7 @@ function buildReport({
 }: ReportInputs): RunReport {
   const checked = checks.map((check) => {
     const test = collected.tests.get(check.id);
-    const result = checkResult(check, test, collected, options.strict);
-    // A check the interruption kept from running or finishing is not "skipped" but not run:
-    // Vitest reports a test it cancelled as skipped; only a check that skipped itself says why.
-    const notRun =
-      !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
-    return incompleteReason !== undefined && notRun
-      ? {
-          ...result,
-          status: 'error' as const,
-          message: `not run: ${incompleteReason}`,
-          findings: [{ kind: 'error' as const, message: `not run: ${incompleteReason}` }],
-        }
-      : result;
+    return notRunBy(incompleteReason, test, checkResult(check, test, collected, options.strict));
   });
   // The checks the preflight's cause kept from running point at it, which is reported once.
   const folded = preflightCause ? foldIntoCause(checked, preflightCause) : { results: checked };
@@ -676,6 +664,22 @@ function buildReport({
     : withReview;
 }
 
+/**
+ * A check the run's stop (`incompleteReason`) kept from running or finishing: not "skipped" but
+ * not run, an error saying why. Vitest reports a test it cancelled as skipped; only a check that
+ * skipped itself says why. The catalogue's checks and the team's alike.
+ */
+function notRunBy<R extends Pick<CheckResult, 'status' | 'message' | 'findings'>>(
+  incompleteReason: string | undefined,
+  test: CollectedTest | undefined,
+  result: R,
+): R {
+  const notRun = !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
+  if (incompleteReason === undefined || !notRun) return result;
+  const message = `not run: ${incompleteReason}`;
+  return { ...result, status: 'error', message, findings: [{ kind: 'error', message }] };
+}
+
 /** The team's checks as the report keeps them, apart from the spec's (src/model/run-report.ts `team`). */
 function teamSection(
   modules: readonly TeamModule[],
@@ -686,12 +690,7 @@ function teamSection(
   const results = modules.flatMap((m) =>
     m.checks.map((info) => {
       const test = collected.tests.get(info.id);
-      const result = teamCheckResult(info, m.file, test, collected, strict);
-      const notRun =
-        !test || test.state === 'pending' || (test.state === 'skipped' && test.meta?.skipReason === undefined);
-      if (incompleteReason === undefined || !notRun) return result;
-      const message = `not run: ${incompleteReason}`;
-      return { ...result, status: 'error' as const, message, findings: [{ kind: 'error' as const, message }] };
+      return notRunBy(incompleteReason, test, teamCheckResult(info, m.file, test, collected, strict));
     }),
   );
   return {

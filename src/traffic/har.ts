@@ -1,3 +1,4 @@
+import { formUrlDecode } from '../core/basic-credentials.js';
 import { FILE_LIMITS, readRegularFile, type FileLimit } from '../core/files.js';
 import { UsageError } from '../core/errors.js';
 import { redactor as sharedRedactor, type Redactor } from '../core/redact.js';
@@ -142,13 +143,8 @@ function learnCredentials(value: string, redactor: Redactor): void {
     const decoded = Buffer.from(credentials, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon > 0) {
-      const decode = (s: string): string => {
-        try {
-          return decodeURIComponent(s.replace(/\+/g, ' '));
-        } catch {
-          return s;
-        }
-      };
+      // Form-decoded as RFC 6749 §2.3.1 has them encoded; a client that did not encode them sent them as they are.
+      const decode = (s: string): string => formUrlDecode(s) ?? s;
       redactor.addClientCredentials(decode(decoded.slice(0, colon)), decode(decoded.slice(colon + 1)));
     }
     redactor.addSecret(credentials, 'basic-credentials');

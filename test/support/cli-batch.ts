@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliResult } from './harness.js';
-import { tempDir } from './harness.js';
+import { collect, tempDir } from './harness.js';
 
 /**
  * Many CLI invocations in one child process: the built CLI's `main` (dist/src/cli/main.js, what
@@ -60,19 +60,12 @@ process.stdout.write(JSON.stringify(results));
 export async function runCliBatch(cases: readonly BatchCase[], timeoutMs: number): Promise<BatchResult[]> {
   const file = join(await tempDir('carrier-cli-batch-'), 'cases.json');
   await writeFile(file, JSON.stringify(cases));
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, MAIN, file], {
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  clearTimeout(timer);
+  const { code, stdout, stderr } = await collect(
+    spawn(process.execPath, ['--input-type=module', '-e', CHILD, MAIN, file], {
+      env: { ...process.env, NO_COLOR: '1' },
+    }),
+    timeoutMs,
+  );
   if (code !== 0)
     throw new Error(
       `the batch of ${cases.length} CLI cases ended with exit code ${code} (killed after ${timeoutMs} ms if null): ${stderr.slice(0, 2000)}`,

@@ -106,7 +106,7 @@ export async function runAgainst(options: ReferenceOptions, args: readonly strin
 }
 
 /** What a child process printed and how it ended; it is killed after `timeoutMs`. */
-function collect(
+export function collect(
   child: ChildProcessWithoutNullStreams,
   timeoutMs: number,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
