@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/model/run-report.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
-import { freePort, runBin, tempDir } from './support/harness.js';
+import { runBin, tempDir } from './support/harness.js';
 import { selfSignedCertificate, startTlsFront, type Certificate } from './support/tls.js';
 import { onLoopback } from './support/loopback.js';
 
@@ -107,7 +107,10 @@ describe('an unreachable target: one line with the cause and the fix, exit 3, th
   });
 
   it('nothing listening', async () => {
-    const port = await freePort();
+    // Port 9 (discard), as test/hostile-files.test.ts uses: below the ephemeral range, so no server
+    // another test file starts meanwhile can take it; a freePort() could be taken between its
+    // release and this run (seen once in CI: exit 2, something else answered).
+    const port = 9;
     const { line } = await unreachable(`http://127.0.0.1:${port}`);
     expect(line).toBe(
       `carrier-conformance: cannot reach the token endpoint at http://127.0.0.1:${port}: connection refused by 127.0.0.1:${port}: is the target running, and are the host and port right?`,
