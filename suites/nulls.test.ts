@@ -9,10 +9,10 @@
  */
 import { check, suite } from '../src/battery/check.js';
 import { listEndpoints, notValidByDocument, onEach } from '../src/battery/endpoints.js';
-import { fieldPaths, missingFields } from '../src/battery/fields.js';
+import { fieldPaths, missingFields } from '../src/carrier/fields.js';
 import { fieldFilter } from '../src/battery/field-schema.js';
 import { getBattery } from '../src/battery/context.js';
-import { itemLabelAt } from '../src/battery/list-items.js';
+import { itemLabelAt } from '../src/carrier/list-items.js';
 import { getWalk, notShownAList, pageJudge } from '../src/battery/walk.js';
 import type { HttpResponse } from '../src/http/client.js';
 

@@ -12,7 +12,7 @@ import { DigestSet } from '../src/battery/digest-set.js';
 import { endpointHeaders, listEndpoints, notValidByDocument, onEach, sharedProbe } from '../src/battery/endpoints.js';
 import { getBattery } from '../src/battery/context.js';
 import { expectNoServerError } from '../src/battery/expect.js';
-import { extractItems, itemLabelAt, KEY_ID, keyKindAt, sameItems, type PageItems } from '../src/battery/list-items.js';
+import { extractItems, itemLabelAt, KEY_ID, keyKindAt, sameItems, type PageItems } from '../src/carrier/list-items.js';
 import {
   expectedItemCount,
   expectedTotalPages,

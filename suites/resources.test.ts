@@ -9,7 +9,7 @@
 import type { CheckContext } from '../src/battery/check.js';
 import { check, suite } from '../src/battery/check.js';
 import { notValidByDocument, onEach, tenantEndpoints, validAnswer, type Endpoint } from '../src/battery/endpoints.js';
-import { itemLabel } from '../src/battery/list-items.js';
+import { itemLabel } from '../src/carrier/list-items.js';
 import { getBattery } from '../src/battery/context.js';
 import { getWalk, pageJudge, type WalkFindings, type WalkHead } from '../src/battery/walk.js';
 import {

@@ -21,7 +21,7 @@ import {
 import { dataIn, getAsSecondClient, notForeign, pathInSecondTenant, secondAnswer } from '../src/battery/isolation.js';
 import { expectStatus, expectStatusClass } from '../src/battery/expect.js';
 import { TENANT_AND_AUTH, judgePrecedence } from '../src/battery/precedence.js';
-import { extractItems, itemId } from '../src/battery/list-items.js';
+import { extractItems, itemId } from '../src/carrier/list-items.js';
 import {
   canRecogniseData,
   carriesMoreThanId,

@@ -15,7 +15,7 @@ import {
   isRefusal,
 } from '../src/battery/expect.js';
 import { OTHER_GRANTS } from '../src/battery/other-grants.js';
-import { lifetimeProblem } from '../src/battery/token-lifetime.js';
+import { lifetimeProblem } from '../src/carrier/token-lifetime.js';
 import {
   BAD_TOKEN_REQUESTS,
   UNSUPPORTED_GRANT,

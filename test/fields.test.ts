@@ -1,7 +1,7 @@
 // Field sets of JSON values (src/battery/fields.ts), for spec §Generic rules for optional fields 1.
 import { describe, expect, it } from 'vitest';
-import { displayPath, fieldPaths, fitsSkeleton, missingFields, shapeOf, skeletonOf } from '../src/battery/fields.js';
-import { summariseItems } from '../src/battery/list-items.js';
+import { displayPath, fieldPaths, fitsSkeleton, missingFields, shapeOf, skeletonOf } from '../src/carrier/fields.js';
+import { summariseItems } from '../src/carrier/list-items.js';
 import { prng } from './support/prng.js';
 
 /** The union of the field paths of several items, as the nulls suite builds it. */

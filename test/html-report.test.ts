@@ -1,9 +1,9 @@
+import { BROWSER_TIMEOUT_MS, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium } from './support/chromium.js';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml } from '../src/report/html-escape.js';
@@ -172,10 +172,6 @@ describe('renderHtmlReport (markup)', () => {
  * environment and the test FAILS rather than passing silently); on a developer machine it is
  * optional and the test is skipped, saying how to get it. CHROMIUM_PATH points at another binary.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const BROWSER_TIMEOUT_MS = 30_000;
 const SCREENSHOT = fileURLToPath(new URL('../reports/report-screenshot.png', import.meta.url));
 
 describe('report.html in Chromium', () => {
@@ -201,19 +197,7 @@ describe('report.html in Chromium', () => {
     // Without a browser the test itself fails (in CI) or is skipped; a failing hook would only
     // mark it skipped, which is what must not happen in CI.
     if (!HAVE_CHROMIUM) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      timeout: BROWSER_TIMEOUT_MS,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(BROWSER_TIMEOUT_MS);
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, javaScriptEnabled: true });
     page = await context.newPage();
     page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
@@ -323,11 +307,7 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
     await writeFile(path, renderHtmlReport(failing), 'utf8');
     fileUrl = pathToFileURL(path).href;
     if (!HAVE_CHROMIUM) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      timeout: BROWSER_TIMEOUT_MS,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium(BROWSER_TIMEOUT_MS);
   }, 2 * BROWSER_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -3,11 +3,12 @@
  * and without faults) combined into one page, a JSON summary and a badge per target; mixtures
  * refused; the page checked in Chromium like report.html.
  */
+import { BROWSER_TIMEOUT_MS, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium } from './support/chromium.js';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/catalogue/index.js';
 import { catalogueDigest } from '../src/catalogue/digest.js';
@@ -279,10 +280,6 @@ it('a hand-made report with a target name full of markup round-trips into matrix
 });
 
 /* Chromium, as for report.html (test/html-report.test.ts): skipped without it locally, failed in CI. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const BROWSER_TIMEOUT_MS = 30_000;
 const SCREENSHOTS = fileURLToPath(new URL('../reports/', import.meta.url));
 
 describe('matrix.html in Chromium', () => {
@@ -302,19 +299,7 @@ describe('matrix.html in Chromium', () => {
         HAVE_CHROMIUM,
         `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`,
       ).toBe(true);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        timeout: BROWSER_TIMEOUT_MS,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium(BROWSER_TIMEOUT_MS);
       const fileUrl = pathToFileURL(join(out, 'matrix.html')).href;
       await mkdir(SCREENSHOTS, { recursive: true });
       for (const width of [1280, 390]) {

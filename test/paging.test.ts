@@ -11,7 +11,7 @@ import {
   keyKindAt,
   sameItems,
   summariseItems,
-} from '../src/battery/list-items.js';
+} from '../src/carrier/list-items.js';
 import { mapBounded } from '../src/battery/bounded.js';
 import {
   PAGING_HEADERS,

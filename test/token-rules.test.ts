@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { numberSource } from '../src/carrier/json-source.js';
 import { OTHER_GRANTS } from '../src/battery/other-grants.js';
-import { SHORT_LIVED_MAX_SECONDS, describeDuration, lifetimeProblem } from '../src/battery/token-lifetime.js';
+import { SHORT_LIVED_MAX_SECONDS, describeDuration, lifetimeProblem } from '../src/carrier/token-lifetime.js';
 import { expiresInProblem } from '../src/battery/token-response.js';
 
 describe('numberSource: a top-level number as written', () => {

@@ -6,7 +6,7 @@ import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import type { PassedResponse } from './wiring.js';
 import { wordsOf } from '../openapi/endpoint-model.js';
-import { extractItems } from './list-items.js';
+import { extractItems } from '../carrier/list-items.js';
 import { mapBounded } from './bounded.js';
 
 /**

@@ -1,4 +1,7 @@
-import { challengeWithout, findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
+import { findChallenge, parseChallenges, type Challenge } from '../http/challenge.js';
+import { describeStatus } from '../carrier/describe.js';
+
+export { describeStatus } from '../carrier/describe.js';
 import type { HttpResponse } from '../http/client.js';
 import { isJsonMediaType } from '../http/media-type.js';
 import { oauthErrorSchema, schemaProblems } from '../carrier/schemas.js';
@@ -8,16 +11,6 @@ import type { CheckContext } from './check.js';
  * Soft assertions for checks: each records a finding that says what was expected and what came
  * back, and returns whether the rule held, so that a check can go on and report every problem.
  */
-
-/** A status as a finding shows it: `302 (a redirect to …)`, `500 (a server error)`, `400`. */
-export function describeStatus(res: HttpResponse): string {
-  const s = res.status;
-  if (s >= 300 && s < 400) return `${s} (a redirect to ${res.header('location') ?? 'nowhere'})`;
-  if (s >= 500) return `${s} (a server error)`;
-  // A 401 that challenges another scheme than Bearer says why the token was refused (DRF's `Token`).
-  const challenge = s === 401 ? challengeWithout(res.headerLines('www-authenticate'), 'Bearer') : undefined;
-  return challenge === undefined ? String(s) : `${s} (${challenge})`;
-}
 
 function describeAllowed(allowed: readonly number[]): string {
   return allowed.length === 1 ? String(allowed[0]) : `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;

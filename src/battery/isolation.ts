@@ -14,7 +14,7 @@ import {
   type Endpoint,
 } from './endpoints.js';
 import { PrerequisiteError } from './errors.js';
-import { extractItems } from './list-items.js';
+import { extractItems } from '../carrier/list-items.js';
 
 /**
  * Tenant isolation proven with a second client (issue 39, TENANT-FOREIGN): a tenant proven to

@@ -1,5 +1,5 @@
 import { at, isObject, resolve, type Json } from '../openapi/pointer.js';
-import { itemId } from './list-items.js';
+import { itemId } from '../carrier/list-items.js';
 import { hasEveryDeclared, schemaProblems } from './resources.js';
 
 /**

@@ -14,7 +14,7 @@ import { at as target, isObject, pointerOf, resolve, type Json } from '../openap
 import { at as nodeAt } from '../openapi/pointer.js';
 import { mayBeObject, omissionMessage } from '../lint/omission.js';
 import { satisfiabilityFindings, type SatisfiableRule } from '../lint/satisfiable.js';
-import { itemId } from './list-items.js';
+import { itemId } from '../carrier/list-items.js';
 import { describeValue } from './describe.js';
 import type { BatteryContext } from './wiring.js';
 

@@ -18,7 +18,7 @@ import {
 } from './endpoints.js';
 import { expectChallenge, expectJsonObject, expectNoToken, expectStatus } from './expect.js';
 import { judgeOfMissingToken } from './token.js';
-import { expiresInProblem } from '../carrier/token-judges.js';
+import { expiresInProblem, tokenFieldProblems } from '../carrier/token-judges.js';
 import { describeValue } from './describe.js';
 
 export { describeValue };
@@ -151,20 +151,8 @@ export async function expectFreshTokenWorks(c: CheckContext, endpoint: Endpoint,
   );
 }
 
-/** spec §Access token response: the three fields and their types (RFC 6749 §5.1); `text` is the body as received. */
-export function tokenFieldProblems(body: Record<string, unknown>, text: string): string[] {
-  const problems: string[] = [];
-  if (typeof body.access_token !== 'string' || body.access_token === '')
-    problems.push(`access_token must be a non-empty string, got ${describeValue(body.access_token)}`);
-  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
-    problems.push(`token_type must be "bearer", got ${describeValue(body.token_type)}`);
-  const expiresIn = expiresInProblem(body, text);
-  if (expiresIn !== undefined) problems.push(expiresIn);
-  return problems;
-}
-
 // The token response's rules, shared with judging captured traffic (issue 43).
-export { expiresInProblem };
+export { expiresInProblem, tokenFieldProblems };
 
 /** A client id no server knows, for the unknown-client probes. */
 export function unknownClient(credentials: ClientCredentials): ClientCredentials {

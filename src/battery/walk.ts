@@ -5,7 +5,7 @@ import { linksWithRel } from '../http/link.js';
 import type { CheckContext } from './check.js';
 import { getBattery } from './context.js';
 import { endpointHeaders, validAnswer, type Endpoint } from './endpoints.js';
-import { itemLabel } from './list-items.js';
+import { itemLabel } from '../carrier/list-items.js';
 import {
   exactPageNumber,
   MAX_WALK_PAGES,

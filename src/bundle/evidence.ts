@@ -3,7 +3,7 @@ import { USER_PATH } from '../core/carrier-spec.js';
 import { readRegularFileChunks } from '../core/files.js';
 import { TOKEN_PATH, LEGACY_TOKEN_PATH } from '../carrier/paths.js';
 import type { RunReport } from '../model/run-report.js';
-import { extractItems, itemId } from '../battery/list-items.js';
+import { extractItems, itemId } from '../carrier/list-items.js';
 import { commonFields, dataInRefusal } from '../battery/refusal-data.js';
 import { isObject } from '../openapi/pointer.js';
 

@@ -62,3 +62,15 @@ export function pragmaProblem(value: string | undefined): string | undefined {
     ? undefined
     : `expected Pragma: no-cache on the token response, got ${value === undefined ? 'no Pragma' : JSON.stringify(value)}`;
 }
+
+/** spec §Access token response: the three fields and their types (RFC 6749 §5.1); `text` is the body as received. */
+export function tokenFieldProblems(body: Record<string, unknown>, text: string): string[] {
+  const problems: string[] = [];
+  if (typeof body.access_token !== 'string' || body.access_token === '')
+    problems.push(`access_token must be a non-empty string, got ${describeValue(body.access_token)}`);
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
+    problems.push(`token_type must be "bearer", got ${describeValue(body.token_type)}`);
+  const expiresIn = expiresInProblem(body, text);
+  if (expiresIn !== undefined) problems.push(expiresIn);
+  return problems;
+}

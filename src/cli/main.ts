@@ -10,6 +10,7 @@ import {
   type RunOptionSpec,
 } from '../config/options.js';
 import { envName, envSwitch, optionsFromEnv } from '../core/environment.js';
+import { TRAFFIC_FORMATS, TRAFFIC_REPORTERS } from '../traffic/formats.js';
 import { HarnessExit, UsageError } from '../core/errors.js';
 import {
   COMPARE_EXIT_CODES_HELP,
@@ -17,6 +18,7 @@ import {
   EXIT_CODES_HELP,
   ExitCode,
   LINT_EXIT_CODES_HELP,
+  TRAFFIC_EXIT_CODES_HELP,
   MATRIX_EXIT_CODES_HELP,
   VERIFY_EXIT_CODES_HELP,
 } from '../core/exit-codes.js';
@@ -473,6 +475,63 @@ export async function main(
             waivers: argv.waivers,
           },
           io,
+        );
+      },
+    )
+    .command(
+      'traffic <captures..>',
+      'Judge captured traffic (HAR, NDJSON, Kong or nginx JSON logs) by the passive checks, sending no request',
+      (y) =>
+        y
+          .positional('captures', {
+            type: 'string',
+            array: true,
+            demandOption: true,
+            describe: 'HAR 1.2 files, NDJSON captures of exchanges, Kong or nginx JSON access logs (docs/traffic.md)',
+          })
+          .option('format', {
+            type: 'string',
+            choices: [...TRAFFIC_FORMATS],
+            default: 'auto',
+            describe:
+              'What the captures are; auto: a .har name or a JSON document is a HAR, else the kind of the first line',
+          })
+          .option('reports-dir', {
+            type: 'string',
+            describe: 'Where reports are written [default: $CARRIER_REPORTS_DIR, else reports]',
+          })
+          .option('reporter', {
+            type: 'string',
+            array: true,
+            describe: `Reports to write (repeatable): ${TRAFFIC_REPORTERS.join(', ')}, all [default: all; github-summary only when GITHUB_STEP_SUMMARY is set]`,
+          })
+          .option('strict', {
+            type: 'boolean',
+            describe: 'SHOULD checks that fail fail the run too, instead of warning',
+          })
+          .option('deadline', {
+            type: 'number',
+            requiresArg: true,
+            describe: 'Seconds: judging stops there, and the reports say how far it got (exit 3)',
+          })
+          .env(false)
+          .epilogue(TRAFFIC_EXIT_CODES_HELP),
+      async (argv) => {
+        const deadline = argv.deadline;
+        if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0))
+          throw new UsageError(`--deadline ${String(deadline)}: give a number of seconds above 0`);
+        const { trafficCommand } = await import('../traffic/command.js');
+        exitCode = await trafficCommand(
+          argv.captures,
+          {
+            format: argv.format as 'auto',
+            reportsDir: argv['reports-dir'] ?? (process.env.CARRIER_REPORTS_DIR || 'reports'),
+            reporter: argv.reporter ?? [],
+            strict: argv.strict === true,
+            deadline,
+          },
+          io,
+          interrupt,
         );
       },
     )

@@ -91,3 +91,12 @@ export const LINT_EXIT_CODES_HELP = [
   `  ${ExitCode.NonConformant}  a MUST rule has a finding (with --strict, any rule)`,
   `  ${ExitCode.Usage}  a document cannot be read: missing, not Swagger 2.0 or OpenAPI 3.0-3.2, a $ref outside the root, over a limit (one line on stderr)`,
 ].join('\n');
+
+/** `traffic FILE…` (issue 43): as `run`'s, judged on what the captures show. */
+export const TRAFFIC_EXIT_CODES_HELP = [
+  'Exit codes:',
+  `  ${ExitCode.Conformant}  no required check failed on what the captures show (the verdict says which checks they observed)`,
+  `  ${ExitCode.NonConformant}  a required check failed on a captured exchange (with --strict, a SHOULD one too)`,
+  `  ${ExitCode.Usage}  a capture cannot be read: missing, not a regular file, over a limit, no HAR nor exchange records (one line on stderr)`,
+  `  ${ExitCode.Incomplete}  nothing in the captures could be judged, or --deadline or a signal stopped the judging`,
+].join('\n');

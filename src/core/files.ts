@@ -4,6 +4,7 @@ import {
   fstatSync,
   lstatSync,
   openSync,
+  read,
   readSync,
   statSync,
   type BigIntStats,
@@ -60,6 +61,8 @@ export const FILE_LIMITS = {
   key: { maxBytes: 64 * 1024, of: 'a PEM key' },
   /** `traffic`'s HAR captures (issue 43): a day of a browser's traffic; larger ones are for the streamed NDJSON reader. */
   capture: { maxBytes: 512 * MiB, of: 'a HAR capture' },
+  /** `traffic`'s NDJSON captures and gateway logs, streamed a line at a time: a month of a busy gateway's log. */
+  log: { maxBytes: 64 * 1024 * MiB, of: 'an NDJSON capture' },
   /** --openapi, when its digest goes into a bundle's target.json. */
   openapi: { maxBytes: 64 * MiB, of: 'an OpenAPI document' },
 } as const satisfies Record<string, FileLimit>;
@@ -178,6 +181,41 @@ export function readRegularFileChunks(
       if (total > limit.maxBytes)
         throw new UsageError(`${what} ${path}: more than the ${limit.maxBytes} bytes ${limit.of} can be`);
       take(buffer.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The chunks of a regular file checked as `readRegularFile` describes, read asynchronously: a
+ * reader of gigabytes (`traffic`'s NDJSON) yields between chunks, so that --deadline and signals
+ * stop it. Never more than `limit.maxBytes`.
+ */
+export async function* regularFileChunks(
+  path: string,
+  what: string,
+  limit: FileLimit,
+  options: RegularFileOptions = {},
+): AsyncGenerator<Buffer> {
+  const { fd, fail } = openRegularFile(path, what, limit, options);
+  try {
+    let total = 0;
+    for (;;) {
+      const buffer = Buffer.alloc(1024 * 1024);
+      let n: number;
+      try {
+        n = await new Promise<number>((done, failed) =>
+          read(fd, buffer, 0, buffer.length, null, (err, bytes) => (err ? failed(err) : done(bytes))),
+        );
+      } catch (err) {
+        return fail(err);
+      }
+      if (n === 0) return;
+      total += n;
+      if (total > limit.maxBytes)
+        throw new UsageError(`${what} ${path}: more than the ${limit.maxBytes} bytes ${limit.of} can be`);
+      yield buffer.subarray(0, n);
     }
   } finally {
     closeSync(fd);

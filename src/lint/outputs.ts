@@ -1,3 +1,4 @@
+import { artifactLocation } from '../report/sarif-location.js';
 import { createRequire } from 'node:module';
 import { relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -205,12 +206,6 @@ export function renderJUnit(report: LintReport): string {
   const start = text.indexOf('<testsuites');
   const end = text.indexOf('>', start);
   return `${text.slice(0, start)}${text.slice(start, end).replace(/\sskipped="\d*"/, '')}${text.slice(end)}`;
-}
-
-/** A SARIF artifact URI: relative (to %SRCROOT%, the working directory) when inside it, else a file: URL. */
-function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
-  if (file.startsWith('/') || /^[a-zA-Z]:/.test(file)) return { uri: pathToFileURL(file).href };
-  return { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
 }
 
 /**

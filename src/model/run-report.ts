@@ -160,7 +160,13 @@ export const scopeSchema = z.object({
   /** Checks in the harness's catalogue. */
   catalogue: z.number().int(),
   /** How the checks were chosen: --suite and --check (both empty: every check), narrowed by --rerun-failed. */
-  selection: z.object({ suites: z.array(z.string()), checks: z.array(z.string()), rerunOf: z.string().optional() }),
+  selection: z.object({
+    suites: z.array(z.string()),
+    checks: z.array(z.string()),
+    rerunOf: z.string().optional(),
+    /** `traffic`: a capture was judged, so only the passive checks were selected (the others need requests of their own). */
+    passive: z.boolean().optional(),
+  }),
   /** Checks of the catalogue the selection left out. */
   notSelected: z.array(z.string()),
   /** Checks carried out: they passed, failed or warned (a baselined failure included). */
@@ -426,6 +432,29 @@ export const runReportSchema = z.object({
       passed: z.boolean(),
       counts: countsSchema,
       checks: z.array(teamCheckResultSchema),
+    })
+    .optional(),
+  /**
+   * `traffic` (issue 43): the captures judged instead of a run. No request was sent; each check
+   * judged the exchanges it fits, and says per endpoint what it saw (`checks[].endpoints`).
+   */
+  traffic: z
+    .object({
+      captures: z.array(
+        z.object({
+          file: z.string(),
+          format: z.enum(['har', 'ndjson', 'nginx', 'kong']),
+          sha256: z.string(),
+          exchanges: z.number().int().nonnegative(),
+        }),
+      ),
+      /** Exchanges read, and those to an endpoint of the spec's. */
+      exchanges: z.number().int().nonnegative(),
+      matched: z.number().int().nonnegative(),
+      /** The endpoints the captures reached, as the checks name them. */
+      endpoints: z.array(z.string()),
+      /** What the captures could not carry: no request headers, no bodies (docs/traffic.md, What a capture can prove). */
+      limits: z.array(z.string()),
     })
     .optional(),
   counts: countsSchema,

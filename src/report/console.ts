@@ -146,12 +146,13 @@ function header(report: RunReport, paint: Paint): string {
   for (const detail of verdict.details) lines.push(`  ${line(detail, DETAIL_MAX)}`);
   const details = [
     `${printable(report.tool.name)} ${printable(report.tool.version)}`,
-    `auth ${printable(target.authUrl)}`,
+    ...(report.traffic === undefined ? [`auth ${printable(target.authUrl)}`] : []),
   ];
   if (target.tenantId !== undefined) details.push(`tenant ${printable(target.tenantId)}`);
   if (target.embedded) details.push('embedded reference server');
   if (report.strict) details.push('strict');
   lines.push(paint('dim', details.join(', ')));
+  if (report.traffic !== undefined) lines.push(...trafficLines(report.traffic));
   if (report.rerunOf !== undefined) lines.push(`Rerun: only the checks that did not pass in ${line(report.rerunOf)}`);
   if (report.baseline !== undefined) {
     const { file, entries, strict } = report.baseline;
@@ -160,6 +161,18 @@ function header(report: RunReport, paint: Paint): string {
     );
   }
   return lines.join('\n');
+}
+
+/** `traffic` (issue 43): what was judged, and what the captures could not carry. */
+function trafficLines(traffic: NonNullable<RunReport['traffic']>): string[] {
+  const files = traffic.captures.map((c) => `${basename(c.file)} (${c.format}, ${plural(c.exchanges, 'exchange')})`);
+  return [
+    line(
+      `Traffic: ${files.join(', ')}; ${traffic.matched} of ${traffic.exchanges} to the spec's endpoints, ${plural(traffic.endpoints.length, 'endpoint')}; no request was sent`,
+      DETAIL_MAX,
+    ),
+    ...traffic.limits.map((limit) => `  ${line(limit, DETAIL_MAX)}`),
+  ];
 }
 
 function suiteTable(checks: readonly CheckResult[], columns: readonly Column[], paint: Paint): string {

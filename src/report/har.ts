@@ -86,6 +86,8 @@ export function harEntry(exchange: RecordedExchange, checks: readonly string[], 
         size: response === undefined ? 0 : Buffer.byteLength(response.body, 'utf8'),
         mimeType: responseMime,
         ...(response === undefined ? {} : { text: response.body }),
+        // HAR 1.2 allows fields of one's own: a reader of this file (`traffic`) must not judge a cut body.
+        ...(response?.bodyTruncated === true ? { _bodyTruncated: true } : {}),
       },
       redirectURL: headerValue(response?.headers ?? [], 'location') ?? '',
       headersSize: -1,

@@ -147,6 +147,7 @@ function selectionText(scope: Scope): string {
   if (scope.selection.checks.length > 0) by.push(`--check ${scope.selection.checks.join(', ')}`);
   if (scope.selection.rerunOf !== undefined)
     by.push(`--rerun-failed: only what did not pass in ${scope.selection.rerunOf}`);
+  if (scope.selection.passive === true) by.push('traffic: they need requests of their own, and traffic sends none');
   return `${scope.notSelected.length} not selected${by.length > 0 ? ` (${by.join('; ')})` : ''}`;
 }
 

@@ -1,8 +1,10 @@
-import { formUrlDecode } from '../core/basic-credentials.js';
 import { FILE_LIMITS, readRegularFile, type FileLimit } from '../core/files.js';
 import { UsageError } from '../core/errors.js';
 import { redactor as sharedRedactor, type Redactor } from '../core/redact.js';
 import { z } from '../core/zod.js';
+import { capturedOf, learnExchange, redactExchange, type CapturedExchange, type RawExchange } from './capture.js';
+
+export type { CapturedExchange } from './capture.js';
 
 /**
  * Issue 43, first part (work in progress, not wired to a command yet): a HAR 1.2 capture read as
@@ -13,24 +15,17 @@ import { z } from '../core/zod.js';
  * report made from it can hold one.
  */
 
-/** One exchange of a capture, redacted: what the passive checks judge. */
-export interface CapturedExchange {
-  /** Its place in the capture, from 0: findings cite it. */
-  index: number;
-  /** When it started, as the capture says (ISO 8601), if it says. */
-  startedAt?: string;
-  method: string;
-  /** The URL, credentials in it removed. */
-  url: string;
-  request: { headers: [string, string][]; body?: string };
-  /** Absent when the capture holds no answer (an aborted request). */
-  response?: { status: number; headers: [string, string][]; body?: string };
-}
-
 /** A HAR is JSON: nesting beyond this is no capture (HAR's own is 6 deep, a JSON body's is text). */
 const MAX_DEPTH = 64;
 
 const header = z.object({ name: z.string(), value: z.string() });
+const contentSchema = z.object({
+  text: z.string().optional(),
+  encoding: z.string().optional(),
+  size: z.number().optional(),
+  _bodyTruncated: z.boolean().optional(),
+});
+type Content = z.infer<typeof contentSchema>;
 const entrySchema = z.object({
   startedDateTime: z.string().optional(),
   request: z.object({
@@ -43,7 +38,7 @@ const entrySchema = z.object({
     .object({
       status: z.number().int(),
       headers: z.array(header).default([]),
-      content: z.object({ text: z.string().optional(), encoding: z.string().optional() }).optional(),
+      content: contentSchema.optional(),
     })
     .optional(),
 });
@@ -71,8 +66,13 @@ export function readHar(
   path: string,
   redactor: Redactor = sharedRedactor,
   limit: FileLimit = FILE_LIMITS.capture,
+  onBytes?: (bytes: Buffer) => void,
+  /** false: every secret learnt, none removed yet (the judge redacts what it keeps: src/traffic/judge.ts). */
+  redact = true,
 ): CapturedExchange[] {
-  const text = readRegularFile(path, 'capture', limit).toString('utf8');
+  const bytes = readRegularFile(path, 'capture', limit);
+  onBytes?.(bytes);
+  const text = bytes.toString('utf8');
   const depth = jsonDepth(text);
   if (depth > MAX_DEPTH) throw new UsageError(`capture ${path}: nested ${depth} deep, more than a HAR can be`);
   let parsed: unknown;
@@ -93,106 +93,50 @@ export function readHar(
   });
   // First every secret the capture holds, then every field without them: a token issued late in
   // the capture may have been echoed earlier (a log line, a Link), and must go there too.
-  for (const entry of entries) learn(entry, redactor);
-  return entries.map((entry, index) => redacted(entry, index, redactor));
+  const raws = entries.map(rawOf);
+  for (const raw of raws) learnExchange(raw, redactor);
+  return raws.map((raw, index) => ({
+    ...(redact ? redactExchange(raw, index, redactor) : capturedOf(raw, index)),
+    file: path,
+  }));
 }
 
 type Entry = z.infer<typeof entrySchema>;
 
-function learn(entry: Entry, redactor: Redactor): void {
-  for (const { name, value } of entry.request.headers) {
-    const lower = name.toLowerCase();
-    if (lower === 'authorization' || lower === 'proxy-authorization') learnCredentials(value, redactor);
-    if (lower === 'cookie')
-      for (const pair of value.split(';')) redactor.addSecret(pair.slice(pair.indexOf('=') + 1).trim(), 'cookie');
-  }
-  try {
-    const url = new URL(entry.request.url);
-    if (url.password !== '') redactor.addSecret(decodeURIComponent(url.password), 'secret');
-    for (const [key, value] of url.searchParams)
-      if (/token|secret|password|key/i.test(key)) redactor.addSecret(value, 'secret');
-  } catch {
-    // Not a URL: redacted as text below.
-  }
-  const form = entry.request.postData?.text;
-  if (form !== undefined && /(^|&)client_secret=/.test(form)) {
-    const params = new URLSearchParams(form);
-    const id = params.get('client_id');
-    const secret = params.get('client_secret');
-    if (secret !== null) {
-      if (id !== null) redactor.addClientCredentials(id, secret);
-      else redactor.addSecret(secret, 'client-secret');
-    }
-  }
+function rawOf(entry: Entry): RawExchange {
   const response = entry.response;
-  if (response) {
-    const headers: Record<string, string[]> = {};
-    for (const { name, value } of response.headers) (headers[name.toLowerCase()] ??= []).push(value);
-    redactor.learnFromResponseHeaders(headers);
-    const body = bodyText(response.content);
-    if (body !== undefined) redactor.learnFromResponseBody(body);
-  }
+  return {
+    startedAt: entry.startedDateTime,
+    method: entry.request.method,
+    url: entry.request.url,
+    requestHeaders: entry.request.headers.map(({ name, value }) => [name, value]),
+    requestBody: entry.request.postData?.text,
+    response: response && {
+      status: response.status,
+      headers: response.headers.map(({ name, value }) => [name, value]),
+      body: bodyText(response.content),
+      bodyTruncated: cut(response.content),
+    },
+  };
 }
 
-/** `Basic <b64>`: the client credentials it decodes to; `Bearer <token>`: the token. */
-function learnCredentials(value: string, redactor: Redactor): void {
-  const match = /^(\S+)\s+(.+)$/s.exec(value.trim());
-  if (!match) return redactor.addSecret(value.trim(), 'secret');
-  const [, scheme = '', credentials = ''] = match;
-  if (/^basic$/i.test(scheme)) {
-    const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon > 0) {
-      // Form-decoded as RFC 6749 §2.3.1 has them encoded; a client that did not encode them sent them as they are.
-      const decode = (s: string): string => formUrlDecode(s) ?? s;
-      redactor.addClientCredentials(decode(decoded.slice(0, colon)), decode(decoded.slice(colon + 1)));
-    }
-    redactor.addSecret(credentials, 'basic-credentials');
-  } else redactor.addSecret(credentials, /^bearer$/i.test(scheme) ? 'access-token' : 'secret');
+/**
+ * Whether the capture cut the body: this harness's own HAR says so (`_bodyTruncated`); any HAR
+ * says so when its `size`, the decoded body's length in bytes (HAR 1.2 §content), exceeds the text.
+ */
+function cut(content: Content | undefined): boolean {
+  if (content === undefined) return false;
+  if (content._bodyTruncated === true) return true;
+  const text = bodyBytes(content);
+  return text !== undefined && content.size !== undefined && content.size > text;
 }
 
-function bodyText(
-  content: { text?: string | undefined; encoding?: string | undefined } | undefined,
-): string | undefined {
+function bodyBytes(content: Content): number | undefined {
+  if (content.text === undefined) return undefined;
+  return content.encoding === 'base64' ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
+}
+
+function bodyText(content: Content | undefined): string | undefined {
   if (content?.text === undefined) return undefined;
   return content.encoding === 'base64' ? Buffer.from(content.text, 'base64').toString('utf8') : content.text;
-}
-
-function withoutUserinfo(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.username === '' && parsed.password === '') return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
-}
-
-function redacted(entry: Entry, index: number, redactor: Redactor): CapturedExchange {
-  const headers = (list: readonly { name: string; value: string }[]): [string, string][] =>
-    list.map(({ name, value }) => [redactor.redact(name), redactor.redactHeader(name, value)]);
-  const requestBody = entry.request.postData?.text;
-  const response = entry.response;
-  const responseBody = response ? bodyText(response.content) : undefined;
-  return {
-    index,
-    ...(entry.startedDateTime !== undefined ? { startedAt: redactor.redact(entry.startedDateTime) } : {}),
-    method: redactor.redact(entry.request.method),
-    url: redactor.redact(withoutUserinfo(entry.request.url)),
-    request: {
-      headers: headers(entry.request.headers),
-      ...(requestBody !== undefined ? { body: redactor.redactBody(requestBody) } : {}),
-    },
-    ...(response
-      ? {
-          response: {
-            status: response.status,
-            headers: headers(response.headers),
-            ...(responseBody !== undefined ? { body: redactor.redactBody(responseBody) } : {}),
-          },
-        }
-      : {}),
-  };
 }

@@ -1,0 +1,88 @@
+import { HttpResponse } from '../http/client.js';
+import type { CapturedExchange } from './capture.js';
+import type { ObservedEndpoint } from './endpoints.js';
+
+/**
+ * A captured exchange as the passive rules see it (src/traffic/rules.ts): its endpoint, its
+ * request's fields and query, and its answer as the battery's judges take one (an HttpResponse),
+ * the body parsed once, on demand.
+ */
+
+/** The body is no JSON a rule can read: none captured, cut by the capture, or not JSON. */
+export const NO_JSON: unique symbol = Symbol('no JSON');
+
+export class Observation {
+  readonly method: string;
+  readonly status: number | undefined;
+  /** The answer, as the battery's judges take one; undefined when the capture holds none. */
+  readonly res: HttpResponse | undefined;
+  readonly query: URLSearchParams;
+  /** `GET /tenants/…/shipments?page=2`: the request as findings name it (path and query). */
+  readonly label: string;
+  #json: unknown = undefined;
+  #parsed = false;
+
+  constructor(
+    readonly exchange: CapturedExchange,
+    readonly endpoint: ObservedEndpoint,
+  ) {
+    this.method = exchange.method.toUpperCase();
+    const response = exchange.response;
+    let url: URL | undefined;
+    try {
+      url = new URL(exchange.url);
+    } catch {
+      url = undefined;
+    }
+    this.query = url?.searchParams ?? new URLSearchParams();
+    this.label = `${this.method} ${url ? `${url.pathname}${url.search}` : exchange.url}`;
+    this.status = response?.status;
+    if (response) {
+      const headers: Record<string, string[]> = {};
+      for (const [name, value] of response.headers) (headers[name.toLowerCase()] ??= []).push(value);
+      this.res = new HttpResponse(exchange.url, response.status, headers, response.body ?? '', -1);
+    }
+  }
+
+  /** Every line of a request field, as captured. */
+  requestLines(name: string): string[] {
+    const lower = name.toLowerCase();
+    return this.exchange.request.headers.filter(([n]) => n.toLowerCase() === lower).map(([, v]) => v);
+  }
+
+  /** Whether the capture records this request field (present or absent); a log may record only some. */
+  requestKnown(name: string): boolean {
+    const fields = this.exchange.request.fields;
+    return fields === undefined || fields.includes(name.toLowerCase());
+  }
+
+  /** Whether the capture records this field of the answer. */
+  responseKnown(name: string): boolean {
+    const fields = this.exchange.response?.fields;
+    return this.exchange.response !== undefined && (fields === undefined || fields.includes(name.toLowerCase()));
+  }
+
+  /** The answer's body as JSON, or NO_JSON when the capture holds no readable JSON body. */
+  json(): unknown {
+    if (!this.#parsed) {
+      this.#parsed = true;
+      const response = this.exchange.response;
+      this.#json = NO_JSON;
+      if (response?.body !== undefined && response.bodyTruncated !== true && response.body !== '')
+        try {
+          this.#json = JSON.parse(response.body);
+        } catch {
+          this.#json = NO_JSON;
+        }
+    }
+    return this.#json;
+  }
+
+  /** The body as a JSON object, or undefined. */
+  object(): Record<string, unknown> | undefined {
+    const value = this.json();
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  }
+}
