@@ -7,7 +7,8 @@
  * observed. Then the command's reports, exit codes and bad input.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Redactor } from '../src/core/redact.js';
@@ -15,12 +16,15 @@ import type { RunReport } from '../src/model/run-report.js';
 import { FAULTS, VARIANTS } from '../src/reference/catalogue.js';
 import { startReferenceServer } from '../src/reference/index.js';
 import { readHar } from '../src/traffic/har.js';
-import { judgeTraffic, type PassiveResult } from '../src/traffic/judge.js';
+import { TrafficJudge, type PassiveResult } from '../src/traffic/judge.js';
+import { documentedPaths, endpointOf } from '../src/traffic/endpoints.js';
+import { loadOpenApi } from '../src/openapi/load.js';
+import type { Json } from '../src/openapi/pointer.js';
 import { passiveRules } from '../src/traffic/rules.js';
 import { recordClientSession } from './support/client-session.js';
 import { startFront } from './support/front.js';
 import { XSD_FILES, loadXsd, validateAgainst } from './fixtures/report/xml.js';
-import { runAgainst, runMain, tempDir } from './support/harness.js';
+import { BIN, runAgainst, runMain, runShell, tempDir } from './support/harness.js';
 
 const PASSIVE = passiveRules().map((r) => r.id);
 
@@ -36,9 +40,18 @@ async function session(options: { faults?: string[]; variants?: string[] } = {})
   return har;
 }
 
+/** The reference's own OpenAPI document: the endpoints' templates and schemas, as `traffic --openapi` reads them. */
+const reference = await startReferenceServer();
+const OPENAPI = reference.openapiFile;
+const api = await loadOpenApi(OPENAPI);
+await reference.close();
+const DOCUMENT = { document: (api.document ?? {}) as Json, paths: documentedPaths(api.endpoints, api.writes ?? []) };
+
 function judged(har: string): PassiveResult[] {
   const redactor = new Redactor();
-  return judgeTraffic(readHar(har, redactor, undefined, undefined, false), redactor);
+  const judge = new TrafficJudge(redactor, DOCUMENT);
+  for (const exchange of readHar(har, redactor, undefined, undefined, false)) judge.add(exchange);
+  return judge.results();
 }
 
 const failing = (results: readonly PassiveResult[]): string[] =>
@@ -92,7 +105,9 @@ const CAUGHT: Record<string, string[]> = {
   'last-link-off-by-one': ['LINK-FIRST-LAST'],
   'first-link-page-0': ['LINK-FIRST-LAST'],
   'link-headers-stale-size': ['LINK-NEXT', 'LINK-FIRST-LAST'],
-  'item-null-fields-omitted': ['NULLS-SAME-FIELDS'],
+  'item-null-fields-omitted': ['NULLS-SAME-FIELDS', 'RESOURCE-FIELDS-PRESENT'],
+  'invoice-amount-as-string': ['RESOURCE-SCHEMA'],
+  'single-null-fields-omitted': ['RESOURCE-FIELDS-PRESENT'],
 };
 
 describe("one client's traffic, judged: the reference's, each variant's, each fault's", () => {
@@ -156,6 +171,49 @@ describe("one client's traffic, judged: the reference's, each variant's, each fa
   });
 });
 
+describe("exchanges matched to the --openapi document's templates", () => {
+  it('names the template, most literal first, knows its kind, and marks a path the document lacks', () => {
+    const paths = documentedPaths(
+      [
+        { path: 'shipments', kind: 'list', source: 'openapi', itemsProperty: 'data' },
+        { path: 'shipments/{shipmentId}', kind: 'single', source: 'openapi' },
+        { path: 'shipments/export', kind: 'single', source: 'openapi' },
+      ],
+      [{ method: 'POST', path: 'shipments', source: 'openapi' }],
+    );
+    const at = (method: string, path: string) =>
+      endpointOf(method, `https://gw.example.com/api/tenants/0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f/${path}`, paths);
+    expect(at('GET', 'shipments?page=2')).toMatchObject({ label: 'GET /tenants/{tenantId}/shipments', prefix: '/api' });
+    expect(at('GET', 'shipments')?.spec?.itemsProperty).toBe('data');
+    expect(at('GET', 'shipments/export')?.label).toBe('GET /tenants/{tenantId}/shipments/export');
+    expect(at('GET', 'shipments/42')).toMatchObject({ label: 'GET /tenants/{tenantId}/shipments/{shipmentId}' });
+    expect(at('GET', 'shipments/42')?.undocumented).toBeUndefined();
+    expect(at('POST', 'shipments')).toMatchObject({ label: 'POST /tenants/{tenantId}/shipments' });
+    expect(at('POST', 'shipments')?.spec).toBeUndefined();
+    expect(at('DELETE', 'shipments/42')).toMatchObject({ undocumented: true });
+    expect(at('GET', 'invoices/12345')).toMatchObject({
+      label: 'GET /tenants/{tenantId}/invoices/{id}',
+      undocumented: true,
+    });
+  });
+});
+
+describe('docs/traffic.md', () => {
+  it('its example runs as written: a run of the embedded server writes its HAR, traffic judges it, exit 0', async () => {
+    const doc = await readFile(new URL('../docs/traffic.md', import.meta.url), 'utf8');
+    const command = /```sh\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const project = await tempDir('carrier-traffic-project-');
+    await mkdir(join(project, 'node_modules', '.bin'), { recursive: true });
+    await symlink(BIN, join(project, 'node_modules', '.bin', 'carrier-conformance'));
+    const ran = await runShell(command, { cwd: project });
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^CONFORMANT ON 29 OF 79 CHECKS {2}http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(ran.stdout).toContain('Traffic: report.har (har, ');
+    for (const file of ['junit.xml', 'report.json', 'report.html', 'traffic.sarif'])
+      expect(existsSync(join(project, 'reports', file)), file).toBe(true);
+  }, 120_000);
+});
+
 describe('carrier-conformance traffic: reports and exit codes', () => {
   let referenceHar: string;
   beforeAll(async () => {
@@ -167,7 +225,7 @@ describe('carrier-conformance traffic: reports and exit codes', () => {
 
   it("a full run's HAR of the reference: every passive check observed and passed, exit 0, valid JUnit", async () => {
     const dir = await tempDir();
-    const result = await runMain(['traffic', referenceHar, '--reports-dir', dir]);
+    const result = await runMain(['traffic', referenceHar, '--openapi', OPENAPI, '--reports-dir', dir]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('conformant-subset');
@@ -187,7 +245,7 @@ describe('carrier-conformance traffic: reports and exit codes', () => {
     const result = await runMain(['traffic', har, '--reports-dir', dir]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
-      /VERSION-MISSING +MUST +GET \/users\/me without Accept-Version: expected 400, got 200 \(session\.har entry \d+ \(20\d\d-/,
+      /VERSION-MISSING +MUST +GET \/users\/me without Accept-Version: expected 400, got 200 \(session\.har entry \d+, 20\d\d-/,
     );
     const sarif = JSON.parse(await readFile(join(dir, 'traffic.sarif'), 'utf8')) as {
       runs: {

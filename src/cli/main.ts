@@ -514,6 +514,17 @@ export async function main(
             requiresArg: true,
             describe: 'Seconds: judging stops there, and the reports say how far it got (exit 3)',
           })
+          .option('openapi', {
+            type: 'string',
+            requiresArg: true,
+            describe:
+              "The API's OpenAPI document: its paths name the tenant endpoints (lists, wrapped lists), its schemas judge their bodies (RESOURCE-SCHEMA, RESOURCE-FIELDS-PRESENT)",
+          })
+          .option('openapi-root', {
+            type: 'string',
+            requiresArg: true,
+            describe: "The folder the document's $refs may read files in (default: its own folder)",
+          })
           .env(false)
           .epilogue(TRAFFIC_EXIT_CODES_HELP),
       async (argv) => {
@@ -529,6 +540,8 @@ export async function main(
             reporter: argv.reporter ?? [],
             strict: argv.strict === true,
             deadline,
+            openapi: argv.openapi,
+            openapiRoot: argv['openapi-root'],
           },
           io,
           interrupt,

@@ -91,6 +91,21 @@ Secrets were removed before this file was written: the curl commands read them f
   return page.markup;
 }
 
+/** `traffic` (issue 43): the captures judged, and what they could not carry; no request was sent. */
+function trafficDetails(traffic: NonNullable<RunReport['traffic']>): [string, Html | string][] {
+  return [
+    ...traffic.captures.map((c): [string, Html | string] => [
+      'Capture',
+      html`<code>${c.file}</code> (${c.format}, ${plural(c.exchanges, 'exchange')}, SHA-256 <code>${c.sha256}</code>)`,
+    ]),
+    [
+      'Traffic',
+      `${traffic.matched} of ${traffic.exchanges} exchanges to the spec's endpoints, ${plural(traffic.endpoints.length, 'endpoint')}; no request was sent`,
+    ],
+    ...traffic.limits.map((limit): [string, Html | string] => ['Not recorded', limit]),
+  ];
+}
+
 function header(report: RunReport): Html {
   const { target, tool } = report;
   const verdict = describeVerdict(report);
@@ -99,14 +114,18 @@ function header(report: RunReport): Html {
   const details: [string, Html | string][] = [
     // The h1 names the implementation when the run was told it; the base URL is then a detail.
     ...(implementation === undefined ? [] : [['Base URL', html`<code>${target.baseUrl}</code>`] as [string, Html]]),
-    ['Auth URL', html`<code>${target.authUrl}</code>`],
-    ['Tenant', target.tenantId === undefined ? 'none given' : html`<code>${target.tenantId}</code>`],
-    [
-      'Server',
-      target.embedded
-        ? 'the embedded reference server, started for this run'
-        : 'external (not the embedded reference server)',
-    ],
+    ...(report.traffic === undefined
+      ? ([
+          ['Auth URL', html`<code>${target.authUrl}</code>`],
+          ['Tenant', target.tenantId === undefined ? 'none given' : html`<code>${target.tenantId}</code>`],
+          [
+            'Server',
+            target.embedded
+              ? 'the embedded reference server, started for this run'
+              : 'external (not the embedded reference server)',
+          ],
+        ] as [string, Html | string][])
+      : trafficDetails(report.traffic)),
     ['Harness', `${tool.name} ${tool.version}`],
     ['Started', `${utc(report.startedAt)}, ${formatDuration(report.durationMs)}`],
     [

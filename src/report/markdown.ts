@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { SUITES } from '../catalogue/types.js';
 import { formatDuration, formatUtc, oneLine, plural, printable } from '../core/wording.js';
 import { reasonOrNone as reason } from './findings-text.js';
@@ -171,7 +172,13 @@ function header(report: RunReport): string[] {
   const lines = [`## Carrier-Platform API conformance: ${TONE_MARK[verdict.tone]} ${inline(verdict.headline)}`, ''];
   for (const detail of verdict.details) lines.push(`- ${inline(detail, DETAIL_MAX)}`);
   lines.push('');
-  const about = [`Target **${inline(target.baseUrl)}**`, `auth ${inline(target.authUrl)}`];
+  const about =
+    report.traffic === undefined
+      ? [`Target **${inline(target.baseUrl)}**`, `auth ${inline(target.authUrl)}`]
+      : [
+          `Traffic **${inline(report.traffic.captures.map((c) => basename(c.file)).join(', '))}**`,
+          `${report.traffic.matched} of ${report.traffic.exchanges} exchanges to **${inline(target.baseUrl)}**, no request sent`,
+        ];
   if (target.tenantId !== undefined) about.push(`tenant ${inline(target.tenantId)}`);
   if (target.embedded) about.push('embedded reference server');
   about.push(

@@ -9,7 +9,9 @@ import type { RunReport } from '../model/run-report.js';
 import { renderConsoleSummary } from '../report/console.js';
 import { appendGithubSummary, writeAtomically, writeReports, type ReportFormat } from '../report/write.js';
 import type { CapturedExchange } from './capture.js';
+import { documentedPaths, type DocumentedPaths } from './endpoints.js';
 import { readHar } from './har.js';
+import type { Json } from '../openapi/pointer.js';
 import { TrafficJudge } from './judge.js';
 import { formatOfRecord, parseLine, readLines, type LineFormat, type Unreadable } from './ndjson.js';
 import { trafficReport, type CaptureFacts } from './report.js';
@@ -31,6 +33,10 @@ export interface TrafficOptions {
   strict: boolean;
   /** Seconds: judging stops there and the report says what was judged (exit 3). */
   deadline?: number | undefined;
+  /** An OpenAPI document: its templates name the tenant endpoints, its schemas judge their bodies. */
+  openapi?: string | undefined;
+  /** The folder its $refs may read files in (default: its own). */
+  openapiRoot?: string | undefined;
 }
 
 export interface TrafficIO {
@@ -98,7 +104,8 @@ export async function trafficCommand(
   const reporters = reportersOf(options.reporter);
   const started = new Date();
   const stop = stopOf(options, interrupt);
-  const judge = new TrafficJudge(redactor);
+  const api = options.openapi === undefined ? undefined : await documentOf(options.openapi, options.openapiRoot);
+  const judge = new TrafficJudge(redactor, api);
   const captures: CaptureFacts[] = [];
   const unreadable: Unreadable = { count: 0, first: [] };
   let stopped: string | undefined;
@@ -146,11 +153,21 @@ export async function trafficCommand(
     started,
     strict: options.strict,
     ...(stopped !== undefined ? { stopped } : {}),
+    ...(options.openapi !== undefined ? { openapi: options.openapi } : {}),
   });
   // Secrets learnt late (a token issued after an earlier line echoed it) leave every report too.
   const report = redactStrings(judged);
   await publish(report, options, reporters, io, judge);
   return report.exitCode;
+}
+
+/** The --openapi document, read as a run reads one (confined to its folder, bounded). */
+async function documentOf(file: string, root: string | undefined): Promise<{ document: Json; paths: DocumentedPaths }> {
+  const url = urlInsteadOfFile(file, '--openapi');
+  if (url !== undefined) throw new UsageError(`traffic --openapi: ${url}`);
+  const { loadOpenApi } = await import('../openapi/load.js');
+  const api = await loadOpenApi(file, { root });
+  return { document: api.document ?? {}, paths: documentedPaths(api.endpoints, api.writes ?? []) };
 }
 
 async function publish(

@@ -3,7 +3,8 @@ import type { Level, SuiteName } from '../catalogue/types.js';
 import { plural } from '../core/wording.js';
 import type { Redactor } from '../core/redact.js';
 import { redactCaptured, type CapturedExchange } from './capture.js';
-import { endpointOf, type ObservedEndpoint } from './endpoints.js';
+import type { Json } from '../openapi/pointer.js';
+import { endpointOf, type DocumentedPaths, type ObservedEndpoint } from './endpoints.js';
 import { Observation } from './observation.js';
 import { isPage, passiveRules, type PassiveRule } from './rules.js';
 
@@ -96,16 +97,30 @@ export class TrafficJudge {
   #noBody = 0;
   #results: PassiveResult[] | undefined;
 
-  /** `redactor`: what the captures' readers learnt; the evidence kept is redacted with it at the end. */
-  constructor(readonly redactor?: Redactor) {}
+  /**
+   * `redactor`: what the captures' readers learnt; the evidence kept is redacted with it at the
+   * end. `api`: the --openapi document, whose templates name the tenant endpoints and whose
+   * schemas the resource rules judge bodies against.
+   */
+  constructor(
+    readonly redactor?: Redactor,
+    api?: { document: Json; paths: DocumentedPaths },
+  ) {
+    this.#api = api;
+  }
+  readonly #api: { document: Json; paths: DocumentedPaths } | undefined;
+  /** Exchanges to tenant paths the document does not declare. */
+  #undocumented = new Map<string, number>();
 
   add(exchange: CapturedExchange): void {
     this.exchanges += 1;
-    const endpoint = endpointOf(exchange.method, exchange.url);
+    const endpoint = endpointOf(exchange.method, exchange.url, this.#api?.paths);
     if (endpoint === undefined) return;
     this.matched += 1;
     if (!this.#endpoints.has(endpoint.label)) this.#endpoints.set(endpoint.label, endpoint);
-    const observation = new Observation(exchange, endpoint);
+    const observation = new Observation(exchange, endpoint, this.#api?.document);
+    if (endpoint.undocumented === true)
+      this.#undocumented.set(endpoint.label, (this.#undocumented.get(endpoint.label) ?? 0) + 1);
     if (isPage(observation)) this.#lists.add(endpoint.label);
     const base = baseOf(exchange.url, endpoint.prefix);
     if (endpoint.kind === 'token') this.authBase ??= base;
@@ -151,6 +166,13 @@ export class TrafficJudge {
       out.push(
         `${plural(this.#unrecordedFields, 'exchange')} of ${this.matched} to the spec's endpoints do not record Accept-Version or Authorization: VERSION-*, WRITE-* and AUTH-MISSING were not judged on them (a gateway must log both)`,
       );
+    if (this.#undocumented.size > 0) {
+      const shown = [...this.#undocumented].slice(0, 5).map(([label, n]) => `${label} (${n})`);
+      const more = this.#undocumented.size > 5 ? ` and ${this.#undocumented.size - 5} more` : '';
+      out.push(
+        `${plural(this.#undocumented.size, 'endpoint')} the --openapi document does not declare, judged by the spec alone: ${shown.join(', ')}${more}`,
+      );
+    }
     if (this.#noBody > 0)
       out.push(
         `${plural(this.#noBody, 'answer')} of ${this.matched} hold no body: the token response's fields, the User and the items of lists were not judged on them`,

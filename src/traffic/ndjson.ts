@@ -34,6 +34,8 @@ const headerValues = z.union([
 const recordSchema = z.object({
   startedAt: z.union([z.string(), z.number()]).optional(),
   source: z.string().optional(),
+  /** nginx's `$nginx_version`: before 1.23 it logs only the first line of a repeated field. */
+  nginx: z.string().optional(),
   request: z.object({
     method: z.string(),
     url: z.string(),
@@ -78,6 +80,21 @@ function fieldsOf(headers: z.infer<typeof headerValues> | undefined, named: bool
   return (Array.isArray(headers) ? headers.map(([n]) => n) : Object.keys(headers)).map((n) => n.toLowerCase());
 }
 
+/**
+ * Fields whose value a rule reads as a list (a challenge, a directive, a link) and that a server
+ * may send on several lines: nginx before 1.23 logs only the first line, so from its log they are
+ * not recorded (a Bearer challenge on a second line would look absent).
+ */
+const REPEATED = new Set(['link', 'www-authenticate', 'cache-control', 'pragma']);
+
+/** Whether the nginx that wrote a record logs every line of a repeated field: 1.23 and later. */
+function joinsRepeatedFields(version: string | undefined): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(version ?? '');
+  if (!match) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major > 1 || (major === 1 && minor >= 23);
+}
+
 const isoTime = (value: string | number | undefined): string | undefined =>
   typeof value === 'number' ? new Date(value < 1e11 ? value * 1000 : value).toISOString() : value;
 
@@ -99,6 +116,7 @@ export function rawOfLine(value: unknown, format: LineFormat): RawExchange | str
   if (!parsed.success) return `not an exchange record (${parsed.error.issues[0]?.message ?? 'invalid'})`;
   const { request, response } = parsed.data;
   const emptyIsAbsent = format === 'nginx';
+  const partial = emptyIsAbsent && !joinsRepeatedFields(parsed.data.nginx);
   return {
     startedAt: isoTime(parsed.data.startedAt),
     method: request.method,
@@ -108,8 +126,8 @@ export function rawOfLine(value: unknown, format: LineFormat): RawExchange | str
     requestBody: request.body === '' && emptyIsAbsent ? undefined : request.body,
     response: response && {
       status: response.status,
-      headers: pairs(response.headers, emptyIsAbsent),
-      fields: fieldsOf(response.headers, emptyIsAbsent),
+      headers: pairs(response.headers, emptyIsAbsent).filter(([n]) => !(partial && REPEATED.has(n.toLowerCase()))),
+      fields: fieldsOf(response.headers, emptyIsAbsent)?.filter((n) => !(partial && REPEATED.has(n))),
       body: response.body === '' && emptyIsAbsent ? undefined : response.body,
       bodyTruncated: response.bodyTruncated,
     },

@@ -1,6 +1,8 @@
 import { HttpResponse } from '../http/client.js';
 import type { CapturedExchange } from './capture.js';
+import type { Json } from '../openapi/pointer.js';
 import type { ObservedEndpoint } from './endpoints.js';
+import { jsonDepth } from './har.js';
 
 /**
  * A captured exchange as the passive rules see it (src/traffic/rules.ts): its endpoint, its
@@ -10,6 +12,9 @@ import type { ObservedEndpoint } from './endpoints.js';
 
 /** The body is no JSON a rule can read: none captured, cut by the capture, or not JSON. */
 export const NO_JSON: unique symbol = Symbol('no JSON');
+/** The body is JSON nested deeper than any body of the API's: not parsed, and judged by no rule (a hostile capture). */
+export const TOO_DEEP: unique symbol = Symbol('too deep');
+const MAX_BODY_DEPTH = 64;
 
 export class Observation {
   readonly method: string;
@@ -25,6 +30,8 @@ export class Observation {
   constructor(
     readonly exchange: CapturedExchange,
     readonly endpoint: ObservedEndpoint,
+    /** The --openapi document, bundled: what the resource rules judge bodies against. */
+    readonly document?: Json,
   ) {
     this.method = exchange.method.toUpperCase();
     const response = exchange.response;
@@ -69,11 +76,13 @@ export class Observation {
       const response = this.exchange.response;
       this.#json = NO_JSON;
       if (response?.body !== undefined && response.bodyTruncated !== true && response.body !== '')
-        try {
-          this.#json = JSON.parse(response.body);
-        } catch {
-          this.#json = NO_JSON;
-        }
+        if (jsonDepth(response.body) > MAX_BODY_DEPTH) this.#json = TOO_DEEP;
+        else
+          try {
+            this.#json = JSON.parse(response.body);
+          } catch {
+            this.#json = NO_JSON;
+          }
     }
     return this.#json;
   }

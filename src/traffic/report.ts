@@ -42,13 +42,15 @@ export interface TrafficFacts {
   strict: boolean;
   /** Why judging stopped before the captures' end (--deadline, a signal): the verdict is then incomplete. */
   stopped?: string;
+  /** The --openapi document the endpoints were matched by. */
+  openapi?: string;
 }
 
 /** `report.har entry 12` or `day.ndjson line 12`, with its time when the capture gives one. */
 export function whereIs(exchange: CapturedExchange): string {
   const file = exchange.file === undefined ? 'the capture' : basename(exchange.file);
   const place = exchange.line !== undefined ? `line ${exchange.line}` : `entry ${exchange.index + 1}`;
-  return `${file} ${place}${exchange.startedAt !== undefined ? ` (${exchange.startedAt})` : ''}`;
+  return `${file} ${place}${exchange.startedAt !== undefined ? `, ${exchange.startedAt}` : ''}`;
 }
 
 function authOf(exchange: CapturedExchange): RecordedExchange['auth'] {
@@ -167,6 +169,7 @@ export function trafficReport(results: readonly PassiveResult[], facts: TrafficF
       embedded: false,
       pagedPaths: [],
       credentialsFormEncoded: false,
+      ...(facts.openapi !== undefined ? { openapi: facts.openapi } : {}),
     },
     catalogue: currentCatalogue(),
     startedAt: facts.started.toISOString(),

@@ -1,6 +1,9 @@
 import { describeStatus } from '../carrier/describe.js';
 import { fieldPaths, missingFields, shapeOf } from '../carrier/fields.js';
-import { extractItems } from '../carrier/list-items.js';
+import { extractItems, itemLabel } from '../carrier/list-items.js';
+import { missingDeclared, schemaProblems } from '../battery/resources.js';
+import { omissionMessage } from '../lint/omission.js';
+import type { Json } from '../openapi/pointer.js';
 import { expectedItemCount, expectedTotalPages, readPagingHeaders, PAGING_HEADERS } from '../carrier/paging-headers.js';
 import { lifetimeProblem } from '../carrier/token-lifetime.js';
 import {
@@ -18,7 +21,7 @@ import { linksWithRel, parseLinkHeader } from '../http/link.js';
 import { isJsonMediaType } from '../http/media-type.js';
 import type { CapturedExchange } from './capture.js';
 import type { ObservedEndpoint } from './endpoints.js';
-import { NO_JSON, type Observation } from './observation.js';
+import { NO_JSON, TOO_DEEP, type Observation } from './observation.js';
 
 /**
  * The passive subset of the catalogue (issue 43): each check that captured exchanges can judge,
@@ -154,16 +157,22 @@ function tokenRule(
 /** Whether the exchange is a page of a list, for the judge's record of which endpoints are lists. */
 export const isPage = (o: Observation): boolean => page(o) !== undefined;
 
-/** A page of a list: a 200 to a read of a tenant endpoint whose body is an array or that carries a paging header. */
+/**
+ * A page of a list: a 200 to a read of a tenant endpoint that the document declares a list, or
+ * whose body is an array, or that carries a paging header. Its items: the array, or the one array
+ * of a wrapper (the document's wrapper property where it names one).
+ */
 function page(o: Observation): { items: unknown[] | undefined } | undefined {
   if (!isTenant(o.endpoint) || !READS.has(o.method) || o.status !== 200) return undefined;
+  const spec = o.endpoint.spec;
   const body = o.json();
-  const paged = PAGING_HEADERS.some((name) => o.res!.headerLines(name).length > 0);
+  const paged = spec?.kind === 'list' || PAGING_HEADERS.some((name) => o.res!.headerLines(name).length > 0);
   if (!PAGING_HEADERS.every((name) => o.responseKnown(name))) return paged ? { items: undefined } : undefined;
-  if (Array.isArray(body)) return { items: body };
+  if (Array.isArray(body) && spec?.kind !== 'single') return { items: body };
   if (!paged) return undefined;
-  const extracted = body === NO_JSON ? undefined : extractItems(body);
-  return { items: extracted && 'items' in extracted ? extracted.items : undefined };
+  if (body === TOO_DEEP || body === NO_JSON) return { items: undefined };
+  const extracted = extractItems(body, spec?.itemsProperty);
+  return { items: 'items' in extracted ? extracted.items : undefined };
 }
 
 /** A positive integer query parameter, as a page or size is sent; undefined when absent or otherwise. */
@@ -288,7 +297,12 @@ export function passiveRules(): PassiveRule[] {
         const response = o.exchange.response;
         if (o.endpoint.kind !== 'token' || o.endpoint.legacy || o.method !== 'POST' || o.status !== 200)
           return undefined;
-        if (response?.body === undefined || response.bodyTruncated === true || !o.responseKnown('content-type'))
+        if (
+          response?.body === undefined ||
+          response.bodyTruncated === true ||
+          o.json() === TOO_DEEP ||
+          !o.responseKnown('content-type')
+        )
           return undefined;
         const type = o.res?.header('content-type');
         if (!isJsonMediaType(type))
@@ -382,7 +396,8 @@ export function passiveRules(): PassiveRule[] {
         judge(o) {
           const response = o.exchange.response;
           if (!isUser(o.endpoint) || o.endpoint.legacy || o.method !== 'GET' || o.status !== 200) return undefined;
-          if (response?.body === undefined || response.bodyTruncated === true) return undefined;
+          if (response?.body === undefined || response.bodyTruncated === true || o.json() === TOO_DEEP)
+            return undefined;
           const user = o.object();
           if (id === 'USER-OK') {
             // As the run's USER-OK (expectJsonObject): a JSON media type, and an object in it.
@@ -497,5 +512,49 @@ export function passiveRules(): PassiveRule[] {
       return problems;
     }),
     sameFields(),
+    resourceRule('RESOURCE-SCHEMA', (document, pointer, value) => schemaProblems(document, pointer, value)),
+    resourceRule('RESOURCE-FIELDS-PRESENT', (document, pointer, value) => {
+      const missing = missingDeclared(document, pointer, value);
+      // The remedy the document allows (src/lint/omission.ts), as the run words it.
+      return missing.length > 0 ? [omissionMessage(document, pointer, missing)] : [];
+    }),
   ];
+}
+
+/** Items judged per page against their schema: the first ones stand for a page (a run walks them all). */
+const ITEMS_PER_PAGE = 50;
+
+/**
+ * A check of a tenant endpoint's bodies against the schema the --openapi document declares (spec
+ * over document: every property present, null where there is no data). Without a document, or
+ * for an endpoint the document gives no schema, nothing to judge.
+ */
+function resourceRule(
+  id: string,
+  problems: (document: Json, pointer: string, value: unknown) => string[],
+): PassiveRule {
+  return {
+    id,
+    on: (e) => e.spec?.schema !== undefined,
+    needs: 'a 200 to a tenant endpoint whose schema the --openapi document declares, with its body captured',
+    judge(o) {
+      const spec = o.endpoint.spec;
+      const document = o.document;
+      if (spec?.schema === undefined || document === undefined || !READS.has(o.method) || o.status !== 200)
+        return undefined;
+      if (spec.kind === 'single') {
+        const body = o.json();
+        if (body === NO_JSON || body === TOO_DEEP) return undefined;
+        return problems(document, spec.schema, body).map((p) => `${o.label}: ${p}`);
+      }
+      const items = page(o)?.items;
+      if (items === undefined) return undefined;
+      const out: string[] = [];
+      items.slice(0, ITEMS_PER_PAGE).forEach((item, i) => {
+        for (const p of problems(document, spec.schema as string, item))
+          out.push(`${o.label} item ${i + 1} (${itemLabel(item)}): ${p}`);
+      });
+      return out;
+    },
+  };
 }

@@ -24,6 +24,22 @@ interface Entry {
   timings: { send: number; wait: number; receive: number };
 }
 
+/** The id of the first item of a list body (an array, or the one array of a wrapper). */
+function firstId(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as unknown;
+    const items = Array.isArray(body)
+      ? body
+      : body !== null && typeof body === 'object'
+        ? Object.values(body).find((v): v is unknown[] => Array.isArray(v))
+        : undefined;
+    const id = (items?.[0] as { id?: unknown } | undefined)?.id;
+    return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface SessionOptions {
   /** Lists to walk (tenant sub-paths); the server's own by default. */
   lists?: readonly string[];
@@ -125,6 +141,9 @@ export async function recordClientSession(
     const last = Math.min(header('total-pages') ?? (total === undefined ? 3 : Math.ceil(total / size)), 50);
     for (const page of [...new Set([2, last])].filter((p) => p >= 2))
       await send('GET', `${tenant}/${list}?page=${page}&size=${size}`, v1);
+    // One item by its id, as a client opens what a list showed it.
+    const id = firstId(first.text);
+    if (id !== undefined) await send('GET', `${tenant}/${list}/${encodeURIComponent(id)}`, v1);
   }
   const list = options.lists?.[0] ?? server.pagedPaths[0] ?? 'shipments';
   await send('GET', `${tenant}/${list}`, { Authorization: bearer });

@@ -93,6 +93,8 @@ export interface GatewayOptions {
   hideResponseHeaders?: readonly string[];
   /** Bounded wait for the gateway to accept connections; default 10 s. */
   startTimeoutMs?: number;
+  /** nginx only: configuration added to the `http` block and to the API's `server` (a log format and its access_log). */
+  nginxExtra?: { http: string; server: string };
 }
 
 /** One request as the gateway logged it: the target as the client sent it, before any rewrite. */
@@ -139,6 +141,7 @@ interface Resolved {
   prefix: string;
   forwardedHeaders: boolean;
   hideResponseHeaders: readonly string[];
+  nginxExtra: { http: string; server: string } | undefined;
 }
 
 const NGINX_ACCESS_LOG = 'access.log';
@@ -173,6 +176,7 @@ ${temp}
   default_type application/octet-stream;
   log_format gateway '$connection\\t$request_method\\t$request_uri\\t$status\\t$sent_http_content_encoding';
   access_log ${join(o.dir, NGINX_ACCESS_LOG)} gateway;
+${o.nginxExtra?.http ?? ''}
   # Paths as sent: '//uaa/userinfo' is not '/uaa/userinfo' (RFC 3986 §6.2.2 does not merge slashes).
   merge_slashes off;
   keepalive_timeout ${o.keepAliveTimeoutMs}ms;
@@ -198,6 +202,7 @@ ${o.ca ? `    ssl_certificate ${o.ca.certFile};\n    ssl_certificate_key ${o.ca.
     proxy_buffering off;
     proxy_request_buffering off;
     proxy_redirect off;
+${o.nginxExtra?.server ?? ''}
 ${rewrites}
 ${api}
   }
@@ -479,6 +484,7 @@ async function startOnce(options: GatewayOptions, dir: string, ca: PrivateCa | u
     prefix: options.prefix ?? '',
     forwardedHeaders: options.forwardedHeaders ?? true,
     hideResponseHeaders: options.hideResponseHeaders ?? [],
+    nginxExtra: options.nginxExtra,
   };
   if (o.kind !== 'caddy' && o.hideResponseHeaders.length > 0)
     throw new Error(`${o.kind}: hideResponseHeaders is implemented for caddy only`);
