@@ -29,11 +29,14 @@ import { BIN, runAgainst, runMain, runShell, tempDir } from './support/harness.j
 const PASSIVE = passiveRules().map((r) => r.id);
 
 /** The session's capture against a reference server with these faults or variants. */
-async function session(options: { faults?: string[]; variants?: string[] } = {}): Promise<string> {
+async function session(
+  options: { faults?: string[]; variants?: string[]; tokenTtlSeconds?: number } = {},
+  reuseTokenAfterMs?: number,
+): Promise<string> {
   const server = await startReferenceServer(options);
   const har = join(await tempDir('carrier-traffic-'), 'session.har');
   try {
-    await recordClientSession(server, har);
+    await recordClientSession(server, har, reuseTokenAfterMs === undefined ? {} : { reuseTokenAfterMs });
   } finally {
     await server.close();
   }
@@ -114,7 +117,8 @@ describe("one client's traffic, judged: the reference's, each variant's, each fa
   it("the reference's traffic: every passive check observed, none failed", async () => {
     const results = judged(await session());
     expect(failing(results)).toEqual([]);
-    expect(results.filter((r) => r.status === 'not-observed').map((r) => r.id)).toEqual([]);
+    // An expired token's use takes a wait: the test below.
+    expect(results.filter((r) => r.status === 'not-observed').map((r) => r.id)).toEqual(['EXPIRY-REFUSED-AFTER']);
     expect(results.map((r) => r.id)).toEqual(PASSIVE);
   });
 
@@ -139,12 +143,32 @@ describe("one client's traffic, judged: the reference's, each variant's, each fa
     }
     expect(outside).toEqual([]);
     expect(outcomes).toEqual(CAUGHT);
-    // Every passive check but the writes' version rules is shown failing by a fault (those by a front, below).
+    // Every passive check is shown failing by a fault but three: the writes' version rules (a front,
+    // below) and the use of an expired token (it takes a wait, below).
     expect(PASSIVE.filter((id) => !Object.values(CAUGHT).flat().includes(id))).toEqual([
       'WRITE-VERSION-MISSING',
       'WRITE-VERSION-INVALID',
+      'EXPIRY-REFUSED-AFTER',
     ]);
   }, 240_000);
+
+  it('a token used after its expires_in: refused by the reference (and with a leeway), accepted by tokens-never-expire', async () => {
+    // A 1 s token, used again 3.5 s later: past expires_in, the 5 s a HAR without timings would
+    // allow for the issuance aside (these have them), and the run's 2 s allowance.
+    const [reference, leeway, never] = await Promise.all([
+      session({ tokenTtlSeconds: 1 }, 3500),
+      session({ tokenTtlSeconds: 1, variants: ['expiry-leeway'] }, 3500),
+      session({ tokenTtlSeconds: 1, faults: ['tokens-never-expire'] }, 3500),
+    ]);
+    const expiry = (har: string): PassiveResult | undefined => judged(har).find((r) => r.id === 'EXPIRY-REFUSED-AFTER');
+    expect(expiry(reference)).toMatchObject({ status: 'passed', judged: 2 });
+    expect(expiry(leeway)).toMatchObject({ status: 'passed', judged: 2 });
+    const failed = expiry(never);
+    expect(failed?.status).toBe('failed');
+    expect(failed?.findings[0]?.message).toMatch(
+      /^GET \/users\/me with a token whose expires_in \(1 s, issued 20[^)]+\) had run out \d+\.\d s before at the least: expected a refusal with a Bearer challenge, got 200$/,
+    );
+  }, 30_000);
 
   it("writes created without a valid Accept-Version (a front before the reference): the writes' version rules fail", async () => {
     const server = await startReferenceServer();
@@ -223,16 +247,19 @@ describe('carrier-conformance traffic: reports and exit codes', () => {
     referenceHar = join(run.reportsDir, 'report.har');
   }, 120_000);
 
-  it("a full run's HAR of the reference: every passive check observed and passed, exit 0, valid JUnit", async () => {
+  it("a full run's HAR of the reference: every passive check observed and passed (but the expired token's), exit 0, valid JUnit", async () => {
     const dir = await tempDir();
     const result = await runMain(['traffic', referenceHar, '--openapi', OPENAPI, '--reports-dir', dir]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('conformant-subset');
-    expect(report.checks.map((c) => [c.id, c.status])).toEqual(PASSIVE.map((id) => [id, 'passed']));
+    // Its tokens are redacted (every one reads [REDACTED:access-token]): a use cannot be tied to its issuance.
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual(
+      PASSIVE.map((id) => [id, id === 'EXPIRY-REFUSED-AFTER' ? 'skipped' : 'passed']),
+    );
     expect(report.traffic?.captures[0]).toMatchObject({ format: 'har', file: referenceHar });
     expect(report.traffic?.matched).toBeGreaterThan(100);
-    expect(result.stdout).toContain(`CONFORMANT ON ${PASSIVE.length} OF`);
+    expect(result.stdout).toContain(`CONFORMANT ON ${PASSIVE.length - 1} OF 79 CHECKS`);
     expect(result.stdout).toContain('no request was sent');
     const junit = await readFile(join(dir, 'junit.xml'), 'utf8');
     for (const xsd of XSD_FILES)

@@ -11,6 +11,8 @@ import type { Redactor } from '../core/redact.js';
 /** An exchange as a capture holds it, secrets and all: never kept, never shown. */
 export interface RawExchange {
   startedAt?: string | undefined;
+  /** From the request's start to the answer's end, as the capture says (HAR `time`), ms. */
+  durationMs?: number | undefined;
   method: string;
   url: string;
   requestHeaders: [string, string][];
@@ -44,6 +46,8 @@ export interface CapturedExchange {
   line?: number;
   /** When it started, as the capture says (ISO 8601), if it says. */
   startedAt?: string;
+  /** How long it took, as the capture says, ms. */
+  durationMs?: number;
   method: string;
   /** The URL, credentials in it removed. */
   url: string;
@@ -143,6 +147,7 @@ export function capturedOf(raw: RawExchange, index: number, line?: number): Capt
     index,
     ...(line !== undefined ? { line } : {}),
     ...(raw.startedAt !== undefined ? { startedAt: raw.startedAt } : {}),
+    ...(raw.durationMs !== undefined && raw.durationMs >= 0 ? { durationMs: raw.durationMs } : {}),
     method: raw.method,
     url: raw.url,
     request: {

@@ -28,6 +28,7 @@ const contentSchema = z.object({
 type Content = z.infer<typeof contentSchema>;
 const entrySchema = z.object({
   startedDateTime: z.string().optional(),
+  time: z.number().optional(),
   request: z.object({
     method: z.string(),
     url: z.string(),
@@ -107,6 +108,7 @@ function rawOf(entry: Entry): RawExchange {
   const response = entry.response;
   return {
     startedAt: entry.startedDateTime,
+    durationMs: entry.time,
     method: entry.request.method,
     url: entry.request.url,
     requestHeaders: entry.request.headers.map(({ name, value }) => [name, value]),

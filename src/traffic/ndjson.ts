@@ -33,6 +33,7 @@ const headerValues = z.union([
 ]);
 const recordSchema = z.object({
   startedAt: z.union([z.string(), z.number()]).optional(),
+  durationMs: z.number().optional(),
   source: z.string().optional(),
   /** nginx's `$nginx_version`: before 1.23 it logs only the first line of a repeated field. */
   nginx: z.string().optional(),
@@ -53,6 +54,7 @@ const recordSchema = z.object({
 });
 const kongSchema = z.object({
   started_at: z.number(),
+  latencies: z.object({ request: z.number().optional() }).optional(),
   request: z.object({ method: z.string(), url: z.string(), headers: headerValues.default({}) }),
   response: z.object({ status: z.number().int(), headers: headerValues.default({}) }).optional(),
 });
@@ -106,6 +108,7 @@ export function rawOfLine(value: unknown, format: LineFormat): RawExchange | str
     const { request, response } = parsed.data;
     return {
       startedAt: isoTime(parsed.data.started_at),
+      durationMs: parsed.data.latencies?.request,
       method: request.method,
       url: request.url,
       requestHeaders: pairs(request.headers, false),
@@ -119,6 +122,7 @@ export function rawOfLine(value: unknown, format: LineFormat): RawExchange | str
   const partial = emptyIsAbsent && !joinsRepeatedFields(parsed.data.nginx);
   return {
     startedAt: isoTime(parsed.data.startedAt),
+    durationMs: parsed.data.durationMs,
     method: request.method,
     url: request.url,
     requestHeaders: pairs(request.headers, emptyIsAbsent),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describeStatus } from '../carrier/describe.js';
 import { fieldPaths, missingFields, shapeOf } from '../carrier/fields.js';
 import { extractItems, itemLabel } from '../carrier/list-items.js';
@@ -284,6 +285,77 @@ function sameFields(): PassiveRule {
   };
 }
 
+/**
+ * A token a capture already redacted (this harness's own HAR): every one reads the same, so a use
+ * cannot be tied to its issuance, and none is judged.
+ */
+const REDACTED = /^\[REDACTED/;
+/** Tokens remembered for EXPIRY-REFUSED-AFTER at most: a day of traffic's, by their digests. */
+const MAX_TOKENS = 200_000;
+/**
+ * What the run allows past expires_in before a token must be refused (suites/expiry.test.ts): a
+ * second of whole-second rounding (JWT `exp = floor(iat) + ttl`) and the default --expiry-margin.
+ */
+const EXPIRY_ALLOWANCE_MS = 2000;
+/** Where the capture does not say how long the token request took: when, after its start, the token may have been issued. */
+const UNTIMED_ISSUANCE_MS = 5000;
+
+/**
+ * EXPIRY-REFUSED-AFTER on what the traffic shows: a token the captures saw issued, used after its
+ * expires_in has surely run out (from the latest moment it can have been issued: the token
+ * request's start plus its duration, and the run's allowance). A success is a failure (spec
+ * §Authentication 3: after that time the token is invalid); so is a 401 without a Bearer
+ * challenge, and on /users/me any refusal without one (RFC 6750 §3). A 403 or 404 on a tenant path
+ * may answer the tenant first: not judged.
+ */
+function expiredTokens(): PassiveRule {
+  const expiries = new Map<string, { at: number; expiresIn: number; issued: string }>();
+  const digest = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22);
+  return {
+    id: 'EXPIRY-REFUSED-AFTER',
+    on: isResource,
+    needs: 'a request with a token the captures saw issued, sent after its expires_in ran out',
+    judge(o) {
+      const started = Date.parse(o.exchange.startedAt ?? '');
+      if (o.endpoint.kind === 'token') {
+        const body = o.method === 'POST' && o.status === 200 ? o.object() : undefined;
+        const token = body?.access_token;
+        const expiresIn = body?.expires_in;
+        if (
+          typeof token === 'string' &&
+          !REDACTED.test(token) &&
+          typeof expiresIn === 'number' &&
+          expiresIn > 0 &&
+          Number.isFinite(started)
+        ) {
+          if (expiries.size >= MAX_TOKENS) expiries.delete(expiries.keys().next().value as string);
+          expiries.set(digest(token), {
+            at: started + (o.exchange.durationMs ?? UNTIMED_ISSUANCE_MS) + expiresIn * 1000,
+            expiresIn,
+            issued: o.exchange.startedAt ?? '',
+          });
+        }
+        return undefined;
+      }
+      const bearer = /^bearer\s+(\S+)\s*$/i.exec(o.requestLines('authorization').join(', '))?.[1];
+      const known = bearer === undefined || REDACTED.test(bearer) ? undefined : expiries.get(digest(bearer));
+      if (known === undefined || !answered(o) || !Number.isFinite(started) || versionOf(o) !== '1') return undefined;
+      const late = started - (known.at + EXPIRY_ALLOWANCE_MS);
+      if (late <= 0) return undefined;
+      const what = `${o.label} with a token whose expires_in (${known.expiresIn} s, issued ${known.issued}) had run out ${(late / 1000 + EXPIRY_ALLOWANCE_MS / 1000).toFixed(1)} s before at the least`;
+      if (success(o.status)) return [`${what}: expected a refusal with a Bearer challenge, got ${o.status}`];
+      const refusalNeedsChallenge =
+        o.status === 401 || (o.endpoint.kind === 'user' && o.status >= 400 && o.status < 500);
+      if (!refusalNeedsChallenge || !o.responseKnown('www-authenticate')) return undefined;
+      return findChallenge(parseChallenges(o.res!.headerLines('www-authenticate')), 'Bearer') === undefined
+        ? [
+            `${what}: the ${o.status} carries no Bearer challenge (WWW-Authenticate: ${o.res!.header('www-authenticate') ?? 'none'})`,
+          ]
+        : [];
+    },
+  };
+}
+
 /** A fresh set of rules: NULLS-SAME-FIELDS keeps what it has seen of each list, for one judging. */
 export function passiveRules(): PassiveRule[] {
   return [
@@ -512,6 +584,7 @@ export function passiveRules(): PassiveRule[] {
       return problems;
     }),
     sameFields(),
+    expiredTokens(),
     resourceRule('RESOURCE-SCHEMA', (document, pointer, value) => schemaProblems(document, pointer, value)),
     resourceRule('RESOURCE-FIELDS-PRESENT', (document, pointer, value) => {
       const missing = missingDeclared(document, pointer, value);

@@ -45,6 +45,8 @@ export interface SessionOptions {
   lists?: readonly string[];
   /** The page size the client asks for. */
   size?: number;
+  /** Wait this long after the session, then use its token once more (a client that kept it too long). */
+  reuseTokenAfterMs?: number;
 }
 
 export async function recordClientSession(
@@ -153,6 +155,12 @@ export async function recordClientSession(
   await send('POST', `${tenant}/${list}`, { ...json, Authorization: bearer }, '{}');
   await send('POST', `${tenant}/${list}`, { ...json, Authorization: bearer, 'Accept-Version': '0' }, '{}');
   await send('POST', `${tenant}/${list}`, { ...json, 'Accept-Version': '1' }, '{}');
+
+  if (options.reuseTokenAfterMs !== undefined) {
+    await new Promise((done) => setTimeout(done, options.reuseTokenAfterMs));
+    await send('GET', '/users/me', v1);
+    await send('GET', `${tenant}/${list}?size=${size}`, v1);
+  }
 
   const har = { log: { version: '1.2', creator: { name: 'client-session', version: '1' }, entries } };
   await writeFile(harPath, `${JSON.stringify(har, null, 2)}\n`);
