@@ -183,6 +183,41 @@ describe('the same traffic from each kind of capture', () => {
   );
 });
 
+describe('what a conformant deployment may do in traffic', () => {
+  it("a gateway's http → https redirect, before the API sees the request, is judged by no rule", async () => {
+    const dir = await tempDir();
+    const record = (path: string, headers: Record<string, string>, status: number, location?: string): string =>
+      JSON.stringify({
+        request: { method: 'GET', url: `http://api.example.com${path}`, headers },
+        response: { status, headers: location === undefined ? {} : { location } },
+      });
+    const file = join(dir, 'redirects.ndjson');
+    await writeFile(
+      file,
+      [
+        record(
+          '/uaa/userinfo',
+          { 'accept-version': '1', authorization: 'Bearer t' },
+          301,
+          'https://api.example.com/uaa/userinfo',
+        ),
+        record('/users/me', { authorization: 'Bearer t' }, 308, 'https://api.example.com/users/me'),
+        // A redirect of the legacy path to the current one is no rewrite: that one fails.
+        record('/uaa/userinfo', { 'accept-version': '1', authorization: 'Bearer t' }, 308, '/users/me'),
+      ].join('\n'),
+    );
+    const judged = await traffic(file);
+    expect(statuses(judged.report)).toMatchObject({ 'LEGACY-NO-REDIRECT': 'failed', 'VERSION-MISSING': 'skipped' });
+    const legacy = judged.report.checks.find((c) => c.id === 'LEGACY-NO-REDIRECT');
+    expect(legacy?.findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /^GET \/uaa\/userinfo: answered 308 \(a redirect to \/users\/me\); the gateway rewrites a legacy path, it does not redirect it \(redirects\.ndjson line 3\)$/,
+      ),
+    ]);
+    expect(legacy?.notes).toEqual(['1 captured exchange judged']);
+  });
+});
+
 describe('a hostile capture', () => {
   const SECRET = 'captured secret +%&=/ 2026';
   const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJob3N0aWxlIn0.c2lnbmF0dXJlLWhvc3RpbGU';

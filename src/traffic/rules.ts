@@ -32,8 +32,9 @@ import { NO_JSON, TOO_DEEP, type Observation } from './observation.js';
  * else: a capture is not a probe. What a conformant server may do decides it (docs/traffic.md,
  * "What a capture can prove"):
  * - A request without Accept-Version may be refused for another reason first (an expired token,
- *   a tenant it may not read, a rate limit): only 400 (passes) and a success or a redirect (fail:
- *   the request was served without the required header, spec §Versioning 2) are judged.
+ *   a tenant it may not read, a rate limit), or redirected before the API sees it (a gateway's
+ *   http → https): only 400 (passes) and a success (fail: the request was served without the
+ *   required header, spec §Versioning 2) are judged.
  * - An Accept-Version that is no positive integer is invalid; another integer than 1 may be a later
  *   version the deployment serves (spec §Versioning 4), and is not judged.
  * - Without Authorization, only a success (data served, spec §Authentication 4) and a 401 (which
@@ -89,6 +90,18 @@ const readOrToken = (o: Observation): boolean =>
   o.endpoint.kind === 'token' ? o.method === 'POST' : READS.has(o.method);
 const isWrite = (o: Observation): boolean => isTenant(o.endpoint) && WRITES.has(o.method);
 
+/** Whether a redirect's Location names the very path and query of the request (resolved against it). */
+function sameTarget(url: string, location: string | undefined): boolean {
+  if (location === undefined) return false;
+  try {
+    const from = new URL(url);
+    const to = new URL(location, url);
+    return to.pathname === from.pathname && to.search === from.search;
+  } catch {
+    return false;
+  }
+}
+
 /** Accept-Version as sent; `unknown` when the capture does not record the field. */
 function versionOf(o: Observation): string | undefined | typeof UNKNOWN {
   if (!o.requestKnown('accept-version')) return UNKNOWN;
@@ -100,8 +113,7 @@ function versionOf(o: Observation): string | undefined | typeof UNKNOWN {
 function versionMissing(o: Observation): RuleOutcome {
   if (!answered(o) || versionOf(o) !== undefined) return undefined;
   if (o.status === 400) return [];
-  if (success(o.status) || redirect(o.status))
-    return [`${o.label} without Accept-Version: expected 400, got ${describeStatus(o.res!)}`];
+  if (success(o.status)) return [`${o.label} without Accept-Version: expected 400, got ${describeStatus(o.res!)}`];
   return undefined;
 }
 
@@ -110,7 +122,7 @@ function versionInvalid(o: Observation): RuleOutcome {
   const version = versionOf(o);
   if (!answered(o) || typeof version !== 'string' || /^[1-9]\d*$/.test(version)) return undefined;
   if (o.status === 400 || o.status === 404) return [];
-  if (success(o.status) || redirect(o.status))
+  if (success(o.status))
     return [`${o.label} with Accept-Version: ${version}: expected 400 or 404, got ${describeStatus(o.res!)}`];
   return undefined;
 }
@@ -417,11 +429,12 @@ export function passiveRules(): PassiveRule[] {
       needs: 'an answer to a legacy path (POST /uaa/oauth/token, GET /uaa/userinfo)',
       judge(o) {
         if (!o.endpoint.legacy || !answered(o)) return undefined;
-        return redirect(o.status)
-          ? [
-              `${o.label}: answered ${describeStatus(o.res!)}; the gateway rewrites a legacy path, it does not redirect it`,
-            ]
-          : [];
+        if (!redirect(o.status)) return [];
+        // To the same path and query on another origin (a gateway's http → https): before the API, not the legacy rewrite.
+        if (sameTarget(o.exchange.url, o.res!.header('location'))) return undefined;
+        return [
+          `${o.label}: answered ${describeStatus(o.res!)}; the gateway rewrites a legacy path, it does not redirect it`,
+        ];
       },
     },
     {
