@@ -183,6 +183,82 @@ describe('the same traffic from each kind of capture', () => {
   );
 });
 
+describe("a new user's capture, as they write one", () => {
+  const me = (origin: string, extra: Record<string, unknown> = {}): string =>
+    JSON.stringify({
+      startedAt: '2026-11-29T10:00:00Z',
+      durationMs: null,
+      request: {
+        method: 'GET',
+        url: `${origin}/users/me`,
+        headers: { 'accept-version': '1', authorization: 'Bearer t' },
+        body: null,
+      },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":"0b6f3c1e-2d4a-4c5e-9f10-3a2b1c0d9e8f","name":null,"email":null,"tenants":[]}',
+      },
+      ...extra,
+    });
+
+  it('null is a field not filled; two origins are both named; RESOURCE-* say no document was given', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'client.ndjson');
+    await writeFile(file, [me('https://a.example.com'), me('https://b.example.com')].join('\n'));
+    const judged = await traffic(file);
+    expect(judged.code, judged.stdout + judged.stderr).toBe(0);
+    expect(judged.report.traffic?.exchanges).toBe(2);
+    expect(statuses(judged.report)).toMatchObject({ 'USER-SCHEMA': 'passed', 'USER-FIELDS-PRESENT': 'passed' });
+    expect(judged.report.target.baseUrl).toBe('https://a.example.com and 1 other (traffic.origins)');
+    expect(judged.report.traffic?.origins).toEqual(['https://a.example.com', 'https://b.example.com']);
+    expect(judged.report.checks.find((c) => c.id === 'RESOURCE-SCHEMA')?.message).toBe(
+      'not judged: no --openapi document was given, whose schemas would judge the bodies',
+    );
+    // A line of another shape names the field.
+    await writeFile(
+      file,
+      [me('https://a.example.com'), me('https://a.example.com', { request: { method: 'GET', url: 7 } })].join('\n'),
+    );
+    expect((await traffic(file)).report.traffic?.limits).toEqual([
+      expect.stringContaining(
+        '1 line was no exchange record, not judged (line 2: not an exchange record (request.url: ',
+      ),
+    ]);
+  });
+
+  it('diff of two days: a check the quieter day did not observe is no regression; a new failure is', async () => {
+    const dir = await tempDir();
+    const [busy, quiet, broken] = ['busy', 'quiet', 'broken'].map((n) => join(dir, `${n}.ndjson`));
+    const unversioned = (status: number): string =>
+      JSON.stringify({
+        request: { method: 'GET', url: 'https://a.example.com/users/me', headers: { authorization: 'Bearer t' } },
+        response: { status, headers: {} },
+      });
+    await writeFile(busy as string, [me('https://a.example.com'), unversioned(400)].join('\n'));
+    await writeFile(quiet as string, me('https://a.example.com'));
+    await writeFile(broken as string, [me('https://a.example.com'), unversioned(200)].join('\n'));
+    const [b, q, x] = await Promise.all([traffic(busy as string), traffic(quiet as string), traffic(broken as string)]);
+    const quieter = await runMain(['diff', join(b.dir, 'report.json'), join(q.dir, 'report.json')]);
+    expect(quieter.code, quieter.stdout).toBe(0);
+    expect(quieter.stdout).toContain('not observed in NEW');
+    const worse = await runMain(['diff', join(b.dir, 'report.json'), join(x.dir, 'report.json')]);
+    expect(worse.code).toBe(1);
+    expect(worse.stdout).toMatch(/REGRESSED \(1\)[\s\S]*VERSION-MISSING/);
+  });
+
+  it('bad options and a URL are one line each, in the words of the value given', async () => {
+    const deadline = await runMain(['traffic', 'x.har', '--deadline', '1ms']);
+    expect(deadline.code).toBe(2);
+    expect(deadline.stderr).toContain('--deadline "1ms": give a number of seconds above 0');
+    const url = await runMain(['traffic', 'https://api.example.com/users/me']);
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain(
+      'traffic takes a file: a capture of traffic (a HAR, an NDJSON file, a gateway log), never a request to send',
+    );
+  });
+});
+
 describe('what a conformant deployment may do in traffic', () => {
   it("a gateway's http → https redirect, before the API sees the request, is judged by no rule", async () => {
     const dir = await tempDir();
@@ -334,7 +410,7 @@ describe('a hostile capture', () => {
     const judged = await traffic(file);
     expect(judged.report.traffic?.exchanges).toBe(2);
     expect(judged.report.traffic?.limits.join(' ')).toMatch(
-      /2 lines were no exchange record .*line 2: longer than 16777216 bytes; line 3: nested 100 deep/,
+      /2 lines were no exchange record, not judged \(line 2: longer than 16777216 bytes; line 3: nested 100 deep/,
     );
 
     const long = join(dir, 'long.ndjson');

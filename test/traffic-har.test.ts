@@ -151,7 +151,7 @@ describe('a file that is no capture: one line, before anything is judged', () =>
     await writeFile(join(dir, 'b.har'), '{"entries":[]}');
     await writeFile(join(dir, 'c.har'), '{"log":{"entries":[{"request":{}}]}}');
     expect(refused(() => readHar(join(dir, 'a.har'), new Redactor()))).toMatch(
-      /: not JSON \(.*\); a HAR 1\.2 file is$/,
+      /: not JSON \(.*\), which a HAR 1\.2 file is$/,
     );
     expect(refused(() => readHar(join(dir, 'b.har'), new Redactor()))).toMatch(
       /: not a HAR 1\.2 file \(no log\.entries array\)$/,

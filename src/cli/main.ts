@@ -510,7 +510,7 @@ export async function main(
             describe: 'SHOULD checks that fail fail the run too, instead of warning',
           })
           .option('deadline', {
-            type: 'number',
+            type: 'string',
             requiresArg: true,
             describe: 'Seconds: judging stops there, and the reports say how far it got (exit 3)',
           })
@@ -528,9 +528,11 @@ export async function main(
           .env(false)
           .epilogue(TRAFFIC_EXIT_CODES_HELP),
       async (argv) => {
-        const deadline = argv.deadline;
+        const deadline = argv.deadline === undefined ? undefined : Number(argv.deadline);
         if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0))
-          throw new UsageError(`--deadline ${String(deadline)}: give a number of seconds above 0`);
+          throw new UsageError(
+            `--deadline ${JSON.stringify(argv.deadline)}: give a number of seconds above 0, e.g. --deadline 600`,
+          );
         const { trafficCommand } = await import('../traffic/command.js');
         exitCode = await trafficCommand(
           argv.captures,

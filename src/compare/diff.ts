@@ -13,7 +13,8 @@ import { verdictOfReport } from '../report/verdict.js';
  * - regression: passed or warning before, failed or error now; passed before and a failure the
  *   baseline accepts now (`expected`: a baseline excuses what was known to fail, not what the last
  *   release got right, issue 42 item 7); or a MUST check that had a result and is now skipped or
- *   not run at all (a gate must not pass because a check stopped running);
+ *   not run at all (a gate must not pass because a check stopped running), but in judged traffic,
+ *   where a check skipped was not observed: a quieter day, not a worse server;
  * - fix: failed, error or expected (baselined) before, passed or warning now;
  * - unverified: failed or error now, with no earlier verdict (skipped or not run before): a
  *   failure, but not proof that the target got worse;
@@ -200,6 +201,9 @@ function inBoth(
       kind: 'regression',
       note: `a failure now, which the baseline accepts (${newCheck.baseline?.reason ?? 'no reason given'}); it passed before`,
     });
+  else if (newCheck.level === 'MUST' && n === 'skipped' && o !== 'skipped' && newReport.traffic !== undefined)
+    // Judged traffic (issue 43): a check the new capture did not exercise proves nothing either way.
+    changes.push({ ...base, kind: 'status', note: 'not observed in NEW: its traffic did not exercise the check' });
   else if (newCheck.level === 'MUST' && n === 'skipped' && o !== 'skipped')
     changes.push({ ...base, kind: 'regression' });
   else if ((BAD.includes(o) || o === 'expected') && GOOD.includes(n)) changes.push({ ...base, kind: 'fix' });

@@ -37,9 +37,13 @@ const MiB = 1024 * 1024;
  * Advice for a URL given where a file is wanted (Schemathesis and Spectral take URLs; the harness
  * reads files and fetches nothing a user or a document names), or undefined for a path.
  */
-export function urlInsteadOfFile(value: string, takes: string): string | undefined {
+export function urlInsteadOfFile(
+  value: string,
+  takes: string,
+  advice = 'download the document first (curl -fsSL -o openapi.yaml URL) and give its path',
+): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
-  return `${JSON.stringify(value)} is a URL; ${takes} takes a file: download the document first (curl -fsSL -o openapi.yaml URL) and give its path`;
+  return `${JSON.stringify(value)} is a URL; ${takes} takes a file: ${advice}`;
 }
 
 export const FILE_LIMITS = {

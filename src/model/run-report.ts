@@ -455,6 +455,8 @@ export const runReportSchema = z.object({
       endpoints: z.array(z.string()),
       /** What the captures could not carry: no request headers, no bodies (docs/traffic.md, What a capture can prove). */
       limits: z.array(z.string()),
+      /** Where the exchanges went (origin and path prefix), when to more than one place: the first 100. */
+      origins: z.array(z.string()).optional(),
     })
     .optional(),
   counts: countsSchema,

@@ -98,7 +98,11 @@ export async function trafficCommand(
   if (files.length === 0)
     throw new UsageError('traffic: give one or more captures (HAR, NDJSON, a Kong or nginx JSON log)');
   for (const file of files) {
-    const url = urlInsteadOfFile(file, 'traffic');
+    const url = urlInsteadOfFile(
+      file,
+      'traffic',
+      'a capture of traffic (a HAR, an NDJSON file, a gateway log), never a request to send',
+    );
     if (url !== undefined) throw new UsageError(`traffic: ${url}`);
   }
   const reporters = reportersOf(options.reporter);
@@ -140,7 +144,7 @@ export async function trafficCommand(
   const limits = judge.limits();
   if (unreadable.count > 0)
     limits.push(
-      `${plural(unreadable.count, 'line')} were no exchange record and were not judged (${unreadable.first.join('; ')})`,
+      `${plural(unreadable.count, 'line')} ${unreadable.count === 1 ? 'was' : 'were'} no exchange record, not judged (${unreadable.first.join('; ')})`,
     );
   const judged = trafficReport(judge.results(), {
     captures,
@@ -150,6 +154,7 @@ export async function trafficCommand(
     limits,
     baseUrl: judge.apiBase,
     authUrl: judge.authBase,
+    bases: judge.bases(),
     started,
     strict: options.strict,
     ...(stopped !== undefined ? { stopped } : {}),

@@ -80,7 +80,7 @@ export function readHar(
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`capture ${path}: not JSON (${(err as Error).message}); a HAR 1.2 file is`);
+    throw new UsageError(`capture ${path}: not JSON (${(err as Error).message}), which a HAR 1.2 file is`);
   }
   const har = harSchema.safeParse(parsed);
   if (!har.success) throw new UsageError(`capture ${path}: not a HAR 1.2 file (no log.entries array)`);

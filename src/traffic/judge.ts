@@ -47,6 +47,8 @@ export interface PassiveResult {
   status: 'passed' | 'failed' | 'not-observed';
   /** What an exchange must be for the check to judge it. */
   needs: string;
+  /** Why it judged nothing whatever the traffic (no --openapi document): said instead of "not observed". */
+  reason?: string;
   judged: number;
   findings: PassiveFinding[];
   /** Causes beyond MAX_CAUSES, counted. */
@@ -109,6 +111,8 @@ export class TrafficJudge {
     this.#api = api;
   }
   readonly #api: { document: Json; paths: DocumentedPaths } | undefined;
+  /** Every origin and prefix the API's exchanges went to (the first 100). */
+  readonly #bases = new Set<string>();
   /** Exchanges to tenant paths the document does not declare. */
   #undocumented = new Map<string, number>();
 
@@ -125,6 +129,8 @@ export class TrafficJudge {
     const base = baseOf(exchange.url, endpoint.prefix);
     if (endpoint.kind === 'token') this.authBase ??= base;
     else this.apiBase ??= base;
+    // The API's places only: a token endpoint on an auth server of its own is one deployment still.
+    if (endpoint.kind !== 'token' && base !== undefined && this.#bases.size < 100) this.#bases.add(base);
     if (!observation.requestKnown('accept-version') || !observation.requestKnown('authorization'))
       this.#unrecordedFields += 1;
     if (exchange.response !== undefined && exchange.response.body === undefined && observation.method !== 'HEAD')
@@ -152,6 +158,11 @@ export class TrafficJudge {
     else if (state.causes.size < MAX_CAUSES)
       state.causes.set(key, { message, endpoint, exchange: evidence(exchange), count: 1 });
     else state.notListed += 1;
+  }
+
+  /** Where the exchanges went, when to more than one place: the captures are of several deployments (or names of one). */
+  bases(): string[] {
+    return [...this.#bases];
   }
 
   /** The endpoints of the spec's the capture reached, as the checks name them. */
@@ -213,7 +224,8 @@ export class TrafficJudge {
         title: check.title,
         refs: check.refs,
         status: state.judged === 0 ? 'not-observed' : failed ? 'failed' : 'passed',
-        needs: rule.needs,
+        needs: this.#api === undefined && rule.needsDocument !== undefined ? rule.needsDocument : rule.needs,
+        ...(this.#api === undefined && rule.needsDocument !== undefined ? { reason: rule.needsDocument } : {}),
         judged: state.judged,
         // Redacted now, with every secret the whole capture revealed (a token issued late, echoed early).
         findings: [...state.causes.values()].map((f) =>

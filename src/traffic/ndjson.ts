@@ -31,26 +31,29 @@ const headerValues = z.union([
   z.record(z.string(), z.union([z.string(), z.array(z.string()), z.number()])),
   z.array(z.tuple([z.string(), z.string()])),
 ]);
+/** A field a writer left `null` is a field it did not fill: absent, as if omitted. */
+const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
 const recordSchema = z.object({
-  startedAt: z.union([z.string(), z.number()]).optional(),
-  durationMs: z.number().optional(),
+  startedAt: orNull(z.union([z.string(), z.number()])),
+  durationMs: orNull(z.number()),
   source: z.string().optional(),
   /** nginx's `$nginx_version`: before 1.23 it logs only the first line of a repeated field. */
   nginx: z.string().optional(),
   request: z.object({
     method: z.string(),
     url: z.string(),
-    headers: headerValues.optional(),
-    body: z.string().optional(),
+    headers: orNull(headerValues),
+    body: orNull(z.string()),
   }),
-  response: z
-    .object({
+  response: orNull(
+    z.object({
       status: z.number().int(),
-      headers: headerValues.optional(),
-      body: z.string().optional(),
-      bodyTruncated: z.boolean().optional(),
-    })
-    .optional(),
+      headers: orNull(headerValues),
+      body: orNull(z.string()),
+      bodyTruncated: orNull(z.boolean()),
+    }),
+  ),
 });
 const kongSchema = z.object({
   started_at: z.number(),
@@ -100,11 +103,18 @@ function joinsRepeatedFields(version: string | undefined): boolean {
 const isoTime = (value: string | number | undefined): string | undefined =>
   typeof value === 'number' ? new Date(value < 1e11 ? value * 1000 : value).toISOString() : value;
 
+/** `request.body: expected string, received number`: the first issue, where it is. */
+function issueOf(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  return issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
 /** The record of one line in the given format, or why it is none. */
 export function rawOfLine(value: unknown, format: LineFormat): RawExchange | string {
   if (format === 'kong') {
     const parsed = kongSchema.safeParse(value);
-    if (!parsed.success) return `not a Kong log record (${parsed.error.issues[0]?.message ?? 'invalid'})`;
+    if (!parsed.success) return `not a Kong log record (${issueOf(parsed.error)})`;
     const { request, response } = parsed.data;
     return {
       startedAt: isoTime(parsed.data.started_at),
@@ -116,7 +126,7 @@ export function rawOfLine(value: unknown, format: LineFormat): RawExchange | str
     };
   }
   const parsed = recordSchema.safeParse(value);
-  if (!parsed.success) return `not an exchange record (${parsed.error.issues[0]?.message ?? 'invalid'})`;
+  if (!parsed.success) return `not an exchange record (${issueOf(parsed.error)})`;
   const { request, response } = parsed.data;
   const emptyIsAbsent = format === 'nginx';
   const partial = emptyIsAbsent && !joinsRepeatedFields(parsed.data.nginx);

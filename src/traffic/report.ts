@@ -37,6 +37,8 @@ export interface TrafficFacts {
   limits: string[];
   /** Where the exchanges went: the origin and path prefix of the API, and of its token endpoint. */
   baseUrl: string | undefined;
+  /** Every place the exchanges went, when more than one. */
+  bases?: string[];
   authUrl: string | undefined;
   started: Date;
   strict: boolean;
@@ -87,8 +89,11 @@ function recorded(exchange: CapturedExchange): RecordedExchange {
   };
 }
 
-/** "not observed: the captures hold no token issued …". */
-const notObserved = (needs: string): string => `not observed: the captures hold ${needs.replace(/^an? /, 'no ')}`;
+/** "not observed: the captures hold no token issued …", or why the check could judge nothing at all. */
+const notObserved = (result: PassiveResult): string =>
+  result.reason !== undefined
+    ? `not judged: ${result.reason}`
+    : `not observed: the captures hold ${result.needs.replace(/^an? /, 'no ')}`;
 
 function checkResult(result: PassiveResult, strict: boolean): CheckResult {
   const failing = result.level === 'SHOULD' && !strict ? 'warning' : 'failed';
@@ -117,14 +122,14 @@ function checkResult(result: PassiveResult, strict: boolean): CheckResult {
     title: result.title,
     refs: result.refs,
     status,
-    ...(status === 'skipped' ? { message: notObserved(result.needs) } : first !== undefined ? { message: first } : {}),
+    ...(status === 'skipped' ? { message: notObserved(result) } : first !== undefined ? { message: first } : {}),
     findings,
     endpoints: result.endpoints.map((e) => ({
       endpoint: e.endpoint,
       status: e.status === 'not-observed' ? 'skipped' : e.status === 'failed' ? failing : 'passed',
       message:
         e.status === 'not-observed'
-          ? notObserved(result.needs)
+          ? notObserved(result)
           : `${plural(e.judged, 'exchange')} judged${e.failed > 0 ? `, ${e.failed} failed` : ''}`,
     })),
     notes: [`${plural(result.judged, 'captured exchange')} judged`],
@@ -164,7 +169,10 @@ export function trafficReport(results: readonly PassiveResult[], facts: TrafficF
   const report: RunReport = {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     target: {
-      baseUrl: facts.baseUrl ?? facts.authUrl ?? unknown,
+      baseUrl:
+        (facts.bases?.length ?? 0) > 1
+          ? `${facts.baseUrl ?? facts.authUrl ?? unknown} and ${plural((facts.bases?.length ?? 1) - 1, 'other')} (traffic.origins)`
+          : (facts.baseUrl ?? facts.authUrl ?? unknown),
       authUrl: facts.authUrl ?? facts.baseUrl ?? unknown,
       embedded: false,
       pagedPaths: [],
@@ -186,6 +194,7 @@ export function trafficReport(results: readonly PassiveResult[], facts: TrafficF
       matched: facts.matched,
       endpoints: facts.endpoints,
       limits: facts.limits,
+      ...((facts.bases?.length ?? 0) > 1 ? { origins: facts.bases } : {}),
     },
     counts: countStatuses(checks),
     suites: suiteCounts(checks),

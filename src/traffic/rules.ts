@@ -62,6 +62,8 @@ export interface PassiveRule {
   on: (endpoint: ObservedEndpoint, list: boolean) => boolean;
   /** What an exchange must be for the rule to judge it: a check no exchange fits is "not observed: <needs>". */
   needs: string;
+  /** Why it judges nothing without an --openapi document, for a rule that needs one. */
+  needsDocument?: string;
   judge: (o: Observation) => RuleOutcome;
   /** For a rule across exchanges (the same fields on every item of a list): its findings at the end. */
   end?: () => LateFinding[];
@@ -623,6 +625,7 @@ function resourceRule(
     id,
     on: (e) => e.spec?.schema !== undefined,
     needs: 'a 200 to a tenant endpoint whose schema the --openapi document declares, with its body captured',
+    needsDocument: 'no --openapi document was given, whose schemas would judge the bodies',
     judge(o) {
       const spec = o.endpoint.spec;
       const document = o.document;
