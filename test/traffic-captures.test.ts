@@ -251,6 +251,23 @@ describe("a new user's capture, as they write one", () => {
     const deadline = await runMain(['traffic', 'x.har', '--deadline', '1ms']);
     expect(deadline.code).toBe(2);
     expect(deadline.stderr).toContain('--deadline "1ms": give a number of seconds above 0');
+    // --deadline stops the reading of the --openapi document too (a hostile one may parse long).
+    const dir = await tempDir();
+    await writeFile(join(dir, 'c.ndjson'), me('https://a.example.com'));
+    const server = await startReferenceServer();
+    await server.close();
+    const slow = await runMain([
+      'traffic',
+      join(dir, 'c.ndjson'),
+      '--openapi',
+      server.openapiFile,
+      '--deadline',
+      '0.001',
+    ]);
+    expect(slow.code).toBe(3);
+    expect(slow.stderr.trim()).toMatch(
+      /^carrier-conformance: --deadline 0\.001 s passed while the --openapi document .*openapi\.yaml was read$/,
+    );
     const url = await runMain(['traffic', 'https://api.example.com/users/me']);
     expect(url.code).toBe(2);
     expect(url.stderr).toContain(

@@ -544,6 +544,9 @@ export async function main(
             deadline,
             openapi: argv.openapi,
             openapiRoot: argv['openapi-root'],
+            // The run's document thread: --deadline and signals terminate a document that parses too long.
+            loadDocument: async (file, root, signal) =>
+              (await import('../runner/document-thread.js')).loadOpenApiInThread(file, { root, signal }),
           },
           io,
           interrupt,

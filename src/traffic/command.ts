@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import { UsageError } from '../core/errors.js';
+import { RunAbortedError, UsageError } from '../core/errors.js';
+import { untilStopped } from '../core/until-stopped.js';
+import type { ApiDescription } from '../carrier/endpoint-specs.js';
 import { FILE_LIMITS, regularFileChunks, urlInsteadOfFile } from '../core/files.js';
 import { redactStrings, redactor } from '../core/redact.js';
 import { plural } from '../core/wording.js';
@@ -37,7 +39,14 @@ export interface TrafficOptions {
   openapi?: string | undefined;
   /** The folder its $refs may read files in (default: its own). */
   openapiRoot?: string | undefined;
+  /**
+   * How the document is read: the CLI gives the run's document thread, which --deadline and
+   * signals terminate (a hostile document may take long to parse); by default, here.
+   */
+  loadDocument?: LoadDocument | undefined;
 }
+
+export type LoadDocument = (file: string, root: string | undefined, signal: AbortSignal) => Promise<ApiDescription>;
 
 export interface TrafficIO {
   out: (text: string) => void;
@@ -108,7 +117,8 @@ export async function trafficCommand(
   const reporters = reportersOf(options.reporter);
   const started = new Date();
   const stop = stopOf(options, interrupt);
-  const api = options.openapi === undefined ? undefined : await documentOf(options.openapi, options.openapiRoot);
+  const api =
+    options.openapi === undefined ? undefined : await documentOf(options.openapi, options.openapiRoot, options, stop);
   const judge = new TrafficJudge(redactor, api);
   const captures: CaptureFacts[] = [];
   const unreadable: Unreadable = { count: 0, first: [] };
@@ -166,12 +176,26 @@ export async function trafficCommand(
   return report.exitCode;
 }
 
-/** The --openapi document, read as a run reads one (confined to its folder, bounded). */
-async function documentOf(file: string, root: string | undefined): Promise<{ document: Json; paths: DocumentedPaths }> {
+/** The --openapi document, read as a run reads one (confined to its folder, bounded, stopped by --deadline and signals). */
+async function documentOf(
+  file: string,
+  root: string | undefined,
+  options: TrafficOptions,
+  stop: Stop,
+): Promise<{ document: Json; paths: DocumentedPaths }> {
   const url = urlInsteadOfFile(file, '--openapi');
   if (url !== undefined) throw new UsageError(`traffic --openapi: ${url}`);
-  const { loadOpenApi } = await import('../openapi/load.js');
-  const api = await loadOpenApi(file, { root });
+  const load: LoadDocument =
+    options.loadDocument ??
+    (async (f, r, signal) => untilStopped((await import('../openapi/load.js')).loadOpenApi(f, { root: r }), signal));
+  let api: ApiDescription;
+  try {
+    api = await load(file, root, stop.signal);
+  } catch (err) {
+    if (stop.signal.aborted)
+      throw new RunAbortedError(`${stop.reason()} while the --openapi document ${file} was read`);
+    throw err;
+  }
   return { document: api.document ?? {}, paths: documentedPaths(api.endpoints, api.writes ?? []) };
 }
 
