@@ -1,4 +1,10 @@
-import { BROWSER_TIMEOUT_MS, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium } from './support/chromium.js';
+import {
+  BROWSER_TIMEOUT_MS,
+  HAVE_CHROMIUM,
+  NO_CHROMIUM_IN_CI,
+  browserTest,
+  launchChromium,
+} from './support/chromium.js';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -184,10 +190,7 @@ describe('report.html in Chromium', () => {
   const consoleErrors: string[] = [];
   let fileUrl: string;
 
-  const skip = !HAVE_CHROMIUM && !IN_CI;
-  const name = skip
-    ? `renders the report as text, runs no script and loads nothing (skipped: no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set CHROMIUM_PATH)`
-    : 'renders the report as text, runs no script and loads nothing';
+  const { skip, name } = browserTest('renders the report as text, runs no script and loads nothing');
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'carrier-html-'));
@@ -219,10 +222,7 @@ describe('report.html in Chromium', () => {
   });
 
   it.skipIf(skip)(name, async () => {
-    expect(
-      HAVE_CHROMIUM,
-      `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`,
-    ).toBe(true);
+    expect(HAVE_CHROMIUM, NO_CHROMIUM_IN_CI).toBe(true);
     const text = await page.locator('body').innerText();
 
     // The verdict, prominent, in words.
@@ -295,10 +295,7 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
   let browser: Browser | undefined;
   let failing: RunReport;
   let fileUrl: string;
-  const skip = !HAVE_CHROMIUM && !IN_CI;
-  const name = skip
-    ? `groups findings by cause and stays compact (skipped: no Chromium at ${CHROMIUM})`
-    : 'groups findings by cause and stays compact';
+  const { skip, name } = browserTest('groups findings by cause and stays compact');
 
   beforeAll(async () => {
     failing = (await runAgainst({ faults: ['legacy-redirect'] }, ['--reporter', 'json'])).report;
@@ -316,7 +313,7 @@ describe('report.html of a failing run in Chromium, at 1280 and 390 px', () => {
   });
 
   it.skipIf(skip)(name, async () => {
-    expect(HAVE_CHROMIUM, `CI is set but there is no Chromium at ${CHROMIUM}`).toBe(true);
+    expect(HAVE_CHROMIUM, NO_CHROMIUM_IN_CI).toBe(true);
     if (!browser) throw new Error('no browser');
     const broken = failing.checks.filter((c) => ['failed', 'error'].includes(c.status));
     expect(broken.length).toBeGreaterThanOrEqual(12);

@@ -3,7 +3,13 @@
  * and without faults) combined into one page, a JSON summary and a badge per target; mixtures
  * refused; the page checked in Chromium like report.html.
  */
-import { BROWSER_TIMEOUT_MS, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium } from './support/chromium.js';
+import {
+  BROWSER_TIMEOUT_MS,
+  HAVE_CHROMIUM,
+  NO_CHROMIUM_IN_CI,
+  browserTest,
+  launchChromium,
+} from './support/chromium.js';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -287,18 +293,12 @@ describe('matrix.html in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
   });
-  const skip = !HAVE_CHROMIUM && !IN_CI;
-  const name = skip
-    ? `shows checks x targets as text, opens reasons, runs no script and loads nothing (skipped: no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set CHROMIUM_PATH)`
-    : 'shows checks x targets as text, opens reasons, runs no script and loads nothing';
+  const { skip, name } = browserTest('shows checks x targets as text, opens reasons, runs no script and loads nothing');
 
   it.skipIf(skip)(
     name,
     async () => {
-      expect(
-        HAVE_CHROMIUM,
-        `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`,
-      ).toBe(true);
+      expect(HAVE_CHROMIUM, NO_CHROMIUM_IN_CI).toBe(true);
       browser = await launchChromium(BROWSER_TIMEOUT_MS);
       const fileUrl = pathToFileURL(join(out, 'matrix.html')).href;
       await mkdir(SCREENSHOTS, { recursive: true });

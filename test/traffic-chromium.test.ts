@@ -4,14 +4,15 @@
  * loopback: it reads, its exchanges are the page's, the token response's checks pass on it, and
  * nothing read from it holds the client's secret, its Basic credentials or the token issued.
  */
-import { BROWSER_TIMEOUT_MS, CHROMIUM, HAVE_CHROMIUM, IN_CI } from './support/chromium.js';
+import { BROWSER_TIMEOUT_MS, HAVE_CHROMIUM, NO_CHROMIUM_IN_CI, browserTest } from './support/chromium.js';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redactor } from '../src/core/redact.js';
 import { startReferenceServer, type ReferenceServer } from '../src/reference/index.js';
 import { endpointOf } from '../src/traffic/endpoints.js';
-import { readHar, type CapturedExchange } from '../src/traffic/har.js';
+import { redactCaptured, type CapturedExchange } from '../src/traffic/capture.js';
+import { readHar } from '../src/traffic/har.js';
 import { judgeTraffic } from '../src/traffic/judge.js';
 import { recordChromiumHar } from './support/chromium-har.js';
 import { tempDir } from './support/harness.js';
@@ -29,18 +30,12 @@ describe('a HAR recorded by headless Chromium from a page that calls the API', (
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const skip = !HAVE_CHROMIUM && !IN_CI;
-  const name = skip
-    ? `reads, is judged, and holds no secret once read (skipped: no Chromium at ${CHROMIUM}; install it with \`apt-get install chromium\` or set CHROMIUM_PATH)`
-    : 'reads, is judged, and holds no secret once read';
+  const { skip, name } = browserTest('reads, is judged, and holds no secret once read');
 
   it.skipIf(skip)(
     name,
     async () => {
-      expect(
-        HAVE_CHROMIUM,
-        `CI is set but there is no Chromium at ${CHROMIUM}: the CI script must install it (apt-get install chromium)`,
-      ).toBe(true);
+      expect(HAVE_CHROMIUM, NO_CHROMIUM_IN_CI).toBe(true);
       server = await startReferenceServer({ host: '127.0.0.1', tokenTtlSeconds: 60 });
       dir = await tempDir('carrier-chromium-har-');
       const harPath = join(dir, 'chromium.har');
@@ -70,7 +65,9 @@ describe('a HAR recorded by headless Chromium from a page that calls the API', (
       expect(typeof accessToken).toBe('string');
       expect(server.issuedTokens()).toContain(accessToken);
 
-      const exchanges = readHar(harPath, new Redactor());
+      const redactor = new Redactor();
+      // As a report may hold them: redacted with every secret the capture revealed.
+      const exchanges = readHar(harPath, redactor).map((e) => redactCaptured(e, redactor));
       const origin = server.url;
       const at = (method: string, pathAndQuery: string): CapturedExchange[] =>
         exchanges.filter((e) => e.method === method && e.url === `${origin}${pathAndQuery}`);

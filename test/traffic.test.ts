@@ -53,7 +53,7 @@ const DOCUMENT = { document: (api.document ?? {}) as Json, paths: documentedPath
 function judged(har: string): PassiveResult[] {
   const redactor = new Redactor();
   const judge = new TrafficJudge(redactor, DOCUMENT);
-  for (const exchange of readHar(har, redactor, undefined, undefined, false)) judge.add(exchange);
+  for (const exchange of readHar(har, redactor)) judge.add(exchange);
   return judge.results();
 }
 

@@ -1,7 +1,6 @@
-import { artifactLocation } from '../report/sarif-location.js';
+import { artifactLocation, renderSarifLog } from '../report/sarif-location.js';
 import { createRequire } from 'node:module';
 import { relative, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Builder } from 'junit-report-builder';
 import type { Level } from '../catalogue/types.js';
 import { inline } from '../report/markdown.js';
@@ -216,81 +215,69 @@ export function renderJUnit(report: LintReport): string {
  */
 export function renderSarif(report: LintReport, cwd = process.cwd()): string {
   const index = new Map<string, number>(LINT_RULES.map((r, i) => [r.id, i]));
-  const sarif = {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: TOOL_NAME,
-            version: TOOL_VERSION,
-            semanticVersion: TOOL_VERSION,
-            rules: LINT_RULES.map((r) => ({
-              id: r.id,
-              shortDescription: { text: r.title },
-              fullDescription: { text: `${r.sentence} (${r.refs.join('; ')})` },
-              help: { text: `${r.title}. The spec: ${r.sentence} (${r.refs.join('; ')}).` },
-              defaultConfiguration: { level: r.level === 'MUST' ? 'error' : 'warning' },
-              properties: { tags: ['openapi', r.level], level: r.level, refs: [...r.refs] },
-            })),
-          },
+  return renderSarifLog(
+    LINT_RULES.map((r) => ({
+      id: r.id,
+      shortDescription: { text: r.title },
+      fullDescription: { text: `${r.sentence} (${r.refs.join('; ')})` },
+      help: { text: `${r.title}. The spec: ${r.sentence} (${r.refs.join('; ')}).` },
+      defaultConfiguration: { level: r.level === 'MUST' ? 'error' : 'warning' },
+      properties: { tags: ['openapi', r.level], level: r.level, refs: [...r.refs] },
+    })),
+    {
+      // The findings not listed, counted: a notification per document and rule, and in the run's property bag.
+      invocations: [
+        {
+          executionSuccessful: true,
+          toolExecutionNotifications: (report.notListed ?? []).map((n) => ({
+            level: 'note',
+            message: {
+              text: inline(
+                `${n.count} more ${n.rule} finding${n.count === 1 ? '' : 's'} in ${n.document} not listed (${CAPS_NOTE})`,
+                SARIF_MESSAGE_MAX,
+              ),
+            },
+            associatedRule: { id: n.rule, index: index.get(n.rule) ?? 0 },
+          })),
         },
-        originalUriBaseIds: { '%SRCROOT%': { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : `${cwd}${sep}`).href } },
-        // The findings not listed, counted: a notification per document and rule, and in the run's property bag.
-        invocations: [
+      ],
+      properties: {
+        limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE },
+        notListed: report.notListed ?? [],
+      },
+      // A waived finding is a result with an external suppression (SARIF §3.35): code scanning closes its alert.
+      results: [
+        ...report.findings.map((f) => ({ f })),
+        ...(report.waived ?? []).map(({ finding, reason }) => ({ f: finding, reason })),
+      ].map(({ f, reason }: { f: LintFinding; reason?: string }) => ({
+        ...(reason === undefined
+          ? {}
+          : {
+              suppressions: [
+                { kind: 'external', status: 'accepted', justification: inline(reason, SARIF_MESSAGE_MAX) },
+              ],
+            }),
+        ruleId: f.rule,
+        ruleIndex: index.get(f.rule) ?? 0,
+        level: rulesById.get(f.rule)?.level === 'MUST' || report.strict ? 'error' : 'warning',
+        // GitHub code scanning renders a result's message as Markdown: the document's text in it
+        // (a property name, a path, an enum value) is neutralised as the job summary's is.
+        message: { text: inline(`${f.message} (at ${f.pointer === '' ? '/' : f.pointer})`, SARIF_MESSAGE_MAX) },
+        locations: [
           {
-            executionSuccessful: true,
-            toolExecutionNotifications: (report.notListed ?? []).map((n) => ({
-              level: 'note',
-              message: {
-                text: inline(
-                  `${n.count} more ${n.rule} finding${n.count === 1 ? '' : 's'} in ${n.document} not listed (${CAPS_NOTE})`,
-                  SARIF_MESSAGE_MAX,
-                ),
-              },
-              associatedRule: { id: n.rule, index: index.get(n.rule) ?? 0 },
-            })),
+            physicalLocation: {
+              artifactLocation: artifactLocation(f.file),
+              ...(f.line === undefined
+                ? {}
+                : { region: { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) } }),
+            },
+            logicalLocations: [{ fullyQualifiedName: f.pointer === '' ? '/' : f.pointer, kind: 'object' }],
           },
         ],
-        properties: {
-          limits: { findingsPerRule: FINDINGS_PER_RULE, findingsPerPlace: FINDINGS_PER_PLACE },
-          notListed: report.notListed ?? [],
-        },
-        // A waived finding is a result with an external suppression (SARIF §3.35): code scanning closes its alert.
-        results: [
-          ...report.findings.map((f) => ({ f })),
-          ...(report.waived ?? []).map(({ finding, reason }) => ({ f: finding, reason })),
-        ].map(({ f, reason }: { f: LintFinding; reason?: string }) => ({
-          ...(reason === undefined
-            ? {}
-            : {
-                suppressions: [
-                  { kind: 'external', status: 'accepted', justification: inline(reason, SARIF_MESSAGE_MAX) },
-                ],
-              }),
-          ruleId: f.rule,
-          ruleIndex: index.get(f.rule) ?? 0,
-          level: rulesById.get(f.rule)?.level === 'MUST' || report.strict ? 'error' : 'warning',
-          // GitHub code scanning renders a result's message as Markdown: the document's text in it
-          // (a property name, a path, an enum value) is neutralised as the job summary's is.
-          message: { text: inline(`${f.message} (at ${f.pointer === '' ? '/' : f.pointer})`, SARIF_MESSAGE_MAX) },
-          locations: [
-            {
-              physicalLocation: {
-                artifactLocation: artifactLocation(f.file),
-                ...(f.line === undefined
-                  ? {}
-                  : { region: { startLine: f.line, ...(f.column === undefined ? {} : { startColumn: f.column }) } }),
-              },
-              logicalLocations: [{ fullyQualifiedName: f.pointer === '' ? '/' : f.pointer, kind: 'object' }],
-            },
-          ],
-        })),
-      },
-    ],
-  };
-  return `${JSON.stringify(sarif, null, 2)}\n`;
+      })),
+    },
+    cwd,
+  );
 }
 
 /**

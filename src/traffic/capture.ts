@@ -3,9 +3,9 @@ import type { Redactor } from '../core/redact.js';
 
 /**
  * One exchange of a capture (issue 43), whatever kind of file it came from (HAR, NDJSON, a
- * gateway's JSON log), and the two steps every reader takes on it: learn the captured clients'
- * secrets from it, then redact them out of every field. A capture is written by others: nothing of
- * it reaches a report but what `redactExchange` returns.
+ * gateway's JSON log), and what every reader and the judge do with it: learn the captured clients'
+ * secrets from it, hand it out as captured for the rules, and redact what is kept of it. A capture
+ * is written by others: nothing of it reaches a report but what `redactCaptured` returns.
  */
 
 /** An exchange as a capture holds it, secrets and all: never kept, never shown. */
@@ -64,6 +64,13 @@ export interface CapturedExchange {
   };
 }
 
+/** A message's field lines by lower-cased name, each line kept apart (RFC 9110 §5.3), as HttpResponse holds them. */
+export function fieldLines(pairs: readonly [string, string][]): Record<string, string[]> {
+  const lines: Record<string, string[]> = {};
+  for (const [name, value] of pairs) (lines[name.toLowerCase()] ??= []).push(value);
+  return lines;
+}
+
 /** A query parameter whose value is a credential (`?access_token=`, RFC 6750 §2.3; `api_key`, `password`). */
 const SECRET_PARAMETER = /token|secret|password|key|auth|session|sig/i;
 
@@ -96,9 +103,7 @@ export function learnExchange(raw: RawExchange, redactor: Redactor): void {
   }
   const response = raw.response;
   if (response) {
-    const headers: Record<string, string[]> = {};
-    for (const [name, value] of response.headers) (headers[name.toLowerCase()] ??= []).push(value);
-    redactor.learnFromResponseHeaders(headers);
+    redactor.learnFromResponseHeaders(fieldLines(response.headers));
     if (response.body !== undefined) redactor.learnFromResponseBody(response.body);
   }
 }
@@ -201,7 +206,19 @@ export function redactCaptured(exchange: CapturedExchange, redactor: Redactor): 
   };
 }
 
-/** `raw` numbered and redacted: the two steps a reader that hands out exchanges takes. */
-export function redactExchange(raw: RawExchange, index: number, redactor: Redactor, line?: number): CapturedExchange {
-  return redactCaptured(capturedOf(raw, index, line), redactor);
+/** The deepest nesting of `[` and `{` outside strings: checked before JSON.parse, which recurses. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return deepest;
 }

@@ -135,7 +135,7 @@ export async function trafficCommand(
       return !stop.signal.aborted;
     };
     if (format === 'har') {
-      for (const exchange of readHar(file, redactor, FILE_LIMITS.capture, (bytes) => hash.update(bytes), false))
+      for (const exchange of readHar(file, redactor, FILE_LIMITS.capture, (bytes) => hash.update(bytes)))
         if (!(await take(exchange))) break;
     } else {
       const before = unreadable.count;

@@ -2,17 +2,17 @@ import { FILE_LIMITS, readRegularFile, type FileLimit } from '../core/files.js';
 import { UsageError } from '../core/errors.js';
 import { redactor as sharedRedactor, type Redactor } from '../core/redact.js';
 import { z } from '../core/zod.js';
-import { capturedOf, learnExchange, redactExchange, type CapturedExchange, type RawExchange } from './capture.js';
+import { capturedOf, jsonDepth, learnExchange, type CapturedExchange, type RawExchange } from './capture.js';
 
 export type { CapturedExchange } from './capture.js';
 
 /**
- * Issue 43, first part (work in progress, not wired to a command yet): a HAR 1.2 capture read as
- * untrusted input, redacted as it is read. A capture is written by others: it is read whole within
- * a size limit, its nesting is bounded before it is parsed, its shape is checked, and every secret
- * of the captured clients (Authorization, cookies, tokens a token endpoint issued, client
- * credentials in a form body or a URL) is learnt first, then removed from every field, so that no
- * report made from it can hold one.
+ * A HAR 1.2 capture read as untrusted input (issue 43). A capture is written by others: it is read
+ * whole within a size limit, its nesting is bounded before it is parsed, its shape is checked, and
+ * every secret of the captured clients (Authorization, cookies, tokens a token endpoint issued,
+ * client credentials in a form body or a URL) is learnt from the whole of it before any exchange
+ * is handed out. The exchanges are handed out as captured, for the rules to judge; what is kept of
+ * them is redacted with everything learnt (`redactCaptured`, src/traffic/judge.ts).
  */
 
 /** A HAR is JSON: nesting beyond this is no capture (HAR's own is 6 deep, a JSON body's is text). */
@@ -45,31 +45,12 @@ const entrySchema = z.object({
 });
 const harSchema = z.object({ log: z.object({ entries: z.array(z.unknown()) }) });
 
-/** The deepest nesting of `[` and `{` outside strings: checked before JSON.parse, which recurses. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i += 1;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x5d || c === 0x7d) depth -= 1;
-  }
-  return deepest;
-}
-
-/** Reads `path` as a HAR 1.2 capture: every exchange, redacted; a file that is none is one line (exit 2). */
+/** Reads `path` as a HAR 1.2 capture: every exchange, its secrets learnt by `redactor`; a file that is none is one line (exit 2). */
 export function readHar(
   path: string,
   redactor: Redactor = sharedRedactor,
   limit: FileLimit = FILE_LIMITS.capture,
   onBytes?: (bytes: Buffer) => void,
-  /** false: every secret learnt, none removed yet (the judge redacts what it keeps: src/traffic/judge.ts). */
-  redact = true,
 ): CapturedExchange[] {
   const bytes = readRegularFile(path, 'capture', limit);
   onBytes?.(bytes);
@@ -97,7 +78,7 @@ export function readHar(
   const raws = entries.map(rawOf);
   for (const raw of raws) learnExchange(raw, redactor);
   return raws.map((raw, index) => ({
-    ...(redact ? redactExchange(raw, index, redactor) : capturedOf(raw, index)),
+    ...capturedOf(raw, index),
     file: path,
   }));
 }

@@ -1,8 +1,7 @@
 import { FILE_LIMITS, regularFileChunks, type FileLimit } from '../core/files.js';
 import type { Redactor } from '../core/redact.js';
 import { z } from '../core/zod.js';
-import { capturedOf, learnExchange, type CapturedExchange, type RawExchange } from './capture.js';
-import { jsonDepth } from './har.js';
+import { capturedOf, jsonDepth, learnExchange, type CapturedExchange, type RawExchange } from './capture.js';
 
 /**
  * Captures of one exchange per line (issue 43), streamed: a day of a gateway's traffic is judged a

@@ -1,8 +1,7 @@
 import { HttpResponse } from '../http/client.js';
-import type { CapturedExchange } from './capture.js';
+import { fieldLines, jsonDepth, type CapturedExchange } from './capture.js';
 import type { Json } from '../openapi/pointer.js';
 import type { ObservedEndpoint } from './endpoints.js';
-import { jsonDepth } from './har.js';
 
 /**
  * A captured exchange as the passive rules see it (src/traffic/rules.ts): its endpoint, its
@@ -44,11 +43,8 @@ export class Observation {
     this.query = url?.searchParams ?? new URLSearchParams();
     this.label = `${this.method} ${url ? `${url.pathname}${url.search}` : exchange.url}`;
     this.status = response?.status;
-    if (response) {
-      const headers: Record<string, string[]> = {};
-      for (const [name, value] of response.headers) (headers[name.toLowerCase()] ??= []).push(value);
-      this.res = new HttpResponse(exchange.url, response.status, headers, response.body ?? '', -1);
-    }
+    if (response)
+      this.res = new HttpResponse(exchange.url, response.status, fieldLines(response.headers), response.body ?? '', -1);
   }
 
   /** Every line of a request field, as captured. */

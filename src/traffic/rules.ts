@@ -144,10 +144,12 @@ function authMissing(o: Observation): RuleOutcome {
 }
 
 /** A successful token response, as RFC 6749 §5.1 asks its fields and headers of it alone. */
+/** A 200 to POST on the token path (the legacy one with `legacy`): what issues a token. */
+const tokenIssuance = (o: Observation, legacy = false): boolean =>
+  o.endpoint.kind === 'token' && o.endpoint.legacy === legacy && o.method === 'POST' && o.status === 200;
+
 function issued(o: Observation, legacy = false): Record<string, unknown> | undefined {
-  if (o.endpoint.kind !== 'token' || o.endpoint.legacy !== legacy || o.method !== 'POST' || o.status !== 200)
-    return undefined;
-  return o.object();
+  return tokenIssuance(o, legacy) ? o.object() : undefined;
 }
 
 /** A token response's rule; `field`: the response field it reads, which the capture must record. */
@@ -237,6 +239,20 @@ function pagePosition(o: Observation): { number: number; last: number } | undefi
   const pages = values['Total-Pages'];
   if (number === undefined || pages === undefined) return undefined;
   return { number, last: Math.max(pages, 1) };
+}
+
+/** A rule of a page's links, judged where the page states its place and the capture records Link. */
+function linkRule(
+  id: string,
+  judge: (o: Observation, at: { number: number; last: number }, problems: string[]) => void,
+): PassiveRule {
+  return pageRule(id, 'a page of a list with Page-Number, Total-Pages and Link recorded', (o) => {
+    const at = pagePosition(o);
+    if (at === undefined || !o.responseKnown('link')) return undefined;
+    const problems: string[] = [];
+    judge(o, at, problems);
+    return problems;
+  });
 }
 
 function pageRule(
@@ -332,7 +348,7 @@ function expiredTokens(): PassiveRule {
     judge(o) {
       const started = Date.parse(o.exchange.startedAt ?? '');
       if (o.endpoint.kind === 'token') {
-        const body = o.method === 'POST' && o.status === 200 ? o.object() : undefined;
+        const body = issued(o) ?? issued(o, true);
         const token = body?.access_token;
         const expiresIn = body?.expires_in;
         if (
@@ -381,8 +397,7 @@ export function passiveRules(): PassiveRule[] {
       // token response (RFC 6749 §5.1: application/json) any captured one shows.
       judge(o) {
         const response = o.exchange.response;
-        if (o.endpoint.kind !== 'token' || o.endpoint.legacy || o.method !== 'POST' || o.status !== 200)
-          return undefined;
+        if (!tokenIssuance(o)) return undefined;
         if (
           response?.body === undefined ||
           response.bodyTruncated === true ||
@@ -566,37 +581,24 @@ export function passiveRules(): PassiveRule[] {
       if (lines.length === 0) return undefined;
       return parseLinkHeader(lines, o.exchange.url).errors.map((e) => `${o.label}: Link: ${e}`);
     }),
-    pageRule('LINK-NEXT', 'a page of a list with Page-Number, Total-Pages and Link recorded', (o) => {
-      const at = pagePosition(o);
-      if (at === undefined || !o.responseKnown('link')) return undefined;
-      const problems: string[] = [];
+    linkRule('LINK-NEXT', (o, at, problems) => {
       const next = singleLink(o, ['next'], problems);
       if (at.number < at.last) {
         if (next === undefined) problems.push(`${o.label}: page ${at.number} of ${at.last} has no rel="next" link`);
         else expectLink(o, 'next', next, at.number + 1, problems);
       } else if (next !== undefined) problems.push(`${o.label}: the last page has a rel="next" link (${next})`);
-      return problems;
     }),
-    pageRule('LINK-PREV', 'a page of a list with Page-Number, Total-Pages and Link recorded', (o) => {
-      const at = pagePosition(o);
-      if (at === undefined || !o.responseKnown('link')) return undefined;
-      const problems: string[] = [];
+    linkRule('LINK-PREV', (o, at, problems) => {
       const prev = singleLink(o, ['prev', 'previous'], problems);
-      if (prev !== undefined) {
-        if (at.number === 1) problems.push(`${o.label}: page 1 has a rel="prev" link (${prev})`);
-        else expectLink(o, 'prev', prev, at.number - 1, problems);
-      }
-      return problems;
+      if (prev === undefined) return;
+      if (at.number === 1) problems.push(`${o.label}: page 1 has a rel="prev" link (${prev})`);
+      else expectLink(o, 'prev', prev, at.number - 1, problems);
     }),
-    pageRule('LINK-FIRST-LAST', 'a page of a list with Page-Number, Total-Pages and Link recorded', (o) => {
-      const at = pagePosition(o);
-      if (at === undefined || !o.responseKnown('link')) return undefined;
-      const problems: string[] = [];
+    linkRule('LINK-FIRST-LAST', (o, at, problems) => {
       const first = singleLink(o, ['first'], problems);
       const last = singleLink(o, ['last'], problems);
       if (first !== undefined) expectLink(o, 'first', first, 1, problems);
       if (last !== undefined) expectLink(o, 'last', last, at.last, problems);
-      return problems;
     }),
     sameFields(),
     expiredTokens(),

@@ -1,8 +1,5 @@
-import { sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { inline } from '../report/markdown.js';
-import { artifactLocation } from '../report/sarif-location.js';
+import { artifactLocation, renderSarifLog } from '../report/sarif-location.js';
 import type { PassiveResult } from './judge.js';
 import { whereIs } from './report.js';
 
@@ -17,74 +14,62 @@ const SARIF_MESSAGE_MAX = 2000;
  */
 export function renderTrafficSarif(results: readonly PassiveResult[], strict: boolean, cwd = process.cwd()): string {
   const index = new Map(results.map((r, i) => [r.id, i]));
-  const sarif = {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: TOOL_NAME,
-            version: TOOL_VERSION,
-            semanticVersion: TOOL_VERSION,
-            rules: results.map((r) => ({
-              id: r.id,
-              shortDescription: { text: r.title },
-              fullDescription: { text: `${r.title} (${r.refs.join('; ')})` },
-              defaultConfiguration: { level: r.level === 'MUST' || strict ? 'error' : 'warning' },
-              properties: { tags: ['traffic', r.level], level: r.level, refs: [...r.refs] },
+  return renderSarifLog(
+    results.map((r) => ({
+      id: r.id,
+      shortDescription: { text: r.title },
+      fullDescription: { text: `${r.title} (${r.refs.join('; ')})` },
+      defaultConfiguration: { level: r.level === 'MUST' || strict ? 'error' : 'warning' },
+      properties: { tags: ['traffic', r.level], level: r.level, refs: [...r.refs] },
+    })),
+    {
+      invocations: [
+        {
+          executionSuccessful: true,
+          toolExecutionNotifications: results
+            .filter((r) => r.status === 'not-observed')
+            .map((r) => ({
+              level: 'note',
+              message: { text: inline(`${r.id} not observed: the captures hold no ${r.needs}`, SARIF_MESSAGE_MAX) },
+              associatedRule: { id: r.id, index: index.get(r.id) ?? 0 },
             })),
-          },
         },
-        originalUriBaseIds: { '%SRCROOT%': { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : `${cwd}${sep}`).href } },
-        invocations: [
-          {
-            executionSuccessful: true,
-            toolExecutionNotifications: results
-              .filter((r) => r.status === 'not-observed')
-              .map((r) => ({
-                level: 'note',
-                message: { text: inline(`${r.id} not observed: the captures hold no ${r.needs}`, SARIF_MESSAGE_MAX) },
-                associatedRule: { id: r.id, index: index.get(r.id) ?? 0 },
-              })),
+      ],
+      results: results.flatMap((r) =>
+        r.findings.map((f) => ({
+          ruleId: r.id,
+          ruleIndex: index.get(r.id) ?? 0,
+          level: r.level === 'MUST' || strict ? 'error' : 'warning',
+          // Code scanning renders a message as Markdown: the capture's text in it is neutralised.
+          message: {
+            text: inline(
+              `${f.message} (${whereIs(f.exchange)}${f.count > 1 ? `; ${f.count - 1} more like it` : ''})`,
+              SARIF_MESSAGE_MAX,
+            ),
           },
-        ],
-        results: results.flatMap((r) =>
-          r.findings.map((f) => ({
-            ruleId: r.id,
-            ruleIndex: index.get(r.id) ?? 0,
-            level: r.level === 'MUST' || strict ? 'error' : 'warning',
-            // Code scanning renders a message as Markdown: the capture's text in it is neutralised.
-            message: {
-              text: inline(
-                `${f.message} (${whereIs(f.exchange)}${f.count > 1 ? `; ${f.count - 1} more like it` : ''})`,
-                SARIF_MESSAGE_MAX,
-              ),
+          locations: [
+            {
+              ...(f.exchange.file === undefined
+                ? {}
+                : {
+                    physicalLocation: {
+                      artifactLocation: artifactLocation(f.exchange.file),
+                      ...(f.exchange.line === undefined ? {} : { region: { startLine: f.exchange.line } }),
+                    },
+                  }),
+              logicalLocations: [
+                {
+                  fullyQualifiedName:
+                    f.exchange.line === undefined ? `log.entries[${f.exchange.index}]` : `line ${f.exchange.line}`,
+                  kind: 'object',
+                },
+              ],
             },
-            locations: [
-              {
-                ...(f.exchange.file === undefined
-                  ? {}
-                  : {
-                      physicalLocation: {
-                        artifactLocation: artifactLocation(f.exchange.file),
-                        ...(f.exchange.line === undefined ? {} : { region: { startLine: f.exchange.line } }),
-                      },
-                    }),
-                logicalLocations: [
-                  {
-                    fullyQualifiedName:
-                      f.exchange.line === undefined ? `log.entries[${f.exchange.index}]` : `line ${f.exchange.line}`,
-                    kind: 'object',
-                  },
-                ],
-              },
-            ],
-            partialFingerprints: { endpointCause: `${r.id}:${f.endpoint}` },
-          })),
-        ),
-      },
-    ],
-  };
-  return `${JSON.stringify(sarif, null, 2)}\n`;
+          ],
+          partialFingerprints: { endpointCause: `${r.id}:${f.endpoint}` },
+        })),
+      ),
+    },
+    cwd,
+  );
 }
