@@ -281,8 +281,13 @@ describe('carrier-conformance traffic: reports and exit codes', () => {
           level: string;
           locations: { logicalLocations: { fullyQualifiedName: string }[] }[];
         }[];
+        invocations: { toolExecutionNotifications: { message: { text: string } }[] }[];
       }[];
     };
+    // What was not proven is said there too, in the words of the reports.
+    expect(sarif.runs[0]?.invocations[0]?.toolExecutionNotifications.map((n) => n.message.text)).toContain(
+      'RESOURCE-SCHEMA not judged: no --openapi document was given, whose schemas would judge the bodies',
+    );
     const [first] = sarif.runs[0]?.results ?? [];
     expect(first).toMatchObject({ ruleId: 'VERSION-MISSING', level: 'error' });
     expect(first?.locations[0]?.logicalLocations[0]?.fullyQualifiedName).toMatch(/^log\.entries\[\d+\]$/);

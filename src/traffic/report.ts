@@ -90,7 +90,7 @@ function recorded(exchange: CapturedExchange): RecordedExchange {
 }
 
 /** "not observed: the captures hold no token issued …", or why the check could judge nothing at all. */
-const notObserved = (result: PassiveResult): string =>
+export const notObserved = (result: PassiveResult): string =>
   result.reason !== undefined
     ? `not judged: ${result.reason}`
     : `not observed: the captures hold ${result.needs.replace(/^an? /, 'no ')}`;

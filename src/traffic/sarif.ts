@@ -1,7 +1,7 @@
 import { inline } from '../report/markdown.js';
 import { artifactLocation, renderSarifLog } from '../report/sarif-location.js';
 import type { PassiveResult } from './judge.js';
-import { whereIs } from './report.js';
+import { notObserved, whereIs } from './report.js';
 
 /** A SARIF message's length at most. */
 const SARIF_MESSAGE_MAX = 2000;
@@ -30,7 +30,7 @@ export function renderTrafficSarif(results: readonly PassiveResult[], strict: bo
             .filter((r) => r.status === 'not-observed')
             .map((r) => ({
               level: 'note',
-              message: { text: inline(`${r.id} not observed: the captures hold no ${r.needs}`, SARIF_MESSAGE_MAX) },
+              message: { text: inline(`${r.id} ${notObserved(r)}`, SARIF_MESSAGE_MAX) },
               associatedRule: { id: r.id, index: index.get(r.id) ?? 0 },
             })),
         },
