@@ -1,3 +1,4 @@
+import { readPagingHeaders, type PagingValues } from '../carrier/paging-headers.js';
 import { HttpResponse } from '../http/client.js';
 import { fieldLines, jsonDepth, type CapturedExchange } from './capture.js';
 import type { Json } from '../openapi/pointer.js';
@@ -25,6 +26,7 @@ export class Observation {
   readonly label: string;
   #json: unknown = undefined;
   #parsed = false;
+  #paging: PagingValues | undefined;
 
   constructor(
     readonly exchange: CapturedExchange,
@@ -81,6 +83,12 @@ export class Observation {
           }
     }
     return this.#json;
+  }
+
+  /** The paging headers (spec §Pagination), read once: every page rule reads them. Only for an exchange with an answer. */
+  paging(): PagingValues {
+    this.#paging ??= readPagingHeaders(this.res ?? new HttpResponse(this.exchange.url, 0, {}, '', -1));
+    return this.#paging;
   }
 
   /** The body as a JSON object, or undefined. */

@@ -5,7 +5,7 @@ import { extractItems, itemLabel } from '../carrier/list-items.js';
 import { missingDeclared, schemaProblems } from '../battery/resources.js';
 import { omissionMessage } from '../lint/omission.js';
 import type { Json } from '../openapi/pointer.js';
-import { expectedItemCount, expectedTotalPages, readPagingHeaders, PAGING_HEADERS } from '../carrier/paging-headers.js';
+import { expectedItemCount, expectedTotalPages, PAGING_HEADERS } from '../carrier/paging-headers.js';
 import { lifetimeProblem } from '../carrier/token-lifetime.js';
 import {
   accessTokenProblem,
@@ -179,7 +179,19 @@ export const isPage = (o: Observation): boolean => page(o) !== undefined;
  * whose body is an array, or that carries a paging header. Its items: the array, or the one array
  * of a wrapper (the document's wrapper property where it names one).
  */
-function page(o: Observation): { items: unknown[] | undefined } | undefined {
+function page(o: Observation): PageSeen | undefined {
+  if (!pages.has(o)) pages.set(o, pageOf(o));
+  return pages.get(o);
+}
+
+interface PageSeen {
+  items: unknown[] | undefined;
+}
+
+/** What page() found of each exchange: a dozen rules ask it of the same one. */
+const pages = new WeakMap<Observation, PageSeen | undefined>();
+
+function pageOf(o: Observation): PageSeen | undefined {
   if (!isTenant(o.endpoint) || !READS.has(o.method) || o.status !== 200) return undefined;
   const spec = o.endpoint.spec;
   const body = o.json();
@@ -234,7 +246,7 @@ function expectLink(o: Observation, rel: string, target: string, expected: numbe
 
 /** Page-Number and Total-Pages as the page states them: what the Link rules judge against. */
 function pagePosition(o: Observation): { number: number; last: number } | undefined {
-  const { values } = readPagingHeaders(o.res!);
+  const { values } = o.paging();
   const number = values['Page-Number'];
   const pages = values['Total-Pages'];
   if (number === undefined || pages === undefined) return undefined;
@@ -520,12 +532,12 @@ export function passiveRules(): PassiveRule[] {
     ),
     pageRule('PAGE-HEADERS', 'a page of a list (a 200 whose body is an array, or that carries a paging header)', (o) =>
       PAGING_HEADERS.every((name) => o.responseKnown(name))
-        ? readPagingHeaders(o.res!).problems.map((p) => `${o.label}: ${p}`)
+        ? o.paging().problems.map((p) => `${o.label}: ${p}`)
         : undefined,
     ),
     pageRule('PAGE-DEFAULT', 'a page of a list asked for without a page parameter, with Page-Number', (o) => {
       if (o.query.has('page')) return undefined;
-      const number = readPagingHeaders(o.res!).values['Page-Number'];
+      const number = o.paging().values['Page-Number'];
       if (number === undefined) return undefined;
       return number === 1 ? [] : [`${o.label} without page: expected Page-Number 1, got ${number}`];
     }),
@@ -533,7 +545,7 @@ export function passiveRules(): PassiveRule[] {
       'PAGE-ECHO',
       'a page of a list asked for with page or size, or whose items can be counted against its headers',
       (o, items) => {
-        const paging = readPagingHeaders(o.res!);
+        const paging = o.paging();
         const { values } = paging;
         const asked = positiveParameter(o, 'page');
         const size = positiveParameter(o, 'size');
@@ -564,7 +576,7 @@ export function passiveRules(): PassiveRule[] {
       },
     ),
     pageRule('PAGE-TOTALS', 'a page of a list with Total-Elements, Total-Pages and Page-Size', (o) => {
-      const { values } = readPagingHeaders(o.res!);
+      const { values } = o.paging();
       const total = values['Total-Elements'];
       const pages = values['Total-Pages'];
       const size = values['Page-Size'];
