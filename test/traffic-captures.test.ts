@@ -404,6 +404,28 @@ describe('a hostile capture', () => {
       for (const line of text.split(/\r?\n|\r/)) expect(line.trimStart()).not.toMatch(/^(::|##\[|##vso\[)/);
   });
 
+  it('a capture of 1,200 different endpoints (a scan): the first 1,000 judged, the rest counted', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'scan.ndjson');
+    const line = (i: number): string =>
+      JSON.stringify({
+        request: {
+          method: 'GET',
+          url: `https://api.example.com/tenants/t/path-${i}`,
+          headers: { 'accept-version': '1' },
+        },
+        response: { status: 401, headers: { 'www-authenticate': 'Bearer realm="api"' } },
+      });
+    await writeFile(file, Array.from({ length: 1200 }, (_, i) => line(i)).join('\n'));
+    const judged = await traffic(file);
+    expect(judged.report.traffic?.endpoints).toHaveLength(1000);
+    expect(judged.report.traffic?.matched).toBe(1000);
+    expect(judged.report.traffic?.limits).toContain(
+      '200 exchanges to endpoints past the first 1000 were not judged (a capture of that many endpoints is a scan, or another API)',
+    );
+    expect(judged.report.checks.find((c) => c.id === 'AUTH-MISSING')?.endpoints).toHaveLength(1000);
+  });
+
   it('a line too long or nested too deep is counted and named, the rest judged; --deadline stops a long capture', async () => {
     const dir = await tempDir();
     const record = (status: number): string =>

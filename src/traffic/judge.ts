@@ -16,6 +16,12 @@ import { isPage, passiveRules, type PassiveRule } from './rules.js';
  * exchanges themselves. A check no exchange fitted is "not observed", never passed.
  */
 
+/**
+ * Endpoints judged at most: a capture reaches a few dozen; one of random paths (a scan, a hostile
+ * file) would otherwise grow every check's per-endpoint counts without bound. Exchanges to further
+ * endpoints are counted and not judged.
+ */
+const MAX_ENDPOINTS = 1000;
 /** Causes listed per check; the rest are counted. */
 const MAX_CAUSES = 20;
 /** Characters of a cited exchange's body kept as evidence: a finding needs the start of it, not megabytes. */
@@ -97,6 +103,8 @@ export class TrafficJudge {
   /** Exchanges to the spec's endpoints whose capture does not record Accept-Version or Authorization, or the answer's body. */
   #unrecordedFields = 0;
   #noBody = 0;
+  /** Exchanges to endpoints past MAX_ENDPOINTS. */
+  #pastEndpoints = 0;
   #results: PassiveResult[] | undefined;
 
   /**
@@ -120,8 +128,14 @@ export class TrafficJudge {
     this.exchanges += 1;
     const endpoint = endpointOf(exchange.method, exchange.url, this.#api?.paths);
     if (endpoint === undefined) return;
+    if (!this.#endpoints.has(endpoint.label)) {
+      if (this.#endpoints.size >= MAX_ENDPOINTS) {
+        this.#pastEndpoints += 1;
+        return;
+      }
+      this.#endpoints.set(endpoint.label, endpoint);
+    }
     this.matched += 1;
-    if (!this.#endpoints.has(endpoint.label)) this.#endpoints.set(endpoint.label, endpoint);
     const observation = new Observation(exchange, endpoint, this.#api?.document);
     if (endpoint.undocumented === true)
       this.#undocumented.set(endpoint.label, (this.#undocumented.get(endpoint.label) ?? 0) + 1);
@@ -184,6 +198,10 @@ export class TrafficJudge {
         `${plural(this.#undocumented.size, 'endpoint')} the --openapi document does not declare, judged by the spec alone: ${shown.join(', ')}${more}`,
       );
     }
+    if (this.#pastEndpoints > 0)
+      out.push(
+        `${plural(this.#pastEndpoints, 'exchange')} to endpoints past the first ${MAX_ENDPOINTS} were not judged (a capture of that many endpoints is a scan, or another API)`,
+      );
     if (this.#noBody > 0)
       out.push(
         `${plural(this.#noBody, 'answer')} of ${this.matched} hold no body: the token response's fields, the User and the items of lists were not judged on them`,
